@@ -1,0 +1,62 @@
+# Sourced by the bin/ scripts. Puts a Node 24 first on PATH and keeps node_modules in step
+# with package-lock.json. Node 24 is the Node inside current Electron and the major that
+# isolated-vm 7 ships prebuilt binaries for.
+RLM_NODE_MAJOR=24
+RLM_NODE_VERSION=24.21.0
+: "${root:?root must be set by the caller}"
+RLM_RUNTIME="$root/.runtime"
+
+rlm_node_dir() {
+  local os arch
+  case "$(uname -s)" in
+    Linux) os=linux ;;
+    Darwin) os=darwin ;;
+    *) echo "rlm-studio: unsupported OS $(uname -s) for automatic Node provisioning; install Node $RLM_NODE_MAJOR yourself" >&2; return 1 ;;
+  esac
+  case "$(uname -m)" in
+    x86_64|amd64) arch=x64 ;;
+    aarch64|arm64) arch=arm64 ;;
+    *) echo "rlm-studio: unsupported CPU $(uname -m)" >&2; return 1 ;;
+  esac
+  echo "$RLM_RUNTIME/node_modules/node/node_modules/node-$os-$arch"
+}
+
+rlm_system_node_ok() {
+  command -v node >/dev/null 2>&1 || return 1
+  [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null)" = "$RLM_NODE_MAJOR" ]
+}
+
+rlm_ensure_node() {
+  local dir
+  dir="$(rlm_node_dir)" || return 1
+  if [ -x "$dir/bin/node" ]; then
+    export PATH="$dir/bin:$PATH"
+    export npm_config_nodedir="$dir"
+    return 0
+  fi
+  if rlm_system_node_ok && [ -z "${RLM_FORCE_RUNTIME:-}" ]; then
+    return 0
+  fi
+  echo "rlm-studio: fetching Node $RLM_NODE_VERSION from the npm registry into .runtime/ (once)" >&2
+  mkdir -p "$RLM_RUNTIME"
+  [ -f "$RLM_RUNTIME/package.json" ] || echo '{"private":true,"description":"Node runtime for rlm-studio"}' >"$RLM_RUNTIME/package.json"
+  (cd "$RLM_RUNTIME" && npm install --no-audit --no-fund --no-save --loglevel=error "node@$RLM_NODE_VERSION" >&2)
+  if [ ! -x "$dir/bin/node" ]; then
+    echo "rlm-studio: Node $RLM_NODE_VERSION did not install into $dir" >&2
+    return 1
+  fi
+  export PATH="$dir/bin:$PATH"
+  export npm_config_nodedir="$dir"
+}
+
+rlm_ensure_deps() {
+  local stamp="$root/node_modules/.rlm-installed"
+  if [ -f "$stamp" ] && [ "$stamp" -nt "$root/package-lock.json" ] && [ "$stamp" -nt "$root/package.json" ] \
+     && [ "$(cat "$stamp")" = "$(node -v)" ]; then
+    return 0
+  fi
+  echo "rlm-studio: installing npm dependencies with Node $(node -v)" >&2
+  # The Electron binary downloads on first launch, not at install: nothing here needs the internet.
+  (cd "$root" && ELECTRON_SKIP_BINARY_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2)
+  node -v >"$stamp"
+}

@@ -1,0 +1,30 @@
+// Entry point of the `rlm-studio` command. Each subcommand lives in commands/<name>.ts.
+import { Command, CommanderError } from 'commander';
+import { registerCommands } from './commands/index.ts';
+import { UsageError } from './errors.ts';
+
+const program = new Command();
+program
+  .name('rlm-studio')
+  .description('Run, record and inspect Recursive Language Models.')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // Commander has already printed its message (help, version, unknown option…).
+    process.exitCode = err.exitCode;
+  } else if (err instanceof UsageError) {
+    process.stderr.write(`rlm-studio: ${err.message}\n`);
+    process.exitCode = 2;
+  } else {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`rlm-studio: ${message}\n`);
+    if (process.env['RLM_DEBUG'] && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,85 @@
+// The REPL the model's code runs in, behind one interface (isolated-vm JavaScript today).
+import type { BlockError, ReplResetReason } from '../../src-shared/events.ts';
+
+/** A JSON-like value that can be copied into the sandbox. */
+export type SandboxValue =
+  | string
+  | number
+  | boolean
+  | null
+  | SandboxValue[]
+  | { [key: string]: SandboxValue };
+
+/** A host function a user (or the engine) exposes to the code. Arguments arrive copied. */
+export type HostFunction = (...args: SandboxValue[]) => SandboxValue | undefined | Promise<SandboxValue | undefined>;
+
+/**
+ * Host side of the model-facing functions. Each is awaited by the host while the isolate
+ * blocks, so the code sees them as synchronous. They must never reject: failures come back
+ * as `Error: …` strings.
+ */
+export interface SubcallBridge {
+  llmQuery(prompt: string, model: string | undefined, site: CallSite): Promise<string>;
+  llmQueryBatched(prompts: string[], model: string | undefined, site: CallSite): Promise<string[]>;
+  rlmQuery(prompt: string, model: string | undefined, site: CallSite): Promise<string>;
+  rlmQueryBatched(prompts: string[], model: string | undefined, site: CallSite): Promise<string[]>;
+}
+
+/** Which block of which iteration made a call; set by the engine before each execute. */
+export interface CallSite {
+  iteration: number;
+  block: number;
+}
+
+export interface ReplOptions {
+  bridge: SubcallBridge;
+  /** Callable tools are injected as functions; anything else as a copied value. */
+  tools?: Record<string, HostFunction | SandboxValue>;
+  /** Isolate heap limit in MB. Grown automatically to fit the contexts. */
+  memoryLimitMb?: number;
+  /** CPU time allowed per block (excludes time blocked in sub-calls). */
+  cpuLimitMs?: number;
+  /** Wall time allowed per block, not counting time blocked in sub-calls. */
+  wallLimitMs?: number;
+  /** Characters of stdout / stderr kept per block before the rest is dropped. */
+  outputCapChars?: number;
+  /** Paper-era models: also expose FINAL_VAR(name) in the REPL. */
+  finalVar?: boolean;
+}
+
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  error: BlockError | null;
+  durationMs: number;
+  cpuMs: number;
+  /** `answer.content` captured when `answer.ready` became truthy in this block, else null. */
+  submitted: string | null;
+  /** Simple variables (string/number/boolean/array/plain object) not starting with `_`. */
+  variables: string[];
+  /** Non-null when the isolate had to be discarded; a fresh one with the contexts is in place. */
+  replReset: ReplResetReason | null;
+}
+
+export interface VariableInfo {
+  name: string;
+  type: string;
+  /** Length for strings/arrays, key count for objects, else null. */
+  size: number | null;
+  /** A bounded preview, as text. */
+  preview: string;
+}
+
+export interface Repl {
+  /** Adds `context_{index}`; index 0 also becomes `context`. */
+  addContext(index: number, value: SandboxValue): Promise<void>;
+  /** Adds `history_{index}`; index 0 also becomes `history`. */
+  addHistory(index: number, messages: SandboxValue): Promise<void>;
+  /** Sets a reserved global the engine owns (e.g. `history` for compaction). */
+  setGlobal(name: string, value: SandboxValue): Promise<void>;
+  /** Runs one block. Never throws for errors in the code; they come back in the result. */
+  execute(code: string, site: CallSite): Promise<ExecResult>;
+  /** Inspects variables without changing them. */
+  listVariables(): Promise<VariableInfo[]>;
+  dispose(): void;
+}

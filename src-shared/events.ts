@@ -1,0 +1,297 @@
+// The event schema of a trajectory: every state change of a session is one of these.
+// A native log is a header line followed by these events, one per line, in `seq` order.
+// Bump EVENT_SCHEMA_VERSION on any incompatible change; readers refuse newer versions by name.
+
+export const EVENT_SCHEMA_VERSION = 1;
+export const NATIVE_FORMAT = 'rlm-studio';
+
+declare const brand: unique symbol;
+type Brand<T, B extends string> = T & { readonly [brand]: B };
+
+export type RunId = Brand<string, 'RunId'>;
+export type CallId = Brand<string, 'CallId'>;
+export type SessionId = Brand<string, 'SessionId'>;
+/** Milliseconds. */
+export type Ms = number;
+/** US dollars. */
+export type Usd = number;
+
+export const asRunId = (s: string): RunId => s as RunId;
+export const asCallId = (s: string): CallId => s as CallId;
+export const asSessionId = (s: string): SessionId => s as SessionId;
+
+export type Role = 'system' | 'user' | 'assistant';
+export interface ChatMessage {
+  role: Role;
+  content: string;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Null when neither the endpoint nor the price table knows the price. */
+  costUsd: Usd | null;
+}
+
+export type StopReason =
+  | 'answered'
+  | 'max_iterations'
+  | 'max_budget'
+  | 'max_timeout'
+  | 'max_tokens'
+  | 'max_errors'
+  | 'cancelled'
+  | 'error';
+
+export const STOP_REASONS: readonly StopReason[] = [
+  'answered',
+  'max_iterations',
+  'max_budget',
+  'max_timeout',
+  'max_tokens',
+  'max_errors',
+  'cancelled',
+  'error',
+];
+
+export type ContextType = 'string' | 'array' | 'object';
+
+export interface ContextMeta {
+  type: ContextType;
+  totalChars: number;
+  /** Lengths of the chunks (array items, object values); one entry for a string. */
+  chunkLengths: number[];
+}
+
+export interface Limits {
+  maxDepth: number;
+  maxIterations: number;
+  maxBudgetUsd: Usd | null;
+  maxTimeoutMs: Ms | null;
+  maxTokens: number | null;
+  maxErrors: number | null;
+  maxConcurrency: number;
+}
+
+/** Where in its parent a child run or a sub-call was made. */
+export interface SpawnPlace {
+  runId: RunId;
+  iteration: number;
+  block: number;
+  callId: CallId;
+}
+
+export interface BlockError {
+  /** Error class name as the model sees it, e.g. `TypeError`, `SyntaxError`, `TimeoutError`. */
+  name: string;
+  message: string;
+}
+
+/** What happened to the REPL when a block had to be stopped the hard way. */
+export type ReplResetReason = 'cpu_limit' | 'wall_limit' | 'memory_limit' | 'crash';
+
+/** The header line of a native log. */
+export interface LogHeader {
+  format: typeof NATIVE_FORMAT;
+  version: number;
+  sessionId: SessionId;
+  createdAt: string;
+  /** Set when this session was forked from another. */
+  forkOf?: { logFile: string; sessionId: SessionId; runId: RunId; iteration: number };
+}
+
+interface Envelope {
+  v: number;
+  /** Per-file sequence number, from 0. */
+  seq: number;
+  /** Monotonic milliseconds since the session started. */
+  t: Ms;
+  /** Wall clock, ISO 8601 UTC. */
+  ts: string;
+  runId: RunId;
+  parentRunId: RunId | null;
+  depth: number;
+}
+
+export interface RunStartEvent extends Envelope {
+  type: 'run.start';
+  /** Where the parent spawned this run; null for a root run. */
+  spawnedBy: SpawnPlace | null;
+  /** Root runs of a multi-turn session count 0, 1, 2…; children copy their root's turn. */
+  turn: number;
+  model: string;
+  subModel: string | null;
+  query: string | null;
+  context: ContextMeta;
+  limits: Limits;
+  /** The messages the history starts with (system prompt, metadata, prologue). */
+  messages: ChatMessage[];
+  tools: string[];
+}
+
+export interface IterationStartEvent extends Envelope {
+  type: 'iteration.start';
+  iteration: number;
+  /** Messages appended to the history just before this model call (the turn prompt…). */
+  appended: ChatMessage[];
+  /** Length of the history sent to the model, after `appended`. */
+  historyLength: number;
+  /** Estimated tokens of the history sent. */
+  historyTokens: number;
+}
+
+export type ModelCallPurpose = 'turn' | 'final_answer' | 'compaction';
+
+export interface ModelReplyEvent extends Envelope {
+  type: 'model.reply';
+  iteration: number;
+  purpose: ModelCallPurpose;
+  model: string;
+  text: string;
+  usage: Usage;
+  latencyMs: Ms;
+}
+
+export interface ModelErrorEvent extends Envelope {
+  type: 'model.error';
+  iteration: number;
+  purpose: ModelCallPurpose;
+  model: string;
+  message: string;
+}
+
+export interface BlockStartEvent extends Envelope {
+  type: 'block.start';
+  iteration: number;
+  /** 0-based index of the ```repl block in the reply. */
+  block: number;
+  code: string;
+  /** Set when a person edited the code before it ran (step-through). */
+  edited?: { original: string; byHand: true };
+}
+
+export interface BlockEndEvent extends Envelope {
+  type: 'block.end';
+  iteration: number;
+  block: number;
+  stdout: string;
+  stderr: string;
+  error: BlockError | null;
+  durationMs: Ms;
+  /** CPU time of the isolate while running this block. */
+  cpuMs: Ms;
+  /** `answer.content` at the moment `answer.ready` became true in this block. */
+  submitted: string | null;
+  /** Names of the REPL's simple variables after the block (what the model is told). */
+  variables: string[];
+  /** Set when the REPL had to be replaced (state lost). */
+  replReset: ReplResetReason | null;
+}
+
+export type SubcallKind = 'llm' | 'rlm';
+
+export interface SubcallStartEvent extends Envelope {
+  type: 'subcall.start';
+  callId: CallId;
+  iteration: number;
+  block: number;
+  kind: SubcallKind;
+  /** True when an `rlm_query` fell back to a plain call at max depth. */
+  leaf: boolean;
+  prompt: string;
+  model: string;
+  batch: { batchId: string; index: number; size: number } | null;
+  /** The child run's id when this call spawns a child RLM. */
+  childRunId: RunId | null;
+}
+
+export interface SubcallEndEvent extends Envelope {
+  type: 'subcall.end';
+  callId: CallId;
+  /** What the code received: the answer, or an `Error: …` string. */
+  response: string;
+  error: string | null;
+  /** Tokens of this call's own model request; zero for a child run (its events carry its usage). */
+  usage: Usage;
+  latencyMs: Ms;
+}
+
+export interface IterationEndEvent extends Envelope {
+  type: 'iteration.end';
+  iteration: number;
+  /** Messages appended to the history after the reply (assistant reply, REPL output). */
+  appended: ChatMessage[];
+  finalAnswer: string | null;
+  durationMs: Ms;
+}
+
+export interface CompactionEvent extends Envelope {
+  type: 'compaction';
+  /** The iteration about to start when the history was compacted. */
+  iteration: number;
+  count: number;
+  tokensBefore: number;
+  summary: string;
+  /** The new history (replaces the old one). */
+  messages: ChatMessage[];
+}
+
+export interface ReplResetEvent extends Envelope {
+  type: 'repl.reset';
+  iteration: number;
+  block: number;
+  reason: ReplResetReason;
+}
+
+export type LimitName = Exclude<StopReason, 'answered' | 'cancelled' | 'error'>;
+
+export interface LimitEvent extends Envelope {
+  type: 'limit';
+  limit: LimitName;
+  message: string;
+}
+
+export interface RunEndEvent extends Envelope {
+  type: 'run.end';
+  answer: string | null;
+  stopReason: StopReason;
+  /** For limits and errors: the reason in words. */
+  message: string | null;
+  iterations: number;
+  durationMs: Ms;
+  /** This run's own model calls plus all descendants' (each call counted once). */
+  usage: Usage & { calls: number };
+}
+
+export type TrajectoryEvent =
+  | RunStartEvent
+  | IterationStartEvent
+  | ModelReplyEvent
+  | ModelErrorEvent
+  | BlockStartEvent
+  | BlockEndEvent
+  | SubcallStartEvent
+  | SubcallEndEvent
+  | IterationEndEvent
+  | CompactionEvent
+  | ReplResetEvent
+  | LimitEvent
+  | RunEndEvent;
+
+export type EventType = TrajectoryEvent['type'];
+
+/** An event before the sink stamps `v`, `seq`, `t` and `ts`. */
+export type EventDraft = TrajectoryEvent extends infer E
+  ? E extends TrajectoryEvent
+    ? Omit<E, 'v' | 'seq' | 't' | 'ts'>
+    : never
+  : never;
+
+/** Where the engine sends its events. It has no idea who listens. */
+export interface EventSink {
+  emit(event: EventDraft): void;
+}
+
+export function assertNever(x: never, what = 'value'): never {
+  throw new Error(`unexpected ${what}: ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,211 @@
+// `rlm-studio run`: one RLM completion against an OpenAI-compatible endpoint.
+import { readFile, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { asSessionId, type StopReason } from '../../../src-shared/events.ts';
+import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
+import { EventRecorder, RlmSession, type RunOutcome } from '../../engine/index.ts';
+import { OpenAiCompatibleClient } from '../../lm/openai-client.ts';
+import { NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
+import type { SandboxValue } from '../../sandbox/types.ts';
+import { UsageError } from '../errors.ts';
+import { progressLine } from '../progress.ts';
+
+export function positiveInt(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got "${v}".`);
+    return n;
+  };
+}
+
+export function nonNegativeInt(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`${name} must be an integer ≥ 0, got "${v}".`);
+    return n;
+  };
+}
+
+export function positiveNumber(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${v}".`);
+    return n;
+  };
+}
+
+export interface RunCliOptions {
+  context: string;
+  query?: string;
+  baseUrl: string;
+  model: string;
+  subModel?: string;
+  maxDepth?: number;
+  maxIterations?: number;
+  maxBudget?: number;
+  maxTimeout?: number;
+  maxTokens?: number;
+  maxErrors?: number;
+  maxConcurrency?: number;
+  logDir?: string;
+  apiKeyEnv?: string;
+  json?: boolean;
+  finalPatterns?: boolean;
+  compaction?: boolean;
+}
+
+/** Reads a context file: `.json` is parsed, anything else is text. */
+export async function loadContextFile(path: string): Promise<SandboxValue> {
+  let size: number;
+  try {
+    const s = await stat(path);
+    if (!s.isFile()) throw new UsageError(`--context ${path} is not a file`);
+    size = s.size;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot read context file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  const text = await readFile(path, 'utf8');
+  if (!path.toLowerCase().endsWith('.json')) return text;
+  try {
+    return JSON.parse(text) as SandboxValue;
+  } catch (err) {
+    throw new UsageError(`context file ${path} (${size} bytes) is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+export function resolveApiKey(envVar: string | undefined): string {
+  const name = envVar ?? 'OPENAI_API_KEY';
+  const key = process.env[name];
+  if (key) return key;
+  if (envVar) throw new UsageError(`--api-key-env ${envVar}: that environment variable is not set`);
+  // Local endpoints (vLLM, Ollama, mock-llm) need no key, but the SDK wants a string.
+  return 'no-key';
+}
+
+export interface RunSummary {
+  answer: string | null;
+  stopReason: StopReason;
+  message: string | null;
+  logFile: string | null;
+  iterations: number;
+  durationMs: number;
+  usage: { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null };
+}
+
+export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => void) | null, signal?: AbortSignal): Promise<RunSummary> {
+  const context = await loadContextFile(o.context);
+  const apiKey = resolveApiKey(o.apiKeyEnv);
+  const client = new OpenAiCompatibleClient({ baseUrl: o.baseUrl, apiKey });
+  const sessionId = asSessionId(randomUUID());
+  const started = new Date();
+  let log: NativeLogFile | null = null;
+  if (o.logDir) {
+    const dir = resolve(o.logDir);
+    try {
+      log = new NativeLogFile(join(dir, nativeLogName(sessionId, started)), makeHeader(sessionId, started));
+    } catch (err) {
+      throw new UsageError(`cannot create a log in --log-dir ${o.logDir}: ${(err as Error).message}`);
+    }
+  }
+  const recorder = new EventRecorder();
+  if (log) {
+    const file = log;
+    recorder.listen((e) => file.append(e));
+  }
+  if (onProgress) {
+    recorder.listen((e) => {
+      const line = progressLine(e);
+      if (line !== null) onProgress(line);
+    });
+  }
+  let session: RlmSession;
+  try {
+    session = new RlmSession(
+      {
+        client,
+        model: o.model,
+        subModel: o.subModel ?? null,
+        maxDepth: o.maxDepth,
+        maxIterations: o.maxIterations,
+        maxBudgetUsd: o.maxBudget ?? null,
+        maxTimeoutMs: o.maxTimeout === undefined ? null : o.maxTimeout * 1000,
+        maxTokens: o.maxTokens ?? null,
+        maxErrors: o.maxErrors ?? null,
+        maxConcurrency: o.maxConcurrency,
+        finalPatterns: o.finalPatterns ?? false,
+        compaction: o.compaction ?? false,
+      },
+      { sink: recorder },
+    );
+  } catch (err) {
+    log?.close();
+    throw new UsageError((err as Error).message);
+  }
+  let outcome: RunOutcome;
+  try {
+    outcome = await session.completion(context, o.query ?? null, signal ? { signal } : {});
+  } finally {
+    session.close();
+    log?.close();
+  }
+  return {
+    answer: outcome.answer,
+    stopReason: outcome.stopReason,
+    message: outcome.message,
+    logFile: log?.path ?? null,
+    iterations: outcome.iterations,
+    durationMs: outcome.durationMs,
+    usage: {
+      inputTokens: outcome.usage.inputTokens,
+      outputTokens: outcome.usage.outputTokens,
+      calls: outcome.usage.calls,
+      costUsd: outcome.usage.costUsd,
+    },
+  };
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('Run one RLM completion over a context file.')
+    .requiredOption('--context <file>', 'context file: .json is parsed, anything else is read as text')
+    .option('--query <text>', 'the question the root model answers')
+    .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
+    .requiredOption('--model <name>', 'root model')
+    .option('--sub-model <name>', 'model for llm_query and leaf calls (default: --model)')
+    .addOption(new Option('--max-depth <n>', 'recursion cap: rlm_query spawns children while depth + 1 < n').argParser(nonNegativeInt('--max-depth')))
+    .addOption(new Option('--max-iterations <n>', 'turns per run before asking for a final answer').argParser(positiveInt('--max-iterations')))
+    .addOption(new Option('--max-budget <usd>', 'stop when the session has spent this many dollars').argParser(positiveNumber('--max-budget')))
+    .addOption(new Option('--max-timeout <seconds>', 'stop after this much wall time').argParser(positiveNumber('--max-timeout')))
+    .addOption(new Option('--max-tokens <n>', 'stop when input+output tokens exceed n').argParser(positiveInt('--max-tokens')))
+    .addOption(new Option('--max-errors <n>', 'stop after n consecutive iterations with errors').argParser(positiveInt('--max-errors')))
+    .addOption(new Option('--max-concurrency <n>', 'concurrent calls within one batched call').argParser(positiveInt('--max-concurrency')))
+    .option('--log-dir <dir>', 'write the session log (*.rlm.jsonl) into this directory')
+    .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
+    .option('--final-patterns', 'also accept FINAL(answer) / FINAL_VAR(name) in reply text (paper-era models)')
+    .option('--compaction', 'summarise the root history when it nears the model window')
+    .option('--json', 'print one JSON object with the result')
+    .action(async (o: RunCliOptions) => {
+      const controller = new AbortController();
+      const onSignal = (): void => controller.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        const summary = await runOnce(o, o.json ? null : (line) => process.stderr.write(`${line}\n`), controller.signal);
+        if (o.json) {
+          process.stdout.write(`${JSON.stringify(summary)}\n`);
+        } else {
+          if (summary.stopReason !== 'answered') process.stderr.write(`stopped: ${summary.stopReason}${summary.message ? ` (${summary.message})` : ''}\n`);
+          if (summary.logFile) process.stderr.write(`log: ${summary.logFile}\n`);
+          process.stdout.write(`${summary.answer ?? ''}\n`);
+        }
+        process.exitCode = summary.stopReason === 'error' ? 1 : summary.stopReason === 'cancelled' ? 130 : 0;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}

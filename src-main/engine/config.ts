@@ -1,0 +1,110 @@
+// What a run is configured with. Limits use the reference library's meaning.
+import type { Limits } from '../../src-shared/events.ts';
+import type { LmClient } from '../lm/types.ts';
+import type { HostFunction, SandboxValue } from '../sandbox/types.ts';
+import type { EngineGates } from './gates.ts';
+
+/** A user-supplied tool: a host function or a value, with the line the system prompt shows. */
+export interface ToolSpec {
+  value: HostFunction | SandboxValue;
+  description?: string;
+}
+
+export interface SandboxLimits {
+  memoryLimitMb: number;
+  /** CPU time per block. */
+  blockCpuMs: number;
+  /** Wall time per block, not counting time blocked in sub-calls. */
+  blockWallMs: number;
+}
+
+export interface RlmConfig {
+  client: LmClient;
+  model: string;
+  /** Model for `llm_query` and leaf calls when the code names none; defaults to `model`. */
+  subModel?: string | null;
+  /** Further models the code may name in `llm_query(p, model)`; anything else is an error. */
+  extraModels?: string[];
+  /**
+   * Recursion cap, as in the reference: the root is depth 0 and `rlm_query` spawns a child
+   * only while depth + 1 < maxDepth; otherwise it is a plain LM call.
+   */
+  maxDepth?: number;
+  maxIterations?: number;
+  maxBudgetUsd?: number | null;
+  maxTimeoutMs?: number | null;
+  /** Input + output tokens of a run and its descendants. Not a sampling parameter. */
+  maxTokens?: number | null;
+  /** Consecutive turns with a failing block. */
+  maxErrors?: number | null;
+  /** Concurrent calls inside one batched call. */
+  maxConcurrency?: number;
+  /** Replaces the built-in system prompt. */
+  systemPrompt?: string;
+  /** Tools for the root run. */
+  tools?: Record<string, ToolSpec>;
+  /** Tools for child runs; defaults to `tools`; `{}` gives children none. */
+  subTools?: Record<string, ToolSpec>;
+  compaction?: boolean;
+  /** Fraction of the model's window at which the root history is summarised. */
+  compactionThreshold?: number;
+  /** The model's context window in tokens, for compaction; defaults from a table. */
+  contextWindow?: number;
+  /** Accept paper-era FINAL(...) / FINAL_VAR(name) in reply text. */
+  finalPatterns?: boolean;
+  sandbox?: Partial<SandboxLimits>;
+  /** Hooks a debugger awaits at each step; absent means run straight through. */
+  gates?: EngineGates;
+}
+
+export const DEFAULTS = {
+  maxDepth: 1,
+  maxIterations: 30,
+  maxConcurrency: 8,
+  compactionThreshold: 0.85,
+  sandbox: { memoryLimitMb: 512, blockCpuMs: 20_000, blockWallMs: 120_000 } satisfies SandboxLimits,
+} as const;
+
+export function limitsOf(c: RlmConfig): Limits {
+  return {
+    maxDepth: c.maxDepth ?? DEFAULTS.maxDepth,
+    maxIterations: c.maxIterations ?? DEFAULTS.maxIterations,
+    maxBudgetUsd: c.maxBudgetUsd ?? null,
+    maxTimeoutMs: c.maxTimeoutMs ?? null,
+    maxTokens: c.maxTokens ?? null,
+    maxErrors: c.maxErrors ?? null,
+    maxConcurrency: c.maxConcurrency ?? DEFAULTS.maxConcurrency,
+  };
+}
+
+/** Checks a configuration before anything runs; throws with the name of the bad field. */
+export function validateConfig(c: RlmConfig): void {
+  const positiveInt = (name: string, v: number | null | undefined): void => {
+    if (v !== undefined && v !== null && (!Number.isInteger(v) || v < 1)) {
+      throw new RangeError(`${name} must be a positive integer, got ${v}`);
+    }
+  };
+  const positive = (name: string, v: number | null | undefined): void => {
+    if (v !== undefined && v !== null && !(Number.isFinite(v) && v > 0)) {
+      throw new RangeError(`${name} must be a positive number, got ${v}`);
+    }
+  };
+  if (!c.model) throw new RangeError('model must be a non-empty model name');
+  if (c.maxDepth !== undefined && (!Number.isInteger(c.maxDepth) || c.maxDepth < 0)) {
+    throw new RangeError(`maxDepth must be an integer ≥ 0, got ${c.maxDepth}`);
+  }
+  positiveInt('maxIterations', c.maxIterations);
+  positiveInt('maxTokens', c.maxTokens);
+  positiveInt('maxErrors', c.maxErrors);
+  positiveInt('maxConcurrency', c.maxConcurrency);
+  positive('maxBudgetUsd', c.maxBudgetUsd);
+  positive('maxTimeoutMs', c.maxTimeoutMs);
+  if (c.compactionThreshold !== undefined && !(c.compactionThreshold > 0 && c.compactionThreshold <= 1)) {
+    throw new RangeError(`compactionThreshold must be in (0, 1], got ${c.compactionThreshold}`);
+  }
+  const reserved = new Set(['context', 'history', 'answer', 'print', 'llm_query', 'llm_query_batched', 'rlm_query', 'rlm_query_batched', 'SHOW_VARS', 'FINAL_VAR']);
+  for (const [which, tools] of [['tools', c.tools], ['subTools', c.subTools]] as const) {
+    const clash = Object.keys(tools ?? {}).filter((n) => reserved.has(n) || /^(context|history)_\d+$/.test(n));
+    if (clash.length > 0) throw new RangeError(`${which} use reserved names: ${clash.join(', ')}`);
+  }
+}

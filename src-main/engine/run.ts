@@ -1,0 +1,620 @@
+// One RLM run (the root of a completion, or a child spawned by `rlm_query`): the turn loop,
+// its sub-calls and its limits. Everything it does is reported as events to the sink.
+import type {
+  CallId,
+  ChatMessage,
+  EventSink,
+  LimitName,
+  ModelCallPurpose,
+  RunId,
+  SpawnPlace,
+  StopReason,
+  SubcallKind,
+  Usage,
+} from '../../src-shared/events.ts';
+import type { CompletionResult } from '../lm/types.ts';
+import type { CallSite, ExecResult, Repl, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
+import { findFinalSignal, findReplBlocks } from './code-blocks.ts';
+import { mapBounded } from './concurrency.ts';
+import { describeContext } from './context-meta.ts';
+import type { RlmConfig, ToolSpec } from './config.ts';
+import { DEFAULTS, limitsOf } from './config.ts';
+import type { GateRun } from './gates.ts';
+import {
+  buildMetadataMessage,
+  buildReplOutputMessage,
+  buildSystemPrompt,
+  buildTurnPrompt,
+  COMPACTION_REQUEST,
+  compactionNote,
+  FINAL_ANSWER_REQUEST,
+} from './prompts.ts';
+import { estimateTokens } from './tokens.ts';
+import { roundUsd, UsageLedger } from './usage-ledger.ts';
+
+export interface RunOutcome {
+  runId: RunId;
+  /** The submitted answer; for a run stopped by a limit, the best partial answer (or null). */
+  answer: string | null;
+  stopReason: StopReason;
+  message: string | null;
+  iterations: number;
+  durationMs: number;
+  usage: Usage & { calls: number };
+  /** The run's message history at the end, final reply included. */
+  messages: ChatMessage[];
+}
+
+/** What every run of one session shares. */
+export interface SessionServices {
+  config: RlmConfig;
+  sink: EventSink;
+  newRunId(): RunId;
+  newCallId(): CallId;
+  newBatchId(): string;
+  /** Creates a REPL for a child run, with `context` loaded and the given tools. */
+  createChildRepl(context: string, tools: Record<string, ToolSpec>, bridge: SubcallBridge): Promise<Repl>;
+  contextWindow: number;
+}
+
+export interface RunParams {
+  services: SessionServices;
+  runId: RunId;
+  parentRunId: RunId | null;
+  spawnedBy: SpawnPlace | null;
+  depth: number;
+  turn: number;
+  model: string;
+  query: string | null;
+  /** The context as loaded in the REPL, for its description. */
+  context: SandboxValue;
+  repl: Repl;
+  tools: Record<string, ToolSpec>;
+  ledger: UsageLedger;
+  /** USD this run (with its descendants) may spend; null for no limit. */
+  budgetUsd: number | null;
+  /** `performance.now()` time by which the run must end; null for no limit. */
+  deadline: number | null;
+  signal: AbortSignal | undefined;
+  contextCount: number;
+  historyCount: number;
+  compaction: boolean;
+}
+
+class StopRun extends Error {
+  readonly reason: StopReason;
+  constructor(reason: StopReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class RlmRun implements SubcallBridge {
+  private readonly p: RunParams;
+  private readonly cfg: RlmConfig;
+  private readonly limits;
+  private readonly abort = new AbortController();
+  private deadlineHit = false;
+  private readonly started = performance.now();
+  private messages: ChatMessage[] = [];
+  /** Every message this run's history ever held, kept for `history` after compaction. */
+  private readonly fullHistory: ChatMessage[] = [];
+  private compactions = 0;
+  private bestPartial: string | null = null;
+  private iteration = 0;
+
+  constructor(params: RunParams) {
+    this.p = params;
+    this.cfg = params.services.config;
+    this.limits = limitsOf(this.cfg);
+  }
+
+  private get sink(): EventSink {
+    return this.p.services.sink;
+  }
+
+  private envelope(): { runId: RunId; parentRunId: RunId | null; depth: number } {
+    return { runId: this.p.runId, parentRunId: this.p.parentRunId, depth: this.p.depth };
+  }
+
+  private get gateRun(): GateRun {
+    return { runId: this.p.runId, depth: this.p.depth, repl: this.p.repl };
+  }
+
+  private get subModel(): string {
+    return this.cfg.subModel ?? this.p.model;
+  }
+
+  private get canRecurse(): boolean {
+    return this.p.depth + 1 < this.limits.maxDepth;
+  }
+
+  async run(): Promise<RunOutcome> {
+    const onParentAbort = (): void => this.abort.abort();
+    this.p.signal?.addEventListener('abort', onParentAbort, { once: true });
+    if (this.p.signal?.aborted) this.abort.abort();
+    let timer: NodeJS.Timeout | undefined;
+    if (this.p.deadline !== null) {
+      timer = setTimeout(() => {
+        this.deadlineHit = true;
+        this.abort.abort();
+      }, Math.max(0, this.p.deadline - performance.now()));
+    }
+    try {
+      return await this.loop();
+    } finally {
+      clearTimeout(timer);
+      this.p.signal?.removeEventListener('abort', onParentAbort);
+    }
+  }
+
+  private initialMessages(): ChatMessage[] {
+    const system =
+      this.cfg.systemPrompt ??
+      buildSystemPrompt({
+        tools: Object.entries(this.p.tools).map(([name, t]) => ({
+          name,
+          description: t.description ?? (typeof t.value === 'function' ? 'a custom function' : `a custom ${Array.isArray(t.value) ? 'array' : typeof t.value} value`),
+        })),
+        recursion: this.canRecurse,
+        compaction: this.p.compaction,
+        finalPatterns: this.cfg.finalPatterns ?? false,
+      });
+    return [
+      { role: 'system', content: system },
+      { role: 'user', content: buildMetadataMessage(describeContext(this.p.context), this.p.query) },
+    ];
+  }
+
+  private async loop(): Promise<RunOutcome> {
+    this.messages = this.initialMessages();
+    this.fullHistory.push(...this.messages);
+    this.sink.emit({
+      type: 'run.start',
+      ...this.envelope(),
+      spawnedBy: this.p.spawnedBy,
+      turn: this.p.turn,
+      model: this.p.model,
+      subModel: this.cfg.subModel ?? null,
+      query: this.p.query,
+      context: describeContext(this.p.context),
+      limits: { ...this.limits, maxBudgetUsd: this.p.budgetUsd, maxTimeoutMs: this.p.deadline === null ? null : Math.max(0, Math.round(this.p.deadline - performance.now())) },
+      messages: this.messages,
+      tools: Object.keys(this.p.tools),
+    });
+    if (this.p.compaction) await this.p.repl.setGlobal('history', []);
+
+    let answer: string | null = null;
+    let stop: StopRun | null = null;
+    let consecutiveErrors = 0;
+    try {
+      for (this.iteration = 1; this.iteration <= this.limits.maxIterations; this.iteration++) {
+        this.checkAbort();
+        if (this.p.compaction) await this.maybeCompact();
+        const turn = await this.turn();
+        if (turn.answer !== null) {
+          answer = turn.answer;
+          break;
+        }
+        consecutiveErrors = turn.failed ? consecutiveErrors + 1 : 0;
+        this.checkLimitsAfterTurn(consecutiveErrors, turn.lastError);
+      }
+      if (answer === null) {
+        this.iteration = this.limits.maxIterations + 1;
+        this.limitEvent('max_iterations', `no answer after ${this.limits.maxIterations} iterations; asked the model for a final answer`);
+        const reply = await this.callModel('final_answer', [...this.messages, { role: 'user', content: FINAL_ANSWER_REQUEST }]);
+        this.messages.push({ role: 'assistant', content: reply.text });
+        return this.finish(reply.text, 'max_iterations', `stopped at the iteration limit (${this.limits.maxIterations})`);
+      }
+      return this.finish(answer, 'answered', null);
+    } catch (err) {
+      stop = this.asStop(err);
+      if (stop.reason !== 'cancelled' && stop.reason !== 'error') this.limitEvent(stop.reason as LimitName, stop.message);
+      return this.finish(this.bestPartial, stop.reason, stop.message);
+    }
+  }
+
+  private asStop(err: unknown): StopRun {
+    if (err instanceof StopRun) return err;
+    if (this.deadlineHit) return this.timeoutStop();
+    if (this.abort.signal.aborted) return new StopRun('cancelled', 'cancelled');
+    return new StopRun('error', errorText(err));
+  }
+
+  private timeoutStop(): StopRun {
+    const elapsed = (performance.now() - this.started) / 1000;
+    return new StopRun('max_timeout', `time limit reached after ${elapsed.toFixed(1)} s (iteration ${this.iteration})`);
+  }
+
+  private checkAbort(): void {
+    if (this.deadlineHit || (this.p.deadline !== null && performance.now() >= this.p.deadline)) {
+      this.deadlineHit = true;
+      throw this.timeoutStop();
+    }
+    if (this.abort.signal.aborted) throw new StopRun('cancelled', 'cancelled');
+  }
+
+  private checkLimitsAfterTurn(consecutiveErrors: number, lastError: string | null): void {
+    const { maxErrors, maxTokens } = this.limits;
+    if (maxErrors !== null && consecutiveErrors >= maxErrors) {
+      throw new StopRun('max_errors', `${consecutiveErrors} consecutive iterations with errors (limit ${maxErrors}); last: ${lastError ?? 'unknown'}`);
+    }
+    const spent = this.p.ledger.totals.costUsd;
+    if (this.p.budgetUsd !== null && spent > this.p.budgetUsd) {
+      throw new StopRun('max_budget', `spent $${roundUsd(spent)} of a $${this.p.budgetUsd} budget after iteration ${this.iteration}`);
+    }
+    if (maxTokens !== null && this.p.ledger.tokens > maxTokens) {
+      throw new StopRun('max_tokens', `used ${this.p.ledger.tokens} tokens of ${maxTokens} after iteration ${this.iteration}`);
+    }
+  }
+
+  private limitEvent(limit: LimitName, message: string): void {
+    this.sink.emit({ type: 'limit', ...this.envelope(), limit, message });
+  }
+
+  private finish(answer: string | null, stopReason: StopReason, message: string | null): RunOutcome {
+    const durationMs = Math.round(performance.now() - this.started);
+    const usage = this.p.ledger.summary();
+    const iterations = Math.min(this.iteration, this.limits.maxIterations);
+    this.sink.emit({ type: 'run.end', ...this.envelope(), answer, stopReason, message, iterations, durationMs, usage });
+    return { runId: this.p.runId, answer, stopReason, message, iterations, durationMs, usage, messages: this.messages };
+  }
+
+  private async callModel(purpose: ModelCallPurpose, messages: ChatMessage[]): Promise<CompletionResult> {
+    this.checkAbort();
+    let reply: CompletionResult;
+    try {
+      reply = await this.cfg.client.complete({ model: this.p.model, messages, signal: this.abort.signal });
+    } catch (err) {
+      if (this.abort.signal.aborted) throw this.asStop(err);
+      this.sink.emit({ type: 'model.error', ...this.envelope(), iteration: this.iteration, purpose, model: this.p.model, message: errorText(err) });
+      throw new StopRun('error', `model call failed: ${errorText(err)}`);
+    }
+    this.p.ledger.add(reply.usage);
+    this.sink.emit({
+      type: 'model.reply',
+      ...this.envelope(),
+      iteration: this.iteration,
+      purpose,
+      model: reply.model || this.p.model,
+      text: reply.text,
+      usage: reply.usage,
+      latencyMs: Math.round(reply.latencyMs),
+    });
+    return reply;
+  }
+
+  private async maybeCompact(): Promise<void> {
+    const threshold = Math.floor((this.cfg.compactionThreshold ?? DEFAULTS.compactionThreshold) * this.p.services.contextWindow);
+    const tokens = estimateTokens(this.messages);
+    if (tokens < threshold) return;
+    const reply = await this.callModel('compaction', [...this.messages, { role: 'user', content: COMPACTION_REQUEST }]);
+    this.compactions++;
+    this.fullHistory.push({ role: 'user', content: COMPACTION_REQUEST }, { role: 'assistant', content: reply.text });
+    this.messages = [
+      ...this.messages.slice(0, 2),
+      { role: 'assistant', content: reply.text },
+      { role: 'user', content: compactionNote(this.compactions) },
+    ];
+    this.sink.emit({
+      type: 'compaction',
+      ...this.envelope(),
+      iteration: this.iteration,
+      count: this.compactions,
+      tokensBefore: tokens,
+      summary: reply.text,
+      messages: this.messages,
+    });
+    await this.p.repl.setGlobal('history', this.fullHistory as unknown as SandboxValue);
+  }
+
+  private async turn(): Promise<{ answer: string | null; failed: boolean; lastError: string | null }> {
+    const turnPrompt: ChatMessage = {
+      role: 'user',
+      content: buildTurnPrompt({
+        turn: this.iteration,
+        maxIterations: this.limits.maxIterations,
+        contextCount: this.p.contextCount,
+        historyCount: this.p.historyCount,
+      }),
+    };
+    this.messages.push(turnPrompt);
+    this.fullHistory.push(turnPrompt);
+    this.sink.emit({
+      type: 'iteration.start',
+      ...this.envelope(),
+      iteration: this.iteration,
+      appended: [turnPrompt],
+      historyLength: this.messages.length,
+      historyTokens: estimateTokens(this.messages),
+    });
+    const iterStart = performance.now();
+    await this.cfg.gates?.beforeModelCall?.(this.gateRun, this.iteration, this.messages);
+    const reply = await this.callModel('turn', this.messages);
+    let text = reply.text;
+    if (text.trim()) this.bestPartial = text;
+
+    let codes = findReplBlocks(text);
+    const edit = await this.cfg.gates?.afterReply?.(this.gateRun, this.iteration, text, codes);
+    const originals = [...codes];
+    if (edit?.text !== undefined) {
+      text = edit.text;
+      codes = findReplBlocks(text);
+    }
+    if (edit?.blocks) {
+      for (const [i, code] of Object.entries(edit.blocks)) {
+        const k = Number(i);
+        if (k >= 0 && k < codes.length) codes[k] = code;
+      }
+    }
+
+    let answer: string | null = null;
+    let failed = false;
+    let lastError: string | null = null;
+    const outputs: ExecResult[] = [];
+    for (let b = 0; b < codes.length; b++) {
+      const code = codes[b]!;
+      const original = originals[b];
+      this.sink.emit({
+        type: 'block.start',
+        ...this.envelope(),
+        iteration: this.iteration,
+        block: b,
+        code,
+        ...(original !== code ? { edited: { original: original ?? '', byHand: true as const } } : {}),
+      });
+      const res = await this.execute(code, { iteration: this.iteration, block: b });
+      outputs.push(res);
+      if (res.replReset) {
+        this.sink.emit({ type: 'repl.reset', ...this.envelope(), iteration: this.iteration, block: b, reason: res.replReset });
+      }
+      this.sink.emit({
+        type: 'block.end',
+        ...this.envelope(),
+        iteration: this.iteration,
+        block: b,
+        stdout: res.stdout,
+        stderr: res.stderr,
+        error: res.error,
+        durationMs: Math.round(res.durationMs * 1000) / 1000,
+        cpuMs: Math.round(res.cpuMs * 1000) / 1000,
+        submitted: res.submitted,
+        variables: res.variables,
+        replReset: res.replReset,
+      });
+      if (res.error) {
+        failed = true;
+        lastError = `${res.error.name}: ${res.error.message}`;
+      }
+      // Like the reference, every block runs; the first submission wins.
+      if (answer === null && res.submitted !== null) answer = res.submitted;
+      await this.cfg.gates?.afterBlock?.(this.gateRun, this.iteration, b, res.error !== null);
+    }
+    if (answer === null && this.cfg.finalPatterns) answer = await this.finalFromText(text);
+
+    const appended: ChatMessage[] = [{ role: 'assistant', content: text }];
+    if (outputs.length > 0) {
+      appended.push({
+        role: 'user',
+        content: buildReplOutputMessage(
+          outputs.map((o) => ({
+            stdout: o.stdout,
+            stderr: o.stderr,
+            error: o.error,
+            variables: o.variables,
+            replResetNote: o.replReset
+              ? `The REPL had to be restarted (${o.replReset.replace('_', ' ')}): all your variables are gone; the context is loaded again.`
+              : null,
+          })),
+        ),
+      });
+    }
+    this.messages.push(...appended);
+    this.fullHistory.push(...appended);
+    this.sink.emit({
+      type: 'iteration.end',
+      ...this.envelope(),
+      iteration: this.iteration,
+      appended,
+      finalAnswer: answer,
+      durationMs: Math.round(performance.now() - iterStart),
+    });
+    return { answer, failed, lastError };
+  }
+
+  /** Runs a block, giving up on it at once if the run is cancelled or out of time. */
+  private async execute(code: string, site: CallSite): Promise<ExecResult> {
+    this.checkAbort();
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new Error('aborted'));
+      this.abort.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([this.p.repl.execute(code, site), aborted]);
+    } catch (err) {
+      throw this.asStop(err);
+    } finally {
+      if (onAbort) this.abort.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async finalFromText(text: string): Promise<string | null> {
+    const signal = findFinalSignal(text);
+    if (signal === null) return null;
+    if (signal.kind === 'final') return signal.answer;
+    const res = await this.p.repl.execute(`FINAL_VAR(${JSON.stringify(signal.name)})`, { iteration: this.iteration, block: -1 });
+    return res.submitted;
+  }
+
+  // ---- Sub-calls (the REPL's bridge) ----
+
+  private resolveModel(model: string | undefined): { model: string } | { error: string } {
+    if (model === undefined || model === null || model === '') return { model: this.subModel };
+    const allowed = new Set([this.cfg.model, this.subModel, ...(this.cfg.extraModels ?? [])]);
+    if (allowed.has(model)) return { model };
+    return { error: `Error: unknown model "${model}"; this run can use: ${[...allowed].join(', ')}` };
+  }
+
+  private async plainCall(
+    prompt: string,
+    modelArg: string | undefined,
+    site: CallSite,
+    kind: SubcallKind,
+    batch: { batchId: string; index: number; size: number } | null,
+  ): Promise<string> {
+    const callId = this.p.services.newCallId();
+    const resolved = this.resolveModel(modelArg);
+    const model = 'model' in resolved ? resolved.model : (modelArg ?? '');
+    this.sink.emit({
+      type: 'subcall.start',
+      ...this.envelope(),
+      callId,
+      iteration: site.iteration,
+      block: site.block,
+      kind,
+      leaf: kind === 'rlm',
+      prompt,
+      model,
+      batch,
+      childRunId: null,
+    });
+    const t0 = performance.now();
+    const end = (response: string, error: string | null, usage: Usage): string => {
+      this.sink.emit({ type: 'subcall.end', ...this.envelope(), callId, response, error, usage, latencyMs: Math.round(performance.now() - t0) });
+      return response;
+    };
+    if ('error' in resolved) return end(resolved.error, resolved.error.slice(7), ZERO_USAGE);
+    await this.cfg.gates?.onSubcallStart?.(this.gateRun, site.iteration, site.block, kind, prompt);
+    if (this.abort.signal.aborted) return end('Error: the run was stopped', 'aborted', ZERO_USAGE);
+    try {
+      const res = await this.cfg.client.complete({ model, messages: [{ role: 'user', content: prompt }], signal: this.abort.signal });
+      this.p.ledger.add(res.usage);
+      return end(res.text, null, res.usage);
+    } catch (err) {
+      const msg = this.abort.signal.aborted ? 'the run was stopped' : errorText(err);
+      return end(`Error: LM query failed - ${msg}`, msg, ZERO_USAGE);
+    }
+  }
+
+  private async childRun(
+    prompt: string,
+    modelArg: string | undefined,
+    site: CallSite,
+    batch: { batchId: string; index: number; size: number } | null,
+  ): Promise<string> {
+    const svc = this.p.services;
+    const callId = svc.newCallId();
+    const resolved = this.resolveModel(modelArg);
+    const model = 'model' in resolved ? (modelArg ? resolved.model : this.p.model) : (modelArg ?? '');
+    const childRunId = svc.newRunId();
+    this.sink.emit({
+      type: 'subcall.start',
+      ...this.envelope(),
+      callId,
+      iteration: site.iteration,
+      block: site.block,
+      kind: 'rlm',
+      leaf: false,
+      prompt,
+      model,
+      batch,
+      childRunId,
+    });
+    const t0 = performance.now();
+    const end = (response: string, error: string | null): string => {
+      this.sink.emit({ type: 'subcall.end', ...this.envelope(), callId, response, error, usage: ZERO_USAGE, latencyMs: Math.round(performance.now() - t0) });
+      return response;
+    };
+    if ('error' in resolved) return end(resolved.error, resolved.error.slice(7));
+    await this.cfg.gates?.onSubcallStart?.(this.gateRun, site.iteration, site.block, 'rlm', prompt);
+    const spent = this.p.ledger.totals.costUsd;
+    if (this.p.budgetUsd !== null && spent >= this.p.budgetUsd) {
+      return end(`Error: budget exhausted (spent $${roundUsd(spent)} of $${this.p.budgetUsd})`, 'budget exhausted');
+    }
+    if (this.p.deadline !== null && performance.now() >= this.p.deadline) {
+      return end('Error: time exhausted before the child run could start', 'time exhausted');
+    }
+    if (this.abort.signal.aborted) return end('Error: the run was stopped', 'aborted');
+
+    const tools = this.cfg.subTools ?? this.cfg.tools ?? {};
+    let repl: Repl | null = null;
+    try {
+      let child: RlmRun | null = null;
+      // The REPL needs its bridge before the run that answers it exists.
+      repl = await svc.createChildRepl(prompt, tools, forwardingBridge(() => child));
+      child = new RlmRun({
+        services: svc,
+        runId: childRunId,
+        parentRunId: this.p.runId,
+        spawnedBy: { runId: this.p.runId, iteration: site.iteration, block: site.block, callId },
+        depth: this.p.depth + 1,
+        turn: this.p.turn,
+        model,
+        query: null,
+        context: prompt,
+        repl,
+        tools,
+        ledger: new UsageLedger(this.p.ledger),
+        budgetUsd: this.p.budgetUsd === null ? null : this.p.budgetUsd - spent,
+        deadline: this.p.deadline,
+        signal: this.abort.signal,
+        contextCount: 1,
+        historyCount: 0,
+        compaction: false,
+      });
+      const out = await child.run();
+      if (out.stopReason === 'answered' || out.stopReason === 'max_iterations') return end(out.answer ?? '', null);
+      const partial = out.answer ? ` Partial answer: ${out.answer}` : '';
+      return end(`Error: child RLM stopped (${out.stopReason}): ${out.message ?? ''}.${partial}`, `${out.stopReason}: ${out.message ?? ''}`);
+    } catch (err) {
+      return end(`Error: child RLM failed - ${errorText(err)}`, errorText(err));
+    } finally {
+      repl?.dispose();
+    }
+  }
+
+  llmQuery(prompt: string, model: string | undefined, site: CallSite): Promise<string> {
+    return this.plainCall(prompt, model, site, 'llm', null);
+  }
+
+  async llmQueryBatched(prompts: string[], model: string | undefined, site: CallSite): Promise<string[]> {
+    const batchId = this.p.services.newBatchId();
+    return mapBounded(prompts, this.limits.maxConcurrency, (p, index) =>
+      this.plainCall(p, model, site, 'llm', { batchId, index, size: prompts.length }),
+    );
+  }
+
+  rlmQuery(prompt: string, model: string | undefined, site: CallSite): Promise<string> {
+    return this.canRecurse ? this.childRun(prompt, model, site, null) : this.plainCall(prompt, model, site, 'rlm', null);
+  }
+
+  async rlmQueryBatched(prompts: string[], model: string | undefined, site: CallSite): Promise<string[]> {
+    const batchId = this.p.services.newBatchId();
+    return mapBounded(prompts, this.limits.maxConcurrency, (p, index) => {
+      const batch = { batchId, index, size: prompts.length };
+      return this.canRecurse ? this.childRun(p, model, site, batch) : this.plainCall(p, model, site, 'rlm', batch);
+    });
+  }
+}
+
+/** A bridge that forwards to a target resolved at call time. */
+export function forwardingBridge(target: () => SubcallBridge | null): SubcallBridge {
+  const get = (): SubcallBridge => {
+    const t = target();
+    if (t === null) throw new Error('sub-call before the run was ready');
+    return t;
+  };
+  return {
+    llmQuery: (p, m, s) => get().llmQuery(p, m, s),
+    llmQueryBatched: (p, m, s) => get().llmQueryBatched(p, m, s),
+    rlmQuery: (p, m, s) => get().rlmQuery(p, m, s),
+    rlmQueryBatched: (p, m, s) => get().rlmQueryBatched(p, m, s),
+  };
+}

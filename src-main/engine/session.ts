@@ -1,0 +1,138 @@
+// A session: one root completion, or several sharing one REPL (multi-turn). Owns the
+// REPLs of its runs and the ids of everything in it.
+import type { EventSink, RunId } from '../../src-shared/events.ts';
+import { asCallId, asRunId } from '../../src-shared/events.ts';
+import { contextWindowFor } from '../lm/context-windows.ts';
+import { createIsolatedRepl } from '../sandbox/isolated-repl.ts';
+import type { HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
+import type { RlmConfig, ToolSpec } from './config.ts';
+import { DEFAULTS, limitsOf, validateConfig } from './config.ts';
+import { forwardingBridge, RlmRun, type RunOutcome, type SessionServices } from './run.ts';
+import { UsageLedger } from './usage-ledger.ts';
+
+export type ReplFactory = (options: ReplOptions) => Promise<Repl>;
+
+export interface SessionOptions {
+  sink: EventSink;
+  /** Keep one REPL across completions: `context_N` and `history_N` accumulate. */
+  persistent?: boolean;
+  /** Replaces the isolated-vm REPL (tests, other backends). */
+  replFactory?: ReplFactory;
+}
+
+export interface CompletionOptions {
+  signal?: AbortSignal;
+}
+
+function toolValues(tools: Record<string, ToolSpec>): Record<string, HostFunction | SandboxValue> {
+  return Object.fromEntries(Object.entries(tools).map(([k, t]) => [k, t.value]));
+}
+
+export class RlmSession {
+  private readonly config: RlmConfig;
+  private readonly opts: SessionOptions;
+  private readonly services: SessionServices;
+  private readonly replFactory: ReplFactory;
+  private repl: Repl | null = null;
+  private current: RlmRun | null = null;
+  private turns = 0;
+  private histories = 0;
+  private runCounter = 0;
+  private callCounter = 0;
+  private batchCounter = 0;
+  private closed = false;
+
+  constructor(config: RlmConfig, opts: SessionOptions) {
+    validateConfig(config);
+    this.config = config;
+    this.opts = opts;
+    this.replFactory = opts.replFactory ?? createIsolatedRepl;
+    this.services = {
+      config,
+      sink: opts.sink,
+      newRunId: () => asRunId(`run-${this.runCounter++}`),
+      newCallId: () => asCallId(`call-${this.callCounter++}`),
+      newBatchId: () => `batch-${this.batchCounter++}`,
+      createChildRepl: async (context, tools, bridge) => {
+        const repl = await this.replFactory(this.replOptions(tools, bridge));
+        await repl.addContext(0, context);
+        return repl;
+      },
+      contextWindow: config.contextWindow ?? contextWindowFor(config.model),
+    };
+  }
+
+  private replOptions(tools: Record<string, ToolSpec>, bridge: SubcallBridge): ReplOptions {
+    const s = { ...DEFAULTS.sandbox, ...this.config.sandbox };
+    return {
+      bridge,
+      tools: toolValues(tools),
+      memoryLimitMb: s.memoryLimitMb,
+      cpuLimitMs: s.blockCpuMs,
+      wallLimitMs: s.blockWallMs,
+      finalVar: this.config.finalPatterns ?? false,
+    };
+  }
+
+  /** The root run's REPL of the completion in progress (or the persistent one). */
+  get activeRepl(): Repl | null {
+    return this.repl;
+  }
+
+  /** Answers `query` over `context`; in a persistent session the REPL carries over. */
+  async completion(context: SandboxValue, query: string | null, opts: CompletionOptions = {}): Promise<RunOutcome> {
+    if (this.closed) throw new Error('session is closed');
+    if (this.current !== null) throw new Error('a completion is already running in this session');
+    const persistent = this.opts.persistent ?? false;
+    const turn = this.turns++;
+    const runId: RunId = this.services.newRunId();
+    const tools = this.config.tools ?? {};
+    const limits = limitsOf(this.config);
+    let run: RlmRun | null = null;
+    try {
+      if (this.repl === null || !persistent) {
+        this.repl = await this.replFactory(this.replOptions(tools, forwardingBridge(() => this.current)));
+      }
+      const contextIndex = persistent ? turn : 0;
+      await this.repl.addContext(contextIndex, context);
+      run = new RlmRun({
+        services: this.services,
+        runId,
+        parentRunId: null,
+        spawnedBy: null,
+        depth: 0,
+        turn,
+        model: this.config.model,
+        query,
+        context,
+        repl: this.repl,
+        tools,
+        ledger: new UsageLedger(),
+        budgetUsd: limits.maxBudgetUsd,
+        deadline: limits.maxTimeoutMs === null ? null : performance.now() + limits.maxTimeoutMs,
+        signal: opts.signal,
+        contextCount: contextIndex + 1,
+        historyCount: persistent ? this.histories : 0,
+        compaction: this.config.compaction ?? false,
+      });
+      this.current = run;
+      const outcome = await run.run();
+      if (persistent && outcome.stopReason !== 'cancelled') {
+        await this.repl.addHistory(this.histories++, outcome.messages as unknown as SandboxValue);
+      }
+      return outcome;
+    } finally {
+      this.current = null;
+      if (!persistent || opts.signal?.aborted) {
+        this.repl?.dispose();
+        this.repl = null;
+      }
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.repl?.dispose();
+    this.repl = null;
+  }
+}

@@ -1,0 +1,52 @@
+// Spending of one run and everything below it. Every model call is added exactly once, to
+// the run that made it; the sum flows up to every ancestor so each run's limits see its
+// whole subtree.
+import type { Usage } from '../../src-shared/events.ts';
+
+export interface Totals {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  /** True once any call had a known cost; a session whose cost is unknown reports null. */
+  costKnown: boolean;
+  calls: number;
+}
+
+export class UsageLedger {
+  readonly totals: Totals = { inputTokens: 0, outputTokens: 0, costUsd: 0, costKnown: false, calls: 0 };
+  private readonly parent: UsageLedger | null;
+
+  constructor(parent: UsageLedger | null = null) {
+    this.parent = parent;
+  }
+
+  add(usage: Usage): void {
+    for (let l: UsageLedger | null = this; l !== null; l = l.parent) {
+      l.totals.inputTokens += usage.inputTokens;
+      l.totals.outputTokens += usage.outputTokens;
+      l.totals.calls += 1;
+      if (usage.costUsd !== null) {
+        l.totals.costUsd += usage.costUsd;
+        l.totals.costKnown = true;
+      }
+    }
+  }
+
+  get tokens(): number {
+    return this.totals.inputTokens + this.totals.outputTokens;
+  }
+
+  summary(): Usage & { calls: number } {
+    const t = this.totals;
+    return {
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+      costUsd: t.costKnown ? roundUsd(t.costUsd) : null,
+      calls: t.calls,
+    };
+  }
+}
+
+export function roundUsd(x: number): number {
+  return Math.round(x * 1e9) / 1e9;
+}

@@ -1,0 +1,93 @@
+// `rlm-studio mock-llm`: the deterministic OpenAI-compatible server, in the foreground until
+// SIGINT/SIGTERM. The "listening" line on stdout is a contract: scripts wait for it and read
+// the base URL from it.
+import { InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
+import { UsageError } from '../errors.ts';
+import { startMockLlm } from '../../mock-llm/server.ts';
+import type { Policy } from '../../mock-llm/policy.ts';
+import { loadScriptPolicy, ScriptError } from '../../mock-llm/policies/script.ts';
+
+interface MockLlmCliOptions {
+  port: number;
+  host: string;
+  latencyMs: number;
+  script?: string;
+  costPerMtok?: number;
+  failEvery?: number;
+  failStatus: number;
+  failRetryAfterMs?: number;
+}
+
+function intArg(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}, got "${value}".`);
+    }
+    return n;
+  };
+}
+
+function nonNegativeNumber(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0) {
+      throw new InvalidArgumentError(`${name} must be a number ≥ 0, got "${value}".`);
+    }
+    return n;
+  };
+}
+
+export function registerMockLlm(program: Command): void {
+  program
+    .command('mock-llm')
+    .description('Run a deterministic OpenAI-compatible server that plays an RLM (for demos, tests and benchmarks).')
+    .option('--port <n>', 'port to listen on (0 = any free port)', intArg('--port', 0, 65535), 0)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--latency-ms <n>', 'fixed delay before each reply, in milliseconds', intArg('--latency-ms', 0), 0)
+    .option('--script <file>', 'JSON file of scripted reply rules (see src-main/mock-llm/README.md)')
+    .option('--cost-per-mtok <usd>', 'report an OpenRouter-style usage.cost at this USD per million tokens', nonNegativeNumber('--cost-per-mtok'))
+    .option('--fail-every <n>', 'fail every Nth chat request (N, 2N, …) with --fail-status', intArg('--fail-every', 1))
+    .option('--fail-status <code>', 'HTTP status of injected failures', intArg('--fail-status', 400, 599), 500)
+    .option('--fail-retry-after-ms <n>', 'send retry-after-ms with injected failures', intArg('--fail-retry-after-ms', 0))
+    .action(async (opts: MockLlmCliOptions) => {
+      let policy: Policy | undefined;
+      if (opts.script !== undefined) {
+        try {
+          policy = await loadScriptPolicy(opts.script);
+        } catch (err) {
+          if (err instanceof ScriptError) throw new UsageError(err.message);
+          throw err;
+        }
+      }
+      let server;
+      try {
+        server = await startMockLlm({
+          port: opts.port,
+          host: opts.host,
+          latencyMs: opts.latencyMs,
+          costPerMTok: opts.costPerMtok ?? null,
+          failStatus: opts.failStatus,
+          ...(policy ? { policy } : {}),
+          ...(opts.failEvery !== undefined ? { failEvery: opts.failEvery } : {}),
+          ...(opts.failRetryAfterMs !== undefined ? { failRetryAfterMs: opts.failRetryAfterMs } : {}),
+        });
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if (code === 'EADDRINUSE') throw new UsageError(`port ${opts.port} on ${opts.host} is already in use`);
+        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on host ${opts.host}`);
+        throw err;
+      }
+      process.stdout.write(`mock-llm listening on ${server.url}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void server.close().then(resolve);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}

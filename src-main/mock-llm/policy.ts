@@ -1,0 +1,137 @@
+// What the mock model says. A Policy is a pure function from a chat request to a reply:
+// same request, same reply. `classify` reads a request the way our engine builds it
+// (src-main/engine/prompts.ts), so policies can tell RLM turns from sub-LM calls.
+import { MARKERS } from '../engine/prompts.ts';
+
+/** A chat message as it arrives over the wire (roles other than ours are tolerated). */
+export interface MockMessage {
+  role: string;
+  content: string;
+}
+
+export interface PolicyRequest {
+  model: string;
+  messages: MockMessage[];
+}
+
+export type Policy = (req: PolicyRequest) => string;
+
+/**
+ * rlm: a turn of an RLM (system prompt present); final: the last-chance answer request;
+ * compaction: the summary request; sub: a plain sub-LM call (no RLM system prompt).
+ */
+export type RequestKind = 'rlm' | 'final' | 'compaction' | 'sub';
+
+export interface Classified {
+  kind: RequestKind;
+  /** The system prompt, or '' for a sub call. */
+  system: string;
+  /** The RLM's query; null for a child RLM (its context is the prompt its parent passed) and for sub calls. */
+  query: string | null;
+  /** From "Turn i/N:" in the latest user message that has one; null when absent. */
+  turn: number | null;
+  maxTurns: number | null;
+  /** Content of the last user message ('' when none). */
+  lastUser: string;
+  /** Every REPL-output message, oldest first (what the code printed, errors included). */
+  replOutputs: string[];
+  /** `[scenario:step] value` lines printed by earlier code or kept by a compaction summary. */
+  tags: Tag[];
+  /** How many assistant replies the history holds (turns already taken since the last compaction). */
+  assistantTurns: number;
+}
+
+export interface Tag {
+  scope: string;
+  step: string;
+  value: string;
+}
+
+/** Tag lines start a line: `[needle:candidate] 4827193`. Code that prints them never puts them at a line start. */
+const TAG_LINE = /^\[([a-z][\w-]*):([a-z][\w-]*)\] ?(.*)$/gm;
+
+export function classify(req: PolicyRequest): Classified {
+  const msgs = req.messages;
+  const first = msgs[0];
+  const system = first && first.role === 'system' && first.content.includes(MARKERS.system) ? first.content : '';
+  const users = msgs.filter((m) => m.role === 'user');
+  const lastUser = users.at(-1)?.content ?? '';
+  const replOutputs = users.map((m) => m.content).filter((c) => c.includes(MARKERS.replOutput));
+
+  let kind: RequestKind = 'sub';
+  if (system) {
+    if (lastUser.includes(MARKERS.finalAnswerRequest)) kind = 'final';
+    else if (lastUser.includes(MARKERS.compactionRequest)) kind = 'compaction';
+    else kind = 'rlm';
+  }
+
+  let query: string | null = null;
+  let turn: number | null = null;
+  let maxTurns: number | null = null;
+  const tags: Tag[] = [];
+  if (system) {
+    for (const m of msgs) {
+      if (m.role === 'system') continue;
+      if (query === null) query = findQuery(m.content);
+      if (m.role === 'assistant') continue;
+      for (const t of m.content.matchAll(TAG_LINE)) tags.push({ scope: t[1]!, step: t[2]!, value: t[3]!.trim() });
+    }
+    for (let i = users.length - 1; i >= 0 && turn === null; i--) {
+      const t = MARKERS.turn.exec(users[i]!.content);
+      if (t) {
+        turn = Number(t[1]);
+        maxTurns = Number(t[2]);
+      }
+    }
+  }
+  return {
+    kind,
+    system,
+    query,
+    turn,
+    maxTurns,
+    lastUser,
+    replOutputs,
+    tags,
+    assistantTurns: msgs.filter((m) => m.role === 'assistant').length,
+  };
+}
+
+function findQuery(text: string): string | null {
+  const at = text.startsWith(MARKERS.query) ? 0 : text.indexOf(`\n${MARKERS.query}`);
+  if (at < 0) return null;
+  const start = at === 0 ? MARKERS.query.length : at + 1 + MARKERS.query.length;
+  const end = text.indexOf('\n', start);
+  return (end < 0 ? text.slice(start) : text.slice(start, end)).trim();
+}
+
+/** The last tag with this scope and step, or null. */
+export function lastTag(c: Classified, scope: string, step: string): string | null {
+  for (let i = c.tags.length - 1; i >= 0; i--) {
+    const t = c.tags[i]!;
+    if (t.scope === scope && t.step === step) return t.value;
+  }
+  return null;
+}
+
+export function hasTag(c: Classified, scope: string, step?: string): boolean {
+  return c.tags.some((t) => t.scope === scope && (step === undefined || t.step === step));
+}
+
+/** `Name: message` of an error in the latest REPL output, or null. */
+export function lastReplError(c: Classified): string | null {
+  const out = c.replOutputs.at(-1);
+  if (!out) return null;
+  const m = /^([A-Z]\w*(?:Error|Exception)): (.*)$/m.exec(out);
+  return m ? `${m[1]}: ${m[2]}` : null;
+}
+
+/** Deterministic 32-bit FNV-1a hash, for choosing among phrasings without randomness. */
+export function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

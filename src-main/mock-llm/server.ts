@@ -1,0 +1,297 @@
+// A deterministic OpenAI-compatible chat server over real HTTP (node:http), for demos,
+// tests and benchmarks. Replies come from a Policy; everything else (latency, injected
+// failures, usage, reported cost, SSE streaming) is the server's. Latency is a timer, never
+// a busy wait, so hundreds of concurrent calls overlap; a client that disconnects mid-call
+// cancels its timer and is counted, not crashed on.
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { z } from 'zod';
+import type { MockMessage, Policy } from './policy.ts';
+import { NoRuleMatchedError } from './policies/script.ts';
+import { scenariosPolicy } from './policies/scenarios.ts';
+
+export interface MockLlmOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Fixed delay before each chat reply (before the first chunk when streaming). Default 0. */
+  latencyMs?: number;
+  /** Default: the built-in scenarios policy. */
+  policy?: Policy;
+  /** When set, usage carries an OpenRouter-style `cost` = total tokens × this / 1e6. */
+  costPerMTok?: number | null;
+  /** Every Nth chat request (1-based: N, 2N, …) fails with `failStatus`. 0 or absent: never. */
+  failEvery?: number;
+  /** Default 500. */
+  failStatus?: number;
+  /** Sent as `retry-after-ms` on injected failures, so clients can retry fast in tests. */
+  failRetryAfterMs?: number;
+  /** Listed by GET /v1/models. Any model name is accepted in chat requests. */
+  models?: string[];
+  /** Largest accepted request body. Default 64 MiB. */
+  maxBodyBytes?: number;
+}
+
+export interface MockLlmStats {
+  /** Chat completion requests received, injected failures and bad requests included. */
+  requests: number;
+  /** Replies fully sent. */
+  completions: number;
+  /** Injected failures sent. */
+  failures: number;
+  /** Calls whose client went away before the reply was complete. */
+  aborted: number;
+  inFlight: number;
+  maxInFlight: number;
+}
+
+export interface MockLlmServer {
+  /** Base URL ending in /v1, e.g. http://127.0.0.1:41234/v1 */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+  stats(): MockLlmStats;
+}
+
+export const DEFAULT_MOCK_MODELS = ['mock-llm', 'mock-root', 'mock-sub'];
+
+const ContentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
+const WireMessage = z.looseObject({
+  role: z.string({ error: 'each message needs a string "role"' }),
+  content: z.union([z.string(), z.array(ContentPart), z.null()]).optional(),
+});
+const ChatBody = z.looseObject({
+  model: z.string({ error: '"model" must be a string' }).min(1, '"model" must not be empty'),
+  messages: z.array(WireMessage, { error: '"messages" must be an array' }).min(1, '"messages" must not be empty'),
+  stream: z.boolean().nullable().optional(),
+  stream_options: z.looseObject({ include_usage: z.boolean().nullable().optional() }).nullable().optional(),
+});
+type ChatBody = z.infer<typeof ChatBody>;
+
+class HttpError extends Error {
+  readonly status: number;
+  readonly type: string;
+  constructor(status: number, message: string, type = 'invalid_request_error') {
+    super(message);
+    this.status = status;
+    this.type = type;
+  }
+}
+
+export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmServer> {
+  const policy = opts.policy ?? scenariosPolicy;
+  const latencyMs = Math.max(0, opts.latencyMs ?? 0);
+  const failEvery = Math.max(0, Math.floor(opts.failEvery ?? 0));
+  const failStatus = opts.failStatus ?? 500;
+  const maxBody = opts.maxBodyBytes ?? 64 * 1024 * 1024;
+  const models = opts.models ?? DEFAULT_MOCK_MODELS;
+  const stats: MockLlmStats = { requests: 0, completions: 0, failures: 0, aborted: 0, inFlight: 0, maxInFlight: 0 };
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      // Last resort: a bug in the handler must cost one request, not the server.
+      if (!res.headersSent && !res.destroyed) sendError(res, 500, `mock-llm internal error: ${messageOf(err)}`, 'server_error');
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
+
+    if (path === '/v1/models' && (req.method === 'GET' || req.method === 'HEAD')) {
+      sendJson(res, 200, {
+        object: 'list',
+        data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'rlm-studio-mock' })),
+      });
+      return;
+    }
+    if (path !== '/v1/chat/completions') {
+      sendError(res, 404, `mock-llm has no ${req.method ?? 'GET'} ${path}; it serves POST /v1/chat/completions and GET /v1/models`, 'not_found');
+      return;
+    }
+    if (req.method !== 'POST') {
+      sendError(res, 405, `use POST for /v1/chat/completions, not ${req.method ?? '?'}`);
+      return;
+    }
+
+    stats.requests += 1;
+    const n = stats.requests;
+    stats.inFlight += 1;
+    stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+    // Gone = the client closed the connection before we finished (an aborted call).
+    const gone = new AbortController();
+    res.on('close', () => {
+      stats.inFlight -= 1;
+      if (!res.writableFinished) {
+        stats.aborted += 1;
+        gone.abort();
+      }
+    });
+
+    try {
+      const body = parseChatBody(await readBody(req, maxBody));
+      if (failEvery > 0 && n % failEvery === 0) {
+        stats.failures += 1;
+        const headers: Record<string, string> = {};
+        if (opts.failRetryAfterMs !== undefined) headers['retry-after-ms'] = String(opts.failRetryAfterMs);
+        sendError(res, failStatus, `mock-llm injected failure (request ${n}, every ${failEvery})`, failStatus === 429 ? 'rate_limit_error' : 'server_error', headers);
+        return;
+      }
+      const messages = body.messages.map(toMockMessage);
+      let reply: string;
+      try {
+        reply = policy({ model: body.model, messages });
+      } catch (err) {
+        if (err instanceof NoRuleMatchedError) throw new HttpError(400, err.message);
+        throw new HttpError(500, `mock-llm policy failed: ${messageOf(err)}`, 'server_error');
+      }
+      if (latencyMs > 0) {
+        try {
+          await delay(latencyMs, undefined, { signal: gone.signal });
+        } catch {
+          return; // the client left while we were "thinking"
+        }
+      }
+      if (gone.signal.aborted) return;
+      const usage = usageFor(messages, reply, opts.costPerMTok ?? null);
+      const id = `chatcmpl-mock-${n}`;
+      if (body.stream) sendStream(res, id, body, reply, usage);
+      else sendCompletion(res, id, body.model, reply, usage);
+      stats.completions += 1;
+    } catch (err) {
+      if (err instanceof HttpError) sendError(res, err.status, err.message, err.type);
+      else throw err;
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${addr.port}/v1`,
+    port: addr.port,
+    stats: () => ({ ...stats }),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        reject(new HttpError(413, `request body larger than ${max} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+    req.on('aborted', () => reject(new HttpError(499, 'client closed the request')));
+  });
+}
+
+function parseChatBody(text: string): ChatBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new HttpError(400, `request body is not valid JSON: ${messageOf(err)}`);
+  }
+  const res = ChatBody.safeParse(value);
+  if (!res.success) {
+    const problems = res.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message));
+    throw new HttpError(400, `malformed chat completion request: ${problems.join('; ')}`);
+  }
+  return res.data;
+}
+
+function toMockMessage(m: z.infer<typeof WireMessage>): MockMessage {
+  const c = m.content;
+  const content = typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => p.text ?? '').join('') : '';
+  return { role: m.role, content };
+}
+
+interface WireUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost?: number;
+}
+
+/** ceil(chars / 4) each way: deterministic and close enough to real tokenisers for budgets. */
+export function usageFor(messages: MockMessage[], reply: string, costPerMTok: number | null): WireUsage {
+  const promptChars = messages.reduce((n, m) => n + m.content.length, 0);
+  const prompt_tokens = Math.ceil(promptChars / 4);
+  const completion_tokens = Math.ceil(reply.length / 4);
+  const total_tokens = prompt_tokens + completion_tokens;
+  const usage: WireUsage = { prompt_tokens, completion_tokens, total_tokens };
+  if (costPerMTok !== null) usage.cost = (total_tokens * costPerMTok) / 1_000_000;
+  return usage;
+}
+
+function sendCompletion(res: ServerResponse, id: string, model: string, reply: string, usage: WireUsage): void {
+  sendJson(res, 200, {
+    id,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: reply, refusal: null }, finish_reason: 'stop', logprobs: null }],
+    usage,
+  });
+}
+
+const STREAM_PIECE_CHARS = 64;
+
+function sendStream(res: ServerResponse, id: string, body: ChatBody, reply: string, usage: WireUsage): void {
+  if (res.destroyed) return;
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): string =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices, ...extra })}\n\n`;
+  const out: string[] = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
+  for (let i = 0; i < reply.length; i += STREAM_PIECE_CHARS) {
+    out.push(chunk([{ index: 0, delta: { content: reply.slice(i, i + STREAM_PIECE_CHARS) }, finish_reason: null }]));
+  }
+  out.push(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+  if (body.stream_options?.include_usage) out.push(chunk([], { usage }));
+  out.push('data: [DONE]\n\n');
+  res.end(out.join(''));
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  if (res.destroyed || res.headersSent) return;
+  const text = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, status: number, message: string, type = 'invalid_request_error', headers: Record<string, string> = {}): void {
+  sendJson(res, status, { error: { message, type, code: status } }, headers);
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,374 @@
+// Totals, critical paths and distributions over the run tree. Every model call's usage is
+// counted exactly once: turn/final/compaction replies on `model.reply`, plain sub-calls on
+// their `subcall.end` (a child run's subcall.end carries zero; the child's own replies count).
+import type { CallId, RunId } from '../events.ts';
+import { blocksOf, walkRuns } from './reducer.ts';
+import type { CallNode, IterationNode, RunNode, TrajectoryState } from './types.ts';
+
+export interface Totals {
+  runs: number;
+  iterations: number;
+  codeBlocks: number;
+  /** Plain sub-LM calls, including `rlm_query` that fell back to a plain call at max depth. */
+  llmCalls: number;
+  /** Child RLM runs spawned. */
+  rlmCalls: number;
+  /** Code blocks that raised. */
+  errors: number;
+  /** Model calls of any kind (turns, default answers, compactions, plain sub-calls). */
+  modelCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Known costs summed; calls without a price count as 0 (see `unpricedCalls`). */
+  costUsd: number;
+  unpricedCalls: number;
+  /** Σ model reply latencies (the run's own LM time). */
+  lmMs: number;
+  /** Σ code block durations (sandbox time, sub-calls made from code included). */
+  sandboxMs: number;
+  /** Σ latencies of plain sub-calls. */
+  subcallLmMs: number;
+  /** Largest number of sub-calls made by one block. */
+  maxFanOut: number;
+}
+
+export function emptyTotals(): Totals {
+  return {
+    runs: 0,
+    iterations: 0,
+    codeBlocks: 0,
+    llmCalls: 0,
+    rlmCalls: 0,
+    errors: 0,
+    modelCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    unpricedCalls: 0,
+    lmMs: 0,
+    sandboxMs: 0,
+    subcallLmMs: 0,
+    maxFanOut: 0,
+  };
+}
+
+export function addTotals(into: Totals, t: Totals): Totals {
+  into.runs += t.runs;
+  into.iterations += t.iterations;
+  into.codeBlocks += t.codeBlocks;
+  into.llmCalls += t.llmCalls;
+  into.rlmCalls += t.rlmCalls;
+  into.errors += t.errors;
+  into.modelCalls += t.modelCalls;
+  into.inputTokens += t.inputTokens;
+  into.outputTokens += t.outputTokens;
+  into.costUsd += t.costUsd;
+  into.unpricedCalls += t.unpricedCalls;
+  into.lmMs += t.lmMs;
+  into.sandboxMs += t.sandboxMs;
+  into.subcallLmMs += t.subcallLmMs;
+  into.maxFanOut = Math.max(into.maxFanOut, t.maxFanOut);
+  return into;
+}
+
+function addUsage(t: Totals, usage: { inputTokens: number; outputTokens: number; costUsd: number | null }): void {
+  t.modelCalls++;
+  t.inputTokens += usage.inputTokens;
+  t.outputTokens += usage.outputTokens;
+  if (usage.costUsd === null) t.unpricedCalls++;
+  else t.costUsd += usage.costUsd;
+}
+
+/** Is this sub-call a child RLM run (as opposed to a plain call, leaf fallbacks included)? */
+export function isChildRunCall(call: CallNode): boolean {
+  return call.start.kind === 'rlm' && !call.start.leaf && call.start.childRunId !== null;
+}
+
+export function iterationTotals(state: TrajectoryState, it: IterationNode): Totals {
+  const t = emptyTotals();
+  t.iterations = 1;
+  if (it.reply) {
+    addUsage(t, it.reply.usage);
+    t.lmMs += it.reply.latencyMs;
+  }
+  for (const r of it.compactionReplies) {
+    addUsage(t, r.usage);
+    t.lmMs += r.latencyMs;
+  }
+  for (const b of blocksOf(it)) {
+    t.codeBlocks++;
+    if (b.end) {
+      t.sandboxMs += b.end.durationMs;
+      if (b.end.error !== null) t.errors++;
+    }
+    t.maxFanOut = Math.max(t.maxFanOut, b.calls.length);
+    for (const id of b.calls) {
+      const call = state.calls.get(id);
+      if (!call) continue;
+      if (isChildRunCall(call)) {
+        t.rlmCalls++;
+        // A child run's usage is on its own events; count anything here only if non-zero.
+        if (call.end && (call.end.usage.inputTokens > 0 || call.end.usage.outputTokens > 0)) addUsage(t, call.end.usage);
+      } else {
+        t.llmCalls++;
+        if (call.end) {
+          addUsage(t, call.end.usage);
+          t.subcallLmMs += call.end.latencyMs;
+        }
+      }
+    }
+  }
+  return t;
+}
+
+/** Wall time of one run: its run.end duration, else the span of its events. */
+export function runWallMs(run: RunNode): number {
+  if (run.end) return run.end.durationMs;
+  return Math.max(0, run.lastT - (run.start ? run.start.t : run.firstT));
+}
+
+/** Totals of one run's own work (children excluded; `rlmCalls` counts the children it spawned). */
+export function runOwnTotals(state: TrajectoryState, run: RunNode): Totals {
+  const t = emptyTotals();
+  t.runs = 1;
+  for (const it of run.iterations) addTotals(t, iterationTotals(state, it));
+  return t;
+}
+
+/** Totals of a run and all its descendants. */
+export function runTotals(state: TrajectoryState, runId: RunId): Totals {
+  const t = emptyTotals();
+  for (const run of walkRuns(state, runId)) addTotals(t, runOwnTotals(state, run));
+  return t;
+}
+
+export interface DepthTotals extends Totals {
+  depth: number;
+}
+
+/** Totals per depth (0 = root runs), over all sessions. */
+export function depthTotals(state: TrajectoryState): DepthTotals[] {
+  const out: DepthTotals[] = [];
+  for (const run of walkRuns(state)) {
+    let d = out[run.depth];
+    if (!d) {
+      d = { ...emptyTotals(), depth: run.depth };
+      out[run.depth] = d;
+    }
+    addTotals(d, runOwnTotals(state, run));
+  }
+  return out.filter((d): d is DepthTotals => d !== undefined);
+}
+
+export interface SessionTotals extends Totals {
+  rootRunId: RunId;
+  turn: number;
+  maxDepth: number;
+  wallMs: number;
+}
+
+/** One entry per root run (a completion; a multi-turn file has several). */
+export function sessionTotals(state: TrajectoryState): SessionTotals[] {
+  return state.roots.map((rootId) => {
+    const root = state.runs.get(rootId) as RunNode;
+    let maxDepth = 0;
+    const t = emptyTotals();
+    for (const run of walkRuns(state, rootId)) {
+      maxDepth = Math.max(maxDepth, run.depth);
+      addTotals(t, runOwnTotals(state, run));
+    }
+    return { ...t, rootRunId: rootId, turn: root.turn, maxDepth, wallMs: runWallMs(root) };
+  });
+}
+
+/** The summary `rlm-studio stats --json` prints: exactly these keys, all numbers. */
+export interface LogStats {
+  sessions: number;
+  runs: number;
+  maxDepth: number;
+  iterations: number;
+  codeBlocks: number;
+  llmCalls: number;
+  rlmCalls: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  wallMs: number;
+}
+
+export function logStats(state: TrajectoryState): LogStats {
+  const t = emptyTotals();
+  let maxDepth = 0;
+  for (const run of walkRuns(state)) {
+    maxDepth = Math.max(maxDepth, run.depth);
+    addTotals(t, runOwnTotals(state, run));
+  }
+  let wallMs = 0;
+  for (const rootId of state.roots) {
+    const root = state.runs.get(rootId);
+    if (root) wallMs += runWallMs(root);
+  }
+  return {
+    sessions: state.roots.length,
+    runs: t.runs,
+    maxDepth,
+    iterations: t.iterations,
+    codeBlocks: t.codeBlocks,
+    llmCalls: t.llmCalls,
+    rlmCalls: t.rlmCalls,
+    errors: t.errors,
+    inputTokens: t.inputTokens,
+    outputTokens: t.outputTokens,
+    // Sums of float prices drift in the last digits; micro-dollars are plenty.
+    costUsd: Math.round(t.costUsd * 1e6) / 1e6,
+    wallMs: Math.round(wallMs),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Critical path
+
+export interface PathStep {
+  kind: 'model' | 'block' | 'llm' | 'rlm';
+  runId: RunId;
+  iteration: number;
+  block: number | null;
+  callId: CallId | null;
+  startT: number;
+  endT: number;
+  ms: number;
+}
+
+/**
+ * The chain of work that determined a run's wall time: each iteration's model reply, then
+ * each block; inside a block, walking back from its end, the sub-call that finished last,
+ * then the one that finished last before that one started, and so on (concurrent calls
+ * off the chain are hidden behind the chain). A child run on the chain is expanded into
+ * its own critical path. Block time not covered by calls is a 'block' step.
+ */
+export function criticalPath(state: TrajectoryState, runId: RunId): PathStep[] {
+  const run = state.runs.get(runId);
+  if (!run) return [];
+  const steps: PathStep[] = [];
+  for (const it of run.iterations) {
+    const reply = it.reply;
+    if (reply) {
+      steps.push({ kind: 'model', runId, iteration: it.iteration, block: null, callId: null, startT: reply.t - reply.latencyMs, endT: reply.t, ms: reply.latencyMs });
+    }
+    for (const b of blocksOf(it)) {
+      if (!b.end) continue;
+      const blockStart = b.start ? b.start.t : b.end.t - b.end.durationMs;
+      const chain: CallNode[] = [];
+      let cursor = b.end.t;
+      const calls = b.calls.map((id) => state.calls.get(id)).filter((c): c is CallNode => c !== undefined && c.end !== null);
+      for (;;) {
+        let best: CallNode | null = null;
+        for (const c of calls) {
+          const end = (c.end as NonNullable<CallNode['end']>).t;
+          if (end <= cursor && c.start.t >= blockStart && (!best || end > (best.end as NonNullable<CallNode['end']>).t)) best = c;
+        }
+        if (!best) break;
+        chain.unshift(best);
+        cursor = best.start.t;
+        calls.splice(calls.indexOf(best), 1);
+      }
+      let covered = 0;
+      const inner: PathStep[] = [];
+      for (const c of chain) {
+        const end = c.end as NonNullable<CallNode['end']>;
+        const ms = end.t - c.start.t;
+        covered += ms;
+        if (isChildRunCall(c) && c.start.childRunId) inner.push(...criticalPath(state, c.start.childRunId));
+        else inner.push({ kind: isChildRunCall(c) ? 'rlm' : 'llm', runId, iteration: it.iteration, block: b.block, callId: c.id, startT: c.start.t, endT: end.t, ms });
+      }
+      const own = Math.max(0, b.end.durationMs - covered);
+      steps.push({ kind: 'block', runId, iteration: it.iteration, block: b.block, callId: null, startT: blockStart, endT: b.end.t, ms: own });
+      steps.push(...inner);
+    }
+  }
+  return steps;
+}
+
+// ---------------------------------------------------------------------------------------
+// Distributions across many sessions
+
+/** Linear-interpolated percentile (p in 0..100) of unsorted values; NaN for none. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const pos = (Math.min(100, Math.max(0, p)) / 100) * (sorted.length - 1);
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  const a = sorted[lo] as number;
+  const b = sorted[hi] as number;
+  return a + (b - a) * (pos - lo);
+}
+
+export interface Quartiles {
+  p25: number;
+  p50: number;
+  p75: number;
+  p95: number;
+  min: number;
+  max: number;
+  mean: number;
+  n: number;
+}
+
+export function quartiles(values: readonly number[]): Quartiles {
+  const n = values.length;
+  let sum = 0;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const v of values) {
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  return {
+    p25: percentile(values, 25),
+    p50: percentile(values, 50),
+    p75: percentile(values, 75),
+    p95: percentile(values, 95),
+    min: n ? min : Number.NaN,
+    max: n ? max : Number.NaN,
+    mean: n ? sum / n : Number.NaN,
+    n,
+  };
+}
+
+export interface Histogram {
+  /** bins + 1 edges, ascending; bin i is [edges[i], edges[i+1]) and the last bin is closed. */
+  edges: number[];
+  counts: number[];
+}
+
+export function histogram(values: readonly number[], bins = 20, range?: { min: number; max: number }): Histogram {
+  const count = Math.max(1, Math.floor(bins));
+  let min = range?.min ?? Number.POSITIVE_INFINITY;
+  let max = range?.max ?? Number.NEGATIVE_INFINITY;
+  if (!range) for (const v of values) {
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  if (!Number.isFinite(min) || !Number.isFinite(max)) return { edges: [], counts: [] };
+  if (max === min) max = min + 1;
+  const width = (max - min) / count;
+  const edges = Array.from({ length: count + 1 }, (_, i) => min + i * width);
+  const counts: number[] = new Array<number>(count).fill(0);
+  for (const v of values) {
+    if (v < min || v > max) continue;
+    const i = Math.min(count - 1, Math.floor((v - min) / width));
+    counts[i] = (counts[i] as number) + 1;
+  }
+  return { edges, counts };
+}
+
+/** Quartiles of every stats key across many sessions (e.g. the paper's cost/runtime plots). */
+export function distributions(sessions: readonly LogStats[]): Record<keyof LogStats, Quartiles> {
+  const keys: (keyof LogStats)[] = ['sessions', 'runs', 'maxDepth', 'iterations', 'codeBlocks', 'llmCalls', 'rlmCalls', 'errors', 'inputTokens', 'outputTokens', 'costUsd', 'wallMs'];
+  const out = {} as Record<keyof LogStats, Quartiles>;
+  for (const k of keys) out[k] = quartiles(sessions.map((s) => s[k]));
+  return out;
+}

@@ -1,0 +1,314 @@
+// Reader and writer of the native `*.rlm.jsonl` format: a header line, then one event per
+// line. The reader is pure and incremental (feed it chunks or lines, it yields what it
+// could read) and never throws on bad input: every damaged line becomes a problem naming
+// the line and what is wrong, and everything readable is still returned.
+import { z } from 'zod';
+import {
+  EVENT_SCHEMA_VERSION,
+  NATIVE_FORMAT,
+  STOP_REASONS,
+  type LogHeader,
+  type TrajectoryEvent,
+} from '../events.ts';
+import { LineSplitter, ProblemLimiter, type Line, type ReadProblem } from './lines.ts';
+import { encodeLine } from './native-lines.ts';
+
+// --- schemas --------------------------------------------------------------------------
+// Loose objects: fields added later (additive, optional) pass through untouched, so a
+// convert or re-save keeps them.
+
+const num = z.number();
+const nonNegInt = z.number().int().nonnegative();
+const str = z.string();
+const runId = z.string().min(1);
+const message = z.looseObject({ role: z.enum(['system', 'user', 'assistant']), content: str });
+const usage = z.looseObject({ inputTokens: num, outputTokens: num, costUsd: num.nullable() });
+const purpose = z.enum(['turn', 'final_answer', 'compaction']);
+const resetReason = z.enum(['cpu_limit', 'wall_limit', 'memory_limit', 'crash']);
+
+const envelope = {
+  v: nonNegInt,
+  seq: nonNegInt,
+  t: num,
+  ts: str,
+  runId,
+  parentRunId: runId.nullable(),
+  depth: nonNegInt,
+};
+
+const spawnPlace = z.looseObject({ runId, iteration: num, block: num, callId: str });
+
+const eventSchema = z.discriminatedUnion('type', [
+  z.looseObject({
+    ...envelope,
+    type: z.literal('run.start'),
+    spawnedBy: spawnPlace.nullable(),
+    turn: nonNegInt,
+    model: str,
+    subModel: str.nullable(),
+    query: str.nullable(),
+    context: z.looseObject({ type: z.enum(['string', 'array', 'object']), totalChars: num, chunkLengths: z.array(num) }),
+    limits: z.looseObject({
+      maxDepth: num,
+      maxIterations: num,
+      maxBudgetUsd: num.nullable(),
+      maxTimeoutMs: num.nullable(),
+      maxTokens: num.nullable(),
+      maxErrors: num.nullable(),
+      maxConcurrency: num,
+    }),
+    messages: z.array(message),
+    tools: z.array(str),
+  }),
+  z.looseObject({ ...envelope, type: z.literal('iteration.start'), iteration: num, appended: z.array(message), historyLength: num, historyTokens: num }),
+  z.looseObject({ ...envelope, type: z.literal('model.reply'), iteration: num, purpose, model: str, text: str, usage, latencyMs: num }),
+  z.looseObject({ ...envelope, type: z.literal('model.error'), iteration: num, purpose, model: str, message: str }),
+  z.looseObject({
+    ...envelope,
+    type: z.literal('block.start'),
+    iteration: num,
+    block: nonNegInt,
+    code: str,
+    edited: z.looseObject({ original: str, byHand: z.literal(true) }).optional(),
+  }),
+  z.looseObject({
+    ...envelope,
+    type: z.literal('block.end'),
+    iteration: num,
+    block: nonNegInt,
+    stdout: str,
+    stderr: str,
+    error: z.looseObject({ name: str, message: str }).nullable(),
+    durationMs: num,
+    cpuMs: num,
+    submitted: str.nullable(),
+    variables: z.array(str),
+    replReset: resetReason.nullable(),
+  }),
+  z.looseObject({
+    ...envelope,
+    type: z.literal('subcall.start'),
+    callId: str,
+    iteration: num,
+    block: nonNegInt,
+    kind: z.enum(['llm', 'rlm']),
+    leaf: z.boolean(),
+    prompt: str,
+    model: str,
+    batch: z.looseObject({ batchId: str, index: nonNegInt, size: nonNegInt }).nullable(),
+    childRunId: runId.nullable(),
+  }),
+  z.looseObject({ ...envelope, type: z.literal('subcall.end'), callId: str, response: str, error: str.nullable(), usage, latencyMs: num }),
+  z.looseObject({ ...envelope, type: z.literal('iteration.end'), iteration: num, appended: z.array(message), finalAnswer: str.nullable(), durationMs: num }),
+  z.looseObject({ ...envelope, type: z.literal('compaction'), iteration: num, count: num, tokensBefore: num, summary: str, messages: z.array(message) }),
+  z.looseObject({ ...envelope, type: z.literal('repl.reset'), iteration: num, block: nonNegInt, reason: resetReason }),
+  z.looseObject({
+    ...envelope,
+    type: z.literal('limit'),
+    limit: z.enum(['max_iterations', 'max_budget', 'max_timeout', 'max_tokens', 'max_errors']),
+    message: str,
+  }),
+  z.looseObject({
+    ...envelope,
+    type: z.literal('run.end'),
+    answer: str.nullable(),
+    stopReason: z.enum(STOP_REASONS as [string, ...string[]]),
+    message: str.nullable(),
+    iterations: num,
+    durationMs: num,
+    usage: z.looseObject({ inputTokens: num, outputTokens: num, costUsd: num.nullable(), calls: num }),
+  }),
+]);
+
+const KNOWN_TYPES = new Set([
+  'run.start', 'iteration.start', 'model.reply', 'model.error', 'block.start', 'block.end', 'subcall.start',
+  'subcall.end', 'iteration.end', 'compaction', 'repl.reset', 'limit', 'run.end',
+]);
+
+const headerSchema = z.looseObject({
+  format: z.literal(NATIVE_FORMAT),
+  version: nonNegInt,
+  sessionId: z.string().min(1),
+  createdAt: str,
+  forkOf: z.looseObject({ logFile: str, sessionId: str, runId: str, iteration: num }).optional(),
+});
+
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid';
+  const path = issue.path.length > 0 ? `\`${issue.path.map(String).join('.')}\`: ` : '';
+  return `${path}${issue.message}`;
+}
+
+// --- validation of single values -------------------------------------------------------
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** Validates one parsed JSON value as an event of this schema version. */
+export function checkEvent(value: unknown): Checked<TrajectoryEvent> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: 'not a JSON object' };
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string') return { ok: false, message: 'no event `type`' };
+  if (!KNOWN_TYPES.has(type)) return { ok: false, message: `unknown event type "${type}" (this reader knows schema version ${EVENT_SCHEMA_VERSION})` };
+  const r = eventSchema.safeParse(value);
+  if (!r.success) return { ok: false, message: `invalid ${type} event: ${describeIssue(r.error)}` };
+  // The schema mirrors events.ts field by field; ids are plain strings on the wire.
+  return { ok: true, value: r.data as unknown as TrajectoryEvent };
+}
+
+export function checkHeader(value: unknown): Checked<LogHeader> {
+  const r = headerSchema.safeParse(value);
+  if (!r.success) return { ok: false, message: `invalid header: ${describeIssue(r.error)}` };
+  return { ok: true, value: r.data as unknown as LogHeader };
+}
+
+// --- the incremental reader ----------------------------------------------------------------
+
+export type NativeItem =
+  | { kind: 'header'; header: LogHeader; line: number }
+  | { kind: 'event'; event: TrajectoryEvent; line: number }
+  | { kind: 'problem'; problem: ReadProblem };
+
+function looksLikeHeader(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && 'format' in v && !('type' in v);
+}
+
+export class NativeReader {
+  private splitter = new LineSplitter();
+  private limiter = new ProblemLimiter();
+  private sawHeader = false;
+  private sawAnything = false;
+  private newerEvents = 0;
+  private ended = false;
+  /** Counts, for callers that want them without keeping the items. */
+  events = 0;
+  errors = 0;
+
+  /** Feeds a chunk of text; returns what the complete lines in it yield. */
+  push(chunk: string): NativeItem[] {
+    const out: NativeItem[] = [];
+    for (const line of this.splitter.push(chunk)) this.line(line, out);
+    return out;
+  }
+
+  /** Ends the input: the unterminated last line, if any, and summaries. */
+  end(): NativeItem[] {
+    if (this.ended) return [];
+    this.ended = true;
+    const out: NativeItem[] = [];
+    for (const line of this.splitter.end()) this.line(line, out);
+    if (!this.sawAnything) this.problem(out, 'empty', { line: null, severity: 'error', message: 'the file is empty: no header and no events' });
+    for (const p of this.limiter.summary()) out.push({ kind: 'problem', problem: p });
+    return out;
+  }
+
+  /** Feeds one line (without its newline); for callers that split lines themselves. */
+  pushLine(text: string, no: number, terminated = true): NativeItem[] {
+    const out: NativeItem[] = [];
+    this.line({ no, text, terminated }, out);
+    return out;
+  }
+
+  private problem(out: NativeItem[], kind: string, p: ReadProblem): void {
+    if (p.severity === 'error') this.errors++;
+    const shown = this.limiter.add(kind, p);
+    if (shown) out.push({ kind: 'problem', problem: shown });
+  }
+
+  private line(line: Line, out: NativeItem[]): void {
+    if (line.text.trim() === '') return;
+    this.sawAnything = true;
+    let value: unknown;
+    try {
+      value = JSON.parse(line.text);
+    } catch (err) {
+      if (!line.terminated) {
+        this.problem(out, 'truncated', {
+          line: line.no,
+          severity: 'warning',
+          message: `the last line is cut off (${line.text.length} characters, no newline): the run probably stopped while writing; everything before it was read`,
+        });
+      } else {
+        const why = err instanceof Error ? err.message : String(err);
+        this.problem(out, 'json', { line: line.no, severity: 'error', message: `not valid JSON (${why}); line skipped` });
+      }
+      return;
+    }
+    if (!this.sawHeader && looksLikeHeader(value)) {
+      this.header(value, line.no, out);
+      return;
+    }
+    if (!this.sawHeader) {
+      this.sawHeader = true; // Report a missing header once, then read events anyway.
+      this.problem(out, 'header', { line: line.no, severity: 'error', message: `expected the ${NATIVE_FORMAT} header line first; reading events without it` });
+    }
+    const checked = checkEvent(value);
+    const v = (value as { v?: unknown }).v;
+    if (typeof v === 'number' && v > EVENT_SCHEMA_VERSION) {
+      this.newerEvents++;
+      this.problem(out, 'newer-event', {
+        line: line.no,
+        severity: 'error',
+        message: `event version ${v} is newer than this reader understands (${EVENT_SCHEMA_VERSION}); ${checked.ok ? 'read as far as it matches' : 'skipped'}; update RLM Studio`,
+      });
+    }
+    if (!checked.ok) {
+      const kind = checked.message.startsWith('unknown event type') ? 'unknown-type' : `invalid:${(value as { type?: unknown }).type}`;
+      this.problem(out, kind, { line: line.no, severity: 'error', message: `${checked.message}; line skipped` });
+      return;
+    }
+    this.events++;
+    out.push({ kind: 'event', event: checked.value, line: line.no });
+  }
+
+  private header(value: unknown, no: number, out: NativeItem[]): void {
+    this.sawHeader = true;
+    const version = (value as { version?: unknown }).version;
+    const format = (value as { format?: unknown }).format;
+    if (format !== NATIVE_FORMAT) {
+      this.problem(out, 'header', { line: no, severity: 'error', message: `header names format "${String(format)}", expected "${NATIVE_FORMAT}"` });
+      return;
+    }
+    if (typeof version === 'number' && version > EVENT_SCHEMA_VERSION) {
+      this.problem(out, 'newer-header', {
+        line: no,
+        severity: 'error',
+        message: `the file is ${NATIVE_FORMAT} format version ${version}, newer than this reader understands (version ${EVENT_SCHEMA_VERSION}); update RLM Studio. Events that still match version ${EVENT_SCHEMA_VERSION} are shown`,
+      });
+    }
+    const checked = checkHeader(value);
+    if (!checked.ok) {
+      this.problem(out, 'header', { line: no, severity: 'error', message: checked.message });
+      return;
+    }
+    out.push({ kind: 'header', header: checked.value, line: no });
+  }
+}
+
+export interface NativeReadResult {
+  header: LogHeader | null;
+  events: TrajectoryEvent[];
+  problems: ReadProblem[];
+}
+
+/** Reads a whole native log held in memory (tests, small files). */
+export function readNativeText(text: string): NativeReadResult {
+  const reader = new NativeReader();
+  const result: NativeReadResult = { header: null, events: [], problems: [] };
+  const take = (items: NativeItem[]): void => {
+    for (const item of items) {
+      if (item.kind === 'header') result.header = item.header;
+      else if (item.kind === 'event') result.events.push(item.event);
+      else result.problems.push(item.problem);
+    }
+  };
+  take(reader.push(text));
+  take(reader.end());
+  return result;
+}
+
+/** The lines of a native log (each ending in a newline). */
+export function* encodeNative(header: LogHeader, events: Iterable<TrajectoryEvent>): Generator<string> {
+  yield encodeLine(header);
+  for (const e of events) yield encodeLine(e);
+}

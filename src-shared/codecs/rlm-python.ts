@@ -1,0 +1,981 @@
+// The reference Python library's log (alexzhang13/rlm `RLMLogger` JSONL, RLM-SPEC §13):
+// a metadata line, then one line per iteration of each completion, child RLM trajectories
+// nested in `code_blocks[].result.rlm_calls[].metadata`. Import turns it into our events
+// (each nested trajectory a child run); export writes it back from events.
+//
+// What the reference format does not say, and how we fill it in:
+// - Timestamps are local time without a zone; we read them as UTC. `t` is synthesised from
+//   them and from `iteration_time`/`execution_time`, kept monotonic.
+// - Root turns' token usage is never logged (it is returned to the caller only): those
+//   replies get zero tokens and an unknown cost. A child run's `usage_summary` (its LM
+//   handler's total) is apportioned evenly over the child's replies. Note the reference
+//   counts a child's `llm_query` calls in that total and again in their own rlm_calls
+//   entries; we import both as logged (we cannot tell them from leaf `rlm_query` calls).
+// - Plain calls and leaf `rlm_query` calls look the same (no `metadata`): both become
+//   kind 'llm' sub-calls.
+// - Child iterations' `prompt` lists are all the child's final history (RLM-SPEC Q4): we
+//   rebuild each turn's list from it. Paper-era logs send the per-turn prompt without
+//   keeping it in history; our events cannot say "transient", so rebuilt histories keep
+//   those prompts (a warning says so).
+import {
+  EVENT_SCHEMA_VERSION,
+  asCallId,
+  asRunId,
+  type CallId,
+  type ChatMessage,
+  type ContextMeta,
+  type ContextType,
+  type EventDraft,
+  type Limits,
+  type RunId,
+  type TrajectoryEvent,
+  type Usage,
+} from '../events.ts';
+import { applyEvent, blocksOf, createTrajectoryState } from '../trajectory/reducer.ts';
+import type { RunNode, TrajectoryState } from '../trajectory/types.ts';
+import { LineSplitter, ProblemLimiter, type Line, type ReadProblem } from './lines.ts';
+
+// --- raw JSON helpers -------------------------------------------------------------------
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const asObj = (v: unknown): Obj => (isObj(v) ? v : {});
+const asArr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const asStr = (v: unknown, d = ''): string => (typeof v === 'string' ? v : v === null || v === undefined ? d : JSON.stringify(v));
+const asNum = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+function asMessage(v: unknown): ChatMessage {
+  const o = asObj(v);
+  const role = o['role'] === 'system' || o['role'] === 'assistant' ? o['role'] : 'user';
+  return { role, content: asStr(o['content']) };
+}
+
+/** A final answer: a string, the legacy `[kind, text]` pair (text wins), or null. */
+function asAnswer(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v) && v.length >= 2) return asStr(v[1]);
+  if (v === null || v === undefined) return null;
+  return asStr(v);
+}
+
+/** Python `datetime.isoformat()` (no zone, up to microseconds) → epoch ms, read as UTC. */
+export function parsePyTimestamp(s: unknown): number | null {
+  if (typeof s !== 'string') return null;
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?/.exec(s);
+  if (!m) return null;
+  const base = Date.parse(`${m[1]}Z`);
+  if (Number.isNaN(base)) return null;
+  const frac = m[2] ? Number(`0.${m[2]}`) * 1000 : 0;
+  return base + frac;
+}
+
+/** Epoch ms → the reference's timestamp shape (no zone, microseconds). */
+export function formatPyTimestamp(ms: number): string {
+  const whole = Math.floor(ms);
+  const iso = new Date(whole).toISOString().slice(0, 19);
+  const micros = Math.round((ms - Math.floor(ms / 1000) * 1000) * 1000);
+  return micros === 0 ? iso : `${iso}.${String(Math.min(micros, 999_999)).padStart(6, '0')}`;
+}
+
+function sameMessage(a: ChatMessage | undefined, b: ChatMessage | undefined): boolean {
+  return a !== undefined && b !== undefined && a.role === b.role && a.content === b.content;
+}
+
+function commonPrefix(a: ChatMessage[], b: ChatMessage[]): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && sameMessage(a[i], b[i])) i++;
+  return i;
+}
+
+function estimateTokens(messages: ChatMessage[]): number {
+  let chars = 0;
+  for (const m of messages) chars += m.content.length;
+  return Math.ceil(chars / 4);
+}
+
+/** Usage of one `usage_summary`: all models summed; cost from `total_cost` where given. */
+function usageOf(summary: unknown): Usage & { calls: number } {
+  const s = asObj(summary);
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let calls = 0;
+  let modelCost: number | null = null;
+  for (const m of Object.values(asObj(s['model_usage_summaries']))) {
+    const u = asObj(m);
+    inputTokens += asNum(u['total_input_tokens']) ?? 0;
+    outputTokens += asNum(u['total_output_tokens']) ?? 0;
+    calls += asNum(u['total_calls']) ?? 0;
+    const c = asNum(u['total_cost']);
+    if (c !== null) modelCost = (modelCost ?? 0) + c;
+  }
+  const costUsd = asNum(s['total_cost']) ?? modelCost;
+  return { inputTokens, outputTokens, costUsd, calls };
+}
+
+const CONTEXT_TYPES: Record<string, ContextType> = { str: 'string', list: 'array', dict: 'object', tuple: 'array' };
+
+/** Context shape from the metadata message ("Your context is a str of 1364 total characters…"). */
+function contextFromMessages(messages: ChatMessage[]): ContextMeta {
+  for (const m of messages.slice(0, 4)) {
+    const r = /context is an? (\w+) (?:of|with) ([\d,]+) total characters/.exec(m.content);
+    if (!r) continue;
+    const totalChars = Number((r[2] ?? '0').replace(/,/g, ''));
+    const chunks = /chunks of char lengths: \[([\d,\s]*)\]/.exec(m.content);
+    const chunkLengths = chunks && chunks[1] ? chunks[1].split(',').map((x) => Number(x.trim())).filter((x) => Number.isFinite(x)) : [totalChars];
+    return { type: CONTEXT_TYPES[r[1] ?? ''] ?? 'string', totalChars, chunkLengths };
+  }
+  return { type: 'string', totalChars: 0, chunkLengths: [] };
+}
+
+function queryFromMessages(messages: ChatMessage[]): string | null {
+  for (const m of messages.slice(0, 4)) {
+    if (m.role !== 'user') continue;
+    const r = /^Answer the following: ([\s\S]*?)\n\n/.exec(m.content);
+    if (r) return r[1] ?? null;
+  }
+  return null;
+}
+
+/** `TypeError: …` from a Python traceback tail; the last such line wins. */
+export function errorFromStderr(stderr: string): { name: string; message: string } | null {
+  const text = stderr.trim();
+  if (text === '') return null;
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const r = /^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Timeout|Iteration))(?::\s?(.*))?$/.exec((lines[i] ?? '').trim());
+    if (r) return { name: (r[1] ?? 'Error').split('.').pop() ?? 'Error', message: r[2] ?? '' };
+  }
+  return { name: 'Error', message: text.length > 500 ? `${text.slice(0, 500)}…` : text };
+}
+
+function variablesOf(locals: unknown): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(asObj(locals))) {
+    if (k.startsWith('_')) continue;
+    // Modules, functions and other non-simple values are serialised as "<kind 'name'>".
+    if (typeof v === 'string' && /^<[\w.]+ /.test(v) && v.endsWith('>')) continue;
+    out.push(k);
+  }
+  return out;
+}
+
+// --- the metadata line ----------------------------------------------------------------------
+
+export interface RlmPythonMetadata {
+  timestamp: string | null;
+  rootModel: string;
+  maxDepth: number;
+  maxIterations: number;
+  backend: string;
+  raw: Obj;
+}
+
+function readMetadata(o: Obj): RlmPythonMetadata {
+  return {
+    timestamp: typeof o['timestamp'] === 'string' ? o['timestamp'] : null,
+    rootModel: asStr(o['root_model'], 'unknown'),
+    maxDepth: asNum(o['max_depth']) ?? 1,
+    maxIterations: asNum(o['max_iterations']) ?? 30,
+    backend: asStr(o['backend'], 'openai'),
+    raw: o,
+  };
+}
+
+// --- event emission ---------------------------------------------------------------------------
+
+/** Stamps drafts with v/seq/t/ts; `t` never goes backwards. */
+class Stamper {
+  private seq = 0;
+  private lastT = 0;
+  epochMs: number | null = null;
+
+  stamp(draft: EventDraft, atEpochMs: number | null): TrajectoryEvent {
+    if (this.epochMs === null) this.epochMs = atEpochMs ?? 0;
+    const want = atEpochMs === null ? this.lastT : atEpochMs - this.epochMs;
+    const t = Math.max(this.lastT, Math.round(want * 1000) / 1000);
+    this.lastT = t;
+    const ts = new Date(Math.round(this.epochMs + t)).toISOString();
+    return { ...draft, v: EVENT_SCHEMA_VERSION, seq: this.seq++, t, ts } as TrajectoryEvent;
+  }
+
+  get now(): number {
+    return (this.epochMs ?? 0) + this.lastT;
+  }
+}
+
+interface Entry {
+  iteration: number;
+  timestampMs: number | null;
+  prompt: ChatMessage[];
+  response: string;
+  blocks: Obj[];
+  finalAnswer: string | null;
+  /** Seconds; null for the default-answer entry. */
+  iterationTime: number | null;
+  /** Our own export's extension: exact usage and latency of the reply. */
+  studio: Obj | null;
+}
+
+function readEntry(o: Obj): Entry {
+  return {
+    iteration: asNum(o['iteration']) ?? 0,
+    timestampMs: parsePyTimestamp(o['timestamp']),
+    prompt: asArr(o['prompt']).map(asMessage),
+    response: asStr(o['response']),
+    blocks: asArr(o['code_blocks']).map(asObj),
+    finalAnswer: asAnswer(o['final_answer']),
+    iterationTime: asNum(o['iteration_time']),
+    studio: isObj(o['rlm_studio']) ? o['rlm_studio'] : null,
+  };
+}
+
+const isDefaultAnswer = (e: Entry): boolean => e.iterationTime === null && e.blocks.length === 0 && e.finalAnswer !== null;
+
+interface RunInfo {
+  runId: RunId;
+  parentRunId: RunId | null;
+  depth: number;
+  turn: number;
+  model: string;
+  limits: Limits;
+  spawnedBy: { runId: RunId; iteration: number; block: number; callId: CallId } | null;
+  query: string | null;
+  context: ContextMeta | null;
+  /** Usage to apportion over the run's replies (children); null = unknown (roots). */
+  usage: (Usage & { calls: number }) | null;
+  replies: number;
+}
+
+type Out = (e: TrajectoryEvent) => void;
+type Warn = (message: string) => void;
+
+/**
+ * Writes one run's events from its entries. Entries arrive one by one (a root run is
+ * streamed line by line); each is written once the next is known, because the next
+ * prompt tells what the history gained after this one.
+ */
+class RunWriter {
+  private readonly info: RunInfo;
+  private readonly stamper: Stamper;
+  private readonly out: Out;
+  private readonly warn: Warn;
+  private pending: { entry: Entry; sent: ChatMessage[] } | null = null;
+  private started = false;
+  private startMs: number | null = null;
+  private lastEndMs: number | null = null;
+  private answer: string | null = null;
+  private sawDefault = false;
+  private iterations = 0;
+  private replyIndex = 0;
+  private warnedTransient = false;
+  /** Usage of this run's replies and plain calls plus all descendants (for run.end). */
+  readonly total = { inputTokens: 0, outputTokens: 0, costUsd: null as number | null, calls: 0 };
+
+  constructor(info: RunInfo, stamper: Stamper, out: Out, warn: Warn) {
+    this.info = info;
+    this.stamper = stamper;
+    this.out = out;
+    this.warn = warn;
+  }
+
+  private envelope(): { runId: RunId; parentRunId: RunId | null; depth: number } {
+    return { runId: this.info.runId, parentRunId: this.info.parentRunId, depth: this.info.depth };
+  }
+
+  private emit(draft: EventDraft, atMs: number | null): void {
+    this.out(this.stamper.stamp(draft, atMs));
+  }
+
+  private addUsage(u: Usage, calls = 1): void {
+    this.total.inputTokens += u.inputTokens;
+    this.total.outputTokens += u.outputTokens;
+    if (u.costUsd !== null) this.total.costUsd = (this.total.costUsd ?? 0) + u.costUsd;
+    this.total.calls += calls;
+  }
+
+  add(entry: Entry, sent: ChatMessage[]): void {
+    if (this.pending) this.write(this.pending.entry, this.pending.sent, sent);
+    else this.begin(entry, sent);
+    this.pending = { entry, sent };
+  }
+
+  private begin(entry: Entry, sent: ChatMessage[]): void {
+    this.started = true;
+    const dur = (entry.iterationTime ?? 0) * 1000;
+    this.startMs = entry.timestampMs === null ? null : entry.timestampMs - dur;
+    const initial = sent.slice(0, Math.max(0, sent.length - 1));
+    this.emit(
+      {
+        type: 'run.start',
+        ...this.envelope(),
+        spawnedBy: this.info.spawnedBy,
+        turn: this.info.turn,
+        model: this.info.model,
+        subModel: null,
+        query: this.info.query ?? queryFromMessages(initial),
+        context: this.info.context ?? contextFromMessages(initial),
+        limits: this.info.limits,
+        messages: initial,
+        tools: [],
+      },
+      this.startMs,
+    );
+    this.history = initial;
+  }
+
+  private history: ChatMessage[] = [];
+
+  /** Usage of reply i of n, from the run's apportioned total (or the export extension). */
+  private replyUsage(entry: Entry): Usage {
+    const ext = entry.studio ? asObj(entry.studio['usage']) : null;
+    if (ext && asNum(ext['inputTokens']) !== null) {
+      return { inputTokens: asNum(ext['inputTokens']) ?? 0, outputTokens: asNum(ext['outputTokens']) ?? 0, costUsd: asNum(ext['costUsd']) };
+    }
+    const u = this.info.usage;
+    const i = this.replyIndex++;
+    if (!u) return { inputTokens: 0, outputTokens: 0, costUsd: null };
+    const n = Math.max(1, this.info.replies);
+    const share = (x: number): number => Math.floor(x / n) + (i < x % n ? 1 : 0);
+    return { inputTokens: share(u.inputTokens), outputTokens: share(u.outputTokens), costUsd: u.costUsd === null ? null : u.costUsd / n };
+  }
+
+  /** Writes `entry`; `next` is the prompt sent with the following entry, if any. */
+  private write(entry: Entry, sent: ChatMessage[], next: ChatMessage[] | null): void {
+    const k = entry.iteration;
+    const endMs = entry.timestampMs;
+    if (isDefaultAnswer(entry)) {
+      // Mirrors the engine: a limit event, then one 'final_answer' reply, no iteration events.
+      this.sawDefault = true;
+      const startMs = this.lastEndMs ?? endMs;
+      const latency = endMs !== null && startMs !== null ? Math.max(0, endMs - startMs) : 0;
+      this.emit({ type: 'limit', ...this.envelope(), limit: 'max_iterations', message: `no answer after ${this.info.limits.maxIterations} iterations; asked the model for a final answer` }, startMs);
+      const usage = this.replyUsage(entry);
+      this.addUsage(usage);
+      this.emit({ type: 'model.reply', ...this.envelope(), iteration: k, purpose: 'final_answer', model: this.info.model, text: entry.response, usage, latencyMs: latency }, endMs);
+      this.answer = entry.finalAnswer ?? entry.response;
+      this.lastEndMs = endMs;
+      return;
+    }
+    this.iterations++;
+    const durMs = (entry.iterationTime ?? 0) * 1000;
+    const startMs = endMs === null ? this.lastEndMs : endMs - durMs;
+    // What the history gained: before this call (the turn prompt), and after it.
+    const startAppended = this.appendedBefore(sent);
+    let endAppended: ChatMessage[] = [];
+    let compaction: ChatMessage[] | null = null;
+    if (next) {
+      const c = commonPrefix(sent, next);
+      const tail = next.slice(c, Math.max(c, next.length - 1));
+      if (c === sent.length) endAppended = tail;
+      else if (c === sent.length - 1) {
+        endAppended = tail; // Paper era: the turn prompt was sent but not kept.
+        if (!this.warnedTransient) {
+          this.warnedTransient = true;
+          this.warn('paper-era log: per-turn prompts were sent without being kept in the history; rebuilt message lists keep them');
+        }
+      } else {
+        compaction = next.slice(0, Math.max(0, next.length - 1));
+      }
+    }
+    this.emit(
+      { type: 'iteration.start', ...this.envelope(), iteration: k, appended: startAppended, historyLength: sent.length, historyTokens: estimateTokens(sent) },
+      startMs,
+    );
+    let execMs = 0;
+    for (const b of entry.blocks) execMs += (asNum(asObj(b['result'])['execution_time']) ?? 0) * 1000;
+    const extLatency = entry.studio ? asNum(entry.studio['latencyMs']) : null;
+    const latency = extLatency ?? Math.max(0, durMs - execMs);
+    const usage = this.replyUsage(entry);
+    this.addUsage(usage);
+    this.emit(
+      { type: 'model.reply', ...this.envelope(), iteration: k, purpose: 'turn', model: this.info.model, text: entry.response, usage, latencyMs: latency },
+      startMs === null ? null : startMs + latency,
+    );
+    let cursor = startMs === null ? null : startMs + latency;
+    entry.blocks.forEach((b, bi) => {
+      cursor = this.writeBlock(k, bi, b, cursor);
+    });
+    this.emit(
+      { type: 'iteration.end', ...this.envelope(), iteration: k, appended: endAppended, finalAnswer: entry.finalAnswer, durationMs: durMs },
+      endMs ?? cursor,
+    );
+    this.history = [...sent, ...endAppended];
+    if (compaction) {
+      this.emit(
+        {
+          type: 'compaction',
+          ...this.envelope(),
+          iteration: k + 1,
+          count: 1,
+          tokensBefore: estimateTokens(this.history),
+          summary: compaction.find((m, i) => i >= 1 && m.role === 'assistant')?.content ?? '',
+          messages: compaction,
+        },
+        endMs ?? cursor,
+      );
+      this.history = compaction;
+    }
+    if (entry.finalAnswer !== null && this.answer === null) this.answer = entry.finalAnswer;
+    this.lastEndMs = endMs ?? cursor;
+  }
+
+  /** The turn prompt appended before this call: what `sent` has beyond the history. */
+  private appendedBefore(sent: ChatMessage[]): ChatMessage[] {
+    const c = commonPrefix(this.history, sent);
+    if (c === this.history.length) return sent.slice(c);
+    // Paper era: the previous turn prompt was not kept, so only the new one is appended.
+    return sent.slice(-1);
+  }
+
+  private writeBlock(k: number, bi: number, b: Obj, startMs: number | null): number | null {
+    const r = asObj(b['result']);
+    const exec = (asNum(r['execution_time']) ?? 0) * 1000;
+    this.emit({ type: 'block.start', ...this.envelope(), iteration: k, block: bi, code: asStr(b['code']) }, startMs);
+    let cursor = startMs;
+    asArr(r['rlm_calls']).forEach((raw, ci) => {
+      cursor = this.writeCall(k, bi, ci, asObj(raw), cursor);
+    });
+    const stderr = asStr(r['stderr']);
+    const endMs = startMs === null ? cursor : Math.max(startMs + exec, cursor ?? 0);
+    this.emit(
+      {
+        type: 'block.end',
+        ...this.envelope(),
+        iteration: k,
+        block: bi,
+        stdout: asStr(r['stdout']),
+        stderr,
+        error: errorFromStderr(stderr),
+        durationMs: exec,
+        cpuMs: 0,
+        submitted: asAnswer(r['final_answer']),
+        variables: variablesOf(r['locals']),
+        replReset: null,
+      },
+      endMs,
+    );
+    return endMs;
+  }
+
+  private writeCall(k: number, bi: number, ci: number, c: Obj, startMs: number | null): number | null {
+    const callId = asCallId(`${this.info.runId}:${k}.${bi}.${ci}`);
+    const meta = isObj(c['metadata']) ? c['metadata'] : null;
+    const model = asStr(c['root_model'], this.info.model);
+    const prompt = asStr(c['prompt']);
+    const latency = (asNum(c['execution_time']) ?? 0) * 1000;
+    const usage = usageOf(c['usage_summary']);
+    const childRunId = meta ? asRunId(`${this.info.runId}/${k}.${bi}.${ci}`) : null;
+    const ext = isObj(c['rlm_studio']) ? c['rlm_studio'] : {};
+    const batch = isObj(ext['batch'])
+      ? { batchId: asStr(ext['batch']['batchId']), index: asNum(ext['batch']['index']) ?? 0, size: asNum(ext['batch']['size']) ?? 1 }
+      : null;
+    let childStart: number | null = null;
+    let entries: Entry[] = [];
+    if (meta) {
+      entries = asArr(meta['iterations']).filter(isObj).map(readEntry);
+      const first = entries[0];
+      if (first && first.timestampMs !== null) childStart = first.timestampMs - (first.iterationTime ?? 0) * 1000;
+    }
+    const callStart = startMs === null ? childStart : Math.max(startMs, childStart ?? startMs);
+    this.emit(
+      {
+        type: 'subcall.start',
+        ...this.envelope(),
+        callId,
+        iteration: k,
+        block: bi,
+        kind: meta ? 'rlm' : ext['leaf'] === true ? 'rlm' : 'llm',
+        leaf: !meta && ext['leaf'] === true,
+        prompt,
+        model,
+        batch,
+        childRunId,
+      },
+      callStart,
+    );
+    let endMs = callStart === null ? null : callStart + latency;
+    if (meta && childRunId) {
+      const runMeta = readMetadata(asObj(meta['run_metadata']));
+      const child = new RunWriter(
+        {
+          runId: childRunId,
+          parentRunId: this.info.runId,
+          depth: this.info.depth + 1,
+          turn: this.info.turn,
+          model: runMeta.rootModel === 'unknown' ? model : runMeta.rootModel,
+          limits: limitsOf(runMeta),
+          spawnedBy: { runId: this.info.runId, iteration: k, block: bi, callId },
+          query: null,
+          context: { type: 'string', totalChars: prompt.length, chunkLengths: [prompt.length] },
+          usage,
+          replies: entries.length,
+        },
+        this.stamper,
+        this.out,
+        this.warn,
+      );
+      const sents = childPrompts(entries, (m) => this.warn(`child run ${childRunId}: ${m}`));
+      entries.forEach((e, i) => child.add(e, sents[i] ?? e.prompt));
+      const response = asStr(c['response']);
+      child.finish(response.startsWith('Error:') ? response : null);
+      const t = child.total;
+      this.total.inputTokens += t.inputTokens;
+      this.total.outputTokens += t.outputTokens;
+      if (t.costUsd !== null) this.total.costUsd = (this.total.costUsd ?? 0) + t.costUsd;
+      this.total.calls += t.calls;
+      endMs = Math.max(endMs ?? 0, this.stamper.now);
+      this.emit(
+        { type: 'subcall.end', ...this.envelope(), callId, response, error: asStr(c['error'], '') || null, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, latencyMs: latency },
+        endMs,
+      );
+    } else {
+      const response = asStr(c['response']);
+      const own: Usage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd };
+      this.addUsage(own);
+      const failed = response.startsWith('Error:') ? response : null;
+      this.emit({ type: 'subcall.end', ...this.envelope(), callId, response, error: asStr(c['error'], '') || failed, usage: own, latencyMs: latency }, endMs);
+    }
+    return endMs;
+  }
+
+  /** Writes the last entry and run.end. `failure`: the error text a parent received instead. */
+  finish(failure: string | null = null): void {
+    if (!this.started) {
+      // A child with an empty trajectory still exists as a run.
+      this.emit(
+        {
+          type: 'run.start',
+          ...this.envelope(),
+          spawnedBy: this.info.spawnedBy,
+          turn: this.info.turn,
+          model: this.info.model,
+          subModel: null,
+          query: this.info.query,
+          context: this.info.context ?? { type: 'string', totalChars: 0, chunkLengths: [] },
+          limits: this.info.limits,
+          messages: [],
+          tools: [],
+        },
+        null,
+      );
+    }
+    if (this.pending) this.write(this.pending.entry, this.pending.sent, null);
+    this.pending = null;
+    const stopReason = this.answer !== null ? (this.sawDefault ? 'max_iterations' : 'answered') : 'error';
+    const message =
+      stopReason === 'max_iterations'
+        ? `stopped at the iteration limit (${this.info.limits.maxIterations})`
+        : stopReason === 'error'
+          ? (failure ?? 'the log ends without a final answer (the run stopped before answering, or a limit ended it)')
+          : null;
+    const endMs = this.lastEndMs ?? this.startMs;
+    this.emit(
+      {
+        type: 'run.end',
+        ...this.envelope(),
+        answer: this.answer,
+        stopReason,
+        message,
+        iterations: this.iterations,
+        durationMs: endMs !== null && this.startMs !== null ? Math.max(0, endMs - this.startMs) : 0,
+        usage: { ...this.total },
+      },
+      endMs,
+    );
+  }
+}
+
+function limitsOf(meta: RlmPythonMetadata): Limits {
+  return {
+    maxDepth: meta.maxDepth,
+    maxIterations: meta.maxIterations,
+    maxBudgetUsd: null,
+    maxTimeoutMs: null,
+    maxTokens: null,
+    maxErrors: null,
+    maxConcurrency: 4,
+  };
+}
+
+/**
+ * The message list each child iteration sent. The reference logs every child iteration
+ * with the same (final) list, so when all prompts are identical we cut it back per turn:
+ * [system, metadata, turn1] then + assistant reply, + REPL output (if any block), + next turn.
+ */
+function childPrompts(entries: Entry[], warn: Warn): ChatMessage[][] {
+  const turns = entries.filter((e) => !isDefaultAnswer(e));
+  const first = turns[0];
+  if (!first || turns.length < 2) return entries.map((e) => e.prompt);
+  const final = first.prompt;
+  const aliased = turns.every((e) => e.prompt.length === final.length && sameMessage(e.prompt[e.prompt.length - 1], final[final.length - 1]));
+  if (!aliased) return entries.map((e) => e.prompt);
+  const out: ChatMessage[][] = [];
+  let len = Math.min(3, final.length);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i] as Entry;
+    if (isDefaultAnswer(e) && e.prompt.length !== final.length) {
+      out.push(e.prompt);
+      continue;
+    }
+    if (len > final.length) {
+      warn('could not rebuild per-turn prompts from the aliased history; using it as logged');
+      return entries.map((x) => x.prompt);
+    }
+    out.push(final.slice(0, len));
+    const reply = final[len];
+    if (i < entries.length - 1 && reply && reply.role !== 'assistant') {
+      warn('could not rebuild per-turn prompts from the aliased history; using it as logged');
+      return entries.map((x) => x.prompt);
+    }
+    len += 1 + (e.blocks.length > 0 ? 1 : 0) + 1;
+  }
+  return out;
+}
+
+// --- the incremental reader ----------------------------------------------------------------
+
+export type RlmPythonItem =
+  | { kind: 'metadata'; metadata: RlmPythonMetadata; line: number }
+  | { kind: 'event'; event: TrajectoryEvent; line: number }
+  | { kind: 'problem'; problem: ReadProblem };
+
+export interface RlmPythonReaderOptions {
+  /** Prefix of run ids (default `r`): root runs are `<prefix><turn>`. */
+  runPrefix?: string;
+}
+
+export class RlmPythonReader {
+  private splitter = new LineSplitter();
+  private limiter = new ProblemLimiter();
+  private stamper = new Stamper();
+  private meta: RlmPythonMetadata | null = null;
+  private root: RunWriter | null = null;
+  private lastIteration = 0;
+  private turn = -1;
+  private out: RlmPythonItem[] = [];
+  private line = 0;
+  private sawAnything = false;
+  private ended = false;
+  private readonly prefix: string;
+  private warned = new Set<string>();
+  errors = 0;
+  events = 0;
+
+  constructor(options: RlmPythonReaderOptions = {}) {
+    this.prefix = options.runPrefix ?? 'r';
+  }
+
+  push(chunk: string): RlmPythonItem[] {
+    for (const line of this.splitter.push(chunk)) this.readLine(line);
+    return this.take();
+  }
+
+  pushLine(text: string, no: number, terminated = true): RlmPythonItem[] {
+    this.readLine({ no, text, terminated });
+    return this.take();
+  }
+
+  end(): RlmPythonItem[] {
+    if (this.ended) return [];
+    this.ended = true;
+    for (const line of this.splitter.end()) this.readLine(line);
+    this.closeRoot();
+    if (!this.sawAnything) this.problem('empty', { line: null, severity: 'error', message: 'the file is empty' });
+    else if (this.turn < 0) this.problem('no-iterations', { line: null, severity: 'warning', message: 'the log has no iteration lines (a run that never got to its first model reply?)' });
+    for (const p of this.limiter.summary()) this.out.push({ kind: 'problem', problem: p });
+    return this.take();
+  }
+
+  private take(): RlmPythonItem[] {
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+
+  private problem(kind: string, p: ReadProblem): void {
+    if (p.severity === 'error') this.errors++;
+    const shown = this.limiter.add(kind, p);
+    if (shown) this.out.push({ kind: 'problem', problem: shown });
+  }
+
+  private emit = (e: TrajectoryEvent): void => {
+    this.events++;
+    this.out.push({ kind: 'event', event: e, line: this.line });
+  };
+
+  private warn = (message: string): void => {
+    const key = message.replace(/\d+/g, '#');
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.problem('warn', { line: this.line, severity: 'warning', message });
+  };
+
+  private readLine(line: Line): void {
+    if (line.text.trim() === '') return;
+    this.sawAnything = true;
+    this.line = line.no;
+    let value: unknown;
+    try {
+      value = JSON.parse(line.text);
+    } catch (err) {
+      if (!line.terminated) {
+        this.problem('truncated', {
+          line: line.no,
+          severity: 'warning',
+          message: `the last line is cut off (${line.text.length} characters, no newline); everything before it was read`,
+        });
+      } else {
+        this.problem('json', { line: line.no, severity: 'error', message: `not valid JSON (${err instanceof Error ? err.message : String(err)}); line skipped` });
+      }
+      return;
+    }
+    if (!isObj(value)) {
+      this.problem('shape', { line: line.no, severity: 'error', message: 'not a JSON object; line skipped' });
+      return;
+    }
+    if (value['type'] === 'metadata') {
+      if (this.meta) this.problem('meta', { line: line.no, severity: 'warning', message: 'a second metadata line; the first one is kept' });
+      else {
+        this.meta = readMetadata(value);
+        this.stamper.epochMs = parsePyTimestamp(value['timestamp']);
+        this.out.push({ kind: 'metadata', metadata: this.meta, line: line.no });
+      }
+      return;
+    }
+    // The reference visualizer treats every non-metadata line as an iteration; so do we, but say so.
+    if (value['type'] !== 'iteration') {
+      this.problem('type', { line: line.no, severity: 'warning', message: `unexpected line type ${JSON.stringify(value['type'])}; read as an iteration` });
+    }
+    const missing = ['iteration', 'response', 'code_blocks'].filter((k) => !(k in value));
+    if (missing.length > 0 || typeof value['iteration'] !== 'number') {
+      this.problem('iteration', {
+        line: line.no,
+        severity: 'error',
+        message: `not an iteration entry: missing or invalid ${missing.length > 0 ? missing.map((m) => `\`${m}\``).join(', ') : '`iteration`'}; line skipped`,
+      });
+      return;
+    }
+    const entry = readEntry(value);
+    if (!this.meta) {
+      this.problem('no-meta', { line: line.no, severity: 'warning', message: 'no metadata line before the first iteration; model and limits unknown' });
+      this.meta = readMetadata({});
+    }
+    if (!this.root || entry.iteration <= this.lastIteration) {
+      // Iteration numbers restart at each completion() of a persistent (multi-turn) RLM.
+      this.closeRoot();
+      this.turn++;
+      const meta = this.meta;
+      this.root = new RunWriter(
+        {
+          runId: asRunId(`${this.prefix}${this.turn}`),
+          parentRunId: null,
+          depth: 0,
+          turn: this.turn,
+          model: meta.rootModel,
+          limits: limitsOf(meta),
+          spawnedBy: null,
+          query: null,
+          context: null,
+          usage: null,
+          replies: 0,
+        },
+        this.stamper,
+        this.emit,
+        this.warn,
+      );
+    }
+    this.lastIteration = entry.iteration;
+    this.root.add(entry, entry.prompt);
+  }
+
+  private closeRoot(): void {
+    if (!this.root) return;
+    this.root.finish();
+    this.root = null;
+  }
+}
+
+export interface RlmPythonReadResult {
+  metadata: RlmPythonMetadata | null;
+  events: TrajectoryEvent[];
+  problems: ReadProblem[];
+}
+
+export function readRlmPythonText(text: string): RlmPythonReadResult {
+  const reader = new RlmPythonReader();
+  const result: RlmPythonReadResult = { metadata: null, events: [], problems: [] };
+  for (const item of [...reader.push(text), ...reader.end()]) {
+    if (item.kind === 'metadata') result.metadata = item.metadata;
+    else if (item.kind === 'event') result.events.push(item.event);
+    else result.problems.push(item.problem);
+  }
+  return result;
+}
+
+// --- export ---------------------------------------------------------------------------------
+
+/** The reference library's default-answer request (RLM-SPEC §3.6), for rebuilt prompts. */
+const DEFAULT_ANSWER_REQUEST = "Please provide a final answer to the user's question based on the information provided.";
+
+function usageSummary(model: string, u: { inputTokens: number; outputTokens: number; costUsd: number | null }, calls: number): Obj {
+  const m: Obj = { total_calls: calls, total_input_tokens: u.inputTokens, total_output_tokens: u.outputTokens };
+  const s: Obj = { model_usage_summaries: { [model]: m } };
+  if (u.costUsd !== null) {
+    m['total_cost'] = u.costUsd;
+    s['total_cost'] = u.costUsd;
+  }
+  return s;
+}
+
+function runMetadata(run: RunNode): Obj {
+  const model = run.start?.model ?? 'unknown';
+  return {
+    root_model: model,
+    max_depth: run.start?.limits.maxDepth ?? 1,
+    max_iterations: run.start?.limits.maxIterations ?? 30,
+    backend: 'openai',
+    backend_kwargs: { model_name: model },
+    environment_type: 'rlm-studio',
+    environment_kwargs: {},
+    other_backends: run.start?.subModel ? ['openai'] : null,
+  };
+}
+
+function pyTime(state: TrajectoryState, t: number): string {
+  const epoch = state.header ? Date.parse(state.header.createdAt) : NaN;
+  return formatPyTimestamp((Number.isNaN(epoch) ? 0 : epoch) + t);
+}
+
+/** A run's iteration entries in the reference shape (children nested in rlm_calls). */
+function runEntries(state: TrajectoryState, run: RunNode, epochOf: (t: number) => string): Obj[] {
+  const entries: Obj[] = [];
+  let history: ChatMessage[] = run.start ? [...run.start.messages] : [];
+  for (const it of run.iterations) {
+    if (it.compaction) history = [...it.compaction.messages];
+    if (it.start) history.push(...it.start.appended);
+    const reply = it.reply;
+    const isDefault = reply?.purpose === 'final_answer';
+    const prompt = isDefault ? [...history, { role: 'assistant', content: DEFAULT_ANSWER_REQUEST }] : [...history];
+    const codeBlocks = blocksOf(it).map((b) => {
+      const calls = b.calls.map((id) => {
+        const call = state.calls.get(id);
+        if (!call) return {};
+        const end = call.end;
+        const o: Obj = {
+          root_model: call.start.model,
+          prompt: call.start.prompt,
+          response: end?.response ?? '',
+          usage_summary: usageSummary(call.start.model, end?.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: null }, 1),
+          execution_time: (end?.latencyMs ?? 0) / 1000,
+        };
+        const ext: Obj = {};
+        if (call.start.batch) ext['batch'] = call.start.batch;
+        if (call.start.leaf) ext['leaf'] = true;
+        if (Object.keys(ext).length > 0) o['rlm_studio'] = ext;
+        const child = call.start.childRunId ? state.runs.get(call.start.childRunId) : undefined;
+        if (child && !call.start.leaf) {
+          // The reference reports a child's own LM usage in its rlm_calls entry.
+          let u = { inputTokens: 0, outputTokens: 0, costUsd: null as number | null };
+          let n = 0;
+          for (const cit of child.iterations) {
+            for (const r of [cit.reply, ...cit.compactionReplies]) {
+              if (!r) continue;
+              n++;
+              u = { inputTokens: u.inputTokens + r.usage.inputTokens, outputTokens: u.outputTokens + r.usage.outputTokens, costUsd: r.usage.costUsd === null ? u.costUsd : (u.costUsd ?? 0) + r.usage.costUsd };
+            }
+          }
+          o['usage_summary'] = usageSummary(child.start?.model ?? call.start.model, u, n);
+          o['metadata'] = { run_metadata: runMetadata(child), iterations: runEntries(state, child, epochOf) };
+        }
+        return o;
+      });
+      let stderr = b.end?.stderr ?? '';
+      // The reference marks failures only through stderr; keep our error visible there.
+      if (b.end?.error && stderr.trim() === '') stderr = `\n${b.end.error.name}: ${b.end.error.message}`;
+      return {
+        code: b.start?.code ?? '',
+        result: {
+          stdout: b.end?.stdout ?? '',
+          stderr,
+          locals: {},
+          execution_time: (b.end?.durationMs ?? 0) / 1000,
+          rlm_calls: calls,
+          final_answer: b.end?.submitted ?? null,
+        },
+      };
+    });
+    const lastT = it.end?.t ?? it.lastT;
+    entries.push({
+      type: 'iteration',
+      iteration: it.iteration,
+      timestamp: epochOf(lastT),
+      prompt,
+      response: reply?.text ?? '',
+      code_blocks: codeBlocks,
+      final_answer: isDefault ? (run.end?.answer ?? reply?.text ?? null) : (it.end?.finalAnswer ?? null),
+      iteration_time: isDefault ? null : (it.end?.durationMs ?? Math.max(0, it.lastT - it.firstT)) / 1000,
+      // Our extension (ignored by the reference visualizer): exact usage and latency.
+      rlm_studio: reply ? { usage: reply.usage, latencyMs: reply.latencyMs } : {},
+    });
+    if (it.end) history.push(...it.end.appended);
+  }
+  return entries;
+}
+
+/**
+ * Incremental export: feed events; each root run's lines come out when it ends (the
+ * reference nests children in their parent's lines, so a completion is written whole).
+ */
+export class RlmPythonExporter {
+  private state: TrajectoryState;
+  private wroteMeta = false;
+  private done = new Set<RunId>();
+
+  constructor(state: TrajectoryState = createTrajectoryState()) {
+    this.state = state;
+  }
+
+  push(e: TrajectoryEvent): string[] {
+    applyEvent(this.state, e);
+    if (e.type === 'run.end' && e.parentRunId === null) return this.flush(e.runId);
+    return [];
+  }
+
+  end(): string[] {
+    const out: string[] = [];
+    for (const id of this.state.roots) if (!this.done.has(id)) out.push(...this.flush(id));
+    return out;
+  }
+
+  private flush(rootId: RunId): string[] {
+    const root = this.state.runs.get(rootId);
+    if (!root || this.done.has(rootId)) return [];
+    this.done.add(rootId);
+    const out: string[] = [];
+    const epochOf = (t: number): string => pyTime(this.state, t);
+    if (!this.wroteMeta) {
+      this.wroteMeta = true;
+      out.push(`${JSON.stringify({ type: 'metadata', timestamp: epochOf(root.start?.t ?? 0), ...runMetadata(root) })}\n`);
+    }
+    for (const entry of runEntries(this.state, root, epochOf)) out.push(`${JSON.stringify(entry)}\n`);
+    // Drop the finished completion's nodes so a long multi-turn file stays bounded.
+    for (const id of [...this.state.runs.keys()]) {
+      const r = this.state.runs.get(id);
+      if (r && r.rootRunId === rootId) {
+        for (const it of r.iterations) for (const b of blocksOf(it)) for (const c of b.calls) this.state.calls.delete(c);
+        this.state.runs.delete(id);
+      }
+    }
+    return out;
+  }
+}
+
+/** The reference library's JSONL lines for these events (each ending in a newline). */
+export function exportRlmPython(events: Iterable<TrajectoryEvent>, header: TrajectoryState['header'] = null): string[] {
+  const exporter = new RlmPythonExporter(createTrajectoryState(header));
+  const out: string[] = [];
+  for (const e of events) out.push(...exporter.push(e));
+  out.push(...exporter.end());
+  return out;
+}

@@ -1,0 +1,192 @@
+// The real OpenAiCompatibleClient against the real mock-llm server over HTTP: no SDK mocks.
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAbortError, LmEndpointError, OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
+import type { OpenAiClientOptions } from '../../../src-main/lm/openai-client.ts';
+import { startMockLlm } from '../../../src-main/mock-llm/server.ts';
+import type { MockLlmOptions, MockLlmServer } from '../../../src-main/mock-llm/server.ts';
+import type { ChatMessage } from '../../../src-shared/events.ts';
+
+const servers: MockLlmServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(opts: MockLlmOptions = {}): Promise<MockLlmServer> {
+  const s = await startMockLlm(opts);
+  servers.push(s);
+  return s;
+}
+
+function client(server: MockLlmServer, opts: Partial<OpenAiClientOptions> = {}): OpenAiCompatibleClient {
+  return new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', ...opts });
+}
+
+const COUNT_PROMPT: ChatMessage[] = [
+  { role: 'user', content: 'TASK: count-labels\nITEMS:\nbuy now || label: spam\nhello || label: ham\nwin big || label: spam' },
+];
+
+function promptChars(messages: ChatMessage[]): number {
+  return messages.reduce((n, m) => n + m.content.length, 0);
+}
+
+describe('OpenAiCompatibleClient over HTTP', () => {
+  it('completes a non-streaming call with text, tokens from the response and latency', async () => {
+    const s = await serve();
+    const res = await client(s).complete({ model: 'mock-llm', messages: COUNT_PROMPT });
+    expect(res.text).toBe('{"ham":1,"spam":2}');
+    expect(res.model).toBe('mock-llm');
+    expect(res.usage.inputTokens).toBe(Math.ceil(promptChars(COUNT_PROMPT) / 4));
+    expect(res.usage.outputTokens).toBe(Math.ceil(res.text.length / 4));
+    expect(res.latencyMs).toBeGreaterThan(0);
+    expect(s.stats().requests).toBe(1);
+  });
+
+  it('streams and assembles the same text, with usage from the final chunk', async () => {
+    const s = await serve();
+    const messages: ChatMessage[] = [{ role: 'user', content: `TASK: summarise\nTEXT:\n${'lorem ipsum dolor sit amet\n'.repeat(50)}` }];
+    const plain = await client(s).complete({ model: 'mock-llm', messages });
+    const streamed = await client(s, { stream: true }).complete({ model: 'mock-llm', messages });
+    expect(streamed.text).toBe(plain.text);
+    expect(streamed.text.length).toBeGreaterThan(64); // more than one SSE piece
+    expect(streamed.usage).toEqual(plain.usage);
+  });
+
+  it('prefers the cost the endpoint reports over the price table', async () => {
+    const s = await serve({ costPerMTok: 3 });
+    const res = await client(s, { priceTable: { 'mock-': { inputPerMTok: 1000, outputPerMTok: 1000 } } }).complete({
+      model: 'mock-llm',
+      messages: COUNT_PROMPT,
+    });
+    const total = res.usage.inputTokens + res.usage.outputTokens;
+    expect(res.usage.costUsd).toBeCloseTo((total * 3) / 1e6, 12);
+  });
+
+  it('reads the reported cost from a streamed usage chunk too', async () => {
+    const s = await serve({ costPerMTok: 3 });
+    const res = await client(s, { stream: true, priceTable: {} }).complete({ model: 'mock-llm', messages: COUNT_PROMPT });
+    expect(res.usage.costUsd).toBeCloseTo(((res.usage.inputTokens + res.usage.outputTokens) * 3) / 1e6, 12);
+  });
+
+  it('prices from the table by exact name or longest prefix, else null', async () => {
+    const s = await serve();
+    const table = {
+      'gpt-4o': { inputPerMTok: 2, outputPerMTok: 8 },
+      'gpt-4o-mini': { inputPerMTok: 0.5, outputPerMTok: 1 },
+    };
+    const c = client(s, { priceTable: table });
+    const mini = await c.complete({ model: 'gpt-4o-mini-2024-07-18', messages: COUNT_PROMPT });
+    expect(mini.usage.costUsd).toBeCloseTo((mini.usage.inputTokens * 0.5 + mini.usage.outputTokens * 1) / 1e6, 12);
+    const exact = await c.complete({ model: 'gpt-4o', messages: COUNT_PROMPT });
+    expect(exact.usage.costUsd).toBeCloseTo((exact.usage.inputTokens * 2 + exact.usage.outputTokens * 8) / 1e6, 12);
+    const unknown = await c.complete({ model: 'some-local-model', messages: COUNT_PROMPT });
+    expect(unknown.usage.costUsd).toBeNull();
+  });
+
+  it('prices mock models with the default table so demos show a cost', async () => {
+    const s = await serve();
+    const res = await client(s).complete({ model: 'mock-llm', messages: COUNT_PROMPT });
+    expect(res.usage.costUsd).toBeGreaterThan(0);
+  });
+
+  it('retries injected 429s and 500s through the SDK, visible in the server request count', async () => {
+    for (const status of [429, 500]) {
+      const s = await serve({ failEvery: 2, failStatus: status, failRetryAfterMs: 5 });
+      const c = client(s, { maxRetries: 4 });
+      const texts: string[] = [];
+      for (let i = 0; i < 3; i++) texts.push((await c.complete({ model: 'mock-llm', messages: COUNT_PROMPT })).text);
+      expect(texts.every((t) => t === '{"ham":1,"spam":2}')).toBe(true);
+      // Requests 2 and 4 fail; each is retried once: 3 calls → 5 requests.
+      expect(s.stats()).toMatchObject({ requests: 5, failures: 2, completions: 3 });
+    }
+  });
+
+  it('gives up after maxRetries with a message naming the endpoint and status', async () => {
+    const s = await serve({ failEvery: 1, failStatus: 503, failRetryAfterMs: 1 });
+    const err = await client(s, { maxRetries: 2 })
+      .complete({ model: 'mock-llm', messages: COUNT_PROMPT })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LmEndpointError);
+    expect((err as LmEndpointError).status).toBe(503);
+    expect((err as Error).message).toContain(`LM endpoint ${s.url} returned 503: mock-llm injected failure`);
+    expect(s.stats().requests).toBe(3);
+  });
+
+  it('does not retry a 401 and says so clearly', async () => {
+    const s = await serve({ failEvery: 1, failStatus: 401 });
+    const err = await client(s).complete({ model: 'mock-llm', messages: COUNT_PROMPT }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/^LM endpoint http:\/\/127\.0\.0\.1:\d+\/v1 returned 401: /);
+    expect(s.stats().requests).toBe(1);
+  });
+
+  it('aborts an in-flight call: rejects before the reply, recognisably, and the server sees the disconnect', async () => {
+    const s = await serve({ latencyMs: 30_000 });
+    const ac = new AbortController();
+    const pending = client(s).complete({ model: 'mock-llm', messages: COUNT_PROMPT, signal: ac.signal });
+    await waitFor(() => s.stats().inFlight === 1);
+    ac.abort();
+    const err = await pending.catch((e: unknown) => e);
+    expect(isAbortError(err)).toBe(true);
+    expect((err as Error).name).toBe('AbortError');
+    await waitFor(() => s.stats().aborted === 1);
+    expect(s.stats().completions).toBe(0);
+  });
+
+  it('rejects at once when the signal is already aborted', async () => {
+    const s = await serve();
+    const err = await client(s)
+      .complete({ model: 'mock-llm', messages: COUNT_PROMPT, signal: AbortSignal.abort() })
+      .catch((e: unknown) => e);
+    expect(isAbortError(err)).toBe(true);
+    expect(s.stats().requests).toBe(0);
+  });
+
+  it('explains a wrong base URL (404) without retrying', async () => {
+    const s = await serve();
+    const base = s.url.replace(/\/v1$/, '');
+    const err = await new OpenAiCompatibleClient({ baseUrl: base }).complete({ model: 'mock-llm', messages: COUNT_PROMPT }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LmEndpointError);
+    expect((err as Error).message).toContain(`LM endpoint ${base} returned 404`);
+    expect((err as Error).message).toContain('/v1');
+    expect(isAbortError(err)).toBe(false);
+  });
+
+  it('explains an unreachable endpoint', async () => {
+    const port = await closedPort();
+    const base = `http://127.0.0.1:${port}/v1`;
+    const err = await new OpenAiCompatibleClient({ baseUrl: base, maxRetries: 1 })
+      .complete({ model: 'mock-llm', messages: COUNT_PROMPT })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LmEndpointError);
+    expect((err as Error).message).toContain(`LM endpoint ${base} is unreachable`);
+    expect((err as Error).message).toMatch(/ECONNREFUSED|refused/i);
+  });
+
+  it('serves 200 parallel calls, all correct', async () => {
+    const s = await serve({ latencyMs: 20 });
+    const c = client(s);
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        c.complete({ model: 'mock-llm', messages: [{ role: 'user', content: `TASK: count-labels\nITEMS:\n${'x || label: a\n'.repeat(i + 1)}` }] }),
+      ),
+    );
+    results.forEach((r, i) => expect(r.text).toBe(`{"a":${i + 1}}`));
+    expect(s.stats()).toMatchObject({ requests: 200, completions: 200 });
+    expect(s.stats().maxInFlight).toBeGreaterThan(1);
+  });
+});
+
+async function waitFor(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(cond()).toBe(true);
+}
+
+/** A port nothing listens on: bind one, then release it. */
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}

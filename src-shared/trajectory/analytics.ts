@@ -1,7 +1,7 @@
 // Totals, critical paths and distributions over the run tree. Every model call's usage is
 // counted exactly once: turn/final/compaction replies on `model.reply`, plain sub-calls on
 // their `subcall.end` (a child run's subcall.end carries zero; the child's own replies count).
-import type { CallId, RunId } from '../events.ts';
+import { assertNever, type CallId, type RunId, type TrajectoryEvent } from '../events.ts';
 import { blocksOf, walkRuns } from './reducer.ts';
 import type { CallNode, IterationNode, RunNode, TrajectoryState } from './types.ts';
 
@@ -371,4 +371,111 @@ export function distributions(sessions: readonly LogStats[]): Record<keyof LogSt
   const out = {} as Record<keyof LogStats, Quartiles>;
   for (const k of keys) out[k] = quartiles(sessions.map((s) => s[k]));
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Streaming stats
+
+/**
+ * The same numbers as `logStats(reduceEvents(events))`, folded without keeping any text:
+ * for `stats` on files far larger than memory.
+ */
+export class StatsAccumulator {
+  private runs = new Map<string, { root: boolean; depth: number; firstT: number; lastT: number; startT: number | null; durationMs: number | null }>();
+  private iterations = new Set<string>();
+  private blocks = new Set<string>();
+  private callIsChild = new Map<string, boolean>();
+  private counts = { llmCalls: 0, rlmCalls: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+
+  push(e: TrajectoryEvent): void {
+    let run = this.runs.get(e.runId);
+    if (!run) {
+      run = { root: e.parentRunId === null, depth: e.depth, firstT: e.t, lastT: e.t, startT: null, durationMs: null };
+      this.runs.set(e.runId, run);
+    } else if (e.type !== 'run.start') {
+      if (e.t < run.firstT) run.firstT = e.t;
+      if (e.t > run.lastT) run.lastT = e.t;
+    }
+    const it = (n: number): string => `${e.runId}\u0000${n}`;
+    const add = (u: { inputTokens: number; outputTokens: number; costUsd: number | null }): void => {
+      this.counts.inputTokens += u.inputTokens;
+      this.counts.outputTokens += u.outputTokens;
+      this.counts.costUsd += u.costUsd ?? 0;
+    };
+    switch (e.type) {
+      case 'run.start':
+        if (run.startT === null) run.startT = e.t;
+        if (e.t < run.firstT) run.firstT = e.t;
+        return;
+      case 'run.end':
+        run.durationMs = e.durationMs;
+        return;
+      case 'iteration.start':
+      case 'iteration.end':
+      case 'model.error':
+      case 'compaction':
+        this.iterations.add(it(e.iteration));
+        return;
+      case 'model.reply':
+        this.iterations.add(it(e.iteration));
+        add(e.usage);
+        return;
+      case 'block.start':
+      case 'repl.reset':
+        this.iterations.add(it(e.iteration));
+        this.blocks.add(`${it(e.iteration)}\u0000${e.block}`);
+        return;
+      case 'block.end':
+        this.iterations.add(it(e.iteration));
+        this.blocks.add(`${it(e.iteration)}\u0000${e.block}`);
+        if (e.error !== null) this.counts.errors++;
+        return;
+      case 'subcall.start': {
+        if (this.callIsChild.has(e.callId)) return;
+        this.iterations.add(it(e.iteration));
+        this.blocks.add(`${it(e.iteration)}\u0000${e.block}`);
+        const child = e.kind === 'rlm' && !e.leaf && e.childRunId !== null;
+        this.callIsChild.set(e.callId, child);
+        if (child) this.counts.rlmCalls++;
+        else this.counts.llmCalls++;
+        return;
+      }
+      case 'subcall.end': {
+        const child = this.callIsChild.get(e.callId);
+        if (child === undefined) return;
+        if (!child || e.usage.inputTokens > 0 || e.usage.outputTokens > 0) add(e.usage);
+        return;
+      }
+      case 'limit':
+        return;
+      default:
+        assertNever(e, 'event');
+    }
+  }
+
+  result(): LogStats {
+    let sessions = 0;
+    let maxDepth = 0;
+    let wallMs = 0;
+    for (const r of this.runs.values()) {
+      maxDepth = Math.max(maxDepth, r.depth);
+      if (!r.root) continue;
+      sessions++;
+      wallMs += r.durationMs ?? Math.max(0, r.lastT - (r.startT ?? r.firstT));
+    }
+    return {
+      sessions,
+      runs: this.runs.size,
+      maxDepth,
+      iterations: this.iterations.size,
+      codeBlocks: this.blocks.size,
+      llmCalls: this.counts.llmCalls,
+      rlmCalls: this.counts.rlmCalls,
+      errors: this.counts.errors,
+      inputTokens: this.counts.inputTokens,
+      outputTokens: this.counts.outputTokens,
+      costUsd: Math.round(this.counts.costUsd * 1e6) / 1e6,
+      wallMs: Math.round(wallMs),
+    };
+  }
 }

@@ -1,0 +1,112 @@
+// `rlm-studio convert IN --to native|rlm-python [-o OUT]`: streams a log of any supported
+// format into the other. Never overwrites OUT. Writes everything readable; damaged input
+// still exits non-zero naming the line and the problem.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { UsageError } from '../errors.ts';
+import { readLog } from '../../logs/read-log.ts';
+import { assertReadable, reportProblems, type Output } from './stats.ts';
+import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
+import { makeHeader, encodeLine } from '../../../src-shared/codecs/native-lines.ts';
+import { parsePyTimestamp, RlmPythonExporter } from '../../../src-shared/codecs/rlm-python.ts';
+import { createTrajectoryState } from '../../../src-shared/trajectory/reducer.ts';
+import { asSessionId, type LogHeader } from '../../../src-shared/events.ts';
+
+export type ConvertTarget = 'native' | 'rlm-python';
+
+interface Sink {
+  write(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function fileSink(path: string): Promise<Sink> {
+  const stream: WriteStream = createWriteStream(path, { flags: 'wx' });
+  await new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve());
+    stream.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EEXIST' ? new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`) : new UsageError(`${path}: cannot create it (${err.code ?? err.message})`)),
+    );
+  });
+  return {
+    write: (text) =>
+      new Promise<void>((resolve, reject) => {
+        if (stream.write(text)) resolve();
+        else stream.once('drain', resolve).once('error', reject);
+      }),
+    close: () => new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve()))),
+  };
+}
+
+function outputSink(io: Output): Sink {
+  return { write: async (text) => io.out(text), close: async () => undefined };
+}
+
+const stdoutOutput: Output = {
+  out: (t) => void process.stdout.write(t),
+  err: (t) => void process.stderr.write(t),
+};
+
+export async function runConvert(input: string, options: { to: ConvertTarget; output?: string }, io: Output = stdoutOutput): Promise<{ events: number }> {
+  if (options.to !== 'native' && options.to !== 'rlm-python') throw new UsageError(`--to must be native or rlm-python, got "${String(options.to)}"`);
+  await assertReadable(input);
+  const sink = options.output ? await fileSink(options.output) : outputSink(io);
+  const problems: ReadProblem[] = [];
+  let header: LogHeader | null = null;
+  let exporter: RlmPythonExporter | null = null;
+  let events = 0;
+  let known = false;
+  try {
+    for await (const item of readLog(input)) {
+      switch (item.kind) {
+        case 'format':
+          known = true;
+          break;
+        case 'header':
+          header = item.header;
+          break;
+        case 'metadata': {
+          const ms = parsePyTimestamp(item.metadata.timestamp);
+          const when = ms === null ? new Date(0) : new Date(ms);
+          header = makeHeader(asSessionId(`rlm-python-${when.toISOString()}`), when);
+          break;
+        }
+        case 'problem':
+          problems.push(item.problem);
+          break;
+        case 'event': {
+          if (events === 0) {
+            header ??= makeHeader(asSessionId(`converted-${item.event.ts}`), new Date(Date.parse(item.event.ts) - item.event.t || 0));
+            if (options.to === 'native') await sink.write(encodeLine(header));
+            else exporter = new RlmPythonExporter(createTrajectoryState(header));
+          }
+          events++;
+          if (options.to === 'native') await sink.write(encodeLine(item.event));
+          else for (const line of (exporter as RlmPythonExporter).push(item.event)) await sink.write(line);
+          break;
+        }
+      }
+    }
+    if (exporter) for (const line of exporter.end()) await sink.write(line);
+  } finally {
+    await sink.close();
+  }
+  if (!known) reportProblems(input, problems, io, 'nothing converted');
+  const where = options.output ?? 'stdout';
+  if (events === 0 && !problems.some((p) => p.severity === 'error')) {
+    problems.push({ line: null, severity: 'error', message: 'no events could be read' });
+  }
+  reportProblems(input, problems, io, `wrote the ${events} event(s) that could be read to ${where}`);
+  return { events };
+}
+
+export function registerConvert(program: Command): void {
+  program
+    .command('convert')
+    .description('Convert a log between the native format and the reference library (RLMLogger) JSONL.')
+    .argument('<in>', 'input log (format detected from content)')
+    .addOption(new Option('--to <format>', 'output format').choices(['native', 'rlm-python']).makeOptionMandatory())
+    .option('-o, --output <file>', 'output file (never overwritten); stdout when omitted')
+    .action(async (input: string, options: { to: ConvertTarget; output?: string }) => {
+      await runConvert(input, options);
+    });
+}

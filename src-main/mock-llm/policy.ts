@@ -73,7 +73,6 @@ export function classify(req: PolicyRequest): Classified {
     for (const m of msgs) {
       if (m.role === 'system') continue;
       if (query === null) query = findQuery(m.content);
-      if (m.role === 'assistant') continue;
       for (const t of m.content.matchAll(TAG_LINE)) tags.push({ scope: t[1]!, step: t[2]!, value: t[3]!.trim() });
     }
     for (let i = users.length - 1; i >= 0 && turn === null; i--) {

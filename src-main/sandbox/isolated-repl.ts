@@ -1,0 +1,618 @@
+// The JavaScript REPL in an isolated-vm isolate: host side. See README.md for the guarantees.
+import ivm from 'isolated-vm';
+import type { BlockError, ReplResetReason } from '../../src-shared/events.ts';
+import { sandboxRuntime } from './runtime.ts';
+import type { ListedVariable, RunOutcome, RuntimeConfig } from './runtime.ts';
+import { transformBlock } from './transform.ts';
+import type {
+  CallSite,
+  ExecResult,
+  HostFunction,
+  Repl,
+  ReplOptions,
+  SandboxValue,
+  SubcallBridge,
+  VariableInfo,
+} from './types.ts';
+
+export const DEFAULTS = {
+  memoryLimitMb: 256,
+  cpuLimitMs: 10_000,
+  wallLimitMs: 60_000,
+  outputCapChars: 1_000_000,
+} as const;
+
+/** Names the code relies on; tools may not take them and blocks cannot keep them overwritten. */
+export const RESERVED_NAMES = [
+  'context',
+  'llm_query',
+  'llm_query_batched',
+  'rlm_query',
+  'rlm_query_batched',
+  'SHOW_VARS',
+  'answer',
+  'history',
+  'print',
+] as const;
+const FINAL_VAR = 'FINAL_VAR';
+
+const WATCHDOG_MS = 20;
+const FLUSH_CHARS = 64 * 1024;
+const FLUSH_MS = 20;
+/** Bound on the engine-facing ops that only run our own code (plus, at worst, a proxy trap). */
+const HOUSEKEEPING_TIMEOUT_MS = 5_000;
+const MB = 1024 * 1024;
+const RUNTIME_SOURCE = String(sandboxRuntime);
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+const RESET_NOTE =
+  'The REPL was restarted: every variable you created is gone. context, context_0…N, history and the tools were re-loaded.';
+
+/** One isolate with its context and the hooks bound to it. Replaced wholesale on a reset. */
+interface Session {
+  isolate: ivm.Isolate;
+  context: ivm.Context;
+  control: ivm.Reference<(op: string, arg: string) => string | Promise<string>>;
+  dispatch: ivm.Reference<(kind: unknown, a: unknown, b: unknown) => Promise<string>>;
+  memoryLimitMb: number;
+  /** No block has run yet, so replacing the isolate loses nothing. */
+  pristine: boolean;
+}
+
+/** Host-side text of one stream for one block, capped. */
+class OutputBuffer {
+  readonly #cap: number;
+  #parts: string[] = [];
+  #length = 0;
+  #hostDropped = 0;
+  #isolateDropped = 0;
+
+  constructor(cap: number) {
+    this.#cap = cap;
+  }
+
+  append(text: string, isolateDropped: number): void {
+    this.#isolateDropped = Math.max(this.#isolateDropped, isolateDropped);
+    const room = this.#cap - this.#length;
+    if (room <= 0) {
+      this.#hostDropped += text.length;
+      return;
+    }
+    const kept = text.length > room ? text.slice(0, room) : text;
+    this.#hostDropped += text.length - kept.length;
+    if (kept) this.#parts.push(kept);
+    this.#length += kept.length;
+  }
+
+  noteDropped(isolateDropped: number): void {
+    this.#isolateDropped = Math.max(this.#isolateDropped, isolateDropped);
+  }
+
+  text(): string {
+    const body = this.#parts.join('');
+    const dropped = this.#hostDropped + this.#isolateDropped;
+    if (dropped === 0) return body;
+    const sep = body === '' || body.endsWith('\n') ? '' : '\n';
+    return `${body}${sep}[... ${dropped} more characters not captured]\n`;
+  }
+}
+
+/** Per-execute state the host-side hooks write into. */
+class BlockState {
+  readonly site: CallSite;
+  readonly stdout: OutputBuffer;
+  readonly stderr: OutputBuffer;
+  submitted: string | null = null;
+  active = true;
+  #blockedMs = 0;
+  #blockedSince: number | null = null;
+
+  constructor(site: CallSite, cap: number) {
+    this.site = site;
+    this.stdout = new OutputBuffer(cap);
+    this.stderr = new OutputBuffer(cap);
+  }
+
+  enterBridge(): void {
+    this.#blockedSince = performance.now();
+  }
+
+  leaveBridge(): void {
+    if (this.#blockedSince !== null) this.#blockedMs += performance.now() - this.#blockedSince;
+    this.#blockedSince = null;
+  }
+
+  /** Time spent waiting on the host (sub-calls, tools), including a call still in flight. */
+  blockedMs(now: number): number {
+    return this.#blockedMs + (this.#blockedSince === null ? 0 : now - this.#blockedSince);
+  }
+}
+
+interface Loaded {
+  copy: ivm.ExternalCopy<unknown>;
+  bytes: number;
+}
+
+class IsolatedRepl implements Repl {
+  readonly #bridge: SubcallBridge;
+  readonly #toolFunctions = new Map<string, HostFunction>();
+  readonly #toolValues = new Map<string, Loaded>();
+  readonly #contexts = new Map<number, Loaded>();
+  readonly #histories = new Map<number, Loaded>();
+  readonly #globals = new Map<string, Loaded>();
+  readonly #baseMemoryMb: number;
+  readonly #cpuLimitMs: number;
+  readonly #wallLimitMs: number;
+  readonly #outputCap: number;
+  readonly #finalVar: boolean;
+  #session: Session | null = null;
+  #block: BlockState | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+  #disposed = false;
+
+  constructor(options: ReplOptions) {
+    this.#bridge = options.bridge;
+    this.#baseMemoryMb = positive(options.memoryLimitMb, DEFAULTS.memoryLimitMb, 'memoryLimitMb');
+    this.#cpuLimitMs = positive(options.cpuLimitMs, DEFAULTS.cpuLimitMs, 'cpuLimitMs');
+    this.#wallLimitMs = positive(options.wallLimitMs, DEFAULTS.wallLimitMs, 'wallLimitMs');
+    this.#outputCap = positive(options.outputCapChars, DEFAULTS.outputCapChars, 'outputCapChars');
+    this.#finalVar = options.finalVar === true;
+    const reserved = new Set<string>(RESERVED_NAMES);
+    if (this.#finalVar) reserved.add(FINAL_VAR);
+    const tools = options.tools ?? {};
+    const conflicts = Object.keys(tools).filter((name) => reserved.has(name));
+    if (conflicts.length > 0) {
+      throw new Error(`Custom tool names conflict with reserved REPL names: ${conflicts.join(', ')}`);
+    }
+    const invalid = Object.keys(tools).filter((name) => !IDENTIFIER.test(name));
+    if (invalid.length > 0) throw new Error(`Custom tool names must be JavaScript identifiers: ${invalid.join(', ')}`);
+    for (const [name, tool] of Object.entries(tools)) {
+      if (typeof tool === 'function') this.#toolFunctions.set(name, tool);
+      else this.#toolValues.set(name, load(tool));
+    }
+  }
+
+  async start(): Promise<void> {
+    this.#session = await this.#createSession(this.#memoryLimitMb());
+  }
+
+  addContext(index: number, value: SandboxValue): Promise<void> {
+    checkIndex(index);
+    return this.#serial(async () => {
+      this.#contexts.set(index, load(value));
+      await this.#install(`context_${index}`);
+    });
+  }
+
+  addHistory(index: number, messages: SandboxValue): Promise<void> {
+    checkIndex(index);
+    return this.#serial(async () => {
+      this.#histories.set(index, load(messages));
+      await this.#install(`history_${index}`);
+    });
+  }
+
+  setGlobal(name: string, value: SandboxValue): Promise<void> {
+    const functionNames = new Set<string>([...RESERVED_NAMES, FINAL_VAR, ...this.#toolFunctions.keys()]);
+    functionNames.delete('history');
+    if (!IDENTIFIER.test(name) || functionNames.has(name)) {
+      return Promise.reject(new Error(`setGlobal cannot set '${name}' (a REPL function, answer or context)`));
+    }
+    return this.#serial(async () => {
+      this.#globals.set(name, load(value));
+      await this.#install(name);
+    });
+  }
+
+  execute(code: string, site: CallSite): Promise<ExecResult> {
+    return this.#serial(() => this.#execute(code, site));
+  }
+
+  listVariables(): Promise<VariableInfo[]> {
+    return this.#serial(async () => {
+      const session = this.#session;
+      if (!session || this.#disposed) return [];
+      try {
+        const raw = await session.control.apply(undefined, ['list', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+        return parseListed(raw);
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    if (this.#session) disposeSession(this.#session);
+    this.#session = null;
+    for (const map of [this.#contexts, this.#histories, this.#globals, this.#toolValues]) {
+      for (const entry of map.values()) entry.copy.release();
+      map.clear();
+    }
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  /** Operations run one at a time: the isolate has one thread and a block's state is global. */
+  #serial<T>(op: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(() => {
+      if (this.#disposed) throw new Error('The REPL has been disposed.');
+      return op();
+    });
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  #memoryLimitMb(): number {
+    let bytes = 0;
+    for (const map of [this.#contexts, this.#histories, this.#globals, this.#toolValues]) {
+      for (const entry of map.values()) bytes += entry.bytes;
+    }
+    return this.#baseMemoryMb + Math.ceil(bytes / MB);
+  }
+
+  /** Copies a value in; grows the isolate first if nothing would be lost by replacing it. */
+  async #install(name: string): Promise<void> {
+    const needed = this.#memoryLimitMb();
+    let session = await this.#ensureSession();
+    if (needed > session.memoryLimitMb && session.pristine) {
+      // A fresh isolate re-loads everything, the new value included.
+      disposeSession(session);
+      this.#session = null;
+      session = await this.#ensureSession();
+      return;
+    }
+    // A non-pristine isolate keeps its limit (its variables would be lost); the next one grows.
+    const entry = this.#lookup(name);
+    if (!entry) return;
+    await session.context.global.set(name, entry.copy.copyInto());
+    await session.control.apply(undefined, [name === 'history' ? 'adopt' : 'restore', name], {
+      timeout: HOUSEKEEPING_TIMEOUT_MS,
+    });
+  }
+
+  #lookup(name: string): Loaded | undefined {
+    const m = /^(context|history)_(\d+)$/.exec(name);
+    if (m) return (m[1] === 'context' ? this.#contexts : this.#histories).get(Number(m[2]));
+    return this.#globals.get(name);
+  }
+
+  async #ensureSession(): Promise<Session> {
+    if (this.#disposed) throw new Error('The REPL has been disposed.');
+    if (!this.#session || this.#session.isolate.isDisposed) {
+      this.#session = await this.#createSession(this.#memoryLimitMb());
+    }
+    return this.#session;
+  }
+
+  async #createSession(memoryLimitMb: number): Promise<Session> {
+    const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
+    try {
+      const context = await isolate.createContext();
+      // Hooks check they belong to the current session, so a late call from a discarded isolate
+      // (or a sub-call that resolves after a reset) cannot write into the next block.
+      let self: Session | null = null;
+      const current = (): BlockState | null => (self !== null && this.#session === self ? this.#block : null);
+      const flush = new ivm.Callback((stream: unknown, text: unknown, dropped: unknown) => {
+        const block = current();
+        if (!block || typeof text !== 'string' || typeof dropped !== 'number') return;
+        (stream === 1 ? block.stderr : block.stdout).append(text, dropped);
+      });
+      const submit = new ivm.Callback((text: unknown) => {
+        const block = current();
+        if (block && block.active && typeof text === 'string') block.submitted = text;
+      });
+      const dispatch = new ivm.Reference(async (kind: unknown, a: unknown, b: unknown): Promise<string> => {
+        const block = current();
+        if (!block || !block.active) {
+          return kind === 'tool'
+            ? JSON.stringify({ err: { name: 'Error', message: 'Host calls are only available while a block runs.' } })
+            : 'Error: host calls are only available while a block runs';
+        }
+        block.enterBridge();
+        try {
+          return await this.#dispatch(String(kind), String(a), String(b), block.site);
+        } finally {
+          block.leaveBridge();
+        }
+      });
+      const config: RuntimeConfig = {
+        outputCapChars: this.#outputCap,
+        flushChars: FLUSH_CHARS,
+        flushMs: FLUSH_MS,
+        toolFunctions: [...this.#toolFunctions.keys()],
+        finalVar: this.#finalVar,
+      };
+      const control = (await context.evalClosure(
+        `return (${RUNTIME_SOURCE})($0, $1, $2, $3);`,
+        [flush, submit, dispatch, JSON.stringify(config)],
+        { result: { reference: true }, timeout: HOUSEKEEPING_TIMEOUT_MS },
+      )) as Session['control'];
+      self = { isolate, context, control, dispatch, memoryLimitMb, pristine: true };
+      // Same order as the reference REPL: tools, contexts, histories, then engine globals.
+      for (const [name, entry] of this.#toolValues) await context.global.set(name, entry.copy.copyInto());
+      for (const i of sortedKeys(this.#contexts)) {
+        await context.global.set(`context_${i}`, this.#contexts.get(i)!.copy.copyInto());
+      }
+      for (const i of sortedKeys(this.#histories)) {
+        await context.global.set(`history_${i}`, this.#histories.get(i)!.copy.copyInto());
+      }
+      for (const [name, entry] of this.#globals) {
+        await context.global.set(name, entry.copy.copyInto());
+        if (name === 'history') await control.apply(undefined, ['adopt', 'history']);
+      }
+      await control.apply(undefined, ['restore', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+      return self;
+    } catch (err) {
+      if (!isolate.isDisposed) isolate.dispose();
+      throw err;
+    }
+  }
+
+  async #dispatch(kind: string, a: string, b: string, site: CallSite): Promise<string> {
+    const model = b === '' ? undefined : b;
+    try {
+      switch (kind) {
+        case 'llm':
+          return String(await this.#bridge.llmQuery(a, model, site));
+        case 'rlm':
+          return String(await this.#bridge.rlmQuery(a, model, site));
+        case 'llm_batched':
+        case 'rlm_batched': {
+          const prompts = JSON.parse(a) as string[];
+          const results =
+            kind === 'llm_batched'
+              ? await this.#bridge.llmQueryBatched(prompts, model, site)
+              : await this.#bridge.rlmQueryBatched(prompts, model, site);
+          const list = Array.isArray(results) ? results : [];
+          return JSON.stringify(
+            prompts.map((_, i) => (i < list.length ? String(list[i]) : 'Error: no result for this prompt')),
+          );
+        }
+        case 'tool':
+          return await this.#callTool(a, b);
+        default:
+          return `Error: unknown host call ${kind}`;
+      }
+    } catch (err) {
+      // The bridge promises never to reject; if it does, the code still gets a string.
+      const message = `Error: ${errorMessage(err)}`;
+      return kind.endsWith('batched') ? JSON.stringify((JSON.parse(a) as string[]).map(() => message)) : message;
+    }
+  }
+
+  async #callTool(name: string, argsJson: string): Promise<string> {
+    const fn = this.#toolFunctions.get(name);
+    if (!fn) return JSON.stringify({ err: { name: 'ReferenceError', message: `${name} is not a tool` } });
+    try {
+      const args = JSON.parse(argsJson) as SandboxValue[];
+      const value = await fn(...args);
+      return value === undefined ? '{}' : JSON.stringify({ ok: value });
+    } catch (err) {
+      const name = err instanceof Error && err.name ? err.name : 'Error';
+      return JSON.stringify({ err: { name, message: errorMessage(err) } });
+    }
+  }
+
+  async #execute(code: string, site: CallSite): Promise<ExecResult> {
+    const started = performance.now();
+    const transformed = transformBlock(code);
+    let session = await this.#ensureSession();
+    if (!transformed.ok) {
+      const { name, message } = transformed.error;
+      return {
+        ...emptyResult(started),
+        error: { name, message },
+        variables: await this.#variables(session),
+      };
+    }
+    session.pristine = false;
+    const block = new BlockState(site, this.#outputCap);
+    this.#block = block;
+    const isolate = session.isolate;
+    const cpuStart = isolate.cpuTime;
+    let cpuNow = cpuStart;
+    let killed: ReplResetReason | null = null;
+    const watchdog = setInterval(() => {
+      if (killed) return;
+      try {
+        cpuNow = isolate.cpuTime;
+      } catch {
+        return; // disposed under us; the run promise reports it
+      }
+      const now = performance.now();
+      // cpuTime does not advance while the isolate waits on the host; wall time is corrected.
+      const cpuMs = Number(cpuNow - cpuStart) / 1e6;
+      const wallMs = now - started - block.blockedMs(now);
+      if (cpuMs > this.#cpuLimitMs) killed = 'cpu_limit';
+      else if (wallMs > this.#wallLimitMs) killed = 'wall_limit';
+      if (killed && !isolate.isDisposed) isolate.dispose();
+    }, WATCHDOG_MS);
+
+    let outcome: RunOutcome | null = null;
+    let failure: unknown = null;
+    try {
+      const payload = JSON.stringify({ src: transformed.code, isAsync: transformed.isAsync, names: transformed.names });
+      const raw = await session.control.apply(undefined, ['run', payload], { result: { promise: true } });
+      outcome = parseOutcome(raw);
+    } catch (err) {
+      failure = err;
+    } finally {
+      clearInterval(watchdog);
+      block.active = false;
+      this.#block = null;
+    }
+    if (!isolate.isDisposed) {
+      try {
+        cpuNow = isolate.cpuTime;
+      } catch {
+        // keep the last sample
+      }
+    }
+    const base = {
+      stdout: block.stdout.text(),
+      stderr: block.stderr.text(),
+      durationMs: performance.now() - started,
+      cpuMs: Number(cpuNow - cpuStart) / 1e6,
+      submitted: block.submitted,
+    };
+    if (outcome) {
+      block.stdout.noteDropped(outcome.dropped[0]);
+      block.stderr.noteDropped(outcome.dropped[1]);
+      return {
+        ...base,
+        stdout: block.stdout.text(),
+        stderr: block.stderr.text(),
+        error: outcome.error,
+        variables: outcome.variables,
+        replReset: null,
+      };
+    }
+    if (this.#disposed) {
+      return { ...base, error: { name: 'Error', message: 'The REPL was disposed while the block ran.' }, variables: [], replReset: null };
+    }
+    if (!isolate.isDisposed) {
+      // Our runtime failed without the isolate dying (should not happen): report and re-arm it.
+      try {
+        await session.control.apply(undefined, ['restore', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+      } catch {
+        // the next block will still run; the scaffold may be missing until then
+      }
+      return {
+        ...base,
+        error: { name: 'Error', message: `The REPL failed to run the block: ${errorMessage(failure)}` },
+        variables: await this.#variables(session),
+        replReset: null,
+      };
+    }
+    const reason: ReplResetReason =
+      killed ?? (/memory limit/i.test(errorMessage(failure)) ? 'memory_limit' : 'crash');
+    const error = this.#resetError(reason, session.memoryLimitMb, failure);
+    disposeSession(session);
+    if (this.#session === session) this.#session = null;
+    session = await this.#ensureSession();
+    return { ...base, error, variables: await this.#variables(session), replReset: reason };
+  }
+
+  #resetError(reason: ReplResetReason, memoryLimitMb: number, failure: unknown): BlockError {
+    switch (reason) {
+      case 'cpu_limit':
+        return {
+          name: 'TimeoutError',
+          message: `The block used more than ${this.#cpuLimitMs} ms of CPU time (an endless loop?) and was stopped. ${RESET_NOTE}`,
+        };
+      case 'wall_limit':
+        return {
+          name: 'TimeoutError',
+          message: `The block ran for more than ${this.#wallLimitMs} ms (not counting sub-calls) and was stopped. ${RESET_NOTE}`,
+        };
+      case 'memory_limit':
+        return {
+          name: 'RangeError',
+          message: `The block ran out of memory (REPL limit ${memoryLimitMb} MB) and was stopped. ${RESET_NOTE}`,
+        };
+      case 'crash':
+        return { name: 'Error', message: `The REPL crashed (${errorMessage(failure)}). ${RESET_NOTE}` };
+      default:
+        return assertNever(reason);
+    }
+  }
+
+  async #variables(session: Session): Promise<string[]> {
+    try {
+      const raw = await session.control.apply(undefined, ['vars', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+      const parsed = JSON.parse(String(raw)) as unknown;
+      return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : [];
+    } catch {
+      return [];
+    }
+  }
+}
+
+/** Creates a REPL with a live isolate; throws if a tool name is reserved. */
+export async function createIsolatedRepl(options: ReplOptions): Promise<Repl> {
+  const repl = new IsolatedRepl(options);
+  await repl.start();
+  return repl;
+}
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+function load(value: SandboxValue): Loaded {
+  // Strings are copied without a JSON round trip (V8 keeps large ones outside the heap); the
+  // size estimate only feeds the memory limit: 2 bytes per char, more for structured values.
+  const bytes = typeof value === 'string' ? value.length * 2 : (JSON.stringify(value)?.length ?? 0) * 4;
+  return { copy: new ivm.ExternalCopy(value), bytes };
+}
+
+function disposeSession(session: Session): void {
+  try {
+    session.dispatch.release();
+  } catch {
+    // already released
+  }
+  if (!session.isolate.isDisposed) session.isolate.dispose();
+}
+
+function emptyResult(started: number): Omit<ExecResult, 'error' | 'variables'> {
+  return {
+    stdout: '',
+    stderr: '',
+    durationMs: performance.now() - started,
+    cpuMs: 0,
+    submitted: null,
+    replReset: null,
+  };
+}
+
+function parseOutcome(raw: unknown): RunOutcome {
+  const value = JSON.parse(String(raw)) as Partial<RunOutcome>;
+  const e = value.error;
+  const error =
+    e && typeof e === 'object' && typeof e.name === 'string' && typeof e.message === 'string'
+      ? { name: e.name, message: e.message }
+      : null;
+  const variables = Array.isArray(value.variables) ? value.variables.filter((v) => typeof v === 'string') : [];
+  const d = Array.isArray(value.dropped) ? value.dropped : [0, 0];
+  const num = (n: unknown): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
+  return { error, variables, dropped: [num(d[0]), num(d[1])] };
+}
+
+function parseListed(raw: unknown): VariableInfo[] {
+  const value = JSON.parse(String(raw)) as unknown;
+  if (!Array.isArray(value)) return [];
+  const out: VariableInfo[] = [];
+  for (const item of value as Partial<ListedVariable>[]) {
+    if (!item || typeof item.name !== 'string') continue;
+    out.push({
+      name: item.name,
+      type: typeof item.type === 'string' ? item.type : 'unknown',
+      size: typeof item.size === 'number' ? item.size : null,
+      preview: typeof item.preview === 'string' ? item.preview.slice(0, 200) : '',
+    });
+  }
+  return out;
+}
+
+function sortedKeys(map: Map<number, Loaded>): number[] {
+  return [...map.keys()].sort((a, b) => a - b);
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+function checkIndex(index: number): void {
+  if (!Number.isInteger(index) || index < 0) throw new Error(`index must be a non-negative integer, got ${index}`);
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected value ${String(value)}`);
+}

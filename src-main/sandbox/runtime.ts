@@ -1,0 +1,655 @@
+// The half of the REPL that lives INSIDE the isolate. `sandboxRuntime` is never called on the
+// host: its source text (`String(sandboxRuntime)`) is evaluated in the isolate by a closure that
+// receives the host hooks, so the hooks (isolated-vm Callbacks and a Reference) stay in this
+// closure and never appear on the sandbox's global object. It must therefore be self-contained:
+// no imports, no references to module scope, only syntax that survives type stripping.
+
+/** Host → isolate configuration, passed as JSON. */
+export interface RuntimeConfig {
+  outputCapChars: number;
+  /** Buffered output is sent to the host once this many characters are waiting. */
+  flushChars: number;
+  /** ...or once this long has passed since the last send (so a later hang loses little). */
+  flushMs: number;
+  toolFunctions: string[];
+  finalVar: boolean;
+}
+
+/** What the `run` op returns (as JSON). */
+export interface RunOutcome {
+  error: { name: string; message: string } | null;
+  variables: string[];
+  dropped: [number, number];
+}
+
+/** What the `list` op returns (as JSON). */
+export interface ListedVariable {
+  name: string;
+  type: string;
+  size: number | null;
+  preview: string;
+}
+
+/** The isolate-side view of the host dispatcher (an ivm.Reference to a host async function). */
+interface HostDispatch {
+  applySyncPromise(receiver: undefined, args: string[]): unknown;
+}
+type FlushHook = (stream: number, text: string, dropped: number) => void;
+type SubmitHook = (text: string) => void;
+
+export function sandboxRuntime(
+  flushHook: FlushHook,
+  submitHook: SubmitHook,
+  dispatch: HostDispatch,
+  configJson: string,
+): (op: string, arg: string) => string | Promise<string> {
+  'use strict';
+  type Dict = Record<string, unknown>;
+  type Obj = object;
+  const G = globalThis as unknown as Dict;
+
+  // Intrinsics captured before any model code runs, so that code cannot break the runtime by
+  // replacing them (it only ever affects its own isolate, but the REPL should keep working).
+  const ObjectCtor = Object;
+  const defineProperty = ObjectCtor.defineProperty;
+  const getOwnDesc = ObjectCtor.getOwnPropertyDescriptor;
+  const getOwnNames = ObjectCtor.getOwnPropertyNames;
+  const getProto = ObjectCtor.getPrototypeOf;
+  const objectKeys = ObjectCtor.keys;
+  const ObjectProto = ObjectCtor.prototype;
+  const isArray = Array.isArray;
+  const jsonStringify = JSON.stringify;
+  const jsonParse = JSON.parse;
+  const StringCtor = String;
+  const NumberIsFinite = Number.isFinite;
+  const ErrorCtor = Error;
+  const ErrorProto = Error.prototype;
+  const dateNow = Date.now;
+  const geval = G.eval as (src: string) => unknown;
+  const WeakMapCtor = WeakMap;
+  const reflectApply = Reflect.apply;
+  // `fn.call(self, ...args)` that keeps working if code later replaces Function.prototype.call.
+  const callBound = <A extends unknown[], R>(fn: (...args: A) => R): ((self: unknown, ...args: A) => R) =>
+    Function.prototype.call.bind(fn) as unknown as (self: unknown, ...args: A) => R;
+  const arrayPush = callBound(Array.prototype.push as (...items: unknown[]) => number);
+  const arrayJoin = callBound(Array.prototype.join as (sep?: string) => string);
+  const arrayIndexOf = callBound(Array.prototype.indexOf as (item: unknown) => number);
+  const arrayPop = callBound(Array.prototype.pop as () => unknown);
+  const stringSlice = callBound(String.prototype.slice as (start?: number, end?: number) => string);
+  const regexTest = callBound(RegExp.prototype.test as (s: string) => boolean);
+  const fnToString = callBound(Function.prototype.toString as () => string);
+  const symbolToString = callBound(Symbol.prototype.toString as () => string);
+  const dateToISO = callBound(Date.prototype.toISOString as () => string);
+  const dateGetTime = callBound(Date.prototype.getTime as () => number);
+  const regexpSourceGetter = getOwnDesc(RegExp.prototype, 'source')?.get;
+  const regexpFlagsGetter = getOwnDesc(RegExp.prototype, 'flags')?.get;
+  const mapSizeGetter = getOwnDesc(Map.prototype, 'size')?.get;
+  const setSizeGetter = getOwnDesc(Set.prototype, 'size')?.get;
+  const mapEntries = callBound(Map.prototype.entries as () => IterableIterator<[unknown, unknown]>);
+  const setValues = callBound(Set.prototype.values as () => IterableIterator<unknown>);
+  const iterNext = (it: Iterator<unknown>): IteratorResult<unknown> => it.next();
+
+  const config = jsonParse(configJson) as RuntimeConfig;
+  const IDENT = /^[A-Za-z_$][\w$]*$/;
+  const MAX_DEPTH = 4;
+  const MAX_ITEMS = 100;
+  const MAX_NESTED_STRING = 10_000;
+  const baseline: Dict = ObjectCtor.create(null) as Dict;
+  for (const name of getOwnNames(G)) baseline[name] = true;
+
+  // ---- output ---------------------------------------------------------------------------------
+  interface Stream {
+    parts: string[];
+    buffered: number;
+    accepted: number;
+    dropped: number;
+    reportedDropped: number;
+  }
+  const newStream = (): Stream => ({ parts: [], buffered: 0, accepted: 0, dropped: 0, reportedDropped: 0 });
+  let streams: [Stream, Stream] = [newStream(), newStream()];
+  let lastFlush = 0;
+  let blockActive = false;
+
+  function flushStream(index: 0 | 1): void {
+    const s = streams[index];
+    if (s.buffered === 0 && s.dropped === s.reportedDropped) return;
+    const text = arrayJoin(s.parts, '');
+    s.parts = [];
+    s.buffered = 0;
+    s.reportedDropped = s.dropped;
+    flushHook(index, text, s.dropped);
+  }
+  function flushAll(): void {
+    flushStream(0);
+    flushStream(1);
+    lastFlush = dateNow();
+  }
+  function emit(index: 0 | 1, text: string): void {
+    if (!blockActive) return; // e.g. a getter running during `list`
+    const s = streams[index];
+    const room = config.outputCapChars - s.accepted;
+    if (room <= 0) {
+      s.dropped += text.length;
+      return;
+    }
+    let kept = text;
+    if (kept.length > room) {
+      s.dropped += kept.length - room;
+      kept = stringSlice(kept, 0, room);
+    }
+    arrayPush(s.parts, kept);
+    s.buffered += kept.length;
+    s.accepted += kept.length;
+    const now = dateNow();
+    if (s.buffered >= config.flushChars || now - lastFlush >= config.flushMs || s.accepted >= config.outputCapChars) {
+      flushAll();
+    }
+  }
+
+  // ---- formatting -----------------------------------------------------------------------------
+  function typeName(value: unknown): string {
+    if (value === null) return 'null';
+    if (isArray(value)) return 'Array';
+    const t = typeof value;
+    if (t !== 'object') return t;
+    const ctor = constructorName(value as Obj);
+    return ctor ?? 'object';
+  }
+  function constructorName(value: Obj): string | null {
+    const proto = getProto(value) as Obj | null;
+    if (proto === null) return null;
+    if (proto === ObjectProto) return 'Object';
+    const d = getOwnDesc(proto, 'constructor');
+    const ctor = d && 'value' in d ? (d.value as unknown) : undefined;
+    if (typeof ctor === 'function') {
+      const n = getOwnDesc(ctor, 'name');
+      if (n && typeof n.value === 'string' && n.value) return n.value;
+    }
+    return null;
+  }
+  function functionLabel(fn: unknown): string {
+    const n = getOwnDesc(fn as Obj, 'name');
+    const name = n && typeof n.value === 'string' ? n.value : '';
+    let isClass = false;
+    try {
+      isClass = regexTest(/^class[\s{]/, fnToString(fn));
+    } catch {
+      isClass = false;
+    }
+    if (isClass) return name ? `[class ${name}]` : '[class (anonymous)]';
+    return name ? `[Function: ${name}]` : '[Function (anonymous)]';
+  }
+  function quote(s: string, maxLen: number): string {
+    if (s.length > maxLen) return `${jsonStringify(stringSlice(s, 0, maxLen))}... ${s.length - maxLen} more characters`;
+    return jsonStringify(s);
+  }
+  function keyLabel(key: string): string {
+    return regexTest(IDENT, key) ? key : jsonStringify(key);
+  }
+
+  /** A bounded, getter-free rendering of any value (strings quoted). */
+  function inspect(value: unknown, maxChars: number): string {
+    const stack: unknown[] = [];
+    let used = 0;
+    const render = (v: unknown, depth: number): string => {
+      if (used > maxChars) return '…';
+      const out = renderInner(v, depth);
+      used += out.length;
+      return out;
+    };
+    const renderInner = (v: unknown, depth: number): string => {
+      switch (typeof v) {
+        case 'string':
+          return quote(v, MAX_NESTED_STRING);
+        case 'number':
+          return v === 0 && 1 / v < 0 ? '-0' : StringCtor(v);
+        case 'bigint':
+          return `${StringCtor(v)}n`;
+        case 'boolean':
+        case 'undefined':
+          return StringCtor(v);
+        case 'symbol':
+          return symbolToString(v);
+        case 'function':
+          return functionLabel(v);
+        default:
+          break;
+      }
+      if (v === null) return 'null';
+      const obj = v as Obj;
+      if (arrayIndexOf(stack, obj) >= 0) return '[Circular]';
+      const answerState = answerStates.get(obj);
+      if (answerState) {
+        return `{content: ${render(getOwnDesc(obj, 'content')?.value, depth + 1)}, ready: ${render(answerState.ready, depth + 1)}}`;
+      }
+      const special = renderSpecial(obj);
+      if (special !== null) return special;
+      const arr = isArray(obj);
+      if (depth >= MAX_DEPTH) return arr ? '[Array]' : `[${constructorName(obj) ?? 'Object'}]`;
+      arrayPush(stack, obj);
+      try {
+        const items: string[] = [];
+        if (arr) {
+          const list = obj as unknown[];
+          const n = list.length;
+          for (let i = 0; i < n && i < MAX_ITEMS; i++) {
+            if (used > maxChars) break;
+            arrayPush(items, renderProperty(obj, StringCtor(i), depth));
+          }
+          if (n > MAX_ITEMS) arrayPush(items, `... ${n - MAX_ITEMS} more items`);
+          return `[${arrayJoin(items, ', ')}]`;
+        }
+        const mapSize = brand(mapSizeGetter, obj);
+        if (mapSize !== null) {
+          const it = mapEntries(obj);
+          for (let i = 0; i < MAX_ITEMS && used <= maxChars; i++) {
+            const step = iterNext(it);
+            if (step.done) break;
+            const [k, val] = step.value as [unknown, unknown];
+            arrayPush(items, `${render(k, depth + 1)} => ${render(val, depth + 1)}`);
+          }
+          if (mapSize > MAX_ITEMS) arrayPush(items, `... ${mapSize - MAX_ITEMS} more items`);
+          return `Map(${mapSize}) {${arrayJoin(items, ', ')}}`;
+        }
+        const setSize = brand(setSizeGetter, obj);
+        if (setSize !== null) {
+          const it = setValues(obj);
+          for (let i = 0; i < MAX_ITEMS && used <= maxChars; i++) {
+            const step = iterNext(it);
+            if (step.done) break;
+            arrayPush(items, render(step.value, depth + 1));
+          }
+          if (setSize > MAX_ITEMS) arrayPush(items, `... ${setSize - MAX_ITEMS} more items`);
+          return `Set(${setSize}) {${arrayJoin(items, ', ')}}`;
+        }
+        const keys = objectKeys(obj);
+        for (let i = 0; i < keys.length && i < MAX_ITEMS; i++) {
+          if (used > maxChars) break;
+          const key = keys[i] as string;
+          arrayPush(items, `${keyLabel(key)}: ${renderProperty(obj, key, depth)}`);
+        }
+        if (keys.length > MAX_ITEMS) arrayPush(items, `... ${keys.length - MAX_ITEMS} more keys`);
+        const ctor = constructorName(obj);
+        const prefix = ctor === 'Object' ? '' : ctor === null ? '[Object: null prototype] ' : `${ctor} `;
+        return `${prefix}{${arrayJoin(items, ', ')}}`;
+      } finally {
+        arrayPop(stack);
+      }
+    };
+    const renderProperty = (obj: Obj, key: string, depth: number): string => {
+      const d = getOwnDesc(obj, key);
+      if (!d) return 'undefined';
+      if (d.get || d.set) return d.get && d.set ? '[Getter/Setter]' : d.get ? '[Getter]' : '[Setter]';
+      return render(d.value, depth + 1);
+    };
+    const result = render(value, 0);
+    return result.length > maxChars ? `${stringSlice(result, 0, maxChars)}…` : result;
+  }
+  function brand(getter: (() => unknown) | undefined, obj: Obj): number | null {
+    if (!getter) return null;
+    try {
+      return reflectApply(getter, obj, []) as number;
+    } catch {
+      return null;
+    }
+  }
+  function renderSpecial(obj: Obj): string | null {
+    try {
+      const t = dateGetTime(obj);
+      return NumberIsFinite(t) ? dateToISO(obj) : 'Invalid Date';
+    } catch {
+      // not a Date
+    }
+    if (regexpSourceGetter && regexpFlagsGetter && obj !== RegExp.prototype) {
+      try {
+        const source = StringCtor(reflectApply(regexpSourceGetter, obj, []));
+        return `/${source}/${StringCtor(reflectApply(regexpFlagsGetter, obj, []))}`;
+      } catch {
+        // not a RegExp
+      }
+    }
+    if (isErrorLike(obj)) {
+      const e = describeError(obj);
+      return `[${e.name}: ${e.message}]`;
+    }
+    return null;
+  }
+  function isErrorLike(obj: Obj): boolean {
+    let p = getProto(obj) as Obj | null;
+    for (let i = 0; p !== null && i < 50; i++) {
+      if (p === ErrorProto) return true;
+      p = getProto(p) as Obj | null;
+    }
+    return false;
+  }
+  function formatTop(value: unknown): string {
+    return typeof value === 'string' ? value : inspect(value, config.outputCapChars);
+  }
+  function formatArgs(args: unknown[]): string {
+    const parts: string[] = [];
+    for (let i = 0; i < args.length; i++) arrayPush(parts, formatTop(args[i]));
+    return arrayJoin(parts, ' ');
+  }
+
+  function describeError(e: unknown): { name: string; message: string } {
+    const limit = 20_000;
+    if (e !== null && (typeof e === 'object' || typeof e === 'function')) {
+      let name: unknown;
+      let message: unknown;
+      try {
+        name = (e as Dict).name;
+        message = (e as Dict).message;
+      } catch {
+        // a throwing getter: fall back to the defaults below
+      }
+      let n = typeof name === 'string' && name ? name : 'Error';
+      if (n === 'Error') {
+        // `class MyError extends Error {}` keeps name "Error"; the class name says more.
+        const ctor = constructorName(e as Obj);
+        if (ctor && ctor !== 'Object' && ctor !== 'Error') n = ctor;
+      }
+      const m = typeof message === 'string' ? message : message === undefined ? inspect(e, limit) : StringCtor(message);
+      return { name: n, message: m.length > limit ? `${stringSlice(m, 0, limit)}…` : m };
+    }
+    return { name: 'Error', message: `Uncaught ${inspect(e, limit)}` };
+  }
+
+  // ---- answer ---------------------------------------------------------------------------------
+  interface AnswerState {
+    ready: unknown;
+  }
+  const answerStates = new WeakMapCtor<Obj, AnswerState>();
+  let submittedThisBlock = false;
+  function recordSubmission(text: string): void {
+    if (!blockActive) return; // e.g. a getter run by `list` between blocks
+    submittedThisBlock = true;
+    submitHook(text);
+  }
+  /** `{content, ready}` whose `ready` setter captures `String(content)` when set truthy. */
+  function makeAnswer(content: unknown, ready: unknown): Obj {
+    const state: AnswerState = { ready };
+    const obj: Obj = {};
+    defineProperty(obj, 'content', { value: content, writable: true, enumerable: true, configurable: true });
+    defineProperty(obj, 'ready', {
+      get: () => state.ready,
+      set: (v: unknown) => {
+        state.ready = v;
+        if (v) recordSubmission(StringCtor((obj as Dict).content));
+      },
+      enumerable: true,
+      configurable: false, // so code cannot swap the setter for a plain value
+    });
+    answerStates.set(obj, state);
+    return obj;
+  }
+
+  // ---- scaffold -------------------------------------------------------------------------------
+  const scaffold: Dict = ObjectCtor.create(null) as Dict;
+  function errorString(fn: string, what: string, value: unknown): string {
+    return `Error: ${fn}() expects ${what}, got ${typeName(value)}`;
+  }
+  function modelArg(fn: string, model: unknown): string | null | { error: string } {
+    if (model === undefined || model === null) return '';
+    if (typeof model !== 'string') return { error: errorString(fn, 'model to be a string', model) };
+    return model;
+  }
+  function callHost(kind: string, a: string, b: string): string {
+    flushAll(); // output printed before a slow call should not wait for the block to end
+    return StringCtor(dispatch.applySyncPromise(undefined, [kind, a, b]));
+  }
+  function single(fn: string, kind: string) {
+    return function (prompt: unknown, model?: unknown): string {
+      if (typeof prompt !== 'string') return errorString(fn, 'prompt to be a string', prompt);
+      const m = modelArg(fn, model);
+      if (typeof m !== 'string') return (m as { error: string }).error;
+      return callHost(kind, prompt, m);
+    };
+  }
+  function batched(fn: string, kind: string) {
+    return function (prompts: unknown, model?: unknown): string[] | string {
+      if (!isArray(prompts)) return errorString(fn, 'prompts to be an array of strings', prompts);
+      for (let i = 0; i < prompts.length; i++) {
+        if (typeof prompts[i] !== 'string') {
+          return errorString(fn, `prompts to be an array of strings (item ${i})`, prompts[i]);
+        }
+      }
+      const m = modelArg(fn, model);
+      if (typeof m !== 'string') return (m as { error: string }).error;
+      if (prompts.length === 0) return [];
+      const raw = callHost(kind, jsonStringify(prompts), m);
+      const parsed = jsonParse(raw) as unknown;
+      return isArray(parsed) ? (parsed as string[]) : [raw];
+    };
+  }
+  scaffold.llm_query = single('llm_query', 'llm');
+  scaffold.llm_query_batched = batched('llm_query_batched', 'llm_batched');
+  scaffold.rlm_query = single('rlm_query', 'rlm');
+  scaffold.rlm_query_batched = batched('rlm_query_batched', 'rlm_batched');
+  scaffold.print = function print(...args: unknown[]): void {
+    emit(0, `${formatArgs(args)}\n`);
+  };
+  scaffold.SHOW_VARS = function SHOW_VARS(): string {
+    const parts: string[] = [];
+    for (const name of userNames()) {
+      if (name === 'answer') continue;
+      const d = getOwnDesc(G, name);
+      const t = d && 'value' in d ? typeName(d.value) : 'accessor';
+      arrayPush(parts, `${jsonStringify(name)}: ${jsonStringify(t)}`);
+    }
+    if (parts.length === 0) return 'No variables created yet. Use ```repl``` blocks to create variables.';
+    return `Available variables: {${arrayJoin(parts, ', ')}}`;
+  };
+  if (config.finalVar) {
+    scaffold.FINAL_VAR = function FINAL_VAR(name: unknown): string {
+      if (typeof name !== 'string') {
+        const text = StringCtor(name);
+        recordSubmission(text);
+        return text;
+      }
+      const key = stripQuotes(name);
+      const d = getOwnDesc(G, key);
+      if (!d || !('value' in d) || !isUserName(key)) {
+        const available: string[] = [];
+        for (const n of userNames()) if (n !== 'answer') arrayPush(available, jsonStringify(n));
+        return `Error: Variable '${key}' not found. Available variables: [${arrayJoin(available, ', ')}]. You must create and assign a variable BEFORE calling FINAL_VAR on it.`;
+      }
+      const text = StringCtor(d.value);
+      recordSubmission(text);
+      return text;
+    };
+  }
+  function stripQuotes(s: string): string {
+    let t = s.trim();
+    const first = t[0];
+    if (t.length >= 2 && (first === '"' || first === "'" || first === '`') && t[t.length - 1] === first) {
+      t = stringSlice(t, 1, t.length - 1);
+    }
+    return t;
+  }
+  const consoleObject: Dict = {};
+  const out = (index: 0 | 1) =>
+    function (...args: unknown[]): void {
+      emit(index, `${formatArgs(args)}\n`);
+    };
+  consoleObject.log = out(0);
+  consoleObject.info = out(0);
+  consoleObject.debug = out(0);
+  consoleObject.dir = out(0);
+  consoleObject.table = out(0);
+  consoleObject.warn = out(1);
+  consoleObject.error = out(1);
+  consoleObject.trace = out(1);
+  consoleObject.assert = function (cond: unknown, ...args: unknown[]): void {
+    if (!cond) emit(1, `Assertion failed${args.length ? `: ${formatArgs(args)}` : ''}\n`);
+  };
+  scaffold.console = consoleObject;
+
+  function makeTool(name: string) {
+    const tool = function (...args: unknown[]): unknown {
+      const payload = jsonStringify(args);
+      const reply = jsonParse(callHost('tool', name, payload)) as { ok?: unknown; err?: { name: string; message: string } };
+      if (reply.err) {
+        const err = new ErrorCtor(StringCtor(reply.err.message));
+        defineProperty(err, 'name', { value: StringCtor(reply.err.name), writable: true, configurable: true });
+        throw err;
+      }
+      return reply.ok;
+    };
+    defineProperty(tool, 'name', { value: name });
+    return tool;
+  }
+  for (const name of config.toolFunctions) scaffold[name] = makeTool(name);
+
+  /** Names never reported as user variables: our functions and callable tools. */
+  const hidden: Dict = ObjectCtor.create(null) as Dict;
+  for (const name of getOwnNames(scaffold)) hidden[name] = true;
+
+  function define(name: string, value: unknown): void {
+    try {
+      defineProperty(G, name, { value, writable: true, enumerable: true, configurable: true });
+    } catch {
+      // Code made it non-configurable; it keeps its own value and only hurts itself.
+    }
+  }
+  for (const name of getOwnNames(scaffold)) define(name, scaffold[name]);
+  define('answer', makeAnswer('', false));
+
+  let canonicalHistory: unknown;
+  let hasCanonicalHistory = false;
+
+  function dataValue(name: string): { found: boolean; value: unknown } {
+    const d = getOwnDesc(G, name);
+    if (!d || !('value' in d)) return { found: false, value: undefined };
+    return { found: true, value: d.value };
+  }
+  function restore(duringBlock: boolean): void {
+    for (const name of getOwnNames(scaffold)) {
+      const cur = dataValue(name);
+      if (!cur.found || cur.value !== scaffold[name]) define(name, scaffold[name]);
+    }
+    const ans = dataValue('answer');
+    if (!(ans.found && typeof ans.value === 'object' && ans.value !== null && answerStates.get(ans.value))) {
+      const v = ans.value;
+      if (ans.found && typeof v === 'object' && v !== null && !isArray(v)) {
+        // `answer = {content: X, ready: true}`: honour it like the setter would have, then re-wrap.
+        const ready = (v as Dict).ready;
+        const content = (v as Dict).content;
+        if (duringBlock && ready && !submittedThisBlock) recordSubmission(StringCtor(content));
+        define('answer', makeAnswer(content === undefined ? '' : content, ready));
+      } else {
+        define('answer', makeAnswer('', false));
+      }
+    }
+    const c0 = dataValue('context_0');
+    if (c0.found) define('context', c0.value);
+    if (hasCanonicalHistory) define('history', canonicalHistory);
+    else {
+      const h0 = dataValue('history_0');
+      if (h0.found) define('history', h0.value);
+    }
+  }
+
+  function isUserName(name: string): boolean {
+    return !baseline[name] && !hidden[name] && name[0] !== '_';
+  }
+  function userNames(): string[] {
+    const names: string[] = [];
+    for (const name of getOwnNames(G)) if (isUserName(name)) arrayPush(names, name);
+    return names;
+  }
+  function isSimple(v: unknown): boolean {
+    const t = typeof v;
+    if (t === 'string' || t === 'number' || t === 'boolean') return true;
+    if (t !== 'object' || v === null) return false;
+    if (isArray(v)) return true;
+    const proto = getProto(v) as Obj | null;
+    return proto === ObjectProto || proto === null;
+  }
+  function simpleVariables(): string[] {
+    const names: string[] = [];
+    for (const name of userNames()) {
+      const cur = dataValue(name);
+      if (cur.found && isSimple(cur.value)) arrayPush(names, name);
+    }
+    return names;
+  }
+  function listVariables(): ListedVariable[] {
+    const result: ListedVariable[] = [];
+    for (const name of userNames()) {
+      const d = getOwnDesc(G, name);
+      if (!d) continue;
+      if (!('value' in d)) {
+        arrayPush(result, { name, type: 'accessor', size: null, preview: '[Getter/Setter]' });
+        continue;
+      }
+      const v = d.value as unknown;
+      let size: number | null = null;
+      if (typeof v === 'string') size = v.length;
+      else if (isArray(v)) size = v.length;
+      else if (typeof v === 'object' && v !== null) size = objectKeys(v).length;
+      const preview = typeof v === 'string' ? quote(v, 198) : inspect(v, 200);
+      arrayPush(result, {
+        name,
+        type: typeName(v),
+        size,
+        preview: preview.length > 200 ? `${stringSlice(preview, 0, 199)}…` : preview,
+      });
+    }
+    return result;
+  }
+
+  function predeclare(names: string[]): void {
+    for (const name of names) {
+      if (!getOwnDesc(G, name)) define(name, undefined);
+    }
+  }
+
+  async function run(argJson: string): Promise<string> {
+    const { src, isAsync, names } = jsonParse(argJson) as { src: string; isAsync: boolean; names: string[] };
+    streams = [newStream(), newStream()];
+    submittedThisBlock = false;
+    blockActive = true;
+    lastFlush = 0; // the block's first output goes to the host right away
+    let error: RunOutcome['error'] = null;
+    try {
+      predeclare(names);
+      const result = geval(src);
+      if (isAsync) await result;
+    } catch (e) {
+      error = describeError(e);
+    }
+    try {
+      restore(true);
+    } catch (e) {
+      error = error ?? describeError(e);
+    }
+    const variables = simpleVariables();
+    blockActive = false;
+    flushAll();
+    const outcome: RunOutcome = { error, variables, dropped: [streams[0].dropped, streams[1].dropped] };
+    return jsonStringify(outcome);
+  }
+
+  return function control(op: string, arg: string): string | Promise<string> {
+    switch (op) {
+      case 'run':
+        return run(arg);
+      case 'restore':
+        restore(false);
+        return '';
+      case 'adopt':
+        if (arg === 'history') {
+          canonicalHistory = dataValue('history').value;
+          hasCanonicalHistory = true;
+        }
+        restore(false);
+        return '';
+      case 'vars':
+        return jsonStringify(simpleVariables());
+      case 'list':
+        return jsonStringify(listVariables());
+      default:
+        throw new ErrorCtor(`unknown op ${op}`);
+    }
+  };
+}

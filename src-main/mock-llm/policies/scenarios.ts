@@ -393,14 +393,14 @@ function generic(c: Classified, scope: 'default' | 'child'): string {
     'That is more than I want to read in one go. I will split it into a few large chunks, have sub-LMs summarise them in one batch, and combine the summaries.',
     String.raw`
 const question = ${js(question)};
-const size = Math.min(400000, Math.max(20000, Math.ceil(text.length / 8)));
+const size = Math.min(400000, Math.max(2000, Math.ceil(text.length / 8)));
 const chunks = [];
 for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
 if (chunks.length === 0) chunks.push('');
 const prompts = chunks.map((ch, i) => 'TASK: summarise\n' + (question ? 'QUESTION: ' + question + '\n' : '') + 'PART: ' + (i + 1) + ' of ' + chunks.length + '\nSummarise this part in one or two sentences.\nTEXT:\n' + ch);
 const summaries = (await llm_query_batched(prompts)).map((s) => String(s).trim());
 summaries.forEach((s, i) => print('part ' + (i + 1) + ':', s.slice(0, 200)));
-const combined = 'The context (' + text.length + ' characters, read in ' + chunks.length + ' parts): ' + summaries.join(' ');
+const combined = 'The context (' + text.length + ' characters, read in ' + chunks.length + (chunks.length === 1 ? ' part' : ' parts') + '): ' + summaries.join(' ');
 print('[${scope}:combined]', combined.slice(0, 200));
 answer.content = combined;
 answer.ready = true;

@@ -98,7 +98,10 @@ export function summarise(text: string, part: string | null): string {
   const opening = (lines[0] ?? '').trim().replace(/\s+/g, ' ').slice(0, 80);
   const where = part ? `Part ${part}` : 'The text';
   const terms = top.length > 0 ? ` It is mostly about ${top.join(', ')}.` : '';
-  return `${where} has ${lines.length} lines and ${words.length} words, beginning "${opening}".${terms}`;
+  // A stated conclusion is what a reader would repeat, so quote the first one.
+  const finding = /^(?:key finding|finding|conclusion|result|summary)s?: *(.+)$/im.exec(text);
+  const stated = finding ? ` It states: ${finding[1]!.trim().slice(0, 200)}` : '';
+  return `${where} has ${lines.length} lines and ${words.length} words, beginning "${opening}".${terms}${stated}`;
 }
 
 export interface SectionReport {

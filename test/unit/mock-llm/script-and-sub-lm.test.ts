@@ -109,3 +109,11 @@ describe('sub-LM tasks', () => {
     expect(subLmReply(prompt)).toBe(subLmReply(prompt));
   });
 });
+
+describe('summaries', () => {
+  it('quote a stated key finding', () => {
+    expect(subLmReply('TASK: summarise\nTEXT:\n## Section 1\nwords here\nKey finding: billing errors affected 42 customers.')).toContain(
+      'It states: billing errors affected 42 customers.',
+    );
+  });
+});

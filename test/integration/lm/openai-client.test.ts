@@ -163,6 +163,17 @@ describe('OpenAiCompatibleClient over HTTP', () => {
     expect((err as Error).message).toMatch(/ECONNREFUSED|refused/i);
   });
 
+  it('reports a per-attempt timeout clearly, after retrying it', async () => {
+    const s = await serve({ latencyMs: 10_000 });
+    const err = await client(s, { timeoutMs: 100, maxRetries: 1 })
+      .complete({ model: 'mock-llm', messages: COUNT_PROMPT })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LmEndpointError);
+    expect((err as Error).message).toContain(`LM endpoint ${s.url} timed out`);
+    expect(isAbortError(err)).toBe(false);
+    expect(s.stats().requests).toBe(2);
+  });
+
   it('serves 200 parallel calls, all correct', async () => {
     const s = await serve({ latencyMs: 20 });
     const c = client(s);

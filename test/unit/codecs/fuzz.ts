@@ -1,0 +1,33 @@
+// Small deterministic helpers for fuzzing readers.
+export function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Flips `count` random bytes (any value, including newlines and quotes). */
+export function flipBytes(text: string, count: number, rand: () => number): string {
+  const bytes = new TextEncoder().encode(text);
+  for (let i = 0; i < count; i++) {
+    const at = Math.floor(rand() * bytes.length);
+    bytes[at] = Math.floor(rand() * 256);
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** Splits text into random-sized chunks. */
+export function chunks(text: string, rand: () => number, max = 500): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const n = 1 + Math.floor(rand() * max);
+    out.push(text.slice(i, i + n));
+    i += n;
+  }
+  return out;
+}

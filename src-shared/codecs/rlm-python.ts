@@ -348,7 +348,8 @@ class RunWriter {
       // Mirrors the engine: a limit event, then one 'final_answer' reply, no iteration events.
       this.sawDefault = true;
       const startMs = this.lastEndMs ?? endMs;
-      const latency = endMs !== null && startMs !== null ? Math.max(0, endMs - startMs) : 0;
+      const extLatency = entry.studio ? asNum(entry.studio['latencyMs']) : null;
+      const latency = extLatency ?? (endMs !== null && startMs !== null ? Math.max(0, endMs - startMs) : 0);
       this.emit({ type: 'limit', ...this.envelope(), limit: 'max_iterations', message: `no answer after ${this.info.limits.maxIterations} iterations; asked the model for a final answer` }, startMs);
       const usage = this.replyUsage(entry);
       this.addUsage(usage);

@@ -1,0 +1,69 @@
+// Runs the real `./bin/rlm-studio` as a child process, as scripts and users do.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export const repoRoot = resolve(import.meta.dirname, '../../..');
+export const cliPath = resolve(repoRoot, 'bin/rlm-studio');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunningCli {
+  child: ChildProcess;
+  done: Promise<CliResult>;
+}
+
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
+  const child = spawn(cliPath, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const done = new Promise<CliResult>((res, rej) => {
+    child.on('error', rej);
+    child.on('close', (code, signal) => res({ code, signal, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return startCli(args, env).done;
+}
+
+export interface MockProcess {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts `rlm-studio mock-llm --port 0 …` and waits for the address it prints. */
+export async function startMockProcess(extraArgs: string[] = []): Promise<MockProcess> {
+  const child = spawn(cliPath, ['mock-llm', '--port', '0', ...extraArgs], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<never>((_, rej) => child.on('exit', (code) => rej(new Error(`mock-llm exited (${code}): ${stderr}`))));
+  const lines = createInterface({ input: child.stdout });
+  const url = await Promise.race([
+    new Promise<string>((res) => {
+      lines.on('line', (line) => {
+        const m = /listening on (\S+)/.exec(line);
+        if (m?.[1]) res(m[1]);
+      });
+    }),
+    exited,
+  ]);
+  exited.catch(() => undefined);
+  return {
+    url,
+    close: () =>
+      new Promise<void>((res) => {
+        if (child.exitCode !== null) return res();
+        child.once('exit', () => res());
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -7,10 +7,11 @@ function oneLine(s: string, max = 100): string {
 }
 
 export function progressLine(e: TrajectoryEvent): string | null {
-  const pad = '  '.repeat(e.depth);
+  // Concurrent children interleave, so their lines carry the run id.
+  const pad = e.depth === 0 ? '' : `${'  '.repeat(e.depth)}[${e.runId}] `;
   switch (e.type) {
     case 'run.start':
-      return e.depth === 0 ? `${pad}run ${e.runId}: ${e.model}, context ${e.context.type} of ${e.context.totalChars} chars` : `${pad}↳ child ${e.runId} (depth ${e.depth})`;
+      return e.depth === 0 ? `${pad}run ${e.runId}: ${e.model}, context ${e.context.type} of ${e.context.totalChars} chars` : `${pad}child run started (depth ${e.depth})`;
     case 'iteration.start':
       return `${pad}iteration ${e.iteration}`;
     case 'model.reply':

@@ -48,3 +48,17 @@ export function reportContext(sections: number, charsPerSection: number, seed: n
   }
   return { text: parts.join('\n\n'), topics };
 }
+
+const LABELS = ['billing', 'bug', 'praise', 'question', 'spam'];
+
+/** Support tickets, one string each ending in `|| label: X`, for counting with batched calls. */
+export function ticketsContext(count: number, seed: number): { items: string[]; counts: Record<string, number> } {
+  const rand = prng(seed);
+  const counts: Record<string, number> = {};
+  const items = Array.from({ length: count }, (_, i) => {
+    const label = LABELS[Math.floor(rand() * LABELS.length)]!;
+    counts[label] = (counts[label] ?? 0) + 1;
+    return `Ticket ${i + 1}: ${filler(rand, 60 + Math.floor(rand() * 120))} || label: ${label}`;
+  });
+  return { items, counts };
+}

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerDemo } from './demo.ts';
 import { registerMockLlm } from './mock-llm.ts';
 import { registerRun } from './run.ts';
 
@@ -6,4 +7,5 @@ import { registerRun } from './run.ts';
 export function registerCommands(program: Command): void {
   registerRun(program);
   registerMockLlm(program);
+  registerDemo(program);
 }

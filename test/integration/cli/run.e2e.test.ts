@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
-import { needleContext, reportContext } from '../../../src-main/demo/contexts.ts';
+import { needleContext, reportContext, ticketsContext } from '../../../src-main/demo/contexts.ts';
 import { runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
 
 let mock: MockProcess;
@@ -67,6 +67,20 @@ describe('rlm-studio run against mock-llm', () => {
     const sent = events.flatMap((e) => (e.type === 'iteration.start' || e.type === 'iteration.end' ? e.appended : []));
     expect(Math.max(...sent.map((m) => m.content.length))).toBeLessThan(50_000);
     expect(events.at(-1)).toMatchObject({ type: 'run.end', stopReason: 'answered', answer });
+  });
+
+  it('aggregates a JSON list with batched sub-calls', async () => {
+    const { items, counts } = ticketsContext(3000, 5);
+    const { out, events } = await run(writeContext('tickets.json', JSON.stringify(items)), 'How many tickets have the label bug?');
+    expect(out.stopReason).toBe('answered');
+    expect(out.answer).toBe(String(counts['bug']));
+    expect(events.find((e) => e.type === 'run.start')).toMatchObject({ context: { type: 'array', chunkLengths: items.map((i) => i.length) } });
+    const batched = events.filter((e) => e.type === 'subcall.start' && e.batch !== null);
+    expect(batched.length).toBeGreaterThanOrEqual(8);
+    const batchIds = new Set(batched.map((e) => (e.type === 'subcall.start' ? e.batch?.batchId : '')));
+    expect(batchIds.size).toBeGreaterThanOrEqual(1);
+    const ends = new Map(events.flatMap((e) => (e.type === 'subcall.end' ? [[e.callId, e] as const] : [])));
+    for (const s of batched) expect(ends.get(s.type === 'subcall.start' ? s.callId : ('' as never))).toBeDefined();
   });
 
   it('runs a depth-2 recursion whose children run their own code', async () => {

@@ -94,6 +94,7 @@ export function sandboxRuntime(
   const MAX_DEPTH = 4;
   const MAX_ITEMS = 100;
   const MAX_NESTED_STRING = 10_000;
+  const MICROTASK_TURNS = 32;
   const baseline: Dict = ObjectCtor.create(null) as Dict;
   for (const name of getOwnNames(G)) baseline[name] = true;
 
@@ -618,6 +619,10 @@ export function sandboxRuntime(
     } catch (e) {
       error = describeError(e);
     }
+    // Let callbacks the block queued but did not await (`p.then(print)`) run inside the block.
+    // There is no macrotask to wait for in the isolate, so yield a bounded number of turns; an
+    // endless microtask chain is the CPU watchdog's business.
+    for (let i = 0; i < MICROTASK_TURNS; i++) await undefined;
     try {
       restore(true);
     } catch (e) {

@@ -335,6 +335,8 @@ class IsolatedRepl implements Repl {
       for (const i of sortedKeys(this.#contexts)) {
         await context.global.set(`context_${i}`, this.#contexts.get(i)!.copy.copyInto());
       }
+      // `context` right after the contexts, as when they were first added (variable order).
+      await control.apply(undefined, ['restore', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
       for (const i of sortedKeys(this.#histories)) {
         await context.global.set(`history_${i}`, this.#histories.get(i)!.copy.copyInto());
       }

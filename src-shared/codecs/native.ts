@@ -38,7 +38,7 @@ const envelope = {
 
 const spawnPlace = z.looseObject({ runId, iteration: num, block: num, callId: str });
 
-const eventSchema = z.discriminatedUnion('type', [
+const eventSchemas = [
   z.looseObject({
     ...envelope,
     type: z.literal('run.start'),
@@ -118,12 +118,11 @@ const eventSchema = z.discriminatedUnion('type', [
     durationMs: num,
     usage: z.looseObject({ inputTokens: num, outputTokens: num, costUsd: num.nullable(), calls: num }),
   }),
-]);
+];
 
-const KNOWN_TYPES = new Set([
-  'run.start', 'iteration.start', 'model.reply', 'model.error', 'block.start', 'block.end', 'subcall.start',
-  'subcall.end', 'iteration.end', 'compaction', 'repl.reset', 'limit', 'run.end',
-]);
+// One schema per type, picked directly (faster than a discriminated union over 13 shapes).
+const SCHEMA_BY_TYPE = new Map<string, (typeof eventSchemas)[number]>(eventSchemas.map((s) => [s.shape.type.value, s]));
+
 
 const headerSchema = z.looseObject({
   format: z.literal(NATIVE_FORMAT),
@@ -149,8 +148,9 @@ export function checkEvent(value: unknown): Checked<TrajectoryEvent> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: 'not a JSON object' };
   const type = (value as { type?: unknown }).type;
   if (typeof type !== 'string') return { ok: false, message: 'no event `type`' };
-  if (!KNOWN_TYPES.has(type)) return { ok: false, message: `unknown event type "${type}" (this reader knows schema version ${EVENT_SCHEMA_VERSION})` };
-  const r = eventSchema.safeParse(value);
+  const schema = SCHEMA_BY_TYPE.get(type);
+  if (!schema) return { ok: false, message: `unknown event type "${type}" (this reader knows schema version ${EVENT_SCHEMA_VERSION})` };
+  const r = schema.safeParse(value);
   if (!r.success) return { ok: false, message: `invalid ${type} event: ${describeIssue(r.error)}` };
   // The schema mirrors events.ts field by field; ids are plain strings on the wire.
   return { ok: true, value: r.data as unknown as TrajectoryEvent };

@@ -3,7 +3,7 @@
 import { access } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.ts';
-import { readLog } from '../../logs/read-log.ts';
+import { readLogBatches } from '../../logs/read-log.ts';
 import { formatProblem, type ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
 import { StatsAccumulator, type LogStats } from '../../../src-shared/trajectory/analytics.ts';
@@ -71,7 +71,7 @@ export async function runStats(path: string, options: { json?: boolean }, io: Ou
   const problems: ReadProblem[] = [];
   let format: LogFormat | null = null;
   let events = 0;
-  for await (const item of readLog(path)) {
+  for await (const batch of readLogBatches(path)) for (const item of batch) {
     if (item.kind === 'event') {
       events++;
       acc.push(item.event);

@@ -1,0 +1,127 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { registerStats } from '../../../src-main/cli/commands/stats.ts';
+import { registerConvert } from '../../../src-main/cli/commands/convert.ts';
+import { UsageError } from '../../../src-main/cli/errors.ts';
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../../../shared/fixtures/rlm-python');
+const dir = mkdtempSync(join(tmpdir(), 'rlm-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+/** Runs `rlm-studio <args>` in-process; returns stdout, stderr and the error thrown, if any. */
+async function cli(...args: string[]): Promise<{ out: string; err: string; error: unknown }> {
+  const program = new Command().name('rlm-studio').exitOverride();
+  registerStats(program);
+  registerConvert(program);
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+  let error: unknown = null;
+  try {
+    await program.parseAsync(['node', 'rlm-studio', ...args]);
+  } catch (e) {
+    error = e;
+  }
+  vi.restoreAllMocks();
+  return { out, err, error };
+}
+
+const KEYS = ['sessions', 'runs', 'maxDepth', 'iterations', 'codeBlocks', 'llmCalls', 'rlmCalls', 'errors', 'inputTokens', 'outputTokens', 'costUsd', 'wallMs'];
+const README: Record<string, number[]> = {
+  a_needle: [1, 0, 3, 4, 0, 0],
+  b_aggregate: [1, 0, 5, 5, 8, 0],
+  c_recursive: [4, 1, 13, 13, 6, 3],
+  d_max_iterations: [1, 0, 4, 2, 0, 0],
+  e_code_errors: [1, 0, 4, 4, 0, 0],
+  g_openai_http: [1, 0, 3, 3, 1, 0],
+  'paper-8467a58/a_needle': [1, 0, 3, 4, 0, 0],
+  'paper-8467a58/c_recursive': [4, 1, 13, 13, 6, 3],
+};
+
+describe('rlm-studio stats', () => {
+  for (const [name, want] of Object.entries(README)) {
+    it(`--json on ${name}`, async () => {
+      const r = await cli('stats', join(FIXTURES, `${name}.jsonl`), '--json');
+      expect(r.error).toBeNull();
+      const o = JSON.parse(r.out) as Record<string, number>;
+      expect(Object.keys(o)).toEqual(KEYS);
+      for (const k of KEYS) expect(typeof o[k]).toBe('number');
+      expect([o['runs'], o['maxDepth'], o['iterations'], o['codeBlocks'], o['llmCalls'], o['rlmCalls']]).toEqual(want);
+      expect(o['sessions']).toBe(1);
+    });
+  }
+
+  it('prints a readable table without --json', async () => {
+    const r = await cli('stats', join(FIXTURES, 'e_code_errors.jsonl'));
+    expect(r.out).toMatch(/format: rlm-python/);
+    expect(r.out).toMatch(/code blocks that raised\s+2/);
+  });
+
+  it('malformed input: non-zero (UsageError) naming the line and the problem', async () => {
+    const lines = readFileSync(join(FIXTURES, 'a_needle.jsonl'), 'utf8').split('\n');
+    lines.splice(2, 0, '{"type": "iteration", "iteration": 2, oops');
+    const p = join(dir, 'bad.jsonl');
+    writeFileSync(p, lines.join('\n'));
+    const r = await cli('stats', p, '--json');
+    expect(r.error).toBeInstanceOf(UsageError);
+    expect((r.error as Error).message).toMatch(/line 3: not valid JSON/);
+    const missing = await cli('stats', join(dir, 'nope.jsonl'));
+    expect((missing.error as Error).message).toMatch(/no such file/);
+  });
+
+  it('a crashed run (cut last line) still gives stats, with a warning, exit 0', async () => {
+    const text = readFileSync(join(FIXTURES, 'c_recursive.jsonl'), 'utf8');
+    const p = join(dir, 'cut.jsonl');
+    writeFileSync(p, text.slice(0, text.lastIndexOf('\n', text.length - 2) + 500));
+    const r = await cli('stats', p, '--json');
+    expect(r.error).toBeNull();
+    expect(r.err).toMatch(/warning: line 5: the last line is cut off/);
+    expect((JSON.parse(r.out) as { iterations: number }).iterations).toBeGreaterThan(0);
+  });
+});
+
+describe('rlm-studio convert', () => {
+  it('rlm-python → native → rlm-python keeps the stats; never overwrites', async () => {
+    const native = join(dir, 'c.rlm.jsonl');
+    const back = join(dir, 'c.jsonl');
+    expect((await cli('convert', join(FIXTURES, 'c_recursive.jsonl'), '--to', 'native', '-o', native)).error).toBeNull();
+    expect((await cli('convert', native, '--to', 'rlm-python', '-o', back)).error).toBeNull();
+    const s0 = (await cli('stats', join(FIXTURES, 'c_recursive.jsonl'), '--json')).out;
+    const s1 = (await cli('stats', native, '--json')).out;
+    const s2 = (await cli('stats', back, '--json')).out;
+    expect(s1).toBe(s0);
+    expect(s2).toBe(s0);
+    const before = readFileSync(native, 'utf8');
+    const again = await cli('convert', back, '--to', 'native', '-o', native);
+    expect(again.error).toBeInstanceOf(UsageError);
+    expect((again.error as Error).message).toMatch(/already exists; refusing to overwrite/);
+    expect(readFileSync(native, 'utf8')).toBe(before);
+  });
+
+  it('writes to stdout without -o', async () => {
+    const r = await cli('convert', join(FIXTURES, 'd_max_iterations.jsonl'), '--to', 'native');
+    expect(r.error).toBeNull();
+    const lines = r.out.trimEnd().split('\n');
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ format: 'rlm-studio', version: 1 });
+    expect(lines.length).toBeGreaterThan(10);
+  });
+
+  it('damaged input: writes what it could read and exits non-zero naming the line', async () => {
+    const p = join(dir, 'bad-native.rlm.jsonl');
+    const src = (await cli('convert', join(FIXTURES, 'a_needle.jsonl'), '--to', 'native')).out.split('\n');
+    src.splice(4, 1, '{"v":1,"type":"model.reply"}');
+    writeFileSync(p, src.join('\n'));
+    const out = join(dir, 'partial.jsonl');
+    const r = await cli('convert', p, '--to', 'rlm-python', '-o', out);
+    expect((r.error as Error).message).toMatch(/line 5: invalid model\.reply event/);
+    expect(existsSync(out)).toBe(true);
+    const bad = await cli('convert', p, '--to', 'xml');
+    expect(bad.error).not.toBeNull();
+  });
+});

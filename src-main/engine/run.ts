@@ -185,7 +185,8 @@ export class RlmRun implements SubcallBridge {
       query: this.p.query,
       context: describeContext(this.p.context),
       limits: { ...this.limits, maxBudgetUsd: this.p.budgetUsd, maxTimeoutMs: this.p.deadline === null ? null : Math.max(0, Math.round(this.p.deadline - performance.now())) },
-      messages: this.messages,
+      // Copies: listeners keep events, and the history array goes on changing.
+      messages: [...this.messages],
       tools: Object.keys(this.p.tools),
     });
     if (this.p.compaction) await this.p.repl.setGlobal('history', []);
@@ -309,7 +310,7 @@ export class RlmRun implements SubcallBridge {
       count: this.compactions,
       tokensBefore: tokens,
       summary: reply.text,
-      messages: this.messages,
+      messages: [...this.messages],
     });
     await this.p.repl.setGlobal('history', this.fullHistory as unknown as SandboxValue);
   }

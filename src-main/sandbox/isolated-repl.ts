@@ -149,6 +149,8 @@ class IsolatedRepl implements Repl {
   #block: BlockState | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   #disposed = false;
+  /** The isolate was replaced between blocks (loading a value); told with the next block. */
+  #pendingReset: { reason: ReplResetReason; what: string } | null = null;
 
   constructor(options: ReplOptions) {
     this.#bridge = options.bridge;
@@ -255,21 +257,30 @@ class IsolatedRepl implements Repl {
   /** Copies a value in; grows the isolate first if nothing would be lost by replacing it. */
   async #install(name: string): Promise<void> {
     const needed = this.#memoryLimitMb();
-    let session = await this.#ensureSession();
+    const session = await this.#ensureSession();
     if (needed > session.memoryLimitMb && session.pristine) {
       // A fresh isolate re-loads everything, the new value included.
       disposeSession(session);
       this.#session = null;
-      session = await this.#ensureSession();
+      await this.#ensureSession();
       return;
     }
-    // A non-pristine isolate keeps its limit (its variables would be lost); the next one grows.
+    // A used isolate keeps its limit (replacing it would lose the variables) and usually has room;
+    // if the value does not fit after all, the isolate dies and a bigger one replaces it.
     const entry = this.#lookup(name);
     if (!entry) return;
-    await session.context.global.set(name, entry.copy.copyInto());
-    await session.control.apply(undefined, [name === 'history' ? 'adopt' : 'restore', name], {
-      timeout: HOUSEKEEPING_TIMEOUT_MS,
-    });
+    try {
+      await session.context.global.set(name, entry.copy.copyInto());
+      await session.control.apply(undefined, [name === 'history' ? 'adopt' : 'restore', name], {
+        timeout: HOUSEKEEPING_TIMEOUT_MS,
+      });
+    } catch (err) {
+      if (!session.isolate.isDisposed) throw err;
+      disposeSession(session);
+      this.#session = null;
+      await this.#ensureSession();
+      this.#pendingReset = { reason: /memory limit/i.test(errorMessage(err)) ? 'memory_limit' : 'crash', what: name };
+    }
   }
 
   #lookup(name: string): Loaded | undefined {
@@ -401,16 +412,24 @@ class IsolatedRepl implements Repl {
     const started = performance.now();
     const transformed = transformBlock(code);
     let session = await this.#ensureSession();
+    const block = new BlockState(site, this.#outputCap);
+    const pending = this.#pendingReset;
+    this.#pendingReset = null;
+    if (pending) {
+      const note = `[Before this block, loading ${pending.what} did not fit in the REPL's memory. ${RESET_NOTE}]\n`;
+      block.stderr.append(note, 0);
+    }
     if (!transformed.ok) {
       const { name, message } = transformed.error;
       return {
         ...emptyResult(started),
+        stderr: block.stderr.text(),
         error: { name, message },
         variables: await this.#variables(session),
+        replReset: pending ? pending.reason : null,
       };
     }
     session.pristine = false;
-    const block = new BlockState(site, this.#outputCap);
     this.#block = block;
     const isolate = session.isolate;
     const cpuStart = isolate.cpuTime;
@@ -468,7 +487,7 @@ class IsolatedRepl implements Repl {
         stderr: block.stderr.text(),
         error: outcome.error,
         variables: outcome.variables,
-        replReset: null,
+        replReset: pending ? pending.reason : null,
       };
     }
     if (this.#disposed) {
@@ -485,7 +504,7 @@ class IsolatedRepl implements Repl {
         ...base,
         error: { name: 'Error', message: `The REPL failed to run the block: ${errorMessage(failure)}` },
         variables: await this.#variables(session),
-        replReset: null,
+        replReset: pending ? pending.reason : null,
       };
     }
     const reason: ReplResetReason =

@@ -6,6 +6,8 @@ import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
 import type { Repl, ReplOptions } from '../../../src-main/sandbox/types.ts';
 import { fakeBridge, SITE } from './helpers.ts';
 
+const docs = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i, text: `document number ${i}`, tags: ['a'] }));
+
 const repls: Repl[] = [];
 async function make(options: Partial<ReplOptions> = {}): Promise<Repl> {
   const repl = await createIsolatedRepl({ bridge: fakeBridge(), cpuLimitMs: 500, wallLimitMs: 2_000, ...options });
@@ -79,6 +81,26 @@ describe('memory', () => {
     expect(r.error?.name).toBe('RangeError');
     expect(r.error?.message).toMatch(/out of memory/);
     expect((await repl.execute('print(context)', SITE)).stdout).toBe('still here\n');
+  });
+
+  it('grows a fresh isolate to fit a large structured context', { timeout: 60_000 }, async () => {
+    const repl = await make({ memoryLimitMb: 16, cpuLimitMs: 30_000, wallLimitMs: 60_000 });
+    await repl.addContext(0, docs(300_000));
+    const r = await repl.execute('print(context.length, context[299_999].text)', SITE);
+    expect(r.error).toBeNull();
+    expect(r.stdout).toBe('300000 document number 299999\n');
+  });
+
+  it('replaces a used isolate that a later context does not fit, and says so', { timeout: 60_000 }, async () => {
+    const repl = await make({ memoryLimitMb: 16, cpuLimitMs: 30_000, wallLimitMs: 60_000 });
+    await repl.addContext(0, 'small');
+    await repl.execute('const mine = 1', SITE);
+    await repl.addContext(1, docs(300_000));
+    const r = await repl.execute('print(context_1.length, typeof mine, context)', SITE);
+    expect(r.stdout).toBe('300000 undefined small\n');
+    expect(r.replReset).toBe('memory_limit');
+    expect(r.stderr).toMatch(/loading context_1 did not fit/);
+    expect((await repl.execute('1', SITE)).replReset).toBeNull();
   });
 
   it('loads a 100 MB string context', { timeout: 120_000 }, async () => {

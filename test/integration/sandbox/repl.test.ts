@@ -48,6 +48,12 @@ describe('output capture', () => {
     expect(lines[3]).toMatch(/^150 \[0, 1, 2, .*, 99, \.\.\. 50 more items\]$/);
   });
 
+  it('runs callbacks the block queued without awaiting them inside the block', async () => {
+    const repl = await make();
+    const r = await repl.execute('Promise.resolve(1).then((v) => print("later", v)); print("now")', SITE);
+    expect(r.stdout).toBe('now\nlater 1\n');
+  });
+
   it('does not run getters when printing', async () => {
     const repl = await make();
     const r = await repl.execute('let hits = 0; print({get g() { hits++; return 1 }}); print(hits)', SITE);
@@ -264,6 +270,7 @@ describe('tools', () => {
         },
         record: (v) => {
           seen.push(v);
+          return undefined;
         },
         LIMITS: { max: 3, names: ['a'] },
       },

@@ -150,6 +150,11 @@ export interface ModelReplyEvent extends Envelope {
   text: string;
   usage: Usage;
   latencyMs: Ms;
+  /**
+   * Messages sent after the history with this call only and not kept in it: the
+   * final-answer request, the compaction request. Absent for ordinary turns.
+   */
+  transient?: ChatMessage[];
 }
 
 export interface ModelErrorEvent extends Envelope {

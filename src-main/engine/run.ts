@@ -209,7 +209,7 @@ export class RlmRun implements SubcallBridge {
       if (answer === null) {
         this.iteration = this.limits.maxIterations + 1;
         this.limitEvent('max_iterations', `no answer after ${this.limits.maxIterations} iterations; asked the model for a final answer`);
-        const reply = await this.callModel('final_answer', [...this.messages, { role: 'user', content: FINAL_ANSWER_REQUEST }]);
+        const reply = await this.callModel('final_answer', [{ role: 'user', content: FINAL_ANSWER_REQUEST }]);
         this.messages.push({ role: 'assistant', content: reply.text });
         return this.finish(reply.text, 'max_iterations', `stopped at the iteration limit (${this.limits.maxIterations})`);
       }
@@ -267,7 +267,9 @@ export class RlmRun implements SubcallBridge {
     return { runId: this.p.runId, answer, stopReason, message, iterations, durationMs, usage, messages: this.messages };
   }
 
-  private async callModel(purpose: ModelCallPurpose, messages: ChatMessage[]): Promise<CompletionResult> {
+  /** Calls the run's model with the history plus `transient` messages that are not kept. */
+  private async callModel(purpose: ModelCallPurpose, transient: ChatMessage[] = []): Promise<CompletionResult> {
+    const messages = transient.length === 0 ? this.messages : [...this.messages, ...transient];
     this.checkAbort();
     let reply: CompletionResult;
     try {
@@ -287,6 +289,7 @@ export class RlmRun implements SubcallBridge {
       text: reply.text,
       usage: reply.usage,
       latencyMs: Math.round(reply.latencyMs),
+      ...(transient.length > 0 ? { transient } : {}),
     });
     return reply;
   }
@@ -295,7 +298,7 @@ export class RlmRun implements SubcallBridge {
     const threshold = Math.floor((this.cfg.compactionThreshold ?? DEFAULTS.compactionThreshold) * this.p.services.contextWindow);
     const tokens = estimateTokens(this.messages);
     if (tokens < threshold) return;
-    const reply = await this.callModel('compaction', [...this.messages, { role: 'user', content: COMPACTION_REQUEST }]);
+    const reply = await this.callModel('compaction', [{ role: 'user', content: COMPACTION_REQUEST }]);
     this.compactions++;
     this.fullHistory.push({ role: 'user', content: COMPACTION_REQUEST }, { role: 'assistant', content: reply.text });
     this.messages = [
@@ -337,7 +340,7 @@ export class RlmRun implements SubcallBridge {
     });
     const iterStart = performance.now();
     await this.cfg.gates?.beforeModelCall?.(this.gateRun, this.iteration, this.messages);
-    const reply = await this.callModel('turn', this.messages);
+    const reply = await this.callModel('turn');
     let text = reply.text;
     if (text.trim()) this.bestPartial = text;
 

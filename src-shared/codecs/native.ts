@@ -61,7 +61,7 @@ const eventSchemas = [
     tools: z.array(str),
   }),
   z.looseObject({ ...envelope, type: z.literal('iteration.start'), iteration: num, appended: z.array(message), historyLength: num, historyTokens: num }),
-  z.looseObject({ ...envelope, type: z.literal('model.reply'), iteration: num, purpose, model: str, text: str, usage, latencyMs: num }),
+  z.looseObject({ ...envelope, type: z.literal('model.reply'), iteration: num, purpose, model: str, text: str, usage, latencyMs: num, transient: z.array(message).optional() }),
   z.looseObject({ ...envelope, type: z.literal('model.error'), iteration: num, purpose, model: str, message: str }),
   z.looseObject({
     ...envelope,

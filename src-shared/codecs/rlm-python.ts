@@ -353,7 +353,10 @@ class RunWriter {
       this.emit({ type: 'limit', ...this.envelope(), limit: 'max_iterations', message: `no answer after ${this.info.limits.maxIterations} iterations; asked the model for a final answer` }, startMs);
       const usage = this.replyUsage(entry);
       this.addUsage(usage);
-      this.emit({ type: 'model.reply', ...this.envelope(), iteration: k, purpose: 'final_answer', model: this.info.model, text: entry.response, usage, latencyMs: latency }, endMs);
+      // The request is the last message sent with this call only (the reference sends it as role assistant).
+      const request = sent.at(-1);
+      const transient = request && request.role !== 'system' ? { transient: [request] } : {};
+      this.emit({ type: 'model.reply', ...this.envelope(), iteration: k, purpose: 'final_answer', model: this.info.model, text: entry.response, usage, latencyMs: latency, ...transient }, endMs);
       this.answer = entry.finalAnswer ?? entry.response;
       this.lastEndMs = endMs;
       return;
@@ -857,7 +860,7 @@ function runEntries(state: TrajectoryState, run: RunNode, epochOf: (t: number) =
     if (it.start) history.push(...it.start.appended);
     const reply = it.reply;
     const isDefault = reply?.purpose === 'final_answer';
-    const prompt = isDefault ? [...history, { role: 'assistant', content: DEFAULT_ANSWER_REQUEST }] : [...history];
+    const prompt = isDefault ? [...history, ...(reply.transient ?? [{ role: 'assistant', content: DEFAULT_ANSWER_REQUEST }])] : [...history];
     const codeBlocks = blocksOf(it).map((b) => {
       const calls = b.calls.map((id) => {
         const call = state.calls.get(id);

@@ -1,11 +1,15 @@
 import type { Command } from 'commander';
+import { registerConvert } from './convert.ts';
 import { registerDemo } from './demo.ts';
 import { registerMockLlm } from './mock-llm.ts';
 import { registerRun } from './run.ts';
+import { registerStats } from './stats.ts';
 
 /** Adds every subcommand to the program. */
 export function registerCommands(program: Command): void {
   registerRun(program);
   registerMockLlm(program);
   registerDemo(program);
+  registerStats(program);
+  registerConvert(program);
 }

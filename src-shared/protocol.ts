@@ -1,0 +1,212 @@
+// The one protocol between the UI and the host, whatever carries it (WebSocket in web mode,
+// Electron IPC on the desktop). Declared once here; both sides derive from it and validate
+// what arrives with these schemas. Commands get exactly one reply; events are pushed to
+// subscribers, resumable from a sequence number so a reconnecting client misses nothing.
+import { z } from 'zod';
+import type { LogHeader, TrajectoryEvent } from './events.ts';
+
+export const PROTOCOL_VERSION = 1;
+
+const sessionId = z.string().min(1).max(200);
+const runId = z.string().min(1).max(200);
+const positiveInt = z.number().int().positive();
+const nonNegInt = z.number().int().nonnegative();
+
+/** Where a debugger stops. Each kind can be limited to some depths or runs. */
+export const BreakpointKind = z.enum(['before_model_call', 'after_reply', 'after_block', 'on_error', 'on_subcall_start']);
+export type BreakpointKind = z.infer<typeof BreakpointKind>;
+
+export const Breakpoint = z.strictObject({
+  kind: BreakpointKind,
+  /** Only at these depths (absent: every depth). */
+  depths: z.array(nonNegInt).optional(),
+  /** Only in these runs (absent: every run). */
+  runIds: z.array(runId).optional(),
+});
+export type Breakpoint = z.infer<typeof Breakpoint>;
+
+/** Endpoint profile: where to send model calls. The key is referenced, never stored in logs. */
+export const EndpointProfile = z.strictObject({
+  name: z.string().min(1).max(100),
+  baseUrl: z.string().url(),
+  model: z.string().min(1),
+  subModel: z.string().min(1).nullable().default(null),
+  /** Web mode: the environment variable holding the key. Desktop: a keychain entry name. */
+  apiKeyRef: z.string().max(200).nullable().default(null),
+  /** USD per million tokens, by model name; overrides the built-in table. */
+  prices: z.record(z.string(), z.strictObject({ inputPerMTok: z.number().nonnegative(), outputPerMTok: z.number().nonnegative() })).default({}),
+});
+export type EndpointProfile = z.infer<typeof EndpointProfile>;
+
+export const RunLimitsInput = z.strictObject({
+  maxDepth: nonNegInt.optional(),
+  maxIterations: positiveInt.optional(),
+  maxBudgetUsd: z.number().positive().nullable().optional(),
+  maxTimeoutMs: z.number().positive().nullable().optional(),
+  maxTokens: positiveInt.nullable().optional(),
+  maxErrors: positiveInt.nullable().optional(),
+  maxConcurrency: positiveInt.optional(),
+});
+export type RunLimitsInput = z.infer<typeof RunLimitsInput>;
+
+/** The context of a new session: text typed in, a file on the host, or a built-in demo. */
+export const ContextSource = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('text'), text: z.string() }),
+  z.strictObject({ kind: z.literal('json'), json: z.string() }),
+  z.strictObject({ kind: z.literal('file'), path: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('demo'), name: z.enum(['recursive', 'needle', 'aggregate']) }),
+]);
+export type ContextSource = z.infer<typeof ContextSource>;
+
+export const StartSession = z.strictObject({
+  /** A saved profile's name, or 'demo' for the bundled mock model. */
+  profile: z.string().min(1),
+  model: z.string().min(1).optional(),
+  subModel: z.string().min(1).nullable().optional(),
+  context: ContextSource,
+  query: z.string().nullable(),
+  limits: RunLimitsInput.default({}),
+  breakpoints: z.array(Breakpoint).default([]),
+  /** Start paused before the first model call. */
+  startPaused: z.boolean().default(false),
+});
+export type StartSession = z.infer<typeof StartSession>;
+
+/** What a person may change while paused after a reply, before its code runs. */
+export const ReplyEditInput = z.strictObject({
+  text: z.string().optional(),
+  blocks: z.record(z.string().regex(/^\d+$/), z.string()).optional(),
+});
+export type ReplyEditInput = z.infer<typeof ReplyEditInput>;
+
+export const ForkSession = z.strictObject({
+  sessionId,
+  runId,
+  /** Replay recorded replies up to (not including) this iteration, then go live. */
+  iteration: positiveInt,
+  profile: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  subModel: z.string().min(1).nullable().optional(),
+  limits: RunLimitsInput.optional(),
+  /** Replaces the reply at `iteration` instead of asking the model. */
+  editedReply: z.string().optional(),
+  breakpoints: z.array(Breakpoint).default([]),
+});
+export type ForkSession = z.infer<typeof ForkSession>;
+
+/** Every command, with its parameters. `id` correlates the reply. */
+export const Command = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('hello'), protocol: z.number().int() }),
+  z.strictObject({ type: z.literal('sessions.list') }),
+  z.strictObject({ type: z.literal('session.start'), params: StartSession }),
+  z.strictObject({ type: z.literal('session.open'), path: z.string().min(1) }),
+  z.strictObject({ type: z.literal('session.openText'), name: z.string().min(1).max(500), text: z.string() }),
+  z.strictObject({ type: z.literal('session.cancel'), sessionId }),
+  z.strictObject({ type: z.literal('session.pause'), sessionId }),
+  z.strictObject({ type: z.literal('session.continue'), sessionId }),
+  z.strictObject({ type: z.literal('session.step'), sessionId }),
+  z.strictObject({ type: z.literal('session.setBreakpoints'), sessionId, breakpoints: z.array(Breakpoint) }),
+  z.strictObject({ type: z.literal('session.edit'), sessionId, edit: ReplyEditInput }),
+  z.strictObject({ type: z.literal('session.variables'), sessionId, runId }),
+  z.strictObject({ type: z.literal('session.fork'), params: ForkSession }),
+  z.strictObject({ type: z.literal('session.export'), sessionId, format: z.enum(['native', 'rlm-python']) }),
+  z.strictObject({ type: z.literal('profiles.list') }),
+  z.strictObject({ type: z.literal('profiles.save'), profile: EndpointProfile }),
+  z.strictObject({ type: z.literal('runs.recent'), limit: positiveInt.max(1000).default(50) }),
+  z.strictObject({ type: z.literal('subscribe'), sessionId, fromSeq: nonNegInt.default(0) }),
+  z.strictObject({ type: z.literal('unsubscribe'), sessionId }),
+]);
+export type Command = z.infer<typeof Command>;
+export type CommandType = Command['type'];
+
+export const ClientMessage = z.strictObject({ id: nonNegInt, command: Command });
+export type ClientMessage = z.infer<typeof ClientMessage>;
+
+export type SessionStatus = 'starting' | 'running' | 'paused' | 'finished' | 'failed' | 'cancelled' | 'saved';
+
+/** Where a paused session is held, and what the person can do there. */
+export interface PauseInfo {
+  kind: BreakpointKind | 'manual';
+  runId: string;
+  depth: number;
+  iteration: number;
+  block: number | null;
+  /** Present when paused after a reply: the reply and its blocks, editable. */
+  reply: { text: string; blocks: string[] } | null;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  title: string;
+  status: SessionStatus;
+  /** The log on disk (native), or the file a saved session was opened from. */
+  logFile: string | null;
+  format: 'native' | 'rlm-python';
+  readOnly: boolean;
+  createdAt: string;
+  model: string | null;
+  pause: PauseInfo | null;
+  /** Set for a fork: where it came from. */
+  forkOf: { sessionId: string; runId: string; iteration: number } | null;
+  /** Events so far (the next `seq`). */
+  eventCount: number;
+}
+
+export interface VariableView {
+  name: string;
+  type: string;
+  size: number | null;
+  preview: string;
+}
+
+export interface RecentRun {
+  path: string;
+  name: string;
+  sizeBytes: number;
+  modifiedAt: string;
+}
+
+/** Reply payloads by command type. */
+export interface Replies {
+  hello: { protocol: number; host: string };
+  'sessions.list': { sessions: SessionSummary[] };
+  'session.start': { session: SessionSummary };
+  'session.open': { session: SessionSummary };
+  'session.openText': { session: SessionSummary };
+  'session.cancel': { session: SessionSummary };
+  'session.pause': { session: SessionSummary };
+  'session.continue': { session: SessionSummary };
+  'session.step': { session: SessionSummary };
+  'session.setBreakpoints': { session: SessionSummary };
+  'session.edit': { session: SessionSummary };
+  'session.variables': { variables: VariableView[] };
+  'session.fork': { session: SessionSummary };
+  'session.export': { fileName: string; text: string };
+  'profiles.list': { profiles: EndpointProfile[] };
+  'profiles.save': { profiles: EndpointProfile[] };
+  'runs.recent': { runs: RecentRun[] };
+  subscribe: { session: SessionSummary; header: LogHeader | null };
+  unsubscribe: Record<string, never>;
+}
+
+export type ReplyOf<T extends CommandType> = Replies[T];
+
+export type HostMessage =
+  | { kind: 'reply'; id: number; ok: true; result: Replies[CommandType] }
+  | { kind: 'reply'; id: number; ok: false; error: { code: ErrorCode; message: string } }
+  /** Events of a subscribed session, in `seq` order with no gaps after `fromSeq`. */
+  | { kind: 'events'; sessionId: string; events: TrajectoryEvent[] }
+  /** A session changed status (also sent for sessions the client has not subscribed to). */
+  | { kind: 'session'; session: SessionSummary }
+  /** Load progress of a large saved log. */
+  | { kind: 'progress'; sessionId: string; bytesRead: number; totalBytes: number };
+
+export type ErrorCode = 'bad_request' | 'not_found' | 'conflict' | 'read_only' | 'unauthorized' | 'internal';
+
+/** Parses a client message, naming the first problem. */
+export function parseClientMessage(raw: unknown): { ok: true; message: ClientMessage } | { ok: false; error: string } {
+  const res = ClientMessage.safeParse(raw);
+  if (res.success) return { ok: true, message: res.data };
+  const issue = res.error.issues[0];
+  return { ok: false, error: issue ? `${issue.path.join('.') || 'message'}: ${issue.message}` : 'invalid message' };
+}

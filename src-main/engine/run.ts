@@ -81,6 +81,8 @@ export interface RunParams {
   compaction: boolean;
 }
 
+type Batch = { batchId: string; index: number; size: number };
+
 class StopRun extends Error {
   readonly reason: StopReason;
   constructor(reason: StopReason, message: string) {
@@ -466,44 +468,41 @@ export class RlmRun implements SubcallBridge {
     return { error: `Error: unknown model "${model}"; this run can use: ${[...allowed].join(', ')}` };
   }
 
+  /** Records the start of a sub-call; returns its id and the function that records its end. */
+  private beginSubcall(
+    fields: { prompt: string; model: string; site: CallSite; kind: SubcallKind; leaf: boolean; batch: Batch | null; childRunId: RunId | null },
+  ): { callId: CallId; end: (response: string, error: string | null, usage?: Usage) => string } {
+    const callId = this.p.services.newCallId();
+    const { site, ...rest } = fields;
+    this.sink.emit({ type: 'subcall.start', ...this.envelope(), callId, iteration: site.iteration, block: site.block, ...rest });
+    const t0 = performance.now();
+    const end = (response: string, error: string | null, usage: Usage = ZERO_USAGE): string => {
+      this.sink.emit({ type: 'subcall.end', ...this.envelope(), callId, response, error, usage, latencyMs: Math.round(performance.now() - t0) });
+      return response;
+    };
+    return { callId, end };
+  }
+
   private async plainCall(
     prompt: string,
     modelArg: string | undefined,
     site: CallSite,
     kind: SubcallKind,
-    batch: { batchId: string; index: number; size: number } | null,
+    batch: Batch | null,
   ): Promise<string> {
-    const callId = this.p.services.newCallId();
     const resolved = this.resolveModel(modelArg);
     const model = 'model' in resolved ? resolved.model : (modelArg ?? '');
-    this.sink.emit({
-      type: 'subcall.start',
-      ...this.envelope(),
-      callId,
-      iteration: site.iteration,
-      block: site.block,
-      kind,
-      leaf: kind === 'rlm',
-      prompt,
-      model,
-      batch,
-      childRunId: null,
-    });
-    const t0 = performance.now();
-    const end = (response: string, error: string | null, usage: Usage): string => {
-      this.sink.emit({ type: 'subcall.end', ...this.envelope(), callId, response, error, usage, latencyMs: Math.round(performance.now() - t0) });
-      return response;
-    };
-    if ('error' in resolved) return end(resolved.error, resolved.error.slice(7), ZERO_USAGE);
+    const { end } = this.beginSubcall({ prompt, model, site, kind, leaf: kind === 'rlm', batch, childRunId: null });
+    if ('error' in resolved) return end(resolved.error, resolved.error.slice(7));
     await this.cfg.gates?.onSubcallStart?.(this.gateRun, site.iteration, site.block, kind, prompt);
-    if (this.abort.signal.aborted) return end('Error: the run was stopped', 'aborted', ZERO_USAGE);
+    if (this.abort.signal.aborted) return end('Error: the run was stopped', 'aborted');
     try {
       const res = await this.cfg.client.complete({ model, messages: [{ role: 'user', content: prompt }], signal: this.abort.signal });
       this.p.ledger.add(res.usage);
       return end(res.text, null, res.usage);
     } catch (err) {
       const msg = this.abort.signal.aborted ? 'the run was stopped' : errorText(err);
-      return end(`Error: LM query failed - ${msg}`, msg, ZERO_USAGE);
+      return end(`Error: LM query failed - ${msg}`, msg);
     }
   }
 
@@ -511,31 +510,14 @@ export class RlmRun implements SubcallBridge {
     prompt: string,
     modelArg: string | undefined,
     site: CallSite,
-    batch: { batchId: string; index: number; size: number } | null,
+    batch: Batch | null,
   ): Promise<string> {
     const svc = this.p.services;
-    const callId = svc.newCallId();
     const resolved = this.resolveModel(modelArg);
     const model = 'model' in resolved ? (modelArg ? resolved.model : this.p.model) : (modelArg ?? '');
     const childRunId = svc.newRunId();
-    this.sink.emit({
-      type: 'subcall.start',
-      ...this.envelope(),
-      callId,
-      iteration: site.iteration,
-      block: site.block,
-      kind: 'rlm',
-      leaf: false,
-      prompt,
-      model,
-      batch,
-      childRunId,
-    });
-    const t0 = performance.now();
-    const end = (response: string, error: string | null): string => {
-      this.sink.emit({ type: 'subcall.end', ...this.envelope(), callId, response, error, usage: ZERO_USAGE, latencyMs: Math.round(performance.now() - t0) });
-      return response;
-    };
+    // A child's own events carry its usage, so the call record itself carries none.
+    const { callId, end } = this.beginSubcall({ prompt, model, site, kind: 'rlm', leaf: false, batch, childRunId });
     if ('error' in resolved) return end(resolved.error, resolved.error.slice(7));
     await this.cfg.gates?.onSubcallStart?.(this.gateRun, site.iteration, site.block, 'rlm', prompt);
     const spent = this.p.ledger.totals.costUsd;

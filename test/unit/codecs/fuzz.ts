@@ -1,14 +1,6 @@
 // Small deterministic helpers for fuzzing readers.
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The same seeded generator the demo contexts use.
+export { prng as rng } from '../../../src-main/demo/contexts.ts';
 
 /** Flips `count` random bytes (any value, including newlines and quotes). */
 export function flipBytes(text: string, count: number, rand: () => number): string {

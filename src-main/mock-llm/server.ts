@@ -10,7 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import type { MockMessage, Policy } from './policy.ts';
 import { NoRuleMatchedError } from './policies/script.ts';
-import { scenariosPolicy } from './policies/scenarios.ts';
+import { autoPolicy } from './policies/index.ts';
 
 export interface MockLlmOptions {
   /** 0 (default) picks a free port. */
@@ -19,7 +19,7 @@ export interface MockLlmOptions {
   host?: string;
   /** Fixed delay before each chat reply (before the first chunk when streaming). Default 0. */
   latencyMs?: number;
-  /** Default: the built-in scenarios policy. */
+  /** Default: `autoPolicy` (the eval tasks' policies, else the built-in scenarios). */
   policy?: Policy;
   /** When set, usage carries an OpenRouter-style `cost` = total tokens × this / 1e6. */
   costPerMTok?: number | null;
@@ -82,7 +82,7 @@ class HttpError extends Error {
 }
 
 export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmServer> {
-  const policy = opts.policy ?? scenariosPolicy;
+  const policy = opts.policy ?? autoPolicy;
   const latencyMs = Math.max(0, opts.latencyMs ?? 0);
   const failEvery = Math.max(0, Math.floor(opts.failEvery ?? 0));
   const failStatus = opts.failStatus ?? 500;

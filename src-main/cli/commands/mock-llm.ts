@@ -1,18 +1,20 @@
 // `rlm-studio mock-llm`: the deterministic OpenAI-compatible server, in the foreground until
 // SIGINT/SIGTERM. The "listening" line on stdout is a contract: scripts wait for it and read
 // the base URL from it.
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.ts';
 import { startMockLlm } from '../../mock-llm/server.ts';
 import type { Policy } from '../../mock-llm/policy.ts';
 import { loadScriptPolicy, ScriptError } from '../../mock-llm/policies/script.ts';
+import { POLICIES, POLICY_NAMES, type PolicyName } from '../../mock-llm/policies/index.ts';
 
 interface MockLlmCliOptions {
   port: number;
   host: string;
   latencyMs: number;
   script?: string;
+  policy: PolicyName;
   costPerMtok?: number;
   failEvery?: number;
   failStatus: number;
@@ -46,13 +48,14 @@ export function registerMockLlm(program: Command): void {
     .option('--port <n>', 'port to listen on (0 = any free port)', intArg('--port', 0, 65535), 0)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--latency-ms <n>', 'fixed delay before each reply, in milliseconds', intArg('--latency-ms', 0), 0)
+    .addOption(new Option('--policy <name>', 'built-in policy: auto = eval tasks by query, else scenarios').choices(POLICY_NAMES).default('auto'))
     .option('--script <file>', 'JSON file of scripted reply rules (see src-main/mock-llm/README.md)')
     .option('--cost-per-mtok <usd>', 'report an OpenRouter-style usage.cost at this USD per million tokens', nonNegativeNumber('--cost-per-mtok'))
     .option('--fail-every <n>', 'fail every Nth chat request (N, 2N, …) with --fail-status', intArg('--fail-every', 1))
     .option('--fail-status <code>', 'HTTP status of injected failures', intArg('--fail-status', 400, 599), 500)
     .option('--fail-retry-after-ms <n>', 'send retry-after-ms with injected failures', intArg('--fail-retry-after-ms', 0))
     .action(async (opts: MockLlmCliOptions) => {
-      let policy: Policy | undefined;
+      let policy: Policy = POLICIES[opts.policy];
       if (opts.script !== undefined) {
         try {
           policy = await loadScriptPolicy(opts.script);
@@ -69,7 +72,7 @@ export function registerMockLlm(program: Command): void {
           latencyMs: opts.latencyMs,
           costPerMTok: opts.costPerMtok ?? null,
           failStatus: opts.failStatus,
-          ...(policy ? { policy } : {}),
+          policy,
           ...(opts.failEvery !== undefined ? { failEvery: opts.failEvery } : {}),
           ...(opts.failRetryAfterMs !== undefined ? { failRetryAfterMs: opts.failRetryAfterMs } : {}),
         });

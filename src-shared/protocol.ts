@@ -150,6 +150,8 @@ export interface SessionSummary {
   forkOf: { sessionId: string; runId: string; iteration: number } | null;
   /** Events so far (the next `seq`). */
   eventCount: number;
+  /** Why it failed or stopped, or problems met reading a saved log, in words. */
+  message?: string | null;
 }
 
 export interface VariableView {

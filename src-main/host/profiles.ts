@@ -1,0 +1,60 @@
+// Endpoint profiles, persisted as JSON in the settings folder. A profile names the
+// environment variable (web mode) or keychain entry (desktop) that holds its key; the key
+// itself is never written here, nor into logs, events or exports.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { EndpointProfile } from '../../src-shared/protocol.ts';
+
+export const DEMO_PROFILE_NAME = 'demo';
+
+/** Where settings live unless the user says otherwise: $RLM_STUDIO_SETTINGS, else the per-user config folder. */
+export function defaultSettingsDir(): string {
+  const override = process.env['RLM_STUDIO_SETTINGS'];
+  if (override) return override;
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'rlm-studio');
+  if (process.platform === 'win32') return join(process.env['APPDATA'] ?? join(homedir(), 'AppData', 'Roaming'), 'rlm-studio');
+  return join(process.env['XDG_CONFIG_HOME'] ?? join(homedir(), '.config'), 'rlm-studio');
+}
+
+const File = z.strictObject({ version: z.literal(1), profiles: z.array(EndpointProfile) });
+
+export class ProfileStore {
+  private readonly path: string;
+  private profiles: EndpointProfile[] = [];
+  /** Set when the file existed but could not be read; it is then left alone until a save. */
+  readonly loadProblem: string | null = null;
+
+  constructor(settingsDir: string) {
+    this.path = join(settingsDir, 'profiles.json');
+    try {
+      const parsed = File.safeParse(JSON.parse(readFileSync(this.path, 'utf8')));
+      if (parsed.success) this.profiles = parsed.data.profiles.filter((p) => p.name !== DEMO_PROFILE_NAME);
+      else this.loadProblem = `${this.path}: ${parsed.error.issues[0]?.message ?? 'invalid'}`;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.loadProblem = `${this.path}: ${(err as Error).message}`;
+    }
+  }
+
+  list(): EndpointProfile[] {
+    return [...this.profiles];
+  }
+
+  get(name: string): EndpointProfile | null {
+    return this.profiles.find((p) => p.name === name) ?? null;
+  }
+
+  /** Adds or replaces by name; writes atomically (temp file, then rename). */
+  save(profile: EndpointProfile): EndpointProfile[] {
+    if (profile.name === DEMO_PROFILE_NAME) throw new Error(`"${DEMO_PROFILE_NAME}" is the built-in profile; pick another name`);
+    const i = this.profiles.findIndex((p) => p.name === profile.name);
+    if (i >= 0) this.profiles[i] = profile;
+    else this.profiles.push(profile);
+    mkdirSync(join(this.path, '..'), { recursive: true });
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify({ version: 1, profiles: this.profiles }, null, 2)}\n`, { mode: 0o600 });
+    renameSync(tmp, this.path);
+    return this.list();
+  }
+}

@@ -1,0 +1,748 @@
+// The host: sessions (live ones in worker processes, saved ones read from disk), their
+// logs, their subscribers, profiles. Carriers connect through `connect()`; everything a
+// client sends is validated here with the protocol's schemas.
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { AnyLogReader, type LogFormat, type LogItem } from '../../src-shared/codecs/detect.ts';
+import { formatProblem } from '../../src-shared/codecs/lines.ts';
+import { checkEvent, encodeNative } from '../../src-shared/codecs/native.ts';
+import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
+import { exportRlmPython } from '../../src-shared/codecs/rlm-python.ts';
+import { asRunId, asSessionId, type LogHeader, type TrajectoryEvent } from '../../src-shared/events.ts';
+import {
+  type Breakpoint,
+  type ClientMessage,
+  type CommandType,
+  ContextSource,
+  type EndpointProfile,
+  type ErrorCode,
+  type ForkSession,
+  type HostMessage,
+  parseClientMessage,
+  PROTOCOL_VERSION,
+  type RecentRun,
+  type Replies,
+  RunLimitsInput,
+  type SessionStatus,
+  type SessionSummary,
+  type StartSession,
+  type VariableView,
+} from '../../src-shared/protocol.ts';
+import { buildReplayPlan, type ReplayPlan } from '../lm/replay-client.ts';
+import { NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
+import { readLogBatches } from '../logs/read-log.ts';
+import { startMockLlm, type MockLlmServer } from '../mock-llm/server.ts';
+import type { HostConnection, HostEndpoint } from '../transport/connection.ts';
+import { DEMO_SCENARIOS } from './demo.ts';
+import { DEMO_PROFILE_NAME, ProfileStore } from './profiles.ts';
+import { FromWorker, type ToWorker, type WorkerSpec } from './worker-protocol.ts';
+
+export interface HostOptions {
+  runsDir: string;
+  settingsDir: string;
+  /** Simulated latency of the built-in demo model, per call. Default 120 ms. */
+  demoLatencyMs?: number;
+  /** Where API keys named by profiles are looked up (web mode). Default: process.env. */
+  env?: Record<string, string | undefined>;
+  /** Desktop: resolves a keychain reference. Tried before `env`. */
+  resolveKey?: (ref: string) => string | null;
+  /** Shown in `hello`. */
+  label?: string;
+  /** Milliseconds a cancelled worker gets to wind down before it is killed. Default 5000. */
+  cancelGraceMs?: number;
+}
+
+class HostError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** What a live session was started with; written beside its log so a saved log can be forked. */
+const SessionRecipe = z.strictObject({
+  version: z.literal(1),
+  profile: z.string(),
+  model: z.string(),
+  subModel: z.string().nullable(),
+  context: ContextSource,
+  query: z.string().nullable(),
+  limits: RunLimitsInput,
+});
+type SessionRecipe = z.infer<typeof SessionRecipe>;
+
+export function recipePathFor(logFile: string): string {
+  return logFile.replace(/\.rlm\.jsonl$/, '') + '.rlm.session.json';
+}
+
+interface Session {
+  id: string;
+  title: string;
+  status: SessionStatus;
+  message: string | null;
+  logFile: string | null;
+  format: LogFormat;
+  readOnly: boolean;
+  createdAt: string;
+  model: string | null;
+  pause: SessionSummary['pause'];
+  forkOf: SessionSummary['forkOf'];
+  header: LogHeader | null;
+  events: TrajectoryEvent[];
+  recipe: SessionRecipe | null;
+  breakpoints: Breakpoint[];
+  worker: ChildProcess | null;
+  log: NativeLogFile | null;
+  stderrTail: string;
+  nextReq: number;
+  pending: Map<number, (r: z.infer<typeof FromWorker> & { t: 'result' }) => void>;
+  /** Resolves when a saved log has been read to its end. */
+  loaded: Promise<void>;
+  killTimer: NodeJS.Timeout | null;
+}
+
+interface Client {
+  send: (m: HostMessage) => void;
+  /** Session id → index of the next event to send. */
+  subs: Map<string, number>;
+}
+
+const TERMINAL: ReadonlySet<SessionStatus> = new Set(['finished', 'failed', 'cancelled', 'saved']);
+const EVENTS_PER_MESSAGE = 2000;
+
+export class Host implements HostEndpoint {
+  private readonly opts: HostOptions;
+  private readonly sessions = new Map<string, Session>();
+  private readonly clients = new Set<Client>();
+  private readonly profiles: ProfileStore;
+  private demo: Promise<MockLlmServer> | null = null;
+  private readonly dirty = new Set<string>();
+  private flushScheduled = false;
+  private closed = false;
+  private readonly workerEntry = resolve(import.meta.dirname, 'worker.ts');
+
+  constructor(opts: HostOptions) {
+    this.opts = opts;
+    this.profiles = new ProfileStore(opts.settingsDir);
+  }
+
+  get runsDir(): string {
+    return this.opts.runsDir;
+  }
+
+  // ---- connections ----
+
+  connect(send: (m: HostMessage) => void): HostConnection {
+    const client: Client = { send, subs: new Map() };
+    this.clients.add(client);
+    return {
+      receive: (raw) => void this.receive(client, raw),
+      close: () => {
+        client.subs.clear();
+        this.clients.delete(client);
+      },
+    };
+  }
+
+  private safeSend(client: Client, m: HostMessage): void {
+    try {
+      client.send(m);
+    } catch {
+      // A carrier that cannot deliver closes itself; nothing to do here.
+    }
+  }
+
+  private async receive(client: Client, raw: unknown): Promise<void> {
+    const parsed = parseClientMessage(raw);
+    if (!parsed.ok) {
+      const id = typeof raw === 'object' && raw !== null && 'id' in raw && Number.isInteger((raw as { id: unknown }).id) ? Math.max(0, (raw as { id: number }).id) : 0;
+      this.safeSend(client, { kind: 'reply', id, ok: false, error: { code: 'bad_request', message: parsed.error } });
+      return;
+    }
+    const { id } = parsed.message;
+    try {
+      const result = await this.execute(client, parsed.message);
+      this.safeSend(client, { kind: 'reply', id, ok: true, result });
+      // Events of a new subscription go after its reply.
+      if (parsed.message.command.type === 'subscribe') this.markDirty(parsed.message.command.sessionId);
+    } catch (err) {
+      const code: ErrorCode = err instanceof HostError ? err.code : 'internal';
+      this.safeSend(client, { kind: 'reply', id, ok: false, error: { code, message: err instanceof Error ? err.message : String(err) } });
+    }
+  }
+
+  /** Runs one command for a client (exposed for in-process use and tests). */
+  async execute(client: Client | null, msg: ClientMessage): Promise<Replies[CommandType]> {
+    const c = msg.command;
+    switch (c.type) {
+      case 'hello':
+        if (c.protocol !== PROTOCOL_VERSION) throw new HostError('bad_request', `protocol ${c.protocol} is not supported; this host speaks ${PROTOCOL_VERSION}`);
+        return { protocol: PROTOCOL_VERSION, host: this.opts.label ?? 'rlm-studio' } satisfies Replies['hello'];
+      case 'sessions.list':
+        return { sessions: [...this.sessions.values()].map((s) => this.summary(s)) } satisfies Replies['sessions.list'];
+      case 'session.start':
+        return { session: this.summary(await this.start(c.params)) };
+      case 'session.open':
+        return { session: this.summary(await this.open(c.path)) };
+      case 'session.openText':
+        return { session: this.summary(this.openText(c.name, c.text)) };
+      case 'session.cancel':
+        return { session: this.summary(this.cancel(c.sessionId)) };
+      case 'session.pause':
+        return { session: this.summary(this.control(c.sessionId, { t: 'pause' })) };
+      case 'session.continue':
+        return { session: this.summary(this.control(c.sessionId, { t: 'continue' })) };
+      case 'session.step':
+        return { session: this.summary(this.control(c.sessionId, { t: 'step' })) };
+      case 'session.setBreakpoints': {
+        const s = this.live(c.sessionId);
+        s.breakpoints = c.breakpoints;
+        if (!TERMINAL.has(s.status)) this.toWorker(s, { t: 'breakpoints', breakpoints: c.breakpoints });
+        return { session: this.summary(s) };
+      }
+      case 'session.edit': {
+        const s = this.live(c.sessionId);
+        const r = await this.request(s, (req) => ({ t: 'edit', req, edit: c.edit }));
+        if (r.pause) s.pause = r.pause;
+        this.broadcast(s);
+        return { session: this.summary(s) };
+      }
+      case 'session.variables': {
+        const s = this.live(c.sessionId);
+        const r = await this.request(s, (req) => ({ t: 'variables', req, runId: c.runId }));
+        return { variables: (r.variables ?? []) satisfies VariableView[] };
+      }
+      case 'session.fork':
+        return { session: this.summary(await this.fork(c.params)) };
+      case 'session.export':
+        return this.exportSession(c.sessionId, c.format);
+      case 'profiles.list':
+        return { profiles: [this.demoProfile(), ...this.profiles.list()] };
+      case 'profiles.save':
+        try {
+          this.profiles.save(c.profile);
+        } catch (err) {
+          throw new HostError('bad_request', (err as Error).message);
+        }
+        return { profiles: [this.demoProfile(), ...this.profiles.list()] };
+      case 'runs.recent':
+        return { runs: await this.recentRuns(c.limit) };
+      case 'subscribe': {
+        const s = this.get(c.sessionId);
+        if (client) client.subs.set(s.id, Math.min(c.fromSeq, s.events.length));
+        return { session: this.summary(s), header: s.header };
+      }
+      case 'unsubscribe':
+        client?.subs.delete(c.sessionId);
+        return {};
+    }
+  }
+
+  // ---- pushes ----
+
+  private summary(s: Session): SessionSummary {
+    return {
+      sessionId: s.id,
+      title: s.title,
+      status: s.status,
+      logFile: s.logFile,
+      format: s.format,
+      readOnly: s.readOnly,
+      createdAt: s.createdAt,
+      model: s.model,
+      pause: s.pause,
+      forkOf: s.forkOf,
+      eventCount: s.events.length,
+      message: s.message,
+    };
+  }
+
+  private broadcast(s: Session): void {
+    const m: HostMessage = { kind: 'session', session: this.summary(s) };
+    for (const c of this.clients) this.safeSend(c, m);
+  }
+
+  private markDirty(sessionId: string): void {
+    this.dirty.add(sessionId);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Sends every subscriber the events it has not had yet, in order, in bounded messages. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const ids = [...this.dirty];
+    this.dirty.clear();
+    for (const c of this.clients) {
+      for (const id of ids) {
+        const from = c.subs.get(id);
+        const s = this.sessions.get(id);
+        if (from === undefined || !s || from >= s.events.length) continue;
+        for (let i = from; i < s.events.length; i += EVENTS_PER_MESSAGE) {
+          this.safeSend(c, { kind: 'events', sessionId: id, events: s.events.slice(i, i + EVENTS_PER_MESSAGE) });
+        }
+        c.subs.set(id, s.events.length);
+      }
+    }
+  }
+
+  private append(s: Session, events: TrajectoryEvent[]): void {
+    for (const e of events) {
+      s.events.push(e);
+      // One write per event: a host killed at any moment leaves a log readable up to here.
+      s.log?.append(e);
+      if (s.model === null && e.type === 'run.start') s.model = e.model;
+    }
+    if (events.length > 0) this.markDirty(s.id);
+  }
+
+  // ---- lookups ----
+
+  private get(id: string): Session {
+    const s = this.sessions.get(id);
+    if (!s) throw new HostError('not_found', `no session ${id}`);
+    return s;
+  }
+
+  private live(id: string): Session {
+    const s = this.get(id);
+    if (s.readOnly) throw new HostError('read_only', `session ${id} is a saved log; it cannot be driven`);
+    return s;
+  }
+
+  private control(id: string, msg: ToWorker): Session {
+    const s = this.live(id);
+    if (TERMINAL.has(s.status)) throw new HostError('conflict', `session ${id} has ${s.status}`);
+    this.toWorker(s, msg);
+    return s;
+  }
+
+  private toWorker(s: Session, msg: ToWorker): void {
+    if (!s.worker || !s.worker.connected) throw new HostError('conflict', `session ${s.id} has no running worker`);
+    s.worker.send(msg);
+  }
+
+  private request(s: Session, make: (req: number) => ToWorker): Promise<z.infer<typeof FromWorker> & { t: 'result' }> {
+    if (TERMINAL.has(s.status)) throw new HostError('conflict', `session ${s.id} has ${s.status}`);
+    const req = s.nextReq++;
+    return new Promise((res, rej) => {
+      s.pending.set(req, (r) => (r.ok ? res(r) : rej(new HostError('conflict', r.error ?? 'refused'))));
+      try {
+        this.toWorker(s, make(req));
+      } catch (err) {
+        s.pending.delete(req);
+        rej(err);
+      }
+    });
+  }
+
+  // ---- profiles and the demo model ----
+
+  private demoProfile(): EndpointProfile {
+    return { name: DEMO_PROFILE_NAME, baseUrl: 'http://127.0.0.1/v1', model: 'mock-root', subModel: null, apiKeyRef: null, prices: {} };
+  }
+
+  private async demoServer(): Promise<MockLlmServer> {
+    this.demo ??= startMockLlm({ port: 0, latencyMs: this.opts.demoLatencyMs ?? 120, costPerMTok: 0.5 });
+    return this.demo;
+  }
+
+  private async resolveProfile(name: string): Promise<{ profile: EndpointProfile; baseUrl: string; apiKey: string | null }> {
+    if (name === DEMO_PROFILE_NAME) {
+      const demo = await this.demoServer();
+      return { profile: this.demoProfile(), baseUrl: demo.url, apiKey: null };
+    }
+    const profile = this.profiles.get(name);
+    if (!profile) throw new HostError('not_found', `no endpoint profile named "${name}"`);
+    let apiKey: string | null = null;
+    if (profile.apiKeyRef) {
+      apiKey = this.opts.resolveKey?.(profile.apiKeyRef) ?? (this.opts.env ?? process.env)[profile.apiKeyRef] ?? null;
+      if (apiKey === null) throw new HostError('bad_request', `profile "${name}": its API key (${profile.apiKeyRef}) is not set in the host's environment`);
+    }
+    return { profile, baseUrl: profile.baseUrl, apiKey };
+  }
+
+  // ---- live sessions ----
+
+  private newSession(fields: Partial<Session> & Pick<Session, 'title' | 'status' | 'readOnly' | 'format'>): Session {
+    const s: Session = {
+      id: randomUUID(),
+      message: null,
+      logFile: null,
+      createdAt: new Date().toISOString(),
+      model: null,
+      pause: null,
+      forkOf: null,
+      header: null,
+      events: [],
+      recipe: null,
+      breakpoints: [],
+      worker: null,
+      log: null,
+      stderrTail: '',
+      nextReq: 0,
+      pending: new Map(),
+      loaded: Promise.resolve(),
+      killTimer: null,
+      ...fields,
+    };
+    this.sessions.set(s.id, s);
+    return s;
+  }
+
+  private async start(p: StartSession): Promise<Session> {
+    const recipe: SessionRecipe = {
+      version: 1,
+      profile: p.profile,
+      model: '',
+      subModel: null,
+      context: p.context,
+      query: p.query,
+      limits: p.limits,
+    };
+    const demo = p.context.kind === 'demo' ? DEMO_SCENARIOS[p.context.name] : null;
+    if (demo) {
+      recipe.query ??= demo.query;
+      recipe.limits = { maxDepth: demo.maxDepth, ...recipe.limits };
+    }
+    const title = demo?.title ?? (p.query ? p.query.slice(0, 80) : `Session (${p.context.kind} context)`);
+    return this.launch({ recipe, model: p.model, subModel: p.subModel, breakpoints: p.breakpoints, startPaused: p.startPaused, title, replay: null, forkOf: null });
+  }
+
+  private async launch(o: {
+    recipe: SessionRecipe;
+    model: string | undefined;
+    subModel: string | null | undefined;
+    breakpoints: Breakpoint[];
+    startPaused: boolean;
+    title: string;
+    replay: ReplayPlan | null;
+    forkOf: (LogHeader['forkOf'] & object) | null;
+  }): Promise<Session> {
+    if (this.closed) throw new HostError('conflict', 'the host is shutting down');
+    const { profile, baseUrl, apiKey } = await this.resolveProfile(o.recipe.profile);
+    const model = o.model ?? profile.model;
+    const subModel = o.subModel === undefined ? profile.subModel : o.subModel;
+    const recipe: SessionRecipe = { ...o.recipe, model, subModel };
+    const s = this.newSession({
+      title: o.title,
+      status: 'starting',
+      readOnly: false,
+      format: 'native',
+      model,
+      recipe,
+      breakpoints: o.breakpoints,
+      forkOf: o.forkOf ? { sessionId: o.forkOf.sessionId, runId: o.forkOf.runId, iteration: o.forkOf.iteration } : null,
+    });
+    const created = new Date(s.createdAt);
+    s.header = makeHeader(asSessionId(s.id), created, o.forkOf ?? undefined);
+    const logFile = join(this.opts.runsDir, nativeLogName(s.id, created));
+    try {
+      s.log = new NativeLogFile(logFile, s.header);
+      writeFileSync(recipePathFor(logFile), `${JSON.stringify(recipe, null, 2)}\n`);
+    } catch (err) {
+      this.sessions.delete(s.id);
+      throw new HostError('internal', `cannot write the session log in ${this.opts.runsDir}: ${(err as Error).message}`);
+    }
+    s.logFile = logFile;
+    const spec: WorkerSpec = {
+      sessionId: s.id,
+      baseUrl,
+      apiKey,
+      model,
+      subModel,
+      prices: profile.prices,
+      context: recipe.context,
+      query: recipe.query,
+      limits: recipe.limits,
+      breakpoints: o.breakpoints,
+      startPaused: o.startPaused,
+      replay: o.replay,
+    };
+    this.spawnWorker(s, spec);
+    this.broadcast(s);
+    return s;
+  }
+
+  private spawnWorker(s: Session, spec: WorkerSpec): void {
+    const child = fork(this.workerEntry, [], {
+      execArgv: ['--no-node-snapshot'],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      // The worker must not inherit test-runner or debugger hooks meant for the host.
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    s.worker = child;
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+      s.stderrTail = (s.stderrTail + d).slice(-4000);
+    });
+    child.on('message', (raw: unknown) => this.fromWorker(s, spec, raw));
+    child.on('error', (err) => this.fail(s, `the session's worker could not run: ${err.message}`));
+    child.on('exit', (code, signal) => {
+      if (s.killTimer) clearTimeout(s.killTimer);
+      s.worker = null;
+      for (const [, r] of s.pending) r({ t: 'result', req: -1, ok: false, error: 'the session ended' });
+      s.pending.clear();
+      if (!TERMINAL.has(s.status)) {
+        const how = signal ? `was killed (${signal})` : `exited with code ${code}`;
+        const tail = s.stderrTail.trim().split('\n').slice(-3).join(' | ');
+        this.fail(s, `the session's worker process ${how} before the run finished${tail ? `: ${tail}` : ''}`);
+      }
+    });
+  }
+
+  private fromWorker(s: Session, spec: WorkerSpec, raw: unknown): void {
+    const parsed = FromWorker.safeParse(raw);
+    if (!parsed.success) {
+      this.fail(s, `the worker sent a malformed message: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      s.worker?.kill('SIGKILL');
+      return;
+    }
+    const m = parsed.data;
+    switch (m.t) {
+      case 'ready':
+        s.worker?.send({ t: 'start', spec } satisfies ToWorker);
+        return;
+      case 'events': {
+        const good: TrajectoryEvent[] = [];
+        for (const e of m.events) {
+          const c = checkEvent(e);
+          if (!c.ok) {
+            this.fail(s, `the worker sent an invalid event: ${c.message}`);
+            s.worker?.kill('SIGKILL');
+            break;
+          }
+          if (c.value.seq !== s.events.length + good.length) {
+            this.fail(s, `the worker's events are out of order (got seq ${c.value.seq}, expected ${s.events.length + good.length})`);
+            s.worker?.kill('SIGKILL');
+            break;
+          }
+          good.push(c.value);
+        }
+        this.append(s, good);
+        return;
+      }
+      case 'status':
+        if (TERMINAL.has(s.status)) return;
+        s.status = m.status;
+        s.pause = m.pause;
+        this.broadcast(s);
+        return;
+      case 'result': {
+        const r = s.pending.get(m.req);
+        s.pending.delete(m.req);
+        r?.(m);
+        return;
+      }
+      case 'done': {
+        const status: SessionStatus = m.stopReason === 'cancelled' ? 'cancelled' : m.stopReason === 'error' ? 'failed' : 'finished';
+        const replay = m.replay ? ` (replayed ${m.replay.replayed} recorded calls, ${m.replay.live} live)` : '';
+        const text = m.message ?? (m.stopReason !== 'answered' && m.stopReason !== 'cancelled' ? `stopped: ${m.stopReason}` : null);
+        this.end(s, status, text === null ? replay.trim() || null : `${text}${replay}`);
+        return;
+      }
+      case 'fatal':
+        this.fail(s, m.message);
+        return;
+    }
+  }
+
+  private fail(s: Session, message: string): void {
+    if (TERMINAL.has(s.status)) return;
+    this.end(s, 'failed', message);
+  }
+
+  private end(s: Session, status: SessionStatus, message: string | null): void {
+    s.status = status;
+    s.message = message;
+    s.pause = null;
+    s.log?.close();
+    s.log = null;
+    this.broadcast(s);
+  }
+
+  private cancel(id: string): Session {
+    const s = this.live(id);
+    if (TERMINAL.has(s.status)) return s;
+    if (s.worker?.connected) s.worker.send({ t: 'cancel' } satisfies ToWorker);
+    // A worker stuck in native code does not answer; it is killed after a grace period.
+    const worker = s.worker;
+    s.killTimer ??= setTimeout(() => {
+      if (!TERMINAL.has(s.status)) this.end(s, 'cancelled', 'cancelled (the worker did not stop in time and was killed)');
+      worker?.kill('SIGKILL');
+    }, this.opts.cancelGraceMs ?? 5000);
+    s.killTimer.unref();
+    return s;
+  }
+
+  // ---- fork ----
+
+  private async fork(f: ForkSession): Promise<Session> {
+    const src = this.get(f.sessionId);
+    await src.loaded;
+    let recipe = src.recipe;
+    if (!recipe && src.logFile && existsSync(recipePathFor(src.logFile))) {
+      const parsed = SessionRecipe.safeParse(JSON.parse(readFileSync(recipePathFor(src.logFile), 'utf8')));
+      if (parsed.success) recipe = parsed.data;
+    }
+    if (!recipe) {
+      throw new HostError('bad_request', `session ${f.sessionId} cannot be forked: its context is unknown (only sessions recorded by RLM Studio keep a ${'*.rlm.session.json'} beside the log)`);
+    }
+    const runs = new Map<string, number>();
+    for (const e of src.events) if (e.type === 'iteration.start') runs.set(e.runId, Math.max(runs.get(e.runId) ?? 0, e.iteration));
+    const last = runs.get(f.runId);
+    if (last === undefined) throw new HostError('not_found', `run ${f.runId} has no iterations in session ${f.sessionId}`);
+    if (f.iteration > last + 1) throw new HostError('bad_request', `run ${f.runId} has ${last} iteration(s); fork at 1…${last + 1}`);
+    let plan: ReplayPlan;
+    try {
+      plan = buildReplayPlan(src.events, { runId: f.runId, iteration: f.iteration }, f.editedReply ?? null);
+    } catch (err) {
+      throw new HostError('bad_request', (err as Error).message);
+    }
+    const next: SessionRecipe = { ...recipe, profile: f.profile ?? recipe.profile, limits: { ...recipe.limits, ...(f.limits ?? {}) } };
+    const sameProfile = next.profile === recipe.profile;
+    return this.launch({
+      recipe: next,
+      model: f.model ?? (sameProfile ? recipe.model : undefined),
+      subModel: f.subModel !== undefined ? f.subModel : sameProfile ? recipe.subModel : undefined,
+      breakpoints: f.breakpoints,
+      startPaused: false,
+      title: `Fork of ${src.title} at ${f.runId} #${f.iteration}`,
+      replay: plan,
+      forkOf: { logFile: src.logFile ?? '', sessionId: asSessionId(src.id), runId: asRunId(f.runId), iteration: f.iteration },
+    });
+  }
+
+  // ---- saved logs ----
+
+  private async open(path: string): Promise<Session> {
+    const abs = resolve(path);
+    let size: number;
+    try {
+      const st = await stat(abs);
+      if (!st.isFile()) throw new HostError('bad_request', `${path} is not a file`);
+      size = st.size;
+    } catch (err) {
+      if (err instanceof HostError) throw err;
+      throw new HostError('not_found', `cannot open ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+    const s = this.newSession({ title: basename(abs), status: 'saved', readOnly: true, format: 'native', logFile: abs });
+    const problems: string[] = [];
+    const iterator = readLogBatches(abs, { onProgress: (bytesRead, totalBytes) => this.progress(s, bytesRead, totalBytes) })[Symbol.asyncIterator]();
+    const take = (batch: LogItem[]): void => this.takeItems(s, batch, problems);
+    let first: IteratorResult<LogItem[]>;
+    try {
+      first = await iterator.next();
+    } catch (err) {
+      this.sessions.delete(s.id);
+      throw new HostError('bad_request', `cannot read ${path}: ${(err as Error).message}`);
+    }
+    if (!first.done) take(first.value);
+    if (s.events.length === 0 && problems.length > 0 && s.header === null && !first.done && first.value.every((i) => i.kind === 'problem')) {
+      this.sessions.delete(s.id);
+      throw new HostError('bad_request', `${path}: ${problems[0]}`);
+    }
+    if (first.done && size === 0) {
+      this.sessions.delete(s.id);
+      throw new HostError('bad_request', `${path}: the file is empty`);
+    }
+    s.loaded = (async () => {
+      try {
+        for (let r = first; !r.done; r = await iterator.next()) if (r !== first) take(r.value);
+      } catch (err) {
+        problems.push(`reading stopped: ${(err as Error).message}`);
+      }
+      if (problems.length > 0) {
+        s.message = `${problems.length} problem(s) reading the log; first: ${problems[0]}`;
+      }
+      this.markDirty(s.id);
+      this.broadcast(s);
+    })();
+    return s;
+  }
+
+  private takeItems(s: Session, batch: LogItem[], problems: string[]): void {
+    const events: TrajectoryEvent[] = [];
+    for (const item of batch) {
+      if (item.kind === 'format') s.format = item.format;
+      else if (item.kind === 'header') {
+        s.header = item.header;
+        s.createdAt = item.header.createdAt;
+        if (item.header.forkOf) s.forkOf = { sessionId: item.header.forkOf.sessionId, runId: item.header.forkOf.runId, iteration: item.header.forkOf.iteration };
+      } else if (item.kind === 'event') events.push(item.event);
+      else if (item.kind === 'problem' && item.problem.severity === 'error') problems.push(formatProblem(item.problem));
+    }
+    this.append(s, events);
+  }
+
+  private progress(s: Session, bytesRead: number, totalBytes: number): void {
+    const m: HostMessage = { kind: 'progress', sessionId: s.id, bytesRead, totalBytes };
+    for (const c of this.clients) this.safeSend(c, m);
+  }
+
+  private openText(name: string, text: string): Session {
+    const s = this.newSession({ title: name, status: 'saved', readOnly: true, format: 'native' });
+    const reader = new AnyLogReader();
+    const problems: string[] = [];
+    this.takeItems(s, [...reader.push(text), ...reader.end()], problems);
+    if (reader.detected === null) {
+      this.sessions.delete(s.id);
+      throw new HostError('bad_request', `${name}: ${problems[0] ?? 'not a log this host can read'}`);
+    }
+    if (problems.length > 0) s.message = `${problems.length} problem(s) reading the log; first: ${problems[0]}`;
+    return s;
+  }
+
+  private async exportSession(id: string, format: 'native' | 'rlm-python'): Promise<Replies['session.export']> {
+    const s = this.get(id);
+    await s.loaded;
+    const base = (s.logFile ? basename(s.logFile) : s.title).replace(/\.(rlm\.)?jsonl?$/, '').replace(/[^\w.-]+/g, '_') || 'session';
+    if (format === 'native') {
+      const header = s.header ?? makeHeader(asSessionId(s.id), new Date(s.createdAt));
+      return { fileName: `${base}.rlm.jsonl`, text: [...encodeNative(header, s.events)].join('') };
+    }
+    return { fileName: `${base}.jsonl`, text: exportRlmPython(s.events, s.header).join('') };
+  }
+
+  private async recentRuns(limit: number): Promise<RecentRun[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.opts.runsDir);
+    } catch {
+      return [];
+    }
+    const runs: RecentRun[] = [];
+    for (const name of names) {
+      if (!name.endsWith('.rlm.jsonl')) continue;
+      const path = join(this.opts.runsDir, name);
+      try {
+        const st = await stat(path);
+        runs.push({ path, name, sizeBytes: st.size, modifiedAt: st.mtime.toISOString() });
+      } catch {
+        // Deleted between readdir and stat.
+      }
+    }
+    runs.sort((a, b) => b.modifiedAt.localeCompare(a.modifiedAt));
+    return runs.slice(0, limit);
+  }
+
+  /** Stops every worker and the demo model; logs are closed with what they have. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const exits: Promise<void>[] = [];
+    for (const s of this.sessions.values()) {
+      const w = s.worker;
+      if (!w) continue;
+      exits.push(new Promise((r) => w.once('exit', () => r())));
+      w.kill('SIGKILL');
+    }
+    await Promise.all(exits);
+    for (const s of this.sessions.values()) s.log?.close();
+    if (this.demo) await (await this.demo).close();
+  }
+}

@@ -1,0 +1,74 @@
+// Messages between the host and a session's worker process, over the fork() IPC channel.
+// Both directions are validated on arrival: a worker is a separate process that may be
+// half-dead or confused, and the host must not trust it any more than a client.
+import { z } from 'zod';
+import { Breakpoint, BreakpointKind, ContextSource, ReplyEditInput } from '../../src-shared/protocol.ts';
+import { ReplayPlan } from '../lm/replay-client.ts';
+
+const nullableNum = z.number().nullable();
+
+/** Everything a worker needs to run one session. The API key travels here and nowhere else. */
+export const WorkerSpec = z.strictObject({
+  sessionId: z.string(),
+  baseUrl: z.string(),
+  apiKey: z.string().nullable(),
+  model: z.string(),
+  subModel: z.string().nullable(),
+  prices: z.record(z.string(), z.strictObject({ inputPerMTok: z.number(), outputPerMTok: z.number() })),
+  context: ContextSource,
+  query: z.string().nullable(),
+  limits: z.strictObject({
+    maxDepth: z.number().int().optional(),
+    maxIterations: z.number().int().optional(),
+    maxBudgetUsd: nullableNum.optional(),
+    maxTimeoutMs: nullableNum.optional(),
+    maxTokens: nullableNum.optional(),
+    maxErrors: nullableNum.optional(),
+    maxConcurrency: z.number().int().optional(),
+  }),
+  breakpoints: z.array(Breakpoint),
+  startPaused: z.boolean(),
+  replay: ReplayPlan.nullable(),
+});
+export type WorkerSpec = z.infer<typeof WorkerSpec>;
+
+export const ToWorker = z.discriminatedUnion('t', [
+  z.strictObject({ t: z.literal('start'), spec: WorkerSpec }),
+  z.strictObject({ t: z.literal('pause') }),
+  z.strictObject({ t: z.literal('continue') }),
+  z.strictObject({ t: z.literal('step') }),
+  z.strictObject({ t: z.literal('cancel') }),
+  z.strictObject({ t: z.literal('breakpoints'), breakpoints: z.array(Breakpoint) }),
+  z.strictObject({ t: z.literal('edit'), req: z.number().int(), edit: ReplyEditInput }),
+  z.strictObject({ t: z.literal('variables'), req: z.number().int(), runId: z.string() }),
+]);
+export type ToWorker = z.infer<typeof ToWorker>;
+
+export const PauseInfoSchema = z.strictObject({
+  kind: z.union([BreakpointKind, z.literal('manual')]),
+  runId: z.string(),
+  depth: z.number().int(),
+  iteration: z.number().int(),
+  block: z.number().int().nullable(),
+  reply: z.strictObject({ text: z.string(), blocks: z.array(z.string()) }).nullable(),
+});
+
+const VariableViewSchema = z.strictObject({ name: z.string(), type: z.string(), size: z.number().nullable(), preview: z.string() });
+
+export const FromWorker = z.discriminatedUnion('t', [
+  z.strictObject({ t: z.literal('ready') }),
+  /** Events are checked with the codec's event schema by the host (see session-manager). */
+  z.strictObject({ t: z.literal('events'), events: z.array(z.unknown()) }),
+  z.strictObject({ t: z.literal('status'), status: z.enum(['running', 'paused']), pause: PauseInfoSchema.nullable() }),
+  z.strictObject({
+    t: z.literal('result'),
+    req: z.number().int(),
+    ok: z.boolean(),
+    error: z.string().optional(),
+    variables: z.array(VariableViewSchema).optional(),
+    pause: PauseInfoSchema.nullable().optional(),
+  }),
+  z.strictObject({ t: z.literal('done'), stopReason: z.string(), message: z.string().nullable(), replay: z.strictObject({ replayed: z.number(), live: z.number(), edited: z.number() }).nullable() }),
+  z.strictObject({ t: z.literal('fatal'), message: z.string() }),
+]);
+export type FromWorker = z.infer<typeof FromWorker>;

@@ -1,0 +1,175 @@
+// A session's worker process: holds one engine session and its isolates, so that an
+// isolate that takes the process down (isolated-vm can abort on out-of-memory) kills this
+// session only. Talks to the host over the fork() IPC channel; exits when the host goes.
+import type { TrajectoryEvent } from '../../src-shared/events.ts';
+import type { PauseInfo } from '../../src-shared/protocol.ts';
+import { EventRecorder, RlmSession } from '../engine/index.ts';
+import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
+import { ReplayClient } from '../lm/replay-client.ts';
+import type { LmClient } from '../lm/types.ts';
+import type { SandboxValue } from '../sandbox/types.ts';
+import { loadContextFile } from '../cli/commands/run.ts';
+import { Debugger } from './debugger.ts';
+import { demoContext } from './demo.ts';
+import { type FromWorker, ToWorker, type WorkerSpec } from './worker-protocol.ts';
+
+function send(msg: FromWorker): void {
+  process.send?.(msg);
+}
+
+/** Resolves once the message is handed to the channel, so nothing is lost on exit. */
+function sendAndWait(msg: FromWorker): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.send) return resolve();
+    process.send(msg, undefined, {}, () => resolve());
+  });
+}
+
+// The host is our only reason to live: when its channel closes (host exited or was killed)
+// nothing can read our events any more.
+process.on('disconnect', () => process.exit(0));
+
+let dbg: Debugger | null = null;
+const abort = new AbortController();
+let started = false;
+
+// Events are batched per macrotask: one IPC message for a burst (a batch of sub-calls)
+// instead of hundreds, while a lone event still goes out at once.
+let outbox: TrajectoryEvent[] = [];
+let flushScheduled = false;
+function queueEvent(e: TrajectoryEvent): void {
+  outbox.push(e);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flushEvents);
+  }
+}
+function flushEvents(): void {
+  flushScheduled = false;
+  if (outbox.length === 0) return;
+  const events = outbox;
+  outbox = [];
+  send({ t: 'events', events });
+}
+
+async function loadContext(spec: WorkerSpec): Promise<SandboxValue> {
+  const c = spec.context;
+  switch (c.kind) {
+    case 'text':
+      return c.text;
+    case 'json':
+      try {
+        return JSON.parse(c.json) as SandboxValue;
+      } catch (err) {
+        throw new Error(`the JSON context does not parse: ${(err as Error).message}`);
+      }
+    case 'file':
+      return loadContextFile(c.path);
+    case 'demo':
+      return demoContext(c.name);
+  }
+}
+
+async function start(spec: WorkerSpec): Promise<void> {
+  const context = await loadContext(spec);
+  const http = new OpenAiCompatibleClient({ baseUrl: spec.baseUrl, apiKey: spec.apiKey ?? 'no-key', priceTable: Object.keys(spec.prices).length > 0 ? spec.prices : undefined });
+  const replay = spec.replay ? new ReplayClient(spec.replay, http) : null;
+  const client: LmClient = replay ?? http;
+  const onPause = (info: PauseInfo | null): void => {
+    flushEvents();
+    send({ t: 'status', status: info ? 'paused' : 'running', pause: info });
+  };
+  dbg = new Debugger(spec.breakpoints, spec.startPaused, { onPause });
+  const recorder = new EventRecorder();
+  // The replay client learns who calls from the events, so it must see them first.
+  if (replay) recorder.listen((e) => replay.observe(e));
+  recorder.listen(queueEvent);
+  const l = spec.limits;
+  const session = new RlmSession(
+    {
+      client,
+      model: spec.model,
+      subModel: spec.subModel,
+      maxDepth: l.maxDepth,
+      maxIterations: l.maxIterations,
+      maxBudgetUsd: l.maxBudgetUsd ?? null,
+      maxTimeoutMs: l.maxTimeoutMs ?? null,
+      maxTokens: l.maxTokens ?? null,
+      maxErrors: l.maxErrors ?? null,
+      maxConcurrency: l.maxConcurrency,
+      gates: dbg.gates(),
+    },
+    { sink: recorder },
+  );
+  send({ t: 'status', status: 'running', pause: null });
+  try {
+    const outcome = await session.completion(context, spec.query, { signal: abort.signal });
+    flushEvents();
+    await sendAndWait({ t: 'done', stopReason: outcome.stopReason, message: outcome.message, replay: replay ? { ...replay.counts } : null });
+  } finally {
+    session.close();
+  }
+}
+
+async function handle(msg: ToWorker): Promise<void> {
+  switch (msg.t) {
+    case 'start':
+      if (started) return;
+      started = true;
+      try {
+        await start(msg.spec);
+      } catch (err) {
+        flushEvents();
+        await sendAndWait({ t: 'fatal', message: err instanceof Error ? err.message : String(err) });
+      }
+      // Every message has been handed over; closing the channel ends this process.
+      process.disconnect?.();
+      return;
+    case 'pause':
+      dbg?.pause();
+      return;
+    case 'continue':
+      dbg?.continue();
+      return;
+    case 'step':
+      dbg?.step();
+      return;
+    case 'cancel':
+      abort.abort();
+      dbg?.cancel();
+      return;
+    case 'breakpoints':
+      dbg?.setBreakpoints(msg.breakpoints);
+      return;
+    case 'edit':
+      try {
+        if (!dbg) throw new Error('the session has not started');
+        const pause = dbg.edit(msg.edit);
+        send({ t: 'result', req: msg.req, ok: true, pause });
+      } catch (err) {
+        send({ t: 'result', req: msg.req, ok: false, error: (err as Error).message });
+      }
+      return;
+    case 'variables':
+      try {
+        if (!dbg?.paused) throw new Error('variables can be listed while the session is paused');
+        const repl = dbg.replOf(msg.runId);
+        if (!repl) throw new Error(`run ${msg.runId} has no REPL here (not reached yet, or already finished)`);
+        const variables = await repl.listVariables();
+        send({ t: 'result', req: msg.req, ok: true, variables });
+      } catch (err) {
+        send({ t: 'result', req: msg.req, ok: false, error: (err as Error).message });
+      }
+      return;
+  }
+}
+
+process.on('message', (raw: unknown) => {
+  const parsed = ToWorker.safeParse(raw);
+  if (!parsed.success) {
+    send({ t: 'fatal', message: `bad message from host: ${parsed.error.issues[0]?.message ?? 'invalid'}` });
+    return;
+  }
+  void handle(parsed.data);
+});
+send({ t: 'ready' });

@@ -1,0 +1,15 @@
+// The seam between carriers and the host. A carrier (WebSocket, Electron IPC, a test)
+// connects once per client and gets a HostConnection: it hands over whatever the client
+// sent (still untrusted: the host validates it) and receives HostMessages to deliver.
+import type { HostMessage } from '../../src-shared/protocol.ts';
+
+export interface HostConnection {
+  /** One message from the client, already JSON-decoded but not validated. */
+  receive(raw: unknown): void;
+  /** The client went away: drop its subscriptions. */
+  close(): void;
+}
+
+export interface HostEndpoint {
+  connect(send: (message: HostMessage) => void, label?: string): HostConnection;
+}

@@ -1,0 +1,94 @@
+// An in-process host and a protocol client wired to it through a JSON round trip, so
+// everything crosses the same serialisation a real carrier would.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TrajectoryEvent } from '../../../src-shared/events.ts';
+import type { HostMessage, SessionSummary } from '../../../src-shared/protocol.ts';
+import { Host, type HostOptions } from '../../../src-main/host/session-manager.ts';
+import { ProtocolClient } from '../../../src-main/transport/client.ts';
+import type { HostEndpoint } from '../../../src-main/transport/connection.ts';
+
+export function tempDirs(): { runsDir: string; settingsDir: string } {
+  const root = mkdtempSync(join(tmpdir(), 'rlm-host-'));
+  return { runsDir: join(root, 'runs'), settingsDir: join(root, 'settings') };
+}
+
+export function makeHost(opts: Partial<HostOptions> = {}): Host {
+  return new Host({ ...tempDirs(), demoLatencyMs: 5, ...opts });
+}
+
+/** A client whose every message goes through JSON, like a real carrier. */
+export function connectInProcess(host: HostEndpoint): TestClient {
+  let conn: ReturnType<HostEndpoint['connect']> | null = null;
+  const client = new TestClient((m) => conn?.receive(JSON.parse(JSON.stringify(m))));
+  conn = host.connect((m) => client.deliver(JSON.parse(JSON.stringify(m)) as HostMessage));
+  client.closeCarrier = () => conn?.close();
+  return client;
+}
+
+/** A protocol client that also records pushes, with helpers to wait on them. */
+export class TestClient extends ProtocolClient {
+  readonly events = new Map<string, TrajectoryEvent[]>();
+  readonly statuses: SessionSummary[] = [];
+  readonly progress: { sessionId: string; bytesRead: number; totalBytes: number }[] = [];
+  closeCarrier: () => void = () => {};
+  private readonly waiters = new Set<() => void>();
+
+  constructor(send: (m: unknown) => void) {
+    super(send);
+    this.onPush((m) => {
+      if (m.kind === 'events') {
+        const list = this.events.get(m.sessionId) ?? [];
+        for (const e of m.events) {
+          // Fails loudly on gaps or repeats: the protocol promises neither.
+          if (e.seq !== list.length) throw new Error(`event seq ${e.seq} after ${list.length} events`);
+          list.push(e);
+        }
+        this.events.set(m.sessionId, list);
+      } else if (m.kind === 'session') this.statuses.push(m.session);
+      else if (m.kind === 'progress') this.progress.push(m);
+      for (const w of [...this.waiters]) w();
+    });
+  }
+
+  latest(sessionId: string): SessionSummary | undefined {
+    for (let i = this.statuses.length - 1; i >= 0; i--) if (this.statuses[i]!.sessionId === sessionId) return this.statuses[i];
+    return undefined;
+  }
+
+  /** Resolves when `check` returns a value (re-checked on every push). */
+  until<T>(check: () => T | null | undefined | false, what = 'condition', timeoutMs = 30_000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const tryIt = (): boolean => {
+        const v = check();
+        if (v !== null && v !== undefined && v !== false) {
+          this.waiters.delete(tryIt as () => void);
+          clearTimeout(timer);
+          resolve(v);
+          return true;
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(tryIt as () => void);
+        reject(new Error(`timed out waiting for ${what}; last status: ${JSON.stringify(this.statuses.at(-1))}`));
+      }, timeoutMs);
+      if (!tryIt()) this.waiters.add(tryIt as () => void);
+    });
+  }
+
+  status(sessionId: string, ...wanted: SessionSummary['status'][]): Promise<SessionSummary> {
+    return this.until(() => {
+      const s = this.latest(sessionId);
+      return s && wanted.includes(s.status) ? s : null;
+    }, `session ${sessionId} to be ${wanted.join('/')}`);
+  }
+
+  paused(sessionId: string, match: (p: NonNullable<SessionSummary['pause']>) => boolean = () => true): Promise<NonNullable<SessionSummary['pause']>> {
+    return this.until(() => {
+      const s = this.latest(sessionId);
+      return s?.status === 'paused' && s.pause && match(s.pause) ? s.pause : null;
+    }, `session ${sessionId} to pause`);
+  }
+}

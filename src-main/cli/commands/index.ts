@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerConvert } from './convert.ts';
 import { registerDemo } from './demo.ts';
+import { registerEval, registerEvalGen } from './eval.ts';
 import { registerMockLlm } from './mock-llm.ts';
 import { registerRun } from './run.ts';
 import { registerStats } from './stats.ts';
@@ -12,4 +13,6 @@ export function registerCommands(program: Command): void {
   registerDemo(program);
   registerStats(program);
   registerConvert(program);
+  registerEval(program);
+  registerEvalGen(program);
 }

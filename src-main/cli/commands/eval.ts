@@ -1,0 +1,126 @@
+// `rlm-studio eval DATASET.jsonl …`: runs a dataset (resumable), and `rlm-studio eval-gen`:
+// writes a generated dataset. See src-main/eval/README.md.
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { OpenAiCompatibleClient } from '../../lm/openai-client.ts';
+import { DatasetError, generateDataset } from '../../eval/dataset.ts';
+import { EvalConfigError, runEval } from '../../eval/runner.ts';
+import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
+import { UsageError } from '../errors.ts';
+import { nonNegativeInt, positiveInt, positiveNumber, resolveApiKey } from './run.ts';
+
+interface EvalCliOptions {
+  baseUrl: string;
+  model: string;
+  subModel?: string;
+  maxDepth?: number;
+  maxIterations?: number;
+  maxBudget?: number;
+  maxTimeout?: number;
+  maxTokens?: number;
+  maxErrors?: number;
+  maxConcurrency?: number;
+  parallel: number;
+  out: string;
+  apiKeyEnv?: string;
+  finalPatterns?: boolean;
+  json?: boolean;
+}
+
+export function registerEval(program: Command): void {
+  program
+    .command('eval')
+    .description('Run every task of a JSONL dataset, score it, and write logs and a results table (resumable).')
+    .argument('<dataset>', 'JSONL dataset, one task per line (see rlm-studio eval-gen)')
+    .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint')
+    .requiredOption('--model <name>', 'root model')
+    .requiredOption('--out <dir>', 'results directory: results.jsonl, summary.md/json, logs/; run again to resume')
+    .option('--sub-model <name>', 'model for llm_query and leaf calls (default: --model)')
+    .addOption(new Option('--max-depth <n>', 'recursion cap (as in run)').argParser(nonNegativeInt('--max-depth')))
+    .addOption(new Option('--max-iterations <n>', 'turns per run').argParser(positiveInt('--max-iterations')))
+    .addOption(new Option('--max-budget <usd>', 'per-task budget in dollars').argParser(positiveNumber('--max-budget')))
+    .addOption(new Option('--max-timeout <seconds>', 'per-task wall time').argParser(positiveNumber('--max-timeout')))
+    .addOption(new Option('--max-tokens <n>', 'per-task token limit').argParser(positiveInt('--max-tokens')))
+    .addOption(new Option('--max-errors <n>', 'consecutive failing iterations per run').argParser(positiveInt('--max-errors')))
+    .addOption(new Option('--max-concurrency <n>', 'concurrent calls within one batched call').argParser(positiveInt('--max-concurrency')))
+    .addOption(new Option('--parallel <n>', 'tasks (sessions) run at once').argParser(positiveInt('--parallel')).default(2))
+    .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
+    .option('--final-patterns', 'also accept FINAL(…) / FINAL_VAR(…) in reply text')
+    .option('--json', 'print the summary as JSON on stdout')
+    .action(async (dataset: string, o: EvalCliOptions) => {
+      const controller = new AbortController();
+      const onSignal = (): void => {
+        process.stderr.write('eval: interrupted; finishing the summary (finished tasks are kept)\n');
+        controller.abort();
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        const client = new OpenAiCompatibleClient({ baseUrl: o.baseUrl, apiKey: resolveApiKey(o.apiKeyEnv) });
+        const res = await runEval({
+          dataset,
+          outDir: o.out,
+          client,
+          baseUrl: o.baseUrl,
+          model: o.model,
+          subModel: o.subModel ?? null,
+          maxDepth: o.maxDepth,
+          maxIterations: o.maxIterations,
+          maxBudgetUsd: o.maxBudget ?? null,
+          maxTimeoutMs: o.maxTimeout === undefined ? null : o.maxTimeout * 1000,
+          maxTokens: o.maxTokens ?? null,
+          maxErrors: o.maxErrors ?? null,
+          maxConcurrency: o.maxConcurrency,
+          finalPatterns: o.finalPatterns ?? false,
+          parallel: o.parallel,
+          onProgress: (line) => process.stderr.write(`${line}\n`),
+          signal: controller.signal,
+        });
+        if (o.json) process.stdout.write(`${JSON.stringify(res.summary)}\n`);
+        process.exitCode = res.interrupted ? 130 : 0;
+      } catch (err) {
+        if (err instanceof DatasetError || err instanceof EvalConfigError) throw new UsageError(err.message);
+        throw err;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}
+
+interface EvalGenCliOptions {
+  kind: string;
+  sizes: string;
+  seed: number;
+  count: number;
+  out: string;
+  inlineMaxChars: number;
+}
+
+export function registerEvalGen(program: Command): void {
+  program
+    .command('eval-gen')
+    .description('Write a generated evaluation dataset (S-NIAH, OOLONG-like, OOLONG-Pairs-like, BrowseComp-Plus-like).')
+    .option('--kind <kinds>', `comma-separated: ${TASK_KINDS.join(', ')}`, TASK_KINDS.join(','))
+    .option('--sizes <list>', 'sizes in tokens (≈4 chars each): 8192,2^16,64k or a range 2^13..2^20', `2^${Math.log2(PAPER_SIZES[0]!)}..2^16`)
+    .addOption(new Option('--seed <n>', 'first seed').argParser(nonNegativeInt('--seed')).default(1))
+    .addOption(new Option('--count <n>', 'tasks per kind and size (seeds seed, seed+1, …)').argParser(positiveInt('--count')).default(1))
+    .requiredOption('-o, --out <file>', 'dataset to write (JSONL); large contexts go to <name>.contexts/ beside it')
+    .addOption(new Option('--inline-max-chars <n>', 'contexts up to this many characters are stored inline').argParser(nonNegativeInt('--inline-max-chars')).default(262_144))
+    .action((o: EvalGenCliOptions) => {
+      const kinds = o.kind.split(',').map((k) => k.trim()).filter((k) => k !== '');
+      const bad = kinds.filter((k) => !isTaskKind(k));
+      if (kinds.length === 0 || bad.length > 0) throw new UsageError(`--kind: unknown kind(s) ${bad.join(', ') || '(none)'}; choose from ${TASK_KINDS.join(', ')}`);
+      let sizes: number[];
+      try {
+        sizes = parseSizes(o.sizes);
+      } catch (err) {
+        throw new UsageError(`--sizes: ${(err as Error).message}`);
+      }
+      const tasks = generateDataset(
+        { kinds: kinds as TaskKind[], sizes, seed: o.seed, count: o.count, out: o.out, inlineMaxChars: o.inlineMaxChars },
+        (t) => process.stderr.write(`eval-gen: ${t.id}${t.contextFile ? ` → ${t.contextFile}` : ''}\n`),
+      );
+      process.stderr.write(`eval-gen: wrote ${tasks.length} task(s) to ${o.out}\n`);
+    });
+}

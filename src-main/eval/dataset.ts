@@ -1,0 +1,130 @@
+// Datasets: JSONL, one task per line (id, kind, query, expected, scorer, and the context
+// inline or as a file beside the dataset). Validated line by line; errors name the line.
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { z } from 'zod';
+import type { SandboxValue } from '../sandbox/types.ts';
+import { generateTask } from './tasks/index.ts';
+import { SCORERS, type EvalTask, type TaskKind } from './tasks/types.ts';
+
+export class DatasetError extends Error {
+  override name = 'DatasetError';
+}
+
+const JsonValue: z.ZodType<SandboxValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValue), z.record(z.string(), JsonValue)]),
+);
+
+const TaskLine = z
+  .strictObject({
+    id: z.string().min(1, 'id must not be empty'),
+    kind: z.string().min(1),
+    query: z.string(),
+    expected: z.union([z.string(), z.number(), z.array(z.string())]),
+    scorer: z.enum(SCORERS),
+    context: JsonValue.optional(),
+    contextFile: z.string().min(1).optional(),
+    sizeTokens: z.number().int().positive().optional(),
+    seed: z.number().int().optional(),
+  })
+  .refine((t) => (t.context === undefined) !== (t.contextFile === undefined), 'exactly one of "context" and "contextFile" is needed');
+
+export interface Dataset {
+  path: string;
+  /** Where `contextFile` paths are resolved. */
+  dir: string;
+  tasks: EvalTask[];
+}
+
+export async function readDataset(path: string): Promise<Dataset> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new DatasetError(`cannot read dataset ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  const tasks: EvalTask[] = [];
+  const ids = new Set<string>();
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      throw new DatasetError(`${path} line ${i + 1} is not valid JSON: ${(err as Error).message}`);
+    }
+    const res = TaskLine.safeParse(value);
+    if (!res.success) {
+      const problems = res.error.issues.map((p) => (p.path.length > 0 ? `${p.path.join('.')}: ${p.message}` : p.message));
+      throw new DatasetError(`${path} line ${i + 1}: ${problems.join('; ')}`);
+    }
+    if (ids.has(res.data.id)) throw new DatasetError(`${path} line ${i + 1}: duplicate task id "${res.data.id}"`);
+    ids.add(res.data.id);
+    tasks.push(res.data as EvalTask);
+  });
+  if (tasks.length === 0) throw new DatasetError(`dataset ${path} has no tasks`);
+  return { path: resolve(path), dir: dirname(resolve(path)), tasks };
+}
+
+/** The task's context: inline, or read from its file (`.json` parsed). */
+export async function loadTaskContext(task: EvalTask, datasetDir: string): Promise<SandboxValue> {
+  if (task.context !== undefined) return task.context;
+  const file = resolve(datasetDir, task.contextFile ?? '');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new DatasetError(`task ${task.id}: cannot read context file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  if (!file.toLowerCase().endsWith('.json')) return text;
+  try {
+    return JSON.parse(text) as SandboxValue;
+  } catch (err) {
+    throw new DatasetError(`task ${task.id}: context file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+export interface GenerateOptions {
+  kinds: TaskKind[];
+  sizes: number[];
+  seed: number;
+  /** Tasks per kind and size (seeds seed, seed+1, …). */
+  count: number;
+  out: string;
+  /** Contexts longer than this go to a file in `<out>.contexts/`. */
+  inlineMaxChars: number;
+}
+
+/** Generates and writes a dataset; returns the tasks written (contexts as written). */
+export function generateDataset(o: GenerateOptions, onTask?: (t: EvalTask) => void): EvalTask[] {
+  const out = resolve(o.out);
+  const ctxDir = join(dirname(out), `${basename(out).replace(/\.jsonl?$/i, '')}.contexts`);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, '');
+  const written: EvalTask[] = [];
+  for (const kind of o.kinds) {
+    for (const size of o.sizes) {
+      for (let k = 0; k < o.count; k++) {
+        const seed = o.seed + k;
+        const g = generateTask(kind, size, seed);
+        const id = `${kind}-${size}-s${seed}`;
+        const base: EvalTask = { id, kind, query: g.query, expected: g.expected, scorer: g.scorer, sizeTokens: size, seed };
+        const text = typeof g.context === 'string' ? g.context : JSON.stringify(g.context);
+        let task: EvalTask;
+        if (text.length <= o.inlineMaxChars) {
+          task = { ...base, context: g.context };
+        } else {
+          mkdirSync(ctxDir, { recursive: true });
+          const file = join(ctxDir, `${id}.${typeof g.context === 'string' ? 'txt' : 'json'}`);
+          writeFileSync(file, text);
+          task = { ...base, contextFile: relative(dirname(out), file) };
+        }
+        appendFileSync(out, `${JSON.stringify(task)}\n`);
+        written.push(task);
+        onTask?.(task);
+      }
+    }
+  }
+  return written;
+}

@@ -1,0 +1,103 @@
+// The results table: accuracy by kind and size, cost and runtime quartiles, stop reasons.
+import { quartiles, type Quartiles } from '../../src-shared/trajectory/analytics.ts';
+import type { TaskResult } from './results.ts';
+
+export interface GroupSummary {
+  n: number;
+  meanScore: number;
+  correct: number;
+  durationMs: Quartiles;
+  costUsd: Quartiles;
+}
+
+export interface EvalSummary {
+  dataset: string;
+  model: string;
+  subModel: string | null;
+  maxDepth: number;
+  tasks: number;
+  finished: number;
+  /** Mean score over finished tasks (partial credit included). */
+  accuracy: number;
+  correct: number;
+  totalCostUsd: number;
+  unpricedTasks: number;
+  totalCalls: number;
+  durationMs: Quartiles;
+  costUsd: Quartiles;
+  calls: Quartiles;
+  stopReasons: Record<string, number>;
+  byKind: Record<string, GroupSummary>;
+  /** Keyed `kind@sizeTokens`. */
+  byKindSize: Record<string, GroupSummary & { kind: string; sizeTokens: number | null }>;
+}
+
+function group(rs: TaskResult[]): GroupSummary {
+  return {
+    n: rs.length,
+    meanScore: rs.length === 0 ? Number.NaN : rs.reduce((a, r) => a + r.score, 0) / rs.length,
+    correct: rs.filter((r) => r.correct).length,
+    durationMs: quartiles(rs.map((r) => r.durationMs)),
+    costUsd: quartiles(rs.map((r) => r.usage.costUsd ?? 0)),
+  };
+}
+
+export function summarize(results: TaskResult[], meta: { dataset: string; model: string; subModel: string | null; maxDepth: number; tasks: number }): EvalSummary {
+  const byKind: EvalSummary['byKind'] = {};
+  const byKindSize: EvalSummary['byKindSize'] = {};
+  const kinds = [...new Set(results.map((r) => r.kind))].sort();
+  for (const k of kinds) {
+    const rs = results.filter((r) => r.kind === k);
+    byKind[k] = group(rs);
+    const sizes = [...new Set(rs.map((r) => r.sizeTokens))].sort((a, b) => (a ?? 0) - (b ?? 0));
+    for (const s of sizes) byKindSize[`${k}@${s ?? '-'}`] = { kind: k, sizeTokens: s, ...group(rs.filter((r) => r.sizeTokens === s)) };
+  }
+  const stopReasons: Record<string, number> = {};
+  for (const r of results) stopReasons[r.stopReason] = (stopReasons[r.stopReason] ?? 0) + 1;
+  const all = group(results);
+  return {
+    ...meta,
+    finished: results.length,
+    accuracy: all.meanScore,
+    correct: all.correct,
+    totalCostUsd: Math.round(results.reduce((a, r) => a + (r.usage.costUsd ?? 0), 0) * 1e6) / 1e6,
+    unpricedTasks: results.filter((r) => r.usage.costUsd === null).length,
+    totalCalls: results.reduce((a, r) => a + r.usage.calls, 0),
+    durationMs: all.durationMs,
+    costUsd: all.costUsd,
+    calls: quartiles(results.map((r) => r.usage.calls)),
+    stopReasons,
+    byKind,
+    byKindSize,
+  };
+}
+
+const f = (n: number, digits = 3): string => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+const sec = (ms: number): string => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '–');
+const usd = (x: number): string => (Number.isFinite(x) ? `$${x.toFixed(6)}` : '–');
+
+export function summaryMarkdown(s: EvalSummary): string {
+  const lines = [
+    `# Evaluation: ${s.dataset}`,
+    '',
+    `Model \`${s.model}\`${s.subModel ? `, sub-model \`${s.subModel}\`` : ''}, max depth ${s.maxDepth}. ${s.finished} of ${s.tasks} tasks finished.`,
+    '',
+    `**Accuracy (mean score) ${f(s.accuracy)}**, ${s.correct}/${s.finished} fully correct. Total cost ${usd(s.totalCostUsd)}${s.unpricedTasks > 0 ? ` (${s.unpricedTasks} task(s) without a price)` : ''}, ${s.totalCalls} model calls.`,
+    '',
+    '| kind | size (tokens) | n | mean score | correct | runtime p25 / p50 / p75 | cost p50 |',
+    '| --- | ---: | ---: | ---: | ---: | --- | ---: |',
+    ...Object.values(s.byKindSize).map(
+      (g) => `| ${g.kind} | ${g.sizeTokens ?? '–'} | ${g.n} | ${f(g.meanScore)} | ${g.correct} | ${sec(g.durationMs.p25)} / ${sec(g.durationMs.p50)} / ${sec(g.durationMs.p75)} | ${usd(g.costUsd.p50)} |`,
+    ),
+    '',
+    '| over all tasks | min | p25 | p50 | p75 | p95 | max |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| runtime | ${sec(s.durationMs.min)} | ${sec(s.durationMs.p25)} | ${sec(s.durationMs.p50)} | ${sec(s.durationMs.p75)} | ${sec(s.durationMs.p95)} | ${sec(s.durationMs.max)} |`,
+    `| cost | ${usd(s.costUsd.min)} | ${usd(s.costUsd.p25)} | ${usd(s.costUsd.p50)} | ${usd(s.costUsd.p75)} | ${usd(s.costUsd.p95)} | ${usd(s.costUsd.max)} |`,
+    `| model calls | ${f(s.calls.min, 0)} | ${f(s.calls.p25, 1)} | ${f(s.calls.p50, 1)} | ${f(s.calls.p75, 1)} | ${f(s.calls.p95, 1)} | ${f(s.calls.max, 0)} |`,
+    '',
+    `Stop reasons: ${Object.entries(s.stopReasons).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}.`,
+    '',
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,119 @@
+// The eval runner in-process (dataset → results, summary, logs), and the CLI resuming
+// after a SIGKILL: finished tasks are not re-run, results are complete and not duplicated.
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateDataset, readDataset } from '../../../src-main/eval/dataset.ts';
+import { runEval } from '../../../src-main/eval/runner.ts';
+import type { TaskResult } from '../../../src-main/eval/results.ts';
+import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
+import { readLogFile } from '../../../src-main/logs/read-log.ts';
+import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
+import { runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'rlm-eval-'));
+const readLines = (path: string): TaskResult[] =>
+  readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as TaskResult);
+
+describe('eval runner in-process', () => {
+  let server: MockLlmServer;
+  beforeAll(async () => {
+    server = await startMockLlm({ latencyMs: 5, costPerMTok: 1 });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('runs a generated dataset: results, summary, one readable log per task', async () => {
+    const ds = join(tmp, 'small.jsonl');
+    // A low inline limit puts the bigger contexts in files, so both paths run.
+    const tasks = generateDataset({ kinds: ['sniah', 'oolong', 'oolong-pairs', 'browsecomp'], sizes: [8192], seed: 1, count: 1, out: ds, inlineMaxChars: 33_000 });
+    expect(tasks.some((t) => t.contextFile) && tasks.some((t) => t.context !== undefined)).toBe(true);
+    expect((await readDataset(ds)).tasks.map((t) => t.id)).toEqual(tasks.map((t) => t.id));
+    const out = join(tmp, 'out-inproc');
+    const lines: string[] = [];
+    const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'x', maxRetries: 0 });
+    const res = await runEval({ dataset: ds, outDir: out, client, baseUrl: server.url, model: 'mock-root', parallel: 2, onProgress: (l) => lines.push(l) });
+    expect(res.ran).toBe(4);
+    expect(res.summary).toMatchObject({ tasks: 4, finished: 4, accuracy: 1, correct: 4 });
+    expect(Object.keys(res.summary.byKind).sort()).toEqual(['browsecomp', 'oolong', 'oolong-pairs', 'sniah']);
+    expect(res.summary.durationMs.n).toBe(4);
+    expect(lines.filter((l) => /^\[\d\/4\] ✓/.test(l))).toHaveLength(4);
+    const results = readLines(join(out, 'results.jsonl'));
+    expect(results.map((r) => r.id).sort()).toEqual(tasks.map((t) => t.id).sort());
+    for (const r of results) {
+      const log = await readLogFile(r.logFile!);
+      expect(log.problems).toEqual([]);
+      expect(log.events.at(-1)?.type).toBe('run.end');
+    }
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/Accuracy \(mean score\) 1\.000/);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { correct: number };
+    expect(summary.correct).toBe(4);
+  });
+
+  it('rejects bad datasets with the line and field named', async () => {
+    const bad = join(tmp, 'bad.jsonl');
+    writeFileSync(bad, '{"id":"a","kind":"x","query":"q","expected":"1","scorer":"exact","context":"c"}\n{"id":"b","kind":"x","query":"q","expected":"1","scorer":"fuzzy","context":"c"}\n');
+    await expect(readDataset(bad)).rejects.toThrow(/line 2: scorer/);
+    writeFileSync(bad, '{"id":"a","kind":"x","query":"q","expected":"1","scorer":"exact"}\n');
+    await expect(readDataset(bad)).rejects.toThrow(/line 1: exactly one of "context" and "contextFile"/);
+  });
+});
+
+describe('rlm-studio eval resumes after SIGKILL', () => {
+  let mock: MockProcess;
+  beforeAll(async () => {
+    mock = await startMockProcess(['--latency-ms', '150']);
+  });
+  afterAll(async () => {
+    await mock.close();
+  });
+
+  it('keeps finished tasks, re-runs only the rest, no duplicates', async () => {
+    const ds = join(tmp, 'resume.jsonl');
+    const gen = await runCli(['eval-gen', '--kind', 'sniah,oolong', '--sizes', '2^13', '--count', '3', '-o', ds]);
+    expect(gen.code).toBe(0);
+    const out = join(tmp, 'out-resume');
+    const args = ['eval', ds, '--base-url', mock.url, '--model', 'mock-root', '--out', out, '--parallel', '1'];
+    const results = join(out, 'results.jsonl');
+
+    const first = startCli(args);
+    // Each task takes ≥ 3 × 150 ms; kill once two have their line.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      let n = 0;
+      try {
+        n = readLines(results).length;
+      } catch {
+        n = 0;
+      }
+      if (n >= 2) break;
+      if (Date.now() > deadline) throw new Error('no results in time');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    first.child.kill('SIGKILL');
+    const killed = await first.done;
+    expect(killed.signal).toBe('SIGKILL');
+    const before = readLines(results);
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    expect(before.length).toBeLessThan(6);
+
+    const second = await runCli(args);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain(`${before.length} already finished`);
+    const after = readLines(results);
+    const ids = after.map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.sort()).toEqual(['oolong-8192-s1', 'oolong-8192-s2', 'oolong-8192-s3', 'sniah-8192-s1', 'sniah-8192-s2', 'sniah-8192-s3']);
+    // The lines written before the kill are untouched (same finish times): not re-run.
+    for (const b of before) expect(after.find((a) => a.id === b.id)?.finishedAt).toBe(b.finishedAt);
+    expect(after.every((r) => r.correct)).toBe(true);
+    // The task cut off by the kill left a partial log, kept under another name.
+    const logs = readdirSync(join(out, 'logs'));
+    expect(logs.filter((f) => /\.rlm\.jsonl$/.test(f) && !f.includes('interrupted'))).toHaveLength(6);
+    expect(logs.filter((f) => f.includes('interrupted')).length).toBeLessThanOrEqual(1);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { finished: number; accuracy: number };
+    expect(summary).toMatchObject({ finished: 6, accuracy: 1 });
+  });
+});

@@ -1,0 +1,183 @@
+import { useEffect, useState, type DragEvent } from 'react';
+import { ChartsView } from '../charts/Charts.tsx';
+import { usePrefs } from '../store/prefs.ts';
+import { CompareView } from '../views/CompareView.tsx';
+import { Controls } from '../views/Controls.tsx';
+import { NewRunForm } from '../views/NewRunForm.tsx';
+import { ReplayBar } from '../views/ReplayBar.tsx';
+import { RunView } from '../views/RunView.tsx';
+import { SearchView } from '../views/SearchView.tsx';
+import { TreePanel } from '../views/TreePanel.tsx';
+import { OpenFileButton, Welcome } from '../views/Welcome.tsx';
+import { useServices, useStudio } from './context.tsx';
+import { useShortcuts } from './shortcuts.ts';
+import type { Panel } from '../store/studio.ts';
+
+const PANELS: { id: Panel; label: string; key: string }[] = [
+  { id: 'run', label: 'Run', key: '1' },
+  { id: 'charts', label: 'Charts', key: '2' },
+  { id: 'compare', label: 'Compare', key: '3' },
+  { id: 'search', label: 'Search', key: '4' },
+];
+
+export function App() {
+  const svc = useServices();
+  const theme = usePrefs((p) => p.theme);
+  const setPrefs = usePrefs((p) => p.set);
+  const activeId = useStudio((s) => s.activeId);
+  const panel = useStudio((s) => s.panel);
+  const order = useStudio((s) => s.order);
+  const sessions = useStudio((s) => s.sessions);
+  const connection = useStudio((s) => s.connection);
+  const notices = useStudio((s) => s.notices);
+  const [dragging, setDragging] = useState(false);
+  const [query, setQuery] = useState('');
+  const [help, setHelp] = useState(false);
+  useShortcuts(setHelp);
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+  }, [theme]);
+
+  // Follow mode: select where the newest event of the active session happened.
+  useEffect(() => {
+    svc.store.setFollowHook((sessionId, runId, iteration) => {
+      const st = svc.store.getState();
+      if (!usePrefs.getState().follow || st.activeId !== sessionId || st.replay.has(sessionId)) return;
+      const e = st.sessions.get(sessionId);
+      if (!e || e.source !== 'host' || e.summary?.readOnly) return;
+      const cur = st.selection.get(sessionId);
+      if (cur?.runId === runId && cur.iteration === iteration) return;
+      st.select(sessionId, { runId, iteration });
+    });
+    return () => svc.store.setFollowHook(null);
+  }, [svc]);
+
+  const onDrop = (e: DragEvent): void => {
+    e.preventDefault();
+    setDragging(false);
+    const files = [...e.dataTransfer.files];
+    for (const f of files) void svc.openFile(f);
+  };
+
+  const active = activeId ? sessions.get(activeId) : undefined;
+  const showWelcome = !active && panel !== 'new' && panel !== 'compare';
+  return (
+    <div
+      className="app"
+      onDragOver={(e) => {
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={(e) => {
+        if (e.currentTarget === e.target) setDragging(false);
+      }}
+      onDrop={onDrop}
+    >
+      <header className="topbar">
+        <button type="button" className="brand link" onClick={() => svc.store.getState().setActive(null)}>
+          RLM Studio
+        </button>
+        <OpenFileButton />
+        {connection === 'open' ? (
+          <>
+            <OpenFileButton viaHost />
+            <button type="button" onClick={() => svc.store.getState().setPanel('new')} data-testid="topbar-new-run">
+              New run
+            </button>
+          </>
+        ) : null}
+        <select aria-label="Session" value={activeId ?? ''} onChange={(e) => void svc.openSession(e.target.value)} data-testid="session-select">
+          <option value="">— sessions ({order.length}) —</option>
+          {order.map((id) => (
+            <option key={id} value={id}>
+              {sessions.get(id)?.title ?? id}
+            </option>
+          ))}
+        </select>
+        <nav className="tabs" role="tablist">
+          {PANELS.map((p) => (
+            <button key={p.id} type="button" role="tab" aria-selected={panel === p.id} onClick={() => svc.store.getState().setPanel(p.id)} title={`Alt+${p.key}`} data-testid={`tab-${p.id}`}>
+              {p.label}
+            </button>
+          ))}
+        </nav>
+        <span className="spacer" />
+        <span className={`conn conn-${connection}`} title="Host connection" data-testid="connection">
+          {connection === 'none' ? 'local only' : connection}
+        </span>
+        <button type="button" onClick={() => setPrefs({ theme: theme === 'dark' ? 'light' : 'dark' })} aria-label="Toggle theme" data-testid="theme">
+          {theme === 'dark' ? '☀' : '☾'}
+        </button>
+        <button type="button" onClick={() => setHelp((h) => !h)} aria-label="Keyboard shortcuts">
+          ?
+        </button>
+      </header>
+      <div className="notices" role="status" aria-live="polite">
+        {notices.map((n) => (
+          <div key={n.id} className={`notice ${n.kind}`}>
+            {n.text}
+            <button type="button" className="link" onClick={() => svc.store.getState().dismiss(n.id)} aria-label="Dismiss">
+              ×
+            </button>
+          </div>
+        ))}
+      </div>
+      {help ? <Shortcuts onClose={() => setHelp(false)} /> : null}
+      <main className="main">
+        {showWelcome ? (
+          <Welcome />
+        ) : panel === 'new' ? (
+          <NewRunForm />
+        ) : panel === 'compare' ? (
+          <CompareView />
+        ) : active ? (
+          <>
+            <aside className="left">
+              <Controls sessionId={active.id} />
+              <TreePanel sessionId={active.id} />
+            </aside>
+            <section className="center">
+              {panel === 'charts' ? <ChartsView sessionId={active.id} /> : panel === 'search' ? <SearchView sessionId={active.id} query={query} setQuery={setQuery} /> : <RunView sessionId={active.id} />}
+            </section>
+          </>
+        ) : null}
+      </main>
+      {active ? <ReplayBar sessionId={active.id} /> : null}
+      {dragging ? <div className="drop-overlay">Drop a log to open it</div> : null}
+    </div>
+  );
+}
+
+function Shortcuts({ onClose }: { onClose(): void }) {
+  const rows: [string, string][] = [
+    ['Ctrl+O', 'open a log file'],
+    ['Ctrl+F or /', 'search the session'],
+    ['Alt+1…4', 'Run, Charts, Compare, Search'],
+    ['j / k', 'next / previous iteration'],
+    ['u', 'parent run'],
+    ['F6 / F8 / F10', 'pause / continue / step'],
+    ['r', 'replay'],
+    ['t', 'toggle theme'],
+    ['?', 'this help'],
+  ];
+  return (
+    <div className="help" role="dialog" aria-label="Keyboard shortcuts">
+      <table>
+        <tbody>
+          {rows.map(([k, v]) => (
+            <tr key={k}>
+              <th>
+                <kbd>{k}</kbd>
+              </th>
+              <td>{v}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button type="button" onClick={onClose}>
+        Close
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,298 @@
+// Glue between the host client, the parse worker and the store. Views call these; they
+// never touch the carrier or the worker themselves.
+import type { RunId } from '../../src-shared/events.ts';
+import { encodeNative } from '../../src-shared/codecs/native.ts';
+import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
+import { exportRlmPython } from '../../src-shared/codecs/rlm-python.ts';
+import { asSessionId } from '../../src-shared/events.ts';
+import type { Breakpoint, ForkSession, SessionSummary, StartSession } from '../../src-shared/protocol.ts';
+import type { Carrier } from '../transport/carrier.ts';
+import { HostClient } from '../transport/host-client.ts';
+import { parseBlob, type ParseOut } from '../workers/parse-core.ts';
+import { hostIdOf, type StudioStore } from '../store/studio.ts';
+import { downloadText } from '../lib/download.ts';
+
+export type WorkerFactory = () => Worker | null;
+
+export type ControlKind = 'pause' | 'continue' | 'step' | 'cancel';
+
+export class Services {
+  readonly host: HostClient | null;
+  private localCounter = 0;
+
+  readonly store: StudioStore;
+  private readonly makeWorker: WorkerFactory;
+
+  constructor(store: StudioStore, carrier: Carrier | null, makeWorker: WorkerFactory) {
+    this.store = store;
+    this.makeWorker = makeWorker;
+    const s = () => store.getState();
+    this.host = carrier
+      ? new HostClient(carrier, {
+          events: (id, events) => s().ingestEvents(id, events),
+          session: (summary) => s().upsertSummary(summary),
+          progress: (id, bytes, total) => s().setLoading(id, bytes >= total ? null : { bytes, total }),
+          state: (st) => {
+            s().setConnection(st);
+            if (st === 'open') void this.refreshLists();
+          },
+        })
+      : null;
+    s().setConnection(carrier ? carrier.state : 'none', carrier ? carrier.kind : null);
+  }
+
+  private fail(what: string, err: unknown): void {
+    this.store.getState().notify('error', `${what}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
+  async refreshLists(): Promise<void> {
+    if (!this.host) return;
+    try {
+      const [recent, profiles, sessions] = await Promise.all([
+        this.host.request({ type: 'runs.recent', limit: 50 }),
+        this.host.request({ type: 'profiles.list' }),
+        this.host.request({ type: 'sessions.list' }),
+      ]);
+      const s = this.store.getState();
+      s.setRecent(recent.runs);
+      s.setProfiles(profiles.profiles);
+      for (const summary of sessions.sessions) s.upsertSummary(summary);
+    } catch (err) {
+      this.fail('could not list runs', err);
+    }
+  }
+
+  /** Opens a dropped/picked file in this page: parsed in a worker, never sent anywhere. */
+  openFile(file: Blob & { name?: string }): Promise<string> {
+    const id = `local-${++this.localCounter}-${Date.now().toString(36)}`;
+    const st = this.store.getState();
+    st.addLocalSession(id, file.name ?? 'dropped log');
+    st.setPanel('run');
+    st.setLoading(id, { bytes: 0, total: file.size });
+    const t0 = performance.now();
+    let first = true;
+    return new Promise((resolve) => {
+      const on = (m: ParseOut): void => {
+        const s = this.store.getState();
+        switch (m.kind) {
+          case 'format':
+            break;
+          case 'header':
+            s.setHeader(id, m.header);
+            break;
+          case 'events':
+            s.ingestEvents(id, m.events);
+            if (first) {
+              first = false;
+              // First view = the frame after the first batch is folded in.
+              requestFrame(() => this.store.getState().setTimings(id, { firstViewMs: performance.now() - t0 }));
+            }
+            break;
+          case 'problems':
+            s.addProblems(id, m.list);
+            break;
+          case 'progress':
+            s.setLoading(id, m.bytes >= m.total ? null : { bytes: m.bytes, total: m.total });
+            break;
+          case 'done':
+            s.setLoading(id, null);
+            waitIngested(this.store, () => {
+              this.store.getState().setTimings(id, { fullMs: performance.now() - t0 });
+              resolve(id);
+            });
+            worker?.terminate();
+            break;
+          case 'error':
+            s.setLoading(id, null);
+            s.notify('error', `could not read ${file.name ?? 'the file'}: ${m.message}`);
+            worker?.terminate();
+            resolve(id);
+            break;
+        }
+      };
+      const worker = this.makeWorker();
+      if (worker) {
+        worker.onmessage = (ev: MessageEvent<ParseOut>) => on(ev.data);
+        worker.onerror = (ev) => on({ kind: 'error', message: ev.message || 'the parse worker failed' });
+        worker.postMessage({ file });
+      } else {
+        void parseBlob(file, on);
+      }
+    });
+  }
+
+  private needHost(): HostClient {
+    if (!this.host) throw new Error('no host connected (open the app through `rlm-studio serve` or the desktop app)');
+    return this.host;
+  }
+
+  private async adopt(summary: SessionSummary, activate = true): Promise<string> {
+    const s = this.store.getState();
+    s.upsertSummary(summary);
+    if (activate) {
+      s.setActive(summary.sessionId);
+      s.setPanel('run');
+    }
+    const entry = this.store.getState().sessions.get(summary.sessionId);
+    const from = entry ? entry.events.length : 0;
+    const reply = await this.needHost().subscribe(summary.sessionId, from);
+    if (reply.header) this.store.getState().setHeader(summary.sessionId, reply.header);
+    this.store.getState().upsertSummary(reply.session);
+    return summary.sessionId;
+  }
+
+  /** Shows a session; a host session is subscribed on first view (also ids from `#session=`). */
+  async openSession(sessionId: string): Promise<void> {
+    if (!sessionId) return;
+    const entry = this.store.getState().sessions.get(sessionId);
+    if (entry?.source === 'local') {
+      this.store.getState().setActive(sessionId);
+      return;
+    }
+    if (this.host && this.host.lastSeq(sessionId) === undefined) {
+      try {
+        const reply = await this.host.subscribe(sessionId, entry ? entry.events.length : 0);
+        const s = this.store.getState();
+        s.upsertSummary(reply.session);
+        if (reply.header) s.setHeader(sessionId, reply.header);
+      } catch (e) {
+        this.fail('could not open the session', e);
+        return;
+      }
+    }
+    this.store.getState().setActive(sessionId);
+    this.store.getState().setPanel('run');
+  }
+
+  async openPath(path: string): Promise<void> {
+    try {
+      const { session } = await this.needHost().request({ type: 'session.open', path });
+      await this.adopt(session);
+    } catch (err) {
+      this.fail(`could not open ${path}`, err);
+    }
+  }
+
+  async openTextViaHost(name: string, text: string): Promise<string | null> {
+    try {
+      const { session } = await this.needHost().request({ type: 'session.openText', name, text });
+      return await this.adopt(session);
+    } catch (err) {
+      this.fail(`could not open ${name}`, err);
+      return null;
+    }
+  }
+
+  async start(params: StartSession): Promise<string | null> {
+    try {
+      const { session } = await this.needHost().request({ type: 'session.start', params });
+      this.store.getState().setBreakpoints(session.sessionId, params.breakpoints);
+      return await this.adopt(session);
+    } catch (err) {
+      this.fail('could not start the run', err);
+      return null;
+    }
+  }
+
+  async control(sessionId: string, kind: ControlKind): Promise<void> {
+    try {
+      const type = `session.${kind}` as const;
+      const { session } = await this.needHost().request({ type, sessionId });
+      this.store.getState().upsertSummary(session);
+    } catch (err) {
+      this.fail(`${kind} failed`, err);
+    }
+  }
+
+  async setBreakpoints(sessionId: string, breakpoints: Breakpoint[]): Promise<void> {
+    this.store.getState().setBreakpoints(sessionId, breakpoints);
+    try {
+      const { session } = await this.needHost().request({ type: 'session.setBreakpoints', sessionId, breakpoints });
+      this.store.getState().upsertSummary(session);
+    } catch (err) {
+      this.fail('could not set breakpoints', err);
+    }
+  }
+
+  /** Sends edited code of the paused reply, then continues. */
+  async editAndContinue(sessionId: string, blocks: Record<string, string>, text?: string): Promise<void> {
+    try {
+      const host = this.needHost();
+      const edit = text === undefined ? { blocks } : { blocks, text };
+      await host.request({ type: 'session.edit', sessionId, edit });
+      const { session } = await host.request({ type: 'session.continue', sessionId });
+      this.store.getState().upsertSummary(session);
+    } catch (err) {
+      this.fail('could not run the edited code', err);
+    }
+  }
+
+  async loadVariables(sessionId: string, runId: string): Promise<void> {
+    try {
+      const { variables } = await this.needHost().request({ type: 'session.variables', sessionId, runId });
+      this.store.getState().setVariables({ sessionId, runId, list: variables });
+    } catch (err) {
+      this.fail('could not read the variables', err);
+    }
+  }
+
+  /** Forks a session at a run's iteration; a local session is first handed to the host. */
+  async fork(sessionId: string, runId: RunId, iteration: number, extra: Partial<ForkSession> = {}): Promise<string | null> {
+    try {
+      const entry = this.store.getState().sessions.get(sessionId);
+      let hostId = hostIdOf(entry);
+      if (!hostId && entry) {
+        const text = this.nativeText(sessionId);
+        const { session } = await this.needHost().request({ type: 'session.openText', name: `${entry.title}.rlm.jsonl`, text });
+        hostId = session.sessionId;
+        const sessions = new Map(this.store.getState().sessions);
+        sessions.set(sessionId, { ...entry, hostSessionId: hostId });
+        this.store.setState({ sessions });
+      }
+      if (!hostId) throw new Error('unknown session');
+      const { session } = await this.needHost().request({ type: 'session.fork', params: { breakpoints: [], ...extra, sessionId: hostId, runId, iteration } });
+      return await this.adopt(session);
+    } catch (err) {
+      this.fail('fork failed', err);
+      return null;
+    }
+  }
+
+  nativeText(sessionId: string): string {
+    const entry = this.store.getState().sessions.get(sessionId);
+    if (!entry) return '';
+    const header = entry.header ?? makeHeader(asSessionId(sessionId), new Date());
+    return [...encodeNative(header, entry.events)].join('');
+  }
+
+  async exportSession(sessionId: string, format: 'native' | 'rlm-python'): Promise<void> {
+    const entry = this.store.getState().sessions.get(sessionId);
+    if (!entry) return;
+    const base = entry.title.replace(/\.(rlm\.)?jsonl$/, '').replace(/[^\w.-]+/g, '_') || 'session';
+    try {
+      if (entry.source === 'host' && this.host) {
+        const { fileName, text } = await this.host.request({ type: 'session.export', sessionId, format });
+        downloadText(fileName, text, 'application/x-ndjson');
+        return;
+      }
+      if (format === 'native') downloadText(`${base}.rlm.jsonl`, this.nativeText(sessionId), 'application/x-ndjson');
+      else downloadText(`${base}.rlm-python.jsonl`, exportRlmPython(entry.events, entry.header).join(''), 'application/x-ndjson');
+    } catch (err) {
+      this.fail('export failed', err);
+    }
+  }
+}
+
+function requestFrame(cb: () => void): void {
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => cb());
+  else setTimeout(cb, 0);
+}
+
+/** Calls `cb` once the store has folded in every queued event. */
+function waitIngested(store: StudioStore, cb: () => void): void {
+  const check = (): void => {
+    if (store.pendingEvents() === 0) cb();
+    else requestFrame(check);
+  };
+  requestFrame(check);
+}

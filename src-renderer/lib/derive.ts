@@ -1,0 +1,275 @@
+// Pure functions from the trajectory to what the views draw (jaeger-ui's
+// generateRowStates idea: the tree becomes rows here, the list virtualises them).
+import type { RunId } from '../../src-shared/events.ts';
+import type { PauseInfo } from '../../src-shared/protocol.ts';
+import { blocksOf, runOwnTotals, runWallMs, walkRuns, emptyTotals, addTotals, type RunNode, type Totals, type TrajectoryState, type IterationNode } from '../../src-shared/trajectory/index.ts';
+
+export type RunStatus = 'running' | 'paused' | 'answered' | 'failed' | 'limit' | 'cancelled';
+
+export function runStatus(run: RunNode, pause: PauseInfo | null): RunStatus {
+  if (!run.end) return pause && pause.runId === run.id ? 'paused' : 'running';
+  switch (run.end.stopReason) {
+    case 'answered':
+      return 'answered';
+    case 'error':
+      return 'failed';
+    case 'cancelled':
+      return 'cancelled';
+    default:
+      return 'limit';
+  }
+}
+
+export const MEASURES = ['cost', 'tokens', 'time', 'iterations', 'subcalls', 'errors'] as const;
+export type Measure = (typeof MEASURES)[number];
+
+export interface RunMetrics {
+  own: Totals;
+  /** Own plus all descendants. */
+  total: Totals;
+  wallMs: number;
+}
+
+/** Own and inclusive totals for every run in one pass (children folded bottom-up). */
+export function runMetrics(state: TrajectoryState): Map<RunId, RunMetrics> {
+  const out = new Map<RunId, RunMetrics>();
+  const order: RunNode[] = [];
+  for (const run of walkRuns(state)) {
+    order.push(run);
+    const own = runOwnTotals(state, run);
+    out.set(run.id, { own, total: addTotals(emptyTotals(), own), wallMs: runWallMs(run) });
+  }
+  // Reverse pre-order visits children before parents.
+  for (let i = order.length - 1; i >= 0; i--) {
+    const run = order[i] as RunNode;
+    if (run.parentRunId === null) continue;
+    const parent = out.get(run.parentRunId);
+    const me = out.get(run.id);
+    if (parent && me) addTotals(parent.total, me.total);
+  }
+  return out;
+}
+
+export function measureOf(m: RunMetrics | undefined, measure: Measure): number {
+  if (!m) return 0;
+  switch (measure) {
+    case 'cost':
+      return m.total.costUsd;
+    case 'tokens':
+      return m.total.inputTokens + m.total.outputTokens;
+    case 'time':
+      return m.wallMs;
+    case 'iterations':
+      return m.own.iterations;
+    case 'subcalls':
+      return m.own.llmCalls + m.own.rlmCalls;
+    case 'errors':
+      return m.own.errors;
+  }
+}
+
+export type TreeRow =
+  | { kind: 'run'; key: string; runId: RunId; level: number; hasChildren: boolean; expanded: boolean; parentKey: string | null }
+  | { kind: 'batch'; key: string; runId: RunId; batchId: string; size: number; level: number; expanded: boolean; parentKey: string | null; failed: number };
+
+/** The batch a child run was spawned in (if its parent spawned it through *_batched with >1 prompt). */
+function batchOf(state: TrajectoryState, run: RunNode): string | null {
+  const callId = run.spawnedBy?.callId;
+  if (!callId) return null;
+  const b = state.calls.get(callId)?.start.batch;
+  return b && b.size > 1 ? b.batchId : null;
+}
+
+/**
+ * Flattens the run tree into visible rows. Children spawned by one batched call are grouped
+ * under a batch row. `visible`, when given, keeps only those runs (search) — callers pass
+ * matches plus their ancestors. Iterative: a 10,000-deep chain does not overflow the stack.
+ */
+export function treeRows(state: TrajectoryState, collapsed: ReadonlySet<string>, visible: ReadonlySet<RunId> | null = null): TreeRow[] {
+  const rows: TreeRow[] = [];
+  type Item = { kind: 'run'; id: RunId; level: number; parentKey: string | null } | { kind: 'batch'; parent: RunId; batchId: string; ids: RunId[]; level: number; parentKey: string | null };
+  const stack: Item[] = [];
+  const pushChildren = (run: RunNode, level: number, parentKey: string): void => {
+    // Group consecutive-or-not children by batch, keeping first-seen order.
+    const groups: ({ batchId: string; ids: RunId[] } | RunId)[] = [];
+    const byBatch = new Map<string, { batchId: string; ids: RunId[] }>();
+    for (const cid of run.children) {
+      if (visible && !visible.has(cid)) continue;
+      const child = state.runs.get(cid);
+      const b = child ? batchOf(state, child) : null;
+      if (!b) {
+        groups.push(cid);
+        continue;
+      }
+      let g = byBatch.get(b);
+      if (!g) {
+        g = { batchId: b, ids: [] };
+        byBatch.set(b, g);
+        groups.push(g);
+      }
+      g.ids.push(cid);
+    }
+    for (let i = groups.length - 1; i >= 0; i--) {
+      const g = groups[i] as { batchId: string; ids: RunId[] } | RunId;
+      if (typeof g === 'string') stack.push({ kind: 'run', id: g, level, parentKey });
+      else if (g.ids.length === 1) stack.push({ kind: 'run', id: g.ids[0] as RunId, level, parentKey });
+      else stack.push({ kind: 'batch', parent: run.id, batchId: g.batchId, ids: g.ids, level, parentKey });
+    }
+  };
+  const roots = state.roots.filter((r) => !visible || visible.has(r));
+  // Orphans (parent never seen) show as roots so nothing read is hidden.
+  for (const run of state.runs.values()) if (run.parentRunId !== null && !state.runs.has(run.parentRunId) && (!visible || visible.has(run.id))) roots.push(run.id);
+  for (let i = roots.length - 1; i >= 0; i--) stack.push({ kind: 'run', id: roots[i] as RunId, level: 0, parentKey: null });
+  while (stack.length > 0) {
+    const item = stack.pop() as Item;
+    if (item.kind === 'run') {
+      const run = state.runs.get(item.id);
+      if (!run) continue;
+      const key = `run:${run.id}`;
+      const hasChildren = run.children.some((c) => !visible || visible.has(c));
+      const expanded = hasChildren && !collapsed.has(key);
+      rows.push({ kind: 'run', key, runId: run.id, level: item.level, hasChildren, expanded, parentKey: item.parentKey });
+      if (expanded) pushChildren(run, item.level + 1, key);
+    } else {
+      const key = `batch:${item.parent}:${item.batchId}`;
+      const expanded = !collapsed.has(key);
+      let failed = 0;
+      for (const id of item.ids) {
+        const r = state.runs.get(id);
+        if (r?.end && r.end.stopReason !== 'answered') failed++;
+      }
+      rows.push({ kind: 'batch', key, runId: item.parent, batchId: item.batchId, size: item.ids.length, level: item.level, expanded, parentKey: item.parentKey, failed });
+      if (expanded) for (let i = item.ids.length - 1; i >= 0; i--) stack.push({ kind: 'run', id: item.ids[i] as RunId, level: item.level + 1, parentKey: key });
+    }
+  }
+  return rows;
+}
+
+/** Runs whose text fields contain `query` (case-insensitive), plus all their ancestors. */
+export function runsMatching(state: TrajectoryState, query: string): Set<RunId> | null {
+  const q = query.trim().toLowerCase();
+  if (q === '') return null;
+  const keep = new Set<RunId>();
+  for (const run of state.runs.values()) {
+    const hay = `${run.id} ${run.start?.model ?? ''} ${run.start?.query ?? ''} ${run.end?.answer ?? ''} ${run.end?.stopReason ?? ''}`.toLowerCase();
+    if (hay.includes(q)) {
+      let cur: RunNode | undefined = run;
+      while (cur && !keep.has(cur.id)) {
+        keep.add(cur.id);
+        cur = cur.parentRunId ? state.runs.get(cur.parentRunId) : undefined;
+      }
+    }
+  }
+  return keep;
+}
+
+// --- full-text search across a session ------------------------------------------------------
+
+export type HitField = 'prompt' | 'reply' | 'code' | 'output' | 'subcall' | 'answer';
+export interface SearchHit {
+  runId: RunId;
+  iteration: number | null;
+  field: HitField;
+  /** Text around the match (plain text; rendered as text). */
+  snippet: string;
+  at: number;
+}
+
+function snippet(text: string, at: number, len: number): string {
+  const from = Math.max(0, at - 40);
+  return (from > 0 ? '…' : '') + text.slice(from, at + len + 60).replace(/\s+/g, ' ') + (at + len + 60 < text.length ? '…' : '');
+}
+
+export function searchSession(state: TrajectoryState, query: string, limit = 500): SearchHit[] {
+  const q = query.toLowerCase();
+  if (q.length < 2) return [];
+  const hits: SearchHit[] = [];
+  const look = (text: string | null | undefined, runId: RunId, iteration: number | null, field: HitField): void => {
+    if (!text || hits.length >= limit) return;
+    const at = text.toLowerCase().indexOf(q);
+    if (at >= 0) hits.push({ runId, iteration, field, snippet: snippet(text, at, q.length), at });
+  };
+  for (const run of walkRuns(state)) {
+    for (const m of run.start?.messages ?? []) look(m.content, run.id, null, 'prompt');
+    for (const it of run.iterations) {
+      for (const m of it.start?.appended ?? []) look(m.content, run.id, it.iteration, 'prompt');
+      look(it.reply?.text, run.id, it.iteration, 'reply');
+      for (const b of blocksOf(it)) {
+        look(b.start?.code, run.id, it.iteration, 'code');
+        look(b.end?.stdout, run.id, it.iteration, 'output');
+        look(b.end?.stderr, run.id, it.iteration, 'output');
+        look(b.end?.error ? `${b.end.error.name}: ${b.end.error.message}` : null, run.id, it.iteration, 'output');
+        for (const cid of b.calls) {
+          const c = state.calls.get(cid);
+          look(c?.start.prompt, run.id, it.iteration, 'subcall');
+          look(c?.end?.response, run.id, it.iteration, 'subcall');
+        }
+      }
+    }
+    look(run.end?.answer, run.id, null, 'answer');
+    if (hits.length >= limit) break;
+  }
+  return hits;
+}
+
+// --- the output the model saw -----------------------------------------------------------------
+
+/**
+ * Characters of one block's output the model sees (the engine's OUTPUT_CAP_CHARS in
+ * src-main/engine/prompts.ts; duplicated because the renderer may not import src-main).
+ */
+export const MODEL_OUTPUT_CAP = 20_000;
+
+/** Where the model's view of this output text was cut, if it was. */
+export function truncationOf(text: string, cap = MODEL_OUTPUT_CAP): { cutAt: number; total: number } | null {
+  return text.length > cap ? { cutAt: cap, total: text.length } : null;
+}
+
+// --- compare --------------------------------------------------------------------------------
+
+export interface CompareRow {
+  label: string;
+  a: string;
+  b: string;
+  differs: boolean;
+}
+
+function rootRun(state: TrajectoryState): RunNode | null {
+  const id = state.roots[0];
+  return id ? (state.runs.get(id) ?? null) : null;
+}
+
+function codeOf(it: IterationNode): string {
+  return blocksOf(it)
+    .map((b) => b.start?.code ?? '')
+    .join('\n---\n');
+}
+
+/** The first iteration (1-based, of the root runs) where the two sessions' replies or code differ. */
+export function firstDivergence(a: TrajectoryState, b: TrajectoryState): { iteration: number; why: string } | null {
+  const ra = rootRun(a);
+  const rb = rootRun(b);
+  if (!ra || !rb) return null;
+  const n = Math.max(ra.iterations.length, rb.iterations.length);
+  for (let i = 0; i < n; i++) {
+    const ia = ra.iterations[i];
+    const ib = rb.iterations[i];
+    if (!ia || !ib) return { iteration: (ia ?? ib)?.iteration ?? i + 1, why: ia ? 'the second session has no such iteration' : 'the first session has no such iteration' };
+    if (codeOf(ia) !== codeOf(ib)) return { iteration: ia.iteration, why: 'code differs' };
+    if ((ia.reply?.text ?? '') !== (ib.reply?.text ?? '')) return { iteration: ia.iteration, why: 'reply text differs' };
+    const oa = blocksOf(ia).map((x) => x.end?.stdout ?? '').join('');
+    const ob = blocksOf(ib).map((x) => x.end?.stdout ?? '').join('');
+    if (oa !== ob) return { iteration: ia.iteration, why: 'output differs' };
+  }
+  return null;
+}
+
+export function fmtUsd(v: number): string {
+  return v === 0 ? '$0' : v < 0.01 ? `$${v.toFixed(5)}` : `$${v.toFixed(3)}`;
+}
+export function fmtMs(v: number): string {
+  return v < 1000 ? `${Math.round(v)} ms` : v < 60_000 ? `${(v / 1000).toFixed(2)} s` : `${(v / 60_000).toFixed(1)} min`;
+}
+export function fmtInt(v: number): string {
+  return Math.round(v).toLocaleString('en-US');
+}

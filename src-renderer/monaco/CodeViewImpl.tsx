@@ -1,0 +1,59 @@
+import Editor, { type OnMount } from '@monaco-editor/react';
+import { useEffect, useRef } from 'react';
+import { monaco } from './setup.ts';
+import type { CodeViewProps } from './CodeView.tsx';
+
+type Ed = Parameters<OnMount>[0];
+
+export default function CodeViewImpl(props: CodeViewProps) {
+  const { value, language = 'plaintext', readOnly = true, onChange, cutAt, theme } = props;
+  const edRef = useRef<Ed | null>(null);
+  const decoRef = useRef<monaco.editor.IEditorDecorationsCollection | null>(null);
+  const lines = Math.min(props.maxLines ?? 30, Math.max(props.minLines ?? 3, value.split('\n', 400).length));
+  const height = lines * 19 + 12;
+
+  const mark = (): void => {
+    const ed = edRef.current;
+    const model = ed?.getModel();
+    if (!ed || !model) return;
+    decoRef.current?.clear();
+    if (cutAt === undefined || cutAt === null || cutAt >= model.getValueLength()) return;
+    const from = model.getPositionAt(cutAt);
+    const to = model.getPositionAt(model.getValueLength());
+    decoRef.current = ed.createDecorationsCollection([
+      { range: new monaco.Range(from.lineNumber, from.column, to.lineNumber, to.column), options: { inlineClassName: 'monaco-cut', hoverMessage: { value: 'The model did not see this part (output cap).' } } },
+      { range: new monaco.Range(from.lineNumber, 1, from.lineNumber, 1), options: { isWholeLine: true, className: 'monaco-cut-line', linesDecorationsClassName: 'monaco-cut-gutter' } },
+    ]);
+  };
+
+  useEffect(mark, [cutAt, value]);
+
+  return (
+    <div className="code-view" data-testid={props.testId} aria-label={props.ariaLabel} data-readonly={readOnly ? 'true' : 'false'} style={{ height }}>
+      <Editor
+        value={value}
+        language={language}
+        theme={theme === 'light' ? 'vs' : 'vs-dark'}
+        onChange={(v) => onChange?.(v ?? '')}
+        onMount={(ed) => {
+          edRef.current = ed;
+          mark();
+        }}
+        options={{
+          readOnly,
+          domReadOnly: readOnly,
+          minimap: { enabled: false },
+          scrollBeyondLastLine: false,
+          wordWrap: 'on',
+          fontSize: 13,
+          lineNumbers: 'on',
+          renderValidationDecorations: 'off',
+          automaticLayout: true,
+          // No links from data: a URL in a log is text, not something to open.
+          links: false,
+          contextmenu: false,
+        }}
+      />
+    </div>
+  );
+}

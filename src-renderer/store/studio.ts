@@ -1,0 +1,295 @@
+// The app store, xyflow style: data and action types apart, an initial-state factory,
+// entities in Maps by id, module-level selectors. A session's trajectory is the shared
+// reducer's state, mutated in place by `applyEvent` (copying per event would be quadratic);
+// each commit swaps in a new SessionEntry with a bumped `rev`, so views subscribe to one
+// session's `rev` and recompute what they show from it. See README.md (ADR) for where
+// each kind of UI state lives.
+import { create } from 'zustand';
+import type { LogHeader, RunId, TrajectoryEvent } from '../../src-shared/events.ts';
+import type { Breakpoint, EndpointProfile, PauseInfo, RecentRun, SessionSummary, StartSession, VariableView, ForkSession } from '../../src-shared/protocol.ts';
+import { applyEvent, createTrajectoryState, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import type { CarrierState } from '../transport/carrier.ts';
+import type { HostClient } from '../transport/host-client.ts';
+import { EventIngest, frameScheduler, type Scheduler } from './ingest.ts';
+
+export interface SessionEntry {
+  id: string;
+  /** 'host': lives in the host (subscribed); 'local': parsed in this page from a dropped file. */
+  source: 'host' | 'local';
+  title: string;
+  summary: SessionSummary | null;
+  header: LogHeader | null;
+  traj: TrajectoryState;
+  /** Every event in seq order (the reducer's nodes point into these; kept for replay, compare, export). */
+  events: TrajectoryEvent[];
+  /** Bumped on every commit that touched this session. */
+  rev: number;
+  problems: string[];
+  loading: { bytes: number; total: number } | null;
+  /** Timings of a local load (ms since the drop). */
+  timings: { firstViewMs: number | null; fullMs: number | null } | null;
+  /** Set when a local session was sent to the host (fork needs a host session). */
+  hostSessionId: string | null;
+}
+
+export interface Selection {
+  runId: RunId | null;
+  iteration: number | null;
+}
+
+export interface ReplayState {
+  /** Number of events applied (0…events.length). */
+  cursor: number;
+  traj: TrajectoryState;
+  playing: boolean;
+  speed: number;
+}
+
+export type Panel = 'run' | 'charts' | 'compare' | 'search' | 'new';
+
+export interface Notice {
+  kind: 'error' | 'info';
+  text: string;
+  id: number;
+}
+
+export interface StudioData {
+  sessions: Map<string, SessionEntry>;
+  order: string[];
+  activeId: string | null;
+  selection: Map<string, Selection>;
+  replay: Map<string, ReplayState>;
+  connection: CarrierState | 'none';
+  carrier: 'websocket' | 'electron' | 'memory' | null;
+  recent: RecentRun[];
+  profiles: EndpointProfile[];
+  notices: Notice[];
+  variables: { sessionId: string; runId: string; list: VariableView[] } | null;
+  compare: { a: string | null; b: string | null };
+  panel: Panel;
+  /** Session-level breakpoints as last sent to the host, by session. */
+  breakpoints: Map<string, Breakpoint[]>;
+}
+
+export interface StudioActions {
+  setPanel(p: Panel): void;
+  setActive(id: string | null): void;
+  select(sessionId: string, sel: Partial<Selection>): void;
+  notify(kind: Notice['kind'], text: string): void;
+  dismiss(id: number): void;
+  /** Creates (or resets) a local session; events come through `ingestEvents`. */
+  addLocalSession(id: string, title: string): void;
+  setHeader(sessionId: string, header: LogHeader | null): void;
+  addProblems(sessionId: string, problems: string[]): void;
+  setLoading(sessionId: string, loading: SessionEntry['loading']): void;
+  setTimings(sessionId: string, timings: Partial<NonNullable<SessionEntry['timings']>>): void;
+  upsertSummary(summary: SessionSummary): void;
+  ingestEvents(sessionId: string, events: TrajectoryEvent[]): void;
+  flushEvents(): void;
+  closeSession(id: string): void;
+  setCompare(c: Partial<StudioData['compare']>): void;
+  setReplay(sessionId: string, replay: ReplayState | null): void;
+  setConnection(state: CarrierState | 'none', carrier?: StudioData['carrier']): void;
+  setRecent(recent: RecentRun[]): void;
+  setProfiles(p: EndpointProfile[]): void;
+  setVariables(v: StudioData['variables']): void;
+  setBreakpoints(sessionId: string, b: Breakpoint[]): void;
+}
+
+export type StudioState = StudioData & StudioActions;
+
+export function initialStudioData(): StudioData {
+  return {
+    sessions: new Map(),
+    order: [],
+    activeId: null,
+    selection: new Map(),
+    replay: new Map(),
+    connection: 'none',
+    carrier: null,
+    recent: [],
+    profiles: [],
+    notices: [],
+    variables: null,
+    compare: { a: null, b: null },
+    panel: 'run',
+    breakpoints: new Map(),
+  };
+}
+
+function newEntry(id: string, source: SessionEntry['source'], title: string): SessionEntry {
+  return {
+    id,
+    source,
+    title,
+    summary: null,
+    header: null,
+    traj: createTrajectoryState(),
+    events: [],
+    rev: 0,
+    problems: [],
+    loading: null,
+    timings: null,
+    hostSessionId: null,
+  };
+}
+
+let noticeId = 1;
+
+/** Follow mode: where the newest event of each touched session happened. */
+type FollowHook = (sessionId: string, runId: RunId, iteration: number | null) => void;
+
+export function createStudioStore(scheduler: Scheduler = frameScheduler) {
+  let follow: FollowHook | null = null;
+  const lastPlace = new Map<string, { runId: RunId; iteration: number | null }>();
+
+  let ingest: EventIngest | null = null;
+  const store = create<StudioState>()((set, get) => {
+    const ing = new EventIngest(
+      (sessionId, events, from, to) => {
+        const entry = get().sessions.get(sessionId);
+        if (!entry) return;
+        const traj = entry.traj;
+        let last: TrajectoryEvent | null = null;
+        for (let i = from; i < to; i++) {
+          const e = events[i] as TrajectoryEvent;
+          entry.events.push(e);
+          applyEvent(traj, e);
+          last = e;
+        }
+        if (last) lastPlace.set(sessionId, { runId: last.runId, iteration: 'iteration' in last ? last.iteration : null });
+      },
+      (touched) => {
+        const sessions = new Map(get().sessions);
+        for (const id of touched) {
+          const e = sessions.get(id);
+          if (e) sessions.set(id, { ...e, rev: e.rev + 1 });
+        }
+        set({ sessions });
+        if (follow) for (const id of touched) {
+          const p = lastPlace.get(id);
+          if (p) follow(id, p.runId, p.iteration);
+        }
+      },
+      scheduler,
+    );
+    ingest = ing;
+
+    const patchEntry = (id: string, patch: (e: SessionEntry) => SessionEntry): void => {
+      const e = get().sessions.get(id);
+      if (!e) return;
+      const sessions = new Map(get().sessions);
+      sessions.set(id, patch(e));
+      set({ sessions });
+    };
+
+    return {
+      ...initialStudioData(),
+      setPanel: (panel) => set({ panel }),
+      setActive: (activeId) => set({ activeId }),
+      select: (sessionId, sel) => {
+        const selection = new Map(get().selection);
+        const prev = selection.get(sessionId) ?? { runId: null, iteration: null };
+        selection.set(sessionId, { ...prev, ...sel });
+        set({ selection });
+      },
+      notify: (kind, text) => set({ notices: [...get().notices.slice(-4), { kind, text, id: noticeId++ }] }),
+      dismiss: (id) => set({ notices: get().notices.filter((n) => n.id !== id) }),
+      addLocalSession: (id, title) => {
+        ing.drop(id);
+        const sessions = new Map(get().sessions);
+        sessions.set(id, newEntry(id, 'local', title));
+        const order = get().order.includes(id) ? get().order : [...get().order, id];
+        set({ sessions, order, activeId: id });
+      },
+      setHeader: (id, header) =>
+        patchEntry(id, (e) => {
+          e.traj.header = header;
+          return { ...e, header };
+        }),
+      addProblems: (id, problems) => patchEntry(id, (e) => ({ ...e, problems: [...e.problems, ...problems].slice(0, 200) })),
+      setLoading: (id, loading) => patchEntry(id, (e) => ({ ...e, loading })),
+      setTimings: (id, t) => patchEntry(id, (e) => ({ ...e, timings: { firstViewMs: null, fullMs: null, ...e.timings, ...t } })),
+      upsertSummary: (summary) => {
+        const sessions = new Map(get().sessions);
+        const prev = sessions.get(summary.sessionId);
+        if (prev) sessions.set(summary.sessionId, { ...prev, summary, title: summary.title || prev.title });
+        else sessions.set(summary.sessionId, { ...newEntry(summary.sessionId, 'host', summary.title), summary });
+        const order = get().order.includes(summary.sessionId) ? get().order : [...get().order, summary.sessionId];
+        set({ sessions, order });
+      },
+      ingestEvents: (id, events) => ing.push(id, events),
+      flushEvents: () => ing.flush(),
+      closeSession: (id) => {
+        ing.drop(id);
+        const sessions = new Map(get().sessions);
+        sessions.delete(id);
+        const order = get().order.filter((x) => x !== id);
+        set({ sessions, order, activeId: get().activeId === id ? (order[order.length - 1] ?? null) : get().activeId });
+      },
+      setCompare: (c) => set({ compare: { ...get().compare, ...c } }),
+      setReplay: (id, r) => {
+        const replay = new Map(get().replay);
+        if (r) replay.set(id, r);
+        else replay.delete(id);
+        set({ replay });
+      },
+      setConnection: (connection, carrier) => set({ connection, ...(carrier !== undefined ? { carrier } : {}) }),
+      setRecent: (recent) => set({ recent }),
+      setProfiles: (profiles) => set({ profiles }),
+      setVariables: (variables) => set({ variables }),
+      setBreakpoints: (id, b) => {
+        const breakpoints = new Map(get().breakpoints);
+        breakpoints.set(id, b);
+        set({ breakpoints });
+      },
+    };
+  });
+
+  return Object.assign(store, {
+    /** Events received but not yet folded in (they wait for the next frames). */
+    pendingEvents: (): number => ingest?.pendingEvents ?? 0,
+    ingestStats: () => ({ ...(ingest?.stats ?? { frames: 0, events: 0, maxFrameMs: 0 }) }),
+    setFollowHook(h: FollowHook | null) {
+      follow = h;
+    },
+  });
+}
+
+export type StudioStore = ReturnType<typeof createStudioStore>;
+
+// --- module-level selectors (stable identities: no re-subscription per render) -------------
+
+export const selectActiveId = (s: StudioState): string | null => s.activeId;
+export const selectOrder = (s: StudioState): string[] => s.order;
+export const selectPanel = (s: StudioState): Panel => s.panel;
+export const selectConnection = (s: StudioState): StudioData['connection'] => s.connection;
+export const selectNotices = (s: StudioState): Notice[] => s.notices;
+
+/** The trajectory a view should show: the replay's state when replaying, else the live one. */
+export function viewTraj(s: StudioState, id: string | null): TrajectoryState | null {
+  if (!id) return null;
+  const r = s.replay.get(id);
+  if (r) return r.traj;
+  return s.sessions.get(id)?.traj ?? null;
+}
+
+/** A number that changes whenever `viewTraj` has new content. */
+export function viewRev(s: StudioState, id: string | null): number {
+  if (!id) return -1;
+  const r = s.replay.get(id);
+  if (r) return -1 - r.cursor;
+  return s.sessions.get(id)?.rev ?? -1;
+}
+
+export function pauseOf(s: StudioState, id: string | null): PauseInfo | null {
+  if (!id) return null;
+  return s.sessions.get(id)?.summary?.pause ?? null;
+}
+
+export function hostIdOf(entry: SessionEntry | undefined): string | null {
+  if (!entry) return null;
+  return entry.source === 'host' ? entry.id : entry.hostSessionId;
+}
+
+export type { StartSession, ForkSession, HostClient };

@@ -1,0 +1,216 @@
+// A carrier moves protocol messages to and from the host and nothing else. Two exist:
+// WebSocket (web mode) and Electron's preload bridge. HostClient sits on top and the store
+// only ever sees HostClient, so it cannot tell which carrier it is on.
+import type { ClientMessage, HostMessage } from '../../src-shared/protocol.ts';
+
+export type CarrierState = 'connecting' | 'open' | 'closed';
+
+export interface Carrier {
+  readonly kind: 'websocket' | 'electron' | 'memory';
+  /** Sends when open; the caller (HostClient) queues while not open. */
+  send(message: ClientMessage): void;
+  onMessage(listener: (message: HostMessage) => void): () => void;
+  onState(listener: (state: CarrierState) => void): () => void;
+  readonly state: CarrierState;
+  close(): void;
+}
+
+/** What the Electron preload exposes on `window.rlmHost` (named methods only). */
+export interface PreloadBridge {
+  send(message: ClientMessage): void;
+  onMessage(listener: (message: unknown) => void): (() => void) | void;
+}
+
+const KINDS = new Set(['reply', 'events', 'session', 'progress']);
+
+/**
+ * Light structural check of what arrives from the host. The host validated its events when
+ * it read or produced them; checking every event with zod here would cost the main thread
+ * on a 100 MB subscribe, so only the envelope is checked.
+ */
+export function parseHostMessage(raw: unknown): HostMessage | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const kind = (raw as { kind?: unknown }).kind;
+  if (typeof kind !== 'string' || !KINDS.has(kind)) return null;
+  const m = raw as Record<string, unknown>;
+  switch (kind) {
+    case 'reply':
+      return typeof m.id === 'number' && typeof m.ok === 'boolean' ? (raw as HostMessage) : null;
+    case 'events': {
+      if (typeof m.sessionId !== 'string' || !Array.isArray(m.events)) return null;
+      for (const e of m.events as unknown[]) {
+        if (typeof e !== 'object' || e === null) return null;
+        const ev = e as Record<string, unknown>;
+        if (typeof ev.type !== 'string' || typeof ev.seq !== 'number' || typeof ev.runId !== 'string') return null;
+      }
+      return raw as HostMessage;
+    }
+    case 'session':
+      return typeof m.session === 'object' && m.session !== null ? (raw as HostMessage) : null;
+    case 'progress':
+      return typeof m.sessionId === 'string' ? (raw as HostMessage) : null;
+    default:
+      return null;
+  }
+}
+
+class Listeners<T> {
+  private set = new Set<(v: T) => void>();
+  add(l: (v: T) => void): () => void {
+    this.set.add(l);
+    return () => this.set.delete(l);
+  }
+  emit(v: T): void {
+    for (const l of [...this.set]) l(v);
+  }
+}
+
+/** WebSocket carrier with reconnect (capped exponential backoff). */
+export class WebSocketCarrier implements Carrier {
+  readonly kind = 'websocket' as const;
+  private ws: WebSocket | null = null;
+  private messages = new Listeners<HostMessage>();
+  private states = new Listeners<CarrierState>();
+  private closed = false;
+  private attempt = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  state: CarrierState = 'connecting';
+
+  private readonly url: string;
+
+  constructor(url: string) {
+    this.url = url;
+    this.connect();
+  }
+
+  private setState(s: CarrierState): void {
+    if (this.state === s) return;
+    this.state = s;
+    this.states.emit(s);
+  }
+
+  private connect(): void {
+    if (this.closed) return;
+    this.setState('connecting');
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.setState('open');
+    };
+    ws.onmessage = (ev: MessageEvent) => {
+      if (typeof ev.data !== 'string') return;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      const msg = parseHostMessage(raw);
+      if (msg) this.messages.emit(msg);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.setState('closed');
+      if (this.closed) return;
+      const delay = Math.min(5000, 200 * 2 ** this.attempt++);
+      this.timer = setTimeout(() => this.connect(), delay);
+    };
+    ws.onerror = () => {
+      /* onclose follows and schedules the reconnect */
+    };
+  }
+
+  send(message: ClientMessage): void {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+  }
+  onMessage(l: (m: HostMessage) => void): () => void {
+    return this.messages.add(l);
+  }
+  onState(l: (s: CarrierState) => void): () => void {
+    return this.states.add(l);
+  }
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.ws?.close();
+    this.setState('closed');
+  }
+}
+
+/** Electron carrier: the preload bridge is always "open" (IPC has no reconnects). */
+export class PreloadCarrier implements Carrier {
+  readonly kind = 'electron' as const;
+  private messages = new Listeners<HostMessage>();
+  private states = new Listeners<CarrierState>();
+  private off: (() => void) | void;
+  state: CarrierState = 'open';
+
+  private readonly bridge: PreloadBridge;
+
+  constructor(bridge: PreloadBridge) {
+    this.bridge = bridge;
+    this.off = bridge.onMessage((raw) => {
+      const msg = parseHostMessage(raw);
+      if (msg) this.messages.emit(msg);
+    });
+  }
+  send(message: ClientMessage): void {
+    this.bridge.send(message);
+  }
+  onMessage(l: (m: HostMessage) => void): () => void {
+    return this.messages.add(l);
+  }
+  onState(l: (s: CarrierState) => void): () => void {
+    return this.states.add(l);
+  }
+  close(): void {
+    if (this.off) this.off();
+    this.state = 'closed';
+    this.states.emit('closed');
+  }
+}
+
+/** In-memory carrier for tests: `deliver` plays the host, `sent` records what went out. */
+export class MemoryCarrier implements Carrier {
+  readonly kind = 'memory' as const;
+  private messages = new Listeners<HostMessage>();
+  private states = new Listeners<CarrierState>();
+  sent: ClientMessage[] = [];
+  state: CarrierState = 'connecting';
+  send(message: ClientMessage): void {
+    this.sent.push(message);
+  }
+  deliver(message: HostMessage): void {
+    this.messages.emit(message);
+  }
+  setState(s: CarrierState): void {
+    this.state = s;
+    this.states.emit(s);
+  }
+  onMessage(l: (m: HostMessage) => void): () => void {
+    return this.messages.add(l);
+  }
+  onState(l: (s: CarrierState) => void): () => void {
+    return this.states.add(l);
+  }
+  close(): void {
+    this.setState('closed');
+  }
+}
+
+declare global {
+  interface Window {
+    rlmHost?: PreloadBridge;
+  }
+}
+
+/** Picks the carrier for this page: the preload bridge when present, else the WebSocket of the serving host. */
+export function carrierForPage(loc: Location, win: Window): Carrier | null {
+  if (win.rlmHost && typeof win.rlmHost.send === 'function') return new PreloadCarrier(win.rlmHost);
+  const token = new URLSearchParams(loc.search).get('token');
+  if (!token || (loc.protocol !== 'http:' && loc.protocol !== 'https:')) return null;
+  const scheme = loc.protocol === 'https:' ? 'wss' : 'ws';
+  return new WebSocketCarrier(`${scheme}://${loc.host}/ws?token=${encodeURIComponent(token)}`);
+}

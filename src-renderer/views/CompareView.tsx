@@ -1,0 +1,105 @@
+// Two sessions side by side: outcome, cost, time, depth, sub-calls, first divergence.
+import { useMemo } from 'react';
+import { logStats, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import { useServices, useStudio } from '../app/context.tsx';
+import { firstDivergence, fmtInt, fmtMs, fmtUsd } from '../lib/derive.ts';
+
+function outcome(t: TrajectoryState): string {
+  const root = t.roots[0] ? t.runs.get(t.roots[0]) : undefined;
+  if (!root) return '—';
+  if (!root.end) return 'running';
+  return `${root.end.stopReason}${root.end.answer ? `: ${root.end.answer.slice(0, 80)}` : ''}`;
+}
+
+export function CompareView() {
+  const svc = useServices();
+  const sessions = useStudio((s) => s.sessions);
+  const order = useStudio((s) => s.order);
+  const { a, b } = useStudio((s) => s.compare);
+  const ea = a ? sessions.get(a) : undefined;
+  const eb = b ? sessions.get(b) : undefined;
+  const rows = useMemo(() => {
+    if (!ea || !eb) return null;
+    const sa = logStats(ea.traj);
+    const sb = logStats(eb.traj);
+    const r = (label: string, x: string, y: string) => ({ label, a: x, b: y, differs: x !== y });
+    return [
+      r('outcome', outcome(ea.traj), outcome(eb.traj)),
+      r('cost', fmtUsd(sa.costUsd), fmtUsd(sb.costUsd)),
+      r('time', fmtMs(sa.wallMs), fmtMs(sb.wallMs)),
+      r('max depth', String(sa.maxDepth), String(sb.maxDepth)),
+      r('runs', String(sa.runs), String(sb.runs)),
+      r('iterations', String(sa.iterations), String(sb.iterations)),
+      r('llm sub-calls', String(sa.llmCalls), String(sb.llmCalls)),
+      r('rlm sub-calls (child runs)', String(sa.rlmCalls), String(sb.rlmCalls)),
+      r('code errors', String(sa.errors), String(sb.errors)),
+      r('tokens in / out', `${fmtInt(sa.inputTokens)} / ${fmtInt(sa.outputTokens)}`, `${fmtInt(sb.inputTokens)} / ${fmtInt(sb.outputTokens)}`),
+    ];
+  }, [ea, eb]);
+  const div = useMemo(() => (ea && eb ? firstDivergence(ea.traj, eb.traj) : null), [ea, eb]);
+  const pick = (which: 'a' | 'b', value: string) => svc.store.getState().setCompare({ [which]: value || null });
+  return (
+    <div className="compare" data-testid="compare">
+      <h2>Compare sessions</h2>
+      <div className="compare-pick">
+        {(['a', 'b'] as const).map((w) => (
+          <select key={w} aria-label={`Session ${w.toUpperCase()}`} value={(w === 'a' ? a : b) ?? ''} onChange={(e) => pick(w, e.target.value)} data-testid={`compare-${w}`}>
+            <option value="">— choose —</option>
+            {order.map((id) => (
+              <option key={id} value={id}>
+                {sessions.get(id)?.title ?? id}
+              </option>
+            ))}
+          </select>
+        ))}
+      </div>
+      {rows ? (
+        <>
+          <table className="compare-table">
+            <thead>
+              <tr>
+                <th />
+                <th>{ea?.title}</th>
+                <th>{eb?.title}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.label} className={r.differs ? 'differs' : ''}>
+                  <th>{r.label}</th>
+                  <td>{r.a}</td>
+                  <td>{r.b}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p data-testid="divergence">
+            {div ? (
+              <>
+                First divergence at root iteration <b>{div.iteration}</b> ({div.why}).{' '}
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => {
+                    const st = svc.store.getState();
+                    if (!ea || !eb) return;
+                    st.select(ea.id, { runId: ea.traj.roots[0] ?? null, iteration: div.iteration });
+                    st.select(eb.id, { runId: eb.traj.roots[0] ?? null, iteration: div.iteration });
+                    st.setActive(ea.id);
+                    st.setPanel('run');
+                  }}
+                >
+                  show it
+                </button>
+              </>
+            ) : (
+              'The root runs do not diverge (same replies, code and output).'
+            )}
+          </p>
+        </>
+      ) : (
+        <p className="muted">Choose two loaded sessions.</p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,135 @@
+// Live controls of a host session: pause/step/continue/cancel, breakpoints, follow,
+// variables, export.
+import { useState } from 'react';
+import type { Breakpoint, BreakpointKind } from '../../src-shared/protocol.ts';
+import { useServices, useStudio } from '../app/context.tsx';
+import { usePrefs } from '../store/prefs.ts';
+import { hostIdOf } from '../store/studio.ts';
+
+const KINDS: { kind: BreakpointKind; label: string }[] = [
+  { kind: 'before_model_call', label: 'before model call' },
+  { kind: 'after_reply', label: 'after reply' },
+  { kind: 'after_block', label: 'after block' },
+  { kind: 'on_error', label: 'on error' },
+  { kind: 'on_subcall_start', label: 'on sub-call' },
+];
+
+export function Controls({ sessionId }: { sessionId: string }) {
+  const svc = useServices();
+  const entry = useStudio((s) => s.sessions.get(sessionId));
+  const bps = useStudio((s) => s.breakpoints.get(sessionId)) ?? [];
+  const connected = useStudio((s) => s.connection === 'open');
+  const selRun = useStudio((s) => s.selection.get(sessionId)?.runId ?? null);
+  const vars = useStudio((s) => s.variables);
+  const follow = usePrefs((p) => p.follow);
+  const setPrefs = usePrefs((p) => p.set);
+  const [showVars, setShowVars] = useState(false);
+  if (!entry) return null;
+  const summary = entry.summary;
+  const live = entry.source === 'host' && summary !== null && !summary.readOnly && (summary.status === 'running' || summary.status === 'paused' || summary.status === 'starting');
+  const paused = summary?.status === 'paused';
+  const hostId = hostIdOf(entry);
+  const toggleBp = (kind: BreakpointKind): void => {
+    const next: Breakpoint[] = bps.some((b) => b.kind === kind) ? bps.filter((b) => b.kind !== kind) : [...bps, { kind }];
+    if (hostId) void svc.setBreakpoints(hostId, next);
+  };
+  return (
+    <div className="controls" aria-label="Session controls">
+      <div className="status-line">
+        <span className={`badge status-${summary?.status ?? 'saved'}`} data-testid="session-status">
+          {summary?.status ?? (entry.loading ? 'loading' : 'local')}
+        </span>
+        {summary?.pause ? (
+          <span className="pause-info" data-testid="pause-info">
+            paused: {summary.pause.kind} · {summary.pause.runId} it {summary.pause.iteration}
+          </span>
+        ) : null}
+        {entry.loading ? (
+          <progress max={entry.loading.total} value={entry.loading.bytes} aria-label="Loading" />
+        ) : null}
+      </div>
+      {live ? (
+        <div className="buttons">
+          <button type="button" disabled={paused} onClick={() => void svc.control(sessionId, 'pause')} data-testid="pause" title="Pause (F6)">
+            ⏸ Pause
+          </button>
+          <button type="button" disabled={!paused} onClick={() => void svc.control(sessionId, 'step')} data-testid="step" title="Step (F10)">
+            ⤼ Step
+          </button>
+          <button type="button" disabled={!paused} onClick={() => void svc.control(sessionId, 'continue')} data-testid="continue" title="Continue (F8)">
+            ▶ Continue
+          </button>
+          <button type="button" onClick={() => void svc.control(sessionId, 'cancel')} data-testid="cancel">
+            ■ Cancel
+          </button>
+        </div>
+      ) : null}
+      {live ? (
+        <fieldset className="bps">
+          <legend>Breakpoints</legend>
+          {KINDS.map((k) => (
+            <label key={k.kind}>
+              <input type="checkbox" checked={bps.some((b) => b.kind === k.kind)} onChange={() => toggleBp(k.kind)} data-testid={`bp-${k.kind}`} /> {k.label}
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
+      <label className="follow">
+        <input type="checkbox" checked={follow} onChange={(e) => setPrefs({ follow: e.target.checked })} data-testid="follow" /> follow the live run
+      </label>
+      <div className="buttons">
+        <button type="button" onClick={() => void svc.exportSession(sessionId, 'native')} data-testid="export-native">
+          Export native
+        </button>
+        <button type="button" onClick={() => void svc.exportSession(sessionId, 'rlm-python')}>
+          Export rlm-python
+        </button>
+        {hostId && connected && selRun ? (
+          <button
+            type="button"
+            onClick={() => {
+              setShowVars(true);
+              void svc.loadVariables(hostId, selRun);
+            }}
+            data-testid="load-vars"
+          >
+            Variables
+          </button>
+        ) : null}
+      </div>
+      {showVars && vars && vars.sessionId === hostId ? (
+        <div className="vars" data-testid="variables">
+          <table>
+            <tbody>
+              {vars.list.map((v) => (
+                <tr key={v.name}>
+                  <td>
+                    <code>{v.name}</code>
+                  </td>
+                  <td>{v.type}</td>
+                  <td>{v.size ?? ''}</td>
+                  <td className="clip">{v.preview}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {entry.problems.length > 0 ? (
+        <details className="problems">
+          <summary>{entry.problems.length} problems reading the log</summary>
+          <ul>
+            {entry.problems.map((p, i) => (
+              <li key={i}>{p}</li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+      {entry.timings?.fullMs != null ? (
+        <div className="timings" data-testid="timings">
+          first view {Math.round(entry.timings.firstViewMs ?? 0)} ms · loaded {Math.round(entry.timings.fullMs)} ms · {entry.events.length.toLocaleString('en-US')} events
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,150 @@
+// Starts a session on the host: profile (the built-in `demo` needs no key), models,
+// context, query, limits, breakpoints.
+import { useState } from 'react';
+import type { BreakpointKind, ContextSource, RunLimitsInput, StartSession } from '../../src-shared/protocol.ts';
+import { useServices, useStudio } from '../app/context.tsx';
+
+const BP_KINDS: BreakpointKind[] = ['before_model_call', 'after_reply', 'after_block', 'on_error', 'on_subcall_start'];
+
+function num(v: string): number | undefined {
+  const n = Number(v);
+  return v.trim() !== '' && Number.isFinite(n) ? n : undefined;
+}
+
+export function NewRunForm() {
+  const svc = useServices();
+  const profiles = useStudio((s) => s.profiles);
+  const [profile, setProfile] = useState('demo');
+  const [model, setModel] = useState('');
+  const [subModel, setSubModel] = useState('');
+  const [ctxKind, setCtxKind] = useState<ContextSource['kind']>('demo');
+  const [demo, setDemo] = useState<'recursive' | 'needle' | 'aggregate'>('recursive');
+  const [text, setText] = useState('');
+  const [path, setPath] = useState('');
+  const [query, setQuery] = useState('');
+  const [maxDepth, setMaxDepth] = useState('');
+  const [maxIterations, setMaxIterations] = useState('');
+  const [maxBudget, setMaxBudget] = useState('');
+  const [maxTimeout, setMaxTimeout] = useState('');
+  const [bps, setBps] = useState<BreakpointKind[]>([]);
+  const [startPaused, setStartPaused] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (): Promise<void> => {
+    const context: ContextSource =
+      ctxKind === 'demo' ? { kind: 'demo', name: demo } : ctxKind === 'file' ? { kind: 'file', path } : ctxKind === 'json' ? { kind: 'json', json: text } : { kind: 'text', text };
+    const limits: RunLimitsInput = {};
+    const d = num(maxDepth);
+    if (d !== undefined) limits.maxDepth = d;
+    const it = num(maxIterations);
+    if (it !== undefined) limits.maxIterations = it;
+    const b = num(maxBudget);
+    if (b !== undefined) limits.maxBudgetUsd = b;
+    const t = num(maxTimeout);
+    if (t !== undefined) limits.maxTimeoutMs = t * 1000;
+    const params: StartSession = {
+      profile,
+      context,
+      query: query.trim() === '' ? null : query,
+      limits,
+      breakpoints: bps.map((kind) => ({ kind })),
+      startPaused,
+      ...(model ? { model } : {}),
+      ...(subModel ? { subModel } : {}),
+    };
+    setBusy(true);
+    await svc.start(params);
+    setBusy(false);
+  };
+
+  return (
+    <form
+      className="new-run"
+      aria-label="New run"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <h2>New run</h2>
+      <label>
+        Profile
+        <select value={profile} onChange={(e) => setProfile(e.target.value)} data-testid="nr-profile">
+          <option value="demo">demo (bundled mock model, no key)</option>
+          {profiles.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name} ({p.model})
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Model <input value={model} onChange={(e) => setModel(e.target.value)} placeholder="profile default" />
+      </label>
+      <label>
+        Sub-model <input value={subModel} onChange={(e) => setSubModel(e.target.value)} placeholder="profile default" />
+      </label>
+      <fieldset>
+        <legend>Context</legend>
+        {(['demo', 'text', 'json', 'file'] as const).map((k) => (
+          <label key={k}>
+            <input type="radio" name="ctx" checked={ctxKind === k} onChange={() => setCtxKind(k)} /> {k}
+          </label>
+        ))}
+        {ctxKind === 'demo' ? (
+          <select value={demo} onChange={(e) => setDemo(e.target.value as typeof demo)} data-testid="nr-demo">
+            <option value="recursive">recursive</option>
+            <option value="needle">needle</option>
+            <option value="aggregate">aggregate</option>
+          </select>
+        ) : ctxKind === 'file' ? (
+          <input value={path} onChange={(e) => setPath(e.target.value)} placeholder="path on the host" aria-label="Context file path" />
+        ) : (
+          <>
+            <textarea value={text} onChange={(e) => setText(e.target.value)} rows={6} aria-label="Context text" />
+            <input
+              type="file"
+              aria-label="Load context from a file"
+              onChange={(e) => {
+                const f = e.target.files?.[0];
+                if (f) void f.text().then(setText);
+              }}
+            />
+          </>
+        )}
+      </fieldset>
+      <label>
+        Query <textarea value={query} onChange={(e) => setQuery(e.target.value)} rows={2} data-testid="nr-query" />
+      </label>
+      <fieldset className="limits">
+        <legend>Limits</legend>
+        <label>
+          depth <input value={maxDepth} onChange={(e) => setMaxDepth(e.target.value)} inputMode="numeric" size={4} />
+        </label>
+        <label>
+          iterations <input value={maxIterations} onChange={(e) => setMaxIterations(e.target.value)} inputMode="numeric" size={4} />
+        </label>
+        <label>
+          budget $ <input value={maxBudget} onChange={(e) => setMaxBudget(e.target.value)} inputMode="decimal" size={6} />
+        </label>
+        <label>
+          time s <input value={maxTimeout} onChange={(e) => setMaxTimeout(e.target.value)} inputMode="decimal" size={6} />
+        </label>
+      </fieldset>
+      <fieldset>
+        <legend>Breakpoints</legend>
+        {BP_KINDS.map((k) => (
+          <label key={k}>
+            <input type="checkbox" checked={bps.includes(k)} onChange={() => setBps((p) => (p.includes(k) ? p.filter((x) => x !== k) : [...p, k]))} data-testid={`nr-bp-${k}`} /> {k}
+          </label>
+        ))}
+        <label>
+          <input type="checkbox" checked={startPaused} onChange={(e) => setStartPaused(e.target.checked)} /> start paused
+        </label>
+      </fieldset>
+      <button type="submit" className="primary" disabled={busy} data-testid="nr-start">
+        {busy ? 'Starting…' : 'Start'}
+      </button>
+    </form>
+  );
+}

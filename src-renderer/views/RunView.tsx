@@ -1,0 +1,332 @@
+// One run: its header, its iterations as a timeline, and the selected iteration in full.
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { ChatMessage, RunId } from '../../src-shared/events.ts';
+import type { PauseInfo } from '../../src-shared/protocol.ts';
+import { blocksOf, iterationTotals, runTotals, type BlockNode, type IterationNode, type RunNode, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import { useServices, useStudio } from '../app/context.tsx';
+import { fmtInt, fmtMs, fmtUsd, runStatus, truncationOf } from '../lib/derive.ts';
+import { CodeView } from '../monaco/CodeView.tsx';
+import { hostIdOf, pauseOf, viewRev, viewTraj } from '../store/studio.ts';
+import { TextBlock } from './TextBlock.tsx';
+
+export function RunView({ sessionId }: { sessionId: string }) {
+  const rev = useStudio((s) => viewRev(s, sessionId));
+  const traj = useStudio((s) => viewTraj(s, sessionId));
+  const sel = useStudio((s) => s.selection.get(sessionId));
+  const pause = useStudio((s) => pauseOf(s, sessionId));
+  const runId = sel?.runId ?? traj?.roots[0] ?? null;
+  const run = runId && traj ? traj.runs.get(runId) : undefined;
+  if (!traj || !run) return <div className="empty">No runs yet{traj && traj.eventCount === 0 ? ' (waiting for events)' : ''}.</div>;
+  const its = run.iterations;
+  const iteration = sel?.iteration ?? its[its.length - 1]?.iteration ?? null;
+  const it = its.find((x) => x.iteration === iteration) ?? null;
+  return (
+    <div className="run-view" data-rev={rev}>
+      <RunHeader traj={traj} run={run} pause={pause} sessionId={sessionId} />
+      <IterationTimeline sessionId={sessionId} run={run} selected={iteration} />
+      {it ? <IterationDetail key={`${run.id}:${it.iteration}`} sessionId={sessionId} traj={traj} run={run} it={it} pause={pause} /> : <div className="empty">No iterations yet.</div>}
+    </div>
+  );
+}
+
+function RunHeader({ traj, run, pause, sessionId }: { traj: TrajectoryState; run: RunNode; pause: PauseInfo | null; sessionId: string }) {
+  const svc = useServices();
+  const totals = useMemo(() => runTotals(traj, run.id), [traj, run, traj.revision]);
+  const status = runStatus(run, pause);
+  const parent = run.parentRunId;
+  return (
+    <section className="run-header" aria-label="Run">
+      <div className="run-title">
+        <span className={`badge status-${status}`} data-testid="run-status">
+          {status}
+        </span>
+        <h2>
+          Run <code>{run.id}</code> · depth {run.depth}
+        </h2>
+        {parent ? (
+          <button type="button" className="link" onClick={() => svc.store.getState().select(sessionId, { runId: parent, iteration: run.spawnedBy?.iteration ?? null })}>
+            ↑ parent run
+          </button>
+        ) : null}
+      </div>
+      <div className="run-meta">
+        model {run.start?.model ?? '?'} · {run.iterations.length} iterations · {totals.runs} runs · {totals.llmCalls} llm / {totals.rlmCalls} rlm calls · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out tokens · {fmtUsd(totals.costUsd)} · {fmtMs(run.end?.durationMs ?? run.lastT - run.firstT)}
+        {run.end ? ` · stop: ${run.end.stopReason}` : ''}
+      </div>
+      {run.start?.query ? (
+        <details className="run-query">
+          <summary>query</summary>
+          <TextBlock text={run.start.query} />
+        </details>
+      ) : null}
+      {run.end?.answer !== undefined && run.end?.answer !== null ? (
+        <div className="answer" data-testid="run-answer">
+          <b>Answer</b>
+          <TextBlock text={run.end.answer} />
+        </div>
+      ) : null}
+      {run.end?.message ? <div className="warn">{run.end.message}</div> : null}
+      {run.limits.map((l) => (
+        <div key={l.seq} className="warn">
+          limit {l.limit}: {l.message}
+        </div>
+      ))}
+    </section>
+  );
+}
+
+function IterationTimeline({ sessionId, run, selected }: { sessionId: string; run: RunNode; selected: number | null }) {
+  const svc = useServices();
+  const ref = useRef<HTMLDivElement>(null);
+  const its = run.iterations;
+  const maxMs = Math.max(1, ...its.map((i) => i.lastT - i.firstT));
+  const virt = useVirtualizer({ horizontal: true, count: its.length, getScrollElement: () => ref.current, estimateSize: () => 92, overscan: 8 });
+  const selIndex = its.findIndex((i) => i.iteration === selected);
+  useEffect(() => {
+    if (selIndex >= 0) virt.scrollToIndex(selIndex, { align: 'auto' });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [selIndex]);
+  return (
+    <div className="timeline" ref={ref} role="listbox" aria-label="Iterations" aria-orientation="horizontal">
+      <div style={{ width: virt.getTotalSize(), height: '100%', position: 'relative' }}>
+        {virt.getVirtualItems().map((vi) => {
+          const it = its[vi.index] as IterationNode;
+          const blocks = blocksOf(it);
+          const errors = blocks.filter((b) => b.end?.error).length;
+          const calls = blocks.reduce((n, b) => n + b.calls.length, 0);
+          const ms = it.lastT - it.firstT;
+          return (
+            <button
+              type="button"
+              role="option"
+              aria-selected={it.iteration === selected}
+              key={it.iteration}
+              className={`it-chip${it.iteration === selected ? ' selected' : ''}${errors ? ' has-error' : ''}${it.end?.finalAnswer != null ? ' final' : ''}`}
+              style={{ position: 'absolute', left: vi.start, width: 88 }}
+              onClick={() => svc.store.getState().select(sessionId, { runId: run.id, iteration: it.iteration })}
+              data-testid={`iteration-${it.iteration}`}
+            >
+              <span className="it-n">#{it.iteration}</span>
+              <span className="it-bar" style={{ width: `${Math.max(4, (ms / maxMs) * 100)}%` }} />
+              <span className="it-meta">
+                {fmtMs(ms)} · {blocks.length}▢{calls ? ` · ${calls}↘` : ''}
+                {errors ? ' · ⚠' : ''}
+                {it.compaction ? ' · ⇲' : ''}
+              </span>
+            </button>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+function MessageList({ messages, label }: { messages: ChatMessage[]; label: string }) {
+  if (messages.length === 0) return null;
+  return (
+    <div className="messages" aria-label={label}>
+      {messages.map((m, i) => (
+        <div key={i} className={`msg role-${m.role}`}>
+          <div className="msg-role">{m.role}</div>
+          <TextBlock text={m.content} />
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function IterationDetail({ sessionId, traj, run, it, pause }: { sessionId: string; traj: TrajectoryState; run: RunNode; it: IterationNode; pause: PauseInfo | null }) {
+  const svc = useServices();
+  const totals = iterationTotals(traj, it);
+  const first = run.iterations[0] === it;
+  const pausedHere = pause && pause.runId === run.id && pause.iteration === it.iteration && pause.reply !== null && pause.kind !== 'before_model_call';
+  const blocks = blocksOf(it);
+  const entry = useStudio((s) => s.sessions.get(sessionId));
+  const canFork = useStudio((s) => s.connection === 'open') && !!entry;
+  return (
+    <section className="iteration" aria-label={`Iteration ${it.iteration}`} data-testid="iteration-detail">
+      <div className="it-head">
+        <h3>Iteration {it.iteration}</h3>
+        <span>
+          {fmtMs(it.lastT - it.firstT)} · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out · {fmtUsd(totals.costUsd)}
+          {it.start ? ` · history ${it.start.historyLength} msgs ≈ ${fmtInt(it.start.historyTokens)} tok` : ''}
+        </span>
+        <button
+          type="button"
+          disabled={!canFork}
+          title={canFork ? 'Start a new session that replays up to here, then goes live' : 'Fork needs the host (rlm-studio serve)'}
+          onClick={() => void svc.fork(sessionId, run.id, it.iteration)}
+          data-testid="fork"
+        >
+          Fork from here
+        </button>
+      </div>
+      {it.compaction ? (
+        <div className="compaction">
+          History compacted ({fmtInt(it.compaction.tokensBefore)} tokens before, #{it.compaction.count}).
+          <TextBlock text={it.compaction.summary} />
+        </div>
+      ) : null}
+      <details open={it.iteration <= 1 || undefined}>
+        <summary>Prompt messages ({(first ? (run.start?.messages.length ?? 0) : 0) + (it.start?.appended.length ?? 0)})</summary>
+        {first && run.start ? <MessageList messages={run.start.messages} label="Initial messages" /> : null}
+        {it.start ? <MessageList messages={it.start.appended} label="Appended before the call" /> : null}
+      </details>
+      {it.modelErrors.map((e) => (
+        <div key={e.seq} className="error">
+          model error: {e.message}
+        </div>
+      ))}
+      {it.reply ? (
+        <div className="reply">
+          <h4>
+            Model reply <small>({it.reply.model} · {fmtMs(it.reply.latencyMs)}{it.reply.purpose !== 'turn' ? ` · ${it.reply.purpose}` : ''})</small>
+          </h4>
+          <TextBlock text={it.reply.text} testId="reply-text" />
+        </div>
+      ) : null}
+      {pausedHere && pause.reply ? <PausedEditor sessionId={entry ? (hostIdOf(entry) ?? sessionId) : sessionId} blocks={pause.reply.blocks} /> : null}
+      {blocks.map((b) => (
+        <BlockView key={b.block} sessionId={sessionId} traj={traj} b={b} />
+      ))}
+      {it.end?.finalAnswer != null ? (
+        <div className="answer">
+          <b>Final answer</b>
+          <TextBlock text={it.end.finalAnswer} />
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function PausedEditor({ sessionId, blocks }: { sessionId: string; blocks: string[] }) {
+  const svc = useServices();
+  const [edits, setEdits] = useState<string[]>(blocks);
+  const changed = edits.some((e, i) => e !== blocks[i]);
+  return (
+    <div className="paused-edit" data-testid="paused-editor">
+      <h4>Paused after the reply: edit the code, then run it</h4>
+      {edits.map((code, i) => (
+        <CodeView
+          key={i}
+          value={code}
+          language="javascript"
+          readOnly={false}
+          onChange={(v) => setEdits((prev) => prev.map((p, j) => (j === i ? v : p)))}
+          testId={`edit-block-${i}`}
+          ariaLabel={`Editable code block ${i + 1}`}
+        />
+      ))}
+      <button
+        type="button"
+        className="primary"
+        data-testid="run-edited"
+        onClick={() => {
+          const map: Record<string, string> = {};
+          edits.forEach((e, i) => {
+            if (e !== blocks[i]) map[String(i)] = e;
+          });
+          void svc.editAndContinue(sessionId, map);
+        }}
+      >
+        {changed ? 'Run edited code' : 'Run as is'}
+      </button>
+    </div>
+  );
+}
+
+function outputText(b: BlockNode): string {
+  const end = b.end;
+  if (!end) return '';
+  const parts: string[] = [];
+  if (end.stdout) parts.push(end.stdout.replace(/\n$/, ''));
+  if (end.stderr) parts.push(end.stderr.replace(/\n$/, ''));
+  if (end.error) parts.push(`${end.error.name}: ${end.error.message}`);
+  return parts.join('\n\n');
+}
+
+function BlockView({ sessionId, traj, b }: { sessionId: string; traj: TrajectoryState; b: BlockNode }) {
+  const out = outputText(b);
+  const cut = truncationOf(out);
+  return (
+    <div className="block" data-testid={`block-${b.block}`}>
+      <h4>
+        Code block {b.block + 1}
+        {b.start?.edited ? <span className="badge">edited by hand</span> : null}
+        {b.end ? <small> · {fmtMs(b.end.durationMs)} (cpu {fmtMs(b.end.cpuMs)})</small> : <small> · running…</small>}
+      </h4>
+      {b.start ? <CodeView value={b.start.code} language="javascript" readOnly testId={`code-${b.block}`} ariaLabel={`Code block ${b.block + 1}`} /> : null}
+      {b.end ? (
+        <>
+          <div className="out-head">
+            Output{b.end.error ? <span className="error-name"> · {b.end.error.name}</span> : null}
+            {cut ? (
+              <span className="cut-note" data-testid="cut-note">
+                {' '}
+                · the model saw the first {cut.cutAt.toLocaleString('en-US')} of {cut.total.toLocaleString('en-US')} characters (the rest is shaded)
+              </span>
+            ) : null}
+          </div>
+          <CodeView value={out || '(no output)'} language="plaintext" readOnly cutAt={cut?.cutAt ?? null} testId={`output-${b.block}`} ariaLabel={`Output of block ${b.block + 1}`} maxLines={20} />
+          {b.end.variables.length > 0 ? <div className="vars-line">variables: {b.end.variables.join(', ')}</div> : null}
+          {b.end.submitted !== null ? <div className="vars-line">submitted the answer</div> : null}
+          {b.replReset ? <div className="warn">REPL replaced ({b.replReset.reason}); its state was lost</div> : null}
+        </>
+      ) : null}
+      {b.calls.length > 0 ? <SubcallList sessionId={sessionId} traj={traj} b={b} /> : null}
+    </div>
+  );
+}
+
+function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: TrajectoryState; b: BlockNode }) {
+  const svc = useServices();
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <div className="subcalls">
+      <h5>Sub-calls ({b.calls.length})</h5>
+      <table>
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>kind</th>
+            <th>prompt</th>
+            <th>answer</th>
+            <th>time</th>
+            <th>tokens</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {b.calls.slice(0, 500).map((cid, i) => {
+            const c = traj.calls.get(cid);
+            if (!c) return null;
+            const child: RunId | null = c.start.childRunId;
+            return (
+              <tr key={cid} className={c.end?.error ? 'has-error' : ''}>
+                <td>{c.start.batch ? `${c.start.batch.index + 1}/${c.start.batch.size}` : i + 1}</td>
+                <td>{c.start.kind === 'rlm' ? (c.start.leaf ? 'rlm (leaf)' : 'rlm') : 'llm'}</td>
+                <td className="clip" onClick={() => setOpen(open === cid ? null : cid)}>
+                  {open === cid ? <TextBlock text={c.start.prompt} /> : c.start.prompt.slice(0, 120)}
+                </td>
+                <td className="clip" onClick={() => setOpen(open === cid ? null : cid)}>
+                  {c.end ? (open === cid ? <TextBlock text={c.end.response} /> : c.end.response.slice(0, 120)) : '…'}
+                </td>
+                <td>{c.end ? fmtMs(c.end.latencyMs) : ''}</td>
+                <td>{c.end ? fmtInt(c.end.usage.inputTokens + c.end.usage.outputTokens) : ''}</td>
+                <td>
+                  {child && traj.runs.has(child) ? (
+                    <button type="button" className="link" onClick={() => svc.store.getState().select(sessionId, { runId: child, iteration: null })} data-testid="open-child">
+                      open child run →
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {b.calls.length > 500 ? <div>… {b.calls.length - 500} more</div> : null}
+    </div>
+  );
+}

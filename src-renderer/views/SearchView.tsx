@@ -1,0 +1,51 @@
+// Search across a session's prompts, replies, code and output; jump to a match.
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useDeferredValue, useMemo, useRef } from 'react';
+import { useServices, useStudio } from '../app/context.tsx';
+import { searchSession } from '../lib/derive.ts';
+import { viewRev, viewTraj } from '../store/studio.ts';
+
+export function SearchView({ sessionId, query, setQuery }: { sessionId: string; query: string; setQuery(q: string): void }) {
+  const svc = useServices();
+  const rev = useStudio((s) => viewRev(s, sessionId));
+  const traj = useStudio((s) => viewTraj(s, sessionId));
+  const q = useDeferredValue(query);
+  const hits = useMemo(() => (traj ? searchSession(traj, q) : []), [traj, rev, q]);
+  const ref = useRef<HTMLDivElement>(null);
+  const virt = useVirtualizer({ count: hits.length, getScrollElement: () => ref.current, estimateSize: () => 44, overscan: 10 });
+  return (
+    <div className="search-view">
+      <input id="global-search" type="search" autoFocus placeholder="Search prompts, replies, code, output…" aria-label="Search the session" value={query} onChange={(e) => setQuery(e.target.value)} data-testid="search-input" />
+      <div className="muted">{q.length < 2 ? 'Type at least 2 characters.' : `${hits.length}${hits.length >= 500 ? '+' : ''} matches`}</div>
+      <div ref={ref} className="hits" role="list">
+        <div style={{ height: virt.getTotalSize(), position: 'relative' }}>
+          {virt.getVirtualItems().map((vi) => {
+            const h = hits[vi.index];
+            if (!h) return null;
+            return (
+              <button
+                type="button"
+                role="listitem"
+                key={vi.key}
+                className="hit"
+                style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${vi.start}px)` }}
+                onClick={() => {
+                  const st = svc.store.getState();
+                  st.select(sessionId, { runId: h.runId, iteration: h.iteration });
+                  st.setPanel('run');
+                }}
+                data-testid="search-hit"
+              >
+                <span className="hit-where">
+                  {h.runId}
+                  {h.iteration !== null ? ` #${h.iteration}` : ''} · {h.field}
+                </span>
+                <span className="hit-text">{h.snippet}</span>
+              </button>
+            );
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,145 @@
+// The recursion tree drawn with d3's tree layout on a canvas (10,000 runs stay smooth: one
+// draw per zoom event, no DOM per node), with d3-zoom for zoom and pan and a quadtree for
+// picking. The accessible list (TreePanel) is the keyboard route to the same runs.
+import { hierarchy, interpolateViridis, quadtree, scaleSequential, select, tree, zoom, zoomIdentity, type HierarchyPointNode, type ZoomTransform } from 'd3';
+import { useEffect, useMemo, useRef } from 'react';
+import type { RunId } from '../../src-shared/events.ts';
+import type { PauseInfo } from '../../src-shared/protocol.ts';
+import type { TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import { measureOf, runStatus, type Measure, type RunMetrics } from '../lib/derive.ts';
+
+interface Datum {
+  id: RunId | null;
+  children: Datum[];
+}
+
+const STATUS_COLOUR: Record<string, string> = { running: '#4ea1ff', paused: '#f5a623', answered: '#3fb950', failed: '#f85149', limit: '#d29922', cancelled: '#8b949e' };
+
+export function TreeGraph(props: { traj: TrajectoryState; rev: number; metrics: Map<RunId, RunMetrics>; colourBy: Measure; selected: RunId | null; onSelect(id: RunId): void; pause: PauseInfo | null }) {
+  const { traj, rev, metrics, colourBy, selected, onSelect, pause } = props;
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const transformRef = useRef<ZoomTransform>(zoomIdentity);
+
+  const layout = useMemo(() => {
+    // Build the hierarchy iteratively (deep chains must not overflow the stack).
+    const root: Datum = { id: null, children: [] };
+    const made = new Map<RunId, Datum>();
+    const stack: [RunId, Datum][] = traj.roots.map((r) => [r, root]);
+    while (stack.length > 0) {
+      const [id, parent] = stack.pop() as [RunId, Datum];
+      if (made.has(id)) continue;
+      const d: Datum = { id, children: [] };
+      made.set(id, d);
+      parent.children.push(d);
+      const run = traj.runs.get(id);
+      if (run) for (let i = run.children.length - 1; i >= 0; i--) stack.push([run.children[i] as RunId, d]);
+    }
+    const h = hierarchy(root, (d) => d.children);
+    const laid = tree<Datum>().nodeSize([14, 90])(h);
+    const nodes = laid.descendants().filter((n) => n.data.id !== null);
+    const qt = quadtree<HierarchyPointNode<Datum>>()
+      .x((n) => n.y)
+      .y((n) => n.x)
+      .addAll(nodes);
+    return { nodes, links: laid.links().filter((l) => l.source.data.id !== null), qt };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [traj, rev]);
+
+  const colour = useMemo(() => {
+    let max = 0;
+    for (const m of metrics.values()) max = Math.max(max, measureOf(m, colourBy));
+    return scaleSequential(interpolateViridis).domain([0, max || 1]);
+  }, [metrics, colourBy]);
+
+  const drawRef = useRef<() => void>(() => {});
+  drawRef.current = () => {
+    const canvas = canvasRef.current;
+    const ctx = canvas?.getContext('2d');
+    if (!canvas || !ctx) return;
+    const dpr = window.devicePixelRatio || 1;
+    const w = canvas.clientWidth;
+    const hgt = canvas.clientHeight;
+    if (canvas.width !== w * dpr || canvas.height !== hgt * dpr) {
+      canvas.width = w * dpr;
+      canvas.height = hgt * dpr;
+    }
+    const t = transformRef.current;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, hgt);
+    ctx.translate(t.x, t.y);
+    ctx.scale(t.k, t.k);
+    // Cull to the visible window (in layout coordinates) before drawing.
+    const x0 = -t.x / t.k - 100;
+    const x1 = (w - t.x) / t.k + 100;
+    const y0 = -t.y / t.k - 100;
+    const y1 = (hgt - t.y) / t.k + 100;
+    ctx.strokeStyle = 'rgba(140,150,160,0.5)';
+    ctx.lineWidth = 1 / t.k;
+    ctx.beginPath();
+    for (const l of layout.links) {
+      if ((l.source.y < x0 && l.target.y < x0) || (l.source.y > x1 && l.target.y > x1)) continue;
+      if ((l.source.x < y0 && l.target.x < y0) || (l.source.x > y1 && l.target.x > y1)) continue;
+      ctx.moveTo(l.source.y, l.source.x);
+      ctx.lineTo(l.target.y, l.target.x);
+    }
+    ctx.stroke();
+    for (const n of layout.nodes) {
+      if (n.y < x0 || n.y > x1 || n.x < y0 || n.x > y1) continue;
+      const id = n.data.id as RunId;
+      const run = traj.runs.get(id);
+      if (!run) continue;
+      ctx.fillStyle = colour(measureOf(metrics.get(id), colourBy));
+      ctx.beginPath();
+      ctx.arc(n.y, n.x, 5, 0, Math.PI * 2);
+      ctx.fill();
+      ctx.strokeStyle = id === selected ? '#ffffff' : (STATUS_COLOUR[runStatus(run, pause)] ?? '#888');
+      ctx.lineWidth = (id === selected ? 3 : 1.5) / t.k;
+      ctx.stroke();
+      if (t.k > 0.8) {
+        ctx.fillStyle = 'rgba(200,205,210,0.9)';
+        ctx.font = '10px sans-serif';
+        ctx.fillText(`${run.iterations.length}it`, n.y + 8, n.x + 3);
+      }
+    }
+  };
+
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    if (!canvas) return;
+    const z = zoom<HTMLCanvasElement, unknown>()
+      .scaleExtent([0.02, 8])
+      .on('zoom', (ev: { transform: ZoomTransform }) => {
+        transformRef.current = ev.transform;
+        requestAnimationFrame(() => drawRef.current());
+      });
+    const sel = select(canvas);
+    sel.call(z);
+    if (transformRef.current === zoomIdentity) sel.call(z.transform, zoomIdentity.translate(30, canvas.clientHeight / 2));
+    const ro = new ResizeObserver(() => drawRef.current());
+    ro.observe(canvas);
+    return () => {
+      sel.on('.zoom', null);
+      ro.disconnect();
+    };
+  }, []);
+
+  useEffect(() => {
+    drawRef.current();
+  });
+
+  return (
+    <canvas
+      ref={canvasRef}
+      className="tree-graph"
+      role="img"
+      aria-label={`Recursion tree graph of ${traj.runs.size} runs; use the list view for keyboard navigation`}
+      onClick={(e) => {
+        const rect = (e.target as HTMLCanvasElement).getBoundingClientRect();
+        const t = transformRef.current;
+        const [lx, ly] = t.invert([e.clientX - rect.left, e.clientY - rect.top]);
+        const hit = layout.qt.find(lx, ly, 12 / t.k);
+        if (hit?.data.id) onSelect(hit.data.id);
+      }}
+    />
+  );
+}

@@ -1,0 +1,278 @@
+// The recursion tree as an accessible, virtualised tree (role tree/treeitem, arrow keys,
+// collapse/expand, search), coloured by a chosen measure with a d3 scale. The graph mode
+// (TreeGraph) draws the same runs with d3's tree layout on a canvas with zoom and pan.
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { interpolateViridis, scaleSequential } from 'd3';
+import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import type { RunId } from '../../src-shared/events.ts';
+import type { PauseInfo } from '../../src-shared/protocol.ts';
+import type { TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import { useServices, useStudio } from '../app/context.tsx';
+import { fmtInt, fmtMs, fmtUsd, measureOf, MEASURES, runMetrics, runStatus, runsMatching, treeRows, type Measure, type RunMetrics, type TreeRow } from '../lib/derive.ts';
+import { usePrefs } from '../store/prefs.ts';
+import { pauseOf, viewRev, viewTraj } from '../store/studio.ts';
+import { TreeGraph } from './TreeGraph.tsx';
+
+const ROW_H = 26;
+
+export function TreePanel({ sessionId }: { sessionId: string }) {
+  const svc = useServices();
+  const rev = useStudio((s) => viewRev(s, sessionId));
+  const traj = useStudio((s) => viewTraj(s, sessionId));
+  const pause = useStudio((s) => pauseOf(s, sessionId));
+  const selected = useStudio((s) => s.selection.get(sessionId)?.runId ?? null);
+  const { colourBy, treeMode, set: setPrefs } = usePrefs();
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const [query, setQuery] = useState('');
+  const deferredQuery = useDeferredValue(query);
+
+  // Recomputed per committed revision (once per frame at most while live).
+  const metrics = useMemo(() => (traj ? runMetrics(traj) : new Map<RunId, RunMetrics>()), [traj, rev]);
+  const visible = useMemo(() => (traj ? runsMatching(traj, deferredQuery) : null), [traj, rev, deferredQuery]);
+  const rows = useMemo(() => (traj ? treeRows(traj, collapsed, visible) : []), [traj, rev, collapsed, visible]);
+  const colour = useMemo(() => {
+    let max = 0;
+    for (const m of metrics.values()) max = Math.max(max, measureOf(m, colourBy));
+    return scaleSequential(interpolateViridis).domain([0, max || 1]);
+  }, [metrics, colourBy]);
+
+  const select = useCallback(
+    (runId: RunId) => {
+      svc.store.getState().select(sessionId, { runId, iteration: null });
+      svc.store.getState().setPanel('run');
+    },
+    [svc, sessionId],
+  );
+  const toggle = useCallback((key: string) => {
+    setCollapsed((prev) => {
+      const next = new Set(prev);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  }, []);
+
+  if (!traj) return null;
+  return (
+    <div className="tree-panel">
+      <div className="tree-tools">
+        <input className="tree-search" type="search" placeholder="Filter runs…" aria-label="Filter runs" value={query} onChange={(e) => setQuery(e.target.value)} />
+        <label>
+          colour{' '}
+          <select aria-label="Colour by" value={colourBy} onChange={(e) => setPrefs({ colourBy: e.target.value as Measure })}>
+            {MEASURES.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" aria-pressed={treeMode === 'graph'} onClick={() => setPrefs({ treeMode: treeMode === 'graph' ? 'list' : 'graph' })} title="Switch between the list and the graph">
+          {treeMode === 'graph' ? 'List' : 'Graph'}
+        </button>
+      </div>
+      <div className="tree-summary">
+        {traj.runs.size} runs · {rows.length} shown
+      </div>
+      {treeMode === 'graph' ? (
+        <TreeGraph traj={traj} rev={rev} metrics={metrics} colourBy={colourBy} selected={selected} onSelect={select} pause={pause} />
+      ) : (
+        <TreeList traj={traj} rows={rows} metrics={metrics} colour={colour} colourBy={colourBy} selected={selected} onSelect={select} onToggle={toggle} pause={pause} rev={rev} />
+      )}
+    </div>
+  );
+}
+
+interface TreeListProps {
+  traj: TrajectoryState;
+  rows: TreeRow[];
+  metrics: Map<RunId, RunMetrics>;
+  colour: (v: number) => string;
+  colourBy: Measure;
+  selected: RunId | null;
+  onSelect(id: RunId): void;
+  onToggle(key: string): void;
+  pause: PauseInfo | null;
+  rev: number;
+}
+
+function TreeList({ traj, rows, metrics, colour, colourBy, selected, onSelect, onToggle, pause, rev }: TreeListProps) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const [active, setActive] = useState(0);
+  const virt = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 12 });
+
+  // Keep the active row on the selected run when selection changes elsewhere.
+  useEffect(() => {
+    if (!selected) return;
+    const i = rows.findIndex((r) => r.kind === 'run' && r.runId === selected);
+    if (i >= 0) setActive(i);
+  }, [selected, rows]);
+
+  const activeRow = rows[Math.min(active, rows.length - 1)];
+  const move = (i: number): void => {
+    const n = Math.max(0, Math.min(rows.length - 1, i));
+    setActive(n);
+    virt.scrollToIndex(n, { align: 'auto' });
+  };
+
+  const onKey = (e: KeyboardEvent<HTMLDivElement>): void => {
+    const row = rows[active];
+    if (!row) return;
+    switch (e.key) {
+      case 'ArrowDown':
+        move(active + 1);
+        break;
+      case 'ArrowUp':
+        move(active - 1);
+        break;
+      case 'Home':
+        move(0);
+        break;
+      case 'End':
+        move(rows.length - 1);
+        break;
+      case 'PageDown':
+        move(active + 20);
+        break;
+      case 'PageUp':
+        move(active - 20);
+        break;
+      case 'ArrowRight':
+        if ((row.kind === 'batch' || row.hasChildren) && !row.expanded) onToggle(row.key);
+        else if (row.expanded) move(active + 1);
+        break;
+      case 'ArrowLeft':
+        if ((row.kind === 'batch' || row.hasChildren) && row.expanded) onToggle(row.key);
+        else if (row.parentKey) {
+          const p = rows.findIndex((r) => r.key === row.parentKey);
+          if (p >= 0) move(p);
+        }
+        break;
+      case 'Enter':
+      case ' ':
+        if (row.kind === 'run') onSelect(row.runId);
+        else onToggle(row.key);
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+  };
+
+  return (
+    <div
+      ref={scrollRef}
+      className="tree-scroll"
+      role="tree"
+      aria-label="Recursion tree"
+      tabIndex={0}
+      aria-activedescendant={activeRow ? domId(activeRow.key) : undefined}
+      onKeyDown={onKey}
+    >
+      <div style={{ height: virt.getTotalSize(), position: 'relative' }}>
+        {virt.getVirtualItems().map((vi) => {
+          const row = rows[vi.index] as TreeRow;
+          return (
+            <div key={row.key} style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_H, transform: `translateY(${vi.start}px)` }}>
+              <TreeRowView
+                row={row}
+                traj={traj}
+                rev={rev}
+                metrics={row.kind === 'run' ? metrics.get(row.runId) : undefined}
+                colour={colour}
+                colourBy={colourBy}
+                selected={row.kind === 'run' && row.runId === selected}
+                active={vi.index === active}
+                onSelect={onSelect}
+                onToggle={onToggle}
+                onFocusRow={() => setActive(vi.index)}
+                pause={pause}
+              />
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+function domId(key: string): string {
+  return `tree-${key.replace(/[^\w-]/g, '_')}`;
+}
+
+interface RowProps {
+  row: TreeRow;
+  traj: TrajectoryState;
+  rev: number;
+  metrics: RunMetrics | undefined;
+  colour: (v: number) => string;
+  colourBy: Measure;
+  selected: boolean;
+  active: boolean;
+  onSelect(id: RunId): void;
+  onToggle(key: string): void;
+  onFocusRow(): void;
+  pause: PauseInfo | null;
+}
+
+const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colourBy, selected, active, onSelect, onToggle, onFocusRow, pause }: RowProps) {
+  const indent = { paddingLeft: 6 + row.level * 14 };
+  const expandable = row.kind === 'batch' || row.hasChildren;
+  const twisty = (
+    <span
+      className="twisty"
+      aria-hidden="true"
+      onClick={(e) => {
+        e.stopPropagation();
+        if (expandable) onToggle(row.key);
+      }}
+    >
+      {expandable ? (row.expanded ? '▾' : '▸') : '·'}
+    </span>
+  );
+  if (row.kind === 'batch') {
+    return (
+      <div id={domId(row.key)} role="treeitem" aria-level={row.level + 1} aria-expanded={row.expanded} aria-selected={false} className={`tree-row batch${active ? ' active' : ''}`} style={indent} onClick={() => {
+        onFocusRow();
+        onToggle(row.key);
+      }}>
+        {twisty}
+        <span className="batch-label">batch ×{row.size}</span>
+        {row.failed > 0 ? <span className="status-failed"> {row.failed} not answered</span> : null}
+      </div>
+    );
+  }
+  const run = traj.runs.get(row.runId);
+  if (!run) return null;
+  const status = runStatus(run, pause);
+  const value = measureOf(metrics, colourBy);
+  const label = run.start?.query ?? run.start?.model ?? run.id;
+  return (
+    <div
+      id={domId(row.key)}
+      role="treeitem"
+      aria-level={row.level + 1}
+      aria-expanded={row.hasChildren ? row.expanded : undefined}
+      aria-selected={selected}
+      data-run-id={run.id}
+      data-status={status}
+      className={`tree-row${selected ? ' selected' : ''}${active ? ' active' : ''}`}
+      style={indent}
+      onClick={() => {
+        onFocusRow();
+        onSelect(run.id);
+      }}
+      title={`${run.id} · depth ${run.depth} · ${status}`}
+    >
+      {twisty}
+      <span className={`dot status-${status}`} aria-label={status} />
+      <span className="swatch" style={{ background: colour(value) }} />
+      <span className="run-label">
+        <b>d{run.depth}</b> {label.slice(0, 80)}
+      </span>
+      <span className="run-nums">
+        {run.iterations.length} it · {fmtInt((metrics?.total.inputTokens ?? 0) + (metrics?.total.outputTokens ?? 0))} tok · {fmtUsd(metrics?.total.costUsd ?? 0)} · {fmtMs(metrics?.wallMs ?? 0)}
+      </span>
+    </div>
+  );
+});

@@ -1,0 +1,100 @@
+// The start page: open a log, recent runs from the runs directory, start a run.
+import { useState } from 'react';
+import { useServices, useStudio } from '../app/context.tsx';
+
+export function Welcome() {
+  const svc = useServices();
+  const recent = useStudio((s) => s.recent);
+  const connected = useStudio((s) => s.connection === 'open');
+  const sessions = useStudio((s) => s.sessions);
+  const order = useStudio((s) => s.order);
+  return (
+    <div className="welcome">
+      <h1>RLM Studio</h1>
+      <p>Drop a log file (native .rlm.jsonl or the reference library's JSONL) anywhere on this window, or:</p>
+      <div className="buttons">
+        <OpenFileButton />
+        {connected ? (
+          <button type="button" className="primary" onClick={() => svc.store.getState().setPanel('new')} data-testid="new-run">
+            New run…
+          </button>
+        ) : null}
+      </div>
+      {connected ? <OpenPath /> : <p className="muted">Not connected to a host: logs open locally; running, fork and recent runs need `rlm-studio serve`.</p>}
+      {order.length > 0 ? (
+        <>
+          <h2>Sessions</h2>
+          <ul className="recent">
+            {order.map((id) => {
+              const e = sessions.get(id);
+              return e ? (
+                <li key={id}>
+                  <button type="button" className="link" onClick={() => void svc.openSession(id)}>
+                    {e.title}
+                  </button>{' '}
+                  <span className="muted">{e.summary?.status ?? e.source}</span>
+                </li>
+              ) : null;
+            })}
+          </ul>
+        </>
+      ) : null}
+      {recent.length > 0 ? (
+        <>
+          <h2>Recent runs</h2>
+          <ul className="recent" data-testid="recent-runs">
+            {recent.map((r) => (
+              <li key={r.path}>
+                <button type="button" className="link" onClick={() => void svc.openPath(r.path)}>
+                  {r.name}
+                </button>{' '}
+                <span className="muted">
+                  {(r.sizeBytes / 1024).toFixed(1)} KB · {r.modifiedAt}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+export function OpenFileButton({ viaHost = false }: { viaHost?: boolean }) {
+  const svc = useServices();
+  return (
+    <label className="button">
+      {viaHost ? 'Open in host…' : 'Open file…'}
+      <input
+        type="file"
+        accept=".jsonl,.json,.ndjson,application/x-ndjson"
+        data-testid={viaHost ? 'open-file-host' : 'open-file'}
+        style={{ display: 'none' }}
+        onChange={(e) => {
+          const f = e.target.files?.[0];
+          e.target.value = '';
+          if (!f) return;
+          if (viaHost) void f.text().then((t) => svc.openTextViaHost(f.name, t));
+          else void svc.openFile(f);
+        }}
+      />
+    </label>
+  );
+}
+
+function OpenPath() {
+  const svc = useServices();
+  const [path, setPath] = useState('');
+  return (
+    <form
+      className="open-path"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (path.trim()) void svc.openPath(path.trim());
+      }}
+    >
+      <input type="text" placeholder="/path/to/log.jsonl on the host" aria-label="Log path on the host" value={path} onChange={(e) => setPath(e.target.value)} />
+      <button type="submit">Open path</button>
+    </form>
+  );
+}

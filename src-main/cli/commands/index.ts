@@ -4,6 +4,7 @@ import { registerDemo } from './demo.ts';
 import { registerEval, registerEvalGen } from './eval.ts';
 import { registerMockLlm } from './mock-llm.ts';
 import { registerRun } from './run.ts';
+import { registerServe } from './serve.ts';
 import { registerStats } from './stats.ts';
 
 /** Adds every subcommand to the program. */
@@ -13,6 +14,7 @@ export function registerCommands(program: Command): void {
   registerDemo(program);
   registerStats(program);
   registerConvert(program);
+  registerServe(program);
   registerEval(program);
   registerEvalGen(program);
 }

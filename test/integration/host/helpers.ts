@@ -42,7 +42,8 @@ export class TestClient extends ProtocolClient {
         const list = this.events.get(m.sessionId) ?? [];
         for (const e of m.events) {
           // Fails loudly on gaps or repeats: the protocol promises neither.
-          if (e.seq !== list.length) throw new Error(`event seq ${e.seq} after ${list.length} events`);
+          const expected = list.length === 0 ? e.seq : list.at(-1)!.seq + 1;
+          if (e.seq !== expected) throw new Error(`event seq ${e.seq}, expected ${expected}`);
           list.push(e);
         }
         this.events.set(m.sessionId, list);
@@ -92,3 +93,29 @@ export class TestClient extends ProtocolClient {
     }, `session ${sessionId} to pause`);
   }
 }
+
+/** A client over a real WebSocket. */
+export async function connectWs(wsUrl: string, headers: Record<string, string> = {}): Promise<TestClient & { socket: import('ws').WebSocket }> {
+  const { WebSocket } = await import('ws');
+  const socket = new WebSocket(wsUrl, { headers });
+  const client = new TestClient((m) => socket.send(JSON.stringify(m)));
+  socket.on('message', (d) => client.deliver(JSON.parse(d.toString()) as HostMessage));
+  socket.on('close', () => client.fail('socket closed'));
+  await new Promise<void>((res, rej) => {
+    socket.once('open', () => res());
+    socket.once('unexpected-response', (_req, resp) => rej(new Error(`HTTP ${resp.statusCode}`)));
+    socket.once('error', rej);
+  });
+  client.closeCarrier = () => socket.close();
+  return Object.assign(client, { socket });
+}
+
+/** The /ws address for a served page URL `http://h:p/?token=…`. */
+export function wsUrlOf(pageUrl: string, token?: string): string {
+  const u = new URL(pageUrl);
+  return `ws://${u.host}/ws?token=${encodeURIComponent(token ?? u.searchParams.get('token') ?? '')}`;
+}
+
+export const demoStart = (name: 'recursive' | 'needle' | 'aggregate', extra: Record<string, unknown> = {}) => ({
+  params: { profile: 'demo', context: { kind: 'demo' as const, name }, query: null, limits: {}, breakpoints: [], startPaused: false, ...extra },
+});

@@ -1,0 +1,105 @@
+// `rlm-studio serve`: the host plus the built UI over HTTP and WebSocket (web mode), and
+// `rlm-studio view LOG`: the same with a saved log opened and preselected.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Command, Option } from 'commander';
+import { Host } from '../../host/session-manager.ts';
+import { defaultSettingsDir } from '../../host/profiles.ts';
+import { defaultRunsDir } from '../../logs/paths.ts';
+import { isLoopback, startWebServer, type WebServer } from '../../transport/ws-server.ts';
+import { UsageError } from '../errors.ts';
+import { nonNegativeInt } from './run.ts';
+
+const repoRoot = resolve(import.meta.dirname, '../../..');
+export const DEFAULT_PORT = 5757;
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  runsDir: string;
+  settingsDir: string;
+  static: string;
+  demoLatencyMs: number;
+}
+
+export interface Serving {
+  host: Host;
+  web: WebServer;
+  close(): Promise<void>;
+}
+
+export async function startServing(o: ServeOptions): Promise<Serving> {
+  const host = new Host({ runsDir: resolve(o.runsDir), settingsDir: resolve(o.settingsDir), demoLatencyMs: o.demoLatencyMs, label: 'rlm-studio serve' });
+  const staticDir = existsSync(resolve(o.static, 'index.html')) ? resolve(o.static) : null;
+  let web: WebServer;
+  try {
+    web = await startWebServer({ endpoint: host, port: o.port, host: o.host, staticDir });
+  } catch (err) {
+    await host.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${o.port} on ${o.host} is in use; pick another with --port (0 picks a free one)`);
+    throw new UsageError(`cannot listen on ${o.host}:${o.port}: ${(err as Error).message}`);
+  }
+  if (!isLoopback(o.host)) {
+    process.stderr.write(
+      `rlm-studio: WARNING: listening on ${o.host}, not only on this machine. Anyone who can reach this address and has the URL's token can run code through your endpoints; prefer an SSH tunnel to 127.0.0.1.\n`,
+    );
+  }
+  if (staticDir === null) process.stderr.write(`rlm-studio: the UI isn't built (no ${resolve(o.static, 'index.html')}); the page will say so. The protocol works.\n`);
+  return {
+    host,
+    web,
+    close: async () => {
+      await web.close();
+      await host.close();
+    },
+  };
+}
+
+function addServeOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').argParser(nonNegativeInt('--port')).default(DEFAULT_PORT))
+    .option('--host <addr>', 'address to bind; anything but loopback is reachable from other machines', '127.0.0.1')
+    .option('--runs-dir <dir>', 'where session logs are written', defaultRunsDir())
+    .option('--settings-dir <dir>', 'where endpoint profiles are kept', defaultSettingsDir())
+    .option('--static <dir>', 'the built UI to serve', resolve(repoRoot, 'dist/renderer'))
+    .addOption(new Option('--demo-latency-ms <n>', 'simulated latency of the built-in demo model').argParser(nonNegativeInt('--demo-latency-ms')).default(120));
+}
+
+/** Runs until SIGINT/SIGTERM, then stops the workers and closes the logs. */
+async function serveUntilStopped(s: Serving): Promise<void> {
+  await new Promise<void>((res) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      res();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await s.close();
+}
+
+export function registerServe(program: Command): void {
+  addServeOptions(program.command('serve').description('Serve the app in a browser (host included), on 127.0.0.1 by default.')).action(async (o: ServeOptions) => {
+    const s = await startServing(o);
+    process.stdout.write(`RLM Studio is serving at ${s.web.url}\nruns: ${resolve(o.runsDir)}\n`);
+    await serveUntilStopped(s);
+  });
+
+  addServeOptions(program.command('view').description('Open a saved log in the app (starts serve with the log preselected).').argument('<log>', 'a log file in any supported format')).action(
+    async (log: string, o: ServeOptions) => {
+      if (!existsSync(log)) throw new UsageError(`${log}: no such file`);
+      const s = await startServing(o);
+      try {
+        const reply = await s.host.execute(null, { id: 0, command: { type: 'session.open', path: log } });
+        const id = 'session' in reply ? reply.session.sessionId : '';
+        process.stdout.write(`RLM Studio is serving ${log} at ${s.web.url}#session=${encodeURIComponent(id)}\n`);
+      } catch (err) {
+        await s.close();
+        throw new UsageError(`cannot open ${log}: ${(err as Error).message}`);
+      }
+      await serveUntilStopped(s);
+    },
+  );
+}

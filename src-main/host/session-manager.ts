@@ -471,7 +471,8 @@ export class Host implements HostEndpoint {
   }
 
   private spawnWorker(s: Session, spec: WorkerSpec): void {
-    const child = fork(this.workerEntry, [], {
+    // The session id in argv only names the process in `ps`.
+    const child = fork(this.workerEntry, [`--session=${s.id}`], {
       execArgv: ['--no-node-snapshot'],
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       // The worker must not inherit test-runner or debugger hooks meant for the host.

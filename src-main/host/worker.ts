@@ -26,8 +26,14 @@ function sendAndWait(msg: FromWorker): Promise<void> {
 }
 
 // The host is our only reason to live: when its channel closes (host exited or was killed)
-// nothing can read our events any more.
-process.on('disconnect', () => process.exit(0));
+// nothing can read our events any more. Mid-run, process.exit() can hang while an isolate
+// is busy (seen with a sub-call pending), so an orphan stops itself the hard way; the log
+// is the host's, so nothing is lost here.
+let finished = false;
+process.on('disconnect', () => {
+  if (finished) process.exit(0);
+  else process.kill(process.pid, 'SIGKILL');
+});
 
 let dbg: Debugger | null = null;
 const abort = new AbortController();
@@ -123,6 +129,7 @@ async function handle(msg: ToWorker): Promise<void> {
         await sendAndWait({ t: 'fatal', message: err instanceof Error ? err.message : String(err) });
       }
       // Every message has been handed over; closing the channel ends this process.
+      finished = true;
       process.disconnect?.();
       return;
     case 'pause':

@@ -43,6 +43,11 @@ describe('serve killed with SIGKILL during a run', () => {
       expect(log.events.map((e) => e.seq)).toEqual(log.events.map((_, i) => i));
       expect(log.events.some((e) => e.type === 'run.end' && e.parentRunId === null)).toBe(false);
       expect(log.problems.filter((p) => p.severity === 'error')).toEqual([]);
+      // The orphaned worker notices its host is gone and stops.
+      const { execFileSync } = await import('node:child_process');
+      const alive = (): boolean => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(`--session=${session.sessionId}`);
+      for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(alive()).toBe(false);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }

@@ -563,8 +563,21 @@ export async function createIsolatedRepl(options: ReplOptions): Promise<Repl> {
 function load(value: SandboxValue): Loaded {
   // Strings are copied without a JSON round trip (V8 keeps large ones outside the heap); the
   // size estimate only feeds the memory limit: 2 bytes per char, more for structured values.
-  const bytes = typeof value === 'string' ? value.length * 2 : (JSON.stringify(value)?.length ?? 0) * 4;
+  const bytes = typeof value === 'string' ? value.length * 2 : jsonLength(value) * 4;
   return { copy: new ivm.ExternalCopy(value), bytes };
+}
+
+/** JSON.stringify(value).length without building the string (which cannot exceed ~512 MB). */
+function jsonLength(value: SandboxValue): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (value === null || typeof value !== 'object') return String(value).length;
+  let n = 2;
+  if (Array.isArray(value)) {
+    for (const v of value) n += jsonLength(v) + 1;
+  } else {
+    for (const [k, v] of Object.entries(value)) n += k.length + 4 + jsonLength(v);
+  }
+  return n;
 }
 
 function disposeSession(session: Session): void {

@@ -38,6 +38,8 @@ process.on('disconnect', () => {
 let dbg: Debugger | null = null;
 const abort = new AbortController();
 let started = false;
+// Commands can arrive before `start` (the host sends as soon as the client asks): kept here.
+let early: { pause: boolean; breakpoints: WorkerSpec['breakpoints'] | null } = { pause: false, breakpoints: null };
 
 // Events are batched per macrotask: one IPC message for a burst (a batch of sub-calls)
 // instead of hundreds, while a lone event still goes out at once.
@@ -85,7 +87,7 @@ async function start(spec: WorkerSpec): Promise<void> {
     flushEvents();
     send({ t: 'status', status: info ? 'paused' : 'running', pause: info });
   };
-  dbg = new Debugger(spec.breakpoints, spec.startPaused, { onPause });
+  dbg = new Debugger(early.breakpoints ?? spec.breakpoints, spec.startPaused || early.pause, { onPause });
   const recorder = new EventRecorder();
   // The replay client learns who calls from the events, so it must see them first.
   if (replay) recorder.listen((e) => replay.observe(e));
@@ -133,9 +135,11 @@ async function handle(msg: ToWorker): Promise<void> {
       process.disconnect?.();
       return;
     case 'pause':
-      dbg?.pause();
+      if (dbg) dbg.pause();
+      else early.pause = true;
       return;
     case 'continue':
+      early.pause = false;
       dbg?.continue();
       return;
     case 'step':
@@ -146,7 +150,8 @@ async function handle(msg: ToWorker): Promise<void> {
       dbg?.cancel();
       return;
     case 'breakpoints':
-      dbg?.setBreakpoints(msg.breakpoints);
+      if (dbg) dbg.setBreakpoints(msg.breakpoints);
+      else early = { ...early, breakpoints: msg.breakpoints };
       return;
     case 'edit':
       try {

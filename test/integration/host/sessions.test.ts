@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
 import type { Host } from '../../../src-main/host/session-manager.ts';
-import { connectInProcess, makeHost } from './helpers.ts';
+import { connectInProcess, demoStart, makeHost } from './helpers.ts';
 
 let host: Host | null = null;
 afterEach(async () => {
@@ -29,5 +29,83 @@ describe('host sessions', () => {
     expect(log.events.length).toBe(events.length);
     expect(log.header?.sessionId).toBe(session.sessionId);
     expect(readFileSync(done.logFile!, 'utf8')).not.toContain('no-key');
+  });
+});
+
+describe('many sessions', () => {
+  it('runs sessions concurrently and cancels one without disturbing the others', async () => {
+    host = makeHost({ demoLatencyMs: 20 });
+    const c = connectInProcess(host);
+    const names = ['recursive', 'needle', 'aggregate', 'recursive'] as const;
+    const started = await Promise.all(names.map((n) => c.call('session.start', demoStart(n))));
+    const ids = started.map((r) => r.session.sessionId);
+    expect(new Set(ids).size).toBe(4);
+    const victim = ids[3]!;
+    await c.call('session.cancel', { sessionId: victim });
+    const ends = await Promise.all(ids.map((id) => c.status(id, 'finished', 'failed', 'cancelled')));
+    expect(ends.map((e) => e.status)).toEqual(['finished', 'finished', 'finished', 'cancelled']);
+    const list = (await c.call('sessions.list')).sessions;
+    expect(list.filter((s) => ids.includes(s.sessionId)).length).toBe(4);
+    // Each session's log is its own, complete for the finished ones.
+    for (const e of ends.slice(0, 3)) {
+      const log = await readLogFile(e.logFile!);
+      expect(log.events.length).toBe(e.eventCount);
+      expect(log.events.at(-1)?.type).toBe('run.end');
+    }
+    const recent = (await c.call('runs.recent', { limit: 10 })).runs;
+    expect(recent.length).toBe(4);
+  });
+
+  it('marks a session failed when its worker dies, and carries on serving', async () => {
+    host = makeHost();
+    const c = connectInProcess(host);
+    const { session } = await c.call('session.start', demoStart('needle', { startPaused: true }));
+    await c.paused(session.sessionId);
+    const { execFileSync } = await import('node:child_process');
+    const line = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
+      .split('\n')
+      .find((l) => l.includes(`--session=${session.sessionId}`))!;
+    process.kill(Number(line.trim().split(/\s+/)[0]), 'SIGKILL');
+    const failed = await c.status(session.sessionId, 'failed');
+    expect(failed.message).toMatch(/worker process was killed \(SIGKILL\)/);
+    const other = await c.call('session.start', demoStart('aggregate'));
+    expect((await c.status(other.session.sessionId, 'finished', 'failed')).status).toBe('finished');
+  });
+
+  it('opens a saved log read-only, pushing progress, and exports it', async () => {
+    host = makeHost();
+    const c = connectInProcess(host);
+    const { session } = await c.call('session.start', demoStart('aggregate'));
+    const done = await c.status(session.sessionId, 'finished');
+    const opened = (await c.call('session.open', { path: done.logFile! })).session;
+    expect(opened).toMatchObject({ status: 'saved', readOnly: true, format: 'native' });
+    await c.call('subscribe', { sessionId: opened.sessionId, fromSeq: 0 });
+    await c.until(() => (c.events.get(opened.sessionId)?.length ?? 0) === done.eventCount || null, 'all events');
+    expect(c.progress.some((p) => p.sessionId === opened.sessionId && p.bytesRead === p.totalBytes)).toBe(true);
+    await expect(c.call('session.pause', { sessionId: opened.sessionId })).rejects.toMatchObject({ code: 'read_only' });
+    const native = await c.call('session.export', { sessionId: opened.sessionId, format: 'native' });
+    expect(native.text).toBe(readFileSync(done.logFile!, 'utf8'));
+    const py = await c.call('session.export', { sessionId: opened.sessionId, format: 'rlm-python' });
+    const back = (await c.call('session.openText', { name: py.fileName, text: py.text })).session;
+    expect(back.format).toBe('rlm-python');
+    await expect(c.call('session.open', { path: '/nonexistent/x.rlm.jsonl' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(c.call('session.openText', { name: 'junk', text: 'hello\n' })).rejects.toMatchObject({ code: 'bad_request' });
+  });
+
+  it('keeps profiles in the settings folder, never a key', async () => {
+    host = makeHost({ env: { MY_KEY: 'sk-secret-value' } });
+    const c = connectInProcess(host);
+    const { profiles } = await c.call('profiles.save', { profile: { name: 'local', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', subModel: null, apiKeyRef: 'MY_KEY', prices: {} } });
+    expect(profiles.map((p) => p.name)).toEqual(['demo', 'local']);
+    const { readdirSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const dir = (host as unknown as { opts: { settingsDir: string } }).opts.settingsDir;
+    const saved = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('');
+    expect(saved).toContain('MY_KEY');
+    expect(saved).not.toContain('sk-secret-value');
+    await expect(c.call('profiles.save', { profile: { name: 'demo', baseUrl: 'http://x/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} } })).rejects.toMatchObject({ code: 'bad_request' });
+    await expect(
+      c.call('session.start', { params: { profile: 'nope', context: { kind: 'text', text: 'x' }, query: 'q', limits: {}, breakpoints: [], startPaused: false } }),
+    ).rejects.toMatchObject({ code: 'not_found' });
   });
 });

@@ -598,7 +598,7 @@ export class Host implements HostEndpoint {
     for (const e of src.events) if (e.type === 'iteration.start') runs.set(e.runId, Math.max(runs.get(e.runId) ?? 0, e.iteration));
     const last = runs.get(f.runId);
     if (last === undefined) throw new HostError('not_found', `run ${f.runId} has no iterations in session ${f.sessionId}`);
-    if (f.iteration > last + 1) throw new HostError('bad_request', `run ${f.runId} has ${last} iteration(s); fork at 1…${last + 1}`);
+    if (f.iteration > last) throw new HostError('bad_request', `run ${f.runId} has ${last} iteration(s); fork at 1…${last}`);
     let plan: ReplayPlan;
     try {
       plan = buildReplayPlan(src.events, { runId: f.runId, iteration: f.iteration }, f.editedReply ?? null);

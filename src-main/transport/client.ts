@@ -1,6 +1,7 @@
 // A protocol client over any carrier: correlates replies with commands, validates nothing
 // it does not have to (the host is trusted by the client), and hands pushes to a listener.
 // Used by tests, the CLI and anything in Node that drives a host; the renderer has its own.
+import type { z } from 'zod';
 import type { Command, CommandType, HostMessage, Replies } from '../../src-shared/protocol.ts';
 
 export class ProtocolError extends Error {
@@ -11,8 +12,8 @@ export class ProtocolError extends Error {
   }
 }
 
-/** A command's parameters (everything but `type`); the host applies defaults. */
-export type ParamsOf<T extends CommandType> = Omit<Extract<Command, { type: T }>, 'type'>;
+/** A command's parameters as a caller writes them (fields with defaults may be left out). */
+export type ParamsOf<T extends CommandType> = Omit<Extract<z.input<typeof Command>, { type: T }>, 'type'>;
 
 export class ProtocolClient {
   private nextId = 1;

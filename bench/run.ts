@@ -400,6 +400,8 @@ try {
       ['sizeMb', 'shape', 'ok', 'readMs', 'loadMs', 'firstBlockMs', 'peakRssMb', 'peakOverSize', 'error'],
     ),
     '',
+    "A 1 GB context cannot be one string: V8's longest string is 2^29 − 24 UTF-16 units (≈ 512 Mi characters), so reading it as text throws `RangeError: Invalid string length` before the sandbox sees it. As an array of 1 MB strings (a JSON context) it loads; peak RSS is ≈ 3 × the size (the host's array, isolated-vm's external copy, the isolate's copy).",
+    '',
     '## Sandbox (median per block)',
     '',
     table([report.sandbox], ['emptyBlockMs', 'print10KbMs', 'regex10MbMs']),

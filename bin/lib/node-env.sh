@@ -50,13 +50,15 @@ rlm_ensure_node() {
 }
 
 rlm_ensure_deps() {
-  local stamp="$root/node_modules/.rlm-installed"
-  if [ -f "$stamp" ] && [ "$stamp" -nt "$root/package-lock.json" ] && [ "$stamp" -nt "$root/package.json" ] \
-     && [ "$(cat "$stamp")" = "$(node -v)" ]; then
+  # Reinstall only when the lock file or the Node version changed (not on every edit of
+  # package.json scripts): npm ci empties node_modules, which breaks anything running.
+  local stamp="$root/node_modules/.rlm-installed" want
+  want="$(node -v) $(cksum <"$root/package-lock.json")"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     return 0
   fi
   echo "rlm-studio: installing npm dependencies with Node $(node -v)" >&2
   # The Electron binary downloads on first launch, not at install: nothing here needs the internet.
   (cd "$root" && ELECTRON_SKIP_BINARY_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2)
-  node -v >"$stamp"
+  echo "$want" >"$stamp"
 }

@@ -10,7 +10,7 @@ program
   .showHelpAfterError()
   .exitOverride();
 
-registerCommands(program);
+await registerCommands(program, process.argv);
 
 try {
   await program.parseAsync(process.argv);

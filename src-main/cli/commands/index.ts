@@ -1,20 +1,32 @@
 import type { Command } from 'commander';
-import { registerConvert } from './convert.ts';
-import { registerDemo } from './demo.ts';
-import { registerEval, registerEvalGen } from './eval.ts';
-import { registerMockLlm } from './mock-llm.ts';
-import { registerRun } from './run.ts';
-import { registerServe } from './serve.ts';
-import { registerStats } from './stats.ts';
 
-/** Adds every subcommand to the program. */
-export function registerCommands(program: Command): void {
-  registerRun(program);
-  registerMockLlm(program);
-  registerDemo(program);
-  registerStats(program);
-  registerConvert(program);
-  registerServe(program);
-  registerEval(program);
-  registerEvalGen(program);
+type Register = (program: Command) => void;
+
+// Each command's module is imported only when that command runs: the heavy ones (the
+// OpenAI SDK, the host, the mock server) cost hundreds of milliseconds of start-up that a
+// whole-process `run` would otherwise pay for nothing.
+const COMMANDS: Record<string, () => Promise<Register[]>> = {
+  run: async () => [(await import('./run.ts')).registerRun],
+  'mock-llm': async () => [(await import('./mock-llm.ts')).registerMockLlm],
+  demo: async () => [(await import('./demo.ts')).registerDemo],
+  stats: async () => [(await import('./stats.ts')).registerStats],
+  convert: async () => [(await import('./convert.ts')).registerConvert],
+  serve: async () => [(await import('./serve.ts')).registerServe],
+  view: async () => [(await import('./serve.ts')).registerServe],
+  eval: async () => [(await import('./eval.ts')).registerEval],
+  'eval-gen': async () => [(await import('./eval.ts')).registerEvalGen],
+};
+
+/** Adds the subcommand named in `argv` (or, for help and unknown names, every one). */
+export async function registerCommands(program: Command, argv: readonly string[]): Promise<void> {
+  const name = argv[2];
+  const loaders = name !== undefined && name in COMMANDS ? [COMMANDS[name]!] : [...new Set(Object.values(COMMANDS))];
+  const seen = new Set<Register>();
+  for (const load of loaders) {
+    for (const register of await load()) {
+      if (seen.has(register)) continue;
+      seen.add(register);
+      register(program);
+    }
+  }
 }

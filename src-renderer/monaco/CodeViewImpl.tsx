@@ -31,7 +31,9 @@ export default function CodeViewImpl(props: CodeViewProps) {
   return (
     <div className="code-view" data-testid={props.testId} aria-label={props.ariaLabel} data-readonly={readOnly ? 'true' : 'false'} style={{ height }}>
       <Editor
-        value={value}
+        // Editable editors are uncontrolled: feeding each keystroke back as `value` races
+        // with fast typing and drops characters.
+        {...(readOnly ? { value } : { defaultValue: value })}
         language={language}
         theme={theme === 'light' ? 'vs' : 'vs-dark'}
         onChange={(v) => onChange?.(v ?? '')}
@@ -52,6 +54,10 @@ export default function CodeViewImpl(props: CodeViewProps) {
           // No links from data: a URL in a log is text, not something to open.
           links: false,
           contextmenu: false,
+          // Typing code by hand at a breakpoint: what is typed is what runs.
+          autoClosingBrackets: 'never',
+          autoClosingQuotes: 'never',
+          autoSurround: 'never',
         }}
       />
     </div>

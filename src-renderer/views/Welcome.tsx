@@ -13,7 +13,7 @@ export function Welcome() {
       <h1>RLM Studio</h1>
       <p>Drop a log file (native .rlm.jsonl or the reference library's JSONL) anywhere on this window, or:</p>
       <div className="buttons">
-        <OpenFileButton />
+        <OpenFileButton testId="open-file-welcome" />
         {connected ? (
           <button type="button" className="primary" onClick={() => svc.store.getState().setPanel('new')} data-testid="new-run">
             New run…
@@ -60,7 +60,7 @@ export function Welcome() {
   );
 }
 
-export function OpenFileButton({ viaHost = false }: { viaHost?: boolean }) {
+export function OpenFileButton({ viaHost = false, testId }: { viaHost?: boolean; testId?: string }) {
   const svc = useServices();
   return (
     <label className="button">
@@ -68,7 +68,7 @@ export function OpenFileButton({ viaHost = false }: { viaHost?: boolean }) {
       <input
         type="file"
         accept=".jsonl,.json,.ndjson,application/x-ndjson"
-        data-testid={viaHost ? 'open-file-host' : 'open-file'}
+        data-testid={testId ?? (viaHost ? 'open-file-host' : 'open-file')}
         style={{ display: 'none' }}
         onChange={(e) => {
           const f = e.target.files?.[0];

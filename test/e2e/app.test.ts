@@ -1,0 +1,181 @@
+// The app in Debian's Chromium against `rlm-studio serve`: open a reference-library log
+// (tree, code, output, charts), a hostile log, the live demo to its answer, pause / edit /
+// continue, fork, replay with the slider, and compare. Screenshots go to
+// test-results/screenshots/.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostileNativeText, HOSTILE } from '../unit/renderer/hostile.ts';
+import { dropText, FIXTURES, launch, monacoText, shot, startServe, type Browser, type Served } from './support.ts';
+
+let served: Served;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  served = await startServe();
+  browser = await launch(served.url);
+  page = browser.page;
+  await page.goto(served.url);
+  await page.getByTestId('connection').filter({ hasText: 'open' }).waitFor({ timeout: 30_000 });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.stop();
+});
+
+/** Every block's stdout of the active session, from the page's store (read-only). */
+const STDOUTS = `(() => { const s = window.__rlmStudio.store.getState(); const e = s.sessions.get(s.activeId); return e.events.filter((x) => x.type === 'block.end').map((x) => x.stdout).join('\\n'); })()`;
+
+async function treeItems(): Promise<number> {
+  return page.getByRole('tree', { name: 'Recursion tree' }).getByRole('treeitem').count();
+}
+
+async function newDemoRun(opts: { demo?: string; breakpoints?: string[] } = {}): Promise<void> {
+  await page.getByTestId('topbar-new-run').click();
+  await page.getByTestId('nr-profile').selectOption('demo');
+  await page.getByTestId('nr-demo').selectOption(opts.demo ?? 'recursive');
+  for (const b of opts.breakpoints ?? []) await page.getByTestId(`nr-bp-${b}`).check();
+  await page.getByTestId('nr-start').click();
+}
+
+describe('RLM Studio in Chromium', () => {
+  it('opens a reference-library log: tree, iteration code and output, charts', async () => {
+    await page.getByTestId('open-file').setInputFiles(join(FIXTURES, 'c_recursive.jsonl'));
+    const tree = page.getByRole('tree', { name: 'Recursion tree' });
+    await tree.waitFor();
+    // 4 runs: the root and its three child RLMs.
+    await expect.poll(async () => tree.locator('[role="treeitem"][data-run-id]').count()).toBe(4);
+    await tree.locator('[role="treeitem"][data-run-id]').first().click();
+    await page.getByTestId('iteration-1').click();
+    const code = await monacoText(page, 'code-0');
+    expect(code.length).toBeGreaterThan(5);
+    const output = await monacoText(page, 'output-0');
+    expect(output.length).toBeGreaterThan(0);
+    // Keyboard navigation in the tree.
+    await tree.focus();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => page.getByTestId('run-status').innerText()).toMatch(/answered|limit|failed/);
+    await shot(page, '01-run-view-c_recursive');
+    await page.getByTestId('tab-charts').click();
+    for (const id of ['chart-iterations', 'chart-depth', 'chart-waterfall', 'chart-tokens', 'chart-cross-cost']) {
+      await page.getByTestId(id).locator('svg *').first().waitFor();
+    }
+    expect(await page.getByTestId('chart-waterfall').locator('rect.span').count()).toBeGreaterThan(5);
+    await shot(page, '02-charts-c_recursive');
+    // Graph mode of the tree (d3 layout on a canvas).
+    await page.getByRole('button', { name: 'Graph' }).click();
+    await page.locator('canvas.tree-graph').waitFor();
+    await page.mouse.move(200, 500);
+    await page.mouse.wheel(0, -300);
+    await shot(page, '03-tree-graph');
+    await page.getByRole('button', { name: 'List' }).click();
+    await page.getByTestId('tab-run').click();
+  });
+
+  it('a hostile log executes nothing', async () => {
+    let dialogs = 0;
+    page.on('dialog', (d) => {
+      dialogs++;
+      void d.dismiss();
+    });
+    const scriptsBefore = await page.locator('script').count();
+    await dropText(page, 'hostile.rlm.jsonl', hostileNativeText());
+    await expect.poll(treeItems).toBeGreaterThan(0);
+    await page.getByRole('tree', { name: 'Recursion tree' }).getByRole('treeitem').first().click();
+    await page.getByTestId('iteration-1').click();
+    await page.getByTestId('reply-text').waitFor();
+    expect(await page.getByTestId('reply-text').innerText()).toContain(HOSTILE.script);
+    await monacoText(page, 'output-0');
+    await page.getByTestId('cut-note').waitFor();
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    expect(await page.locator('script').count()).toBe(scriptsBefore);
+    expect(await page.locator('a[href^="javascript:" i]').count()).toBe(0);
+    expect(await page.locator('.center img, .center iframe').count()).toBe(0);
+    expect(dialogs).toBe(0);
+    await shot(page, '04-hostile-log');
+  });
+
+  it('runs the demo live to its answer', async () => {
+    await newDemoRun();
+    await page.getByTestId('run-answer').waitFor({ timeout: 90_000 });
+    await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 30_000 }).toMatch(/finished/);
+    expect(await treeItems()).toBeGreaterThan(1);
+    // The recursive demo fans out with rlm_query_batched: its children are grouped.
+    expect(await page.locator('.tree-row.batch').count()).toBeGreaterThanOrEqual(1);
+    await shot(page, '05-live-demo-answered');
+  });
+
+  it('pauses after a reply, edits the code in Monaco, continues', async () => {
+    await newDemoRun({ demo: 'needle', breakpoints: ['after_reply'] });
+    await page.getByTestId('paused-editor').waitFor({ timeout: 60_000 });
+    const editor = page.locator('[data-testid="edit-block-0"] .monaco-editor textarea').first();
+    await page.locator('[data-testid="edit-block-0"] .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\nprint("edited in the e2e test")', { delay: 15 });
+    void editor;
+    await shot(page, '06-paused-edit');
+    // Stay on this iteration (do not follow the run) to see the edited block run.
+    await page.getByTestId('follow').uncheck();
+    await page.getByTestId('run-edited').click();
+    await page.getByText('edited by hand').first().waitFor({ timeout: 60_000 });
+    await expect.poll(async () => page.evaluate(STDOUTS), { timeout: 30_000 }).toContain('edited in the e2e test');
+    await page.getByTestId('follow').check();
+    // Leave the breakpoint: clear it and continue to the end.
+    await page.getByTestId('bp-after_reply').uncheck();
+    const cont = page.getByTestId('continue');
+    if (await cont.isEnabled()) await cont.click();
+    await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 90_000 }).toMatch(/finished|paused/);
+    if ((await page.getByTestId('session-status').innerText()).includes('paused')) await page.getByTestId('continue').click();
+    await page.getByTestId('run-answer').waitFor({ timeout: 90_000 });
+  });
+
+  it('forks a finished session from an iteration', async () => {
+    const before = await page.getByTestId('session-select').locator('option').count();
+    const root = page.getByRole('tree', { name: 'Recursion tree' }).locator('[role="treeitem"][data-run-id]').first();
+    await root.click();
+    await page.getByTestId('iteration-2').click();
+    await page.getByTestId('fork').click();
+    await expect.poll(async () => page.getByTestId('session-select').locator('option').count(), { timeout: 30_000 }).toBe(before + 1);
+    await page.getByTestId('run-answer').waitFor({ timeout: 90_000 });
+    await shot(page, '07-fork');
+  });
+
+  it('replays with the time slider', async () => {
+    await page.getByTestId('replay-start').click();
+    const slider = page.getByTestId('replay-slider');
+    const max = Number(await slider.getAttribute('max'));
+    expect(max).toBeGreaterThan(5);
+    await slider.fill(String(Math.floor(max / 3)));
+    await expect.poll(async () => page.getByTestId('replay-pos').innerText()).toContain(`event ${Math.floor(max / 3)}/`);
+    await page.getByTestId('replay-step').click();
+    await expect.poll(async () => page.getByTestId('replay-pos').innerText()).toContain(`event ${Math.floor(max / 3) + 1}/`);
+    await shot(page, '08-replay');
+    await page.getByLabel('Speed').selectOption('100');
+    await page.getByTestId('replay-play').click();
+    await expect.poll(async () => page.getByTestId('replay-pos').innerText(), { timeout: 60_000 }).toContain(`event ${max}/${max}`);
+    await page.getByTestId('replay-exit').click();
+  });
+
+  it('compares two sessions', async () => {
+    await page.getByTestId('tab-compare').click();
+    const options = await page.getByTestId('compare-a').locator('option').allTextContents();
+    const demos = options.filter((o) => /demo|fork/i.test(o));
+    expect(demos.length).toBeGreaterThanOrEqual(2);
+    await page.getByTestId('compare-a').selectOption({ label: demos[0] as string });
+    await page.getByTestId('compare-b').selectOption({ label: demos[demos.length - 1] as string });
+    await page.getByTestId('divergence').waitFor();
+    expect(await page.locator('.compare-table tbody tr').count()).toBeGreaterThanOrEqual(8);
+    await shot(page, '09-compare');
+  });
+
+  it('loaded nothing from the network and logged no errors', () => {
+    expect(browser.foreign).toEqual([]);
+    expect(browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
+  });
+});
+
+void readFileSync;

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { reduceEvents } from '../../../src-shared/trajectory/index.ts';
+import { firstDivergence, runMetrics, runsMatching, searchSession, treeRows, truncationOf } from '../../../src-renderer/lib/derive.ts';
+import { fixtureEvents } from './helpers.ts';
+
+describe('derive', () => {
+  const state = reduceEvents(fixtureEvents('c_recursive.jsonl'));
+
+  it('flattens the recursion tree into rows, grouping batched children', () => {
+    const rows = treeRows(state, new Set());
+    const runRows = rows.filter((r) => r.kind === 'run');
+    expect(runRows).toHaveLength(4);
+    expect(rows[0]).toMatchObject({ kind: 'run', level: 0, hasChildren: true, expanded: true });
+    const collapsed = treeRows(state, new Set([rows[0]!.key]));
+    expect(collapsed).toHaveLength(1);
+  });
+
+  it('filters runs by text and keeps ancestors', () => {
+    const child = [...state.runs.values()].find((r) => r.depth === 1)!;
+    const keep = runsMatching(state, child.id)!;
+    expect(keep.has(child.id)).toBe(true);
+    expect(keep.has(child.parentRunId!)).toBe(true);
+  });
+
+  it('inclusive totals include descendants', () => {
+    const m = runMetrics(state);
+    const root = m.get(state.roots[0]!)!;
+    expect(root.total.runs).toBe(4);
+    expect(root.total.iterations).toBe(13);
+  });
+
+  it('finds text in code and output', () => {
+    const hits = searchSession(state, 'rlm_query');
+    expect(hits.some((h) => h.field === 'code')).toBe(true);
+  });
+
+  it('marks where the model stopped seeing output', () => {
+    expect(truncationOf('x'.repeat(100))).toBeNull();
+    expect(truncationOf('x'.repeat(25_000))).toEqual({ cutAt: 20_000, total: 25_000 });
+  });
+
+  it('finds the first diverging iteration', () => {
+    const a = reduceEvents(fixtureEvents('a_needle.jsonl'));
+    expect(firstDivergence(a, a)).toBeNull();
+    const b = reduceEvents(fixtureEvents('e_code_errors.jsonl'));
+    expect(firstDivergence(a, b)?.iteration).toBe(1);
+  });
+
+  it('10,000-run tree: rows are computed without recursion', () => {
+    // A chain 10,000 deep would overflow a recursive walk.
+    const evs = [];
+    let seq = 0;
+    for (let i = 0; i < 10_000; i++) {
+      evs.push({ v: 1, seq: seq++, t: i, ts: '', runId: `r${i}`, parentRunId: i ? `r${i - 1}` : null, depth: i, type: 'run.start', spawnedBy: null, turn: 0, model: 'm', subModel: null, query: null, context: { type: 'string', totalChars: 0, chunkLengths: [0] }, limits: { maxDepth: 1, maxIterations: 1, maxBudgetUsd: null, maxTimeoutMs: null, maxTokens: null, maxErrors: null, maxConcurrency: 1 }, messages: [], tools: [] });
+    }
+    const s = reduceEvents(evs as never);
+    expect(treeRows(s, new Set())).toHaveLength(10_000);
+    expect(runMetrics(s).size).toBe(10_000);
+  });
+});

@@ -1,0 +1,96 @@
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import type { TrajectoryEvent } from '../../../src-shared/events.ts';
+import { App } from '../../../src-renderer/app/App.tsx';
+import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
+import { usePrefs } from '../../../src-renderer/store/prefs.ts';
+import { fixtureEvents, servicesWith } from './helpers.ts';
+import { hostileEvents } from './hostile.ts';
+
+function mount(events: TrajectoryEvent[]) {
+  usePrefs.getState().set({ treeMode: 'list' });
+  const { store, svc } = servicesWith(events);
+  const utils = render(
+    <ServicesProvider services={svc}>
+      <App />
+    </ServicesProvider>,
+  );
+  return { store, svc, ...utils };
+}
+
+describe('views', () => {
+  it('shows the recursion tree as an accessible tree and opens a run', () => {
+    const { store } = mount(fixtureEvents('c_recursive.jsonl'));
+    const tree = screen.getByRole('tree', { name: 'Recursion tree' });
+    // jsdom has no layout, so the virtualiser renders the first rows only; all 4 runs fit.
+    const items = within(tree).getAllByRole('treeitem');
+    expect(items.length).toBeGreaterThanOrEqual(2);
+    expect(items[0]!.getAttribute('aria-level')).toBe('1');
+    // Keyboard: collapse the root with ArrowLeft.
+    fireEvent.keyDown(tree, { key: 'ArrowLeft' });
+    expect(within(tree).getAllByRole('treeitem')).toHaveLength(1);
+    fireEvent.keyDown(tree, { key: 'ArrowRight' });
+    expect(within(tree).getAllByRole('treeitem').length).toBeGreaterThan(1);
+    // Selecting the root opens it: iteration detail with code and output.
+    fireEvent.keyDown(tree, { key: 'Home' });
+    fireEvent.keyDown(tree, { key: 'Enter' });
+    const root = store.getState().sessions.get('s1')!.traj.roots[0]!;
+    expect(store.getState().selection.get('s1')?.runId).toBe(root);
+    fireEvent.click(screen.getByTestId('iteration-1'));
+    const detail = screen.getByTestId('iteration-detail');
+    expect(within(detail).getByTestId('code-0').textContent).toMatch(/\S/);
+    expect(within(detail).getByTestId('output-0').getAttribute('data-readonly')).toBe('true');
+  });
+
+  it('links sub-calls to child runs', () => {
+    const { store } = mount(fixtureEvents('c_recursive.jsonl'));
+    const traj = store.getState().sessions.get('s1')!.traj;
+    const root = traj.runs.get(traj.roots[0]!)!;
+    const parentIt = traj.runs.get(root.children[0]!)!.spawnedBy!.iteration;
+    act(() => store.getState().select('s1', { runId: root.id, iteration: parentIt }));
+    const links = screen.getAllByTestId('open-child');
+    fireEvent.click(links[0]!);
+    expect(store.getState().selection.get('s1')?.runId).toBe(root.children[0]);
+  });
+
+  it('renders the charts panel', () => {
+    const { store } = mount(fixtureEvents('b_aggregate.jsonl'));
+    act(() => store.getState().setPanel('charts'));
+    for (const id of ['chart-iterations', 'chart-depth', 'chart-waterfall', 'chart-tokens', 'chart-cross-cost']) expect(screen.getByTestId(id)).toBeTruthy();
+    expect(screen.getByTestId('chart-waterfall').querySelectorAll('rect.span').length).toBeGreaterThan(5);
+  });
+
+  it('searches and jumps to a match', () => {
+    const { store } = mount(fixtureEvents('e_code_errors.jsonl'));
+    act(() => store.getState().setPanel('search'));
+    fireEvent.change(screen.getByTestId('search-input'), { target: { value: 'TypeError' } });
+    const hits = screen.getAllByTestId('search-hit');
+    fireEvent.click(hits[0]!);
+    expect(store.getState().panel).toBe('run');
+    expect(store.getState().selection.get('s1')?.iteration).not.toBeNull();
+  });
+
+  it('compares two sessions and names the first divergence', () => {
+    const { store } = mount(fixtureEvents('a_needle.jsonl'));
+    act(() => {
+      store.getState().addLocalSession('s2', 'other');
+      store.getState().ingestEvents('s2', fixtureEvents('e_code_errors.jsonl'));
+      store.getState().flushEvents();
+      store.getState().setCompare({ a: 's1', b: 's2' });
+      store.getState().setPanel('compare');
+    });
+    expect(screen.getByTestId('divergence').textContent).toMatch(/iteration 1/);
+  });
+
+  it('a hostile log executes nothing and renders its text as text', () => {
+    const before = document.querySelectorAll('script').length;
+    const { store, container } = mount(hostileEvents());
+    const traj = store.getState().sessions.get('s1')!.traj;
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
+    expect((window as unknown as { __pwned?: boolean }).__pwned).toBeUndefined();
+    expect(document.querySelectorAll('script').length).toBe(before);
+    expect(container.querySelectorAll('img, iframe, object, embed').length).toBe(0);
+    for (const a of container.querySelectorAll('a')) expect(a.getAttribute('href') ?? '').not.toMatch(/^javascript:/i);
+    expect(container.textContent).toContain('<script>window.__pwned=true</script>');
+  });
+});

@@ -20,14 +20,26 @@ if (!parsed.success) {
 const host = new Host({ ...parsed.data, label: 'rlm-studio desktop' });
 const conns = new Map<number, HostConnection>();
 
-process.on('message', (raw: unknown) => {
+// Under Electron's utilityProcess the channel is `process.parentPort`; under fork() it is
+// process.send / 'message'.
+interface ParentPortLike {
+  on(event: 'message', listener: (e: { data: unknown }) => void): void;
+  postMessage(message: unknown): void;
+}
+const parentPort = (process as unknown as { parentPort?: ParentPortLike }).parentPort;
+const post = (m: unknown): void => {
+  if (parentPort) parentPort.postMessage(m);
+  else process.send?.(m);
+};
+
+function onMessage(raw: unknown): void {
   const m = Incoming.safeParse(raw);
   if (!m.success) return;
   const { c } = m.data;
   switch (m.data.t) {
     case 'open':
       conns.get(c)?.close();
-      conns.set(c, host.connect((msg) => process.send?.({ c, m: msg })));
+      conns.set(c, host.connect((msg) => post({ c, m: msg })));
       return;
     case 'msg':
       conns.get(c)?.receive(m.data.m);
@@ -37,7 +49,12 @@ process.on('message', (raw: unknown) => {
       conns.delete(c);
       return;
   }
-});
-// The parent is gone: stop the workers and leave.
-process.on('disconnect', () => void host.close().finally(() => process.exit(0)));
-process.send?.({ ready: true });
+}
+
+if (parentPort) parentPort.on('message', (e) => onMessage(e.data));
+else {
+  process.on('message', onMessage);
+  // The parent is gone: stop the workers and leave.
+  process.on('disconnect', () => void host.close().finally(() => process.exit(0)));
+}
+post({ ready: true });

@@ -5,6 +5,33 @@ import { resolve } from 'node:path';
 import type { HostMessage } from '../../src-shared/protocol.ts';
 import type { HostConnection, HostEndpoint } from './connection.ts';
 
+/** The little a supervisor needs of a process: fork() and Electron's utilityProcess both fit. */
+export interface HostChild {
+  readonly pid: number | undefined;
+  send(message: unknown): void;
+  onMessage(listener: (message: unknown) => void): void;
+  onExit(listener: (reason: string) => void): void;
+  kill(): void;
+}
+
+export const HOST_PROCESS_ENTRY = resolve(import.meta.dirname, 'host-process.ts');
+
+/** Starts host-process.ts with child_process.fork. */
+export function forkHostChild(entry: string, env: NodeJS.ProcessEnv, execPath?: string): HostChild {
+  const child: ChildProcess = fork(entry, [], { execArgv: ['--no-node-snapshot'], execPath: execPath ?? process.execPath, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return {
+    get pid() {
+      return child.pid;
+    },
+    send: (m) => {
+      if (child.connected) child.send(m as object);
+    },
+    onMessage: (l) => void child.on('message', l),
+    onExit: (l) => void child.on('exit', (code, signal) => l(signal ? `was killed (${signal})` : `exited with code ${code}`)),
+    kill: () => void child.kill('SIGKILL'),
+  };
+}
+
 export interface RemoteHostOptions {
   runsDir: string;
   settingsDir: string;
@@ -14,11 +41,14 @@ export interface RemoteHostOptions {
   env?: NodeJS.ProcessEnv;
   /** Called after the host process died and a new one started (sessions in it are gone). */
   onRestart?: (reason: string) => void;
+  /** How to start the process (default: fork). The desktop shell passes utilityProcess. */
+  launch?: (entry: string, env: NodeJS.ProcessEnv) => HostChild;
 }
 
 export class RemoteHost implements HostEndpoint {
   private readonly opts: RemoteHostOptions;
-  private child: ChildProcess | null = null;
+  private child: HostChild | null = null;
+  private exited: (() => void) | null = null;
   private nextConn = 1;
   private readonly conns = new Map<number, (m: HostMessage) => void>();
   private stopped = false;
@@ -30,30 +60,28 @@ export class RemoteHost implements HostEndpoint {
   }
 
   private spawn(): void {
-    const child = fork(resolve(import.meta.dirname, 'host-process.ts'), [], {
-      execArgv: ['--no-node-snapshot'],
-      execPath: this.opts.execPath ?? process.execPath,
-      env: {
-        ...(this.opts.env ?? process.env),
-        RLM_HOST_OPTIONS: JSON.stringify({ runsDir: this.opts.runsDir, settingsDir: this.opts.settingsDir, demoLatencyMs: this.opts.demoLatencyMs }),
-      },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
+    const env: NodeJS.ProcessEnv = {
+      ...(this.opts.env ?? process.env),
+      RLM_HOST_OPTIONS: JSON.stringify({ runsDir: this.opts.runsDir, settingsDir: this.opts.settingsDir, demoLatencyMs: this.opts.demoLatencyMs }),
+    };
+    const child = this.opts.launch ? this.opts.launch(HOST_PROCESS_ENTRY, env) : forkHostChild(HOST_PROCESS_ENTRY, env, this.opts.execPath);
     this.child = child;
-    child.on('message', (raw: unknown) => {
+    child.onMessage((raw: unknown) => {
       if (typeof raw !== 'object' || raw === null || !('c' in raw) || !('m' in raw)) return;
       const { c, m } = raw as { c: unknown; m: unknown };
       if (typeof c === 'number') this.conns.get(c)?.(m as HostMessage);
     });
-    // Connections opened before the crash are re-opened on the new host.
+    // Connections opened before a crash are re-opened on the new host.
     for (const c of this.conns.keys()) child.send({ t: 'open', c });
-    child.on('exit', (code, signal) => {
+    child.onExit((how) => {
+      this.exited?.();
       if (this.stopped) return;
       const now = Date.now();
       this.restarts = [...this.restarts.filter((t) => now - t < 60_000), now];
-      const reason = `the host process ${signal ? `was killed (${signal})` : `exited with code ${code}`}`;
+      const reason = `the host process ${how}`;
       // A host that dies at once, again and again, is not restarted forever.
       if (this.restarts.length > 5) {
+        this.child = null;
         this.opts.onRestart?.(`${reason}; restarted too often, giving up`);
         return;
       }
@@ -67,12 +95,10 @@ export class RemoteHost implements HostEndpoint {
     this.conns.set(c, send);
     this.child?.send({ t: 'open', c });
     return {
-      receive: (raw) => {
-        if (this.child?.connected) this.child.send({ t: 'msg', c, m: raw });
-      },
+      receive: (raw) => this.child?.send({ t: 'msg', c, m: raw }),
       close: () => {
         this.conns.delete(c);
-        if (this.child?.connected) this.child.send({ t: 'close', c });
+        this.child?.send({ t: 'close', c });
       },
     };
   }
@@ -85,11 +111,11 @@ export class RemoteHost implements HostEndpoint {
   async close(): Promise<void> {
     this.stopped = true;
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    if (!child) return;
+    // Killing the host process orphans its workers, which then stop themselves.
     await new Promise<void>((r) => {
-      child.once('exit', () => r());
-      child.disconnect();
-      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      this.exited = r;
+      child.kill();
     });
   }
 }

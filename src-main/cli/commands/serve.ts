@@ -1,7 +1,8 @@
 // `rlm-studio serve`: the host plus the built UI over HTTP and WebSocket (web mode), and
 // `rlm-studio view LOG`: the same with a saved log opened and preselected.
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { Host } from '../../host/session-manager.ts';
 import { defaultSettingsDir } from '../../host/profiles.ts';
@@ -80,8 +81,33 @@ async function serveUntilStopped(s: Serving): Promise<void> {
   await s.close();
 }
 
+/** The Electron binary, if this machine has it (it downloads on first launch, which needs the internet). */
+export function electronBinary(): string | null {
+  const pkg = resolve(repoRoot, 'node_modules/electron');
+  const override = process.env['ELECTRON_OVERRIDE_DIST_PATH'];
+  const pathFile = join(pkg, 'path.txt');
+  if (!existsSync(pathFile)) return null;
+  const bin = join(override ?? join(pkg, 'dist'), readFileSync(pathFile, 'utf8').trim());
+  return existsSync(bin) ? bin : null;
+}
+
 export function registerServe(program: Command): void {
   addServeOptions(program.command('serve').description('Serve the app in a browser (host included), on 127.0.0.1 by default.')).action(async (o: ServeOptions) => {
+    const s = await startServing(o);
+    process.stdout.write(`RLM Studio is serving at ${s.web.url}\nruns: ${resolve(o.runsDir)}\n`);
+    await serveUntilStopped(s);
+  });
+
+  addServeOptions(program.command('start').description('Open the desktop app; where Electron is not available, serve the same UI in web mode.')).action(async (o: ServeOptions) => {
+    const electron = electronBinary();
+    if (electron !== null) {
+      const built = spawnSync(process.execPath, [resolve(repoRoot, 'node_modules/rolldown/bin/cli.mjs'), resolve(repoRoot, 'src-main/electron/preload.ts'), '--format', 'cjs', '--platform', 'node', '--external', 'electron', '--file', resolve(repoRoot, 'dist/electron/preload.cjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
+      if (built.status !== 0) throw new UsageError('could not build the preload script (dist/electron/preload.cjs)');
+      const child = spawn(electron, [repoRoot], { stdio: 'inherit' });
+      await new Promise<void>((res) => child.on('exit', (code) => ((process.exitCode = code ?? 1), res())));
+      return;
+    }
+    process.stderr.write('rlm-studio: the Electron binary is not available on this machine (it is downloaded on first launch, and that needs the internet). Serving the same UI in web mode instead.\n');
     const s = await startServing(o);
     process.stdout.write(`RLM Studio is serving at ${s.web.url}\nruns: ${resolve(o.runsDir)}\n`);
     await serveUntilStopped(s);

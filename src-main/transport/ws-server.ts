@@ -104,7 +104,13 @@ function serveStatic(staticDir: string | null, req: IncomingMessage, res: Server
     res.writeHead(405, { Allow: 'GET, HEAD' }).end();
     return;
   }
-  const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+  let pathname: string;
+  try {
+    pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+  } catch {
+    res.writeHead(400).end();
+    return;
+  }
   if (staticDir === null || !existsSync(join(staticDir, 'index.html'))) {
     res.writeHead(pathname === '/' ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' }).end(NOT_BUILT);
     return;

@@ -30,13 +30,40 @@ export interface RunMetrics {
   wallMs: number;
 }
 
+// A run's own totals change only when its events do: cache them per run node, keyed on
+// what new events change, so a commit during a 100 MB load recomputes only the runs that
+// grew (the whole-tree roll-up below is cheap additions).
+const ownCache = new WeakMap<RunNode, { key: string; own: Totals }>();
+
+function ownKey(run: RunNode): string {
+  const last = run.iterations[run.iterations.length - 1];
+  const lastBlock = last?.blocks[last.blocks.length - 1];
+  return `${run.iterations.length}:${run.lastT}:${run.end ? 1 : 0}:${last?.blocks.length ?? 0}:${last?.reply ? 1 : 0}:${last?.end ? 1 : 0}:${lastBlock?.calls.length ?? 0}:${lastBlock?.end ? 1 : 0}`;
+}
+
+export function cachedOwnTotals(state: TrajectoryState, run: RunNode): Totals {
+  const key = ownKey(run);
+  const hit = ownCache.get(run);
+  if (hit && hit.key === key) return hit.own;
+  const own = runOwnTotals(state, run);
+  ownCache.set(run, { key, own });
+  return own;
+}
+
+/** Totals of a run and its descendants, from the cached own totals. */
+export function inclusiveTotals(state: TrajectoryState, runId: RunId): Totals {
+  const t = emptyTotals();
+  for (const run of walkRuns(state, runId)) addTotals(t, cachedOwnTotals(state, run));
+  return t;
+}
+
 /** Own and inclusive totals for every run in one pass (children folded bottom-up). */
 export function runMetrics(state: TrajectoryState): Map<RunId, RunMetrics> {
   const out = new Map<RunId, RunMetrics>();
   const order: RunNode[] = [];
   for (const run of walkRuns(state)) {
     order.push(run);
-    const own = runOwnTotals(state, run);
+    const own = cachedOwnTotals(state, run);
     out.set(run.id, { own, total: addTotals(emptyTotals(), own), wallMs: runWallMs(run) });
   }
   // Reverse pre-order visits children before parents.

@@ -29,6 +29,14 @@ export type CommitFn = (touched: ReadonlySet<string>) => void;
 export class EventIngest {
   private queue: Pending[] = [];
   private scheduled = false;
+  private lastCommit = Number.NEGATIVE_INFINITY;
+  private uncommitted = new Set<string>();
+  /**
+   * While a backlog remains after a frame (a big file loading), views are refreshed at most
+   * this often: re-deriving the tree every frame would cost more than folding the events.
+   * A live stream drains every frame and so commits every frame.
+   */
+  backlogCommitMs = 250;
   /** Frames processed and the longest one, for the performance panel. */
   stats = { frames: 0, events: 0, maxFrameMs: 0 };
 
@@ -91,8 +99,16 @@ export class EventIngest {
       if (p.offset >= p.events.length) this.queue.shift();
       if (this.scheduler.now() - t0 >= budget) break;
     }
+    for (const id of touched) this.uncommitted.add(id);
+    const now = this.scheduler.now();
+    const backlog = this.queue.length > 0 && budget !== Number.POSITIVE_INFINITY;
+    if (this.uncommitted.size > 0 && (!backlog || now - this.lastCommit >= this.backlogCommitMs)) {
+      const ids = this.uncommitted;
+      this.uncommitted = new Set();
+      this.lastCommit = now;
+      this.commit(ids);
+    }
     if (touched.size > 0) {
-      this.commit(touched);
       const ms = this.scheduler.now() - t0;
       this.stats.frames++;
       if (ms > this.stats.maxFrameMs && budget !== Number.POSITIVE_INFINITY) this.stats.maxFrameMs = ms;

@@ -3,9 +3,9 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ChatMessage, RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
-import { blocksOf, iterationTotals, runTotals, type BlockNode, type IterationNode, type RunNode, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import { blocksOf, iterationTotals, type BlockNode, type IterationNode, type RunNode, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { fmtInt, fmtMs, fmtUsd, runStatus, truncationOf } from '../lib/derive.ts';
+import { fmtInt, fmtMs, fmtUsd, inclusiveTotals, runStatus, truncationOf } from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
 import { hostIdOf, pauseOf, viewRev, viewTraj } from '../store/studio.ts';
 import { TextBlock } from './TextBlock.tsx';
@@ -32,7 +32,7 @@ export function RunView({ sessionId }: { sessionId: string }) {
 
 function RunHeader({ traj, run, pause, sessionId }: { traj: TrajectoryState; run: RunNode; pause: PauseInfo | null; sessionId: string }) {
   const svc = useServices();
-  const totals = useMemo(() => runTotals(traj, run.id), [traj, run, traj.revision]);
+  const totals = useMemo(() => inclusiveTotals(traj, run.id), [traj, run, traj.revision]);
   const status = runStatus(run, pause);
   const parent = run.parentRunId;
   return (

@@ -2,7 +2,7 @@
 // session's calls over time with concurrency and the critical path; token growth of the
 // root history with compaction marked; quartiles and histograms across loaded sessions.
 // Each chart can be saved as SVG or PNG.
-import { axisBottom, axisLeft, histogram as d3hist, max as d3max, scaleBand, scaleLinear, select, line as d3line, area as d3area, curveStepAfter } from 'd3';
+import { axisBottom, axisLeft, axisRight, histogram as d3hist, max as d3max, scaleBand, scaleLinear, select, line as d3line, area as d3area, curveStepAfter } from 'd3';
 import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
 import { blocksOf, criticalPath, depthTotals, iterationTotals, quartiles, sessionTotals, walkRuns, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
@@ -13,7 +13,7 @@ import { viewRev, viewTraj } from '../store/studio.ts';
 
 const W = 560;
 const H = 220;
-const M = { top: 14, right: 14, bottom: 28, left: 54 };
+const M = { top: 14, right: 60, bottom: 28, left: 54 };
 
 type Draw = (svg: SVGSVGElement) => void;
 
@@ -99,7 +99,7 @@ function drawBars(svg: SVGSVGElement, bars: Bar[], aName: string, bName: string,
   const bw = x.bandwidth() / 2;
   g.append('g').attr('transform', `translate(0,${ih})`).call(axisBottom(x).tickValues(x.domain().filter((_, i) => i % Math.ceil(bars.length / 20) === 0)));
   g.append('g').call(axisLeft(ya).ticks(5).tickFormat((v) => fa(Number(v))));
-  g.append('g').attr('transform', `translate(${iw},0)`).call(axisLeft(yb).ticks(0));
+  g.append('g').attr('transform', `translate(${iw},0)`).call(axisRight(yb).ticks(5).tickFormat((v) => fb(Number(v))));
   g.selectAll('rect.a').data(bars).join('rect').attr('class', 'bar-a').attr('x', (d) => x(d.label) ?? 0).attr('width', bw).attr('y', (d) => ya(d.a)).attr('height', (d) => ih - ya(d.a)).append('title').text((d) => `${d.label}: ${aName} ${fa(d.a)}`);
   g.selectAll('rect.b').data(bars).join('rect').attr('class', 'bar-b').attr('x', (d) => (x(d.label) ?? 0) + bw).attr('width', bw).attr('y', (d) => yb(d.b)).attr('height', (d) => ih - yb(d.b)).append('title').text((d) => `${d.label}: ${bName} ${fb(d.b)}`);
   const legend = g.append('g').attr('transform', `translate(${iw - 170},0)`);

@@ -36,7 +36,7 @@ import { buildReplayPlan, type ReplayPlan } from '../lm/replay-client.ts';
 import { NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
 import { readLogBatches } from '../logs/read-log.ts';
 import { startMockLlm, type MockLlmServer } from '../mock-llm/server.ts';
-import type { HostConnection, HostEndpoint } from '../transport/connection.ts';
+import type { ConnectOptions, HostConnection, HostEndpoint } from '../transport/connection.ts';
 import { DEMO_SCENARIOS } from './demo.ts';
 import { DEMO_PROFILE_NAME, ProfileStore } from './profiles.ts';
 import { FromWorker, type ToWorker, type WorkerSpec } from './worker-protocol.ts';
@@ -108,12 +108,15 @@ interface Session {
 
 interface Client {
   send: (m: HostMessage) => void;
+  buffered: () => number;
   /** Session id → index of the next event to send. */
   subs: Map<string, number>;
 }
 
 const TERMINAL: ReadonlySet<SessionStatus> = new Set(['finished', 'failed', 'cancelled', 'saved']);
 const EVENTS_PER_MESSAGE = 2000;
+/** A client with more than this queued in its carrier gets no more events until it drains. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 export class Host implements HostEndpoint {
   private readonly opts: HostOptions;
@@ -123,6 +126,7 @@ export class Host implements HostEndpoint {
   private demo: Promise<MockLlmServer> | null = null;
   private readonly dirty = new Set<string>();
   private flushScheduled = false;
+  private retryTimer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly workerEntry = resolve(import.meta.dirname, 'worker.ts');
 
@@ -135,10 +139,15 @@ export class Host implements HostEndpoint {
     return this.opts.runsDir;
   }
 
+  /** The file a session's events are in (its native log, or the saved log it was opened from). */
+  logFileOf(sessionId: string): string | null {
+    return this.sessions.get(sessionId)?.logFile ?? null;
+  }
+
   // ---- connections ----
 
-  connect(send: (m: HostMessage) => void): HostConnection {
-    const client: Client = { send, subs: new Map() };
+  connect(send: (m: HostMessage) => void, options: ConnectOptions = {}): HostConnection {
+    const client: Client = { send, subs: new Map(), buffered: options.buffered ?? (() => 0) };
     this.clients.add(client);
     return {
       receive: (raw) => void this.receive(client, raw),
@@ -274,21 +283,39 @@ export class Host implements HostEndpoint {
     setImmediate(() => this.flush());
   }
 
-  /** Sends every subscriber the events it has not had yet, in order, in bounded messages. */
+  /**
+   * Sends every subscriber the events it has not had yet, in order, in bounded messages. A
+   * client whose carrier is backed up is skipped and retried shortly (its position is kept),
+   * so a slow browser on a 1 GB log does not make the host buffer the whole log.
+   */
   private flush(): void {
     this.flushScheduled = false;
     const ids = [...this.dirty];
     this.dirty.clear();
+    let backedUp = false;
     for (const c of this.clients) {
       for (const id of ids) {
         const from = c.subs.get(id);
         const s = this.sessions.get(id);
         if (from === undefined || !s || from >= s.events.length) continue;
-        for (let i = from; i < s.events.length; i += EVENTS_PER_MESSAGE) {
-          this.safeSend(c, { kind: 'events', sessionId: id, events: s.events.slice(i, i + EVENTS_PER_MESSAGE) });
+        let i = from;
+        while (i < s.events.length && c.buffered() < MAX_BUFFERED_BYTES) {
+          const end = Math.min(i + EVENTS_PER_MESSAGE, s.events.length);
+          this.safeSend(c, { kind: 'events', sessionId: id, events: s.events.slice(i, end) });
+          i = end;
         }
-        c.subs.set(id, s.events.length);
+        c.subs.set(id, i);
+        if (i < s.events.length) {
+          backedUp = true;
+          this.dirty.add(id);
+        }
       }
+    }
+    if (backedUp && !this.retryTimer) {
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = null;
+        this.flush();
+      }, 15);
     }
   }
 
@@ -735,6 +762,7 @@ export class Host implements HostEndpoint {
   /** Stops every worker and the demo model; logs are closed with what they have. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     const exits: Promise<void>[] = [];
     for (const s of this.sessions.values()) {
       const w = s.worker;

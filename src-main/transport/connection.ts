@@ -10,6 +10,14 @@ export interface HostConnection {
   close(): void;
 }
 
+export interface ConnectOptions {
+  /**
+   * Bytes the carrier has queued but not yet delivered. When it reports a lot, the host
+   * holds back further event pushes for this client instead of piling them up in memory.
+   */
+  buffered?: () => number;
+}
+
 export interface HostEndpoint {
-  connect(send: (message: HostMessage) => void, label?: string): HostConnection;
+  connect(send: (message: HostMessage) => void, options?: ConnectOptions): HostConnection;
 }

@@ -23,6 +23,12 @@ export interface WebServerOptions {
   token?: string;
   /** Largest accepted message (opening a log as text can be large). Default 512 MiB. */
   maxPayloadBytes?: number;
+  /**
+   * Enables GET /api/log?session=ID&token=T: the raw bytes of a session's log file, so a
+   * page can decode a large log in a Web Worker with the shared codecs instead of receiving
+   * it event by event. Returns the file, or null for an unknown session.
+   */
+  logFileOf?: (sessionId: string) => string | null;
 }
 
 export interface WebServer {
@@ -146,7 +152,25 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const token = o.token ?? randomBytes(32).toString('base64url');
   const staticDir = o.staticDir ?? null;
   const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayloadBytes ?? 512 * 1024 * 1024 });
-  const server = createServer((req, res) => serveStatic(staticDir, req, res));
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/api/log') return serveLog(url, req, res);
+    serveStatic(staticDir, req, res);
+  });
+
+  const serveLog = (url: URL, req: IncomingMessage, res: ServerResponse): void => {
+    securityHeaders(res);
+    res.setHeader('Cache-Control', 'no-store');
+    if (!tokenMatches(url.searchParams.get('token'), token)) return void res.writeHead(401).end('Unauthorized');
+    if (!originAllowed(req.headers.origin, req.headers.host, boundHost)) return void res.writeHead(403).end('Forbidden');
+    const file = o.logFileOf?.(url.searchParams.get('session') ?? '') ?? null;
+    if (file === null || !existsSync(file)) return void res.writeHead(404).end('Not Found');
+    // A live session's log grows: this is what is on disk now (the event stream has the rest).
+    const size = statSync(file).size;
+    res.writeHead(200, { 'Content-Type': 'application/x-ndjson; charset=utf-8', 'Content-Length': String(size) });
+    if (req.method === 'HEAD') return void res.end();
+    createReadStream(file, { start: 0, end: Math.max(0, size - 1) }).pipe(res);
+  };
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -157,9 +181,12 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   });
 
   const attach = (ws: WebSocket): void => {
-    const conn = o.endpoint.connect((m) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
-    });
+    const conn = o.endpoint.connect(
+      (m) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
+      },
+      { buffered: () => ws.bufferedAmount },
+    );
     ws.on('message', (data, isBinary) => {
       if (isBinary) return conn.receive(null);
       let raw: unknown;

@@ -34,7 +34,7 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
   const staticDir = existsSync(resolve(o.static, 'index.html')) ? resolve(o.static) : null;
   let web: WebServer;
   try {
-    web = await startWebServer({ endpoint: host, port: o.port, host: o.host, staticDir });
+    web = await startWebServer({ endpoint: host, port: o.port, host: o.host, staticDir, logFileOf: (id) => host.logFileOf(id) });
   } catch (err) {
     await host.close();
     const code = (err as NodeJS.ErrnoException).code;

@@ -8,7 +8,7 @@ let host: Host;
 let web: WebServer;
 beforeAll(async () => {
   host = makeHost();
-  web = await startWebServer({ endpoint: host, port: 0, staticDir: null });
+  web = await startWebServer({ endpoint: host, port: 0, staticDir: null, logFileOf: (id) => host.logFileOf(id) });
 });
 afterAll(async () => {
   await web.close();
@@ -68,6 +68,23 @@ describe('serve: who may connect', () => {
     expect(originAllowed('http://localhost:5757', 'localhost:5757', '127.0.0.1')).toBe(true);
     expect(originAllowed('http://gpu-box:5757', 'gpu-box:5757', '0.0.0.0')).toBe(true);
     expect(originAllowed('null', '127.0.0.1:5757', '127.0.0.1')).toBe(false);
+  });
+});
+
+describe('serve: raw log files', () => {
+  it('serves a session\'s log bytes to a token holder only', async () => {
+    const c = await connectWs(wsUrlOf(web.url));
+    const { session } = await c.call('session.start', demoStart('needle'));
+    const done = await c.status(session.sessionId, 'finished');
+    const u = new URL(web.url);
+    const res = await fetch(`${u.origin}/api/log?session=${session.sessionId}&token=${web.token}`);
+    expect(res.status).toBe(200);
+    const { readFileSync } = await import('node:fs');
+    expect(await res.text()).toBe(readFileSync(done.logFile!, 'utf8'));
+    expect((await fetch(`${u.origin}/api/log?session=${session.sessionId}&token=nope`)).status).toBe(401);
+    expect((await fetch(`${u.origin}/api/log?session=${session.sessionId}&token=${web.token}`, { headers: { Origin: 'https://evil.example' } })).status).toBe(403);
+    expect((await fetch(`${u.origin}/api/log?session=unknown&token=${web.token}`)).status).toBe(404);
+    c.closeCarrier();
   });
 });
 

@@ -14,13 +14,15 @@ import { demoContext } from './demo.ts';
 import { type FromWorker, ToWorker, type WorkerSpec } from './worker-protocol.ts';
 
 function send(msg: FromWorker): void {
-  process.send?.(msg);
+  // After the host is gone a send would throw, and an error on the way out can leave the
+  // process hung in exit (see below).
+  if (process.connected) process.send?.(msg);
 }
 
 /** Resolves once the message is handed to the channel, so nothing is lost on exit. */
 function sendAndWait(msg: FromWorker): Promise<void> {
   return new Promise((resolve) => {
-    if (!process.send) return resolve();
+    if (!process.send || !process.connected) return resolve();
     process.send(msg, undefined, {}, () => resolve());
   });
 }
@@ -30,10 +32,21 @@ function sendAndWait(msg: FromWorker): Promise<void> {
 // is busy (seen with a sub-call pending), so an orphan stops itself the hard way; the log
 // is the host's, so nothing is lost here.
 let finished = false;
-process.on('disconnect', () => {
-  if (finished) process.exit(0);
-  else process.kill(process.pid, 'SIGKILL');
-});
+const die = (): never => {
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable');
+};
+process.on('disconnect', () => (finished ? process.exit(0) : die()));
+// Anything unexpected: tell the host if it is still there, then stop the hard way.
+const fatal = (err: unknown): void => {
+  try {
+    send({ t: 'fatal', message: `the worker crashed: ${err instanceof Error ? err.message : String(err)}` });
+  } finally {
+    setTimeout(die, 100);
+  }
+};
+process.on('uncaughtException', fatal);
+process.on('unhandledRejection', fatal);
 
 let dbg: Debugger | null = null;
 const abort = new AbortController();

@@ -502,8 +502,10 @@ export class Host implements HostEndpoint {
     const child = fork(this.workerEntry, [`--session=${s.id}`], {
       execArgv: ['--no-node-snapshot'],
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      // The worker must not inherit test-runner or debugger hooks meant for the host.
-      env: { ...process.env, NODE_OPTIONS: '' },
+      // The worker must not inherit test-runner or debugger hooks meant for the host. Under
+      // Electron (the desktop host runs in a utilityProcess) execPath is Electron itself,
+      // which runs a script as Node only when told to (and only if the runAsNode fuse allows).
+      env: { ...process.env, NODE_OPTIONS: '', ...(process.versions['electron'] ? { ELECTRON_RUN_AS_NODE: '1' } : {}) },
     });
     s.worker = child;
     child.stderr?.setEncoding('utf8').on('data', (d: string) => {

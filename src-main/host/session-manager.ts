@@ -54,6 +54,8 @@ export interface HostOptions {
   label?: string;
   /** Milliseconds a cancelled worker gets to wind down before it is killed. Default 5000. */
   cancelGraceMs?: number;
+  /** Keep one booted worker ready so the next session starts at once. Default true. */
+  prewarm?: boolean;
 }
 
 class HostError extends Error {
@@ -106,6 +108,12 @@ interface Session {
   killTimer: NodeJS.Timeout | null;
 }
 
+interface SpareWorker {
+  child: ChildProcess;
+  ready: boolean;
+  stderr: string;
+}
+
 interface Client {
   send: (m: HostMessage) => void;
   buffered: () => number;
@@ -124,6 +132,7 @@ export class Host implements HostEndpoint {
   private readonly clients = new Set<Client>();
   private readonly profiles: ProfileStore;
   private demo: Promise<MockLlmServer> | null = null;
+  private spare: SpareWorker | null = null;
   private readonly dirty = new Set<string>();
   private flushScheduled = false;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -497,9 +506,9 @@ export class Host implements HostEndpoint {
     return s;
   }
 
-  private spawnWorker(s: Session, spec: WorkerSpec): void {
-    // The session id in argv only names the process in `ps`.
-    const child = fork(this.workerEntry, [`--session=${s.id}`], {
+  /** A worker process not yet given a session: booting Node and the engine takes ~0.4 s. */
+  private forkWorker(): SpareWorker {
+    const child = fork(this.workerEntry, [], {
       execArgv: ['--no-node-snapshot'],
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       // The worker must not inherit test-runner or debugger hooks meant for the host. Under
@@ -507,11 +516,53 @@ export class Host implements HostEndpoint {
       // which runs a script as Node only when told to (and only if the runAsNode fuse allows).
       env: { ...process.env, NODE_OPTIONS: '', ...(process.versions['electron'] ? { ELECTRON_RUN_AS_NODE: '1' } : {}) },
     });
+    const w: SpareWorker = { child, ready: false, stderr: '' };
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+      w.stderr = (w.stderr + d).slice(-4000);
+    });
+    child.on('message', (raw: unknown) => {
+      if (typeof raw === 'object' && raw !== null && (raw as { t?: unknown }).t === 'ready') w.ready = true;
+    });
+    child.on('exit', () => {
+      if (this.spare === w) this.spare = null;
+    });
+    child.on('error', () => {
+      if (this.spare === w) this.spare = null;
+    });
+    return w;
+  }
+
+  /** Takes the booted spare (or forks one) and boots the next spare in the background. */
+  private claimWorker(): SpareWorker {
+    let w = this.spare;
+    this.spare = null;
+    if (!w || w.child.exitCode !== null || w.child.signalCode !== null || !w.child.connected) w = this.forkWorker();
+    if (this.opts.prewarm !== false) {
+      setImmediate(() => {
+        if (!this.closed && this.spare === null) this.spare = this.forkWorker();
+      });
+    }
+    return w;
+  }
+
+  /** The worker process of a live session (tests use it to kill one). */
+  workerPid(sessionId: string): number | null {
+    return this.sessions.get(sessionId)?.worker?.pid ?? null;
+  }
+
+  private spawnWorker(s: Session, spec: WorkerSpec): void {
+    const w = this.claimWorker();
+    const child = w.child;
+    for (const event of ['message', 'exit', 'error'] as const) child.removeAllListeners(event);
+    child.stderr?.removeAllListeners('data');
+    s.stderrTail = w.stderr;
     s.worker = child;
     child.stderr?.setEncoding('utf8').on('data', (d: string) => {
       s.stderrTail = (s.stderrTail + d).slice(-4000);
     });
     child.on('message', (raw: unknown) => this.fromWorker(s, spec, raw));
+    // A spare has already said `ready`; a fresh one will, and is started then.
+    if (w.ready && child.connected) child.send({ t: 'start', spec } satisfies ToWorker);
     child.on('error', (err) => this.fail(s, `the session's worker could not run: ${err.message}`));
     child.on('exit', (code, signal) => {
       if (s.killTimer) clearTimeout(s.killTimer);
@@ -766,6 +817,12 @@ export class Host implements HostEndpoint {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     const exits: Promise<void>[] = [];
+    const spare = this.spare;
+    this.spare = null;
+    if (spare && spare.child.exitCode === null && spare.child.signalCode === null) {
+      exits.push(new Promise((r) => spare.child.once('exit', () => r())));
+      spare.child.kill('SIGKILL');
+    }
     for (const s of this.sessions.values()) {
       const w = s.worker;
       if (!w) continue;

@@ -92,6 +92,8 @@ async function loadContext(spec: WorkerSpec): Promise<SandboxValue> {
 }
 
 async function start(spec: WorkerSpec): Promise<void> {
+  // Names the process in `ps` (workers are booted before they know their session).
+  process.title = `rlm-studio worker ${spec.sessionId}`;
   const context = await loadContext(spec);
   const http = new OpenAiCompatibleClient({ baseUrl: spec.baseUrl, apiKey: spec.apiKey ?? 'no-key', priceTable: Object.keys(spec.prices).length > 0 ? spec.prices : undefined });
   const replay = spec.replay ? new ReplayClient(spec.replay, http) : null;

@@ -61,11 +61,7 @@ describe('many sessions', () => {
     const c = connectInProcess(host);
     const { session } = await c.call('session.start', demoStart('needle', { startPaused: true }));
     await c.paused(session.sessionId);
-    const { execFileSync } = await import('node:child_process');
-    const line = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
-      .split('\n')
-      .find((l) => l.includes(`--session=${session.sessionId}`))!;
-    process.kill(Number(line.trim().split(/\s+/)[0]), 'SIGKILL');
+    process.kill(host.workerPid(session.sessionId)!, 'SIGKILL');
     const failed = await c.status(session.sessionId, 'failed');
     expect(failed.message).toMatch(/worker process was killed \(SIGKILL\)/);
     const other = await c.call('session.start', demoStart('aggregate'));

@@ -30,6 +30,15 @@ describe('serve killed with SIGKILL during a run', () => {
         const n = c.events.get(session.sessionId)?.length ?? 0;
         return n >= 12 ? n : null;
       }, 'a dozen events');
+      // The serve process's workers (the session's, and a booted spare).
+      const { execFileSync } = await import('node:child_process');
+      const workers = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/).map(Number))
+        .filter(([, ppid]) => ppid === child.pid)
+        .map(([pid]) => pid!);
+      expect(workers.length).toBeGreaterThan(0);
       child.kill('SIGKILL');
       expect(await exited).toBe('SIGKILL');
 
@@ -43,9 +52,15 @@ describe('serve killed with SIGKILL during a run', () => {
       expect(log.events.map((e) => e.seq)).toEqual(log.events.map((_, i) => i));
       expect(log.events.some((e) => e.type === 'run.end' && e.parentRunId === null)).toBe(false);
       expect(log.problems.filter((p) => p.severity === 'error')).toEqual([]);
-      // The orphaned worker notices its host is gone and stops.
-      const { execFileSync } = await import('node:child_process');
-      const alive = (): boolean => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(`--session=${session.sessionId}`);
+      // The orphaned workers notice their host is gone and stop.
+      const alive = (): boolean => workers.some((pid) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      });
       for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
       expect(alive()).toBe(false);
     } finally {

@@ -13,6 +13,7 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   convert: async () => [(await import('./convert.ts')).registerConvert],
   serve: async () => [(await import('./serve.ts')).registerServe],
   view: async () => [(await import('./serve.ts')).registerServe],
+  start: async () => [(await import('./serve.ts')).registerServe],
   eval: async () => [(await import('./eval.ts')).registerEval],
   'eval-gen': async () => [(await import('./eval.ts')).registerEvalGen],
 };

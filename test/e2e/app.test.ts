@@ -126,10 +126,18 @@ describe('RLM Studio in Chromium', () => {
     await page.getByTestId('follow').check();
     // Leave the breakpoint: clear it and continue to the end.
     await page.getByTestId('bp-after_reply').uncheck();
-    const cont = page.getByTestId('continue');
-    if (await cont.isEnabled()) await cont.click();
-    await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 90_000 }).toMatch(/finished|paused/);
-    if ((await page.getByTestId('session-status').innerText()).includes('paused')) await page.getByTestId('continue').click();
+    // Stops already queued before the breakpoint was cleared still need a continue each; the
+    // button re-renders with every status push, so click it whenever the session shows paused.
+    await expect
+      .poll(
+        async () => {
+          const status = await page.getByTestId('session-status').innerText();
+          if (status.includes('paused')) await page.getByTestId('continue').click({ timeout: 2_000 }).catch(() => undefined);
+          return status;
+        },
+        { timeout: 90_000, intervals: [250] },
+      )
+      .toMatch(/finished/);
     await page.getByTestId('run-answer').waitFor({ timeout: 90_000 });
   });
 

@@ -117,8 +117,19 @@ export async function dropText(page: Page, name: string, text: string): Promise<
 }
 
 /** The text Monaco shows for an editor (rendered lines; enough for short code). */
+/**
+ * The text Monaco shows in an editor. The editor mounts before it lays out its lines, so
+ * this waits (up to 30 s) for some text rather than reading an empty first frame.
+ */
 export async function monacoText(page: Page, testId: string): Promise<string> {
   const loc = page.locator(`[data-testid="${testId}"] .view-lines`).first();
   await loc.waitFor({ timeout: 30_000 });
-  return (await loc.innerText()).replace(/\u00a0/g, ' ');
+  const deadline = Date.now() + 30_000;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = (await loc.innerText()).replace(/\u00a0/g, ' ');
+    if (text.trim() !== '') break;
+    await page.waitForTimeout(100);
+  }
+  return text;
 }

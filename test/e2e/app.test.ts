@@ -135,7 +135,7 @@ describe('RLM Studio in Chromium', () => {
           if (status.includes('paused')) await page.getByTestId('continue').click({ timeout: 2_000 }).catch(() => undefined);
           return status;
         },
-        { timeout: 90_000, intervals: [250] },
+        { timeout: 90_000, interval: 250 },
       )
       .toMatch(/finished/);
     await page.getByTestId('run-answer').waitFor({ timeout: 90_000 });

@@ -1,12 +1,18 @@
-// `rlm-studio demo`: the built-in demo. Starts the bundled mock model, runs a recursive
-// session over a bundled context and shows it step by step. Needs no API key or network.
+// `rlm-studio demo`: the built-in demo, needing no API key or network. By default it opens
+// the app (web mode) with a live recursive session against the bundled mock model; with
+// `--terminal` it runs the same session in the terminal instead.
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { needleContext, reportContext, ticketsContext } from '../../demo/contexts.ts';
 import { startMockLlm } from '../../mock-llm/server.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
+import { defaultSettingsDir } from '../../host/profiles.ts';
+import { ensureRendererBuilt, rendererDist } from '../renderer-build.ts';
+import { UsageError } from '../errors.ts';
 import { nonNegativeInt, runOnce, type RunCliOptions } from './run.ts';
+import { DEFAULT_PORT, serveUntilStopped, startServing, type Serving } from './serve.ts';
 
 const SCENARIOS = {
   recursive: { query: 'Summarise each section of the report and what it found (recursive, per section).', maxDepth: 2 },
@@ -36,25 +42,80 @@ function writeDemoContext(scenario: Scenario, dir: string): string {
   }
 }
 
+interface DemoOptions {
+  scenario: Scenario;
+  latencyMs: number;
+  logDir: string;
+  terminal?: boolean;
+  port: number;
+  open: boolean;
+}
+
+/** The terminal demo: progress on stderr, the answer and totals on stdout. */
+async function terminalDemo(o: DemoOptions): Promise<void> {
+  const mock = await startMockLlm({ port: 0, latencyMs: o.latencyMs, costPerMTok: 0.5 });
+  try {
+    const s = SCENARIOS[o.scenario];
+    const context = writeDemoContext(o.scenario, join(o.logDir, 'demo-contexts'));
+    process.stderr.write(`demo: ${o.scenario} — "${s.query}"\ndemo: mock model at ${mock.url}, context ${context}\n\n`);
+    const opts: RunCliOptions = { context, query: s.query, baseUrl: mock.url, model: 'mock-root', maxDepth: s.maxDepth, logDir: o.logDir };
+    const summary = await runOnce(opts, (line) => process.stderr.write(`${line}\n`));
+    process.stdout.write(`\nanswer (${summary.stopReason}):\n${summary.answer ?? ''}\n\n`);
+    process.stdout.write(`${summary.iterations} root iterations, ${summary.usage.calls} model calls, ${summary.usage.inputTokens}+${summary.usage.outputTokens} tokens, $${summary.usage.costUsd ?? 0}, ${(summary.durationMs / 1000).toFixed(2)} s\nlog: ${summary.logFile}\n`);
+  } finally {
+    await mock.close();
+  }
+}
+
+/** Best effort: a desktop session gets the page in its browser; a headless one just the URL. */
+function openInBrowser(url: string): void {
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  const child = spawn(opener, [url], { stdio: 'ignore', detached: true });
+  child.on('error', () => undefined);
+  child.unref();
+}
+
+/** The app in web mode with a live demo session selected. */
+async function appDemo(o: DemoOptions): Promise<void> {
+  ensureRendererBuilt(true);
+  const serveOpts = { host: '127.0.0.1', runsDir: o.logDir, settingsDir: defaultSettingsDir(), static: rendererDist, demoLatencyMs: o.latencyMs };
+  let serving: Serving;
+  try {
+    serving = await startServing({ ...serveOpts, port: o.port });
+  } catch (err) {
+    // The usual port is taken (another copy running?): any free port will do for a demo.
+    if (!(err instanceof UsageError) || o.port === 0) throw err;
+    serving = await startServing({ ...serveOpts, port: 0 });
+  }
+  const s = SCENARIOS[o.scenario];
+  const reply = await serving.host.execute(null, {
+    id: 0,
+    command: {
+      type: 'session.start',
+      params: { profile: 'demo', context: { kind: 'demo', name: o.scenario }, query: s.query, limits: { maxDepth: s.maxDepth }, breakpoints: [], startPaused: false },
+    },
+  });
+  if (!('session' in reply)) {
+    await serving.close();
+    throw new Error('the host did not start the demo session');
+  }
+  const url = `${serving.web.url}#session=${encodeURIComponent(reply.session.sessionId)}`;
+  process.stdout.write(`RLM Studio demo (${o.scenario}, mock model, no API key): ${url}\nlogs: ${o.logDir}\nCtrl-C stops it.\n`);
+  if (o.open) openInBrowser(url);
+  await serveUntilStopped(serving);
+}
+
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('Run the built-in demo against the bundled mock model (no API key needed).')
+    .description('Open the app on the built-in demo: a live session against the bundled mock model (no API key needed).')
     .addOption(new Option('--scenario <name>', 'which demo to run').choices(Object.keys(SCENARIOS)).default('recursive'))
-    .addOption(new Option('--latency-ms <n>', 'simulated model latency per call').argParser(nonNegativeInt('--latency-ms')).default(120))
+    .addOption(new Option('--latency-ms <n>', 'simulated model latency per call').argParser(nonNegativeInt('--latency-ms')).default(400))
     .option('--log-dir <dir>', 'where the session log goes', defaultRunsDir())
-    .action(async (o: { scenario: Scenario; latencyMs: number; logDir: string }) => {
-      const mock = await startMockLlm({ port: 0, latencyMs: o.latencyMs, costPerMTok: 0.5 });
-      try {
-        const s = SCENARIOS[o.scenario];
-        const context = writeDemoContext(o.scenario, join(o.logDir, 'demo-contexts'));
-        process.stderr.write(`demo: ${o.scenario} — "${s.query}"\ndemo: mock model at ${mock.url}, context ${context}\n\n`);
-        const opts: RunCliOptions = { context, query: s.query, baseUrl: mock.url, model: 'mock-root', maxDepth: s.maxDepth, logDir: o.logDir };
-        const summary = await runOnce(opts, (line) => process.stderr.write(`${line}\n`));
-        process.stdout.write(`\nanswer (${summary.stopReason}):\n${summary.answer ?? ''}\n\n`);
-        process.stdout.write(`${summary.iterations} root iterations, ${summary.usage.calls} model calls, ${summary.usage.inputTokens}+${summary.usage.outputTokens} tokens, $${summary.usage.costUsd ?? 0}, ${(summary.durationMs / 1000).toFixed(2)} s\nlog: ${summary.logFile}\n`);
-      } finally {
-        await mock.close();
-      }
+    .option('--terminal', 'run the demo in this terminal instead of the app')
+    .addOption(new Option('--port <n>', 'port for the app (taken: any free one)').argParser(nonNegativeInt('--port')).default(DEFAULT_PORT))
+    .option('--no-open', 'do not try to open a browser')
+    .action(async (o: DemoOptions) => {
+      await (o.terminal ? terminalDemo(o) : appDemo(o));
     });
 }

@@ -68,7 +68,7 @@ function addServeOptions(cmd: Command): Command {
 }
 
 /** Runs until SIGINT/SIGTERM, then stops the workers and closes the logs. */
-async function serveUntilStopped(s: Serving): Promise<void> {
+export async function serveUntilStopped(s: Serving): Promise<void> {
   await new Promise<void>((res) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

@@ -11,7 +11,8 @@ import { defaultRunsDir } from '../../logs/paths.ts';
 import { defaultSettingsDir } from '../../host/profiles.ts';
 import { ensureRendererBuilt, rendererDist } from '../renderer-build.ts';
 import { UsageError } from '../errors.ts';
-import { nonNegativeInt, runOnce, type RunCliOptions } from './run.ts';
+import { nonNegativeInt } from '../options.ts';
+import { runOnce, type RunCliOptions } from './run.ts';
 import { DEFAULT_PORT, serveUntilStopped, startServing, type Serving } from './serve.ts';
 
 const SCENARIOS = {

@@ -7,45 +7,28 @@ import { DatasetError, generateDataset } from '../../eval/dataset.ts';
 import { EvalConfigError, runEval } from '../../eval/runner.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
 import { UsageError } from '../errors.ts';
-import { nonNegativeInt, positiveInt, positiveNumber, resolveApiKey } from './run.ts';
+import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt } from '../options.ts';
+import { resolveApiKey } from './run.ts';
 
-interface EvalCliOptions {
+interface EvalCliOptions extends LimitOptions {
   baseUrl: string;
   model: string;
-  subModel?: string;
-  maxDepth?: number;
-  maxIterations?: number;
-  maxBudget?: number;
-  maxTimeout?: number;
-  maxTokens?: number;
-  maxErrors?: number;
-  maxConcurrency?: number;
   parallel: number;
   out: string;
-  apiKeyEnv?: string;
-  finalPatterns?: boolean;
   json?: boolean;
 }
 
 export function registerEval(program: Command): void {
-  program
-    .command('eval')
-    .description('Run every task of a JSONL dataset, score it, and write logs and a results table (resumable).')
-    .argument('<dataset>', 'JSONL dataset, one task per line (see rlm-studio eval-gen)')
-    .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint')
-    .requiredOption('--model <name>', 'root model')
-    .requiredOption('--out <dir>', 'results directory: results.jsonl, summary.md/json, logs/; run again to resume')
-    .option('--sub-model <name>', 'model for llm_query and leaf calls (default: --model)')
-    .addOption(new Option('--max-depth <n>', 'recursion cap (as in run)').argParser(nonNegativeInt('--max-depth')))
-    .addOption(new Option('--max-iterations <n>', 'turns per run').argParser(positiveInt('--max-iterations')))
-    .addOption(new Option('--max-budget <usd>', 'per-task budget in dollars').argParser(positiveNumber('--max-budget')))
-    .addOption(new Option('--max-timeout <seconds>', 'per-task wall time').argParser(positiveNumber('--max-timeout')))
-    .addOption(new Option('--max-tokens <n>', 'per-task token limit').argParser(positiveInt('--max-tokens')))
-    .addOption(new Option('--max-errors <n>', 'consecutive failing iterations per run').argParser(positiveInt('--max-errors')))
-    .addOption(new Option('--max-concurrency <n>', 'concurrent calls within one batched call').argParser(positiveInt('--max-concurrency')))
+  addLimitOptions(
+    program
+      .command('eval')
+      .description('Run every task of a JSONL dataset, score it, and write logs and a results table (resumable).')
+      .argument('<dataset>', 'JSONL dataset, one task per line (see rlm-studio eval-gen)')
+      .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint')
+      .requiredOption('--model <name>', 'root model')
+      .requiredOption('--out <dir>', 'results directory: results.jsonl, summary.md/json, logs/; run again to resume'),
+  )
     .addOption(new Option('--parallel <n>', 'tasks (sessions) run at once').argParser(positiveInt('--parallel')).default(2))
-    .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
-    .option('--final-patterns', 'also accept FINAL(…) / FINAL_VAR(…) in reply text')
     .option('--json', 'print the summary as JSON on stdout')
     .action(async (dataset: string, o: EvalCliOptions) => {
       const controller = new AbortController();

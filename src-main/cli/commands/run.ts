@@ -2,7 +2,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { Command } from 'commander';
 import { asSessionId, type StopReason } from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { EventRecorder, RlmSession, type RunOutcome } from '../../engine/index.ts';
@@ -10,49 +10,16 @@ import { OpenAiCompatibleClient } from '../../lm/openai-client.ts';
 import { NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { UsageError } from '../errors.ts';
+import { addLimitOptions, type LimitOptions } from '../options.ts';
 import { progressLine } from '../progress.ts';
 
-export function positiveInt(name: string) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got "${v}".`);
-    return n;
-  };
-}
-
-export function nonNegativeInt(name: string) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`${name} must be an integer ≥ 0, got "${v}".`);
-    return n;
-  };
-}
-
-export function positiveNumber(name: string) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (v.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${v}".`);
-    return n;
-  };
-}
-
-export interface RunCliOptions {
+export interface RunCliOptions extends LimitOptions {
   context: string;
   query?: string;
   baseUrl: string;
   model: string;
-  subModel?: string;
-  maxDepth?: number;
-  maxIterations?: number;
-  maxBudget?: number;
-  maxTimeout?: number;
-  maxTokens?: number;
-  maxErrors?: number;
-  maxConcurrency?: number;
   logDir?: string;
-  apiKeyEnv?: string;
   json?: boolean;
-  finalPatterns?: boolean;
   compaction?: boolean;
 }
 
@@ -168,24 +135,16 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
 }
 
 export function registerRun(program: Command): void {
-  program
-    .command('run')
-    .description('Run one RLM completion over a context file.')
-    .requiredOption('--context <file>', 'context file: .json is parsed, anything else is read as text')
-    .option('--query <text>', 'the question the root model answers')
-    .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
-    .requiredOption('--model <name>', 'root model')
-    .option('--sub-model <name>', 'model for llm_query and leaf calls (default: --model)')
-    .addOption(new Option('--max-depth <n>', 'recursion cap: rlm_query spawns children while depth + 1 < n').argParser(nonNegativeInt('--max-depth')))
-    .addOption(new Option('--max-iterations <n>', 'turns per run before asking for a final answer').argParser(positiveInt('--max-iterations')))
-    .addOption(new Option('--max-budget <usd>', 'stop when the session has spent this many dollars').argParser(positiveNumber('--max-budget')))
-    .addOption(new Option('--max-timeout <seconds>', 'stop after this much wall time').argParser(positiveNumber('--max-timeout')))
-    .addOption(new Option('--max-tokens <n>', 'stop when input+output tokens exceed n').argParser(positiveInt('--max-tokens')))
-    .addOption(new Option('--max-errors <n>', 'stop after n consecutive iterations with errors').argParser(positiveInt('--max-errors')))
-    .addOption(new Option('--max-concurrency <n>', 'concurrent calls within one batched call').argParser(positiveInt('--max-concurrency')))
+  addLimitOptions(
+    program
+      .command('run')
+      .description('Run one RLM completion over a context file.')
+      .requiredOption('--context <file>', 'context file: .json is parsed, anything else is read as text')
+      .option('--query <text>', 'the question the root model answers')
+      .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
+      .requiredOption('--model <name>', 'root model'),
+  )
     .option('--log-dir <dir>', 'write the session log (*.rlm.jsonl) into this directory')
-    .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
-    .option('--final-patterns', 'also accept FINAL(answer) / FINAL_VAR(name) in reply text (paper-era models)')
     .option('--compaction', 'summarise the root history when it nears the model window')
     .option('--json', 'print one JSON object with the result')
     .action(async (o: RunCliOptions) => {

@@ -9,7 +9,7 @@ import { defaultSettingsDir } from '../../host/profiles.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
 import { isLoopback, startWebServer, type WebServer } from '../../transport/ws-server.ts';
 import { UsageError } from '../errors.ts';
-import { nonNegativeInt } from './run.ts';
+import { nonNegativeInt } from '../options.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../../..');
 export const DEFAULT_PORT = 5757;

@@ -1,0 +1,56 @@
+// Option parsing shared by the commands: number parsers that name the option in their
+// error, and the limit options `run` and `eval` both take (scripts rely on these names).
+import { type Command, InvalidArgumentError, Option } from 'commander';
+
+export function positiveInt(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got "${v}".`);
+    return n;
+  };
+}
+
+export function nonNegativeInt(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`${name} must be an integer ≥ 0, got "${v}".`);
+    return n;
+  };
+}
+
+export function positiveNumber(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${v}".`);
+    return n;
+  };
+}
+
+/** The values `addLimitOptions` parses. */
+export interface LimitOptions {
+  subModel?: string;
+  maxDepth?: number;
+  maxIterations?: number;
+  maxBudget?: number;
+  maxTimeout?: number;
+  maxTokens?: number;
+  maxErrors?: number;
+  maxConcurrency?: number;
+  apiKeyEnv?: string;
+  finalPatterns?: boolean;
+}
+
+/** `--sub-model`, the limits of one session, the key variable and `--final-patterns`. */
+export function addLimitOptions(cmd: Command): Command {
+  return cmd
+    .option('--sub-model <name>', 'model for llm_query and leaf calls (default: --model)')
+    .addOption(new Option('--max-depth <n>', 'recursion cap: rlm_query spawns children while depth + 1 < n').argParser(nonNegativeInt('--max-depth')))
+    .addOption(new Option('--max-iterations <n>', 'turns per run before asking for a final answer').argParser(positiveInt('--max-iterations')))
+    .addOption(new Option('--max-budget <usd>', 'stop when a session has spent this many dollars').argParser(positiveNumber('--max-budget')))
+    .addOption(new Option('--max-timeout <seconds>', 'stop a session after this much wall time').argParser(positiveNumber('--max-timeout')))
+    .addOption(new Option('--max-tokens <n>', 'stop when input+output tokens exceed n').argParser(positiveInt('--max-tokens')))
+    .addOption(new Option('--max-errors <n>', 'stop after n consecutive iterations with errors').argParser(positiveInt('--max-errors')))
+    .addOption(new Option('--max-concurrency <n>', 'concurrent calls within one batched call').argParser(positiveInt('--max-concurrency')))
+    .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
+    .option('--final-patterns', 'also accept FINAL(answer) / FINAL_VAR(name) in reply text (paper-era models)');
+}

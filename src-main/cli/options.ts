@@ -1,6 +1,7 @@
 // Option parsing shared by the commands: number parsers that name the option in their
 // error, and the limit options `run` and `eval` both take (scripts rely on these names).
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { SessionSettings } from '../engine/config.ts';
 
 export function positiveInt(name: string) {
   return (v: string): number => {
@@ -53,4 +54,19 @@ export function addLimitOptions(cmd: Command): Command {
     .addOption(new Option('--max-concurrency <n>', 'concurrent calls within one batched call').argParser(positiveInt('--max-concurrency')))
     .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
     .option('--final-patterns', 'also accept FINAL(answer) / FINAL_VAR(name) in reply text (paper-era models)');
+}
+
+/** The engine's names and units for what `addLimitOptions` parsed (seconds become ms). */
+export function sessionSettings(o: LimitOptions): SessionSettings {
+  return {
+    subModel: o.subModel ?? null,
+    maxDepth: o.maxDepth,
+    maxIterations: o.maxIterations,
+    maxBudgetUsd: o.maxBudget ?? null,
+    maxTimeoutMs: o.maxTimeout === undefined ? null : o.maxTimeout * 1000,
+    maxTokens: o.maxTokens ?? null,
+    maxErrors: o.maxErrors ?? null,
+    maxConcurrency: o.maxConcurrency,
+    finalPatterns: o.finalPatterns ?? false,
+  };
 }

@@ -57,6 +57,12 @@ export interface RlmConfig {
   gates?: EngineGates;
 }
 
+/** The model choice and limits of a session: what a command line or a profile sets. */
+export type SessionSettings = Pick<
+  RlmConfig,
+  'subModel' | 'maxDepth' | 'maxIterations' | 'maxBudgetUsd' | 'maxTimeoutMs' | 'maxTokens' | 'maxErrors' | 'maxConcurrency' | 'finalPatterns'
+>;
+
 export const DEFAULTS = {
   maxDepth: 1,
   maxIterations: 30,

@@ -1,5 +1,5 @@
 // The engine's public surface: configure, run, listen to events.
-export type { RlmConfig, ToolSpec, SandboxLimits } from './config.ts';
+export type { RlmConfig, SessionSettings, ToolSpec, SandboxLimits } from './config.ts';
 export { DEFAULTS, validateConfig } from './config.ts';
 export type { EngineGates, GateRun, ReplyEdit } from './gates.ts';
 export type { RunOutcome } from './run.ts';

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join, resolve } from 'node:path';
 import { asSessionId } from '../../src-shared/events.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
-import { EventRecorder, RlmSession, type RunOutcome } from '../engine/index.ts';
+import { EventRecorder, RlmSession, type RunOutcome, type SessionSettings } from '../engine/index.ts';
 import type { LmClient } from '../lm/types.ts';
 import { NativeLogFile } from '../logs/native-file-sink.ts';
 import { loadTaskContext, readDataset, type Dataset } from './dataset.ts';
@@ -16,22 +16,13 @@ import { summarize, summaryMarkdown, type EvalSummary } from './summary.ts';
 import { scoreAnswer } from './tasks/scorers.ts';
 import type { EvalTask } from './tasks/types.ts';
 
-export interface EvalOptions {
+export interface EvalOptions extends SessionSettings {
   dataset: string;
   outDir: string;
   client: LmClient;
   /** Recorded in eval.json so a resumed run can refuse a different configuration. */
   baseUrl: string;
   model: string;
-  subModel?: string | null;
-  maxDepth?: number;
-  maxIterations?: number;
-  maxBudgetUsd?: number | null;
-  maxTimeoutMs?: number | null;
-  maxTokens?: number | null;
-  maxErrors?: number | null;
-  maxConcurrency?: number;
-  finalPatterns?: boolean;
   /** Sessions at once. */
   parallel: number;
   onProgress?: (line: string) => void;
@@ -184,20 +175,9 @@ async function runTask(task: EvalTask, dataset: Dataset, logsDir: string, o: Eva
   let outcome: RunOutcome;
   let session: RlmSession | null = null;
   try {
+    const { dataset: _dataset, outDir: _outDir, baseUrl: _baseUrl, parallel: _parallel, onProgress: _onProgress, signal: _signal, ...config } = o;
     session = new RlmSession(
-      {
-        client: o.client,
-        model: o.model,
-        subModel: o.subModel ?? null,
-        maxDepth: o.maxDepth,
-        maxIterations: o.maxIterations,
-        maxBudgetUsd: o.maxBudgetUsd ?? null,
-        maxTimeoutMs: o.maxTimeoutMs ?? null,
-        maxTokens: o.maxTokens ?? null,
-        maxErrors: o.maxErrors ?? null,
-        maxConcurrency: o.maxConcurrency,
-        finalPatterns: o.finalPatterns ?? false,
-      },
+      config,
       { sink: recorder },
     );
     outcome = await session.completion(context, task.query, o.signal ? { signal: o.signal } : {});

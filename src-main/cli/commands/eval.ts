@@ -7,7 +7,7 @@ import { DatasetError, generateDataset } from '../../eval/dataset.ts';
 import { EvalConfigError, runEval } from '../../eval/runner.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
 import { UsageError } from '../errors.ts';
-import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt } from '../options.ts';
+import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
 import { resolveApiKey } from './run.ts';
 
 interface EvalCliOptions extends LimitOptions {
@@ -46,15 +46,7 @@ export function registerEval(program: Command): void {
           client,
           baseUrl: o.baseUrl,
           model: o.model,
-          subModel: o.subModel ?? null,
-          maxDepth: o.maxDepth,
-          maxIterations: o.maxIterations,
-          maxBudgetUsd: o.maxBudget ?? null,
-          maxTimeoutMs: o.maxTimeout === undefined ? null : o.maxTimeout * 1000,
-          maxTokens: o.maxTokens ?? null,
-          maxErrors: o.maxErrors ?? null,
-          maxConcurrency: o.maxConcurrency,
-          finalPatterns: o.finalPatterns ?? false,
+          ...sessionSettings(o),
           parallel: o.parallel,
           onProgress: (line) => process.stderr.write(`${line}\n`),
           signal: controller.signal,

@@ -10,7 +10,7 @@ import { OpenAiCompatibleClient } from '../../lm/openai-client.ts';
 import { NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { UsageError } from '../errors.ts';
-import { addLimitOptions, type LimitOptions } from '../options.ts';
+import { addLimitOptions, type LimitOptions, sessionSettings } from '../options.ts';
 import { progressLine } from '../progress.ts';
 
 export interface RunCliOptions extends LimitOptions {
@@ -94,15 +94,7 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
       {
         client,
         model: o.model,
-        subModel: o.subModel ?? null,
-        maxDepth: o.maxDepth,
-        maxIterations: o.maxIterations,
-        maxBudgetUsd: o.maxBudget ?? null,
-        maxTimeoutMs: o.maxTimeout === undefined ? null : o.maxTimeout * 1000,
-        maxTokens: o.maxTokens ?? null,
-        maxErrors: o.maxErrors ?? null,
-        maxConcurrency: o.maxConcurrency,
-        finalPatterns: o.finalPatterns ?? false,
+        ...sessionSettings(o),
         compaction: o.compaction ?? false,
       },
       { sink: recorder },

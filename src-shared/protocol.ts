@@ -115,6 +115,12 @@ export const Command = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('runs.recent'), limit: positiveInt.max(1000).default(50) }),
   z.strictObject({ type: z.literal('subscribe'), sessionId, fromSeq: nonNegInt.default(0) }),
   z.strictObject({ type: z.literal('unsubscribe'), sessionId }),
+  /**
+   * An evaluation directory written by `rlm-studio eval` (results.jsonl, eval.json, logs/).
+   * Task logs open as read-only sessions, up to `openLogs` of them at once (the rest open
+   * on demand with `session.open` on the row's `logFile`).
+   */
+  z.strictObject({ type: z.literal('eval.open'), path: z.string().min(1), openLogs: nonNegInt.max(10_000).default(50) }),
 ]);
 export type Command = z.infer<typeof Command>;
 export type CommandType = Command['type'];
@@ -168,6 +174,49 @@ export interface RecentRun {
   modifiedAt: string;
 }
 
+/** One finished task of an evaluation (a line of its results.jsonl). */
+export interface EvalTaskRow {
+  id: string;
+  kind: string;
+  sizeTokens: number | null;
+  score: number;
+  correct: boolean;
+  stopReason: string;
+  /** null: the endpoint reported no price. */
+  costUsd: number | null;
+  durationMs: number;
+  calls: number;
+  iterations: number;
+  /** The task's log, resolved against the directory when it has moved; null when none was written. */
+  logFile: string | null;
+  /** The read-only session of `logFile` when the host opened it (null: open on demand). */
+  sessionId: string | null;
+}
+
+/** What `eval.json` records (null where absent); `dataset` as given to `eval`. */
+export interface EvalSettings {
+  dataset: string | null;
+  model: string | null;
+  subModel: string | null;
+  maxDepth: number | null;
+  maxIterations: number | null;
+  baseUrl: string | null;
+  createdAt: string | null;
+}
+
+export interface EvalOverview {
+  /** Absolute path of the evaluation directory. */
+  dir: string;
+  /** A short name for pickers: the directory's name. */
+  name: string;
+  settings: EvalSettings;
+  /** Tasks in the dataset when known (summary.json), else null. */
+  datasetTasks: number | null;
+  tasks: EvalTaskRow[];
+  /** Problems met reading it (a torn last line of results.jsonl, missing logs), in words. */
+  problems: string[];
+}
+
 /** Reply payloads by command type. */
 export interface Replies {
   hello: { protocol: number; host: string };
@@ -189,6 +238,7 @@ export interface Replies {
   'runs.recent': { runs: RecentRun[] };
   subscribe: { session: SessionSummary; header: LogHeader | null };
   unsubscribe: Record<string, never>;
+  'eval.open': { evaluation: EvalOverview; sessions: SessionSummary[] };
 }
 
 export type ReplyOf<T extends CommandType> = Replies[T];

@@ -1,7 +1,6 @@
 // The host: sessions (live ones in worker processes, saved ones read from disk), their
 // logs, their subscribers, profiles. Carriers connect through `connect()`; everything a
 // client sends is validated here with the protocol's schemas.
-import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
@@ -20,6 +19,7 @@ import {
   ContextSource,
   type EndpointProfile,
   type ErrorCode,
+  type EvalOverview,
   type ForkSession,
   type HostMessage,
   parseClientMessage,
@@ -32,6 +32,7 @@ import {
   type StartSession,
   type VariableView,
 } from '../../src-shared/protocol.ts';
+import { EvalDirError, readEvalDir } from '../eval/open-dir.ts';
 import { buildReplayPlan, type ReplayPlan } from '../lm/replay-client.ts';
 import { NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
 import { readLogBatches } from '../logs/read-log.ts';
@@ -39,6 +40,7 @@ import { startMockLlm, type MockLlmServer } from '../mock-llm/server.ts';
 import type { ConnectOptions, HostConnection, HostEndpoint } from '../transport/connection.ts';
 import { DEMO_SCENARIOS } from './demo.ts';
 import { DEMO_PROFILE_NAME, ProfileStore } from './profiles.ts';
+import { forkLauncher, type WorkerHandle, type WorkerLauncher } from './worker-launcher.ts';
 import { FromWorker, type ToWorker, type WorkerSpec } from './worker-protocol.ts';
 
 export interface HostOptions {
@@ -56,6 +58,8 @@ export interface HostOptions {
   cancelGraceMs?: number;
   /** Keep one booted worker ready so the next session starts at once. Default true. */
   prewarm?: boolean;
+  /** How session workers are started. Default: child_process.fork of worker.ts (web mode). */
+  workerLauncher?: WorkerLauncher;
 }
 
 class HostError extends Error {
@@ -98,7 +102,7 @@ interface Session {
   events: TrajectoryEvent[];
   recipe: SessionRecipe | null;
   breakpoints: Breakpoint[];
-  worker: ChildProcess | null;
+  worker: WorkerHandle | null;
   log: NativeLogFile | null;
   stderrTail: string;
   nextReq: number;
@@ -109,7 +113,7 @@ interface Session {
 }
 
 interface SpareWorker {
-  child: ChildProcess;
+  child: WorkerHandle;
   ready: boolean;
   stderr: string;
 }
@@ -137,11 +141,12 @@ export class Host implements HostEndpoint {
   private flushScheduled = false;
   private retryTimer: NodeJS.Timeout | null = null;
   private closed = false;
-  private readonly workerEntry = resolve(import.meta.dirname, 'worker.ts');
+  private readonly launcher: WorkerLauncher;
 
   constructor(opts: HostOptions) {
     this.opts = opts;
     this.profiles = new ProfileStore(opts.settingsDir);
+    this.launcher = opts.workerLauncher ?? forkLauncher();
   }
 
   get runsDir(): string {
@@ -258,6 +263,8 @@ export class Host implements HostEndpoint {
       case 'unsubscribe':
         client?.subs.delete(c.sessionId);
         return {};
+      case 'eval.open':
+        return this.openEval(c.path, c.openLogs);
     }
   }
 
@@ -508,26 +515,16 @@ export class Host implements HostEndpoint {
 
   /** A worker process not yet given a session: booting Node and the engine takes ~0.4 s. */
   private forkWorker(): SpareWorker {
-    const child = fork(this.workerEntry, [], {
-      execArgv: ['--no-node-snapshot'],
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      // The worker must not inherit test-runner or debugger hooks meant for the host. Under
-      // Electron (the desktop host runs in a utilityProcess) execPath is Electron itself,
-      // which runs a script as Node only when told to (and only if the runAsNode fuse allows).
-      env: { ...process.env, NODE_OPTIONS: '', ...(process.versions['electron'] ? { ELECTRON_RUN_AS_NODE: '1' } : {}) },
-    });
+    const child = this.launcher.launch();
     const w: SpareWorker = { child, ready: false, stderr: '' };
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-      w.stderr = (w.stderr + d).slice(-4000);
-    });
-    child.on('message', (raw: unknown) => {
-      if (typeof raw === 'object' && raw !== null && (raw as { t?: unknown }).t === 'ready') w.ready = true;
-    });
-    child.on('exit', () => {
-      if (this.spare === w) this.spare = null;
-    });
-    child.on('error', () => {
-      if (this.spare === w) this.spare = null;
+    child.listen({
+      stderr: (d) => void (w.stderr = (w.stderr + d).slice(-4000)),
+      message: (raw) => {
+        if (typeof raw === 'object' && raw !== null && (raw as { t?: unknown }).t === 'ready') w.ready = true;
+      },
+      exit: () => {
+        if (this.spare === w) this.spare = null;
+      },
     });
     return w;
   }
@@ -536,7 +533,7 @@ export class Host implements HostEndpoint {
   private claimWorker(): SpareWorker {
     let w = this.spare;
     this.spare = null;
-    if (!w || w.child.exitCode !== null || w.child.signalCode !== null || !w.child.connected) w = this.forkWorker();
+    if (!w || w.child.exited || !w.child.connected) w = this.forkWorker();
     if (this.opts.prewarm !== false) {
       setImmediate(() => {
         if (!this.closed && this.spare === null) this.spare = this.forkWorker();
@@ -553,35 +550,31 @@ export class Host implements HostEndpoint {
   private spawnWorker(s: Session, spec: WorkerSpec): void {
     const w = this.claimWorker();
     const child = w.child;
-    for (const event of ['message', 'exit', 'error'] as const) child.removeAllListeners(event);
-    child.stderr?.removeAllListeners('data');
     s.stderrTail = w.stderr;
     s.worker = child;
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-      s.stderrTail = (s.stderrTail + d).slice(-4000);
+    child.listen({
+      stderr: (d) => void (s.stderrTail = (s.stderrTail + d).slice(-4000)),
+      message: (raw) => this.fromWorker(s, spec, raw),
+      exit: (how) => {
+        if (s.killTimer) clearTimeout(s.killTimer);
+        s.worker = null;
+        for (const [, r] of s.pending) r({ t: 'result', req: -1, ok: false, error: 'the session ended' });
+        s.pending.clear();
+        if (!TERMINAL.has(s.status)) {
+          const tail = s.stderrTail.trim().split('\n').slice(-3).join(' | ');
+          this.fail(s, `the session's worker process ${how} before the run finished${tail ? `: ${tail}` : ''}`);
+        }
+      },
     });
-    child.on('message', (raw: unknown) => this.fromWorker(s, spec, raw));
     // A spare has already said `ready`; a fresh one will, and is started then.
     if (w.ready && child.connected) child.send({ t: 'start', spec } satisfies ToWorker);
-    child.on('error', (err) => this.fail(s, `the session's worker could not run: ${err.message}`));
-    child.on('exit', (code, signal) => {
-      if (s.killTimer) clearTimeout(s.killTimer);
-      s.worker = null;
-      for (const [, r] of s.pending) r({ t: 'result', req: -1, ok: false, error: 'the session ended' });
-      s.pending.clear();
-      if (!TERMINAL.has(s.status)) {
-        const how = signal ? `was killed (${signal})` : `exited with code ${code}`;
-        const tail = s.stderrTail.trim().split('\n').slice(-3).join(' | ');
-        this.fail(s, `the session's worker process ${how} before the run finished${tail ? `: ${tail}` : ''}`);
-      }
-    });
   }
 
   private fromWorker(s: Session, spec: WorkerSpec, raw: unknown): void {
     const parsed = FromWorker.safeParse(raw);
     if (!parsed.success) {
       this.fail(s, `the worker sent a malformed message: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-      s.worker?.kill('SIGKILL');
+      s.worker?.kill();
       return;
     }
     const m = parsed.data;
@@ -595,12 +588,12 @@ export class Host implements HostEndpoint {
           const c = checkEvent(e);
           if (!c.ok) {
             this.fail(s, `the worker sent an invalid event: ${c.message}`);
-            s.worker?.kill('SIGKILL');
+            s.worker?.kill();
             break;
           }
           if (c.value.seq !== s.events.length + good.length) {
             this.fail(s, `the worker's events are out of order (got seq ${c.value.seq}, expected ${s.events.length + good.length})`);
-            s.worker?.kill('SIGKILL');
+            s.worker?.kill();
             break;
           }
           good.push(c.value);
@@ -650,12 +643,12 @@ export class Host implements HostEndpoint {
   private cancel(id: string): Session {
     const s = this.live(id);
     if (TERMINAL.has(s.status)) return s;
-    if (s.worker?.connected) s.worker.send({ t: 'cancel' } satisfies ToWorker);
+    if (s.worker?.connected) s.worker.send({ t: 'cancel' });
     // A worker stuck in native code does not answer; it is killed after a grace period.
     const worker = s.worker;
     s.killTimer ??= setTimeout(() => {
       if (!TERMINAL.has(s.status)) this.end(s, 'cancelled', 'cancelled (the worker did not stop in time and was killed)');
-      worker?.kill('SIGKILL');
+      worker?.kill();
     }, this.opts.cancelGraceMs ?? 5000);
     s.killTimer.unref();
     return s;
@@ -747,6 +740,41 @@ export class Host implements HostEndpoint {
     return s;
   }
 
+  /** Log file → the read-only session it was opened as by `eval.open` (opening again reuses it). */
+  private readonly evalLogSessions = new Map<string, string>();
+
+  /** An evaluation directory: its rows, and its first `openLogs` task logs as saved sessions. */
+  private async openEval(path: string, openLogs: number): Promise<Replies['eval.open']> {
+    let evaluation: EvalOverview;
+    try {
+      evaluation = readEvalDir(path);
+    } catch (err) {
+      if (err instanceof EvalDirError) throw new HostError(err.code, err.message);
+      throw err;
+    }
+    const sessions: SessionSummary[] = [];
+    for (const row of evaluation.tasks) {
+      if (row.logFile === null) continue;
+      const known = this.evalLogSessions.get(row.logFile);
+      const s = known !== undefined ? this.sessions.get(known) : undefined;
+      if (s) row.sessionId = s.id;
+      else if (sessions.length < openLogs) {
+        try {
+          const opened = await this.open(row.logFile);
+          opened.title = `${evaluation.name}/${row.id}`;
+          this.evalLogSessions.set(row.logFile, opened.id);
+          row.sessionId = opened.id;
+        } catch (err) {
+          evaluation.problems.push(`the log of ${row.id} could not be opened: ${(err as Error).message}`);
+          continue;
+        }
+      } else continue;
+      const opened = this.sessions.get(row.sessionId!);
+      if (opened) sessions.push(this.summary(opened));
+    }
+    return { evaluation, sessions };
+  }
+
   private takeItems(s: Session, batch: LogItem[], problems: string[]): void {
     const events: TrajectoryEvent[] = [];
     for (const item of batch) {
@@ -819,15 +847,15 @@ export class Host implements HostEndpoint {
     const exits: Promise<void>[] = [];
     const spare = this.spare;
     this.spare = null;
-    if (spare && spare.child.exitCode === null && spare.child.signalCode === null) {
-      exits.push(new Promise((r) => spare.child.once('exit', () => r())));
-      spare.child.kill('SIGKILL');
+    if (spare && !spare.child.exited) {
+      exits.push(spare.child.whenExited());
+      spare.child.kill();
     }
     for (const s of this.sessions.values()) {
       const w = s.worker;
       if (!w) continue;
-      exits.push(new Promise((r) => w.once('exit', () => r())));
-      w.kill('SIGKILL');
+      exits.push(w.whenExited());
+      w.kill();
     }
     await Promise.all(exits);
     for (const s of this.sessions.values()) s.log?.close();

@@ -2,10 +2,18 @@
 // the host cannot take the window down). Many client connections are multiplexed over the
 // one IPC channel with the parent: { t: 'open'|'msg'|'close', c } in, { c, m } out.
 import { z } from 'zod';
+import { brokeredKeyStore } from '../host/key-store.ts';
 import { Host } from '../host/session-manager.ts';
+import { brokeredLauncher, forkLauncher, type ParentPortLike } from '../host/worker-launcher.ts';
 import type { HostConnection } from './connection.ts';
 
-const Options = z.strictObject({ runsDir: z.string(), settingsDir: z.string(), demoLatencyMs: z.number().int().nonnegative().optional() });
+const Options = z.strictObject({
+  runsDir: z.string(),
+  settingsDir: z.string(),
+  demoLatencyMs: z.number().int().nonnegative().optional(),
+  /** The worker entry when not beside this file as worker.ts (the bundled app: worker.mjs). */
+  workerEntry: z.string().optional(),
+});
 const Incoming = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('open'), c: z.number().int() }),
   z.strictObject({ t: z.literal('msg'), c: z.number().int(), m: z.unknown() }),
@@ -17,16 +25,21 @@ if (!parsed.success) {
   process.stderr.write(`rlm-studio host: bad RLM_HOST_OPTIONS: ${parsed.error.issues[0]?.message}\n`);
   process.exit(2);
 }
-const host = new Host({ ...parsed.data, label: 'rlm-studio desktop' });
-const conns = new Map<number, HostConnection>();
-
 // Under Electron's utilityProcess the channel is `process.parentPort`; under fork() it is
 // process.send / 'message'.
-interface ParentPortLike {
-  on(event: 'message', listener: (e: { data: unknown }) => void): void;
-  postMessage(message: unknown): void;
-}
 const parentPort = (process as unknown as { parentPort?: ParentPortLike }).parentPort;
+// A utility process cannot fork Node children in a packaged app (the runAsNode fuse is
+// off), so there the main process starts workers and keeps the keychain for us.
+const broker = parentPort ? brokeredLauncher((m) => parentPort.postMessage(m)) : null;
+const keys = parentPort ? brokeredKeyStore((m) => parentPort.postMessage(m)) : null;
+const { workerEntry, ...hostOptions } = parsed.data;
+const host = new Host({
+  ...hostOptions,
+  label: 'rlm-studio desktop',
+  workerLauncher: broker ?? forkLauncher(workerEntry),
+  ...(keys ? { keyStore: keys } : {}),
+});
+const conns = new Map<number, HostConnection>();
 const post = (m: unknown): void => {
   if (parentPort) parentPort.postMessage(m);
   else process.send?.(m);
@@ -51,8 +64,12 @@ function onMessage(raw: unknown): void {
   }
 }
 
-if (parentPort) parentPort.on('message', (e) => onMessage(e.data));
-else {
+if (parentPort) {
+  parentPort.on('message', (e) => {
+    if (broker?.handle(e.data, e.ports) || keys?.handle(e.data)) return;
+    onMessage(e.data);
+  });
+} else {
   process.on('message', onMessage);
   // The parent is gone: stop the workers and leave.
   process.on('disconnect', () => void host.close().finally(() => process.exit(0)));

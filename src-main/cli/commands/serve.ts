@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { isEvalDir } from '../../eval/open-dir.ts';
 import { Host } from '../../host/session-manager.ts';
 import { defaultSettingsDir } from '../../host/profiles.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
@@ -113,19 +114,30 @@ export function registerServe(program: Command): void {
     await serveUntilStopped(s);
   });
 
-  addServeOptions(program.command('view').description('Open a saved log in the app (starts serve with the log preselected).').argument('<log>', 'a log file in any supported format')).action(
-    async (log: string, o: ServeOptions) => {
-      if (!existsSync(log)) throw new UsageError(`${log}: no such file`);
-      const s = await startServing(o);
-      try {
+  addServeOptions(
+    program
+      .command('view')
+      .description('Open a saved log, or an evaluation directory (rlm-studio eval --out), in the app (starts serve with it preselected).')
+      .argument('<log>', 'a log file in any supported format, or a directory with results.jsonl'),
+  ).action(async (log: string, o: ServeOptions) => {
+    if (!existsSync(log)) throw new UsageError(`${log}: no such file or directory`);
+    const asEval = isEvalDir(log);
+    const s = await startServing(o);
+    try {
+      if (asEval) {
+        // The page opens it again from the fragment; the host reuses the sessions opened here.
+        const reply = await s.host.execute(null, { id: 0, command: { type: 'eval.open', path: resolve(log), openLogs: 50 } });
+        const n = 'evaluation' in reply ? reply.evaluation.tasks.length : 0;
+        process.stdout.write(`RLM Studio is serving the evaluation ${log} (${n} task(s)) at ${s.web.url}#eval=${encodeURIComponent(resolve(log))}\n`);
+      } else {
         const reply = await s.host.execute(null, { id: 0, command: { type: 'session.open', path: log } });
         const id = 'session' in reply ? reply.session.sessionId : '';
         process.stdout.write(`RLM Studio is serving ${log} at ${s.web.url}#session=${encodeURIComponent(id)}\n`);
-      } catch (err) {
-        await s.close();
-        throw new UsageError(`cannot open ${log}: ${(err as Error).message}`);
       }
-      await serveUntilStopped(s);
-    },
-  );
+    } catch (err) {
+      await s.close();
+      throw new UsageError(`cannot open ${log}: ${(err as Error).message}`);
+    }
+    await serveUntilStopped(s);
+  });
 }

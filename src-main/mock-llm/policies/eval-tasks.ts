@@ -43,11 +43,16 @@ function finalFor(c: Classified): string {
   return 'I could not finish within the turn limit.';
 }
 
-export function evalTasksPolicy(fallback: Policy): Policy {
+/**
+ * `force`: play that task for every root query whatever its wording (`mock-llm --policy
+ * sniah`), for datasets whose queries are not the generator's. Child RLMs (no query of
+ * their own) are still left to the fallback, as in auto mode.
+ */
+export function evalTasksPolicy(fallback: Policy, force: TaskKind | null = null): Policy {
   return (req: PolicyRequest): string => {
     const c = classify(req);
     if (c.kind === 'sub') return evalSubLmReply(c.lastUser) ?? fallback(req);
-    const kind = evalTaskFor(c.query);
+    const kind = force !== null && c.query !== null ? force : evalTaskFor(c.query);
     if (kind === null) return fallback(req);
     if (c.kind === 'rlm') return turnFor(kind, c);
     if (c.kind === 'final') return finalFor(c);

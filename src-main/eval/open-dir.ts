@@ -1,0 +1,142 @@
+// Reads an evaluation directory for viewing (`eval.open`, `rlm-studio view DIR`): settings
+// from eval.json, one row per task from results.jsonl. Tolerant, unlike the runner's resume
+// path: a torn or malformed line is reported by line number and skipped, never fatal, since
+// the evaluation may still be running or may have been killed mid-write.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { EvalOverview, EvalSettings, EvalTaskRow } from '../../src-shared/protocol.ts';
+
+export class EvalDirError extends Error {
+  override name = 'EvalDirError';
+  readonly code: 'not_found' | 'bad_request';
+  constructor(code: 'not_found' | 'bad_request', message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** The fields a view needs; anything else on the line is ignored (older or newer writers). */
+const ResultLine = z.looseObject({
+  id: z.string().min(1),
+  kind: z.string().default('unknown'),
+  sizeTokens: z.number().nullable().default(null),
+  score: z.number(),
+  correct: z.boolean().default(false),
+  stopReason: z.string().default('unknown'),
+  iterations: z.number().default(0),
+  durationMs: z.number().default(0),
+  usage: z.looseObject({ calls: z.number().default(0), costUsd: z.number().nullable().default(null) }).default({ calls: 0, costUsd: null }),
+  logFile: z.string().nullable().default(null),
+});
+
+const str = z.string().nullable().catch(null);
+const num = z.number().nullable().catch(null);
+const EvalJson = z.looseObject({
+  dataset: str.default(null),
+  model: str.default(null),
+  subModel: str.default(null),
+  maxDepth: num.default(null),
+  maxIterations: num.default(null),
+  baseUrl: str.default(null),
+  createdAt: str.default(null),
+});
+
+export function isEvalDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory() && (existsSync(join(path, 'results.jsonl')) || existsSync(join(path, 'eval.json')));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The task's log: DIR/logs/<name> when there (so a copied or moved directory shows its own
+ * logs), else the path as recorded; null when neither exists.
+ */
+function resolveLog(dir: string, logFile: string | null): string | null {
+  if (logFile === null) return null;
+  const own = join(dir, 'logs', basename(logFile));
+  if (existsSync(own)) return own;
+  return existsSync(logFile) ? resolve(logFile) : null;
+}
+
+export function readEvalDir(path: string): EvalOverview {
+  const dir = resolve(path);
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    throw new EvalDirError('not_found', `cannot open the evaluation ${path}: no such directory`);
+  }
+  if (!isDir) throw new EvalDirError('bad_request', `${path} is not a directory (an evaluation is the --out directory of rlm-studio eval)`);
+  const resultsPath = join(dir, 'results.jsonl');
+  const metaPath = join(dir, 'eval.json');
+  if (!existsSync(resultsPath) && !existsSync(metaPath)) {
+    throw new EvalDirError('bad_request', `${path} is not an evaluation directory: it has neither results.jsonl nor eval.json (written by rlm-studio eval --out)`);
+  }
+  const problems: string[] = [];
+
+  let settings: EvalSettings = { dataset: null, model: null, subModel: null, maxDepth: null, maxIterations: null, baseUrl: null, createdAt: null };
+  if (existsSync(metaPath)) {
+    try {
+      const m = EvalJson.parse(JSON.parse(readFileSync(metaPath, 'utf8')));
+      settings = { dataset: m.dataset, model: m.model, subModel: m.subModel, maxDepth: m.maxDepth, maxIterations: m.maxIterations, baseUrl: m.baseUrl, createdAt: m.createdAt };
+    } catch (err) {
+      problems.push(`eval.json is unreadable (${(err as Error).message.split('\n')[0]}); settings unknown`);
+    }
+  } else problems.push('no eval.json: settings unknown');
+
+  let datasetTasks: number | null = null;
+  try {
+    const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { tasks?: unknown };
+    if (typeof s.tasks === 'number') datasetTasks = s.tasks;
+  } catch {
+    // No summary yet (the evaluation is running or was killed): the total is unknown.
+  }
+
+  const tasks: EvalTaskRow[] = [];
+  const seen = new Set<string>();
+  const text = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '';
+  const lines = text.split('\n');
+  let missingLogs = 0;
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    const last = i === lines.length - 1; // no newline after it: a write may have been cut short
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      problems.push(last ? `results.jsonl line ${i + 1} is incomplete (cut off mid-write?) and was skipped` : `results.jsonl line ${i + 1} is not JSON and was skipped`);
+      return;
+    }
+    const r = ResultLine.safeParse(raw);
+    if (!r.success) {
+      const issue = r.error.issues[0];
+      problems.push(`results.jsonl line ${i + 1} is not a task result (${issue ? `${issue.path.join('.') || 'line'}: ${issue.message}` : 'invalid'}) and was skipped`);
+      return;
+    }
+    const d = r.data;
+    // The runner's rule: the first line of a task wins.
+    if (seen.has(d.id)) return;
+    seen.add(d.id);
+    const logFile = resolveLog(dir, d.logFile);
+    if (d.logFile !== null && logFile === null) missingLogs++;
+    tasks.push({
+      id: d.id,
+      kind: d.kind,
+      sizeTokens: d.sizeTokens,
+      score: d.score,
+      correct: d.correct,
+      stopReason: d.stopReason,
+      costUsd: d.usage.costUsd,
+      durationMs: d.durationMs,
+      calls: d.usage.calls,
+      iterations: d.iterations,
+      logFile,
+      sessionId: null,
+    });
+  });
+  if (missingLogs > 0) problems.push(`${missingLogs} task log(s) named in results.jsonl are missing`);
+  return { dir, name: basename(dir), settings, datasetTasks, tasks, problems };
+}

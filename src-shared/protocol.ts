@@ -22,6 +22,8 @@ export const Breakpoint = z.strictObject({
   depths: z.array(nonNegInt).optional(),
   /** Only in these runs (absent: every run). */
   runIds: z.array(runId).optional(),
+  /** Only at these iterations of a run, 1-based (absent: every iteration). */
+  iterations: z.array(positiveInt).optional(),
 });
 export type Breakpoint = z.infer<typeof Breakpoint>;
 
@@ -103,7 +105,12 @@ export const Command = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('session.openText'), name: z.string().min(1).max(500), text: z.string() }),
   z.strictObject({ type: z.literal('session.cancel'), sessionId }),
   z.strictObject({ type: z.literal('session.pause'), sessionId }),
-  z.strictObject({ type: z.literal('session.continue'), sessionId }),
+  /**
+   * Releases the stop shown (the front one). Other runs already held (batched children that
+   * hit breakpoints together) then show in turn, each needing its own continue; `all`
+   * releases every held stop at once.
+   */
+  z.strictObject({ type: z.literal('session.continue'), sessionId, all: z.boolean().optional() }),
   z.strictObject({ type: z.literal('session.step'), sessionId }),
   z.strictObject({ type: z.literal('session.setBreakpoints'), sessionId, breakpoints: z.array(Breakpoint) }),
   z.strictObject({ type: z.literal('session.edit'), sessionId, edit: ReplyEditInput }),
@@ -112,6 +119,12 @@ export const Command = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('session.export'), sessionId, format: z.enum(['native', 'rlm-python']) }),
   z.strictObject({ type: z.literal('profiles.list') }),
   z.strictObject({ type: z.literal('profiles.save'), profile: EndpointProfile }),
+  /**
+   * Desktop only: stores the API key of a profile in the OS keychain (null removes it). A
+   * profile without `apiKeyRef` gets one. Web mode refuses: keys come from the environment.
+   * The reply never carries the key.
+   */
+  z.strictObject({ type: z.literal('profiles.setKey'), profile: z.string().min(1).max(100), key: z.string().min(1).max(10_000).nullable() }),
   z.strictObject({ type: z.literal('runs.recent'), limit: positiveInt.max(1000).default(50) }),
   z.strictObject({ type: z.literal('subscribe'), sessionId, fromSeq: nonNegInt.default(0) }),
   z.strictObject({ type: z.literal('unsubscribe'), sessionId }),
@@ -235,6 +248,7 @@ export interface Replies {
   'session.export': { fileName: string; text: string };
   'profiles.list': { profiles: EndpointProfile[] };
   'profiles.save': { profiles: EndpointProfile[] };
+  'profiles.setKey': { profiles: EndpointProfile[]; profile: string; stored: boolean };
   'runs.recent': { runs: RecentRun[] };
   subscribe: { session: SessionSummary; header: LogHeader | null };
   unsubscribe: Record<string, never>;

@@ -40,6 +40,7 @@ import { startMockLlm, type MockLlmServer } from '../mock-llm/server.ts';
 import type { ConnectOptions, HostConnection, HostEndpoint } from '../transport/connection.ts';
 import { DEMO_SCENARIOS } from './demo.ts';
 import { DEMO_PROFILE_NAME, ProfileStore } from './profiles.ts';
+import type { KeyStore } from './key-store.ts';
 import { forkLauncher, type WorkerHandle, type WorkerLauncher } from './worker-launcher.ts';
 import { FromWorker, type ToWorker, type WorkerSpec } from './worker-protocol.ts';
 
@@ -60,6 +61,8 @@ export interface HostOptions {
   prewarm?: boolean;
   /** How session workers are started. Default: child_process.fork of worker.ts (web mode). */
   workerLauncher?: WorkerLauncher;
+  /** Desktop: where `profiles.setKey` stores keys (the OS keychain). Absent in web mode. */
+  keyStore?: KeyStore;
 }
 
 class HostError extends Error {
@@ -142,6 +145,8 @@ export class Host implements HostEndpoint {
   private retryTimer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly launcher: WorkerLauncher;
+  /** Keys stored by `profiles.setKey` in this host's life, by reference (never persisted here). */
+  private readonly storedKeys = new Map<string, string>();
 
   constructor(opts: HostOptions) {
     this.opts = opts;
@@ -253,6 +258,8 @@ export class Host implements HostEndpoint {
           throw new HostError('bad_request', (err as Error).message);
         }
         return { profiles: [this.demoProfile(), ...this.profiles.list()] };
+      case 'profiles.setKey':
+        return this.setKey(c.profile, c.key);
       case 'runs.recent':
         return { runs: await this.recentRuns(c.limit) };
       case 'subscribe': {
@@ -396,6 +403,34 @@ export class Host implements HostEndpoint {
     return this.demo;
   }
 
+  /** Desktop: the key goes to the keychain (via the main process) and stays in memory here; never into profiles.json. */
+  private async setKey(name: string, key: string | null): Promise<Replies['profiles.setKey']> {
+    if (!this.opts.keyStore) {
+      throw new HostError(
+        'bad_request',
+        'this host (web mode) does not store API keys: set the environment variable named by the profile\'s "API key env var" (apiKeyRef) where rlm-studio serve runs, then restart it',
+      );
+    }
+    if (name === DEMO_PROFILE_NAME) throw new HostError('bad_request', `the built-in "${DEMO_PROFILE_NAME}" profile needs no key`);
+    const profile = this.profiles.get(name);
+    if (!profile) throw new HostError('not_found', `no endpoint profile named "${name}"`);
+    let ref = profile.apiKeyRef;
+    if (ref === null) {
+      if (key === null) return { profiles: [this.demoProfile(), ...this.profiles.list()], profile: name, stored: false };
+      // A keychain entry per profile; the name is derived, the key never appears in it.
+      ref = `RLM_STUDIO_KEY_${name.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}`;
+      this.profiles.save({ ...profile, apiKeyRef: ref });
+    }
+    try {
+      await this.opts.keyStore.set(ref, key);
+    } catch (err) {
+      throw new HostError('conflict', `the key of "${name}" was not stored: ${(err as Error).message}`);
+    }
+    if (key === null) this.storedKeys.delete(ref);
+    else this.storedKeys.set(ref, key);
+    return { profiles: [this.demoProfile(), ...this.profiles.list()], profile: name, stored: key !== null };
+  }
+
   private async resolveProfile(name: string): Promise<{ profile: EndpointProfile; baseUrl: string; apiKey: string | null }> {
     if (name === DEMO_PROFILE_NAME) {
       const demo = await this.demoServer();
@@ -405,7 +440,7 @@ export class Host implements HostEndpoint {
     if (!profile) throw new HostError('not_found', `no endpoint profile named "${name}"`);
     let apiKey: string | null = null;
     if (profile.apiKeyRef) {
-      apiKey = this.opts.resolveKey?.(profile.apiKeyRef) ?? (this.opts.env ?? process.env)[profile.apiKeyRef] ?? null;
+      apiKey = this.storedKeys.get(profile.apiKeyRef) ?? this.opts.resolveKey?.(profile.apiKeyRef) ?? (this.opts.env ?? process.env)[profile.apiKeyRef] ?? null;
       if (apiKey === null) throw new HostError('bad_request', `profile "${name}": its API key (${profile.apiKeyRef}) is not set in the host's environment`);
     }
     return { profile, baseUrl: profile.baseUrl, apiKey };

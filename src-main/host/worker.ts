@@ -1,6 +1,8 @@
 // A session's worker process: holds one engine session and its isolates, so that an
 // isolate that takes the process down (isolated-vm can abort on out-of-memory) kills this
-// session only. Talks to the host over the fork() IPC channel; exits when the host goes.
+// session only. Talks to the host over its WorkerChannel (the fork() IPC channel under
+// Node, a MessagePort from the Electron main process as a utility process); exits when the
+// host goes.
 import type { TrajectoryEvent } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { EventRecorder, RlmSession } from '../engine/index.ts';
@@ -11,21 +13,12 @@ import type { SandboxValue } from '../sandbox/types.ts';
 import { loadContextFile } from '../cli/commands/run.ts';
 import { Debugger } from './debugger.ts';
 import { demoContext } from './demo.ts';
+import { connectToHost } from './worker-channel.ts';
 import { type FromWorker, ToWorker, type WorkerSpec } from './worker-protocol.ts';
 
-function send(msg: FromWorker): void {
-  // After the host is gone a send would throw, and an error on the way out can leave the
-  // process hung in exit (see below).
-  if (process.connected) process.send?.(msg);
-}
-
-/** Resolves once the message is handed to the channel, so nothing is lost on exit. */
-function sendAndWait(msg: FromWorker): Promise<void> {
-  return new Promise((resolve) => {
-    if (!process.send || !process.connected) return resolve();
-    process.send(msg, undefined, {}, () => resolve());
-  });
-}
+const channel = await connectToHost();
+const send = (msg: FromWorker): void => channel.send(msg);
+const sendAndWait = (msg: FromWorker): Promise<void> => channel.sendAndWait(msg);
 
 // The host is our only reason to live: when its channel closes (host exited or was killed)
 // nothing can read our events any more. Mid-run, process.exit() can hang while an isolate
@@ -36,7 +29,7 @@ const die = (): never => {
   process.kill(process.pid, 'SIGKILL');
   throw new Error('unreachable');
 };
-process.on('disconnect', () => (finished ? process.exit(0) : die()));
+channel.onDisconnect(() => (finished ? process.exit(0) : die()));
 // Anything unexpected: tell the host if it is still there, then stop the hard way.
 const fatal = (err: unknown): void => {
   try {
@@ -147,7 +140,7 @@ async function handle(msg: ToWorker): Promise<void> {
       }
       // Every message has been handed over; closing the channel ends this process.
       finished = true;
-      process.disconnect?.();
+      channel.disconnect();
       return;
     case 'pause':
       if (dbg) dbg.pause();
@@ -191,7 +184,7 @@ async function handle(msg: ToWorker): Promise<void> {
   }
 }
 
-process.on('message', (raw: unknown) => {
+channel.onMessage((raw: unknown) => {
   const parsed = ToWorker.safeParse(raw);
   if (!parsed.success) {
     send({ t: 'fatal', message: `bad message from host: ${parsed.error.issues[0]?.message ?? 'invalid'}` });

@@ -2,8 +2,10 @@
 // A gate that decides to stop returns a promise that stays pending until the person
 // continues, steps or cancels; while it is pending that run is paused. Several runs of a
 // session can reach gates at once (batched child runs): each waits in a queue and the
-// front one is "the" pause shown to the person; `step` releases only the front one and
-// stops at the next gate reached, `continue` releases all.
+// front one is "the" pause shown to the person. `step` releases only the front one and
+// stops at the next gate reached; `continue` releases only the front one too (the others
+// were breakpoint hits the person asked to see, so each shows in turn), and stops nowhere
+// but at breakpoints after it; `continue(true)` releases every held stop; cancel releases all.
 import type { ChatMessage } from '../../src-shared/events.ts';
 import { findReplBlocks as findBlocks } from '../engine/code-blocks.ts';
 import type { Breakpoint, BreakpointKind, PauseInfo, ReplyEditInput } from '../../src-shared/protocol.ts';
@@ -51,12 +53,12 @@ export class Debugger {
     if (this.queue.length === 0) this.pauseRequested = true;
   }
 
-  continue(): void {
+  continue(all = false): void {
     this.stepping = false;
     this.pauseRequested = false;
-    const all = this.queue.splice(0);
+    const released = all ? this.queue.splice(0) : this.queue.splice(0, 1);
     this.emit();
-    for (const w of all) w.release();
+    for (const w of released) w.release();
   }
 
   step(): void {
@@ -74,7 +76,7 @@ export class Debugger {
   /** Releases everything for good; the engine sees the abort right after its gate. */
   cancel(): void {
     this.cancelled = true;
-    this.continue();
+    this.continue(true);
   }
 
   /** Edits the reply the front pause holds; only valid when paused after a reply. */
@@ -115,9 +117,13 @@ export class Debugger {
     this.repls.delete(runId);
   }
 
-  private matches(kind: BreakpointKind, run: GateRun): boolean {
+  private matches(kind: BreakpointKind, run: GateRun, iteration: number): boolean {
     return this.breakpoints.some(
-      (b) => b.kind === kind && (b.depths === undefined || b.depths.includes(run.depth)) && (b.runIds === undefined || b.runIds.includes(run.runId)),
+      (b) =>
+        b.kind === kind &&
+        (b.depths === undefined || b.depths.includes(run.depth)) &&
+        (b.runIds === undefined || b.runIds.includes(run.runId)) &&
+        (b.iterations === undefined || b.iterations.includes(iteration)),
     );
   }
 
@@ -129,7 +135,7 @@ export class Debugger {
     this.repls.set(run.runId, run.repl);
     this.beforeGate?.(run);
     if (this.cancelled) return null;
-    const hit = kinds.find((k) => this.matches(k, run));
+    const hit = kinds.find((k) => this.matches(k, run, at.iteration));
     let kind: PauseInfo['kind'];
     if (hit !== undefined) kind = hit;
     else if (this.pauseRequested || this.stepping) kind = this.pauseRequested ? 'manual' : (kinds[kinds.length - 1] ?? 'manual');

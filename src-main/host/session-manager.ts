@@ -224,7 +224,7 @@ export class Host implements HostEndpoint {
       case 'session.pause':
         return { session: this.summary(this.control(c.sessionId, { t: 'pause' })) };
       case 'session.continue':
-        return { session: this.summary(this.control(c.sessionId, { t: 'continue' })) };
+        return { session: this.summary(this.control(c.sessionId, { t: 'continue', all: c.all === true })) };
       case 'session.step':
         return { session: this.summary(this.control(c.sessionId, { t: 'step' })) };
       case 'session.setBreakpoints': {

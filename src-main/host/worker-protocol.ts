@@ -35,7 +35,7 @@ export type WorkerSpec = z.infer<typeof WorkerSpec>;
 export const ToWorker = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('start'), spec: WorkerSpec }),
   z.strictObject({ t: z.literal('pause') }),
-  z.strictObject({ t: z.literal('continue') }),
+  z.strictObject({ t: z.literal('continue'), all: z.boolean().optional() }),
   z.strictObject({ t: z.literal('step') }),
   z.strictObject({ t: z.literal('cancel') }),
   z.strictObject({ t: z.literal('breakpoints'), breakpoints: z.array(Breakpoint) }),

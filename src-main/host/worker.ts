@@ -148,7 +148,7 @@ async function handle(msg: ToWorker): Promise<void> {
       return;
     case 'continue':
       early.pause = false;
-      dbg?.continue();
+      dbg?.continue(msg.all ?? false);
       return;
     case 'step':
       dbg?.step();

@@ -54,20 +54,58 @@ describe('Debugger', () => {
     await g.afterBlock!(run('run-0', 0), 1, 0, false);
   });
 
-  it('queues concurrent stops: step releases the front one, continue all', async () => {
-    const { d, g } = make([{ kind: 'on_subcall_start' }], false);
+  it('queues concurrent stops: step and continue release the front one only; continue(all) releases every stop', async () => {
+    const { d, g, pauses } = make([{ kind: 'on_subcall_start' }], false);
     const order: string[] = [];
-    const held = ['run-1', 'run-2', 'run-3'].map((id) => g.onSubcallStart!(run(id, 1), 1, 0, 'llm', 'p').then(() => order.push(id)));
+    const held = ['run-1', 'run-2', 'run-3', 'run-4'].map((id) => g.onSubcallStart!(run(id, 1), 1, 0, 'llm', 'p').then(() => order.push(id)));
     await tick();
     expect(d.paused?.runId).toBe('run-1');
     d.step();
     await tick();
     expect(order).toEqual(['run-1']);
     expect(d.paused?.runId).toBe('run-2');
+    // Continue releases the shown stop; the next held run shows in turn (it hit a breakpoint too).
     d.continue();
+    await tick();
+    expect(order).toEqual(['run-1', 'run-2']);
+    expect(d.paused?.runId).toBe('run-3');
+    expect(pauses.at(-1)?.runId).toBe('run-3');
+    d.continue(true);
     await Promise.all(held);
-    expect(order).toEqual(['run-1', 'run-2', 'run-3']);
+    expect(order).toEqual(['run-1', 'run-2', 'run-3', 'run-4']);
     expect(d.paused).toBeNull();
+    expect(pauses.at(-1)).toBeNull();
+  });
+
+  it('a continued run stops again at its next breakpoint while another held run is shown', async () => {
+    const { d, g } = make([{ kind: 'before_model_call', depths: [1] }], false);
+    const a = g.beforeModelCall!(run('run-a', 1), 1, []);
+    const b = g.beforeModelCall!(run('run-b', 1), 1, []);
+    await tick();
+    d.continue();
+    await a;
+    // run-a reaches its next gate while run-b is still held: it queues behind run-b.
+    const a2 = g.beforeModelCall!(run('run-a', 1), 2, []);
+    await tick();
+    expect(d.paused).toMatchObject({ runId: 'run-b', iteration: 1 });
+    d.continue();
+    await b;
+    expect(d.paused).toMatchObject({ runId: 'run-a', iteration: 2 });
+    d.continue();
+    await a2;
+    expect(d.paused).toBeNull();
+  });
+
+  it('filters breakpoints by iteration', async () => {
+    const { d, g } = make([{ kind: 'after_block', iterations: [2, 4] }], false);
+    await g.afterBlock!(run('run-0', 0), 1, 0, false);
+    await g.afterBlock!(run('run-0', 0), 3, 0, false);
+    expect(d.paused).toBeNull();
+    const held = g.afterBlock!(run('run-0', 0), 4, 1, false);
+    await tick();
+    expect(d.paused).toMatchObject({ kind: 'after_block', iteration: 4, block: 1 });
+    d.continue();
+    await held;
   });
 
   it('edits the held reply: blocks by index, or the whole text', async () => {

@@ -2,6 +2,7 @@ import { useEffect, useState, type DragEvent } from 'react';
 import { ChartsView } from '../charts/Charts.tsx';
 import { usePrefs } from '../store/prefs.ts';
 import { CompareView } from '../views/CompareView.tsx';
+import { EvaluationView } from '../views/EvaluationView.tsx';
 import { Controls } from '../views/Controls.tsx';
 import { NewRunForm } from '../views/NewRunForm.tsx';
 import { ReplayBar } from '../views/ReplayBar.tsx';
@@ -10,6 +11,7 @@ import { SearchView } from '../views/SearchView.tsx';
 import { TreePanel } from '../views/TreePanel.tsx';
 import { OpenFileButton, Welcome } from '../views/Welcome.tsx';
 import { useServices, useStudio } from './context.tsx';
+import { evalFromHash, openEval } from './eval-services.ts';
 import { useShortcuts } from './shortcuts.ts';
 import type { Panel } from '../store/studio.ts';
 
@@ -18,6 +20,7 @@ const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'charts', label: 'Charts', key: '2' },
   { id: 'compare', label: 'Compare', key: '3' },
   { id: 'search', label: 'Search', key: '4' },
+  { id: 'eval', label: 'Evaluation', key: '5' },
 ];
 
 export function App() {
@@ -38,6 +41,12 @@ export function App() {
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
   }, [theme]);
+
+  // `rlm-studio view DIR` names an evaluation in the URL fragment.
+  useEffect(() => {
+    const dir = typeof window === 'undefined' ? null : evalFromHash(window.location.hash);
+    if (dir && !svc.store.getState().evals.has(dir)) void openEval(svc, dir);
+  }, [svc]);
 
   // Follow mode: select where the newest event of the active session happened.
   useEffect(() => {
@@ -61,7 +70,7 @@ export function App() {
   };
 
   const active = activeId ? sessions.get(activeId) : undefined;
-  const showWelcome = !active && panel !== 'new' && panel !== 'compare';
+  const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval';
   return (
     <div
       className="app"
@@ -131,6 +140,8 @@ export function App() {
           <NewRunForm />
         ) : panel === 'compare' ? (
           <CompareView />
+        ) : panel === 'eval' ? (
+          <EvaluationView />
         ) : active ? (
           <>
             <aside className="left">
@@ -153,7 +164,7 @@ function Shortcuts({ onClose }: { onClose(): void }) {
   const rows: [string, string][] = [
     ['Ctrl+O', 'open a log file'],
     ['Ctrl+F or /', 'search the session'],
-    ['Alt+1…4', 'Run, Charts, Compare, Search'],
+    ['Alt+1…5', 'Run, Charts, Compare, Search, Evaluation'],
     ['j / k', 'next / previous iteration'],
     ['u', 'parent run'],
     ['F6 / F8 / F10', 'pause / continue / step'],

@@ -17,7 +17,7 @@ const M = { top: 14, right: 60, bottom: 28, left: 54 };
 
 type Draw = (svg: SVGSVGElement) => void;
 
-function ChartFrame({ title, draw, deps, height = H, testId, children }: { title: string; draw: Draw; deps: unknown[]; height?: number; testId: string; children?: ReactNode }) {
+export function ChartFrame({ title, draw, deps, height = H, testId, children }: { title: string; draw: Draw; deps: unknown[]; height?: number; testId: string; children?: ReactNode }) {
   const ref = useRef<SVGSVGElement>(null);
   useEffect(() => {
     if (ref.current) {
@@ -223,6 +223,32 @@ function TokenGrowth({ traj, rev }: { traj: TrajectoryState; rev: number }) {
   );
 }
 
+/**
+ * A histogram of `values` with a box below it (p25–p75, median, whisker from min to p95) and
+ * the quartiles written out; the cross-session charts and the Evaluation view share it.
+ */
+export function drawDistribution(svg: SVGSVGElement, values: readonly number[], fmt: (v: number) => string): void {
+  const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
+  const iw = W - M.left - M.right;
+  const ih = H - M.top - M.bottom - 40;
+  if (values.length === 0) return;
+  const x = scaleLinear().domain([0, d3max(values) || 1]).nice().range([0, iw]);
+  const bins = d3hist().domain(x.domain() as [number, number]).thresholds(20)([...values]);
+  const y = scaleLinear().domain([0, d3max(bins, (b) => b.length) || 1]).range([ih, 0]);
+  g.selectAll('rect').data(bins).join('rect').attr('class', 'bar-a').attr('x', (b) => x(b.x0 ?? 0)).attr('width', (b) => Math.max(1, x(b.x1 ?? 0) - x(b.x0 ?? 0) - 1)).attr('y', (b) => y(b.length)).attr('height', (b) => ih - y(b.length));
+  g.append('g').call(axisLeft(y).ticks(4));
+  const q = quartiles(values);
+  const p95 = q.p95;
+  const by = ih + 20;
+  const box = g.append('g').attr('class', 'box');
+  box.append('line').attr('x1', x(q.min)).attr('x2', x(p95)).attr('y1', by).attr('y2', by);
+  box.append('rect').attr('x', x(q.p25)).attr('width', Math.max(1, x(q.p75) - x(q.p25))).attr('y', by - 7).attr('height', 14);
+  box.append('line').attr('x1', x(q.p50)).attr('x2', x(q.p50)).attr('y1', by - 7).attr('y2', by + 7).attr('class', 'median');
+  box.append('line').attr('x1', x(p95)).attr('x2', x(p95)).attr('y1', by - 5).attr('y2', by + 5);
+  g.append('g').attr('transform', `translate(0,${ih + 32})`).call(axisBottom(x).ticks(5).tickFormat((v) => fmt(Number(v))));
+  g.append('text').attr('x', iw - 4).attr('y', 10).attr('text-anchor', 'end').attr('class', 'muted-text').text(`n=${values.length} · p25 ${fmt(q.p25)} · p50 ${fmt(q.p50)} · p75 ${fmt(q.p75)} · p95 ${fmt(p95)}`);
+}
+
 function CrossSession() {
   const sessions = useStudio((s) => s.sessions);
   const data = useMemo(() => {
@@ -234,27 +260,7 @@ function CrossSession() {
     }
     return { cost, wall };
   }, [sessions]);
-  const draw = (values: number[], fmt: (v: number) => string) => (svg: SVGSVGElement) => {
-    const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
-    const iw = W - M.left - M.right;
-    const ih = H - M.top - M.bottom - 40;
-    if (values.length === 0) return;
-    const x = scaleLinear().domain([0, d3max(values) || 1]).nice().range([0, iw]);
-    const bins = d3hist().domain(x.domain() as [number, number]).thresholds(20)(values);
-    const y = scaleLinear().domain([0, d3max(bins, (b) => b.length) || 1]).range([ih, 0]);
-    g.selectAll('rect').data(bins).join('rect').attr('class', 'bar-a').attr('x', (b) => x(b.x0 ?? 0)).attr('width', (b) => Math.max(1, x(b.x1 ?? 0) - x(b.x0 ?? 0) - 1)).attr('y', (b) => y(b.length)).attr('height', (b) => ih - y(b.length));
-    g.append('g').call(axisLeft(y).ticks(4));
-    const q = quartiles(values);
-    const p95 = q.p95;
-    const by = ih + 20;
-    const box = g.append('g').attr('class', 'box');
-    box.append('line').attr('x1', x(q.min)).attr('x2', x(p95)).attr('y1', by).attr('y2', by);
-    box.append('rect').attr('x', x(q.p25)).attr('width', Math.max(1, x(q.p75) - x(q.p25))).attr('y', by - 7).attr('height', 14);
-    box.append('line').attr('x1', x(q.p50)).attr('x2', x(q.p50)).attr('y1', by - 7).attr('y2', by + 7).attr('class', 'median');
-    box.append('line').attr('x1', x(p95)).attr('x2', x(p95)).attr('y1', by - 5).attr('y2', by + 5);
-    g.append('g').attr('transform', `translate(0,${ih + 32})`).call(axisBottom(x).ticks(5).tickFormat((v) => fmt(Number(v))));
-    g.append('text').attr('x', iw - 4).attr('y', 10).attr('text-anchor', 'end').attr('class', 'muted-text').text(`n=${values.length} · p25 ${fmt(q.p25)} · p50 ${fmt(q.p50)} · p75 ${fmt(q.p75)} · p95 ${fmt(p95)}`);
-  };
+  const draw = (values: number[], fmt: (v: number) => string) => (svg: SVGSVGElement) => drawDistribution(svg, values, fmt);
   return (
     <>
       <ChartFrame title="Across loaded sessions: cost (histogram; box = p25–p75, median, whisker to p95)" testId="chart-cross-cost" deps={[data]} draw={draw(data.cost, fmtUsd)} />

@@ -6,11 +6,12 @@
 // each kind of UI state lives.
 import { create } from 'zustand';
 import type { LogHeader, RunId, TrajectoryEvent } from '../../src-shared/events.ts';
-import type { Breakpoint, EndpointProfile, PauseInfo, RecentRun, SessionSummary, StartSession, VariableView, ForkSession } from '../../src-shared/protocol.ts';
+import type { Breakpoint, EndpointProfile, EvalOverview, PauseInfo, RecentRun, SessionSummary, StartSession, VariableView, ForkSession } from '../../src-shared/protocol.ts';
 import { applyEvent, createTrajectoryState, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import type { CarrierState } from '../transport/carrier.ts';
 import type { HostClient } from '../transport/host-client.ts';
 import { EventIngest, frameScheduler, type Scheduler } from './ingest.ts';
+import { markRunDirty } from '../lib/derive.ts';
 
 export interface SessionEntry {
   id: string;
@@ -45,7 +46,7 @@ export interface ReplayState {
   speed: number;
 }
 
-export type Panel = 'run' | 'charts' | 'compare' | 'search' | 'new';
+export type Panel = 'run' | 'charts' | 'compare' | 'search' | 'new' | 'eval';
 
 export interface Notice {
   kind: 'error' | 'info';
@@ -69,6 +70,10 @@ export interface StudioData {
   panel: Panel;
   /** Session-level breakpoints as last sent to the host, by session. */
   breakpoints: Map<string, Breakpoint[]>;
+  /** Opened evaluations by directory (host-side data, replaced wholesale like summaries). */
+  evals: Map<string, EvalOverview>;
+  /** The evaluation shown, and the two compared (directories). */
+  evalView: { active: string | null; a: string | null; b: string | null };
 }
 
 export interface StudioActions {
@@ -94,6 +99,8 @@ export interface StudioActions {
   setProfiles(p: EndpointProfile[]): void;
   setVariables(v: StudioData['variables']): void;
   setBreakpoints(sessionId: string, b: Breakpoint[]): void;
+  upsertEval(e: EvalOverview): void;
+  setEvalView(v: Partial<StudioData['evalView']>): void;
 }
 
 export type StudioState = StudioData & StudioActions;
@@ -114,6 +121,8 @@ export function initialStudioData(): StudioData {
     compare: { a: null, b: null },
     panel: 'run',
     breakpoints: new Map(),
+    evals: new Map(),
+    evalView: { active: null, a: null, b: null },
   };
 }
 
@@ -155,6 +164,7 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
           const e = events[i] as TrajectoryEvent;
           entry.events.push(e);
           applyEvent(traj, e);
+          markRunDirty(traj, e.runId);
           last = e;
         }
         if (last) lastPlace.set(sessionId, { runId: last.runId, iteration: 'iteration' in last ? last.iteration : null });
@@ -243,6 +253,12 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
         breakpoints.set(id, b);
         set({ breakpoints });
       },
+      upsertEval: (e) => {
+        const evals = new Map(get().evals);
+        evals.set(e.dir, e);
+        set({ evals });
+      },
+      setEvalView: (v) => set({ evalView: { ...get().evalView, ...v } }),
     };
   });
 

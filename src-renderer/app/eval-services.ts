@@ -1,0 +1,58 @@
+// Evaluations (`eval.open`) for the views: open a directory on the host, open a task's log
+// as a session on demand. Kept beside Services (it only uses its public host and store).
+import type { Services } from './services.ts';
+
+function fail(svc: Services, what: string, err: unknown): void {
+  svc.store.getState().notify('error', `${what}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/** Opens an evaluation directory on the host and shows it; the first two opened are compared. */
+export async function openEval(svc: Services, path: string): Promise<string | null> {
+  try {
+    if (!svc.host) throw new Error('no host connected (open the app through `rlm-studio serve` or `rlm-studio view DIR`)');
+    const { evaluation, sessions } = await svc.host.request({ type: 'eval.open', path, openLogs: 50 });
+    const st = svc.store.getState();
+    for (const s of sessions) st.upsertSummary(s);
+    st.upsertEval(evaluation);
+    const v = svc.store.getState().evalView;
+    const dir = evaluation.dir;
+    st.setEvalView({
+      active: dir,
+      a: v.a ?? dir,
+      b: v.b === null && v.a !== null && v.a !== dir ? dir : v.b,
+    });
+    st.setPanel('eval');
+    if (evaluation.problems.length > 0) st.notify('info', `${evaluation.name}: ${evaluation.problems.join('; ')}`);
+    return dir;
+  } catch (err) {
+    fail(svc, `could not open the evaluation ${path}`, err);
+    return null;
+  }
+}
+
+/** Shows a task's log: its session when the host opened one, else opens the log now. */
+export async function openEvalTask(svc: Services, dir: string, taskId: string): Promise<void> {
+  const e = svc.store.getState().evals.get(dir);
+  const row = e?.tasks.find((t) => t.id === taskId);
+  if (!e || !row) return;
+  try {
+    let sessionId = row.sessionId;
+    if (sessionId === null) {
+      if (row.logFile === null) throw new Error('no log was written for this task');
+      if (!svc.host) throw new Error('no host connected');
+      const { session } = await svc.host.request({ type: 'session.open', path: row.logFile });
+      svc.store.getState().upsertSummary(session);
+      sessionId = session.sessionId;
+      // Remember it, so a second click does not open the log again.
+      svc.store.getState().upsertEval({ ...e, tasks: e.tasks.map((t) => (t.id === taskId ? { ...t, sessionId } : t)) });
+    }
+    await svc.openSession(sessionId);
+  } catch (err) {
+    fail(svc, `could not open the log of ${taskId}`, err);
+  }
+}
+
+/** `rlm-studio view DIR` names the evaluation in the URL fragment (`#eval=<dir>`). */
+export function evalFromHash(hash: string): string | null {
+  return new URLSearchParams(hash.replace(/^#/, '')).get('eval');
+}

@@ -1,0 +1,289 @@
+// An evaluation (the --out directory of `rlm-studio eval`) as a whole: its settings, accuracy
+// by kind and size, cost and runtime distributions across tasks (the same chart as the
+// cross-session one), a virtualised task table whose rows open the task's session, and a
+// comparison of two evaluations: which tasks only one of them solved.
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useMemo, useRef, useState } from 'react';
+import type { EvalOverview, EvalTaskRow } from '../../src-shared/protocol.ts';
+import { openEval, openEvalTask } from '../app/eval-services.ts';
+import { useServices, useStudio } from '../app/context.tsx';
+import { ChartFrame, drawDistribution } from '../charts/Charts.tsx';
+import { fmtMs, fmtUsd } from '../lib/derive.ts';
+import { accuracyBy, compareEvals, evalTotals, sortRows, type SortKey } from '../lib/eval.ts';
+
+const ROW_H = 24;
+const pct = (x: number): string => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '–');
+const usd = (x: number | null): string => (x === null ? '–' : fmtUsd(x));
+
+export function EvaluationView() {
+  const svc = useServices();
+  const evals = useStudio((s) => s.evals);
+  const view = useStudio((s) => s.evalView);
+  const connected = useStudio((s) => s.connection === 'open');
+  const active = view.active ? evals.get(view.active) : undefined;
+  return (
+    <div className="evaluation" data-testid="evaluation">
+      <h2>Evaluation</h2>
+      <OpenEvalPath disabled={!connected} />
+      {evals.size > 0 ? (
+        <label className="eval-pick">
+          Showing{' '}
+          <select aria-label="Evaluation" value={view.active ?? ''} onChange={(e) => svc.store.getState().setEvalView({ active: e.target.value || null })} data-testid="eval-select">
+            {[...evals.values()].map((e) => (
+              <option key={e.dir} value={e.dir}>
+                {e.name} — {e.dir}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : (
+        <p className="muted">Open the --out directory of `rlm-studio eval` (it holds results.jsonl), or start the app with `rlm-studio view DIR`.</p>
+      )}
+      {active ? <EvalDetail evaluation={active} /> : null}
+      {evals.size > 0 ? <EvalCompare /> : null}
+    </div>
+  );
+}
+
+function OpenEvalPath({ disabled }: { disabled: boolean }) {
+  const svc = useServices();
+  const [path, setPath] = useState('');
+  return (
+    <form
+      className="open-path"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (path.trim()) void openEval(svc, path.trim());
+      }}
+    >
+      <input type="text" placeholder="/path/to/eval-dir on the host (holds results.jsonl)" aria-label="Evaluation directory on the host" value={path} onChange={(e) => setPath(e.target.value)} data-testid="eval-path" disabled={disabled} />
+      <button type="submit" data-testid="eval-open" disabled={disabled}>
+        Open evaluation
+      </button>
+    </form>
+  );
+}
+
+function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
+  const totals = useMemo(() => evalTotals(e), [e]);
+  const acc = useMemo(() => accuracyBy(e.tasks), [e]);
+  const cost = useMemo(() => e.tasks.map((t) => t.costUsd ?? 0), [e]);
+  const time = useMemo(() => e.tasks.map((t) => t.durationMs), [e]);
+  const st = e.settings;
+  return (
+    <section data-testid="eval-detail">
+      <p data-testid="eval-summary">
+        <b>{e.name}</b>: model <code>{st.model ?? '?'}</code>
+        {st.subModel ? (
+          <>
+            , sub-model <code>{st.subModel}</code>
+          </>
+        ) : null}
+        , max depth {st.maxDepth ?? '?'}, max iterations {st.maxIterations ?? 'default'}. {totals.finished}
+        {e.datasetTasks !== null ? ` of ${e.datasetTasks}` : ''} tasks finished; accuracy <b>{pct(totals.accuracy)}</b> ({totals.correct} fully correct); total cost {fmtUsd(totals.totalCostUsd)}.
+      </p>
+      {e.problems.length > 0 ? (
+        <ul className="eval-problems" data-testid="eval-problems">
+          {e.problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      ) : null}
+      <table className="compare-table eval-accuracy" data-testid="eval-accuracy">
+        <thead>
+          <tr>
+            <th>kind</th>
+            <th>size (tokens)</th>
+            <th>n</th>
+            <th>correct</th>
+            <th>mean score</th>
+          </tr>
+        </thead>
+        <tbody>
+          {acc.kinds.map((k) => [
+            <tr key={k.key} className="eval-kind">
+              <th>{k.kind}</th>
+              <td>all</td>
+              <td>{k.n}</td>
+              <td>{k.correct}</td>
+              <td>{pct(k.meanScore)}</td>
+            </tr>,
+            ...acc.kindSizes
+              .filter((g) => g.kind === k.kind)
+              .map((g) => (
+                <tr key={g.key} data-testid={`eval-acc-${g.key}`}>
+                  <td />
+                  <td>{g.sizeTokens ?? '–'}</td>
+                  <td>{g.n}</td>
+                  <td>{g.correct}</td>
+                  <td>{pct(g.meanScore)}</td>
+                </tr>
+              )),
+          ])}
+        </tbody>
+      </table>
+      <div className="charts">
+        <ChartFrame title="Cost per task (histogram; box = p25–p75, median, whisker to p95)" testId="eval-chart-cost" deps={[cost]} draw={(svg) => drawDistribution(svg, cost, fmtUsd)} />
+        <ChartFrame title="Runtime per task" testId="eval-chart-time" deps={[time]} draw={(svg) => drawDistribution(svg, time, fmtMs)} />
+      </div>
+      <TaskTable evaluation={e} />
+    </section>
+  );
+}
+
+const COLUMNS: { key: SortKey | null; label: string }[] = [
+  { key: 'id', label: 'task' },
+  { key: null, label: 'kind' },
+  { key: null, label: 'size' },
+  { key: 'score', label: 'score' },
+  { key: null, label: 'stop' },
+  { key: 'cost', label: 'cost' },
+  { key: 'time', label: 'time' },
+  { key: null, label: 'calls' },
+];
+
+function TaskTable({ evaluation: e }: { evaluation: EvalOverview }) {
+  const svc = useServices();
+  const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'id', desc: false });
+  const rows = useMemo(() => sortRows(e.tasks, sort.key, sort.desc), [e, sort]);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virt = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 12 });
+  const by = (key: SortKey): void => setSort((s) => ({ key, desc: s.key === key ? !s.desc : key !== 'id' }));
+  return (
+    <div className="eval-table" role="table" aria-label="Tasks" aria-rowcount={rows.length + 1} data-testid="eval-table">
+      <div className="eval-row eval-head" role="row">
+        {COLUMNS.map((c) => (
+          <span key={c.label} role="columnheader" aria-sort={c.key !== null && sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : undefined}>
+            {c.key !== null ? (
+              <button type="button" className="link" onClick={() => by(c.key as SortKey)} data-testid={`eval-sort-${c.key}`}>
+                {c.label}
+                {sort.key === c.key ? (sort.desc ? ' ▾' : ' ▴') : ''}
+              </button>
+            ) : (
+              c.label
+            )}
+          </span>
+        ))}
+      </div>
+      <div ref={scrollRef} className="eval-scroll" role="rowgroup">
+        <div style={{ height: virt.getTotalSize(), position: 'relative' }}>
+          {virt.getVirtualItems().map((vi) => {
+            const r = rows[vi.index] as EvalTaskRow;
+            return (
+              <div
+                key={r.id}
+                role="row"
+                aria-rowindex={vi.index + 2}
+                tabIndex={0}
+                className={`eval-row ${r.correct ? 'ok' : r.score > 0 ? 'partial' : 'bad'}`}
+                style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_H, transform: `translateY(${vi.start}px)` }}
+                onClick={() => void openEvalTask(svc, e.dir, r.id)}
+                onKeyDown={(ev) => {
+                  if (ev.key === 'Enter') void openEvalTask(svc, e.dir, r.id);
+                }}
+                title={r.logFile ?? 'no log'}
+                data-testid={`eval-row-${r.id}`}
+              >
+                <span role="cell">{r.id}</span>
+                <span role="cell">{r.kind}</span>
+                <span role="cell">{r.sizeTokens ?? '–'}</span>
+                <span role="cell">{r.correct ? '✓' : r.score > 0 ? '~' : '✗'} {r.score.toFixed(3)}</span>
+                <span role="cell">{r.stopReason}</span>
+                <span role="cell">{usd(r.costUsd)}</span>
+                <span role="cell">{fmtMs(r.durationMs)}</span>
+                <span role="cell">{r.calls}</span>
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function EvalCompare() {
+  const svc = useServices();
+  const evals = useStudio((s) => s.evals);
+  const { a, b } = useStudio((s) => s.evalView);
+  const ea = a ? evals.get(a) : undefined;
+  const eb = b ? evals.get(b) : undefined;
+  const cmp = useMemo(() => (ea && eb ? compareEvals(ea, eb) : null), [ea, eb]);
+  const ta = useMemo(() => (ea ? evalTotals(ea) : null), [ea]);
+  const tb = useMemo(() => (eb ? evalTotals(eb) : null), [eb]);
+  const pick = (which: 'a' | 'b', value: string) => svc.store.getState().setEvalView({ [which]: value || null });
+  const rows: [string, (t: NonNullable<typeof ta>) => string][] = [
+    ['tasks finished', (t) => String(t.finished)],
+    ['fully correct', (t) => String(t.correct)],
+    ['accuracy (mean score)', (t) => pct(t.accuracy)],
+    ['total cost', (t) => fmtUsd(t.totalCostUsd)],
+    ['cost p50 / p95', (t) => `${fmtUsd(t.cost.p50)} / ${fmtUsd(t.cost.p95)}`],
+    ['runtime p50 / p95', (t) => `${fmtMs(t.time.p50)} / ${fmtMs(t.time.p95)}`],
+  ];
+  const only = (ids: string[], dir: string, testId: string) => (
+    <ul className="eval-only" data-testid={testId}>
+      {ids.map((id) => (
+        <li key={id}>
+          <button type="button" className="link" onClick={() => void openEvalTask(svc, dir, id)}>
+            {id}
+          </button>
+        </li>
+      ))}
+      {ids.length === 0 ? <li className="muted">none</li> : null}
+    </ul>
+  );
+  return (
+    <section className="eval-compare" data-testid="eval-compare">
+      <h3>Compare two evaluations</h3>
+      <div className="compare-pick">
+        {(['a', 'b'] as const).map((w) => (
+          <select key={w} aria-label={`Evaluation ${w.toUpperCase()}`} value={(w === 'a' ? a : b) ?? ''} onChange={(e) => pick(w, e.target.value)} data-testid={`eval-compare-${w}`}>
+            <option value="">— choose —</option>
+            {[...evals.values()].map((e) => (
+              <option key={e.dir} value={e.dir}>
+                {e.name} — {e.dir}
+              </option>
+            ))}
+          </select>
+        ))}
+      </div>
+      {ea && eb && cmp && ta && tb ? (
+        <>
+          <table className="compare-table" data-testid="eval-compare-table">
+            <thead>
+              <tr>
+                <th />
+                <th>A: {ea.name}</th>
+                <th>B: {eb.name}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map(([label, f]) => (
+                <tr key={label} className={f(ta) !== f(tb) ? 'differs' : ''}>
+                  <th>{label}</th>
+                  <td>{f(ta)}</td>
+                  <td>{f(tb)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p data-testid="eval-compare-counts">
+            Of {cmp.common} tasks in both: {cmp.both} solved by both, {cmp.neither} by neither, {cmp.onlyA.length} only by A, {cmp.onlyB.length} only by B.
+            {cmp.missingInA.length + cmp.missingInB.length > 0 ? ` ${cmp.missingInB.length} task(s) only in A and ${cmp.missingInA.length} only in B are left out.` : ''}
+          </p>
+          <div className="eval-only-lists">
+            <div>
+              <h4>Only A ({ea.name}) solved</h4>
+              {only(cmp.onlyA, ea.dir, 'eval-only-a')}
+            </div>
+            <div>
+              <h4>Only B ({eb.name}) solved</h4>
+              {only(cmp.onlyB, eb.dir, 'eval-only-b')}
+            </div>
+          </div>
+        </>
+      ) : (
+        <p className="muted">Open two evaluations (e.g. two configurations on the same dataset) and choose them as A and B.</p>
+      )}
+    </section>
+  );
+}

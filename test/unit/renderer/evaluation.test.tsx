@@ -1,0 +1,198 @@
+// The Evaluation view against a scripted host: open by path, the task table (sorting, a row
+// opening its task's session), accuracy by kind and size, the cost/runtime charts, and the
+// two-evaluation comparison listing the tasks only one of them solved.
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import type { ClientMessage, EvalOverview, EvalTaskRow, Replies, SessionSummary } from '../../../src-shared/protocol.ts';
+import { App } from '../../../src-renderer/app/App.tsx';
+import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
+import { Services } from '../../../src-renderer/app/services.ts';
+import { accuracyBy, compareEvals, sortRows } from '../../../src-renderer/lib/eval.ts';
+import { createStudioStore } from '../../../src-renderer/store/studio.ts';
+import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
+
+function row(id: string, over: Partial<EvalTaskRow> = {}): EvalTaskRow {
+  const [kind = 'sniah', size = '8192'] = id.split(/-(?=\d)/);
+  return { id, kind, sizeTokens: Number(size.split('-')[0]), score: 1, correct: true, stopReason: 'answered', costUsd: 0.001, durationMs: 100, calls: 3, iterations: 3, logFile: `/e/${id}.rlm.jsonl`, sessionId: null, ...over };
+}
+
+function evaluation(dir: string, tasks: EvalTaskRow[], maxIterations: number | null = null): EvalOverview {
+  return {
+    dir,
+    name: dir.split('/').at(-1)!,
+    settings: { dataset: '/d/ds.jsonl', model: 'mock-root', subModel: null, maxDepth: 1, maxIterations, baseUrl: 'http://x/v1', createdAt: null },
+    datasetTasks: tasks.length,
+    tasks,
+    problems: [],
+  };
+}
+
+const FULL = evaluation('/runs/full', [
+  row('sniah-8192-s1', { costUsd: 0.002, durationMs: 120 }),
+  row('oolong-8192-s1', { costUsd: 0.004, durationMs: 300, sessionId: 'S-oolong' }),
+  row('browsecomp-8192-s1', { costUsd: 0.005, durationMs: 150, calls: 11 }),
+  row('browsecomp-16384-s1', { costUsd: 0.009, durationMs: 220, calls: 11 }),
+]);
+const SHORT = evaluation(
+  '/runs/short',
+  [
+    row('sniah-8192-s1', { costUsd: 0.002, durationMs: 110 }),
+    row('oolong-8192-s1', { score: 0, correct: false, stopReason: 'max_iterations', costUsd: 0.001 }),
+    row('browsecomp-8192-s1', { score: 0, correct: false, stopReason: 'max_iterations' }),
+    row('browsecomp-16384-s1', { score: 0.5, correct: false }),
+  ],
+  2,
+);
+
+const summary = (id: string, title: string): SessionSummary => ({ sessionId: id, title, status: 'saved', logFile: null, format: 'native', readOnly: true, createdAt: '', model: null, pause: null, forkOf: null, eventCount: 0 });
+
+/** Plays the host: answers each command from a table, records what was asked. */
+class ScriptedHost extends MemoryCarrier {
+  override send(m: ClientMessage): void {
+    super.send(m);
+    const c = m.command;
+    const reply = (result: Replies[keyof Replies]): void => queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
+    switch (c.type) {
+      case 'hello':
+        return reply({ protocol: 1, host: 'test' });
+      case 'runs.recent':
+        return reply({ runs: [] });
+      case 'profiles.list':
+        return reply({ profiles: [] });
+      case 'sessions.list':
+        return reply({ sessions: [] });
+      case 'eval.open': {
+        const e = c.path === FULL.dir ? FULL : c.path === SHORT.dir ? SHORT : null;
+        if (!e) return queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'not_found', message: `cannot open the evaluation ${c.path}: no such directory` } }));
+        return reply({ evaluation: e, sessions: e.tasks.filter((t) => t.sessionId).map((t) => summary(t.sessionId!, `${e.name}/${t.id}`)) });
+      }
+      case 'session.open':
+        return reply({ session: summary(`S-${c.path}`, c.path) });
+      case 'subscribe':
+        return reply({ session: summary(c.sessionId, c.sessionId), header: null });
+      default:
+        return;
+    }
+  }
+}
+
+function mount() {
+  const carrier = new ScriptedHost();
+  carrier.setState('open');
+  const store = createStudioStore();
+  const svc = new Services(store, carrier, () => null);
+  render(
+    <ServicesProvider services={svc}>
+      <App />
+    </ServicesProvider>,
+  );
+  return { store, carrier };
+}
+
+async function openByPath(path: string): Promise<void> {
+  fireEvent.change(screen.getByTestId('eval-path'), { target: { value: path } });
+  await act(async () => {
+    fireEvent.submit(screen.getByTestId('eval-path').closest('form')!);
+  });
+}
+
+const rowIds = (): string[] => within(screen.getByTestId('eval-table')).getAllByTestId(/^eval-row-/).map((el) => el.dataset['testid']!.slice('eval-row-'.length));
+
+describe('evaluation derivations', () => {
+  it('groups accuracy by kind and size, sorts, and finds the tasks only one solved', () => {
+    const acc = accuracyBy(SHORT.tasks);
+    expect(acc.kinds.map((k) => [k.kind, k.n, k.correct])).toEqual([
+      ['browsecomp', 2, 0],
+      ['oolong', 1, 0],
+      ['sniah', 1, 1],
+    ]);
+    expect(acc.kindSizes.map((g) => g.key)).toEqual(['browsecomp@8192', 'browsecomp@16384', 'oolong@8192', 'sniah@8192']);
+    expect(acc.kindSizes[1]!.meanScore).toBe(0.5);
+    expect(sortRows(FULL.tasks, 'cost', true).map((r) => r.id)[0]).toBe('browsecomp-16384-s1');
+    expect(sortRows(FULL.tasks, 'time', false).map((r) => r.id)[0]).toBe('sniah-8192-s1');
+    const cmp = compareEvals(FULL, SHORT);
+    expect(cmp).toMatchObject({ onlyA: ['browsecomp-16384-s1', 'browsecomp-8192-s1', 'oolong-8192-s1'], onlyB: [], both: 1, neither: 0, common: 4 });
+    expect(compareEvals(SHORT, FULL).onlyB).toEqual(cmp.onlyA);
+  });
+});
+
+describe('Evaluation view', () => {
+  it('opens an evaluation by path: summary, accuracy, charts and a sortable task table', async () => {
+    const { store, carrier } = mount();
+    act(() => store.getState().setPanel('eval'));
+    await openByPath('/runs/full');
+    expect(carrier.sent.some((m) => m.command.type === 'eval.open' && m.command.path === '/runs/full')).toBe(true);
+    expect(screen.getByTestId('eval-summary').textContent).toMatch(/4 of 4 tasks finished; accuracy 100\.0%/);
+    expect(screen.getByTestId('eval-acc-browsecomp@16384').textContent).toContain('16384');
+    for (const id of ['eval-chart-cost', 'eval-chart-time']) expect(screen.getByTestId(id).querySelectorAll('rect.bar-a').length).toBeGreaterThan(0);
+    expect(screen.getByTestId('eval-chart-cost').textContent).toMatch(/n=4 · p25/);
+    // The host opened one log; it is in the session list.
+    expect(store.getState().sessions.has('S-oolong')).toBe(true);
+
+    expect(rowIds()).toEqual(['browsecomp-16384-s1', 'browsecomp-8192-s1', 'oolong-8192-s1', 'sniah-8192-s1']);
+    fireEvent.click(screen.getByTestId('eval-sort-cost'));
+    expect(rowIds()[0]).toBe('browsecomp-16384-s1');
+    expect(screen.getByRole('columnheader', { name: /cost/ }).getAttribute('aria-sort')).toBe('descending');
+    fireEvent.click(screen.getByTestId('eval-sort-time'));
+    expect(rowIds()[0]).toBe('oolong-8192-s1');
+    fireEvent.click(screen.getByTestId('eval-sort-time'));
+    expect(rowIds()[0]).toBe('sniah-8192-s1');
+  });
+
+  it('a row opens its task: the opened session, or the log opened on demand (once)', async () => {
+    const { store, carrier } = mount();
+    act(() => store.getState().setPanel('eval'));
+    await openByPath('/runs/full');
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('eval-row-oolong-8192-s1'));
+    });
+    await waitFor(() => expect(store.getState().activeId).toBe('S-oolong'));
+    expect(store.getState().panel).toBe('run');
+    expect(carrier.sent.filter((m) => m.command.type === 'session.open')).toHaveLength(0);
+
+    act(() => store.getState().setPanel('eval'));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('eval-row-sniah-8192-s1'));
+    });
+    await waitFor(() => expect(store.getState().activeId).toBe('S-/e/sniah-8192-s1.rlm.jsonl'));
+    expect(carrier.sent.filter((m) => m.command.type === 'session.open').map((m) => m.command)).toEqual([{ type: 'session.open', path: '/e/sniah-8192-s1.rlm.jsonl' }]);
+    // The row now knows its session: a second click does not open the log again.
+    expect(store.getState().evals.get('/runs/full')!.tasks.find((t) => t.id === 'sniah-8192-s1')!.sessionId).toBe('S-/e/sniah-8192-s1.rlm.jsonl');
+    act(() => store.getState().setPanel('eval'));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('eval-row-sniah-8192-s1'));
+    });
+    expect(carrier.sent.filter((m) => m.command.type === 'session.open')).toHaveLength(1);
+  });
+
+  it('compares two evaluations: side by side, and the tasks only one solved', async () => {
+    const { store } = mount();
+    act(() => store.getState().setPanel('eval'));
+    await openByPath('/runs/full');
+    expect(screen.getByTestId('eval-compare').textContent).toMatch(/Open two evaluations/);
+    await openByPath('/runs/short');
+    // The first two opened become A and B.
+    expect(store.getState().evalView).toEqual({ active: '/runs/short', a: '/runs/full', b: '/runs/short' });
+    const onlyA = within(screen.getByTestId('eval-only-a')).getAllByRole('button').map((b) => b.textContent);
+    expect(onlyA).toEqual(['browsecomp-16384-s1', 'browsecomp-8192-s1', 'oolong-8192-s1']);
+    expect(screen.getByTestId('eval-only-b').textContent).toBe('none');
+    expect(screen.getByTestId('eval-compare-counts').textContent).toMatch(/Of 4 tasks in both: 1 solved by both, 0 by neither, 3 only by A, 0 only by B\./);
+    const table = screen.getByTestId('eval-compare-table');
+    const acc = within(table).getByText('accuracy (mean score)').closest('tr')!;
+    expect(acc.textContent).toBe('accuracy (mean score)100.0%37.5%');
+    expect(acc.className).toBe('differs');
+    // Swapping A and B swaps the lists.
+    fireEvent.change(screen.getByTestId('eval-compare-a'), { target: { value: '/runs/short' } });
+    fireEvent.change(screen.getByTestId('eval-compare-b'), { target: { value: '/runs/full' } });
+    expect(screen.getByTestId('eval-only-a').textContent).toBe('none');
+    expect(within(screen.getByTestId('eval-only-b')).getAllByRole('button')).toHaveLength(3);
+  });
+
+  it('names a missing directory in an error notice', async () => {
+    const { store } = mount();
+    act(() => store.getState().setPanel('eval'));
+    await openByPath('/runs/nope');
+    await waitFor(() => expect(store.getState().notices.at(-1)?.text).toMatch(/could not open the evaluation \/runs\/nope: cannot open the evaluation \/runs\/nope: no such directory/));
+    expect(store.getState().evals.size).toBe(0);
+  });
+});

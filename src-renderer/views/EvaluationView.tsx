@@ -165,7 +165,7 @@ function TaskTable({ evaluation: e }: { evaluation: EvalOverview }) {
           </span>
         ))}
       </div>
-      <div ref={scrollRef} className="eval-scroll" role="rowgroup">
+      <div ref={scrollRef} className="eval-scroll" role="rowgroup" style={{ height: Math.min(320, Math.max(1, rows.length) * ROW_H + 2) }}>
         <div style={{ height: virt.getTotalSize(), position: 'relative' }}>
           {virt.getVirtualItems().map((vi) => {
             const r = rows[vi.index] as EvalTaskRow;

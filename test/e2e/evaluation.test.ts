@@ -1,0 +1,106 @@
+// Batch evaluation end to end: `eval-gen` a tiny dataset, `eval` it twice against
+// `mock-llm` with two configurations (default turns; --max-iterations 2, where BrowseComp's
+// five turns cannot finish: deterministic), then open both in the app (Chromium against
+// `rlm-studio serve`) and check the task table, the charts and the only-one-solved list.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startMockProcess, type MockProcess } from '../integration/support/cli.ts';
+import { launch, shot, startServe, type Browser, type Served } from './support.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'rlm-e2e-eval-'));
+const full = join(tmp, 'full');
+const short = join(tmp, 'short-2it');
+const IDS = ['browsecomp-8192-s1', 'oolong-8192-s1', 'sniah-8192-s1'];
+let mock: MockProcess;
+let served: Served;
+let browser: Browser;
+let page: Page;
+
+async function cli(args: string[]): Promise<string> {
+  const r = await runCli(args);
+  if (r.code !== 0) throw new Error(`rlm-studio ${args.join(' ')} exited ${r.code}:\n${r.stderr}`);
+  return r.stderr;
+}
+
+beforeAll(async () => {
+  const ds = join(tmp, 'ds.jsonl');
+  [mock, served] = await Promise.all([startMockProcess(['--cost-per-mtok', '0.5']), startServe(), cli(['eval-gen', '--kind', 'sniah,oolong,browsecomp', '--sizes', '8192', '-o', ds])]);
+  const common = ['eval', ds, '--base-url', mock.url, '--model', 'mock-root', '--parallel', '3'];
+  await Promise.all([cli([...common, '--out', full]), cli([...common, '--out', short, '--max-iterations', '2'])]);
+  browser = await launch(served.url);
+  page = browser.page;
+  await page.goto(served.url);
+  await page.getByTestId('connection').filter({ hasText: 'open' }).waitFor({ timeout: 30_000 });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.stop();
+  await mock?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+async function openEvalPath(dir: string): Promise<void> {
+  await page.getByTestId('eval-path').fill(dir);
+  await page.getByTestId('eval-open').click();
+  await page.getByTestId('eval-summary').filter({ hasText: dir.split('/').at(-1)! }).waitFor();
+}
+
+const rowIds = async (): Promise<string[]> => (await page.locator('[data-testid^="eval-row-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')))).map((t) => (t ?? '').slice('eval-row-'.length));
+
+describe('evaluations in the app', () => {
+  it('the two runs differ deterministically on disk', () => {
+    const solved = (dir: string): string[] =>
+      readFileSync(join(dir, 'results.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; correct: boolean })
+        .filter((r) => r.correct)
+        .map((r) => r.id)
+        .sort();
+    expect(solved(full)).toEqual(IDS);
+    expect(solved(short)).toEqual(['oolong-8192-s1', 'sniah-8192-s1']);
+  });
+
+  it('opens an evaluation: table, accuracy, charts; a row opens its session', async () => {
+    await page.getByTestId('tab-eval').click();
+    await openEvalPath(full);
+    await expect.poll(rowIds).toEqual(IDS);
+    await expect.poll(() => page.getByTestId('eval-summary').innerText()).toMatch(/3 of 3 tasks finished; accuracy 100\.0% \(3 fully correct\)/);
+    expect(await page.getByTestId('eval-acc-browsecomp@8192').innerText()).toMatch(/8192\s+1\s+1\s+100\.0%/);
+    for (const id of ['eval-chart-cost', 'eval-chart-time']) {
+      expect(await page.getByTestId(id).locator('rect.bar-a').count()).toBeGreaterThan(0);
+      expect(await page.getByTestId(id).innerText()).toMatch(/n=3 · p25 .* p95/);
+    }
+    // Sort by cost, most expensive first: browsecomp makes the most calls.
+    await page.getByTestId('eval-sort-cost').click();
+    await expect.poll(async () => (await rowIds())[0]).toBe('browsecomp-8192-s1');
+    await shot(page, 'eval-view');
+    await page.getByTestId('eval-row-sniah-8192-s1').click();
+    const tree = page.getByRole('tree', { name: 'Recursion tree' });
+    await tree.waitFor();
+    await expect.poll(async () => tree.locator('[role="treeitem"][data-run-id]').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('session-select').locator('option:checked').innerText()).toBe('full/sniah-8192-s1');
+  });
+
+  it('compares two configurations: side by side and the task only one solved', async () => {
+    await page.getByTestId('tab-eval').click();
+    await openEvalPath(short);
+    const onlyA = page.getByTestId('eval-only-a');
+    await expect.poll(() => onlyA.getByRole('button').allInnerTexts()).toEqual(['browsecomp-8192-s1']);
+    expect(await page.getByTestId('eval-only-b').innerText()).toBe('none');
+    expect(await page.getByTestId('eval-compare-counts').innerText()).toMatch(/Of 3 tasks in both: 2 solved by both, 0 by neither, 1 only by A, 0 only by B\./);
+    const acc = await page.getByTestId('eval-compare-table').locator('tr', { hasText: 'accuracy (mean score)' }).innerText();
+    expect(acc).toMatch(/100\.0%\s+66\.7%/);
+    await shot(page, 'eval-compare');
+    // The listed task opens from A, the evaluation that solved it.
+    await onlyA.getByRole('button', { name: 'browsecomp-8192-s1' }).click();
+    await page.getByRole('tree', { name: 'Recursion tree' }).waitFor();
+    expect(await page.getByTestId('session-select').locator('option:checked').innerText()).toBe('full/browsecomp-8192-s1');
+    expect(browser.errors).toEqual([]);
+    expect(browser.foreign).toEqual([]);
+  });
+});

@@ -3,21 +3,33 @@
 // renderer. Hardened as electron/fiddle is: context isolation, a sandboxed renderer without
 // Node, a CSP starting at default-src 'none', no navigation, no new windows, no webviews,
 // and IPC from any sender but our own page dropped (see ../transport/ipc.ts).
-import { existsSync, readFileSync } from 'node:fs';
+//
+// Processes: this main process starts the host in a utility process, and, on the host's
+// request, each session worker in a utility process of its own, joined to the host by a
+// MessageChannel (./worker-broker.ts). Utility processes are the only Node processes a
+// packaged app can start: the `runAsNode` fuse is off, so child_process.fork (which needs
+// ELECTRON_RUN_AS_NODE) does not work there.
+//
+// This file runs bundled (dist/electron/main.mjs, built by src-main/cli/electron-build.ts),
+// next to preload.cjs, host-process.mjs and worker.mjs.
+import { existsSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, ipcMain, net, protocol, safeStorage, utilityProcess, type WebContents } from 'electron';
+import { app, BrowserWindow, ipcMain, MessageChannelMain, net, protocol, safeStorage, utilityProcess, type WebContents } from 'electron';
 import { defaultSettingsDir } from '../host/profiles.ts';
 import { defaultRunsDir } from '../logs/paths.ts';
 import { attachIpcMain, type IpcMainEventLike, type IpcMainLike } from '../transport/ipc.ts';
 import { RemoteHost, type HostChild } from '../transport/remote-host.ts';
+import { KeychainFile } from './keychain.ts';
+import { WorkerBroker } from './worker-broker.ts';
 
 const SCHEME = 'app';
 const ORIGIN = `${SCHEME}://rlm-studio`;
-const repoRoot = resolve(import.meta.dirname, '../..');
-const rendererDir = resolve(repoRoot, 'dist/renderer');
-// Built by `rlm-studio start` (rolldown) from preload.ts.
-const preloadPath = resolve(repoRoot, 'dist/electron/preload.cjs');
+const here = import.meta.dirname;
+const rendererDir = resolve(here, '../renderer');
+const preloadPath = join(here, 'preload.cjs');
+const hostEntry = join(here, 'host-process.mjs');
+const workerEntry = join(here, 'worker.mjs');
 
 const CSP = [
   "default-src 'none'",
@@ -47,36 +59,37 @@ function trusted(event: IpcMainEventLike): boolean {
 }
 
 /**
- * Desktop keys: profiles name a keychain entry; the entries are kept encrypted with the OS
- * keychain (safeStorage) in keys.json and handed to the host process in its environment,
- * never written anywhere in clear.
+ * The host in a utility process: outside every window's process, restarted by RemoteHost.
+ * Its requests for workers and key storage are answered here (one broker per host process:
+ * a dead host's workers are killed with it).
  */
-function keychainEnv(settingsDir: string): Record<string, string> {
-  const file = join(settingsDir, 'keys.json');
-  if (!existsSync(file) || !safeStorage.isEncryptionAvailable()) return {};
-  const out: Record<string, string> = {};
-  try {
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    for (const [ref, b64] of Object.entries(stored)) {
-      if (typeof b64 === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(ref)) out[ref] = safeStorage.decryptString(Buffer.from(b64, 'base64'));
-    }
-  } catch {
-    // An unreadable key store means no keys, not no app.
-  }
-  return out;
-}
-
-/** The host in a utility process: outside every window's process, restarted by RemoteHost. */
-function utilityLaunch(entry: string, env: NodeJS.ProcessEnv): HostChild {
-  const child = utilityProcess.fork(entry, [], { serviceName: 'RLM Studio host', env, execArgv: ['--no-node-snapshot'], stdio: 'inherit' });
-  return {
-    get pid() {
-      return child.pid;
-    },
-    send: (m) => child.postMessage(m),
-    onMessage: (l) => void child.on('message', l),
-    onExit: (l) => void child.on('exit', (code) => l(`exited with code ${code}`)),
-    kill: () => void child.kill(),
+function utilityLaunch(keychain: KeychainFile): (entry: string, env: NodeJS.ProcessEnv) => HostChild {
+  return (entry, env) => {
+    const child = utilityProcess.fork(entry, [], { serviceName: 'RLM Studio host', env, execArgv: ['--no-node-snapshot'], stdio: 'inherit' });
+    const broker = new WorkerBroker({
+      // Workers get this process's environment, not the host's (which holds keychain keys):
+      // a worker receives only its own session's key, in its start message.
+      forkWorker: () =>
+        utilityProcess.fork(workerEntry, [], { serviceName: 'RLM Studio session', env: { ...process.env }, execArgv: ['--no-node-snapshot'], stdio: ['ignore', 'ignore', 'pipe'] }),
+      channel: () => new MessageChannelMain(),
+      toHost: (m, transfer) => child.postMessage(m, transfer as Electron.MessagePortMain[] | undefined),
+      setKey: (ref, key) => keychain.set(ref, key),
+    });
+    const listeners: ((m: unknown) => void)[] = [];
+    child.on('message', (m: unknown) => {
+      if (broker.handle(m)) return;
+      for (const l of listeners) l(m);
+    });
+    child.on('exit', () => broker.killAll());
+    return {
+      get pid() {
+        return child.pid;
+      },
+      send: (m) => child.postMessage(m),
+      onMessage: (l) => void listeners.push(l),
+      onExit: (l) => void child.on('exit', (code) => l(`exited with code ${code}`)),
+      kill: () => void child.kill(),
+    };
   };
 }
 
@@ -131,11 +144,16 @@ async function main(): Promise<void> {
   });
 
   const settingsDir = defaultSettingsDir();
+  // Keys stay encrypted on disk; the host process gets them in its environment at start,
+  // and later ones (profiles.setKey) by message.
+  const keychain = new KeychainFile(settingsDir, safeStorage);
   const host = new RemoteHost({
     runsDir: defaultRunsDir(),
     settingsDir,
-    env: { ...process.env, ...keychainEnv(settingsDir) },
-    launch: utilityLaunch,
+    env: () => ({ ...process.env, ...keychain.readAll() }),
+    entry: hostEntry,
+    workerEntry,
+    launch: utilityLaunch(keychain),
     // The sessions of a dead host are gone (their logs stay): start the pages afresh.
     onRestart: () => {
       for (const w of BrowserWindow.getAllWindows()) w.webContents.reload();

@@ -38,11 +38,16 @@ export interface RemoteHostOptions {
   demoLatencyMs?: number;
   /** The Node (or Electron run as Node) that runs the host. Default: this process's. */
   execPath?: string;
-  env?: NodeJS.ProcessEnv;
+  /** The host process's environment; a function is asked again at each restart (keys stored since). */
+  env?: NodeJS.ProcessEnv | (() => NodeJS.ProcessEnv);
   /** Called after the host process died and a new one started (sessions in it are gone). */
   onRestart?: (reason: string) => void;
   /** How to start the process (default: fork). The desktop shell passes utilityProcess. */
   launch?: (entry: string, env: NodeJS.ProcessEnv) => HostChild;
+  /** The host process's entry (default host-process.ts beside this file; the bundled app: host-process.mjs). */
+  entry?: string;
+  /** The session worker's entry, when a forked host should not use worker.ts beside it. */
+  workerEntry?: string;
 }
 
 export class RemoteHost implements HostEndpoint {
@@ -61,10 +66,11 @@ export class RemoteHost implements HostEndpoint {
 
   private spawn(): void {
     const env: NodeJS.ProcessEnv = {
-      ...(this.opts.env ?? process.env),
-      RLM_HOST_OPTIONS: JSON.stringify({ runsDir: this.opts.runsDir, settingsDir: this.opts.settingsDir, demoLatencyMs: this.opts.demoLatencyMs }),
+      ...(typeof this.opts.env === 'function' ? this.opts.env() : (this.opts.env ?? process.env)),
+      RLM_HOST_OPTIONS: JSON.stringify({ runsDir: this.opts.runsDir, settingsDir: this.opts.settingsDir, demoLatencyMs: this.opts.demoLatencyMs, workerEntry: this.opts.workerEntry }),
     };
-    const child = this.opts.launch ? this.opts.launch(HOST_PROCESS_ENTRY, env) : forkHostChild(HOST_PROCESS_ENTRY, env, this.opts.execPath);
+    const entry = this.opts.entry ?? HOST_PROCESS_ENTRY;
+    const child = this.opts.launch ? this.opts.launch(entry, env) : forkHostChild(entry, env, this.opts.execPath);
     this.child = child;
     child.onMessage((raw: unknown) => {
       if (typeof raw !== 'object' || raw === null || !('c' in raw) || !('m' in raw)) return;

@@ -102,8 +102,10 @@ export function registerServe(program: Command): void {
   addServeOptions(program.command('start').description('Open the desktop app; where Electron is not available, serve the same UI in web mode.')).action(async (o: ServeOptions) => {
     const electron = electronBinary();
     if (electron !== null) {
-      const built = spawnSync(process.execPath, [resolve(repoRoot, 'node_modules/rolldown/bin/cli.mjs'), resolve(repoRoot, 'src-main/electron/preload.ts'), '--format', 'cjs', '--platform', 'node', '--external', 'electron', '--file', resolve(repoRoot, 'dist/electron/preload.cjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
-      if (built.status !== 0) throw new UsageError('could not build the preload script (dist/electron/preload.cjs)');
+      // Electron runs JavaScript only: main, preload, host process and worker are bundled
+      // into dist/electron (package.json `main` points at dist/electron/main.mjs).
+      const built = spawnSync(process.execPath, [resolve(repoRoot, 'src-main/cli/electron-build.ts')], { stdio: ['ignore', 'ignore', 'inherit'] });
+      if (built.status !== 0) throw new UsageError('could not bundle the desktop shell into dist/electron');
       const child = spawn(electron, [repoRoot], { stdio: 'inherit' });
       await new Promise<void>((res) => child.on('exit', (code) => ((process.exitCode = code ?? 1), res())));
       return;

@@ -8,12 +8,13 @@ RLM_RUNTIME="$root/.runtime"
 
 rlm_node_dir() {
   local os arch
-  case "$(uname -s)" in
-    Linux) os=linux ;;
-    Darwin) os=darwin ;;
+  # bash's own OSTYPE/HOSTTYPE, not `uname`: every launch runs this, and a spawn costs ms.
+  case "${OSTYPE:-}" in
+    linux*) os=linux ;;
+    darwin*) os=darwin ;;
     *) echo "rlm-studio: unsupported OS $(uname -s) for automatic Node provisioning; install Node $RLM_NODE_MAJOR yourself" >&2; return 1 ;;
   esac
-  case "$(uname -m)" in
+  case "${HOSTTYPE:-}" in
     x86_64|amd64) arch=x64 ;;
     aarch64|arm64) arch=arm64 ;;
     *) echo "rlm-studio: unsupported CPU $(uname -m)" >&2; return 1 ;;
@@ -52,9 +53,17 @@ rlm_ensure_node() {
 rlm_ensure_deps() {
   # Reinstall only when the lock file or the Node version changed (not on every edit of
   # package.json scripts): npm ci empties node_modules, which breaks anything running.
-  local stamp="$root/node_modules/.rlm-installed" want
+  local stamp="$root/node_modules/.rlm-installed" want node_bin
+  # Fast path without spawning anything (every launch pays this): the stamp is newer than both
+  # the lock file and the node binary, so neither changed since it was written (git and npm
+  # give the files they write a fresh mtime).
+  node_bin="$(command -v node)" || node_bin=""
+  if [ -n "$node_bin" ] && [ "$stamp" -nt "$root/package-lock.json" ] && [ "$stamp" -nt "$node_bin" ]; then
+    return 0
+  fi
   want="$(node -v) $(cksum <"$root/package-lock.json")"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    touch "$stamp" # same content, so the fast path holds again next time
     return 0
   fi
   echo "rlm-studio: installing npm dependencies with Node $(node -v)" >&2

@@ -79,6 +79,8 @@ export interface RunParams {
   contextCount: number;
   historyCount: number;
   compaction: boolean;
+  /** Called once a model call of this run has gone out (or ended): the REPL setup waits for it. */
+  onModelCallSent?: () => void;
 }
 
 type Batch = { batchId: string; index: number; size: number };
@@ -110,6 +112,8 @@ export class RlmRun implements SubcallBridge {
   private compactions = 0;
   private bestPartial: string | null = null;
   private iteration = 0;
+  /** Set when the run's REPL could not be set up (it is prepared during the first call). */
+  private setupFailure: { error: unknown } | null = null;
 
   constructor(params: RunParams) {
     this.p = params;
@@ -223,7 +227,14 @@ export class RlmRun implements SubcallBridge {
     }
   }
 
+  /** The REPL could not be set up: stop now, the call in flight included. */
+  failSetup(error: unknown): void {
+    this.setupFailure ??= { error };
+    this.abort.abort();
+  }
+
   private asStop(err: unknown): StopRun {
+    if (this.setupFailure) return new StopRun('error', `the REPL could not be set up: ${errorText(this.setupFailure.error)}`);
     if (err instanceof StopRun) return err;
     if (this.deadlineHit) return this.timeoutStop();
     if (this.abort.signal.aborted) return new StopRun('cancelled', 'cancelled');
@@ -275,11 +286,14 @@ export class RlmRun implements SubcallBridge {
     this.checkAbort();
     let reply: CompletionResult;
     try {
-      reply = await this.cfg.client.complete({ model: this.p.model, messages, signal: this.abort.signal });
+      const onSent = this.p.onModelCallSent;
+      reply = await this.cfg.client.complete({ model: this.p.model, messages, signal: this.abort.signal, ...(onSent ? { onSent } : {}) });
     } catch (err) {
       if (this.abort.signal.aborted) throw this.asStop(err);
       this.sink.emit({ type: 'model.error', ...this.envelope(), iteration: this.iteration, purpose, model: this.p.model, message: errorText(err) });
       throw new StopRun('error', `model call failed: ${errorText(err)}`);
+    } finally {
+      this.p.onModelCallSent?.(); // clients that give no hint: at the latest when the call ends
     }
     this.p.ledger.add(reply.usage);
     this.sink.emit({

@@ -28,6 +28,22 @@ function toolValues(tools: Record<string, ToolSpec>): Record<string, HostFunctio
   return Object.fromEntries(Object.entries(tools).map(([k, t]) => [k, t.value]));
 }
 
+/** A REPL that forwards to one still being set up; using it starts the setup. */
+function deferredRepl(ready: Promise<Repl>, begin: () => void): Repl {
+  const repl = (): Promise<Repl> => {
+    begin();
+    return ready;
+  };
+  return {
+    addContext: async (index, value) => (await repl()).addContext(index, value),
+    addHistory: async (index, messages) => (await repl()).addHistory(index, messages),
+    setGlobal: async (name, value) => (await repl()).setGlobal(name, value),
+    execute: async (code, site) => (await repl()).execute(code, site),
+    listVariables: async () => (await repl()).listVariables(),
+    dispose: () => void ready.then((r) => r.dispose(), () => undefined),
+  };
+}
+
 export class RlmSession {
   private readonly config: RlmConfig;
   private readonly opts: SessionOptions;
@@ -89,12 +105,29 @@ export class RlmSession {
     const tools = this.config.tools ?? {};
     const limits = limitsOf(this.config);
     let run: RlmRun | null = null;
-    try {
+    const contextIndex = persistent ? turn : 0;
+    // The REPL (an isolate, the context copied in: ~50 ms for 40 MB) is set up while the first
+    // model call is in flight, which needs only the context's description; the first block
+    // waits for it. If it fails, the run stops with an error and so does this call, as before.
+    let setupError: { error: unknown } | null = null;
+    // Started once the first call has gone out: copying a large context in blocks this thread
+    // (~30 ms for 40 MB) and would otherwise delay sending it.
+    let begin!: () => void;
+    const go = new Promise<void>((resolve) => (begin = resolve));
+    const setup = go.then(async (): Promise<Repl> => {
       if (this.repl === null || !persistent) {
         this.repl = await this.replFactory(this.replOptions(tools, forwardingBridge(() => this.current)));
       }
-      const contextIndex = persistent ? turn : 0;
       await this.repl.addContext(contextIndex, context);
+      return this.repl;
+    });
+    const ready = setup.catch((error: unknown) => {
+      setupError = { error };
+      run?.failSetup(error);
+      throw error;
+    });
+    ready.catch(() => undefined); // awaited by the run's first block, or reported below
+    try {
       run = new RlmRun({
         services: this.services,
         runId,
@@ -105,7 +138,7 @@ export class RlmSession {
         model: this.config.model,
         query,
         context,
-        repl: this.repl,
+        repl: deferredRepl(ready, begin),
         tools,
         ledger: new UsageLedger(),
         budgetUsd: limits.maxBudgetUsd,
@@ -114,16 +147,23 @@ export class RlmSession {
         contextCount: contextIndex + 1,
         historyCount: persistent ? this.histories : 0,
         compaction: this.config.compaction ?? false,
+        onModelCallSent: begin,
       });
       this.current = run;
       const outcome = await run.run();
+      begin();
+      await ready.catch(() => undefined);
+      if (setupError !== null) throw (setupError as { error: unknown }).error;
       if (persistent && outcome.stopReason !== 'cancelled') {
-        await this.repl.addHistory(this.histories++, outcome.messages as unknown as SandboxValue);
+        await this.repl!.addHistory(this.histories++, outcome.messages as unknown as SandboxValue);
       }
       return outcome;
     } finally {
+      // A run can end before its REPL is set up (a failed first call): dispose it, not leak it.
+      begin();
+      await ready.catch(() => undefined);
       this.current = null;
-      if (!persistent || opts.signal?.aborted) {
+      if (!persistent || opts.signal?.aborted || this.closed) {
         this.repl?.dispose();
         this.repl = null;
       }

@@ -2,7 +2,8 @@
 // LM Studio, OpenRouter, our mock-llm), through the official `openai` SDK. The SDK owns
 // retries (429, 408, 409, 5xx, timeouts, connection errors; exponential backoff, honouring
 // Retry-After) and the per-attempt timeout; this file owns usage, cost and error wording.
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { subscribe } from 'node:diagnostics_channel';
+import type { OpenAI } from 'openai';
 import type {
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageParam,
@@ -34,6 +35,33 @@ export interface OpenAiClientOptions {
   headers?: Record<string, string>;
 }
 
+type Sdk = typeof import('openai');
+
+// `onSent` hints: the SDK's fetch is Node's undici, which reports each request body it has
+// written. Requests are not matched to calls (a hint may come early, for another request of
+// the process); a hint is dropped when its call ends.
+const sentWaiters = new Set<() => void>();
+let watchingSends = false;
+function whenSent(fn: () => void): () => void {
+  if (!watchingSends) {
+    watchingSends = true;
+    subscribe('undici:request:bodySent', () => {
+      const fns = [...sentWaiters];
+      sentWaiters.clear();
+      for (const f of fns) f();
+    });
+  }
+  sentWaiters.add(fn);
+  return () => sentWaiters.delete(fn);
+}
+
+// The SDK costs ~0.2 s to import (it loads every API resource). It is imported without
+// blocking whoever imports this module, from the moment they do: a whole-process `run` reads
+// its context file and sets up its REPL meanwhile, and the first call awaits it.
+let sdkModule: Sdk | null = null;
+const sdkReady: Promise<Sdk> = import('openai').then((m) => (sdkModule = m));
+sdkReady.catch(() => undefined); // a failed import is reported by the first call that needs it
+
 export const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_MAX_RETRIES = 4;
 
@@ -57,12 +85,14 @@ export class LmAbortError extends Error {
 
 /** True for any abort: ours, the SDK's, or a DOM/undici AbortError. */
 export function isAbortError(err: unknown): boolean {
-  return err instanceof LmAbortError || err instanceof APIUserAbortError || (err instanceof Error && err.name === 'AbortError');
+  // Without the SDK loaded, no error can be one of its classes.
+  return err instanceof LmAbortError || (sdkModule !== null && err instanceof sdkModule.APIUserAbortError) || (err instanceof Error && err.name === 'AbortError');
 }
 
 export class OpenAiCompatibleClient implements LmClient {
   readonly baseUrl: string;
-  private readonly sdk: OpenAI;
+  private sdkClient: OpenAI | null = null;
+  private readonly sdkOptions: ConstructorParameters<typeof OpenAI>[0];
   private readonly timeoutMs: number;
   private readonly priceTable: PriceTable;
   private readonly sampling: SamplingArgs;
@@ -76,7 +106,7 @@ export class OpenAiCompatibleClient implements LmClient {
     this.sampling = opts.sampling ?? {};
     this.extraBody = opts.extraBody ?? {};
     this.stream = opts.stream ?? false;
-    this.sdk = new OpenAI({
+    this.sdkOptions = {
       baseURL: this.baseUrl,
       apiKey: opts.apiKey || 'not-needed',
       timeout: this.timeoutMs,
@@ -85,18 +115,27 @@ export class OpenAiCompatibleClient implements LmClient {
       organization: null,
       project: null,
       ...(opts.headers ? { defaultHeaders: opts.headers } : {}),
-    });
+    };
+  }
+
+  private async sdk(): Promise<OpenAI> {
+    this.sdkClient ??= new (sdkModule ?? (await sdkReady)).OpenAI(this.sdkOptions);
+    return this.sdkClient;
   }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
     const { signal } = req;
     if (signal?.aborted) throw new LmAbortError(`LM call to ${this.baseUrl} was aborted before it started`);
     const started = performance.now();
+    let onSent = req.onSent ?? null;
+    const forget = onSent ? whenSent(() => { const f = onSent; onSent = null; f?.(); }) : null;
     try {
       const { text, model, usage } = this.stream ? await this.completeStreaming(req) : await this.completeOnce(req);
       return { text, model, usage, latencyMs: performance.now() - started };
     } catch (err) {
       throw this.describe(err, signal);
+    } finally {
+      forget?.();
     }
   }
 
@@ -110,7 +149,8 @@ export class OpenAiCompatibleClient implements LmClient {
   }
 
   private async completeOnce(req: CompletionRequest): Promise<Reply> {
-    const res = await this.sdk.chat.completions.create(
+    const sdk = await this.sdk();
+    const res = await sdk.chat.completions.create(
       { ...this.body(req), stream: false },
       req.signal ? { signal: req.signal } : {},
     );
@@ -121,7 +161,8 @@ export class OpenAiCompatibleClient implements LmClient {
   }
 
   private async completeStreaming(req: CompletionRequest): Promise<Reply> {
-    const stream = await this.sdk.chat.completions.create(
+    const sdk = await this.sdk();
+    const stream = await sdk.chat.completions.create(
       { ...this.body(req), stream: true, stream_options: { include_usage: true } },
       req.signal ? { signal: req.signal } : {},
     );
@@ -153,6 +194,11 @@ export class OpenAiCompatibleClient implements LmClient {
 
   private describe(err: unknown, signal: AbortSignal | undefined): Error {
     const at = this.baseUrl;
+    if (sdkModule === null) {
+      // The SDK failed to load: no call was made.
+      return new LmEndpointError(at, null, `LM endpoint ${at} failed: the openai SDK did not load: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    const { APIConnectionError, APIConnectionTimeoutError, APIError } = sdkModule;
     if (signal?.aborted || isAbortError(err)) {
       return new LmAbortError(`LM call to ${at} was aborted`, { cause: err });
     }
@@ -220,7 +266,7 @@ function reportedCost(u: Record<string, unknown>): number | null {
   return cost === 0 ? 0 : null;
 }
 
-function apiErrorDetail(err: APIError): string {
+function apiErrorDetail(err: InstanceType<Sdk['APIError']>): string {
   const body = err.error;
   if (isRecord(body) && typeof body['message'] === 'string') return body['message'];
   // The SDK prefixes its message with the status; drop it so we say it once.

@@ -5,6 +5,11 @@ export interface CompletionRequest {
   model: string;
   messages: ChatMessage[];
   signal?: AbortSignal;
+  /**
+   * A hint that the request has gone out (its body is written), so the caller can use the
+   * wait; called at most once, possibly late or for another request, or never.
+   */
+  onSent?: () => void;
 }
 
 export interface CompletionResult {

@@ -256,8 +256,15 @@ class IsolatedRepl implements Repl {
 
   /** Copies a value in; grows the isolate first if nothing would be lost by replacing it. */
   async #install(name: string): Promise<void> {
+    if (!this.#session || this.#session.isolate.isDisposed) {
+      // No isolate yet (the first value): one sized for everything loads every value, this one
+      // included, instead of a default-sized one that would be replaced at once.
+      this.#session = null;
+      await this.#ensureSession();
+      return;
+    }
     const needed = this.#memoryLimitMb();
-    const session = await this.#ensureSession();
+    const session = this.#session;
     if (needed > session.memoryLimitMb && session.pristine) {
       // A fresh isolate re-loads everything, the new value included.
       disposeSession(session);
@@ -551,11 +558,13 @@ class IsolatedRepl implements Repl {
   }
 }
 
-/** Creates a REPL with a live isolate; throws if a tool name is reserved. */
+/**
+ * Creates a REPL; throws if a tool name is reserved. The isolate starts with the first
+ * operation, so a context added first sizes it (one isolate rather than a default one that
+ * the context's size would replace at once).
+ */
 export async function createIsolatedRepl(options: ReplOptions): Promise<Repl> {
-  const repl = new IsolatedRepl(options);
-  await repl.start();
-  return repl;
+  return new IsolatedRepl(options);
 }
 
 // ---- helpers ----------------------------------------------------------------------------------

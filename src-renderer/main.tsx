@@ -5,10 +5,16 @@ import { ServicesProvider } from './app/context.tsx';
 import { Services } from './app/services.ts';
 import { createStudioStore } from './store/studio.ts';
 import { carrierForPage } from './transport/carrier.ts';
+import { prewarmMonaco } from './monaco/CodeView.tsx';
 import './styles.css';
 
 const store = createStudioStore();
-const services = new Services(store, carrierForPage(window.location, window), () => new Worker(new URL('./workers/parse.worker.ts', import.meta.url), { type: 'module' }));
+const token = new URLSearchParams(window.location.search).get('token');
+// A host session's raw log, read by the parse worker (served by `rlm-studio serve`; not in Electron).
+const logUrlOf = (sessionId: string): string | null =>
+  token && (window.location.protocol === 'http:' || window.location.protocol === 'https:') ? `${window.location.origin}/api/log?session=${encodeURIComponent(sessionId)}&token=${encodeURIComponent(token)}` : null;
+const services = new Services(store, carrierForPage(window.location, window), () => new Worker(new URL('./workers/parse.worker.ts', import.meta.url), { type: 'module' }), logUrlOf);
+services.prewarm();
 // For end-to-end tests and the console: read-only handles, no secrets.
 (window as unknown as { __rlmStudio: unknown }).__rlmStudio = { store, services };
 
@@ -26,3 +32,10 @@ if (root) {
     </StrictMode>,
   );
 }
+
+// After the first paint, when idle: Monaco's one-time costs, away from any log loading.
+const idle = (cb: () => void): void => {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(cb, { timeout: 2000 });
+  else setTimeout(cb, 200);
+};
+idle(() => void prewarmMonaco().catch(() => undefined));

@@ -5,14 +5,16 @@ import { encodeNative } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { exportRlmPython } from '../../src-shared/codecs/rlm-python.ts';
 import { asSessionId } from '../../src-shared/events.ts';
-import type { Breakpoint, ForkSession, SessionSummary, StartSession } from '../../src-shared/protocol.ts';
+import type { Breakpoint, ForkSession, ReplyOf, SessionSummary, StartSession } from '../../src-shared/protocol.ts';
 import type { Carrier } from '../transport/carrier.ts';
 import { HostClient } from '../transport/host-client.ts';
-import { parseBlob, type ParseOut } from '../workers/parse-core.ts';
+import { parseBlob, parseUrl, type ParseIn, type ParseOut } from '../workers/parse-core.ts';
 import { hostIdOf, type StudioStore } from '../store/studio.ts';
 import { downloadText } from '../lib/download.ts';
 
 export type WorkerFactory = () => Worker | null;
+/** Where the page can GET a host session's raw log (`/api/log`), or null (Electron, tests). */
+export type LogUrlOf = (sessionId: string) => string | null;
 
 export type ControlKind = 'pause' | 'continue' | 'step' | 'cancel';
 
@@ -22,10 +24,14 @@ export class Services {
 
   readonly store: StudioStore;
   private readonly makeWorker: WorkerFactory;
+  private readonly logUrlOf: LogUrlOf;
+  /** A worker started ahead of time: its script is loaded and compiled before a file arrives (first view). */
+  private spare: Worker | null = null;
 
-  constructor(store: StudioStore, carrier: Carrier | null, makeWorker: WorkerFactory) {
+  constructor(store: StudioStore, carrier: Carrier | null, makeWorker: WorkerFactory, logUrlOf: LogUrlOf = () => null) {
     this.store = store;
     this.makeWorker = makeWorker;
+    this.logUrlOf = logUrlOf;
     const s = () => store.getState();
     this.host = carrier
       ? new HostClient(carrier, {
@@ -69,8 +75,28 @@ export class Services {
     st.addLocalSession(id, file.name ?? 'dropped log');
     st.setPanel('run');
     st.setLoading(id, { bytes: 0, total: file.size });
+    return this.load(id, { file }, file.name ?? 'the file').then(() => id);
+  }
+
+  /** Starts a parse worker now, so opening a file does not wait for the worker's script. */
+  prewarm(): void {
+    if (!this.spare) this.spare = this.makeWorker();
+  }
+
+  private takeWorker(): Worker | null {
+    const w = this.spare ?? this.makeWorker();
+    this.spare = null;
+    return w;
+  }
+
+  /**
+   * Parses a log in a worker into session `id` (events go through the per-frame ingest).
+   * Resolves with the last event's seq (-1 if none) once every event is folded in.
+   */
+  private load(id: string, input: ParseIn, what: string): Promise<number> {
     const t0 = performance.now();
     let first = true;
+    let lastSeq = -1;
     return new Promise((resolve) => {
       const on = (m: ParseOut): void => {
         const s = this.store.getState();
@@ -81,6 +107,7 @@ export class Services {
             s.setHeader(id, m.header);
             break;
           case 'events':
+            if (m.events.length > 0) lastSeq = (m.events[m.events.length - 1] as { seq: number }).seq;
             s.ingestEvents(id, m.events);
             if (first) {
               first = false;
@@ -98,27 +125,48 @@ export class Services {
             s.setLoading(id, null);
             waitIngested(this.store, () => {
               this.store.getState().setTimings(id, { fullMs: performance.now() - t0 });
-              resolve(id);
+              resolve(lastSeq);
             });
             worker?.terminate();
             break;
           case 'error':
             s.setLoading(id, null);
-            s.notify('error', `could not read ${file.name ?? 'the file'}: ${m.message}`);
+            s.notify('error', `could not read ${what}: ${m.message}`);
             worker?.terminate();
-            resolve(id);
+            resolve(lastSeq);
             break;
         }
       };
-      const worker = this.makeWorker();
+      const worker = this.takeWorker();
       if (worker) {
         worker.onmessage = (ev: MessageEvent<ParseOut>) => on(ev.data);
         worker.onerror = (ev) => on({ kind: 'error', message: ev.message || 'the parse worker failed' });
-        worker.postMessage({ file });
+        worker.postMessage(input);
+      } else if ('url' in input) {
+        void parseUrl(input.url, on);
       } else {
-        void parseBlob(file, on);
+        void parseBlob(input.file, on);
       }
+      this.prewarm();
     });
+  }
+
+  /**
+   * Subscribes to a host session. A saved log opened read-only is first read from the host's
+   * `/api/log` in the worker (bytes, not one WebSocket message per event batch, and no host
+   * re-encoding); the subscription then starts after the last event read, so anything the
+   * host adds later still streams in. Running sessions subscribe from `from` as before.
+   */
+  private async subscribeHost(summary: SessionSummary, from: number): Promise<ReplyOf<'subscribe'>> {
+    const host = this.needHost();
+    const url = summary.readOnly && summary.logFile && from === 0 ? this.logUrlOf(summary.sessionId) : null;
+    if (url) {
+      const s = this.store.getState();
+      s.setLoading(summary.sessionId, { bytes: 0, total: 1 });
+      const last = await this.load(summary.sessionId, { url }, summary.title || 'the log');
+      return host.subscribe(summary.sessionId, last + 1);
+    }
+    return host.subscribe(summary.sessionId, from);
   }
 
   private needHost(): HostClient {
@@ -135,7 +183,7 @@ export class Services {
     }
     const entry = this.store.getState().sessions.get(summary.sessionId);
     const from = entry ? entry.events.length : 0;
-    const reply = await this.needHost().subscribe(summary.sessionId, from);
+    const reply = await this.subscribeHost(summary, from);
     if (reply.header) this.store.getState().setHeader(summary.sessionId, reply.header);
     this.store.getState().upsertSummary(reply.session);
     return summary.sessionId;
@@ -151,7 +199,15 @@ export class Services {
     }
     if (this.host && this.host.lastSeq(sessionId) === undefined) {
       try {
-        const reply = await this.host.subscribe(sessionId, entry ? entry.events.length : 0);
+        // `#session=` arrives before the session list: look the summary up (a saved log loads through /api/log).
+        let summary = entry?.summary ?? null;
+        if (!summary) summary = (await this.host.request({ type: 'sessions.list' })).sessions.find((x) => x.sessionId === sessionId) ?? null;
+        if (summary) {
+          this.store.getState().upsertSummary(summary);
+          this.store.getState().setActive(sessionId);
+          this.store.getState().setPanel('run');
+        }
+        const reply = summary ? await this.subscribeHost(summary, entry ? entry.events.length : 0) : await this.host.subscribe(sessionId, entry ? entry.events.length : 0);
         const s = this.store.getState();
         s.upsertSummary(reply.session);
         if (reply.header) s.setHeader(sessionId, reply.header);

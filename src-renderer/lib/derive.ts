@@ -41,6 +41,45 @@ function ownKey(run: RunNode): string {
   return `${run.iterations.length}:${run.lastT}:${run.end ? 1 : 0}:${last?.blocks.length ?? 0}:${last?.reply ? 1 : 0}:${last?.end ? 1 : 0}:${lastBlock?.calls.length ?? 0}:${lastBlock?.end ? 1 : 0}`;
 }
 
+/**
+ * Runs that received events since the last `runMetrics`, per trajectory state (the store's
+ * fold records them). With it, a commit during a big load recomputes only those runs' own
+ * totals instead of checking every run's cache key (60 ms per commit at 3,760 runs).
+ */
+const dirtyRuns = new WeakMap<TrajectoryState, Set<RunId>>();
+const metricsCache = new WeakMap<TrajectoryState, Map<RunId, Totals>>();
+
+/** Called by the store for each folded event's run. */
+export function markRunDirty(state: TrajectoryState, runId: RunId): void {
+  let d = dirtyRuns.get(state);
+  if (!d) {
+    d = new Set();
+    dirtyRuns.set(state, d);
+  }
+  d.add(runId);
+}
+
+/** Own totals of every run: incremental when the state's changed runs are tracked. */
+function ownTotalsAll(state: TrajectoryState): Map<RunId, Totals> {
+  const dirty = dirtyRuns.get(state);
+  const prev = metricsCache.get(state);
+  if (!dirty || !prev) {
+    const all = new Map<RunId, Totals>();
+    for (const run of state.runs.values()) all.set(run.id, cachedOwnTotals(state, run));
+    if (dirty) {
+      dirty.clear();
+      metricsCache.set(state, all);
+    }
+    return all;
+  }
+  for (const id of dirty) {
+    const run = state.runs.get(id);
+    if (run) prev.set(id, cachedOwnTotals(state, run));
+  }
+  dirty.clear();
+  return prev;
+}
+
 export function cachedOwnTotals(state: TrajectoryState, run: RunNode): Totals {
   const key = ownKey(run);
   const hit = ownCache.get(run);
@@ -61,9 +100,10 @@ export function inclusiveTotals(state: TrajectoryState, runId: RunId): Totals {
 export function runMetrics(state: TrajectoryState): Map<RunId, RunMetrics> {
   const out = new Map<RunId, RunMetrics>();
   const order: RunNode[] = [];
+  const owns = ownTotalsAll(state);
   for (const run of walkRuns(state)) {
     order.push(run);
-    const own = cachedOwnTotals(state, run);
+    const own = owns.get(run.id) ?? cachedOwnTotals(state, run);
     out.set(run.id, { own, total: addTotals(emptyTotals(), own), wallMs: runWallMs(run) });
   }
   // Reverse pre-order visits children before parents.
@@ -297,6 +337,9 @@ export function fmtUsd(v: number): string {
 export function fmtMs(v: number): string {
   return v < 1000 ? `${Math.round(v)} ms` : v < 60_000 ? `${(v / 1000).toFixed(2)} s` : `${(v / 60_000).toFixed(1)} min`;
 }
+// One formatter: `toLocaleString('en-US')` builds a new Intl formatter per call (~0.1 ms),
+// which showed up as 60 ms per commit across the tree rows of a big log.
+const INT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 export function fmtInt(v: number): string {
-  return Math.round(v).toLocaleString('en-US');
+  return INT.format(Math.round(v));
 }

@@ -63,3 +63,31 @@ export default function CodeViewImpl(props: CodeViewProps) {
     </div>
   );
 }
+
+/**
+ * Creates and disposes a hidden editor, in separate tasks: Monaco's first editor builds its
+ * services, measures fonts and renders its first lines (~300 ms in all), which must not land
+ * in the middle of opening a log. Called once at startup when the page is idle.
+ */
+export async function warmUp(theme: 'dark' | 'light'): Promise<void> {
+  const host = document.createElement('div');
+  host.style.cssText = 'position:fixed;left:-10000px;top:0;width:600px;height:120px;visibility:hidden';
+  document.body.appendChild(host);
+  // The theme the real editors will use: switching it later re-styles every editor (~150 ms).
+  monaco.editor.setTheme(theme === 'light' ? 'vs' : 'vs-dark');
+  await nextTask();
+  const ed = monaco.editor.create(host, { value: 'const x = 1;\nconsole.log(x);', language: 'javascript', readOnly: true, minimap: { enabled: false }, automaticLayout: false, fontSize: 13, wordWrap: 'on', lineNumbers: 'on', scrollBeyondLastLine: false, renderValidationDecorations: 'off', links: false, contextmenu: false });
+  await nextFrame();
+  await nextTask();
+  const model = ed.getModel();
+  ed.dispose();
+  model?.dispose();
+  host.remove();
+}
+
+function nextTask(): Promise<void> {
+  return new Promise((r) => setTimeout(r, 0));
+}
+function nextFrame(): Promise<void> {
+  return new Promise((r) => requestAnimationFrame(() => r()));
+}

@@ -5,15 +5,36 @@
 import type { TrajectoryEvent } from '../../src-shared/events.ts';
 
 export interface Scheduler {
+  /** Runs `cb` before the next frame (a live stream: one fold + commit per frame). */
   request(cb: () => void): void;
+  /**
+   * Runs `cb` in a new task as soon as possible (a backlog: back-to-back slices that still
+   * let input, worker messages and frames in between). Without it, backlogs go per frame.
+   */
+  soon?(cb: () => void): void;
   now(): number;
 }
+
+/** A macrotask without setTimeout's 4 ms clamp (the React scheduler's trick). */
+function makeSoon(): ((cb: () => void) => void) | undefined {
+  if (typeof MessageChannel !== 'function') return undefined;
+  const ch = new MessageChannel();
+  const queue: (() => void)[] = [];
+  ch.port1.onmessage = () => queue.shift()?.();
+  return (cb) => {
+    queue.push(cb);
+    ch.port2.postMessage(null);
+  };
+}
+
+const soon = typeof document !== 'undefined' ? makeSoon() : undefined;
 
 export const frameScheduler: Scheduler = {
   request: (cb) => {
     if (typeof requestAnimationFrame === 'function' && typeof document !== 'undefined' && document.visibilityState !== 'hidden') requestAnimationFrame(() => cb());
     else setTimeout(cb, 16);
   },
+  ...(soon ? { soon } : {}),
   now: () => performance.now(),
 };
 
@@ -31,12 +52,18 @@ export class EventIngest {
   private scheduled = false;
   private lastCommit = Number.NEGATIVE_INFINITY;
   private uncommitted = new Set<string>();
+  /** A backlog remained after the last slice: the next one runs as soon as possible. */
+  private backlog = false;
+  /** When the last backlog commit started (its render is measured at the next slice). */
+  private renderProbe: number | null = null;
   /**
    * While a backlog remains after a frame (a big file loading), views are refreshed at most
    * this often: re-deriving the tree every frame would cost more than folding the events.
    * A live stream drains every frame and so commits every frame.
    */
   backlogCommitMs = 250;
+  /** The current backlog commit interval: at least `backlogCommitMs`, and at least 4× the last render, so rendering stays under a fifth of a load. */
+  private commitEvery = 250;
   /** Frames processed and the longest one, for the performance panel. */
   stats = { frames: 0, events: 0, maxFrameMs: 0 };
 
@@ -78,15 +105,37 @@ export class EventIngest {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    this.scheduler.request(() => {
+    const go = (): void => {
       this.scheduled = false;
       this.run(this.budgetMs);
-      if (this.queue.length > 0) this.schedule();
-    });
+      if (this.queue.length > 0 || this.uncommitted.size > 0) this.schedule();
+    };
+    if (this.backlog && this.scheduler.soon) this.scheduler.soon(go);
+    else this.scheduler.request(go);
+  }
+
+  private doCommit(now: number): void {
+    const ids = this.uncommitted;
+    this.uncommitted = new Set();
+    this.lastCommit = now;
+    this.commit(ids);
   }
 
   private run(budget: number): void {
     const t0 = this.scheduler.now();
+    const sliced = this.scheduler.soon !== undefined && budget !== Number.POSITIVE_INFINITY;
+    if (this.renderProbe !== null) {
+      // The previous slice was a commit: the time since is what React took to render it.
+      this.commitEvery = Math.min(2000, Math.max(this.backlogCommitMs, (t0 - this.renderProbe) * 4));
+      this.renderProbe = null;
+    } else if (!this.backlog) this.commitEvery = this.backlogCommitMs;
+    // A due commit during a backlog gets a task of its own, so folding and rendering never
+    // add up to one long task.
+    if (sliced && this.backlog && this.uncommitted.size > 0 && t0 - this.lastCommit >= this.commitEvery) {
+      this.doCommit(t0);
+      this.renderProbe = t0;
+      return;
+    }
     const touched = new Set<string>();
     const STRIDE = 512; // look at the clock every STRIDE events
     while (this.queue.length > 0) {
@@ -102,12 +151,8 @@ export class EventIngest {
     for (const id of touched) this.uncommitted.add(id);
     const now = this.scheduler.now();
     const backlog = this.queue.length > 0 && budget !== Number.POSITIVE_INFINITY;
-    if (this.uncommitted.size > 0 && (!backlog || now - this.lastCommit >= this.backlogCommitMs)) {
-      const ids = this.uncommitted;
-      this.uncommitted = new Set();
-      this.lastCommit = now;
-      this.commit(ids);
-    }
+    this.backlog = backlog;
+    if (this.uncommitted.size > 0 && (!backlog || (!sliced && now - this.lastCommit >= this.commitEvery))) this.doCommit(now);
     if (touched.size > 0) {
       const ms = this.scheduler.now() - t0;
       this.stats.frames++;

@@ -14,15 +14,34 @@ export type ParseOut =
   | { kind: 'done'; events: number; ms: number }
   | { kind: 'error'; message: string };
 
-export interface ParseIn {
-  file: Blob;
+/** A dropped/picked file, or a host session's log fetched from `/api/log` (same origin). */
+export type ParseIn = { file: Blob } | { url: string };
+
+/**
+ * Batches: tiny first (the first view needs a run, not a file), then ~1 MB each: the main
+ * thread deserialises a message in one go, so a batch must stay well under a frame's worth
+ * of structured-clone work (4,000 events were ~35 ms plus the GC they cause).
+ */
+const FIRST_BATCH = 100;
+const BATCH = 1000;
+
+/** Reads a log from a URL (the host's `/api/log`) as a stream; the whole file is never one string. */
+export async function parseUrl(url: string, post: (m: ParseOut) => void): Promise<void> {
+  try {
+    const res = await fetch(url, { cache: 'no-store' });
+    if (!res.ok || !res.body) throw new Error(`GET ${new URL(url, 'http://x').pathname}: HTTP ${res.status}`);
+    const total = Number(res.headers.get('content-length') ?? '0');
+    await parseStream(res.body as ReadableStream<BufferSource>, total, post);
+  } catch (err) {
+    post({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
+  }
 }
 
-/** Batches: small first (first view fast), then larger (fewer structured-clone messages). */
-const FIRST_BATCH = 500;
-const BATCH = 4000;
+export function parseBlob(file: Blob, post: (m: ParseOut) => void): Promise<void> {
+  return parseStream(file.stream() as ReadableStream<BufferSource>, file.size, post);
+}
 
-export async function parseBlob(file: Blob, post: (m: ParseOut) => void): Promise<void> {
+async function parseStream(bytesIn: ReadableStream<BufferSource>, size: number, post: (m: ParseOut) => void): Promise<void> {
   const t0 = performance.now();
   const reader = new AnyLogReader();
   let batch: TrajectoryEvent[] = [];
@@ -57,7 +76,7 @@ export async function parseBlob(file: Blob, post: (m: ParseOut) => void): Promis
     if (problems.length > 0) post({ kind: 'problems', list: problems });
   };
   try {
-    const stream = file.stream().pipeThrough(new TextDecoderStream());
+    const stream = bytesIn.pipeThrough(new TextDecoderStream());
     const r = stream.getReader();
     for (;;) {
       const { value, done } = await r.read();
@@ -67,13 +86,13 @@ export async function parseBlob(file: Blob, post: (m: ParseOut) => void): Promis
       const now = performance.now();
       if (now - lastProgress > 100) {
         lastProgress = now;
-        post({ kind: 'progress', bytes: Math.min(bytes, file.size), total: file.size });
+        post({ kind: 'progress', bytes: Math.min(bytes, size), total: size });
       }
     }
     take(reader.end());
     if (batch.length > 0) post({ kind: 'events', events: batch });
     sent += batch.length;
-    post({ kind: 'progress', bytes: file.size, total: file.size });
+    post({ kind: 'progress', bytes: size, total: size });
     post({ kind: 'done', events: sent, ms: performance.now() - t0 });
   } catch (err) {
     post({ kind: 'error', message: err instanceof Error ? err.message : String(err) });

@@ -29,6 +29,12 @@ export interface WebServerOptions {
    * it event by event. Returns the file, or null for an unknown session.
    */
   logFileOf?: (sessionId: string) => string | null;
+  /**
+   * Every this many ms each socket is pinged; one that has not answered the previous ping
+   * is dropped (a laptop that slept, a tunnel that died), so its subscriptions and buffers go
+   * too. Browsers answer pings by themselves. Default 30000; 0 disables.
+   */
+  heartbeatMs?: number;
 }
 
 export interface WebServer {
@@ -180,7 +186,26 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     wss.handleUpgrade(req, socket, head, (ws) => attach(ws));
   });
 
+  const alive = new WeakMap<WebSocket, boolean>();
+  const heartbeatMs = o.heartbeatMs ?? 30_000;
+  const heartbeat =
+    heartbeatMs > 0
+      ? setInterval(() => {
+          for (const ws of wss.clients) {
+            if (alive.get(ws) === false) {
+              ws.terminate();
+              continue;
+            }
+            alive.set(ws, false);
+            ws.ping();
+          }
+        }, heartbeatMs)
+      : null;
+  heartbeat?.unref();
+
   const attach = (ws: WebSocket): void => {
+    alive.set(ws, true);
+    ws.on('pong', () => alive.set(ws, true));
     const conn = o.endpoint.connect(
       (m) => {
         if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
@@ -212,6 +237,7 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     port,
     token,
     close: async () => {
+      if (heartbeat) clearInterval(heartbeat);
       for (const ws of wss.clients) ws.terminate();
       wss.close();
       server.closeAllConnections();

@@ -63,6 +63,12 @@ export interface HostOptions {
   workerLauncher?: WorkerLauncher;
   /** Desktop: where `profiles.setKey` stores keys (the OS keychain). Absent in web mode. */
   keyStore?: KeyStore;
+  /**
+   * Saved logs larger than this are not held in memory: their events stay in the file and
+   * each subscription is served by reading it again from the start, skipping to `fromSeq`.
+   * Default 64 MiB.
+   */
+  inMemoryLogMaxBytes?: number;
 }
 
 class HostError extends Error {
@@ -102,7 +108,11 @@ interface Session {
   pause: SessionSummary['pause'];
   forkOf: SessionSummary['forkOf'];
   header: LogHeader | null;
+  /** Empty for a saved log kept on disk (`onDisk`): read from `logFile` when needed. */
   events: TrajectoryEvent[];
+  onDisk: boolean;
+  /** Events so far (the next `seq`), in memory or on disk. */
+  count: number;
   recipe: SessionRecipe | null;
   breakpoints: Breakpoint[];
   worker: WorkerHandle | null;
@@ -147,6 +157,8 @@ export class Host implements HostEndpoint {
   private readonly launcher: WorkerLauncher;
   /** Keys stored by `profiles.setKey` in this host's life, by reference (never persisted here). */
   private readonly storedKeys = new Map<string, string>();
+  /** Per client, the kept-on-disk sessions whose events are being streamed to it. */
+  private readonly diskStreams = new WeakMap<Client, Set<string>>();
 
   constructor(opts: HostOptions) {
     this.opts = opts;
@@ -264,7 +276,7 @@ export class Host implements HostEndpoint {
         return { runs: await this.recentRuns(c.limit) };
       case 'subscribe': {
         const s = this.get(c.sessionId);
-        if (client) client.subs.set(s.id, Math.min(c.fromSeq, s.events.length));
+        if (client) client.subs.set(s.id, Math.min(c.fromSeq, s.count));
         return { session: this.summary(s), header: s.header };
       }
       case 'unsubscribe':
@@ -289,7 +301,7 @@ export class Host implements HostEndpoint {
       model: s.model,
       pause: s.pause,
       forkOf: s.forkOf,
-      eventCount: s.events.length,
+      eventCount: s.count,
       message: s.message,
     };
   }
@@ -320,7 +332,11 @@ export class Host implements HostEndpoint {
       for (const id of ids) {
         const from = c.subs.get(id);
         const s = this.sessions.get(id);
-        if (from === undefined || !s || from >= s.events.length) continue;
+        if (from === undefined || !s || from >= s.count) continue;
+        if (s.onDisk) {
+          this.streamFromDisk(c, s, from);
+          continue;
+        }
         let i = from;
         while (i < s.events.length && c.buffered() < MAX_BUFFERED_BYTES) {
           const end = Math.min(i + EVENTS_PER_MESSAGE, s.events.length);
@@ -342,7 +358,60 @@ export class Host implements HostEndpoint {
     }
   }
 
+  /** Streams a kept-on-disk log's events to one client from `from`, pacing on its carrier. */
+  private streamFromDisk(c: Client, s: Session, from: number): void {
+    const active = this.diskStreams.get(c) ?? new Set<string>();
+    this.diskStreams.set(c, active);
+    if (active.has(s.id) || s.logFile === null) return;
+    active.add(s.id);
+    const file = s.logFile;
+    void (async () => {
+      let index = 0;
+      let next = from;
+      let batch: TrajectoryEvent[] = [];
+      const stillWanted = (): boolean => this.clients.has(c) && c.subs.get(s.id) !== undefined && !this.closed;
+      const send = async (): Promise<void> => {
+        while (c.buffered() >= MAX_BUFFERED_BYTES && stillWanted()) await new Promise((r) => setTimeout(r, 15));
+        if (!stillWanted() || batch.length === 0) return;
+        this.safeSend(c, { kind: 'events', sessionId: s.id, events: batch });
+        next += batch.length;
+        c.subs.set(s.id, next);
+        batch = [];
+      };
+      try {
+        for await (const items of readLogBatches(file)) {
+          for (const item of items) {
+            if (item.kind !== 'event') continue;
+            if (index++ < next) continue;
+            batch.push(item.event);
+            if (batch.length >= EVENTS_PER_MESSAGE) await send();
+          }
+          if (!stillWanted()) return;
+        }
+        await send();
+      } catch {
+        // The file changed or vanished under us: the client has what could be read.
+      } finally {
+        active.delete(s.id);
+      }
+    })();
+  }
+
+  /** All events of a session (read back from its file when kept on disk). */
+  private async eventsOf(s: Session): Promise<TrajectoryEvent[]> {
+    await s.loaded;
+    if (!s.onDisk || s.logFile === null) return s.events;
+    const out: TrajectoryEvent[] = [];
+    for await (const items of readLogBatches(s.logFile)) for (const item of items) if (item.kind === 'event') out.push(item.event);
+    return out;
+  }
+
   private append(s: Session, events: TrajectoryEvent[]): void {
+    s.count += events.length;
+    if (s.onDisk) {
+      if (events.length > 0) this.markDirty(s.id);
+      return;
+    }
     for (const e of events) {
       s.events.push(e);
       // One write per event: a host killed at any moment leaves a log readable up to here.
@@ -459,6 +528,8 @@ export class Host implements HostEndpoint {
       forkOf: null,
       header: null,
       events: [],
+      onDisk: false,
+      count: 0,
       recipe: null,
       breakpoints: [],
       worker: null,
@@ -626,8 +697,8 @@ export class Host implements HostEndpoint {
             s.worker?.kill();
             break;
           }
-          if (c.value.seq !== s.events.length + good.length) {
-            this.fail(s, `the worker's events are out of order (got seq ${c.value.seq}, expected ${s.events.length + good.length})`);
+          if (c.value.seq !== s.count + good.length) {
+            this.fail(s, `the worker's events are out of order (got seq ${c.value.seq}, expected ${s.count + good.length})`);
             s.worker?.kill();
             break;
           }
@@ -693,7 +764,7 @@ export class Host implements HostEndpoint {
 
   private async fork(f: ForkSession): Promise<Session> {
     const src = this.get(f.sessionId);
-    await src.loaded;
+    const srcEvents = await this.eventsOf(src);
     let recipe = src.recipe;
     if (!recipe && src.logFile && existsSync(recipePathFor(src.logFile))) {
       const parsed = SessionRecipe.safeParse(JSON.parse(readFileSync(recipePathFor(src.logFile), 'utf8')));
@@ -703,13 +774,13 @@ export class Host implements HostEndpoint {
       throw new HostError('bad_request', `session ${f.sessionId} cannot be forked: its context is unknown (only sessions recorded by RLM Studio keep a ${'*.rlm.session.json'} beside the log)`);
     }
     const runs = new Map<string, number>();
-    for (const e of src.events) if (e.type === 'iteration.start') runs.set(e.runId, Math.max(runs.get(e.runId) ?? 0, e.iteration));
+    for (const e of srcEvents) if (e.type === 'iteration.start') runs.set(e.runId, Math.max(runs.get(e.runId) ?? 0, e.iteration));
     const last = runs.get(f.runId);
     if (last === undefined) throw new HostError('not_found', `run ${f.runId} has no iterations in session ${f.sessionId}`);
     if (f.iteration > last) throw new HostError('bad_request', `run ${f.runId} has ${last} iteration(s); fork at 1…${last}`);
     let plan: ReplayPlan;
     try {
-      plan = buildReplayPlan(src.events, { runId: f.runId, iteration: f.iteration }, f.editedReply ?? null);
+      plan = buildReplayPlan(srcEvents, { runId: f.runId, iteration: f.iteration }, f.editedReply ?? null);
     } catch (err) {
       throw new HostError('bad_request', (err as Error).message);
     }
@@ -741,6 +812,8 @@ export class Host implements HostEndpoint {
       throw new HostError('not_found', `cannot open ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
     const s = this.newSession({ title: basename(abs), status: 'saved', readOnly: true, format: 'native', logFile: abs });
+    // A large log is not held in memory; subscriptions stream it from the file.
+    s.onDisk = size > (this.opts.inMemoryLogMaxBytes ?? 64 * 1024 * 1024);
     const problems: string[] = [];
     const iterator = readLogBatches(abs, { onProgress: (bytesRead, totalBytes) => this.progress(s, bytesRead, totalBytes) })[Symbol.asyncIterator]();
     const take = (batch: LogItem[]): void => this.takeItems(s, batch, problems);
@@ -752,7 +825,7 @@ export class Host implements HostEndpoint {
       throw new HostError('bad_request', `cannot read ${path}: ${(err as Error).message}`);
     }
     if (!first.done) take(first.value);
-    if (s.events.length === 0 && problems.length > 0 && s.header === null && !first.done && first.value.every((i) => i.kind === 'problem')) {
+    if (s.count === 0 && problems.length > 0 && s.header === null && !first.done && first.value.every((i) => i.kind === 'problem')) {
       this.sessions.delete(s.id);
       throw new HostError('bad_request', `${path}: ${problems[0]}`);
     }
@@ -844,13 +917,13 @@ export class Host implements HostEndpoint {
 
   private async exportSession(id: string, format: 'native' | 'rlm-python'): Promise<Replies['session.export']> {
     const s = this.get(id);
-    await s.loaded;
+    const events = await this.eventsOf(s);
     const base = (s.logFile ? basename(s.logFile) : s.title).replace(/\.(rlm\.)?jsonl?$/, '').replace(/[^\w.-]+/g, '_') || 'session';
     if (format === 'native') {
       const header = s.header ?? makeHeader(asSessionId(s.id), new Date(s.createdAt));
-      return { fileName: `${base}.rlm.jsonl`, text: [...encodeNative(header, s.events)].join('') };
+      return { fileName: `${base}.rlm.jsonl`, text: [...encodeNative(header, events)].join('') };
     }
-    return { fileName: `${base}.jsonl`, text: exportRlmPython(s.events, s.header).join('') };
+    return { fileName: `${base}.jsonl`, text: exportRlmPython(events, s.header).join('') };
   }
 
   private async recentRuns(limit: number): Promise<RecentRun[]> {

@@ -212,13 +212,26 @@ export function treeRows(state: TrajectoryState, collapsed: ReadonlySet<string>,
   return rows;
 }
 
+/**
+ * What a run is about, in one line: its query, else (a child run) the prompt its parent sent
+ * it, else its first user message; the model name only when there is nothing else. Child
+ * runs of one fan-out share a model, so the model alone tells them apart from nothing.
+ */
+export function runLabel(state: TrajectoryState, run: RunNode, max = 80): string {
+  const call = run.spawnedBy ? state.calls.get(run.spawnedBy.callId) : undefined;
+  const text = run.start?.query || call?.start.prompt || run.start?.messages.find((m) => m.role === 'user')?.content || '';
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat === '') return run.start?.model ?? run.id;
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
 /** Runs whose text fields contain `query` (case-insensitive), plus all their ancestors. */
 export function runsMatching(state: TrajectoryState, query: string): Set<RunId> | null {
   const q = query.trim().toLowerCase();
   if (q === '') return null;
   const keep = new Set<RunId>();
   for (const run of state.runs.values()) {
-    const hay = `${run.id} ${run.start?.model ?? ''} ${run.start?.query ?? ''} ${run.end?.answer ?? ''} ${run.end?.stopReason ?? ''}`.toLowerCase();
+    const hay = `${run.id} ${run.start?.model ?? ''} ${runLabel(state, run, 400)} ${run.end?.answer ?? ''} ${run.end?.stopReason ?? ''}`.toLowerCase();
     if (hay.includes(q)) {
       let cur: RunNode | undefined = run;
       while (cur && !keep.has(cur.id)) {

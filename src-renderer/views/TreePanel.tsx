@@ -8,7 +8,7 @@ import type { RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import type { TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { fmtInt, fmtMs, fmtUsd, measureOf, MEASURES, runMetrics, runStatus, runsMatching, treeRows, type Measure, type RunMetrics, type TreeRow } from '../lib/derive.ts';
+import { fmtInt, fmtMs, fmtUsd, measureOf, MEASURES, runLabel, runMetrics, runStatus, runsMatching, treeRows, type Measure, type RunMetrics, type TreeRow } from '../lib/derive.ts';
 import { usePrefs } from '../store/prefs.ts';
 import { pauseOf, viewRev, viewTraj } from '../store/studio.ts';
 import { TreeGraph } from './TreeGraph.tsx';
@@ -246,7 +246,7 @@ const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colo
   if (!run) return null;
   const status = runStatus(run, pause);
   const value = measureOf(metrics, colourBy);
-  const label = run.start?.query ?? run.start?.model ?? run.id;
+  const label = runLabel(traj, run);
   return (
     <div
       id={domId(row.key)}
@@ -262,13 +262,13 @@ const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colo
         onFocusRow();
         onSelect(run.id);
       }}
-      title={`${run.id} · depth ${run.depth} · ${status}`}
+      title={`${run.id} · depth ${run.depth} · ${status} · ${run.start?.model ?? '?'}${run.start ? ` · context ${fmtInt(run.start.context.totalChars)} chars` : ''}\n${runLabel(traj, run, 300)}`}
     >
       {twisty}
       <span className={`dot status-${status}`} aria-label={status} />
       <span className="swatch" style={{ background: colour(value) }} />
       <span className="run-label">
-        <b>d{run.depth}</b> {label.slice(0, 80)}
+        <b>d{run.depth}</b> {label}
       </span>
       <span className="run-nums">
         {run.iterations.length} it · {fmtInt((metrics?.total.inputTokens ?? 0) + (metrics?.total.outputTokens ?? 0))} tok · {fmtUsd(metrics?.total.costUsd ?? 0)} · {fmtMs(metrics?.wallMs ?? 0)}

@@ -1,8 +1,11 @@
 // The app in Debian's Chromium against `rlm-studio serve`: open a reference-library log
 // (tree, code, output, charts), a hostile log, the live demo to its answer, pause / edit /
-// continue, fork, replay with the slider, and compare. Screenshots go to
+// continue, fork, replay with the slider, compare, step / variables / cancel, exports, a chart
+// as SVG, the new-run form with pasted text and a limit, and `rlm-studio view LOG` (its
+// `#session=` preselected, the log read through /api/log). Screenshots go to
 // test-results/screenshots/.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +29,23 @@ afterAll(async () => {
   await served?.stop();
 });
 
+/** The native export of the step/cancel session, for the `view` test. */
+let exportedNative = '';
+
+const ACTIVE_ID = `window.__rlmStudio.store.getState().activeId`;
+
+/** The session's pause as JSON ('null' when not paused), from the page's store (read-only). */
+async function pauseOf(sessionId: string): Promise<string> {
+  return (await page.evaluate(`JSON.stringify(window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(sessionId)})?.summary?.pause ?? null)`)) as string;
+}
+
+/** Runs `click` and returns the text of the download it starts. */
+async function download(click: () => Promise<void>): Promise<string> {
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), click()]);
+  const path = await dl.path();
+  return readFileSync(path, 'utf8');
+}
+
 /** Every block's stdout of the active session, from the page's store (read-only). */
 const STDOUTS = `(() => { const s = window.__rlmStudio.store.getState(); const e = s.sessions.get(s.activeId); return e.events.filter((x) => x.type === 'block.end').map((x) => x.stdout).join('\\n'); })()`;
 
@@ -48,6 +68,8 @@ describe('RLM Studio in Chromium', () => {
     await tree.waitFor();
     // 4 runs: the root and its three child RLMs.
     await expect.poll(async () => tree.locator('[role="treeitem"][data-run-id]').count()).toBe(4);
+    // Child runs are labelled by the prompt their parent sent them, not just the model name.
+    expect(await tree.locator('[role="treeitem"][data-run-id]').nth(1).innerText()).toContain('Count the ERROR lines');
     await tree.locator('[role="treeitem"][data-run-id]').first().click();
     await page.getByTestId('iteration-1').click();
     const code = await monacoText(page, 'code-0');
@@ -180,10 +202,114 @@ describe('RLM Studio in Chromium', () => {
     await shot(page, '09-compare');
   });
 
+  it('steps from a breakpoint to the next stop, inspects a variable the code made, cancels', async () => {
+    await page.getByTestId('tab-run').click();
+    await newDemoRun({ demo: 'needle', breakpoints: ['after_reply', 'after_block'] });
+    await page.getByTestId('paused-editor').waitFor({ timeout: 60_000 });
+    const sessionId = (await page.evaluate(ACTIVE_ID)) as string;
+    // Add a variable to the paused reply's first block and run it.
+    await page.locator('[data-testid="edit-block-0"] .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\nvar e2eMarker = 6 * 7;', { delay: 15 });
+    await page.getByTestId('follow').uncheck();
+    await page.getByTestId('run-edited').click();
+    // The after_block breakpoint stops once that block has run: its variables are there.
+    await expect.poll(async () => pauseOf(sessionId), { timeout: 60_000 }).toMatch(/"kind":"after_block"/);
+    const stop1 = await pauseOf(sessionId);
+    const runId = (JSON.parse(stop1) as { runId: string }).runId;
+    await page.getByRole('tree', { name: 'Recursion tree' }).locator(`[role="treeitem"][data-run-id="${runId}"]`).click();
+    await page.getByTestId('load-vars').click();
+    const row = page.getByTestId('variables').locator('tr', { hasText: 'e2eMarker' });
+    await row.waitFor({ timeout: 30_000 });
+    expect(await row.innerText()).toContain('42');
+    await shot(page, '10-variables');
+    // Step: the session runs to the next stop, whatever it is, and pauses there.
+    await page.getByTestId('step').click();
+    await expect.poll(async () => pauseOf(sessionId), { timeout: 60_000 }).not.toBe(stop1);
+    expect(await pauseOf(sessionId)).not.toBe('null');
+    expect(await page.getByTestId('session-status').innerText()).toContain('paused');
+    // Cancel the live session.
+    await page.getByTestId('cancel').click();
+    await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 60_000 }).toContain('cancelled');
+    await page.getByTestId('follow').check();
+  });
+
+  it('exports the session as native and rlm-python logs that parse', async () => {
+    const native = await download(() => page.getByTestId('export-native').click());
+    const header = JSON.parse(native.split('\n', 1)[0] as string) as { format?: string; sessionId?: string };
+    expect(header.format).toBe('rlm-studio');
+    const lines = native.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(3);
+    for (const l of lines) JSON.parse(l);
+    exportedNative = native;
+    const ref = await download(() => page.getByRole('button', { name: 'Export rlm-python' }).click());
+    const meta = JSON.parse(ref.split('\n', 1)[0] as string) as { type?: string };
+    expect(meta.type).toBe('metadata');
+    for (const l of ref.trim().split('\n')) JSON.parse(l);
+  });
+
+  it('saves a chart as SVG', async () => {
+    await page.getByTestId('tab-charts').click();
+    const fig = page.getByTestId('chart-iterations');
+    await fig.locator('svg *').first().waitFor();
+    const svg = await download(() => fig.getByRole('button', { name: 'SVG' }).click());
+    expect(svg).toMatch(/^(<\?xml[^>]*>\s*)?<svg/);
+    expect(svg).toContain('xmlns="http://www.w3.org/2000/svg"');
+    expect(svg).toMatch(/<(rect|path|line)\b/);
+    await page.getByTestId('tab-run').click();
+  });
+
+  it('starts a run from the form with pasted text and a limit: stops at max_iterations', async () => {
+    await page.getByTestId('topbar-new-run').click();
+    await page.getByTestId('nr-profile').selectOption('demo');
+    await page.getByLabel('text', { exact: true }).check();
+    await page.getByLabel('Context text').fill('alpha 1\nbeta 2\ngamma 3\n');
+    await page.getByTestId('nr-query').fill('Sum the numbers, but never finish.');
+    await page.getByLabel('iterations', { exact: true }).fill('2');
+    await page.getByTestId('nr-start').click();
+    await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 90_000 }).toMatch(/finished|failed|cancelled/);
+    const root = page.getByRole('tree', { name: 'Recursion tree' }).locator('[role="treeitem"][data-run-id]').first();
+    await root.click();
+    await expect.poll(async () => page.locator('.run-meta').innerText(), { timeout: 30_000 }).toContain('stop: max_iterations');
+    expect(await page.getByTestId('run-status').innerText()).toBe('limit');
+    expect(await page.getByTestId('iteration-2').count()).toBe(1);
+    await shot(page, '11-max-iterations');
+  });
+
   it('loaded nothing from the network and logged no errors', () => {
     expect(browser.foreign).toEqual([]);
     expect(browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
   });
 });
 
-void readFileSync;
+describe('rlm-studio view LOG', () => {
+  it('preselects the session from #session= and reads the log through /api/log', async () => {
+    expect(exportedNative).not.toBe('');
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-e2e-view-'));
+    const log = join(dir, 'exported.rlm.jsonl');
+    writeFileSync(log, exportedNative);
+    const view = await startServe([], ['view', log]);
+    const b = await launch(view.url);
+    try {
+      const id = decodeURIComponent(/#session=([^&]+)/.exec(view.url)?.[1] ?? '');
+      expect(id).not.toBe('');
+      const logRequests: string[] = [];
+      b.context.on('request', (r) => {
+        if (r.url().includes('/api/log')) logRequests.push(r.url());
+      });
+      await b.page.goto(view.url);
+      await expect.poll(async () => b.page.getByTestId('session-select').inputValue(), { timeout: 30_000 }).toBe(id);
+      const tree = b.page.getByRole('tree', { name: 'Recursion tree' });
+      await expect.poll(async () => tree.locator('[role="treeitem"][data-run-id]').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      const expected = exportedNative.trim().split('\n').length - 1;
+      await expect.poll(async () => b.page.evaluate(`window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(id)}).events.length`), { timeout: 30_000 }).toBe(expected);
+      expect(logRequests.length).toBe(1);
+      await shot(b.page, '12-view-log');
+      expect(b.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
+    } finally {
+      await b.close();
+      await view.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

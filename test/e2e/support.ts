@@ -16,9 +16,13 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-export async function startServe(): Promise<Served> {
+/**
+ * `extraArgs`: more `serve` options (the benchmark passes `--static` to compare builds).
+ * `command`: e.g. `['view', LOG]` instead of `['serve']`; the URL then carries `#session=`.
+ */
+export async function startServe(extraArgs: string[] = [], command: string[] = ['serve']): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'rlm-e2e-'));
-  const child: ChildProcess = spawn(join(ROOT, 'bin/rlm-studio'), ['serve', '--port', '0', '--runs-dir', join(dir, 'runs'), '--settings-dir', join(dir, 'settings'), '--demo-latency-ms', '30'], {
+  const child: ChildProcess = spawn(join(ROOT, 'bin/rlm-studio'), [...command, '--port', '0', '--runs-dir', join(dir, 'runs'), '--settings-dir', join(dir, 'settings'), '--demo-latency-ms', '30', ...extraArgs], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -27,7 +31,7 @@ export async function startServe(): Promise<Served> {
     const timer = setTimeout(() => rej(new Error(`serve printed no URL in 120 s:\n${out}`)), 120_000);
     const on = (b: Buffer): void => {
       out += b.toString();
-      const m = /serving at (http:\/\/\S+)/.exec(out);
+      const m = /serving (?:.* )?at (http:\/\/\S+)/.exec(out);
       if (m?.[1]) {
         clearTimeout(timer);
         res(m[1]);

@@ -123,6 +123,8 @@ export class Services {
             break;
           case 'done':
             s.setLoading(id, null);
+            // When the worker finished reading (the rest of the load is the main thread catching up).
+            s.setTimings(id, { parsedMs: performance.now() - t0 });
             waitIngested(this.store, () => {
               this.store.getState().setTimings(id, { fullMs: performance.now() - t0 });
               resolve(lastSeq);

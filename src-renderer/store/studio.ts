@@ -28,7 +28,7 @@ export interface SessionEntry {
   problems: string[];
   loading: { bytes: number; total: number } | null;
   /** Timings of a local load (ms since the drop). */
-  timings: { firstViewMs: number | null; fullMs: number | null } | null;
+  timings: { firstViewMs: number | null; fullMs: number | null; parsedMs?: number | null } | null;
   /** Set when a local session was sent to the host (fork needs a host session). */
   hostSessionId: string | null;
 }

@@ -127,7 +127,7 @@ export function Controls({ sessionId }: { sessionId: string }) {
       ) : null}
       {entry.timings?.fullMs != null ? (
         <div className="timings" data-testid="timings">
-          first view {Math.round(entry.timings.firstViewMs ?? 0)} ms · loaded {Math.round(entry.timings.fullMs)} ms · {entry.events.length.toLocaleString('en-US')} events
+          first view {Math.round(entry.timings.firstViewMs ?? 0)} ms · loaded {Math.round(entry.timings.fullMs)} ms · {entry.events.length.toLocaleString('en-US')} events{entry.timings.parsedMs != null ? ` · worker done at ${Math.round(entry.timings.parsedMs)} ms` : ''}
         </div>
       ) : null}
     </div>

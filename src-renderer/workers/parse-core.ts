@@ -38,10 +38,23 @@ export async function parseUrl(url: string, post: (m: ParseOut) => void): Promis
 }
 
 export function parseBlob(file: Blob, post: (m: ParseOut) => void): Promise<void> {
-  return parseStream(file.stream() as ReadableStream<BufferSource>, file.size, post);
+  return parseText(streamText(file.stream() as ReadableStream<BufferSource>), file.size, post);
 }
 
-async function parseStream(bytesIn: ReadableStream<BufferSource>, size: number, post: (m: ParseOut) => void): Promise<void> {
+function parseStream(bytesIn: ReadableStream<BufferSource>, size: number, post: (m: ParseOut) => void): Promise<void> {
+  return parseText(streamText(bytesIn), size, post);
+}
+
+async function* streamText(bytesIn: ReadableStream<BufferSource>): AsyncGenerator<string> {
+  const r = bytesIn.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    const { value, done } = await r.read();
+    if (done) return;
+    yield value;
+  }
+}
+
+async function parseText(chunks: AsyncIterable<string>, size: number, post: (m: ParseOut) => void): Promise<void> {
   const t0 = performance.now();
   const reader = new AnyLogReader();
   let batch: TrajectoryEvent[] = [];
@@ -76,11 +89,7 @@ async function parseStream(bytesIn: ReadableStream<BufferSource>, size: number, 
     if (problems.length > 0) post({ kind: 'problems', list: problems });
   };
   try {
-    const stream = bytesIn.pipeThrough(new TextDecoderStream());
-    const r = stream.getReader();
-    for (;;) {
-      const { value, done } = await r.read();
-      if (done) break;
+    for await (const value of chunks) {
       bytes += value.length;
       take(reader.push(value));
       const now = performance.now();

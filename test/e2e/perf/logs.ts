@@ -8,7 +8,7 @@ import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { asSessionId, type TrajectoryEvent } from '../../../src-shared/events.ts';
 import { FIXTURES } from '../support.ts';
 
-function relabel(e: TrajectoryEvent, k: number, seq: number, tOff: number): TrajectoryEvent {
+function relabel(e: TrajectoryEvent, k: number | string, seq: number, tOff: number): TrajectoryEvent {
   const r = (id: string | null) => (id === null ? null : `${id}-${k}`);
   const x = { ...e, seq, t: e.t + tOff, runId: r(e.runId), parentRunId: r(e.parentRunId) } as Record<string, unknown>;
   if ('callId' in e) x.callId = `${e.callId}-${k}`;
@@ -21,7 +21,8 @@ function relabel(e: TrajectoryEvent, k: number, seq: number, tOff: number): Traj
 export function bigLog(file: string, targetBytes: number): string {
   if (existsSync(file) && statSync(file).size >= targetBytes && statSync(file).size < targetBytes * 1.05) return file;
   const base = readRlmPythonText(readFileSync(join(FIXTURES, 'c_recursive.jsonl'), 'utf8')).events.concat(
-    readRlmPythonText(readFileSync(join(FIXTURES, 'b_aggregate.jsonl'), 'utf8')).events.map((e) => ({ ...e, runId: `b${e.runId}`, parentRunId: e.parentRunId ? `b${e.parentRunId}` : null }) as TrajectoryEvent),
+    // Run and call ids of the second fixture made distinct from the first's.
+    readRlmPythonText(readFileSync(join(FIXTURES, 'b_aggregate.jsonl'), 'utf8')).events.map((e) => relabel(e, 'b', e.seq, 0)),
   );
   const fd = openSync(file, 'w');
   let bytes = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { reduceEvents } from '../../../src-shared/trajectory/index.ts';
-import { firstDivergence, runMetrics, runsMatching, searchSession, treeRows, truncationOf } from '../../../src-renderer/lib/derive.ts';
+import { applyEvent, createTrajectoryState, reduceEvents } from '../../../src-shared/trajectory/index.ts';
+import { firstDivergence, markRunDirty, runMetrics, runsMatching, searchSession, treeRows, truncationOf } from '../../../src-renderer/lib/derive.ts';
 import { fixtureEvents } from './helpers.ts';
 
 describe('derive', () => {
@@ -56,5 +56,26 @@ describe('derive', () => {
     const s = reduceEvents(evs as never);
     expect(treeRows(s, new Set())).toHaveLength(10_000);
     expect(runMetrics(s).size).toBe(10_000);
+  });
+});
+
+describe('incremental run metrics', () => {
+  it('redoing only changed runs and their ancestors matches a full fold', () => {
+    const events = fixtureEvents('c_recursive.jsonl');
+    const state = createTrajectoryState();
+    // Fold in uneven chunks, as commits during a load would, asking for metrics in between.
+    for (let i = 0; i < events.length; i += 7) {
+      for (const e of events.slice(i, i + 7)) {
+        applyEvent(state, e);
+        markRunDirty(state, e.runId);
+      }
+      runMetrics(state);
+    }
+    const incremental = runMetrics(state);
+    const full = runMetrics(reduceEvents(events));
+    expect(incremental.size).toBe(full.size);
+    for (const [id, m] of full) expect(incremental.get(id)).toEqual(m);
+    // Nothing changed since: the same Map comes back (views keep their memoised rows).
+    expect(runMetrics(state)).toBe(incremental);
   });
 });

@@ -1,5 +1,5 @@
 // Code and output in Monaco, loaded lazily so the first view does not wait for it.
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { usePrefs } from '../store/prefs.ts';
 
 export interface CodeViewProps {
@@ -14,6 +14,8 @@ export interface CodeViewProps {
   testId?: string;
   ariaLabel?: string;
   theme?: 'dark' | 'light';
+  /** Called once the editor exists (the mount queue moves on). */
+  onReady?: () => void;
 }
 
 const Impl = lazy(() => import('./CodeViewImpl.tsx'));
@@ -29,11 +31,66 @@ export async function prewarmMonaco(): Promise<void> {
   document.documentElement.dataset.monaco = 'ready';
 }
 
+// Editors are created one per task: an iteration shows several (code and output per block)
+// and each costs 50–120 ms here, so mounting them in one React commit made one long task.
+// Until its turn a view shows its text in a <pre>.
+const waiting: (() => void)[] = [];
+let busy = false;
+
+function nextMount(): void {
+  const go = waiting.shift();
+  if (!go) {
+    busy = false;
+    return;
+  }
+  busy = true;
+  setTimeout(go, 0);
+}
+
+function useMountTurn(): [boolean, () => void] {
+  const [turn, setTurn] = useState(false);
+  const [ready, setReady] = useState<() => void>(() => () => undefined);
+  useEffect(() => {
+    let live = true;
+    let started = false;
+    let finished = false;
+    let safety: ReturnType<typeof setTimeout> | undefined;
+    const finish = (): void => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(safety);
+      nextMount();
+    };
+    const go = (): void => {
+      started = true;
+      if (!live) return finish();
+      // An editor that never reports (it failed to load) must not hold the queue.
+      safety = setTimeout(finish, 2000);
+      setReady(() => finish);
+      setTurn(true);
+    };
+    waiting.push(go);
+    if (!busy) nextMount();
+    return () => {
+      live = false;
+      if (started) finish();
+      else {
+        const i = waiting.indexOf(go);
+        if (i >= 0) waiting.splice(i, 1);
+      }
+    };
+  }, []);
+  return [turn, ready];
+}
+
 export function CodeView(props: CodeViewProps) {
   const theme = usePrefs((p) => p.theme);
+  const [turn, ready] = useMountTurn();
+  const fallback = <pre className="code-fallback" data-testid={props.testId}>{props.value.slice(0, 5000)}</pre>;
+  if (!turn) return fallback;
   return (
-    <Suspense fallback={<pre className="code-fallback">{props.value.slice(0, 5000)}</pre>}>
-      <Impl {...props} theme={theme} />
+    <Suspense fallback={fallback}>
+      <Impl {...props} theme={theme} onReady={ready} />
     </Suspense>
   );
 }

@@ -40,6 +40,7 @@ export default function CodeViewImpl(props: CodeViewProps) {
         onMount={(ed) => {
           edRef.current = ed;
           mark();
+          props.onReady?.();
         }}
         options={{
           readOnly,

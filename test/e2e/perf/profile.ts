@@ -18,7 +18,7 @@ try {
   await page.evaluate(`window.__long = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: false });`);
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Profiler.enable');
-  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.setSamplingInterval', { interval: 250 });
   await cdp.send('Profiler.start');
   // A named busy loop whose page time we know aligns the profile's clock with performance.now().
   const markAt = (await page.evaluate('(function __syncMarker() { const t = performance.now(); while (performance.now() - t < 20); return t; })()')) as number;

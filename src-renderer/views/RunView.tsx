@@ -1,6 +1,6 @@
 // One run: its header, its iterations as a timeline, and the selected iteration in full.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { ChatMessage, RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { blocksOf, iterationTotals, type BlockNode, type IterationNode, type RunNode, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
@@ -10,7 +10,8 @@ import { CodeView } from '../monaco/CodeView.tsx';
 import { hostIdOf, pauseOf, viewRev, viewTraj } from '../store/studio.ts';
 import { TextBlock } from './TextBlock.tsx';
 
-export function RunView({ sessionId }: { sessionId: string }) {
+// memo: App re-renders on every store change it reads (load progress ~10/s); this view reads its own slices.
+export const RunView = memo(function RunView({ sessionId }: { sessionId: string }) {
   const rev = useStudio((s) => viewRev(s, sessionId));
   const traj = useStudio((s) => viewTraj(s, sessionId));
   const sel = useStudio((s) => s.selection.get(sessionId));
@@ -28,7 +29,7 @@ export function RunView({ sessionId }: { sessionId: string }) {
       {it ? <IterationDetail key={`${run.id}:${it.iteration}`} sessionId={sessionId} traj={traj} run={run} it={it} pause={pause} /> : <div className="empty">No iterations yet.</div>}
     </div>
   );
-}
+});
 
 function RunHeader({ traj, run, pause, sessionId }: { traj: TrajectoryState; run: RunNode; pause: PauseInfo | null; sessionId: string }) {
   const svc = useServices();

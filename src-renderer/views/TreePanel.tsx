@@ -15,7 +15,8 @@ import { TreeGraph } from './TreeGraph.tsx';
 
 const ROW_H = 26;
 
-export function TreePanel({ sessionId }: { sessionId: string }) {
+// memo: App re-renders on every store change it reads (load progress ~10/s); this view reads its own slices.
+export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: string }) {
   const svc = useServices();
   const rev = useStudio((s) => viewRev(s, sessionId));
   const traj = useStudio((s) => viewTraj(s, sessionId));
@@ -81,7 +82,7 @@ export function TreePanel({ sessionId }: { sessionId: string }) {
       )}
     </div>
   );
-}
+});
 
 interface TreeListProps {
   traj: TrajectoryState;

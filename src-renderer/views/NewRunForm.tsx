@@ -1,8 +1,9 @@
 // Starts a session on the host: profile (the built-in `demo` needs no key), models,
 // context, query, limits, breakpoints.
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import type { BreakpointKind, ContextSource, RunLimitsInput, StartSession } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
+import { ProfilesPanel } from './ProfilesPanel.tsx';
 
 const BP_KINDS: BreakpointKind[] = ['before_model_call', 'after_reply', 'after_block', 'on_error', 'on_subcall_start'];
 
@@ -29,6 +30,8 @@ export function NewRunForm() {
   const [bps, setBps] = useState<BreakpointKind[]>([]);
   const [startPaused, setStartPaused] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [managing, setManaging] = useState(false);
+  const closeProfiles = useCallback(() => setManaging(false), []);
 
   const submit = async (): Promise<void> => {
     const context: ContextSource =
@@ -67,17 +70,27 @@ export function NewRunForm() {
       }}
     >
       <h2>New run</h2>
-      <label>
-        Profile
-        <select value={profile} onChange={(e) => setProfile(e.target.value)} data-testid="nr-profile">
-          <option value="demo">demo (bundled mock model, no key)</option>
-          {profiles.map((p) => (
-            <option key={p.name} value={p.name}>
-              {p.name} ({p.model})
-            </option>
-          ))}
-        </select>
-      </label>
+      <div className="nr-profile-row">
+        <label>
+          Profile
+          <select value={profile} onChange={(e) => setProfile(e.target.value)} data-testid="nr-profile">
+            <option value="demo">demo (bundled mock model, no key)</option>
+            {/* The host lists `demo` too; it has its own option above. */}
+            {profiles
+              .filter((p) => p.name !== 'demo')
+              .map((p) => (
+                <option key={p.name} value={p.name}>
+                  {p.name} ({p.model})
+                </option>
+              ))}
+          </select>
+        </label>
+        <button type="button" onClick={() => setManaging(true)} aria-haspopup="dialog" data-testid="nr-manage-profiles">
+          Manage profiles…
+        </button>
+      </div>
+      {/* Portalled to <body> (a dialog, and its forms must not nest in this one). */}
+      {managing ? <ProfilesPanel onClose={closeProfiles} onSaved={setProfile} /> : null}
       <label>
         Model <input value={model} onChange={(e) => setModel(e.target.value)} placeholder="profile default" />
       </label>

@@ -1,0 +1,371 @@
+// Endpoint profiles: list, add, edit (saved with `profiles.save`) and store a profile's API
+// key (`profiles.setKey`). The built-in `demo` profile is listed read-only. The key is read
+// from an uncontrolled password field at the moment it is sent and the field is cleared at
+// once, so it never sits in React state or the store; only the host's reply (which never
+// carries it) is kept.
+import { useEffect, useId, useRef, useState, type FormEvent, type SyntheticEvent } from 'react';
+import { createPortal } from 'react-dom';
+import type { EndpointProfile } from '../../src-shared/protocol.ts';
+import { useServices, useStudio } from '../app/context.tsx';
+import { saveProfile, setProfileKey } from '../app/profile-services.ts';
+
+/** The host's built-in profile (bundled mock model); it refuses to save over it. */
+export const DEMO_PROFILE = 'demo';
+
+export interface PriceRow {
+  model: string;
+  input: string;
+  output: string;
+}
+
+/** The editor's text fields; `original` is the saved name being edited (null: a new profile). */
+export interface ProfileDraft {
+  original: string | null;
+  name: string;
+  baseUrl: string;
+  model: string;
+  subModel: string;
+  apiKeyRef: string;
+  prices: PriceRow[];
+}
+
+export type DraftErrors = Partial<Record<'name' | 'baseUrl' | 'model' | 'apiKeyRef' | 'prices', string>>;
+
+const EMPTY: ProfileDraft = { original: null, name: '', baseUrl: '', model: '', subModel: '', apiKeyRef: '', prices: [] };
+
+function draftOf(p: EndpointProfile): ProfileDraft {
+  return {
+    original: p.name,
+    name: p.name,
+    baseUrl: p.baseUrl,
+    model: p.model,
+    subModel: p.subModel ?? '',
+    apiKeyRef: p.apiKeyRef ?? '',
+    prices: Object.entries(p.prices).map(([model, v]) => ({ model, input: String(v.inputPerMTok), output: String(v.outputPerMTok) })),
+  };
+}
+
+function price(v: string): number | null {
+  const n = Number(v);
+  return v.trim() !== '' && Number.isFinite(n) && n >= 0 ? n : null;
+}
+
+/** Checks a draft and builds the profile to save, or says what is wrong with each field. */
+export function validateDraft(d: ProfileDraft, existing: readonly string[]): { profile: EndpointProfile } | { errors: DraftErrors } {
+  const errors: DraftErrors = {};
+  const name = d.name.trim();
+  if (name === '') errors.name = 'Name is required.';
+  else if (name.length > 100) errors.name = 'Name is at most 100 characters.';
+  else if (name === DEMO_PROFILE) errors.name = `"${DEMO_PROFILE}" is the built-in profile; pick another name.`;
+  else if (d.original === null && existing.includes(name)) errors.name = `A profile named "${name}" exists; edit it instead.`;
+  const baseUrl = d.baseUrl.trim();
+  let url: URL | null = null;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = null;
+  }
+  // The host calls it with the OpenAI client: only http(s) makes sense.
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) errors.baseUrl = 'Base URL must be an http:// or https:// URL, e.g. https://api.openai.com/v1.';
+  if (d.model.trim() === '') errors.model = 'Model is required.';
+  const ref = d.apiKeyRef.trim();
+  if (ref !== '' && !/^[A-Za-z_][A-Za-z0-9_]{0,199}$/.test(ref)) errors.apiKeyRef = 'An environment variable name: letters, digits and _, not starting with a digit.';
+  const prices: EndpointProfile['prices'] = {};
+  for (const [i, r] of d.prices.entries()) {
+    const m = r.model.trim();
+    const input = price(r.input);
+    const output = price(r.output);
+    if (m === '' && r.input.trim() === '' && r.output.trim() === '') continue; // an untouched row
+    if (m === '') errors.prices = `Price ${i + 1}: name the model.`;
+    else if (Object.hasOwn(prices, m)) errors.prices = `Price ${i + 1}: "${m}" is priced twice.`;
+    else if (input === null || output === null) errors.prices = `Price ${i + 1}: input and output are USD per million tokens, numbers ≥ 0.`;
+    else prices[m] = { inputPerMTok: input, outputPerMTok: output };
+    if (errors.prices) break;
+  }
+  if (Object.keys(errors).length > 0) return { errors };
+  return {
+    profile: { name, baseUrl, model: d.model.trim(), subModel: d.subModel.trim() === '' ? null : d.subModel.trim(), apiKeyRef: ref === '' ? null : ref, prices },
+  };
+}
+
+// The panel is portalled to <body>; React still bubbles its events through the new-run
+// form, whose onSubmit would start a run. Stop them at the panel's root.
+const stop = (e: SyntheticEvent): void => e.stopPropagation();
+
+export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSaved?: (name: string) => void }) {
+  const profiles = useStudio((s) => s.profiles);
+  // `seq` remounts the editor for each Add / Edit click (fresh fields and messages).
+  const [editor, setEditor] = useState<{ seq: number; draft: ProfileDraft } | null>(null);
+  const titleId = useId();
+  const first = useRef<HTMLButtonElement>(null);
+  const open = (draft: ProfileDraft): void => setEditor((e) => ({ seq: (e?.seq ?? 0) + 1, draft }));
+
+  useEffect(() => {
+    // Focus moves into the dialog and back to whatever opened it.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    first.current?.focus();
+    // Escape with the focus outside the dialog (inside, the root's onKeyDown handles it).
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key === 'Escape') onClose();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      opener?.focus();
+    };
+  }, [onClose]);
+
+  const demo = profiles.find((p) => p.name === DEMO_PROFILE);
+  const saved = profiles.filter((p) => p.name !== DEMO_PROFILE);
+
+  return createPortal(
+    <div
+      className="profiles-backdrop"
+      onSubmit={stop}
+      onKeyDown={(e) => {
+        // Stopped here so the app's global shortcuts stay quiet while the dialog is open.
+        e.stopPropagation();
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          onClose();
+        }
+      }}
+      onClick={(e) => {
+        if (e.target === e.currentTarget) onClose();
+      }}
+    >
+      <div className="profiles-panel" role="dialog" aria-modal="true" aria-labelledby={titleId} data-testid="profiles-panel">
+        <div className="profiles-head">
+          <h2 id={titleId}>Endpoint profiles</h2>
+          <button type="button" onClick={() => open({ ...EMPTY, prices: [] })} data-testid="pp-add" ref={first}>
+            Add profile
+          </button>
+          <button type="button" onClick={onClose} aria-label="Close endpoint profiles" data-testid="pp-close">
+            ×
+          </button>
+        </div>
+        <table className="profiles-table" data-testid="pp-list">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Base URL</th>
+              <th scope="col">Model</th>
+              <th scope="col">Sub-model</th>
+              <th scope="col">API key reference</th>
+              <th scope="col">Prices</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr data-testid={`pp-row-${DEMO_PROFILE}`} className="pp-builtin">
+              <td>{DEMO_PROFILE}</td>
+              <td>{demo ? demo.baseUrl : '(bundled)'}</td>
+              <td>{demo ? demo.model : 'mock-root'}</td>
+              <td>—</td>
+              <td>none needed</td>
+              <td>—</td>
+              <td className="muted">built-in, read-only</td>
+            </tr>
+            {saved.map((p) => (
+              <tr key={p.name} data-testid={`pp-row-${p.name}`}>
+                <td>{p.name}</td>
+                <td>{p.baseUrl}</td>
+                <td>{p.model}</td>
+                <td>{p.subModel ?? '—'}</td>
+                <td>{p.apiKeyRef ?? '—'}</td>
+                <td>{Object.keys(p.prices).length > 0 ? Object.entries(p.prices).map(([m, v]) => `${m}: $${v.inputPerMTok} / $${v.outputPerMTok}`).join('; ') : '—'}</td>
+                <td>
+                  <button type="button" onClick={() => open(draftOf(p))} aria-label={`Edit ${p.name}`} data-testid={`pp-edit-${p.name}`}>
+                    Edit
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {editor ? <ProfileEditor key={editor.seq} initial={editor.draft} profiles={saved} onSaved={onSaved} onCancel={() => setEditor(null)} /> : null}
+      </div>
+    </div>,
+    document.body,
+  );
+}
+
+function ProfileEditor({
+  initial,
+  profiles,
+  onSaved,
+  onCancel,
+}: {
+  initial: ProfileDraft;
+  profiles: EndpointProfile[];
+  onSaved: ((name: string) => void) | undefined;
+  onCancel: () => void;
+}) {
+  const svc = useServices();
+  const [d, setD] = useState<ProfileDraft>(initial);
+  const [errors, setErrors] = useState<DraftErrors>({});
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const ids = useId();
+  const set = (patch: Partial<ProfileDraft>): void => setD((x) => ({ ...x, ...patch }));
+  const setPrice = (i: number, patch: Partial<PriceRow>): void => setD((x) => ({ ...x, prices: x.prices.map((r, j) => (j === i ? { ...r, ...patch } : r)) }));
+  const editing = d.original !== null;
+
+  const submit = async (e: FormEvent): Promise<void> => {
+    e.preventDefault();
+    const res = validateDraft(d, profiles.map((p) => p.name));
+    if ('errors' in res) {
+      setErrors(res.errors);
+      setStatus({ kind: 'error', text: 'Fix the fields marked below.' });
+      return;
+    }
+    setErrors({});
+    setBusy(true);
+    const r = await saveProfile(svc, res.profile);
+    setBusy(false);
+    if (r.ok) {
+      setStatus({ kind: 'ok', text: `Saved "${res.profile.name}".` });
+      // From now on this editor edits the saved profile (and can store its key).
+      set({ original: res.profile.name, name: res.profile.name });
+      onSaved?.(res.profile.name);
+    } else setStatus({ kind: 'error', text: `Not saved: ${r.error}` });
+  };
+
+  const err = (k: keyof DraftErrors) =>
+    errors[k] ? (
+      <span className="pp-error" id={`${ids}-${k}`} data-testid={`pp-error-${k}`}>
+        {errors[k]}
+      </span>
+    ) : null;
+  const described = (k: keyof DraftErrors) => (errors[k] ? { 'aria-invalid': true, 'aria-describedby': `${ids}-${k}` } : {});
+
+  return (
+    <div className="profile-editor">
+      <form onSubmit={(e) => void submit(e)} aria-label={editing ? `Edit profile ${d.original}` : 'New profile'} noValidate>
+        <h3>{editing ? `Edit profile “${d.original}”` : 'New profile'}</h3>
+        <label>
+          Name
+          <input value={d.name} onChange={(e) => set({ name: e.target.value })} readOnly={editing} data-testid="pp-name" {...described('name')} />
+          {editing ? <small className="muted">Profiles are saved by name; to rename, add a new one.</small> : null}
+          {err('name')}
+        </label>
+        <label>
+          Base URL
+          <input type="url" value={d.baseUrl} onChange={(e) => set({ baseUrl: e.target.value })} placeholder="https://api.openai.com/v1" data-testid="pp-base-url" {...described('baseUrl')} />
+          {err('baseUrl')}
+        </label>
+        <label>
+          Model
+          <input value={d.model} onChange={(e) => set({ model: e.target.value })} data-testid="pp-model" {...described('model')} />
+          {err('model')}
+        </label>
+        <label>
+          Sub-model
+          <input value={d.subModel} onChange={(e) => set({ subModel: e.target.value })} placeholder="same as the model" data-testid="pp-sub-model" />
+        </label>
+        <label>
+          API key environment variable
+          <input value={d.apiKeyRef} onChange={(e) => set({ apiKeyRef: e.target.value })} placeholder="e.g. OPENAI_API_KEY" spellCheck={false} data-testid="pp-key-ref" {...described('apiKeyRef')} />
+          <small className="muted">Web mode reads the key from this variable where rlm-studio serve runs. The desktop app fills it in when you store a key.</small>
+          {err('apiKeyRef')}
+        </label>
+        <fieldset className="pp-prices">
+          <legend>Price overrides (USD per million tokens)</legend>
+          {d.prices.map((r, i) => (
+            <div className="pp-price" key={i} data-testid={`pp-price-${i}`}>
+              <label>
+                Model
+                <input value={r.model} onChange={(e) => setPrice(i, { model: e.target.value })} aria-label={`Price ${i + 1}: model`} />
+              </label>
+              <label>
+                Input
+                <input value={r.input} onChange={(e) => setPrice(i, { input: e.target.value })} inputMode="decimal" size={7} aria-label={`Price ${i + 1}: input USD per million tokens`} />
+              </label>
+              <label>
+                Output
+                <input value={r.output} onChange={(e) => setPrice(i, { output: e.target.value })} inputMode="decimal" size={7} aria-label={`Price ${i + 1}: output USD per million tokens`} />
+              </label>
+              <button type="button" onClick={() => setD((x) => ({ ...x, prices: x.prices.filter((_, j) => j !== i) }))} aria-label={`Remove price ${i + 1}`}>
+                Remove
+              </button>
+            </div>
+          ))}
+          <button type="button" onClick={() => setD((x) => ({ ...x, prices: [...x.prices, { model: '', input: '', output: '' }] }))} data-testid="pp-price-add">
+            Add price
+          </button>
+          {err('prices')}
+        </fieldset>
+        <div className="pp-actions">
+          <button type="submit" className="primary" disabled={busy} data-testid="pp-save">
+            {busy ? 'Saving…' : 'Save profile'}
+          </button>
+          <button type="button" onClick={onCancel}>
+            {editing ? 'Done' : 'Cancel'}
+          </button>
+          {status ? (
+            <span role={status.kind === 'error' ? 'alert' : 'status'} className={status.kind === 'error' ? 'pp-error' : 'pp-ok'} data-testid="pp-status">
+              {status.text}
+            </span>
+          ) : null}
+        </div>
+      </form>
+      {d.original !== null ? <KeyForm profile={d.original} apiKeyRef={profiles.find((p) => p.name === d.original)?.apiKeyRef ?? null} /> : null}
+    </div>
+  );
+}
+
+/** Stores or removes the profile's key. Its own form, so Enter in the key field does not save the profile. */
+function KeyForm({ profile, apiKeyRef }: { profile: string; apiKeyRef: string | null }) {
+  const svc = useServices();
+  const field = useRef<HTMLInputElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+
+  const send = async (remove: boolean): Promise<void> => {
+    const input = field.current;
+    if (!input) return;
+    const key = remove ? null : input.value;
+    // Cleared before the request: the key is only in this call from here on.
+    input.value = '';
+    if (key === '') {
+      setStatus({ kind: 'error', text: 'Type or paste the key first.' });
+      return;
+    }
+    setBusy(true);
+    const r = await setProfileKey(svc, profile, key);
+    setBusy(false);
+    if (!r.ok) setStatus({ kind: 'error', text: `Key not stored: ${r.error}` });
+    else setStatus({ kind: 'ok', text: r.value.stored ? 'Key stored in the OS keychain.' : 'Stored key removed.' });
+  };
+
+  return (
+    <form
+      className="pp-key"
+      aria-label={`API key of ${profile}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send(false);
+      }}
+    >
+      <label>
+        API key (desktop: kept in the OS keychain{apiKeyRef ? ` as ${apiKeyRef}` : ''})
+        <input ref={field} type="password" autoComplete="off" spellCheck={false} defaultValue="" data-testid="pp-key" />
+      </label>
+      <div className="pp-actions">
+        <button type="submit" disabled={busy} data-testid="pp-store-key">
+          Store key
+        </button>
+        <button type="button" disabled={busy} onClick={() => void send(true)} data-testid="pp-remove-key">
+          Remove stored key
+        </button>
+        {status ? (
+          <span role={status.kind === 'error' ? 'alert' : 'status'} className={status.kind === 'error' ? 'pp-error' : 'pp-ok'} data-testid="pp-key-status">
+            {status.text}
+          </span>
+        ) : null}
+      </div>
+    </form>
+  );
+}

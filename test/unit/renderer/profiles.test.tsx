@@ -1,0 +1,209 @@
+// The endpoint profiles panel against a scripted host: listing (demo read-only), adding with
+// a bad base URL refused in the form, `profiles.save` with the built profile, the new
+// profile in the new-run select, `profiles.setKey` with the field cleared, the host's
+// refusal shown, and the key nowhere in the store or the DOM afterwards. Escape closes.
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import type { ClientMessage, EndpointProfile, Replies } from '../../../src-shared/protocol.ts';
+import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
+import { Services } from '../../../src-renderer/app/services.ts';
+import { createStudioStore } from '../../../src-renderer/store/studio.ts';
+import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
+import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
+import { validateDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
+
+const DEMO: EndpointProfile = { name: 'demo', baseUrl: 'http://127.0.0.1/v1', model: 'mock-root', subModel: null, apiKeyRef: null, prices: {} };
+const OPENAI: EndpointProfile = { name: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-5', subModel: 'gpt-5-mini', apiKeyRef: 'OPENAI_API_KEY', prices: {} };
+const WEB_REFUSAL = 'this host (web mode) does not store API keys: set the environment variable named by the profile\'s "API key env var" (apiKeyRef) where rlm-studio serve runs, then restart it';
+const KEY = 'sk-test-0123456789-SECRET';
+
+/** Plays the host's profile store; `webMode` refuses setKey as `rlm-studio serve` does. */
+class ScriptedHost extends MemoryCarrier {
+  profiles: EndpointProfile[] = [DEMO, OPENAI];
+  webMode = true;
+  override send(m: ClientMessage): void {
+    super.send(m);
+    const c = m.command;
+    const reply = (result: Replies[keyof Replies]): void => queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
+    const fail = (message: string): void => queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message } }));
+    switch (c.type) {
+      case 'hello':
+        return reply({ protocol: 1, host: 'test' });
+      case 'runs.recent':
+        return reply({ runs: [] });
+      case 'sessions.list':
+        return reply({ sessions: [] });
+      case 'profiles.list':
+        return reply({ profiles: this.profiles });
+      case 'profiles.save':
+        this.profiles = [...this.profiles.filter((p) => p.name !== c.profile.name), c.profile];
+        return reply({ profiles: this.profiles });
+      case 'profiles.setKey': {
+        if (this.webMode) return fail(WEB_REFUSAL);
+        const ref = `RLM_STUDIO_KEY_${c.profile.toUpperCase()}`;
+        this.profiles = this.profiles.map((p) => (p.name === c.profile && p.apiKeyRef === null ? { ...p, apiKeyRef: ref } : p));
+        return reply({ profiles: this.profiles, profile: c.profile, stored: c.key !== null });
+      }
+      default:
+        return;
+    }
+  }
+}
+
+async function mount() {
+  const carrier = new ScriptedHost();
+  carrier.setState('open');
+  const store = createStudioStore();
+  const svc = new Services(store, carrier, () => null);
+  render(
+    <ServicesProvider services={svc}>
+      <NewRunForm />
+    </ServicesProvider>,
+  );
+  // The carrier was open before Services existed, so it did not list by itself.
+  await act(() => svc.refreshLists());
+  expect(store.getState().profiles.length).toBe(2);
+  return { store, carrier };
+}
+
+const sentOf = <T extends ClientMessage['command']['type']>(carrier: MemoryCarrier, type: T) =>
+  carrier.sent.map((m) => m.command).filter((c): c is Extract<ClientMessage['command'], { type: T }> => c.type === type);
+
+const type = (testId: string, value: string): void => {
+  fireEvent.change(screen.getByTestId(testId), { target: { value } });
+};
+
+/** Everything in the store, Maps and Sets included, as text. */
+function storeText(state: object): string {
+  return JSON.stringify(state, (_k, v: unknown) => (v instanceof Map ? [...v.entries()] : v instanceof Set ? [...v] : typeof v === 'function' ? undefined : v));
+}
+
+describe('validateDraft', () => {
+  const base = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [] };
+  it('builds the profile, refuses bad URLs, the demo name, duplicates and bad prices', () => {
+    expect(validateDraft(base, [])).toEqual({ profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} } });
+    for (const baseUrl of ['not a url', 'ftp://h/v1', 'javascript:alert(1)', '']) expect(validateDraft({ ...base, baseUrl }, [])).toMatchObject({ errors: { baseUrl: expect.any(String) } });
+    expect(validateDraft({ ...base, name: 'demo' }, [])).toMatchObject({ errors: { name: expect.stringContaining('built-in') } });
+    expect(validateDraft(base, ['x'])).toMatchObject({ errors: { name: expect.stringContaining('exists') } });
+    expect(validateDraft({ ...base, original: 'x' }, ['x'])).toHaveProperty('profile');
+    expect(validateDraft({ ...base, apiKeyRef: 'MY KEY' }, [])).toMatchObject({ errors: { apiKeyRef: expect.any(String) } });
+    expect(validateDraft({ ...base, prices: [{ model: 'm', input: '-1', output: '2' }] }, [])).toMatchObject({ errors: { prices: expect.any(String) } });
+    expect(validateDraft({ ...base, prices: [{ model: 'm', input: '1', output: '2' }, { model: 'm', input: '1', output: '2' }] }, [])).toMatchObject({ errors: { prices: expect.stringContaining('twice') } });
+  });
+});
+
+describe('Endpoint profiles panel', () => {
+  it('lists, adds (bad URL refused), saves, shows the profile in the new-run select, and sends a key without keeping it', async () => {
+    const { store, carrier } = await mount();
+    const manage = screen.getByRole('button', { name: 'Manage profiles…' });
+    act(() => manage.focus());
+    fireEvent.click(manage);
+    const dialog = screen.getByRole('dialog', { name: 'Endpoint profiles' });
+
+    // The list: demo read-only (no edit button), the saved profile with its key reference.
+    const demoRow = within(dialog).getByTestId('pp-row-demo');
+    expect(demoRow.textContent).toContain('built-in, read-only');
+    expect(within(demoRow).queryByRole('button')).toBeNull();
+    const openaiRow = within(dialog).getByTestId('pp-row-openai');
+    for (const t of ['https://api.openai.com/v1', 'gpt-5', 'gpt-5-mini', 'OPENAI_API_KEY']) expect(openaiRow.textContent).toContain(t);
+    expect(within(openaiRow).getByRole('button', { name: 'Edit openai' })).toBeTruthy();
+
+    // Add: every input has a label; a bad base URL is refused before anything is sent.
+    fireEvent.click(screen.getByTestId('pp-add'));
+    for (const label of [/^Name/, /^Base URL/, /^Model/, /^Sub-model/, /^API key environment variable/]) expect(within(dialog).getByLabelText(label, { selector: 'input' })).toBeTruthy();
+    type('pp-name', 'local');
+    type('pp-base-url', 'localhost:8080/v1 oops');
+    type('pp-model', 'mock-root');
+    type('pp-sub-model', 'mock-sub');
+    type('pp-key-ref', 'LOCAL_KEY');
+    fireEvent.click(screen.getByTestId('pp-price-add'));
+    fireEvent.change(screen.getByLabelText('Price 1: model'), { target: { value: 'mock-root' } });
+    fireEvent.change(screen.getByLabelText('Price 1: input USD per million tokens'), { target: { value: '0.5' } });
+    fireEvent.change(screen.getByLabelText('Price 1: output USD per million tokens'), { target: { value: '1.5' } });
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('pp-save'));
+    });
+    expect(screen.getByTestId('pp-error-baseUrl').textContent).toMatch(/http:\/\/ or https:\/\//);
+    expect(screen.getByTestId('pp-base-url').getAttribute('aria-invalid')).toBe('true');
+    expect(sentOf(carrier, 'profiles.save')).toEqual([]);
+
+    // Fixed: saved with the right payload, listed, and picked in the new-run select.
+    type('pp-base-url', 'http://127.0.0.1:9999/v1');
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('pp-save'));
+    });
+    expect(sentOf(carrier, 'profiles.save')).toEqual([
+      {
+        type: 'profiles.save',
+        profile: { name: 'local', baseUrl: 'http://127.0.0.1:9999/v1', model: 'mock-root', subModel: 'mock-sub', apiKeyRef: 'LOCAL_KEY', prices: { 'mock-root': { inputPerMTok: 0.5, outputPerMTok: 1.5 } } },
+      },
+    ]);
+    await waitFor(() => expect(screen.getByTestId('pp-status').textContent).toBe('Saved "local".'));
+    expect(within(dialog).getByTestId('pp-row-local').textContent).toContain('LOCAL_KEY');
+    const select = screen.getByTestId('nr-profile') as HTMLSelectElement;
+    expect([...select.options].map((o) => o.value)).toEqual(['demo', 'openai', 'local']);
+    expect(select.value).toBe('local');
+
+    // Store key, web mode: sent once, the field cleared at once, the host's refusal shown.
+    const keyField = screen.getByLabelText(/^API key \(desktop/) as HTMLInputElement;
+    expect(keyField.type).toBe('password');
+    expect(keyField.getAttribute('autocomplete')).toBe('off');
+    fireEvent.change(keyField, { target: { value: KEY } });
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('pp-store-key'));
+    });
+    expect(sentOf(carrier, 'profiles.setKey')).toEqual([{ type: 'profiles.setKey', profile: 'local', key: KEY }]);
+    expect(keyField.value).toBe('');
+    await waitFor(() => expect(screen.getByTestId('pp-key-status').textContent).toContain('environment variable named by the profile'));
+    expect(screen.getByTestId('pp-key-status').getAttribute('role')).toBe('alert');
+
+    // Desktop: stored; the reply's profile list (no key) replaces the store's.
+    carrier.webMode = false;
+    fireEvent.change(keyField, { target: { value: KEY } });
+    await act(async () => {
+      fireEvent.submit(keyField.closest('form')!);
+    });
+    expect(keyField.value).toBe('');
+    await waitFor(() => expect(screen.getByTestId('pp-key-status').textContent).toBe('Key stored in the OS keychain.'));
+    expect(sentOf(carrier, 'profiles.save')).toHaveLength(1); // Enter in the key field did not save the profile
+
+    // The key is nowhere but in what was sent: not in the store, not in the page.
+    expect(storeText(store.getState())).not.toContain(KEY);
+    expect(document.body.innerHTML).not.toContain(KEY);
+    expect(sentOf(carrier, 'session.start')).toEqual([]); // the panel's forms did not submit the run form
+
+    // Escape closes and gives the focus back to the button that opened it.
+    fireEvent.keyDown(keyField, { key: 'Escape' });
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.activeElement).toBe(manage);
+  });
+
+  it('edits a saved profile (name fixed) and shows the host text as text', async () => {
+    const { carrier } = await mount();
+    carrier.profiles = [DEMO, { ...OPENAI, name: 'x<img src=x onerror=alert(1)>', model: '<script>alert(1)</script>' }];
+    fireEvent.click(screen.getByTestId('nr-manage-profiles'));
+    // Reload through a save of another profile: the reply replaces the list.
+    fireEvent.click(screen.getByTestId('pp-add'));
+    type('pp-name', 'p2');
+    type('pp-base-url', 'https://example.test/v1');
+    type('pp-model', 'm');
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('pp-save'));
+    });
+    const hostile = await screen.findByTestId('pp-row-x<img src=x onerror=alert(1)>');
+    expect(hostile.querySelector('img, script')).toBeNull();
+    expect(hostile.textContent).toContain('<script>alert(1)</script>');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Edit p2' }));
+    const name = screen.getByTestId('pp-name') as HTMLInputElement;
+    expect(name.value).toBe('p2');
+    expect(name.readOnly).toBe(true);
+    type('pp-model', 'm2');
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('pp-save'));
+    });
+    expect(sentOf(carrier, 'profiles.save').at(-1)?.profile).toMatchObject({ name: 'p2', model: 'm2' });
+    fireEvent.click(screen.getByTestId('pp-close'));
+    expect(screen.queryByTestId('profiles-panel')).toBeNull();
+  });
+});

@@ -45,6 +45,9 @@ export class Services {
         })
       : null;
     s().setConnection(carrier ? carrier.state : 'none', carrier ? carrier.kind : null);
+    // A carrier that is already open reported it before `this.host` existed, when
+    // refreshLists could not run yet.
+    if (carrier?.state === 'open') void this.refreshLists();
   }
 
   private fail(what: string, err: unknown): void {

@@ -60,9 +60,8 @@ async function mount() {
       <NewRunForm />
     </ServicesProvider>,
   );
-  // The carrier was open before Services existed, so it did not list by itself.
-  await act(() => svc.refreshLists());
-  expect(store.getState().profiles.length).toBe(2);
+  // The carrier was open before Services existed: Services lists profiles by itself.
+  await waitFor(() => expect(store.getState().profiles.length).toBe(2));
   return { store, carrier };
 }
 

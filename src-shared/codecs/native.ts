@@ -124,6 +124,127 @@ const eventSchemas = [
 const SCHEMA_BY_TYPE = new Map<string, (typeof eventSchemas)[number]>(eventSchemas.map((s) => [s.shape.type.value, s]));
 
 
+// --- fast structural check ---------------------------------------------------------------
+// The same rules as the schemas above, as plain predicates. zod compiles its checks with
+// `new Function`, which the app's CSP (no 'unsafe-eval') forbids, so in the browser it
+// interprets them (100,634 events in Node: 0.41 s jitless, 0.21 s compiled, 0.07 s here). A
+// value that passes here is valid for its schema and is returned as is (its own key order;
+// zod's copy put the schema's keys first: JSON-equal, not byte-equal); one that fails is
+// handed to zod, so problem messages are zod's, unchanged. These predicates may only ever
+// be stricter than the schemas, never looser.
+
+type Obj = Record<string, unknown>;
+type Pred = (x: unknown) => boolean;
+const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+const fNum = (x: unknown): boolean => typeof x === 'number' && Number.isFinite(x);
+const fNumN = (x: unknown): boolean => x === null || fNum(x);
+const fNonNegInt = (x: unknown): boolean => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+const fStr = (x: unknown): boolean => typeof x === 'string';
+const fStrN = (x: unknown): boolean => x === null || typeof x === 'string';
+const fRunId = (x: unknown): boolean => typeof x === 'string' && x.length > 0;
+const fRunIdN = (x: unknown): boolean => x === null || fRunId(x);
+const oneOf = (values: readonly string[]): Pred => {
+  const set = new Set(values);
+  return (x) => typeof x === 'string' && set.has(x);
+};
+const arrayOf = (p: Pred): Pred => (x) => {
+  if (!Array.isArray(x)) return false;
+  for (let i = 0; i < x.length; i++) if (!p(x[i])) return false;
+  return true;
+};
+const nullable = (p: Pred): Pred => (x) => x === null || p(x);
+const obj = (shape: Record<string, Pred>): Pred => {
+  const keys = Object.keys(shape);
+  const preds = keys.map((k) => shape[k] as Pred);
+  return (x) => {
+    if (!isObj(x)) return false;
+    for (let i = 0; i < keys.length; i++) if (!(preds[i] as Pred)(x[keys[i] as string])) return false;
+    return true;
+  };
+};
+const optional = (p: Pred): Pred => (x) => x === undefined || p(x);
+const fRole = oneOf(['system', 'user', 'assistant']);
+const fMessage = (x: unknown): boolean => isObj(x) && fRole(x.role) && typeof x.content === 'string';
+const fMessages = arrayOf(fMessage);
+const fUsage = obj({ inputTokens: fNum, outputTokens: fNum, costUsd: fNumN });
+const fPurpose = oneOf(['turn', 'final_answer', 'compaction']);
+const fReset = oneOf(['cpu_limit', 'wall_limit', 'memory_limit', 'crash']);
+const fEnvelope = obj({ v: fNonNegInt, seq: fNonNegInt, t: fNum, ts: fStr, runId: fRunId, parentRunId: fRunIdN, depth: fNonNegInt });
+
+const FAST_BY_TYPE = new Map<string, Pred>([
+  [
+    'run.start',
+    obj({
+      spawnedBy: nullable(obj({ runId: fRunId, iteration: fNum, block: fNum, callId: fStr })),
+      turn: fNonNegInt,
+      model: fStr,
+      subModel: fStrN,
+      query: fStrN,
+      context: obj({ type: oneOf(['string', 'array', 'object']), totalChars: fNum, chunkLengths: arrayOf(fNum) }),
+      limits: obj({
+        maxDepth: fNum,
+        maxIterations: fNum,
+        maxBudgetUsd: fNumN,
+        maxTimeoutMs: fNumN,
+        maxTokens: fNumN,
+        maxErrors: fNumN,
+        maxConcurrency: fNum,
+      }),
+      messages: fMessages,
+      tools: arrayOf(fStr),
+    }),
+  ],
+  ['iteration.start', obj({ iteration: fNum, appended: fMessages, historyLength: fNum, historyTokens: fNum })],
+  ['model.reply', obj({ iteration: fNum, purpose: fPurpose, model: fStr, text: fStr, usage: fUsage, latencyMs: fNum, transient: optional(fMessages) })],
+  ['model.error', obj({ iteration: fNum, purpose: fPurpose, model: fStr, message: fStr })],
+  ['block.start', obj({ iteration: fNum, block: fNonNegInt, code: fStr, edited: optional(obj({ original: fStr, byHand: (x) => x === true })) })],
+  [
+    'block.end',
+    obj({
+      iteration: fNum,
+      block: fNonNegInt,
+      stdout: fStr,
+      stderr: fStr,
+      error: nullable(obj({ name: fStr, message: fStr })),
+      durationMs: fNum,
+      cpuMs: fNum,
+      submitted: fStrN,
+      variables: arrayOf(fStr),
+      replReset: nullable(fReset),
+    }),
+  ],
+  [
+    'subcall.start',
+    obj({
+      callId: fStr,
+      iteration: fNum,
+      block: fNonNegInt,
+      kind: oneOf(['llm', 'rlm']),
+      leaf: (x) => typeof x === 'boolean',
+      prompt: fStr,
+      model: fStr,
+      batch: nullable(obj({ batchId: fStr, index: fNonNegInt, size: fNonNegInt })),
+      childRunId: fRunIdN,
+    }),
+  ],
+  ['subcall.end', obj({ callId: fStr, response: fStr, error: fStrN, usage: fUsage, latencyMs: fNum })],
+  ['iteration.end', obj({ iteration: fNum, appended: fMessages, finalAnswer: fStrN, durationMs: fNum })],
+  ['compaction', obj({ iteration: fNum, count: fNum, tokensBefore: fNum, summary: fStr, messages: fMessages })],
+  ['repl.reset', obj({ iteration: fNum, block: fNonNegInt, reason: fReset })],
+  ['limit', obj({ limit: oneOf(['max_iterations', 'max_budget', 'max_timeout', 'max_tokens', 'max_errors']), message: fStr })],
+  [
+    'run.end',
+    obj({
+      answer: fStrN,
+      stopReason: oneOf(STOP_REASONS),
+      message: fStrN,
+      iterations: fNum,
+      durationMs: fNum,
+      usage: obj({ inputTokens: fNum, outputTokens: fNum, costUsd: fNumN, calls: fNum }),
+    }),
+  ],
+]);
+
 const headerSchema = z.looseObject({
   format: z.literal(NATIVE_FORMAT),
   version: nonNegInt,
@@ -150,6 +271,8 @@ export function checkEvent(value: unknown): Checked<TrajectoryEvent> {
   if (typeof type !== 'string') return { ok: false, message: 'no event `type`' };
   const schema = SCHEMA_BY_TYPE.get(type);
   if (!schema) return { ok: false, message: `unknown event type "${type}" (this reader knows schema version ${EVENT_SCHEMA_VERSION})` };
+  const fast = FAST_BY_TYPE.get(type);
+  if (fast !== undefined && fEnvelope(value) && fast(value)) return { ok: true, value: value as TrajectoryEvent };
   const r = schema.safeParse(value);
   if (!r.success) return { ok: false, message: `invalid ${type} event: ${describeIssue(r.error)}` };
   // The schema mirrors events.ts field by field; ids are plain strings on the wire.

@@ -10,6 +10,7 @@ import { useServices, useStudio } from '../app/context.tsx';
 import { ChartFrame, drawDistribution } from '../charts/Charts.tsx';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { accuracyBy, compareEvals, evalTotals, sortRows, type SortKey } from '../lib/eval.ts';
+import { HostPathForm } from './HostPathForm.tsx';
 
 const ROW_H = 24;
 const pct = (x: number): string => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '–');
@@ -47,20 +48,16 @@ export function EvaluationView() {
 
 function OpenEvalPath({ disabled }: { disabled: boolean }) {
   const svc = useServices();
-  const [path, setPath] = useState('');
   return (
-    <form
-      className="open-path"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (path.trim()) void openEval(svc, path.trim());
-      }}
-    >
-      <input type="text" placeholder="/path/to/eval-dir on the host (holds results.jsonl)" aria-label="Evaluation directory on the host" value={path} onChange={(e) => setPath(e.target.value)} data-testid="eval-path" disabled={disabled} />
-      <button type="submit" data-testid="eval-open" disabled={disabled}>
-        Open evaluation
-      </button>
-    </form>
+    <HostPathForm
+      placeholder="/path/to/eval-dir on the host (holds results.jsonl)"
+      label="Evaluation directory on the host"
+      submitText="Open evaluation"
+      onOpen={(path) => void openEval(svc, path)}
+      disabled={disabled}
+      inputTestId="eval-path"
+      submitTestId="eval-open"
+    />
   );
 }
 

@@ -1,6 +1,6 @@
 // The start page: open a log, recent runs from the runs directory, start a run.
-import { useState } from 'react';
 import { useServices, useStudio } from '../app/context.tsx';
+import { HostPathForm } from './HostPathForm.tsx';
 
 export function Welcome() {
   const svc = useServices();
@@ -84,17 +84,5 @@ export function OpenFileButton({ viaHost = false, testId }: { viaHost?: boolean;
 
 function OpenPath() {
   const svc = useServices();
-  const [path, setPath] = useState('');
-  return (
-    <form
-      className="open-path"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (path.trim()) void svc.openPath(path.trim());
-      }}
-    >
-      <input type="text" placeholder="/path/to/log.jsonl on the host" aria-label="Log path on the host" value={path} onChange={(e) => setPath(e.target.value)} />
-      <button type="submit">Open path</button>
-    </form>
-  );
+  return <HostPathForm placeholder="/path/to/log.jsonl on the host" label="Log path on the host" submitText="Open path" onOpen={(path) => void svc.openPath(path)} />;
 }

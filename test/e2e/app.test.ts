@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileNativeText, HOSTILE } from '../unit/renderer/hostile.ts';
-import { dropText, FIXTURES, launch, monacoText, shot, startServe, type Browser, type Served } from './support.ts';
+import { dropText, FIXTURES, launch, monacoText, openApp, shot, startServe, type Browser, type Served } from './support.ts';
 
 let served: Served;
 let browser: Browser;
@@ -18,10 +18,8 @@ let page: Page;
 
 beforeAll(async () => {
   served = await startServe();
-  browser = await launch(served.url);
+  browser = await openApp(served.url);
   page = browser.page;
-  await page.goto(served.url);
-  await page.getByTestId('connection').filter({ hasText: 'open' }).waitFor({ timeout: 30_000 });
 }, 180_000);
 
 afterAll(async () => {

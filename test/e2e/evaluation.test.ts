@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startMockProcess, type MockProcess } from '../integration/support/cli.ts';
-import { launch, shot, startServe, type Browser, type Served } from './support.ts';
+import { openApp, shot, startServe, type Browser, type Served } from './support.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-e2e-eval-'));
 const full = join(tmp, 'full');
@@ -30,10 +30,8 @@ beforeAll(async () => {
   [mock, served] = await Promise.all([startMockProcess(['--cost-per-mtok', '0.5']), startServe(), cli(['eval-gen', '--kind', 'sniah,oolong,browsecomp', '--sizes', '8192', '-o', ds])]);
   const common = ['eval', ds, '--base-url', mock.url, '--model', 'mock-root', '--parallel', '3'];
   await Promise.all([cli([...common, '--out', full]), cli([...common, '--out', short, '--max-iterations', '2'])]);
-  browser = await launch(served.url);
+  browser = await openApp(served.url);
   page = browser.page;
-  await page.goto(served.url);
-  await page.getByTestId('connection').filter({ hasText: 'open' }).waitFor({ timeout: 30_000 });
 }, 120_000);
 
 afterAll(async () => {

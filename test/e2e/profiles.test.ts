@@ -5,7 +5,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockProcess, type MockProcess } from '../integration/support/cli.ts';
-import { launch, shot, startServe, type Browser, type Served } from './support.ts';
+import { openApp, shot, startServe, type Browser, type Served } from './support.ts';
 
 let mock: MockProcess;
 let served: Served;
@@ -14,10 +14,8 @@ let page: Page;
 
 beforeAll(async () => {
   [mock, served] = await Promise.all([startMockProcess(), startServe()]);
-  browser = await launch(served.url);
+  browser = await openApp(served.url);
   page = browser.page;
-  await page.goto(served.url);
-  await page.getByTestId('connection').filter({ hasText: 'open' }).waitFor({ timeout: 30_000 });
 }, 180_000);
 
 afterAll(async () => {

@@ -69,6 +69,14 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+/** A browser on the served app, once the page has connected to the host. */
+export async function openApp(url: string): Promise<Browser> {
+  const browser = await launch(url);
+  await browser.page.goto(url);
+  await browser.page.getByTestId('connection').filter({ hasText: 'open' }).waitFor({ timeout: 30_000 });
+  return browser;
+}
+
 export async function launch(origin: string): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'rlm-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {

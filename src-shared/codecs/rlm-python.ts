@@ -305,6 +305,12 @@ class RunWriter {
     const dur = (entry.iterationTime ?? 0) * 1000;
     this.startMs = entry.timestampMs === null ? null : entry.timestampMs - dur;
     const initial = sent.slice(0, Math.max(0, sent.length - 1));
+    this.emitRunStart(initial, this.startMs);
+    this.history = initial;
+  }
+
+  /** run.start from the messages the run began with (none for an empty child trajectory). */
+  private emitRunStart(initial: ChatMessage[], atMs: number | null): void {
     this.emit(
       {
         type: 'run.start',
@@ -319,9 +325,8 @@ class RunWriter {
         messages: initial,
         tools: [],
       },
-      this.startMs,
+      atMs,
     );
-    this.history = initial;
   }
 
   private history: ChatMessage[] = [];
@@ -547,22 +552,7 @@ class RunWriter {
   finish(failure: string | null = null): void {
     if (!this.started) {
       // A child with an empty trajectory still exists as a run.
-      this.emit(
-        {
-          type: 'run.start',
-          ...this.envelope(),
-          spawnedBy: this.info.spawnedBy,
-          turn: this.info.turn,
-          model: this.info.model,
-          subModel: null,
-          query: this.info.query,
-          context: this.info.context ?? { type: 'string', totalChars: 0, chunkLengths: [] },
-          limits: this.info.limits,
-          messages: [],
-          tools: [],
-        },
-        null,
-      );
+      this.emitRunStart([], null);
     }
     if (this.pending) this.write(this.pending.entry, this.pending.sent, null);
     this.pending = null;

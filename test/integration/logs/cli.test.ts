@@ -1,14 +1,13 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { registerStats } from '../../../src-main/cli/commands/stats.ts';
 import { registerConvert } from '../../../src-main/cli/commands/convert.ts';
 import { UsageError } from '../../../src-main/cli/errors.ts';
+import { README_COUNTS, REFERENCE_FIXTURES as FIXTURES } from '../../support/reference-fixtures.ts';
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../../../shared/fixtures/rlm-python');
 const dir = mkdtempSync(join(tmpdir(), 'rlm-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
@@ -33,19 +32,9 @@ async function cli(...args: string[]): Promise<{ out: string; err: string; error
 }
 
 const KEYS = ['sessions', 'runs', 'maxDepth', 'iterations', 'codeBlocks', 'llmCalls', 'rlmCalls', 'errors', 'inputTokens', 'outputTokens', 'costUsd', 'wallMs'];
-const README: Record<string, number[]> = {
-  a_needle: [1, 0, 3, 4, 0, 0],
-  b_aggregate: [1, 0, 5, 5, 8, 0],
-  c_recursive: [4, 1, 13, 13, 6, 3],
-  d_max_iterations: [1, 0, 4, 2, 0, 0],
-  e_code_errors: [1, 0, 4, 4, 0, 0],
-  g_openai_http: [1, 0, 3, 3, 1, 0],
-  'paper-8467a58/a_needle': [1, 0, 3, 4, 0, 0],
-  'paper-8467a58/c_recursive': [4, 1, 13, 13, 6, 3],
-};
 
 describe('rlm-studio stats', () => {
-  for (const [name, want] of Object.entries(README)) {
+  for (const [name, want] of Object.entries(README_COUNTS)) {
     it(`--json on ${name}`, async () => {
       const r = await cli('stats', join(FIXTURES, `${name}.jsonl`), '--json');
       expect(r.error).toBeNull();

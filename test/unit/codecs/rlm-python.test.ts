@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { asSessionId, type TrajectoryEvent } from '../../../src-shared/events.ts';
 import { exportRlmPython, readRlmPythonText, RlmPythonReader, errorFromStderr, parsePyTimestamp, formatPyTimestamp } from '../../../src-shared/codecs/rlm-python.ts';
@@ -12,21 +11,10 @@ import { logStats, StatsAccumulator, type LogStats } from '../../../src-shared/t
 import type { TrajectoryState } from '../../../src-shared/trajectory/types.ts';
 import { scenario } from '../trajectory/synthetic.ts';
 import { chunks, flipBytes, rng } from './fuzz.ts';
+import { README_COUNTS, REFERENCE_FIXTURES as FIXTURES } from '../../support/reference-fixtures.ts';
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../../../shared/fixtures/rlm-python');
 const read = (name: string): string => readFileSync(join(FIXTURES, `${name}.jsonl`), 'utf8');
 
-// From the fixtures README: runs, max depth, iterations, code blocks, leaf calls, child runs.
-const README: Record<string, [number, number, number, number, number, number]> = {
-  a_needle: [1, 0, 3, 4, 0, 0],
-  b_aggregate: [1, 0, 5, 5, 8, 0],
-  c_recursive: [4, 1, 13, 13, 6, 3],
-  d_max_iterations: [1, 0, 4, 2, 0, 0],
-  e_code_errors: [1, 0, 4, 4, 0, 0],
-  g_openai_http: [1, 0, 3, 3, 1, 0],
-  'paper-8467a58/a_needle': [1, 0, 3, 4, 0, 0],
-  'paper-8467a58/c_recursive': [4, 1, 13, 13, 6, 3],
-};
 
 type J = Record<string, unknown>;
 /** Counts straight from the raw JSON, independently of the importer. */
@@ -81,7 +69,7 @@ function importText(text: string): { events: TrajectoryEvent[]; state: Trajector
 }
 
 describe('reference-library import: the shared fixtures', () => {
-  for (const [name, [runs, maxDepth, iterations, codeBlocks, leaf, children]] of Object.entries(README)) {
+  for (const [name, [runs, maxDepth, iterations, codeBlocks, leaf, children]] of Object.entries(README_COUNTS)) {
     it(`${name}: counts match the README and the file itself`, () => {
       const text = read(name);
       expect(detectFormat(text.slice(0, 8192))).toBe('rlm-python');
@@ -109,7 +97,7 @@ describe('reference-library import: the shared fixtures', () => {
   }
 
   it('every import takes well under a second (2.5 MB fixture included)', () => {
-    for (const name of Object.keys(README)) {
+    for (const name of Object.keys(README_COUNTS)) {
       const text = read(name);
       const t0 = performance.now();
       readRlmPythonText(text);
@@ -236,7 +224,7 @@ describe('reference-library import: damaged input', () => {
 
 describe('export to the reference format', () => {
   it('fixtures survive import → export → import', () => {
-    for (const name of Object.keys(README)) {
+    for (const name of Object.keys(README_COUNTS)) {
       const first = readRlmPythonText(read(name));
       const lines = exportRlmPython(first.events, makeHeader(asSessionId('x'), new Date(Date.UTC(2026, 11, 2, 9, 30))));
       const meta = JSON.parse(lines[0] as string) as J;

@@ -1,6 +1,6 @@
 import Editor, { type OnMount } from '@monaco-editor/react';
 import { useEffect, useRef } from 'react';
-import { monaco } from './setup.ts';
+import { monaco, READ_ONLY_JS } from './setup.ts';
 import type { CodeViewProps } from './CodeView.tsx';
 
 type Ed = Parameters<OnMount>[0];
@@ -34,7 +34,7 @@ export default function CodeViewImpl(props: CodeViewProps) {
         // Editable editors are uncontrolled: feeding each keystroke back as `value` races
         // with fast typing and drops characters.
         {...(readOnly ? { value } : { defaultValue: value })}
-        language={language}
+        language={readOnly && language === 'javascript' ? READ_ONLY_JS : language}
         theme={theme === 'light' ? 'vs' : 'vs-dark'}
         onChange={(v) => onChange?.(v ?? '')}
         onMount={(ed) => {
@@ -77,7 +77,7 @@ export async function warmUp(theme: 'dark' | 'light'): Promise<void> {
   // The theme the real editors will use: switching it later re-styles every editor (~150 ms).
   monaco.editor.setTheme(theme === 'light' ? 'vs' : 'vs-dark');
   await nextTask();
-  const ed = monaco.editor.create(host, { value: 'const x = 1;\nconsole.log(x);', language: 'javascript', readOnly: true, minimap: { enabled: false }, automaticLayout: false, fontSize: 13, wordWrap: 'on', lineNumbers: 'on', scrollBeyondLastLine: false, renderValidationDecorations: 'off', links: false, contextmenu: false });
+  const ed = monaco.editor.create(host, { value: 'const x = 1;\nconsole.log(x);', language: READ_ONLY_JS, readOnly: true, minimap: { enabled: false }, automaticLayout: false, fontSize: 13, wordWrap: 'on', lineNumbers: 'on', scrollBeyondLastLine: false, renderValidationDecorations: 'off', links: false, contextmenu: false });
   await nextFrame();
   await nextTask();
   const model = ed.getModel();

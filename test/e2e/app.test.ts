@@ -72,6 +72,11 @@ describe('RLM Studio in Chromium', () => {
     await page.getByTestId('iteration-1').click();
     const code = await monacoText(page, 'code-0');
     expect(code.length).toBeGreaterThan(5);
+    // Coloured as JavaScript (several token classes), without starting the TypeScript worker:
+    // it costs a core for seconds, and read-only code needs only the grammar.
+    const tokenClasses = await page.getByTestId('code-0').locator('.view-line span span').evaluateAll((els) => new Set(els.map((e) => e.className)).size);
+    expect(tokenClasses).toBeGreaterThan(2);
+    expect(page.workers().map((w) => w.url()).filter((u) => u.includes('ts.worker'))).toEqual([]);
     const output = await monacoText(page, 'output-0');
     expect(output.length).toBeGreaterThan(0);
     // Keyboard navigation in the tree.
@@ -137,6 +142,8 @@ describe('RLM Studio in Chromium', () => {
     await page.keyboard.press('Control+End');
     await page.keyboard.type('\nprint("edited in the e2e test")', { delay: 15 });
     void editor;
+    // Code being edited gets the JavaScript language service.
+    await expect.poll(() => page.workers().some((w) => w.url().includes('ts.worker')), { timeout: 30_000 }).toBe(true);
     await shot(page, '06-paused-edit');
     // Stay on this iteration (do not follow the run) to see the edited block run.
     await page.getByTestId('follow').uncheck();

@@ -173,7 +173,18 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     if (file === null || !existsSync(file)) return void res.writeHead(404).end('Not Found');
     // A live session's log grows: this is what is on disk now (the event stream has the rest).
     const size = statSync(file).size;
-    res.writeHead(200, { 'Content-Type': 'application/x-ndjson; charset=utf-8', 'Content-Length': String(size) });
+    const type = 'application/x-ndjson; charset=utf-8';
+    // One byte range (the page reads back long texts it left out of a big log's first read).
+    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+    if (req.headers.range !== undefined) {
+      const start = range ? Number(range[1]) : NaN;
+      const end = range && range[2] !== '' ? Math.min(Number(range[2]), size - 1) : size - 1;
+      if (!range || !(start <= end) || start >= size) return void res.writeHead(416, { 'Content-Range': `bytes */${size}` }).end('Range Not Satisfiable');
+      res.writeHead(206, { 'Content-Type': type, 'Content-Length': String(end - start + 1), 'Content-Range': `bytes ${start}-${end}/${size}`, 'Accept-Ranges': 'bytes' });
+      if (req.method === 'HEAD') return void res.end();
+      return void createReadStream(file, { start, end }).pipe(res);
+    }
+    res.writeHead(200, { 'Content-Type': type, 'Content-Length': String(size), 'Accept-Ranges': 'bytes' });
     if (req.method === 'HEAD') return void res.end();
     createReadStream(file, { start: 0, end: Math.max(0, size - 1) }).pipe(res);
   };

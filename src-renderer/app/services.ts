@@ -8,7 +8,9 @@ import { asSessionId } from '../../src-shared/events.ts';
 import type { Breakpoint, ForkSession, ReplyOf, SessionSummary, StartSession } from '../../src-shared/protocol.ts';
 import type { Carrier } from '../transport/carrier.ts';
 import { HostClient } from '../transport/host-client.ts';
-import { parseBlob, parseUrl, type ParseIn, type ParseOut } from '../workers/parse-core.ts';
+import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type TextsIn } from '../workers/parse-core.ts';
+import type { Elision } from '../workers/elide.ts';
+import type { TrajectoryEvent } from '../../src-shared/events.ts';
 import { hostIdOf, type StudioStore } from '../store/studio.ts';
 import { downloadText } from '../lib/download.ts';
 
@@ -27,6 +29,14 @@ export class Services {
   private readonly logUrlOf: LogUrlOf;
   /** A worker started ahead of time: its script is loaded and compiled before a file arrives (first view). */
   private spare: Worker | null = null;
+  /** What each session was read from, while it has left-out texts to read back. */
+  private readonly sources = new Map<string, Blob | string>();
+  /** The worker that reads left-out texts back (one for all sessions), and its open requests. */
+  private textsWorker: Worker | null = null;
+  private textRequests = new Map<number, (m: Extract<ParseOut, { kind: 'texts' }>) => void>();
+  private textRequestId = 0;
+  /** Texts already asked for, per session (an event shown twice is read once). */
+  private readonly inFlight = new Map<string, Map<TrajectoryEvent, Promise<void>>>();
 
   constructor(store: StudioStore, carrier: Carrier | null, makeWorker: WorkerFactory, logUrlOf: LogUrlOf = () => null) {
     this.store = store;
@@ -111,7 +121,8 @@ export class Services {
             break;
           case 'events':
             if (m.events.length > 0) lastSeq = (m.events[m.events.length - 1] as { seq: number }).seq;
-            s.ingestEvents(id, m.events);
+            s.ingestEvents(id, m.events, m.elided);
+            if (m.elided) this.sources.set(id, 'url' in input ? input.url : input.file);
             if (first) {
               first = false;
               // First view = the frame after the first batch is folded in.
@@ -127,7 +138,7 @@ export class Services {
           case 'done':
             s.setLoading(id, null);
             // When the worker finished reading (the rest of the load is the main thread catching up).
-            s.setTimings(id, { parsedMs: performance.now() - t0 });
+            s.setTimings(id, { parsedMs: performance.now() - t0, spent: m.spent });
             waitIngested(this.store, () => {
               this.store.getState().setTimings(id, { fullMs: performance.now() - t0 });
               resolve(lastSeq);
@@ -140,6 +151,8 @@ export class Services {
             worker?.terminate();
             resolve(lastSeq);
             break;
+          case 'texts':
+            break;
         }
       };
       const worker = this.takeWorker();
@@ -148,9 +161,9 @@ export class Services {
         worker.onerror = (ev) => on({ kind: 'error', message: ev.message || 'the parse worker failed' });
         worker.postMessage(input);
       } else if ('url' in input) {
-        void parseUrl(input.url, on);
+        void parseUrl(input, on);
       } else {
-        void parseBlob(input.file, on);
+        void parseBlob(input, on);
       }
       this.prewarm();
     });
@@ -303,7 +316,7 @@ export class Services {
       const entry = this.store.getState().sessions.get(sessionId);
       let hostId = hostIdOf(entry);
       if (!hostId && entry) {
-        const text = this.nativeText(sessionId);
+        const text = await this.nativeText(sessionId);
         const { session } = await this.needHost().request({ type: 'session.openText', name: `${entry.title}.rlm.jsonl`, text });
         hostId = session.sessionId;
         const sessions = new Map(this.store.getState().sessions);
@@ -319,7 +332,82 @@ export class Services {
     }
   }
 
-  nativeText(sessionId: string): string {
+  /**
+   * Reads back the whole texts that were left out of these events of a big log (they
+   * hold previews until then); resolves once they are in the store. Events with nothing
+   * left out cost nothing.
+   */
+  fullTexts(sessionId: string, events: readonly (TrajectoryEvent | null | undefined)[]): Promise<void> {
+    const entry = this.store.getState().sessions.get(sessionId);
+    const source = this.sources.get(sessionId);
+    if (!entry || entry.elided.size === 0 || source === undefined) return Promise.resolve();
+    let flying = this.inFlight.get(sessionId);
+    if (!flying) this.inFlight.set(sessionId, (flying = new Map()));
+    const waits: Promise<void>[] = [];
+    const wanted: { event: TrajectoryEvent; list: Elision[] }[] = [];
+    for (const ev of events) {
+      if (!ev) continue;
+      const pending = flying.get(ev);
+      if (pending) waits.push(pending);
+      else {
+        const list = entry.elided.get(ev);
+        if (list) wanted.push({ event: ev, list });
+      }
+    }
+    if (wanted.length > 0) {
+      const cuts = wanted.flatMap((w) => w.list.map((x) => ({ start: x.start, end: x.end })));
+      const done = this.readTexts(source, cuts).then((r) => {
+        const filled: { event: TrajectoryEvent; path: (string | number)[]; text: string }[] = [];
+        let k = 0;
+        for (const w of wanted) {
+          for (const x of w.list) {
+            const text = r.texts[k++];
+            if (typeof text === 'string') filled.push({ event: w.event, path: x.path, text });
+          }
+        }
+        const st = this.store.getState();
+        st.fillTexts(sessionId, filled);
+        if (r.problems.length > 0) st.addProblems(sessionId, r.problems);
+      });
+      const settled = done.catch((err: unknown) => this.fail('could not read the full texts', err)).finally(() => {
+        for (const w of wanted) flying.delete(w.event);
+      });
+      for (const w of wanted) flying.set(w.event, settled);
+      waits.push(settled);
+    }
+    return Promise.all(waits).then(() => undefined);
+  }
+
+  /** Reads back every left-out text of a session (before a search over all texts, an export or a fork). */
+  allTexts(sessionId: string): Promise<void> {
+    const entry = this.store.getState().sessions.get(sessionId);
+    if (!entry || entry.elided.size === 0) return Promise.resolve();
+    return this.fullTexts(sessionId, [...entry.elided.keys()]);
+  }
+
+  private readTexts(source: Blob | string, cuts: TextsIn['cuts']): Promise<Extract<ParseOut, { kind: 'texts' }>> {
+    if (!this.textsWorker) {
+      const w = this.makeWorker();
+      if (!w) return readTexts(source, cuts).then((r) => ({ kind: 'texts' as const, id: 0, ...r }));
+      w.onmessage = (ev: MessageEvent<ParseOut>) => {
+        const m = ev.data;
+        if (m.kind !== 'texts') return;
+        this.textRequests.get(m.id)?.(m);
+        this.textRequests.delete(m.id);
+      };
+      this.textsWorker = w;
+    }
+    const id = ++this.textRequestId;
+    const worker = this.textsWorker;
+    return new Promise((resolve) => {
+      this.textRequests.set(id, resolve);
+      const msg: TextsIn = { texts: id, source, cuts };
+      worker.postMessage(msg);
+    });
+  }
+
+  async nativeText(sessionId: string): Promise<string> {
+    await this.allTexts(sessionId);
     const entry = this.store.getState().sessions.get(sessionId);
     if (!entry) return '';
     const header = entry.header ?? makeHeader(asSessionId(sessionId), new Date());
@@ -336,8 +424,11 @@ export class Services {
         downloadText(fileName, text, 'application/x-ndjson');
         return;
       }
-      if (format === 'native') downloadText(`${base}.rlm.jsonl`, this.nativeText(sessionId), 'application/x-ndjson');
-      else downloadText(`${base}.rlm-python.jsonl`, exportRlmPython(entry.events, entry.header).join(''), 'application/x-ndjson');
+      if (format === 'native') downloadText(`${base}.rlm.jsonl`, await this.nativeText(sessionId), 'application/x-ndjson');
+      else {
+        await this.allTexts(sessionId);
+        downloadText(`${base}.rlm-python.jsonl`, exportRlmPython(entry.events, entry.header).join(''), 'application/x-ndjson');
+      }
     } catch (err) {
       this.fail('export failed', err);
     }

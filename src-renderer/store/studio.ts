@@ -12,6 +12,10 @@ import type { CarrierState } from '../transport/carrier.ts';
 import type { HostClient } from '../transport/host-client.ts';
 import { EventIngest, frameScheduler, type Scheduler } from './ingest.ts';
 import { markRunDirty } from '../lib/derive.ts';
+import { setAt, type Elision } from '../workers/elide.ts';
+import type { Spent } from '../workers/parse-core.ts';
+
+const samePath = (a: readonly (string | number)[], b: readonly (string | number)[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export interface SessionEntry {
   id: string;
@@ -25,10 +29,17 @@ export interface SessionEntry {
   events: TrajectoryEvent[];
   /** Bumped on every commit that touched this session. */
   rev: number;
+  /**
+   * Events of a big native log whose long strings were left out when it was read (each
+   * holds a preview there), with where the whole texts are; `textsRev` is bumped when
+   * texts come back. Mutable, like `events`.
+   */
+  elided: Map<TrajectoryEvent, Elision[]>;
+  textsRev: number;
   problems: string[];
   loading: { bytes: number; total: number } | null;
   /** Timings of a local load (ms since the drop). */
-  timings: { firstViewMs: number | null; fullMs: number | null; parsedMs?: number | null } | null;
+  timings: { firstViewMs: number | null; fullMs: number | null; parsedMs?: number | null; spent?: Spent } | null;
   /** Set when a local session was sent to the host (fork needs a host session). */
   hostSessionId: string | null;
 }
@@ -89,7 +100,9 @@ export interface StudioActions {
   setLoading(sessionId: string, loading: SessionEntry['loading']): void;
   setTimings(sessionId: string, timings: Partial<NonNullable<SessionEntry['timings']>>): void;
   upsertSummary(summary: SessionSummary): void;
-  ingestEvents(sessionId: string, events: TrajectoryEvent[]): void;
+  ingestEvents(sessionId: string, events: TrajectoryEvent[], elided?: readonly [number, Elision[]][]): void;
+  /** Puts whole texts back into events (in place) and bumps `textsRev`. */
+  fillTexts(sessionId: string, filled: readonly { event: TrajectoryEvent; path: readonly (string | number)[]; text: string }[]): void;
   flushEvents(): void;
   closeSession(id: string): void;
   setCompare(c: Partial<StudioData['compare']>): void;
@@ -136,6 +149,8 @@ function newEntry(id: string, source: SessionEntry['source'], title: string): Se
     traj: createTrajectoryState(),
     events: [],
     rev: 0,
+    elided: new Map(),
+    textsRev: 0,
     problems: [],
     loading: null,
     timings: null,
@@ -228,7 +243,24 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
         const order = get().order.includes(summary.sessionId) ? get().order : [...get().order, summary.sessionId];
         set({ sessions, order });
       },
-      ingestEvents: (id, events) => ing.push(id, events),
+      ingestEvents: (id, events, elided) => {
+        if (elided && elided.length > 0) {
+          const map = get().sessions.get(id)?.elided;
+          if (map) for (const [i, list] of elided) if (events[i]) map.set(events[i], list);
+        }
+        ing.push(id, events);
+      },
+      fillTexts: (id, filled) => {
+        const entry = get().sessions.get(id);
+        if (!entry || filled.length === 0) return;
+        for (const f of filled) {
+          setAt(f.event, f.path, f.text);
+          const left = entry.elided.get(f.event)?.filter((x) => !samePath(x.path, f.path));
+          if (left && left.length > 0) entry.elided.set(f.event, left);
+          else entry.elided.delete(f.event);
+        }
+        patchEntry(id, (e) => ({ ...e, textsRev: e.textsRev + 1 }));
+      },
       flushEvents: () => ing.flush(),
       closeSession: (id) => {
         ing.drop(id);

@@ -129,6 +129,7 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
       {entry.timings?.fullMs != null ? (
         <div className="timings" data-testid="timings">
           first view {Math.round(entry.timings.firstViewMs ?? 0)} ms · loaded {Math.round(entry.timings.fullMs)} ms · {entry.events.length.toLocaleString('en-US')} events{entry.timings.parsedMs != null ? ` · worker done at ${Math.round(entry.timings.parsedMs)} ms` : ''}
+          {entry.timings.spent ? ` (read ${Math.round(entry.timings.spent.read)} · decode ${Math.round(entry.timings.spent.decode)} · parse ${Math.round(entry.timings.spent.parse)} · post ${Math.round(entry.timings.spent.post)} ms)` : ''}
         </div>
       ) : null}
     </div>

@@ -145,6 +145,12 @@ function IterationDetail({ sessionId, traj, run, it, pause }: { sessionId: strin
   const blocks = blocksOf(it);
   const entry = useStudio((s) => s.sessions.get(sessionId));
   const canFork = useStudio((s) => s.connection === 'open') && !!entry;
+  // A big log's long prompts were left out when it was read: read back this iteration's.
+  useEffect(() => {
+    const calls = blocks.flatMap((b) => b.calls.slice(0, 500).map((cid) => traj.calls.get(cid)?.start));
+    void svc.fullTexts(sessionId, [first ? run.start : null, it.start, it.end, ...calls]);
+  }, [svc, sessionId, traj, run, it, first, blocks]);
+  const leftOut = entry ? [first ? run.start : null, it.start].some((e) => e && entry.elided.has(e)) : false;
   return (
     <section className="iteration" aria-label={`Iteration ${it.iteration}`} data-testid="iteration-detail">
       <div className="it-head">
@@ -170,7 +176,9 @@ function IterationDetail({ sessionId, traj, run, it, pause }: { sessionId: strin
         </div>
       ) : null}
       <details open={it.iteration <= 1 || undefined}>
-        <summary>Prompt messages ({(first ? (run.start?.messages.length ?? 0) : 0) + (it.start?.appended.length ?? 0)})</summary>
+        <summary>
+          Prompt messages ({(first ? (run.start?.messages.length ?? 0) : 0) + (it.start?.appended.length ?? 0)}){leftOut ? <span data-testid="texts-loading"> · reading the full texts…</span> : null}
+        </summary>
         {first && run.start ? <MessageList messages={run.start.messages} label="Initial messages" /> : null}
         {it.start ? <MessageList messages={it.start.appended} label="Appended before the call" /> : null}
       </details>

@@ -1,6 +1,6 @@
 // Search across a session's prompts, replies, code and output; jump to a match.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useDeferredValue, useMemo, useRef } from 'react';
+import { useDeferredValue, useEffect, useMemo, useRef } from 'react';
 import { useServices, useStudio } from '../app/context.tsx';
 import { searchSession } from '../lib/derive.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
@@ -10,13 +10,22 @@ export function SearchView({ sessionId, query, setQuery }: { sessionId: string; 
   const rev = useStudio((s) => viewRev(s, sessionId));
   const traj = useStudio((s) => viewTraj(s, sessionId));
   const q = useDeferredValue(query);
-  const hits = useMemo(() => (traj ? searchSession(traj, q) : []), [traj, rev, q]);
+  // Prompts left out of a big log's first read are read back before they can match.
+  const textsRev = useStudio((s) => s.sessions.get(sessionId)?.textsRev ?? 0);
+  const leftOut = useStudio((s) => (s.sessions.get(sessionId)?.elided.size ?? 0) > 0);
+  useEffect(() => {
+    if (leftOut) void svc.allTexts(sessionId);
+  }, [svc, sessionId, leftOut]);
+  const hits = useMemo(() => (traj ? searchSession(traj, q) : []), [traj, rev, textsRev, q]);
   const ref = useRef<HTMLDivElement>(null);
   const virt = useVirtualizer({ count: hits.length, getScrollElement: () => ref.current, estimateSize: () => 44, overscan: 10 });
   return (
     <div className="search-view">
       <input id="global-search" type="search" autoFocus placeholder="Search prompts, replies, code, output…" aria-label="Search the session" value={query} onChange={(e) => setQuery(e.target.value)} data-testid="search-input" />
-      <div className="muted">{q.length < 2 ? 'Type at least 2 characters.' : `${hits.length}${hits.length >= 500 ? '+' : ''} matches`}</div>
+      <div className="muted">
+        {q.length < 2 ? 'Type at least 2 characters.' : `${hits.length}${hits.length >= 500 ? '+' : ''} matches`}
+        {leftOut ? ' · reading the full prompts…' : ''}
+      </div>
       <div ref={ref} className="hits" role="list">
         <div style={{ height: virt.getTotalSize(), position: 'relative' }}>
           {virt.getVirtualItems().map((vi) => {

@@ -2,20 +2,39 @@
 // events in batches. Used inside the parse worker; also callable on the main thread where
 // workers do not exist (jsdom tests).
 import type { LogHeader, TrajectoryEvent } from '../../src-shared/events.ts';
-import { AnyLogReader, type LogFormat } from '../../src-shared/codecs/detect.ts';
+import { AnyLogReader, detectFormat, DETECT_PREFIX_CHARS, type LogFormat } from '../../src-shared/codecs/detect.ts';
 import { formatProblem } from '../../src-shared/codecs/lines.ts';
+import { Elider, type Cut, type Elision } from './elide.ts';
 
 export type ParseOut =
   | { kind: 'format'; format: LogFormat }
   | { kind: 'header'; header: LogHeader }
-  | { kind: 'events'; events: TrajectoryEvent[] }
+  /** `elided`: which events of the batch (by index) had long strings left out, and where they are. */
+  | { kind: 'events'; events: TrajectoryEvent[]; elided?: [number, Elision[]][] }
+  | { kind: 'texts'; id: number; texts: (string | null)[]; problems: string[] }
   | { kind: 'problems'; list: string[] }
   | { kind: 'progress'; bytes: number; total: number }
-  | { kind: 'done'; events: number; ms: number }
+  /** `spent`: the worker's time by phase (waiting for bytes, cutting and decoding, parsing and checking, posting). */
+  | { kind: 'done'; events: number; ms: number; spent: Spent }
   | { kind: 'error'; message: string };
 
-/** A dropped/picked file, or a host session's log fetched from `/api/log` (same origin). */
-export type ParseIn = { file: Blob } | { url: string };
+/**
+ * A dropped/picked file, or a host session's log fetched from `/api/log` (same origin), to
+ * read; or, later, a request for the whole texts of left-out strings of what was read.
+ * `elideOver`: strings of at least this many bytes are left out of a native log's events
+ * (null: none); by default those of 1 KiB or more, in logs of 8 MiB or more.
+ */
+export type ParseIn = ({ file: Blob } | { url: string }) & { elideOver?: number | null };
+/** Asks for the whole texts of left-out strings (`texts` is the request's id). */
+export type TextsIn = { texts: number; source: Blob | string; cuts: Cut[] };
+
+export const ELIDE_OVER = 1024;
+export const ELIDE_FROM_FILE_BYTES = 8 * 1024 * 1024;
+
+function elideOver(input: ParseIn, size: number): number | null {
+  if (input.elideOver !== undefined) return input.elideOver;
+  return size >= ELIDE_FROM_FILE_BYTES ? ELIDE_OVER : null;
+}
 
 /**
  * Batches: tiny first (the first view needs a run, not a file), then ~1 MB each: the main
@@ -26,43 +45,31 @@ const FIRST_BATCH = 100;
 const BATCH = 1000;
 
 /** Reads a log from a URL (the host's `/api/log`) as a stream; the whole file is never one string. */
-export async function parseUrl(url: string, post: (m: ParseOut) => void): Promise<void> {
+export async function parseUrl(input: { url: string; elideOver?: number | null }, post: (m: ParseOut) => void): Promise<void> {
   try {
-    const res = await fetch(url, { cache: 'no-store' });
-    if (!res.ok || !res.body) throw new Error(`GET ${new URL(url, 'http://x').pathname}: HTTP ${res.status}`);
+    const res = await fetch(input.url, { cache: 'no-store' });
+    if (!res.ok || !res.body) throw new Error(`GET ${new URL(input.url, 'http://x').pathname}: HTTP ${res.status}`);
     const total = Number(res.headers.get('content-length') ?? '0');
-    await parseStream(res.body as ReadableStream<BufferSource>, total, post);
+    await parseText(linesText(streamBytes(res.body), elideOver(input, total)), total, post);
   } catch (err) {
     post({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
   }
 }
 
-export function parseBlob(file: Blob, post: (m: ParseOut) => void): Promise<void> {
-  return parseText(blobText(file), file.size, post);
+export function parseBlob(input: { file: Blob; elideOver?: number | null }, post: (m: ParseOut) => void): Promise<void> {
+  return parseText(linesText(blobBytes(input.file), elideOver(input, input.file.size)), input.file.size, post);
 }
 
 /** Slices read from a file: small first (the first view), then big; the next is read while this one is parsed. */
 const FIRST_SLICE = 256 * 1024;
 const SLICE = 4 * 1024 * 1024;
 
-/**
- * A file's text, read a slice ahead with `Blob.slice().arrayBuffer()` and decoded here,
- * always in whole lines, and with every line that has a non-ASCII byte decoded on its own:
- * one such line in a decoded chunk makes the whole chunk, and every line, string and value
- * cut from it, a two-byte string (twice the bytes to parse, keep and send to the main
- * thread; decoding 100 MB that way was 0.7 s). Lines and their text are exactly what one
- * streaming `TextDecoder` gives (a newline byte is never inside a UTF-8 sequence; a BOM is
- * dropped only at the very start).
- */
-async function* blobText(file: Blob): AsyncGenerator<string> {
-  const atStart = new TextDecoder();
-  const later = new TextDecoder('utf-8', { ignoreBOM: true });
-  let started = false;
-  const decode = (bytes: Uint8Array): string => {
-    if (started) return later.decode(bytes);
-    started = true;
-    return atStart.decode(bytes);
-  };
+/** A file's bytes: streamed into reused buffers where the browser can, else read a slice ahead. */
+function blobBytes(file: Blob): AsyncIterable<Uint8Array> {
+  return typeof file.stream === 'function' ? streamBytes(file.stream()) : sliceBytes(file);
+}
+
+async function* sliceBytes(file: Blob): AsyncGenerator<Uint8Array> {
   let at = 0;
   const read = (): Promise<ArrayBuffer> | null => {
     if (at >= file.size) return null;
@@ -70,32 +77,161 @@ async function* blobText(file: Blob): AsyncGenerator<string> {
     at = Math.min(file.size, from + (from === 0 ? FIRST_SLICE : SLICE));
     return file.slice(from, at).arrayBuffer();
   };
-  let carry: Uint8Array[] = [];
   let next = read();
   while (next !== null) {
     const bytes = new Uint8Array(await next);
     next = read();
-    const lastNl = bytes.lastIndexOf(10);
-    if (lastNl < 0) {
-      carry.push(bytes);
-      continue;
-    }
-    let lines: Uint8Array = bytes.subarray(0, lastNl + 1);
-    if (carry.length > 0) {
-      carry.push(lines);
-      lines = concat(carry);
-      carry = [];
-    }
-    if (lastNl + 1 < bytes.length) carry.push(bytes.subarray(lastNl + 1));
-    for (const part of asciiRuns(lines)) {
-      const text = decode(part);
-      if (text !== '') yield text;
+    yield bytes;
+  }
+}
+
+/**
+ * Streams being read. Chromium (156) can collect a Blob's stream while a read on it is
+ * pending, and the read then never settles (100 MB loads stalled at random points in most
+ * benchmark runs of four opens, none in 12 opens since); holding the stream here until it
+ * is done keeps it alive.
+ */
+const reading = new Set<unknown>();
+
+/**
+ * A byte stream's bytes. Read into two buffers taken in turn (one is filled while the other
+ * is parsed), so a 100 MB file does not mean 100 MB of fresh memory: on this kind of
+ * machine first-touching memory costs ~3 ms per MB, and reading by `Blob.slice()` took
+ * 0.5–0.7 s for 100 MB against 0.15–0.25 s this way. A chunk is only valid until the next
+ * one is asked for. Streams that cannot be read into our buffers are read as they come.
+ */
+async function* streamBytes(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  reading.add(body);
+  try {
+    yield* streamBytesOf(body);
+  } finally {
+    reading.delete(body);
+  }
+}
+
+async function* streamBytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let reader: ReadableStreamBYOBReader;
+  try {
+    reader = body.getReader({ mode: 'byob' });
+  } catch {
+    const r = body.getReader();
+    for (;;) {
+      const { value, done } = await r.read();
+      if (done) return;
+      yield value;
     }
   }
-  if (carry.length > 0) {
-    const text = decode(concat(carry));
-    if (text !== '') yield text;
+  const fill = async (buffer: ArrayBuffer): Promise<Uint8Array | null> => {
+    let buf = buffer;
+    let off = 0;
+    while (off < buf.byteLength) {
+      const { value, done } = await reader.read(new Uint8Array(buf, off));
+      if (value) {
+        buf = value.buffer as ArrayBuffer;
+        off += value.byteLength;
+      }
+      if (done) break;
+    }
+    return off > 0 ? new Uint8Array(buf, 0, off) : null;
+  };
+  const free = [new ArrayBuffer(SLICE), new ArrayBuffer(SLICE)];
+  // Small first: the first view needs a run, not a file.
+  let pending = fill(new ArrayBuffer(FIRST_SLICE));
+  for (;;) {
+    const got = await pending;
+    if (got === null) return;
+    pending = fill(free.pop() ?? new ArrayBuffer(SLICE));
+    yield got;
+    if (got.buffer.byteLength === SLICE) free.push(got.buffer as ArrayBuffer);
   }
+}
+
+export interface Spent {
+  read: number;
+  decode: number;
+  parse: number;
+  post: number;
+}
+
+/** What the events are parsed from: decoded text, plus what was left out of it. */
+interface Text {
+  chunks: AsyncGenerator<string>;
+  spent: Spent;
+  /** Bytes of the file turned into text so far (for progress). */
+  at: () => number;
+  /** Set once the format is known, if long strings are being left out. */
+  elider: () => Elider | null;
+}
+
+/**
+ * A log's text from its bytes, always in whole lines, and with every line that has a
+ * non-ASCII byte decoded on its own: one such line in a decoded chunk makes the whole chunk,
+ * and every line, string and value cut from it, a two-byte string (twice the bytes to parse,
+ * keep and send to the main thread; decoding 100 MB that way was 0.7 s). Lines and their
+ * text are exactly what one streaming `TextDecoder` gives (a newline byte is never inside a
+ * UTF-8 sequence; a BOM is dropped only at the very start). In a native log, strings of at
+ * least `elide` bytes are left out before decoding (see `elide.ts`).
+ */
+function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null): Text {
+  let elider: Elider | null = null;
+  const spent: Spent = { read: 0, decode: 0, parse: 0, post: 0 };
+  /** File offset of the first byte not yet handed out as a whole line. */
+  let lineAt = 0;
+  async function* chunks(): AsyncGenerator<string> {
+    const atStart = new TextDecoder();
+    const later = new TextDecoder('utf-8', { ignoreBOM: true });
+    let started = false;
+    const decode = (bytes: Uint8Array): string => {
+      if (started) return later.decode(bytes);
+      started = true;
+      return atStart.decode(bytes);
+    };
+    let decided = elide === null;
+    const decideFormat = (lines: Uint8Array): void => {
+      decided = true;
+      const head = new TextDecoder().decode(lines.subarray(0, DETECT_PREFIX_CHARS));
+      if (elide !== null && detectFormat(head, true) === 'native') elider = new Elider(elide);
+    };
+    let carry: Uint8Array[] = [];
+    const emit = function* (lines: Uint8Array): Generator<string> {
+      const t = performance.now();
+      if (!decided) decideFormat(lines);
+      const light = elider ? elider.lighten(lines, lineAt) : lines;
+      lineAt += lines.length;
+      const texts: string[] = [];
+      for (const part of asciiRuns(light)) {
+        const text = decode(part);
+        if (text !== '') texts.push(text);
+      }
+      spent.decode += performance.now() - t;
+      yield* texts;
+    };
+    let t = performance.now();
+    for await (const bytes of bytesIn) {
+      spent.read += performance.now() - t;
+      const lastNl = bytes.lastIndexOf(10);
+      if (lastNl < 0) {
+        carry.push(bytes.slice());
+        continue;
+      }
+      let from = 0;
+      if (carry.length > 0) {
+        // Only the line cut in two is copied together (not the whole chunk: fresh memory is dear).
+        const firstNl = bytes.indexOf(10);
+        carry.push(bytes.subarray(0, firstNl + 1));
+        yield* emit(concat(carry));
+        carry = [];
+        from = firstNl + 1;
+      }
+      const lines = bytes.subarray(from, lastNl + 1);
+      // Copied: the chunk's memory is reused for the next one.
+      if (lastNl + 1 < bytes.length) carry.push(bytes.slice(lastNl + 1));
+      if (lines.length > 0) yield* emit(lines);
+      t = performance.now();
+    }
+    if (carry.length > 0) yield* emit(concat(carry));
+  }
+  return { chunks: chunks(), spent, elider: () => elider, at: () => lineAt };
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -143,25 +279,24 @@ function* asciiRuns(b: Uint8Array): Generator<Uint8Array> {
   if (start < b.length) yield b.subarray(start);
 }
 
-function parseStream(bytesIn: ReadableStream<BufferSource>, size: number, post: (m: ParseOut) => void): Promise<void> {
-  return parseText(streamText(bytesIn), size, post);
-}
-
-async function* streamText(bytesIn: ReadableStream<BufferSource>): AsyncGenerator<string> {
-  const r = bytesIn.pipeThrough(new TextDecoderStream()).getReader();
-  for (;;) {
-    const { value, done } = await r.read();
-    if (done) return;
-    yield value;
-  }
-}
-
-async function parseText(chunks: AsyncIterable<string>, size: number, post: (m: ParseOut) => void): Promise<void> {
+async function parseText(text: Text, size: number, postOut: (m: ParseOut) => void): Promise<void> {
   const t0 = performance.now();
+  const spent = text.spent;
+  const post = (m: ParseOut): void => {
+    const t = performance.now();
+    postOut(m);
+    spent.post += performance.now() - t;
+  };
   const reader = new AnyLogReader();
   let batch: TrajectoryEvent[] = [];
+  let elided: [number, Elision[]][] = [];
   let sent = 0;
-  let bytes = 0;
+  const send = (): void => {
+    post(elided.length > 0 ? { kind: 'events', events: batch, elided } : { kind: 'events', events: batch });
+    sent += batch.length;
+    batch = [];
+    elided = [];
+  };
   let lastProgress = 0;
   const take = (items: ReturnType<AnyLogReader['push']>): void => {
     const problems: string[] = [];
@@ -175,14 +310,13 @@ async function parseText(chunks: AsyncIterable<string>, size: number, post: (m: 
           break;
         case 'metadata':
           break;
-        case 'event':
+        case 'event': {
+          const left = elider?.restore(item.event);
+          if (left) elided.push([batch.length, left]);
           batch.push(item.event);
-          if (batch.length >= (sent === 0 ? FIRST_BATCH : BATCH)) {
-            post({ kind: 'events', events: batch });
-            sent += batch.length;
-            batch = [];
-          }
+          if (batch.length >= (sent === 0 ? FIRST_BATCH : BATCH)) send();
           break;
+        }
         case 'problem':
           problems.push(formatProblem(item.problem));
           break;
@@ -190,22 +324,73 @@ async function parseText(chunks: AsyncIterable<string>, size: number, post: (m: 
     }
     if (problems.length > 0) post({ kind: 'problems', list: problems });
   };
+  let elider: Elider | null = null;
   try {
-    for await (const value of chunks) {
-      bytes += value.length;
+    for await (const value of text.chunks) {
+      elider ??= text.elider();
+      const tp = performance.now();
+      const posted = spent.post;
       take(reader.push(value));
+      spent.parse += performance.now() - tp - (spent.post - posted);
       const now = performance.now();
       if (now - lastProgress > 100) {
         lastProgress = now;
-        post({ kind: 'progress', bytes: Math.min(bytes, size), total: size });
+        post({ kind: 'progress', bytes: Math.min(text.at(), size), total: size });
       }
     }
     take(reader.end());
-    if (batch.length > 0) post({ kind: 'events', events: batch });
-    sent += batch.length;
+    if (batch.length > 0) send();
     post({ kind: 'progress', bytes: size, total: size });
-    post({ kind: 'done', events: sent, ms: performance.now() - t0 });
+    post({ kind: 'done', events: sent, ms: performance.now() - t0, spent });
   } catch (err) {
     post({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
   }
+}
+
+/** Longest single read when fetching left-out texts (nearby ones are read together). */
+const TEXT_READ = 8 * 1024 * 1024;
+const TEXT_GAP = 64 * 1024;
+
+/**
+ * The whole texts of left-out strings, read again from the log (a file, or the host's
+ * `/api/log` by byte range). A string that no longer parses is null, with a problem.
+ */
+export async function readTexts(source: Blob | string, cuts: readonly Cut[]): Promise<{ texts: (string | null)[]; problems: string[] }> {
+  const texts: (string | null)[] = new Array<string | null>(cuts.length).fill(null);
+  const problems: string[] = [];
+  const order = cuts.map((_, i) => i).sort((a, b) => (cuts[a] as Cut).start - (cuts[b] as Cut).start);
+  const decoder = new TextDecoder();
+  let i = 0;
+  while (i < order.length) {
+    const first = cuts[order[i] as number] as Cut;
+    let j = i + 1;
+    let end = first.end;
+    while (j < order.length) {
+      const c = cuts[order[j] as number] as Cut;
+      if (c.start - end > TEXT_GAP || c.end - first.start > TEXT_READ) break;
+      end = Math.max(end, c.end);
+      j++;
+    }
+    const bytes = await readRange(source, first.start, end);
+    for (let k = i; k < j; k++) {
+      const idx = order[k] as number;
+      const c = cuts[idx] as Cut;
+      try {
+        const v: unknown = JSON.parse(decoder.decode(bytes.subarray(c.start - first.start, c.end - first.start)));
+        if (typeof v !== 'string') throw new Error('not a string');
+        texts[idx] = v;
+      } catch (err) {
+        problems.push(`bytes ${c.start}–${c.end}: the text could not be read again (${err instanceof Error ? err.message : String(err)}); was the file changed?`);
+      }
+    }
+    i = j;
+  }
+  return { texts, problems };
+}
+
+async function readRange(source: Blob | string, start: number, end: number): Promise<Uint8Array> {
+  if (typeof source !== 'string') return new Uint8Array(await source.slice(start, end).arrayBuffer());
+  const res = await fetch(source, { cache: 'no-store', headers: { Range: `bytes=${start}-${end - 1}` } });
+  if (res.status !== 206) throw new Error(`GET ${new URL(source, 'http://x').pathname} bytes ${start}–${end}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
 }

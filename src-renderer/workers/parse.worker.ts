@@ -1,9 +1,17 @@
-// Parses a dropped log, or a host session's log fetched from /api/log, off the UI thread.
-import { parseBlob, parseUrl, type ParseIn, type ParseOut } from './parse-core.ts';
+// Parses a dropped log, or a host session's log fetched from /api/log, off the UI thread;
+// and reads back the long texts a parse left out, when the page shows them.
+import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type TextsIn } from './parse-core.ts';
 
 const post = (m: ParseOut): void => (self as unknown as { postMessage(m: ParseOut): void }).postMessage(m);
 
-self.addEventListener('message', (ev: MessageEvent<ParseIn>) => {
+self.addEventListener('message', (ev: MessageEvent<ParseIn | TextsIn>) => {
   const m = ev.data;
-  void ('url' in m ? parseUrl(m.url, post) : parseBlob(m.file, post));
+  if ('texts' in m) {
+    readTexts(m.source, m.cuts).then(
+      (r) => post({ kind: 'texts', id: m.texts, ...r }),
+      (err: unknown) => post({ kind: 'texts', id: m.texts, texts: m.cuts.map(() => null), problems: [err instanceof Error ? err.message : String(err)] }),
+    );
+    return;
+  }
+  void ('url' in m ? parseUrl(m, post) : parseBlob(m, post));
 });

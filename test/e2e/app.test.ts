@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileNativeText, HOSTILE } from '../unit/renderer/hostile.ts';
 import { dropText, FIXTURES, launch, monacoText, openApp, shot, startServe, type Browser, type Served } from './support.ts';
+import { bigLog } from './perf/logs.ts';
 
 let served: Served;
 let browser: Browser;
@@ -315,6 +316,76 @@ describe('rlm-studio view LOG', () => {
       await b.close();
       await view.stop();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a big native log: long prompts are left out of the first read and read back', () => {
+  let dir = '';
+  let log = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'rlm-e2e-big-'));
+    // Over the 8 MiB from which long prompts are left out by default.
+    log = bigLog(join(dir, 'big.rlm.jsonl'), 9 * 1024 * 1024);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The longest initial message of a run, as the file has it. */
+  function initialMessageOf(runId: string): string {
+    for (const line of readFileSync(log, 'utf8').split('\n')) {
+      if (!line.includes('"run.start"') || !line.includes(JSON.stringify(runId))) continue;
+      const e = JSON.parse(line) as { type: string; runId: string; messages: { content: string }[] };
+      if (e.type === 'run.start' && e.runId === runId) return e.messages.map((m) => m.content).sort((a, b) => b.length - a.length)[0] ?? '';
+    }
+    throw new Error(`no run.start for ${runId}`);
+  }
+
+  async function check(p: Page, sessionId: () => Promise<string>): Promise<void> {
+    const tree = p.getByRole('tree', { name: 'Recursion tree' });
+    await expect.poll(async () => tree.locator('[role="treeitem"][data-run-id]').count(), { timeout: 60_000 }).toBeGreaterThan(10);
+    const id = await sessionId();
+    const store = `window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(id)})`;
+    await expect.poll(async () => p.evaluate(`${store}.loading === null && ${store}.elided.size`), { timeout: 60_000 }).toBeGreaterThan(100);
+    const first = tree.locator('[role="treeitem"][data-run-id]').first();
+    const runId = (await first.getAttribute('data-run-id')) as string;
+    const full = initialMessageOf(runId);
+    expect(full.length).toBeGreaterThan(1024);
+    await first.click();
+    await p.getByTestId('iteration-1').click();
+    // The iteration asks for its prompts; the preview becomes the whole text.
+    await expect.poll(async () => p.evaluate(`${store}.traj.runs.get(${JSON.stringify(runId)}).start.messages.map((m) => m.content.length)`), { timeout: 30_000 }).toContain(full.length);
+    await p.getByTestId('texts-loading').waitFor({ state: 'detached', timeout: 30_000 });
+    // (The page shows the first 4,000 characters of a long text, past the preview's 240 bytes.)
+    expect(await p.getByLabel('Initial messages').innerText()).toContain(full.slice(2000, 2100));
+    // A search reads every left-out text first: words from the end of a long prompt match.
+    await p.getByTestId('tab-search').click();
+    await p.getByTestId('search-input').fill(full.slice(-60, -20));
+    await expect.poll(async () => p.evaluate(`${store}.elided.size`), { timeout: 60_000 }).toBe(0);
+    // Every copy of that run in the log matches, not only the one already shown.
+    await expect.poll(async () => p.getByTestId('search-hit').count(), { timeout: 30_000 }).toBeGreaterThan(3);
+    await p.getByTestId('tab-run').click();
+  }
+
+  it('from a dropped file', async () => {
+    await page.getByTestId('open-file').setInputFiles(log);
+    await check(page, async () => (await page.evaluate(ACTIVE_ID)) as string);
+  });
+
+  it('through `rlm-studio view LOG` (byte ranges of /api/log)', async () => {
+    const view = await startServe([], ['view', log]);
+    const b = await launch(view.url);
+    try {
+      const ranges: string[] = [];
+      b.context.on('request', (r) => {
+        if (r.url().includes('/api/log') && r.headers()['range']) ranges.push(r.headers()['range'] as string);
+      });
+      await b.page.goto(view.url);
+      await check(b.page, async () => decodeURIComponent(/#session=([^&]+)/.exec(view.url)?.[1] ?? ''));
+      expect(ranges.length).toBeGreaterThan(0);
+      expect(b.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
+    } finally {
+      await b.close();
+      await view.stop();
     }
   });
 });

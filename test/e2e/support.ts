@@ -138,9 +138,12 @@ export async function monacoText(page: Page, testId: string): Promise<string> {
   await loc.waitFor({ timeout: 30_000 });
   const deadline = Date.now() + 30_000;
   let text = '';
+  let previous: string | null = null;
+  // Monaco fills its lines over a few frames: wait until two reads agree.
   while (Date.now() < deadline) {
     text = (await loc.innerText()).replace(/\u00a0/g, ' ');
-    if (text.trim() !== '') break;
+    if (text.trim() !== '' && text === previous) break;
+    previous = text;
     await page.waitForTimeout(100);
   }
   return text;

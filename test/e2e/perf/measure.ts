@@ -40,7 +40,14 @@ async function openBig(b: Browser, url: string, file: string, label: string): Pr
   await page.evaluate(LONG);
   const t0 = Date.now();
   await page.getByTestId('open-file').setInputFiles(file);
-  await page.getByTestId('timings').waitFor({ timeout: 600_000 });
+  await page
+    .getByTestId('timings')
+    .waitFor({ timeout: Number(process.env.RLM_PERF_TIMEOUT_MS ?? 600_000) })
+    .catch(async (err: unknown) => {
+      // Say what the page was doing (its notices and load state) instead of only timing out.
+      const state = await page.evaluate(`JSON.stringify((() => { const s = window.__rlmStudio.store.getState(); return { notices: s.notices, sessions: [...s.sessions.values()].map((e) => ({ id: e.id, events: e.events.length, loading: e.loading, timings: e.timings, problems: e.problems.slice(0, 3) })) }; })())`);
+      throw new Error(`${label}: no timings (${String(err)}); page state: ${String(state)}`);
+    });
   const wall = Date.now() - t0;
   console.log(`${label}:`, await page.getByTestId('timings').innerText(), `(wall incl. file handoff ${wall} ms)`);
   console.log(`${label}: long tasks (ms) during load:`, await page.evaluate(LONGEST));

@@ -5,7 +5,9 @@ import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import type { Carrier } from '../../../src-renderer/transport/carrier.ts';
 
-export const FIXTURES = '/work/shared/fixtures/rlm-python';
+import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
+
+export const FIXTURES = REFERENCE_FIXTURES;
 
 export function fixtureEvents(name: string): TrajectoryEvent[] {
   return readRlmPythonText(readFileSync(`${FIXTURES}/${name}`, 'utf8')).events;

@@ -199,9 +199,11 @@ function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null): Te
       const light = elider ? elider.lighten(lines, lineAt) : lines;
       lineAt += lines.length;
       const texts: string[] = [];
-      for (const part of asciiRuns(light)) {
-        const text = decode(part);
-        if (text !== '') texts.push(text);
+      for (const run of asciiRuns(light)) {
+        for (const part of pieces(run)) {
+          const text = decode(part);
+          if (text !== '') texts.push(text);
+        }
       }
       spent.decode += performance.now() - t;
       yield* texts;
@@ -234,6 +236,24 @@ function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null): Te
   return { chunks: chunks(), spent, elider: () => elider, at: () => lineAt };
 }
 
+/**
+ * Whole lines, about 256 KB at a time (a longer line alone). In Chromium (156), decoding
+ * 4 MB at once took 23× as long as decoding the same bytes in 256 KB pieces (393 against
+ * 17 ms per 48 MB): a big string is fresh memory, a small one reuses the young generation.
+ */
+const PIECE = 256 * 1024;
+
+function* pieces(b: Uint8Array): Generator<Uint8Array> {
+  let start = 0;
+  while (b.length - start > PIECE) {
+    let end = b.lastIndexOf(10, start + PIECE - 1) + 1;
+    if (end <= start) end = b.indexOf(10, start + PIECE) + 1 || b.length;
+    yield b.subarray(start, end);
+    start = end;
+  }
+  if (start < b.length) yield b.subarray(start);
+}
+
 function concat(parts: Uint8Array[]): Uint8Array {
   let n = 0;
   for (const p of parts) n += p.length;
@@ -246,19 +266,19 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** The first byte at or after `from` that is not ASCII, or -1 (a word at a time where aligned). */
+/** The first byte at or after `from` that is not ASCII, or -1 (a word at a time from the first 4-byte boundary). */
 function nonAscii(b: Uint8Array, from: number): number {
   let i = from;
-  if (b.byteOffset % 4 === 0) {
-    while (i < b.length && i % 4 !== 0) {
-      if ((b[i] as number) >= 0x80) return i;
-      i++;
-    }
-    const words = new Uint32Array(b.buffer, b.byteOffset, b.length >> 2);
-    let w = i >> 2;
-    while (w < words.length && ((words[w] as number) & 0x80808080) === 0) w++;
-    i = w << 2;
+  // Bytes one by one up to a 4-byte boundary of the underlying buffer, then words.
+  while (i < b.length && (b.byteOffset + i) % 4 !== 0) {
+    if ((b[i] as number) >= 0x80) return i;
+    i++;
   }
+  if (i >= b.length) return -1;
+  const words = new Uint32Array(b.buffer, b.byteOffset + i, (b.length - i) >> 2);
+  let w = 0;
+  while (w < words.length && ((words[w] as number) & 0x80808080) === 0) w++;
+  i += w << 2;
   for (; i < b.length; i++) if ((b[i] as number) >= 0x80) return i;
   return -1;
 }

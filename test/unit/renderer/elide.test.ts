@@ -127,6 +127,16 @@ describe('parse worker: left-out prompts', () => {
     expect(out.some((m) => m.kind === 'events' && m.elided)).toBe(false);
   });
 
+  it('decodes non-ASCII lines at any offset, in files longer than one read', async () => {
+    // 3,000 copies, every seventh with accents and an emoji at a shifting offset: ~1.4 MB.
+    const events = original.slice(0, 3).flatMap((e, k) => Array.from({ length: 1000 }, (_, i) => ({ ...e, seq: k * 1000 + i, query: i % 7 === 0 ? `${'a'.repeat(i % 5)}é ü 🙂 ${i}` : `plain ${i}` })));
+    const log = nativeLog(events as unknown as TrajectoryEvent[]);
+    for (const blob of [new NodeBlob([log]) as unknown as Blob, sliceOnly(new NodeBlob([log]) as unknown as Blob)]) {
+      const got = await parseAll(blob, null);
+      expect(got.events).toEqual(JSON.parse(JSON.stringify(events)));
+    }
+  });
+
   it('says which text could not be read back when the file changed', async () => {
     const light = await parseAll(new NodeBlob([text]) as unknown as Blob, 256);
     const cuts = [...light.elided.values()].flat();

@@ -32,6 +32,8 @@ const NEWLINE = 10;
 
 export class Elider {
   readonly cuts: Cut[] = [];
+  /** How many cuts `restore` has found (none is left to find when it equals `cuts.length`). */
+  private restored = 0;
   private scratch = new Uint8Array(0);
   private readonly min: number;
   private readonly previewBytes: number;
@@ -130,6 +132,8 @@ export class Elider {
    * they were (null when the event has none). Only strings are looked into.
    */
   restore(event: object): Elision[] | null {
+    // Every cut made so far was found in an earlier event: this one has none.
+    if (this.restored === this.cuts.length) return null;
     let found: Elision[] | null = null;
     const path: (string | number)[] = [];
     const visit = (node: Record<string | number, unknown>, key: string | number): void => {
@@ -141,6 +145,7 @@ export class Elider {
         const cut = this.cuts[Number(v.slice(at + MARK.length))];
         if (!cut) return;
         node[key] = v.slice(0, at);
+        this.restored++;
         (found ??= []).push({ path: [...path, key], start: cut.start, end: cut.end });
       } else if (v !== null && typeof v === 'object') {
         path.push(key);

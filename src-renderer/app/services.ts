@@ -1,6 +1,6 @@
 // Glue between the host client, the parse worker and the store. Views call these; they
 // never touch the carrier or the worker themselves.
-import type { RunId } from '../../src-shared/events.ts';
+import type { RunId, TrajectoryEvent } from '../../src-shared/events.ts';
 import { encodeNative } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { exportRlmPython } from '../../src-shared/codecs/rlm-python.ts';
@@ -9,8 +9,7 @@ import type { Breakpoint, ForkSession, ReplyOf, SessionSummary, StartSession } f
 import type { Carrier } from '../transport/carrier.ts';
 import { HostClient } from '../transport/host-client.ts';
 import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type TextsIn } from '../workers/parse-core.ts';
-import type { Elision } from '../workers/elide.ts';
-import type { TrajectoryEvent } from '../../src-shared/events.ts';
+import { getAt, type Elision } from '../workers/elide.ts';
 import { hostIdOf, type StudioStore } from '../store/studio.ts';
 import { downloadText } from '../lib/download.ts';
 
@@ -357,17 +356,25 @@ export class Services {
     if (wanted.length > 0) {
       const cuts = wanted.flatMap((w) => w.list.map((x) => ({ start: x.start, end: x.end })));
       const done = this.readTexts(source, cuts).then((r) => {
-        const filled: { event: TrajectoryEvent; path: (string | number)[]; text: string }[] = [];
+        // A text that could not be read back (null) keeps its preview and is not asked again;
+        // nor is one that does not begin with its preview (the file changed since it was read).
+        const filled: { event: TrajectoryEvent; path: (string | number)[]; text: string | null }[] = [];
+        const problems = [...r.problems];
         let k = 0;
         for (const w of wanted) {
           for (const x of w.list) {
-            const text = r.texts[k++];
-            if (typeof text === 'string') filled.push({ event: w.event, path: x.path, text });
+            let text = r.texts[k++] ?? null;
+            const preview = getAt(w.event, x.path);
+            if (text !== null && typeof preview === 'string' && !text.startsWith(preview)) {
+              problems.push(`bytes ${x.start}–${x.end}: the text read back does not begin with what was read first; was the file changed?`);
+              text = null;
+            }
+            filled.push({ event: w.event, path: x.path, text });
           }
         }
         const st = this.store.getState();
         st.fillTexts(sessionId, filled);
-        if (r.problems.length > 0) st.addProblems(sessionId, r.problems);
+        if (problems.length > 0) st.addProblems(sessionId, problems);
       });
       const settled = done.catch((err: unknown) => this.fail('could not read the full texts', err)).finally(() => {
         for (const w of wanted) flying.delete(w.event);
@@ -394,6 +401,14 @@ export class Services {
         if (m.kind !== 'texts') return;
         this.textRequests.get(m.id)?.(m);
         this.textRequests.delete(m.id);
+      };
+      // A worker that died answers every open request with nothing (and the next gets a new one).
+      w.onerror = (ev) => {
+        const problem = `the worker reading texts back failed: ${ev.message || 'no message'}`;
+        for (const [id, answer] of this.textRequests) answer({ kind: 'texts', id, texts: [], problems: [problem] });
+        this.textRequests.clear();
+        w.terminate();
+        this.textsWorker = null;
       };
       this.textsWorker = w;
     }

@@ -101,8 +101,8 @@ export interface StudioActions {
   setTimings(sessionId: string, timings: Partial<NonNullable<SessionEntry['timings']>>): void;
   upsertSummary(summary: SessionSummary): void;
   ingestEvents(sessionId: string, events: TrajectoryEvent[], elided?: readonly [number, Elision[]][]): void;
-  /** Puts whole texts back into events (in place) and bumps `textsRev`. */
-  fillTexts(sessionId: string, filled: readonly { event: TrajectoryEvent; path: readonly (string | number)[]; text: string }[]): void;
+  /** Puts whole texts back into events (in place; null: keep the preview, ask no more) and bumps `textsRev`. */
+  fillTexts(sessionId: string, filled: readonly { event: TrajectoryEvent; path: readonly (string | number)[]; text: string | null }[]): void;
   flushEvents(): void;
   closeSession(id: string): void;
   setCompare(c: Partial<StudioData['compare']>): void;
@@ -254,7 +254,7 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
         const entry = get().sessions.get(id);
         if (!entry || filled.length === 0) return;
         for (const f of filled) {
-          setAt(f.event, f.path, f.text);
+          if (f.text !== null) setAt(f.event, f.path, f.text);
           const left = entry.elided.get(f.event)?.filter((x) => !samePath(x.path, f.path));
           if (left && left.length > 0) entry.elided.set(f.event, left);
           else entry.elided.delete(f.event);

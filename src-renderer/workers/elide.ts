@@ -183,6 +183,16 @@ function keyAllowed(b: Uint8Array, q: number, lineStart: number): boolean {
 
 const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 13;
 
+/** The value at `path` inside `target` (undefined where there is none). */
+export function getAt(target: object, path: readonly (string | number)[]): unknown {
+  let node: unknown = target;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return node;
+}
+
 /** Sets the string at `path` inside `target` (a left-out text coming back). */
 export function setAt(target: object, path: readonly (string | number)[], value: string): void {
   let node = target as Record<string | number, unknown>;

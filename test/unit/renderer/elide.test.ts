@@ -172,4 +172,27 @@ describe('services: texts read back into the store', () => {
     expect(entry().elided.size).toBe(0);
     expect(native.split('\n').slice(1)).toEqual(text.split('\n').slice(1));
   });
+
+  it('keeps the previews, says so once, and asks no more when the file changed under it', async () => {
+    const text = nativeLog(fixtureEvents('c_recursive.jsonl'));
+    const { store, svc } = servicesWith([]);
+    const light = await parseAll(new NodeBlob([text]) as unknown as Blob, 256);
+    store.getState().addLocalSession('big', 'big');
+    store.getState().ingestEvents('big', light.events, [...light.elided.entries()].map(([ev, list]) => [light.events.indexOf(ev), list] as [number, Elision[]]));
+    store.getState().flushEvents();
+    (svc as unknown as { sources: Map<string, Blob> }).sources.set('big', new NodeBlob([text.replace(/"prompt":"/g, '"prompt":"XY')]) as unknown as Blob);
+    const whole = await parseAll(new NodeBlob([text]) as unknown as Blob, null);
+    const previews = light.events.map((e) => JSON.stringify(e));
+    await svc.allTexts('big');
+    const entry = store.getState().sessions.get('big')!;
+    expect(entry.elided.size).toBe(0);
+    expect(entry.problems.some((p) => /could not be read again|does not begin with/.test(p))).toBe(true);
+    // Every event is as first read, or whole and right (texts before the first change read back fine).
+    light.events.forEach((e, i) => expect([previews[i], JSON.stringify(whole.events[i])]).toContain(JSON.stringify(e)));
+    // …and the texts after it kept their previews.
+    expect([...light.elided.keys()].some((e) => JSON.stringify(e) === previews[light.events.indexOf(e)])).toBe(true);
+    const problems = entry.problems.length;
+    await svc.allTexts('big');
+    expect(store.getState().sessions.get('big')!.problems.length).toBe(problems);
+  });
 });

@@ -181,6 +181,8 @@ describe('RLM Studio in Chromium', () => {
   });
 
   it('replays with the time slider', async () => {
+    // The fork shows its answer before its last events arrive: replay the finished session.
+    await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 60_000 }).toMatch(/finished/);
     await page.getByTestId('replay-start').click();
     const slider = page.getByTestId('replay-slider');
     const max = Number(await slider.getAttribute('max'));

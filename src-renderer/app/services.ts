@@ -392,6 +392,13 @@ export class Services {
     return this.fullTexts(sessionId, [...entry.elided.keys()]);
   }
 
+  /** Every text read back before it leaves the page (an export, a fork); says so if some could not be. */
+  private async wholeTexts(sessionId: string): Promise<void> {
+    await this.allTexts(sessionId);
+    const lost = this.store.getState().sessions.get(sessionId)?.textsLost ?? 0;
+    if (lost > 0) this.store.getState().notify('error', `${lost} long prompt${lost === 1 ? '' : 's'} could not be read back from the file (see the problems); they are only previews in what is exported or sent`);
+  }
+
   private readTexts(source: Blob | string, cuts: TextsIn['cuts']): Promise<Extract<ParseOut, { kind: 'texts' }>> {
     if (!this.textsWorker) {
       const w = this.makeWorker();
@@ -422,7 +429,7 @@ export class Services {
   }
 
   async nativeText(sessionId: string): Promise<string> {
-    await this.allTexts(sessionId);
+    await this.wholeTexts(sessionId);
     const entry = this.store.getState().sessions.get(sessionId);
     if (!entry) return '';
     const header = entry.header ?? makeHeader(asSessionId(sessionId), new Date());
@@ -441,7 +448,7 @@ export class Services {
       }
       if (format === 'native') downloadText(`${base}.rlm.jsonl`, await this.nativeText(sessionId), 'application/x-ndjson');
       else {
-        await this.allTexts(sessionId);
+        await this.wholeTexts(sessionId);
         downloadText(`${base}.rlm-python.jsonl`, exportRlmPython(entry.events, entry.header).join(''), 'application/x-ndjson');
       }
     } catch (err) {

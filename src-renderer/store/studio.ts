@@ -36,6 +36,8 @@ export interface SessionEntry {
    */
   elided: Map<TrajectoryEvent, Elision[]>;
   textsRev: number;
+  /** Left-out texts that could not be read back (they keep their previews, also in exports). */
+  textsLost: number;
   problems: string[];
   loading: { bytes: number; total: number } | null;
   /** Timings of a local load (ms since the drop). */
@@ -151,6 +153,7 @@ function newEntry(id: string, source: SessionEntry['source'], title: string): Se
     rev: 0,
     elided: new Map(),
     textsRev: 0,
+    textsLost: 0,
     problems: [],
     loading: null,
     timings: null,
@@ -253,13 +256,15 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
       fillTexts: (id, filled) => {
         const entry = get().sessions.get(id);
         if (!entry || filled.length === 0) return;
+        let lost = 0;
         for (const f of filled) {
           if (f.text !== null) setAt(f.event, f.path, f.text);
+          else lost++;
           const left = entry.elided.get(f.event)?.filter((x) => !samePath(x.path, f.path));
           if (left && left.length > 0) entry.elided.set(f.event, left);
           else entry.elided.delete(f.event);
         }
-        patchEntry(id, (e) => ({ ...e, textsRev: e.textsRev + 1 }));
+        patchEntry(id, (e) => ({ ...e, textsRev: e.textsRev + 1, textsLost: e.textsLost + lost }));
       },
       flushEvents: () => ing.flush(),
       closeSession: (id) => {

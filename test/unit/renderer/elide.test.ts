@@ -194,5 +194,9 @@ describe('services: texts read back into the store', () => {
     const problems = entry.problems.length;
     await svc.allTexts('big');
     expect(store.getState().sessions.get('big')!.problems.length).toBe(problems);
+    // An export says that what it holds of those texts is only their previews.
+    expect(entry.textsLost).toBeGreaterThan(0);
+    await svc.nativeText('big');
+    expect(store.getState().notices.at(-1)?.text).toMatch(/^\d+ long prompts? could not be read back/);
   });
 });

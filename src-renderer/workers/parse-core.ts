@@ -20,9 +20,9 @@ export type ParseOut =
 
 /**
  * A dropped/picked file, or a host session's log fetched from `/api/log` (same origin), to
- * read; or, later, a request for the whole texts of left-out strings of what was read.
- * `elideOver`: strings of at least this many bytes are left out of a native log's events
- * (null: none); by default those of 1 KiB or more, in logs of 8 MiB or more.
+ * read. `elideOver`: `content` and `prompt` strings of at least this many bytes are left out
+ * of a native log's events (null: none); by default those of 1 KiB or more, in logs of
+ * 8 MiB or more.
  */
 export type ParseIn = ({ file: Blob } | { url: string }) & { elideOver?: number | null };
 /** Asks for the whole texts of left-out strings (`texts` is the request's id). */
@@ -37,7 +37,7 @@ function elideOver(input: ParseIn, size: number): number | null {
 }
 
 /**
- * Batches: tiny first (the first view needs a run, not a file), then ~1 MB each: the main
+ * Batches: tiny first (the first view needs a run, not a file), then up to ~1 MB each: the main
  * thread deserialises a message in one go, so a batch must stay well under a frame's worth
  * of structured-clone work (4,000 events were ~35 ms plus the GC they cause).
  */

@@ -18,7 +18,10 @@ export interface Elision extends Cut {
   path: (string | number)[];
 }
 
-/** Ends a preview inside the parsed string; the cut's index follows. Never in real text: it begins with NUL. */
+/**
+ * Ends a preview inside the parsed string; the cut's index follows. Not expected in real
+ * text (it begins with NUL and SOH), and only an index of a cut actually made is restored.
+ */
 export const MARK = '\u0000\u0001rlm-elided:';
 const MARK_BYTES = new TextEncoder().encode(JSON.stringify(MARK).slice(1, -1));
 

@@ -146,10 +146,14 @@ function IterationDetail({ sessionId, traj, run, it, pause }: { sessionId: strin
   const entry = useStudio((s) => s.sessions.get(sessionId));
   const canFork = useStudio((s) => s.connection === 'open') && !!entry;
   // A big log's long prompts were left out when it was read: read back this iteration's.
+  // (`blocks` is new at every render: the effect keys on the iteration, and does nothing
+  // for sessions with nothing left out, such as every live one.)
+  const leftOutAny = (entry?.elided.size ?? 0) > 0;
   useEffect(() => {
-    const calls = blocks.flatMap((b) => b.calls.slice(0, 500).map((cid) => traj.calls.get(cid)?.start));
+    if (!leftOutAny) return;
+    const calls = blocksOf(it).flatMap((b) => b.calls.slice(0, 500).map((cid) => traj.calls.get(cid)?.start));
     void svc.fullTexts(sessionId, [first ? run.start : null, it.start, it.end, ...calls]);
-  }, [svc, sessionId, traj, run, it, first, blocks]);
+  }, [svc, sessionId, traj, run, it, first, leftOutAny]);
   const leftOut = entry ? [first ? run.start : null, it.start].some((e) => e && entry.elided.has(e)) : false;
   return (
     <section className="iteration" aria-label={`Iteration ${it.iteration}`} data-testid="iteration-detail">

@@ -47,6 +47,9 @@ async function openEvalPath(dir: string): Promise<void> {
   await page.getByTestId('eval-summary').filter({ hasText: dir.split('/').at(-1)! }).waitFor();
 }
 
+/** expect.poll's default (1 s, for the function too) is short for a page that is also opening sessions on a loaded CI machine. */
+const WAIT = { timeout: 30_000 };
+
 const rowIds = async (): Promise<string[]> => (await page.locator('[data-testid^="eval-row-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')))).map((t) => (t ?? '').slice('eval-row-'.length));
 
 describe('evaluations in the app', () => {
@@ -66,8 +69,8 @@ describe('evaluations in the app', () => {
   it('opens an evaluation: table, accuracy, charts; a row opens its session', async () => {
     await page.getByTestId('tab-eval').click();
     await openEvalPath(full);
-    await expect.poll(rowIds).toEqual(IDS);
-    await expect.poll(() => page.getByTestId('eval-summary').innerText()).toMatch(/3 of 3 tasks finished; accuracy 100\.0% \(3 fully correct\)/);
+    await expect.poll(rowIds, WAIT).toEqual(IDS);
+    await expect.poll(() => page.getByTestId('eval-summary').innerText(), WAIT).toMatch(/3 of 3 tasks finished; accuracy 100\.0% \(3 fully correct\)/);
     expect(await page.getByTestId('eval-acc-browsecomp@8192').innerText()).toMatch(/8192\s+1\s+1\s+100\.0%/);
     for (const id of ['eval-chart-cost', 'eval-chart-time']) {
       expect(await page.getByTestId(id).locator('rect.bar-a').count()).toBeGreaterThan(0);
@@ -75,12 +78,12 @@ describe('evaluations in the app', () => {
     }
     // Sort by cost, most expensive first: browsecomp makes the most calls.
     await page.getByTestId('eval-sort-cost').click();
-    await expect.poll(async () => (await rowIds())[0]).toBe('browsecomp-8192-s1');
+    await expect.poll(async () => (await rowIds())[0], WAIT).toBe('browsecomp-8192-s1');
     await shot(page, 'eval-view');
     await page.getByTestId('eval-row-sniah-8192-s1').click();
     const tree = page.getByRole('tree', { name: 'Recursion tree' });
     await tree.waitFor();
-    await expect.poll(async () => tree.locator('[role="treeitem"][data-run-id]').count()).toBeGreaterThan(0);
+    await expect.poll(async () => tree.locator('[role="treeitem"][data-run-id]').count(), WAIT).toBeGreaterThan(0);
     expect(await page.getByTestId('session-select').locator('option:checked').innerText()).toBe('full/sniah-8192-s1');
   });
 
@@ -88,7 +91,7 @@ describe('evaluations in the app', () => {
     await page.getByTestId('tab-eval').click();
     await openEvalPath(short);
     const onlyA = page.getByTestId('eval-only-a');
-    await expect.poll(() => onlyA.getByRole('button').allInnerTexts()).toEqual(['browsecomp-8192-s1']);
+    await expect.poll(() => onlyA.getByRole('button').allInnerTexts(), WAIT).toEqual(['browsecomp-8192-s1']);
     expect(await page.getByTestId('eval-only-b').innerText()).toBe('none');
     expect(await page.getByTestId('eval-compare-counts').innerText()).toMatch(/Of 3 tasks in both: 2 solved by both, 0 by neither, 1 only by A, 0 only by B\./);
     const acc = await page.getByTestId('eval-compare-table').locator('tr', { hasText: 'accuracy (mean score)' }).innerText();

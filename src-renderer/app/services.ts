@@ -9,6 +9,7 @@ import type { Breakpoint, ForkSession, ReplyOf, SessionSummary, StartSession } f
 import type { Carrier } from '../transport/carrier.ts';
 import { HostClient } from '../transport/host-client.ts';
 import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type TextsIn } from '../workers/parse-core.ts';
+import { NativeTextReader, type TextBatch } from '../workers/native-text.ts';
 import { getAt, type Elision } from '../workers/elide.ts';
 import { hostIdOf, type StudioStore } from '../store/studio.ts';
 import { downloadText } from '../lib/download.ts';
@@ -109,6 +110,25 @@ export class Services {
     const t0 = performance.now();
     let first = true;
     let lastSeq = -1;
+    /** A native log's text is parsed here (see native-text.ts). */
+    const native = new NativeTextReader();
+    const take = (events: TrajectoryEvent[], elided: [number, Elision[]][] | undefined): void => {
+      if (events.length === 0) return;
+      lastSeq = (events[events.length - 1] as { seq: number }).seq;
+      this.store.getState().ingestEvents(id, events, elided);
+      if (elided && elided.length > 0) this.sources.set(id, 'url' in input ? input.url : input.file);
+      if (first) {
+        first = false;
+        // First view = the frame after the first batch is folded in.
+        requestFrame(() => this.store.getState().setTimings(id, { firstViewMs: performance.now() - t0 }));
+      }
+    };
+    const takeText = (b: TextBatch): void => {
+      const s = this.store.getState();
+      if (b.header) s.setHeader(id, b.header);
+      take(b.events, b.elided);
+      if (b.problems.length > 0) s.addProblems(id, b.problems);
+    };
     return new Promise((resolve) => {
       const on = (m: ParseOut): void => {
         const s = this.store.getState();
@@ -119,14 +139,10 @@ export class Services {
             s.setHeader(id, m.header);
             break;
           case 'events':
-            if (m.events.length > 0) lastSeq = (m.events[m.events.length - 1] as { seq: number }).seq;
-            s.ingestEvents(id, m.events, m.elided);
-            if (m.elided) this.sources.set(id, 'url' in input ? input.url : input.file);
-            if (first) {
-              first = false;
-              // First view = the frame after the first batch is folded in.
-              requestFrame(() => this.store.getState().setTimings(id, { firstViewMs: performance.now() - t0 }));
-            }
+            take(m.events, m.elided);
+            break;
+          case 'lines':
+            takeText(native.read(m.text, m.cuts));
             break;
           case 'problems':
             s.addProblems(id, m.list);
@@ -135,6 +151,7 @@ export class Services {
             s.setLoading(id, m.bytes >= m.total ? null : { bytes: m.bytes, total: m.total });
             break;
           case 'done':
+            takeText(native.end());
             s.setLoading(id, null);
             // When the worker finished reading (the rest of the load is the main thread catching up).
             s.setTimings(id, { parsedMs: performance.now() - t0, spent: m.spent });

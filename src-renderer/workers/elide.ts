@@ -13,6 +13,11 @@ export interface Cut {
   end: number;
 }
 
+/** A cut as the parse worker reports it: also the 1-based number of the line it was made in. */
+export interface LineCut extends Cut {
+  line: number;
+}
+
 /** A left-out string inside one event: the path to it, and its bytes in the file. */
 export interface Elision extends Cut {
   path: (string | number)[];
@@ -34,9 +39,11 @@ const BACKSLASH = 92;
 const NEWLINE = 10;
 
 export class Elider {
-  readonly cuts: Cut[] = [];
+  readonly cuts: LineCut[] = [];
   /** How many cuts `restore` has found (none is left to find when it equals `cuts.length`). */
   private restored = 0;
+  /** Lines seen so far (every input is whole lines from the start of the file). */
+  private lines = 0;
   private scratch = new Uint8Array(0);
   private readonly min: number;
   private readonly previewBytes: number;
@@ -69,6 +76,7 @@ export class Elider {
       let e = b.indexOf(NEWLINE, s);
       if (e < 0) e = n;
       // A line shorter than a cut holds none (most lines: 81% of the quotes of the benchmark log).
+      this.lines++;
       if (e - s < min) {
         s = e + 1;
         continue;
@@ -93,7 +101,7 @@ export class Elider {
           o += q - copied;
           o = this.writePreview(b, q, k, out, o);
           copied = k + 1;
-          this.cuts.push({ start: at + q, end: at + k + 1 });
+          this.cuts.push({ start: at + q, end: at + k + 1, line: this.lines });
         }
         p = k + 1;
       }
@@ -137,32 +145,42 @@ export class Elider {
   restore(event: object): Elision[] | null {
     // Every cut made so far was found in an earlier event: this one has none.
     if (this.restored === this.cuts.length) return null;
-    let found: Elision[] | null = null;
-    const path: (string | number)[] = [];
-    const visit = (node: Record<string | number, unknown>, key: string | number): void => {
-      const v = node[key];
-      if (typeof v === 'string') {
-        if (v.length < MARK.length) return;
-        const at = v.indexOf(MARK);
-        if (at < 0) return;
-        const cut = this.cuts[Number(v.slice(at + MARK.length))];
-        if (!cut) return;
-        node[key] = v.slice(0, at);
-        this.restored++;
-        (found ??= []).push({ path: [...path, key], start: cut.start, end: cut.end });
-      } else if (v !== null && typeof v === 'object') {
-        path.push(key);
-        walk(v as Record<string | number, unknown>);
-        path.pop();
-      }
-    };
-    const walk = (node: Record<string | number, unknown>): void => {
-      if (Array.isArray(node)) for (let i = 0; i < node.length; i++) visit(node, i);
-      else for (const key in node) visit(node, key);
-    };
-    walk(event as Record<string, unknown>);
+    const found = restoreMarks(event, this.cuts);
+    if (found) this.restored += found.length;
     return found;
   }
+}
+
+/**
+ * Replaces the marked previews in a parsed event by the plain preview and returns where
+ * they were (null when the event has none): `cuts` are all the cuts made so far, by index.
+ * Only strings are looked into.
+ */
+export function restoreMarks(event: object, cuts: readonly Cut[]): Elision[] | null {
+  let found: Elision[] | null = null;
+  const path: (string | number)[] = [];
+  const visit = (node: Record<string | number, unknown>, key: string | number): void => {
+    const v = node[key];
+    if (typeof v === 'string') {
+      if (v.length < MARK.length) return;
+      const at = v.indexOf(MARK);
+      if (at < 0) return;
+      const cut = cuts[Number(v.slice(at + MARK.length))];
+      if (!cut) return;
+      node[key] = v.slice(0, at);
+      (found ??= []).push({ path: [...path, key], start: cut.start, end: cut.end });
+    } else if (v !== null && typeof v === 'object') {
+      path.push(key);
+      walk(v as Record<string | number, unknown>);
+      path.pop();
+    }
+  };
+  const walk = (node: Record<string | number, unknown>): void => {
+    if (Array.isArray(node)) for (let i = 0; i < node.length; i++) visit(node, i);
+    else for (const key in node) visit(node, key);
+  };
+  walk(event as Record<string, unknown>);
+  return found;
 }
 
 /** Whether the string token opening at `q` is the value of one of `KEYS` (a JSON string key before it, within its line). */

@@ -4,18 +4,23 @@
 import type { LogHeader, TrajectoryEvent } from '../../src-shared/events.ts';
 import { AnyLogReader, detectFormat, DETECT_PREFIX_CHARS, type LogFormat } from '../../src-shared/codecs/detect.ts';
 import { formatProblem } from '../../src-shared/codecs/lines.ts';
-import { Elider, type Cut, type Elision } from './elide.ts';
+import { Elider, type Cut, type Elision, type LineCut } from './elide.ts';
 
 export type ParseOut =
   | { kind: 'format'; format: LogFormat }
   | { kind: 'header'; header: LogHeader }
   /** `elided`: which events of the batch (by index) had long strings left out, and where they are. */
   | { kind: 'events'; events: TrajectoryEvent[]; elided?: [number, Elision[]][] }
+  /**
+   * A native log's next whole lines, for the page to parse (`NativeTextReader`), with the
+   * cuts made in them; nothing else about the log's content comes from the worker.
+   */
+  | { kind: 'lines'; text: string; cuts?: LineCut[] }
   | { kind: 'texts'; id: number; texts: (string | null)[]; problems: string[] }
   | { kind: 'problems'; list: string[] }
   | { kind: 'progress'; bytes: number; total: number }
   /** `spent`: the worker's time by phase (waiting for bytes, cutting and decoding, parsing and checking, posting). */
-  | { kind: 'done'; events: number; ms: number; spent: Spent }
+  | { kind: 'done'; ms: number; spent: Spent }
   | { kind: 'error'; message: string };
 
 /**
@@ -161,6 +166,8 @@ interface Text {
   at: () => number;
   /** Set once the format is known, if long strings are being left out. */
   elider: () => Elider | null;
+  /** Whether the first line is a native log's (known once a chunk has been handed out). */
+  native: () => boolean;
 }
 
 /**
@@ -174,6 +181,7 @@ interface Text {
  */
 function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null): Text {
   let elider: Elider | null = null;
+  let native = false;
   const spent: Spent = { read: 0, decode: 0, parse: 0, post: 0 };
   /** File offset of the first byte not yet handed out as a whole line. */
   let lineAt = 0;
@@ -186,11 +194,12 @@ function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null): Te
       started = true;
       return atStart.decode(bytes);
     };
-    let decided = elide === null;
+    let decided = false;
     const decideFormat = (lines: Uint8Array): void => {
       decided = true;
       const head = new TextDecoder().decode(lines.subarray(0, DETECT_PREFIX_CHARS));
-      if (elide !== null && detectFormat(head, true) === 'native') elider = new Elider(elide);
+      native = detectFormat(head, true) === 'native';
+      if (elide !== null && native) elider = new Elider(elide);
     };
     let carry: Uint8Array[] = [];
     const emit = function* (lines: Uint8Array): Generator<string> {
@@ -233,7 +242,7 @@ function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null): Te
     }
     if (carry.length > 0) yield* emit(concat(carry));
   }
-  return { chunks: chunks(), spent, elider: () => elider, at: () => lineAt };
+  return { chunks: chunks(), spent, elider: () => elider, native: () => native, at: () => lineAt };
 }
 
 /**
@@ -345,23 +354,41 @@ async function parseText(text: Text, size: number, postOut: (m: ParseOut) => voi
     if (problems.length > 0) post({ kind: 'problems', list: problems });
   };
   let elider: Elider | null = null;
+  /** Cuts already sent with the lines they were made in. */
+  let cutsSent = 0;
+  let native: boolean | null = null;
   try {
     for await (const value of text.chunks) {
       elider ??= text.elider();
-      const tp = performance.now();
-      const posted = spent.post;
-      take(reader.push(value));
-      spent.parse += performance.now() - tp - (spent.post - posted);
+      if (native === null) {
+        native = text.native();
+        if (native) post({ kind: 'format', format: 'native' });
+      }
+      if (native) {
+        // Parsed by the page (see native-text.ts): the lines as they are, and their cuts.
+        const cuts = elider?.cuts;
+        if (cuts && cuts.length > cutsSent) {
+          post({ kind: 'lines', text: value, cuts: cuts.slice(cutsSent) });
+          cutsSent = cuts.length;
+        } else post({ kind: 'lines', text: value });
+      } else {
+        const tp = performance.now();
+        const posted = spent.post;
+        take(reader.push(value));
+        spent.parse += performance.now() - tp - (spent.post - posted);
+      }
       const now = performance.now();
       if (now - lastProgress > 100) {
         lastProgress = now;
         post({ kind: 'progress', bytes: Math.min(text.at(), size), total: size });
       }
     }
-    take(reader.end());
-    if (batch.length > 0) send();
+    if (!native) {
+      take(reader.end());
+      if (batch.length > 0) send();
+    }
     post({ kind: 'progress', bytes: size, total: size });
-    post({ kind: 'done', events: sent, ms: performance.now() - t0, spent });
+    post({ kind: 'done', ms: performance.now() - t0, spent });
   } catch (err) {
     post({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
   }

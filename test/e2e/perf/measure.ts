@@ -5,7 +5,7 @@
 // 3. a live stream of 1,000 events/s into the store: frame intervals while it runs;
 // 4. with `--gb`: a ~1 GB native log (time, longest tasks, page memory), written in chunks.
 // Big logs are cached in $RLM_PERF_DIR (default /tmp/rlm-perf-logs) between runs.
-import { mkdirSync, mkdtempSync, writeFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
@@ -27,6 +27,17 @@ const REPEAT = Number(process.env.RLM_PERF_REPEAT ?? '2');
 const LONG = `window.__long = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask', buffered: false });`;
 const LONGEST = 'JSON.stringify(window.__long.map(Math.round).sort((a,b)=>b-a).slice(0,8))';
 
+/**
+ * CPU time the whole machine has spent busy (all cores, from /proc/stat): on 2 shared cores a
+ * load's wall time swings with whatever else runs, its CPU cost much less.
+ */
+function busyCpuSeconds(): number {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return (total - idle) / 100;
+}
+
 /** Opens `file` by the file input in a fresh page; prints first view, full load, long tasks and heap. */
 async function openBig(b: Browser, url: string, file: string, label: string): Promise<void> {
   const page = b.page;
@@ -38,6 +49,7 @@ async function openBig(b: Browser, url: string, file: string, label: string): Pr
     .waitFor({ state: 'attached', timeout: 5_000 })
     .catch(() => undefined);
   await page.evaluate(LONG);
+  const cpu0 = busyCpuSeconds();
   const t0 = Date.now();
   await page.getByTestId('open-file').setInputFiles(file);
   await page
@@ -49,7 +61,8 @@ async function openBig(b: Browser, url: string, file: string, label: string): Pr
       throw new Error(`${label}: no timings (${String(err)}); page state: ${String(state)}`);
     });
   const wall = Date.now() - t0;
-  console.log(`${label}:`, await page.getByTestId('timings').innerText(), `(wall incl. file handoff ${wall} ms)`);
+  const cpu = busyCpuSeconds() - cpu0;
+  console.log(`${label}:`, await page.getByTestId('timings').innerText(), `(wall incl. file handoff ${wall} ms; machine CPU busy ${cpu.toFixed(2)} s)`);
   console.log(`${label}: long tasks (ms) during load:`, await page.evaluate(LONGEST));
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('HeapProfiler.collectGarbage');

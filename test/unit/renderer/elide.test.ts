@@ -6,6 +6,7 @@ import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { asSessionId, type TrajectoryEvent } from '../../../src-shared/events.ts';
 import { Elider, MARK, setAt, type Elision } from '../../../src-renderer/workers/elide.ts';
 import { parseBlob, readTexts, type ParseOut } from '../../../src-renderer/workers/parse-core.ts';
+import { NativeTextReader, type TextBatch } from '../../../src-renderer/workers/native-text.ts';
 import { fixtureEvents, servicesWith } from './helpers.ts';
 
 const enc = new TextEncoder();
@@ -29,13 +30,24 @@ async function parseAll(blob: Blob, elideOver: number | null) {
   await parseBlob({ file: blob, elideOver }, (m) => out.push(m));
   const events: TrajectoryEvent[] = [];
   const elided = new Map<TrajectoryEvent, Elision[]>();
+  const take = (batch: TrajectoryEvent[], left: [number, Elision[]][] = []): void => {
+    for (const [i, list] of left) elided.set(batch[i] as TrajectoryEvent, list);
+    events.push(...batch);
+  };
+  // As the page does: a native log's lines are parsed there.
+  const native = new NativeTextReader();
   for (const m of out) {
     if (m.kind === 'error') throw new Error(m.message);
-    if (m.kind !== 'events') continue;
-    for (const [i, list] of m.elided ?? []) elided.set(m.events[i] as TrajectoryEvent, list);
-    events.push(...m.events);
+    if (m.kind === 'events') take(m.events, m.elided);
+    if (m.kind === 'lines') take(...pick(native.read(m.text, m.cuts)));
+    if (m.kind === 'done') take(...pick(native.end()));
   }
   return { events, elided, out };
+}
+
+function pick(b: TextBatch): [TrajectoryEvent[], [number, Elision[]][]] {
+  if (b.problems.length > 0) throw new Error(b.problems.join('; '));
+  return [b.events, b.elided];
 }
 
 /** A Blob without `stream()` (the slice-reading path). */
@@ -124,7 +136,8 @@ describe('parse worker: left-out prompts', () => {
     expect(ref.elided.size).toBe(0);
     const out: ParseOut[] = [];
     await parseBlob({ file: new NodeBlob([text]) as unknown as Blob }, (m) => out.push(m));
-    expect(out.some((m) => m.kind === 'events' && m.elided)).toBe(false);
+    expect(out.some((m) => m.kind === 'lines')).toBe(true);
+    expect(out.some((m) => (m.kind === 'lines' && m.cuts) || (m.kind === 'events' && m.elided))).toBe(false);
   });
 
   it('decodes non-ASCII lines at any offset, in files longer than one read', async () => {

@@ -142,7 +142,7 @@ export class Services {
             take(m.events, m.elided);
             break;
           case 'lines':
-            takeText(native.read(m.text, m.cuts));
+            takeText(native.read(m.bytes, m.cuts));
             break;
           case 'problems':
             s.addProblems(id, m.list);

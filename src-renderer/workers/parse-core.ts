@@ -12,10 +12,11 @@ export type ParseOut =
   /** `elided`: which events of the batch (by index) had long strings left out, and where they are. */
   | { kind: 'events'; events: TrajectoryEvent[]; elided?: [number, Elision[]][] }
   /**
-   * A native log's next whole lines, for the page to parse (`NativeTextReader`), with the
-   * cuts made in them; nothing else about the log's content comes from the worker.
+   * A native log's next whole lines as UTF-8 (their own buffer, transferred), for the page
+   * to decode and parse (`NativeTextReader`), with the cuts made in them; nothing else about
+   * the log's content comes from the worker. All ASCII, or a single line.
    */
-  | { kind: 'lines'; text: string; cuts?: LineCut[] }
+  | { kind: 'lines'; bytes: Uint8Array; cuts?: LineCut[] }
   | { kind: 'texts'; id: number; texts: (string | null)[]; problems: string[] }
   | { kind: 'problems'; list: string[] }
   | { kind: 'progress'; bytes: number; total: number }
@@ -49,8 +50,11 @@ function elideOver(input: ParseIn, size: number): number | null {
 const FIRST_BATCH = 100;
 const BATCH = 1000;
 
+/** Hands a message to the page (`transfer`: buffers that move with it; nothing to do on the page's own thread). */
+export type Post = (m: ParseOut, transfer?: Transferable[]) => void;
+
 /** Reads a log from a URL (the host's `/api/log`) as a stream; the whole file is never one string. */
-export async function parseUrl(input: { url: string; elideOver?: number | null }, post: (m: ParseOut) => void): Promise<void> {
+export async function parseUrl(input: { url: string; elideOver?: number | null }, post: Post): Promise<void> {
   try {
     const res = await fetch(input.url, { cache: 'no-store' });
     if (!res.ok || !res.body) throw new Error(`GET ${new URL(input.url, 'http://x').pathname}: HTTP ${res.status}`);
@@ -61,7 +65,7 @@ export async function parseUrl(input: { url: string; elideOver?: number | null }
   }
 }
 
-export function parseBlob(input: { file: Blob; elideOver?: number | null }, post: (m: ParseOut) => void): Promise<void> {
+export function parseBlob(input: { file: Blob; elideOver?: number | null }, post: Post): Promise<void> {
   return parseText(linesText(blobBytes(input.file), elideOver(input, input.file.size)), input.file.size, post);
 }
 
@@ -158,9 +162,12 @@ export interface Spent {
   post: number;
 }
 
-/** What the events are parsed from: decoded text, plus what was left out of it. */
+/**
+ * What the events are parsed from, plus what was left out of it: decoded text, or for a
+ * native log (decoded by the page) the bytes of whole lines, each piece in its own buffer.
+ */
 interface Text {
-  chunks: AsyncGenerator<string>;
+  chunks: AsyncGenerator<string | Uint8Array>;
   spent: Spent;
   /** Bytes of the file turned into text so far (for progress). */
   at: () => number;
@@ -185,7 +192,7 @@ function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null): Te
   const spent: Spent = { read: 0, decode: 0, parse: 0, post: 0 };
   /** File offset of the first byte not yet handed out as a whole line. */
   let lineAt = 0;
-  async function* chunks(): AsyncGenerator<string> {
+  async function* chunks(): AsyncGenerator<string | Uint8Array> {
     const atStart = new TextDecoder();
     const later = new TextDecoder('utf-8', { ignoreBOM: true });
     let started = false;
@@ -202,16 +209,20 @@ function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null): Te
       if (elide !== null && native) elider = new Elider(elide);
     };
     let carry: Uint8Array[] = [];
-    const emit = function* (lines: Uint8Array): Generator<string> {
+    const emit = function* (lines: Uint8Array): Generator<string | Uint8Array> {
       const t = performance.now();
       if (!decided) decideFormat(lines);
       const light = elider ? elider.lighten(lines, lineAt) : lines;
       lineAt += lines.length;
-      const texts: string[] = [];
+      const texts: (string | Uint8Array)[] = [];
       for (const run of asciiRuns(light)) {
         for (const part of pieces(run)) {
-          const text = decode(part);
-          if (text !== '') texts.push(text);
+          // Copied out: `light` and the bytes read are reused for the next chunk.
+          if (native) texts.push(part.slice());
+          else {
+            const text = decode(part);
+            if (text !== '') texts.push(text);
+          }
         }
       }
       spent.decode += performance.now() - t;
@@ -308,12 +319,12 @@ function* asciiRuns(b: Uint8Array): Generator<Uint8Array> {
   if (start < b.length) yield b.subarray(start);
 }
 
-async function parseText(text: Text, size: number, postOut: (m: ParseOut) => void): Promise<void> {
+async function parseText(text: Text, size: number, postOut: Post): Promise<void> {
   const t0 = performance.now();
   const spent = text.spent;
-  const post = (m: ParseOut): void => {
+  const post = (m: ParseOut, transfer?: Transferable[]): void => {
     const t = performance.now();
-    postOut(m);
+    postOut(m, transfer);
     spent.post += performance.now() - t;
   };
   const reader = new AnyLogReader();
@@ -364,13 +375,13 @@ async function parseText(text: Text, size: number, postOut: (m: ParseOut) => voi
         native = text.native();
         if (native) post({ kind: 'format', format: 'native' });
       }
-      if (native) {
-        // Parsed by the page (see native-text.ts): the lines as they are, and their cuts.
+      if (typeof value !== 'string') {
+        // Decoded and parsed by the page (see native-text.ts): the lines, and their cuts.
         const cuts = elider?.cuts;
         if (cuts && cuts.length > cutsSent) {
-          post({ kind: 'lines', text: value, cuts: cuts.slice(cutsSent) });
+          post({ kind: 'lines', bytes: value, cuts: cuts.slice(cutsSent) }, [value.buffer as ArrayBuffer]);
           cutsSent = cuts.length;
-        } else post({ kind: 'lines', text: value });
+        } else post({ kind: 'lines', bytes: value }, [value.buffer as ArrayBuffer]);
       } else {
         const tp = performance.now();
         const posted = spent.post;

@@ -2,7 +2,7 @@
 // and reads back the long texts a parse left out, when the page shows them.
 import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type TextsIn } from './parse-core.ts';
 
-const post = (m: ParseOut): void => (self as unknown as { postMessage(m: ParseOut): void }).postMessage(m);
+const post = (m: ParseOut, transfer: Transferable[] = []): void => (self as unknown as { postMessage(m: ParseOut, transfer: Transferable[]): void }).postMessage(m, transfer);
 
 self.addEventListener('message', (ev: MessageEvent<ParseIn | TextsIn>) => {
   const m = ev.data;

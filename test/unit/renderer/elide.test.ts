@@ -39,7 +39,7 @@ async function parseAll(blob: Blob, elideOver: number | null) {
   for (const m of out) {
     if (m.kind === 'error') throw new Error(m.message);
     if (m.kind === 'events') take(m.events, m.elided);
-    if (m.kind === 'lines') take(...pick(native.read(m.text, m.cuts)));
+    if (m.kind === 'lines') take(...pick(native.read(m.bytes, m.cuts)));
     if (m.kind === 'done') take(...pick(native.end()));
   }
   return { events, elided, out };

@@ -22,7 +22,7 @@ async function readAsApp(text: string, elideOver: number | null) {
   const elided: [TrajectoryEvent, Elision[]][] = [];
   let header: unknown = null;
   for (const m of out) {
-    const b = m.kind === 'lines' ? reader.read(m.text, m.cuts) : m.kind === 'done' ? reader.end() : null;
+    const b = m.kind === 'lines' ? reader.read(m.bytes, m.cuts) : m.kind === 'done' ? reader.end() : null;
     if (m.kind === 'events') throw new Error('a native log was parsed in the worker');
     if (!b) continue;
     header ??= b.header;

@@ -1,6 +1,7 @@
-// Reads a log (any supported format) chunk by chunk with the shared codecs and hands out
-// events in batches. Used inside the parse worker; also callable on the main thread where
-// workers do not exist (jsdom tests).
+// Reads a log chunk by chunk in whole lines. A native log's lines are handed out as bytes
+// (the page parses them: see native-text.ts); any other supported format is parsed here with
+// the shared codecs and handed out as events in batches. Used inside the parse worker; also
+// callable on the main thread where workers do not exist (jsdom tests).
 import type { LogHeader, TrajectoryEvent } from '../../src-shared/events.ts';
 import { AnyLogReader, detectFormat, DETECT_PREFIX_CHARS, type LogFormat } from '../../src-shared/codecs/detect.ts';
 import { formatProblem } from '../../src-shared/codecs/lines.ts';
@@ -155,6 +156,7 @@ async function* streamBytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<
   }
 }
 
+/** Milliseconds by phase; `decode` is cutting and decoding, or for a native log cutting and copying out. */
 export interface Spent {
   read: number;
   decode: number;
@@ -184,7 +186,8 @@ interface Text {
  * keep and send to the main thread; decoding 100 MB that way was 0.7 s). Lines and their
  * text are exactly what one streaming `TextDecoder` gives (a newline byte is never inside a
  * UTF-8 sequence; a BOM is dropped only at the very start). In a native log, strings of at
- * least `elide` bytes are left out before decoding (see `elide.ts`).
+ * least `elide` bytes are left out first (see `elide.ts`), and the pieces stay bytes (the
+ * page decodes them the same way).
  */
 function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null): Text {
   let elider: Elider | null = null;

@@ -104,6 +104,9 @@ export function App() {
             </option>
           ))}
         </select>
+        <button type="button" onClick={() => activeId && void svc.closeSession(activeId)} disabled={!activeId} aria-label="Close this session" title="Close this session (frees its memory; nothing on disk is touched)" data-testid="session-close">
+          ×
+        </button>
         <nav className="tabs" role="tablist">
           {PANELS.map((p) => (
             <button key={p.id} type="button" role="tab" aria-selected={panel === p.id} onClick={() => svc.store.getState().setPanel(p.id)} title={`Alt+${p.key}`} data-testid={`tab-${p.id}`}>

@@ -31,6 +31,8 @@ export class Services {
   private spare: Worker | null = null;
   /** What each session was read from, while it has left-out texts to read back. */
   private readonly sources = new Map<string, Blob | string>();
+  /** Loads under way, by session: how to stop one (its session was closed). */
+  private readonly parsing = new Map<string, () => void>();
   /** The worker that reads left-out texts back (one for all sessions), and its open requests. */
   private textsWorker: Worker | null = null;
   private textRequests = new Map<number, (m: Extract<ParseOut, { kind: 'texts' }>) => void>();
@@ -104,9 +106,10 @@ export class Services {
 
   /**
    * Parses a log in a worker into session `id` (events go through the per-frame ingest).
-   * Resolves with the last event's seq (-1 if none) once every event is folded in.
+   * Resolves with the last event's seq (-1 if none) once every event is folded in, or null
+   * if the session was closed first.
    */
-  private load(id: string, input: ParseIn, what: string): Promise<number> {
+  private load(id: string, input: ParseIn, what: string): Promise<number | null> {
     const t0 = performance.now();
     let first = true;
     let lastSeq = -1;
@@ -129,8 +132,11 @@ export class Services {
       take(b.events, b.elided);
       if (b.problems.length > 0) s.addProblems(id, b.problems);
     };
+    /** The session was closed: whatever still arrives is dropped. */
+    let stopped = false;
     return new Promise((resolve) => {
       const on = (m: ParseOut): void => {
+        if (stopped) return;
         const s = this.store.getState();
         switch (m.kind) {
           case 'format':
@@ -151,6 +157,7 @@ export class Services {
             s.setLoading(id, m.bytes >= m.total ? null : { bytes: m.bytes, total: m.total });
             break;
           case 'done':
+            this.parsing.delete(id);
             takeText(native.end());
             s.setLoading(id, null);
             // When the worker finished reading (the rest of the load is the main thread catching up).
@@ -162,6 +169,7 @@ export class Services {
             worker?.terminate();
             break;
           case 'error':
+            this.parsing.delete(id);
             s.setLoading(id, null);
             s.notify('error', `could not read ${what}: ${m.message}`);
             worker?.terminate();
@@ -172,6 +180,11 @@ export class Services {
         }
       };
       const worker = this.takeWorker();
+      this.parsing.set(id, () => {
+        stopped = true;
+        worker?.terminate();
+        resolve(null);
+      });
       if (worker) {
         worker.onmessage = (ev: MessageEvent<ParseOut>) => on(ev.data);
         worker.onerror = (ev) => on({ kind: 'error', message: ev.message || 'the parse worker failed' });
@@ -191,13 +204,15 @@ export class Services {
    * re-encoding); the subscription then starts after the last event read, so anything the
    * host adds later still streams in. Running sessions subscribe from `from` as before.
    */
-  private async subscribeHost(summary: SessionSummary, from: number): Promise<ReplyOf<'subscribe'>> {
+  private async subscribeHost(summary: SessionSummary, from: number): Promise<ReplyOf<'subscribe'> | null> {
     const host = this.needHost();
     const url = summary.readOnly && summary.logFile && from === 0 ? this.logUrlOf(summary.sessionId) : null;
     if (url) {
       const s = this.store.getState();
       s.setLoading(summary.sessionId, { bytes: 0, total: 1 });
       const last = await this.load(summary.sessionId, { url }, summary.title || 'the log');
+      // Closed while it loaded: nothing to follow.
+      if (last === null) return null;
       return host.subscribe(summary.sessionId, last + 1);
     }
     return host.subscribe(summary.sessionId, from);
@@ -218,6 +233,7 @@ export class Services {
     const entry = this.store.getState().sessions.get(summary.sessionId);
     const from = entry ? entry.events.length : 0;
     const reply = await this.subscribeHost(summary, from);
+    if (!reply) return summary.sessionId;
     if (reply.header) this.store.getState().setHeader(summary.sessionId, reply.header);
     this.store.getState().upsertSummary(reply.session);
     return summary.sessionId;
@@ -242,6 +258,7 @@ export class Services {
           this.store.getState().setPanel('run');
         }
         const reply = summary ? await this.subscribeHost(summary, entry ? entry.events.length : 0) : await this.host.subscribe(sessionId, entry ? entry.events.length : 0);
+        if (!reply) return;
         const s = this.store.getState();
         s.upsertSummary(reply.session);
         if (reply.header) s.setHeader(sessionId, reply.header);
@@ -252,6 +269,32 @@ export class Services {
     }
     this.store.getState().setActive(sessionId);
     this.store.getState().setPanel('run');
+  }
+
+  /**
+   * Closes a session in this page: stops its load, stops following it on the host, and lets
+   * go of its events (and of the file its left-out texts were to be read from). A host
+   * session stays listed, unloaded: opening it again reads it afresh. Nothing on disk or on
+   * the host is touched; a running session keeps running.
+   */
+  async closeSession(sessionId: string): Promise<void> {
+    const entry = this.store.getState().sessions.get(sessionId);
+    if (!entry) return;
+    this.parsing.get(sessionId)?.();
+    this.parsing.delete(sessionId);
+    this.sources.delete(sessionId);
+    this.inFlight.delete(sessionId);
+    const s = this.store.getState();
+    s.setReplay(sessionId, null);
+    s.closeSession(sessionId);
+    if (entry.summary) s.upsertSummary(entry.summary);
+    if (this.host && this.host.lastSeq(sessionId) !== undefined) {
+      try {
+        await this.host.unsubscribe(sessionId);
+      } catch (err) {
+        this.fail('could not stop following the session', err);
+      }
+    }
   }
 
   async openPath(path: string): Promise<void> {

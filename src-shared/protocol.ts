@@ -120,6 +120,12 @@ export const Command = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('profiles.list') }),
   z.strictObject({ type: z.literal('profiles.save'), profile: EndpointProfile }),
   /**
+   * Deletes a saved profile; a key that `profiles.setKey` stored for it in the keychain goes
+   * with it (an environment variable it names is left alone). Sessions already started
+   * with it are not affected. The built-in demo profile cannot be deleted.
+   */
+  z.strictObject({ type: z.literal('profiles.delete'), profile: z.string().min(1).max(100) }),
+  /**
    * Desktop only: stores the API key of a profile in the OS keychain (null removes it). A
    * profile without `apiKeyRef` gets one. Web mode refuses: keys come from the environment.
    * The reply never carries the key.
@@ -248,6 +254,7 @@ export interface Replies {
   'session.export': { fileName: string; text: string };
   'profiles.list': { profiles: EndpointProfile[] };
   'profiles.save': { profiles: EndpointProfile[] };
+  'profiles.delete': { profiles: EndpointProfile[] };
   'profiles.setKey': { profiles: EndpointProfile[]; profile: string; stored: boolean };
   'runs.recent': { runs: RecentRun[] };
   subscribe: { session: SessionSummary; header: LogHeader | null };

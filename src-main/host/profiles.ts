@@ -45,16 +45,32 @@ export class ProfileStore {
     return this.profiles.find((p) => p.name === name) ?? null;
   }
 
-  /** Adds or replaces by name; writes atomically (temp file, then rename). */
+  /** Adds or replaces by name. */
   save(profile: EndpointProfile): EndpointProfile[] {
     if (profile.name === DEMO_PROFILE_NAME) throw new Error(`"${DEMO_PROFILE_NAME}" is the built-in profile; pick another name`);
-    const i = this.profiles.findIndex((p) => p.name === profile.name);
-    if (i >= 0) this.profiles[i] = profile;
-    else this.profiles.push(profile);
+    const next = [...this.profiles];
+    const i = next.findIndex((p) => p.name === profile.name);
+    if (i >= 0) next[i] = profile;
+    else next.push(profile);
+    this.write(next);
+    return this.list();
+  }
+
+  /** Removes a profile by name; returns the removed profile, or null when there was none. */
+  delete(name: string): EndpointProfile | null {
+    if (name === DEMO_PROFILE_NAME) throw new Error(`"${DEMO_PROFILE_NAME}" is the built-in profile; it cannot be deleted`);
+    const gone = this.get(name);
+    if (!gone) return null;
+    this.write(this.profiles.filter((p) => p.name !== name));
+    return gone;
+  }
+
+  /** Writes atomically (temp file, then rename); the list in memory changes only once the file has. */
+  private write(next: EndpointProfile[]): void {
     mkdirSync(join(this.path, '..'), { recursive: true });
     const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ version: 1, profiles: this.profiles }, null, 2)}\n`, { mode: 0o600 });
+    writeFileSync(tmp, `${JSON.stringify({ version: 1, profiles: next }, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, this.path);
-    return this.list();
+    this.profiles = next;
   }
 }

@@ -91,6 +91,11 @@ const SessionRecipe = z.strictObject({
 });
 type SessionRecipe = z.infer<typeof SessionRecipe>;
 
+/** The keychain entry `profiles.setKey` makes for a profile without one: derived from its name, never holding the key. */
+function keychainRefOf(profile: string): string {
+  return `RLM_STUDIO_KEY_${profile.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}`;
+}
+
 export function recipePathFor(logFile: string): string {
   return logFile.replace(/\.rlm\.jsonl$/, '') + '.rlm.session.json';
 }
@@ -270,6 +275,8 @@ export class Host implements HostEndpoint {
           throw new HostError('bad_request', (err as Error).message);
         }
         return { profiles: [this.demoProfile(), ...this.profiles.list()] };
+      case 'profiles.delete':
+        return this.deleteProfile(c.profile);
       case 'profiles.setKey':
         return this.setKey(c.profile, c.key);
       case 'runs.recent':
@@ -486,8 +493,7 @@ export class Host implements HostEndpoint {
     let ref = profile.apiKeyRef;
     if (ref === null) {
       if (key === null) return { profiles: [this.demoProfile(), ...this.profiles.list()], profile: name, stored: false };
-      // A keychain entry per profile; the name is derived, the key never appears in it.
-      ref = `RLM_STUDIO_KEY_${name.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}`;
+      ref = keychainRefOf(name);
       this.profiles.save({ ...profile, apiKeyRef: ref });
     }
     try {
@@ -498,6 +504,27 @@ export class Host implements HostEndpoint {
     if (key === null) this.storedKeys.delete(ref);
     else this.storedKeys.set(ref, key);
     return { profiles: [this.demoProfile(), ...this.profiles.list()], profile: name, stored: key !== null };
+  }
+
+  private async deleteProfile(name: string): Promise<Replies['profiles.delete']> {
+    let gone: EndpointProfile | null;
+    try {
+      gone = this.profiles.delete(name);
+    } catch (err) {
+      throw new HostError('bad_request', (err as Error).message);
+    }
+    if (!gone) throw new HostError('not_found', `no endpoint profile named "${name}"`);
+    // Only a keychain entry this host made for the profile; a named environment variable is the user's.
+    const ref = gone.apiKeyRef;
+    if (ref !== null && ref === keychainRefOf(name) && this.opts.keyStore) {
+      this.storedKeys.delete(ref);
+      try {
+        await this.opts.keyStore.set(ref, null);
+      } catch (err) {
+        throw new HostError('conflict', `"${name}" was deleted, but its key could not be removed from the keychain: ${(err as Error).message}`);
+      }
+    }
+    return { profiles: [this.demoProfile(), ...this.profiles.list()] };
   }
 
   private async resolveProfile(name: string): Promise<{ profile: EndpointProfile; baseUrl: string; apiKey: string | null }> {

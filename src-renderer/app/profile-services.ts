@@ -1,4 +1,4 @@
-// Endpoint profiles (`profiles.save`, `profiles.setKey`) for the profiles panel. Kept beside
+// Endpoint profiles (`profiles.save`, `profiles.delete`, `profiles.setKey`) for the profiles panel. Kept beside
 // Services (it only uses its public host and store) so services.ts stays untouched. Both
 // return the host's error text instead of notifying: the panel shows it next to the field.
 import type { EndpointProfile } from '../../src-shared/protocol.ts';
@@ -15,6 +15,18 @@ export async function saveProfile(svc: Services, profile: EndpointProfile): Prom
   if (!svc.host) return { ok: false, error: NO_HOST };
   try {
     const { profiles } = await svc.host.request({ type: 'profiles.save', profile });
+    svc.store.getState().setProfiles(profiles);
+    return { ok: true, value: profiles };
+  } catch (err) {
+    return { ok: false, error: message(err) };
+  }
+}
+
+/** Deletes a saved profile (and a keychain key the host stored for it); the store gets the host's new list. */
+export async function deleteProfile(svc: Services, name: string): Promise<ProfileResult<EndpointProfile[]>> {
+  if (!svc.host) return { ok: false, error: NO_HOST };
+  try {
+    const { profiles } = await svc.host.request({ type: 'profiles.delete', profile: name });
     svc.store.getState().setProfiles(profiles);
     return { ok: true, value: profiles };
   } catch (err) {

@@ -1,5 +1,5 @@
-// Endpoint profiles: list, add, edit (saved with `profiles.save`) and store a profile's API
-// key (`profiles.setKey`). The built-in `demo` profile is listed read-only. The key is read
+// Endpoint profiles: list, add, edit (saved with `profiles.save`), delete (after a second
+// click, `profiles.delete`) and store a profile's API key (`profiles.setKey`). The built-in `demo` profile is listed read-only. The key is read
 // from an uncontrolled password field at the moment it is sent and the field is cleared at
 // once, so it never sits in React state or the store; only the host's reply (which never
 // carries it) is kept.
@@ -7,7 +7,7 @@ import { useEffect, useId, useRef, useState, type FormEvent, type SyntheticEvent
 import { createPortal } from 'react-dom';
 import type { EndpointProfile } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { saveProfile, setProfileKey } from '../app/profile-services.ts';
+import { deleteProfile, saveProfile, setProfileKey } from '../app/profile-services.ts';
 
 /** The host's built-in profile (bundled mock model); it refuses to save over it. */
 export const DEMO_PROFILE = 'demo';
@@ -96,6 +96,10 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
   const profiles = useStudio((s) => s.profiles);
   // `seq` remounts the editor for each Add / Edit click (fresh fields and messages).
   const [editor, setEditor] = useState<{ seq: number; draft: ProfileDraft } | null>(null);
+  /** The profile whose Delete was clicked once (a second click deletes), and the last outcome. */
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [deleted, setDeleted] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const svc = useServices();
   const titleId = useId();
   const first = useRef<HTMLButtonElement>(null);
   const open = (draft: ProfileDraft): void => setEditor((e) => ({ seq: (e?.seq ?? 0) + 1, draft }));
@@ -114,6 +118,16 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
       opener?.focus();
     };
   }, [onClose]);
+
+  const remove = async (name: string): Promise<void> => {
+    setConfirming(null);
+    const r = await deleteProfile(svc, name);
+    if (r.ok) {
+      setDeleted({ kind: 'ok', text: `Deleted "${name}".` });
+      // An editor open on the deleted profile would save it back.
+      setEditor((e) => (e && e.draft.original === name ? null : e));
+    } else setDeleted({ kind: 'error', text: `"${name}" was not deleted: ${r.error}` });
+  };
 
   const demo = profiles.find((p) => p.name === DEMO_PROFILE);
   const saved = profiles.filter((p) => p.name !== DEMO_PROFILE);
@@ -180,11 +194,30 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
                   <button type="button" onClick={() => open(draftOf(p))} aria-label={`Edit ${p.name}`} data-testid={`pp-edit-${p.name}`}>
                     Edit
                   </button>
+                  {confirming === p.name ? (
+                    <>
+                      <button type="button" className="danger" onClick={() => void remove(p.name)} aria-label={`Really delete ${p.name}`} data-testid={`pp-delete-confirm-${p.name}`}>
+                        Really delete
+                      </button>
+                      <button type="button" onClick={() => setConfirming(null)} aria-label={`Keep ${p.name}`}>
+                        Keep
+                      </button>
+                    </>
+                  ) : (
+                    <button type="button" onClick={() => setConfirming(p.name)} aria-label={`Delete ${p.name}`} data-testid={`pp-delete-${p.name}`}>
+                      Delete
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
+        {deleted ? (
+          <p role={deleted.kind === 'error' ? 'alert' : 'status'} className={deleted.kind === 'error' ? 'pp-error' : 'pp-ok'} data-testid="pp-delete-status">
+            {deleted.text}
+          </p>
+        ) : null}
         {editor ? <ProfileEditor key={editor.seq} initial={editor.draft} profiles={saved} onSaved={onSaved} onCancel={() => setEditor(null)} /> : null}
       </div>
     </div>,

@@ -143,6 +143,11 @@ describe('profiles.setKey', () => {
       const c2 = connectInProcess(host2);
       expect((await c2.call('profiles.setKey', { profile: 'Work endpoint', key: null })).stored).toBe(false);
       expect(keychain.readAll()).toEqual({});
+      // Deleting a profile takes the keychain entry this host made for it along.
+      await c2.call('profiles.setKey', { profile: 'Work endpoint', key: SECRET });
+      expect(Object.keys(keychain.readAll())).toEqual(['RLM_STUDIO_KEY_WORK_ENDPOINT']);
+      expect((await c2.call('profiles.delete', { profile: 'Work endpoint' })).profiles.map((p) => p.name)).toEqual(['demo']);
+      expect(keychain.readAll()).toEqual({});
       await host2.close();
     } finally {
       await host.close();

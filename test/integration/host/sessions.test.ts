@@ -100,6 +100,15 @@ describe('many sessions', () => {
     expect(saved).toContain('MY_KEY');
     expect(saved).not.toContain('sk-secret-value');
     await expect(c.call('profiles.save', { profile: { name: 'demo', baseUrl: 'http://x/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} } })).rejects.toMatchObject({ code: 'bad_request' });
+    // Deleted: gone from the list and from the file; the environment variable it named is the user's.
+    await c.call('profiles.save', { profile: { name: 'other', baseUrl: 'http://127.0.0.1:9/v1', model: 'm2', subModel: null, apiKeyRef: null, prices: {} } });
+    expect((await c.call('profiles.delete', { profile: 'local' })).profiles.map((p) => p.name)).toEqual(['demo', 'other']);
+    const after = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('');
+    expect(after).not.toContain('MY_KEY');
+    expect(after).toContain('"other"');
+    await expect(c.call('profiles.delete', { profile: 'local' })).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('"local"') });
+    await expect(c.call('profiles.delete', { profile: 'demo' })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/built-in/) });
+    expect((await c.call('profiles.list', {})).profiles.map((p) => p.name)).toEqual(['demo', 'other']);
     await expect(
       c.call('session.start', { params: { profile: 'nope', context: { kind: 'text', text: 'x' }, query: 'q', limits: {}, breakpoints: [], startPaused: false } }),
     ).rejects.toMatchObject({ code: 'not_found' });

@@ -1,7 +1,8 @@
 // The endpoint profiles panel against a scripted host: listing (demo read-only), adding with
 // a bad base URL refused in the form, `profiles.save` with the built profile, the new
 // profile in the new-run select, `profiles.setKey` with the field cleared, the host's
-// refusal shown, and the key nowhere in the store or the DOM afterwards. Escape closes.
+// refusal shown, and the key nowhere in the store or the DOM afterwards; deleting on a
+// second click, with the host's refusal shown. Escape closes.
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { ClientMessage, EndpointProfile, Replies } from '../../../src-shared/protocol.ts';
@@ -21,6 +22,7 @@ const KEY = 'sk-test-0123456789-SECRET';
 class ScriptedHost extends MemoryCarrier {
   profiles: EndpointProfile[] = [DEMO, OPENAI];
   webMode = true;
+  failDelete: string | null = null;
   override send(m: ClientMessage): void {
     super.send(m);
     const c = m.command;
@@ -37,6 +39,10 @@ class ScriptedHost extends MemoryCarrier {
         return reply({ profiles: this.profiles });
       case 'profiles.save':
         this.profiles = [...this.profiles.filter((p) => p.name !== c.profile.name), c.profile];
+        return reply({ profiles: this.profiles });
+      case 'profiles.delete':
+        if (this.failDelete) return fail(this.failDelete);
+        this.profiles = this.profiles.filter((p) => p.name !== c.profile);
         return reply({ profiles: this.profiles });
       case 'profiles.setKey': {
         if (this.webMode) return fail(WEB_REFUSAL);
@@ -204,5 +210,41 @@ describe('Endpoint profiles panel', () => {
     expect(sentOf(carrier, 'profiles.save').at(-1)?.profile).toMatchObject({ name: 'p2', model: 'm2' });
     fireEvent.click(screen.getByTestId('pp-close'));
     expect(screen.queryByTestId('profiles-panel')).toBeNull();
+  });
+
+  it('deletes a profile only on a second click, closes its editor, and shows a refusal', async () => {
+    const { carrier, store } = await mount();
+    fireEvent.click(screen.getByTestId('nr-manage-profiles'));
+    expect(screen.queryByTestId('pp-delete-demo')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Edit openai' }));
+    expect((screen.getByTestId('pp-name') as HTMLInputElement).value).toBe('openai');
+
+    // Refused by the host: the profile stays, the reason is shown.
+    carrier.failDelete = 'the settings folder is read-only';
+    fireEvent.click(screen.getByTestId('pp-delete-openai'));
+    expect(sentOf(carrier, 'profiles.delete')).toEqual([]);
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('pp-delete-confirm-openai'));
+    });
+    await waitFor(() => expect(screen.getByTestId('pp-delete-status').textContent).toBe('"openai" was not deleted: the settings folder is read-only'));
+    expect(screen.getByTestId('pp-row-openai')).toBeTruthy();
+
+    // "Keep" backs out; a confirmed delete goes.
+    carrier.failDelete = null;
+    fireEvent.click(screen.getByTestId('pp-delete-openai'));
+    fireEvent.click(screen.getByRole('button', { name: 'Keep openai' }));
+    expect(screen.queryByTestId('pp-delete-confirm-openai')).toBeNull();
+    fireEvent.click(screen.getByTestId('pp-delete-openai'));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('pp-delete-confirm-openai'));
+    });
+    expect(sentOf(carrier, 'profiles.delete')).toEqual([
+      { type: 'profiles.delete', profile: 'openai' },
+      { type: 'profiles.delete', profile: 'openai' },
+    ]);
+    await waitFor(() => expect(screen.queryByTestId('pp-row-openai')).toBeNull());
+    expect(screen.getByTestId('pp-delete-status').textContent).toBe('Deleted "openai".');
+    expect(screen.queryByTestId('pp-name')).toBeNull();
+    expect(store.getState().profiles.map((p) => p.name)).toEqual(['demo']);
   });
 });

@@ -6,6 +6,7 @@ import { Services } from './app/services.ts';
 import { createStudioStore } from './store/studio.ts';
 import { carrierForPage } from './transport/carrier.ts';
 import { prewarmMonaco } from './monaco/CodeView.tsx';
+import { prewarmText } from './lib/prewarm-text.ts';
 import './styles.css';
 
 const store = createStudioStore();
@@ -38,4 +39,7 @@ const idle = (cb: () => void): void => {
   if (typeof requestIdleCallback === 'function') requestIdleCallback(cb, { timeout: 2000 });
   else setTimeout(cb, 200);
 };
-idle(() => void prewarmMonaco().catch(() => undefined));
+idle(() => {
+  prewarmText();
+  void prewarmMonaco().catch(() => undefined);
+});

@@ -145,7 +145,7 @@ export class Services {
             s.setHeader(id, m.header);
             break;
           case 'events':
-            take(m.events, m.elided);
+            take(m.events, undefined);
             break;
           case 'lines':
             takeText(native.read(m.bytes, m.cuts));

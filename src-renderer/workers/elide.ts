@@ -40,8 +40,6 @@ const NEWLINE = 10;
 
 export class Elider {
   readonly cuts: LineCut[] = [];
-  /** How many cuts `restore` has found (none is left to find when it equals `cuts.length`). */
-  private restored = 0;
   /** Lines seen so far (every input is whole lines from the start of the file). */
   private lines = 0;
   private scratch = new Uint8Array(0);
@@ -138,17 +136,6 @@ export class Elider {
     return this.scratch;
   }
 
-  /**
-   * Replaces the marked previews in a parsed event by the plain preview and returns where
-   * they were (null when the event has none). Only strings are looked into.
-   */
-  restore(event: object): Elision[] | null {
-    // Every cut made so far was found in an earlier event: this one has none.
-    if (this.restored === this.cuts.length) return null;
-    const found = restoreMarks(event, this.cuts);
-    if (found) this.restored += found.length;
-    return found;
-  }
 }
 
 /**

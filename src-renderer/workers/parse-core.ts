@@ -5,13 +5,13 @@
 import type { LogHeader, TrajectoryEvent } from '../../src-shared/events.ts';
 import { AnyLogReader, detectFormat, DETECT_PREFIX_CHARS, type LogFormat } from '../../src-shared/codecs/detect.ts';
 import { formatProblem } from '../../src-shared/codecs/lines.ts';
-import { Elider, type Cut, type Elision, type LineCut } from './elide.ts';
+import { Elider, type Cut, type LineCut } from './elide.ts';
 
 export type ParseOut =
   | { kind: 'format'; format: LogFormat }
   | { kind: 'header'; header: LogHeader }
-  /** `elided`: which events of the batch (by index) had long strings left out, and where they are. */
-  | { kind: 'events'; events: TrajectoryEvent[]; elided?: [number, Elision[]][] }
+  /** A reference-library log's events (nothing is left out of those). */
+  | { kind: 'events'; events: TrajectoryEvent[] }
   /**
    * A native log's next whole lines as UTF-8 (their own buffer, transferred), for the page
    * to decode and parse (`NativeTextReader`), with the cuts made in them; nothing else about
@@ -332,13 +332,11 @@ async function parseText(text: Text, size: number, postOut: Post): Promise<void>
   };
   const reader = new AnyLogReader();
   let batch: TrajectoryEvent[] = [];
-  let elided: [number, Elision[]][] = [];
   let sent = 0;
   const send = (): void => {
-    post(elided.length > 0 ? { kind: 'events', events: batch, elided } : { kind: 'events', events: batch });
+    post({ kind: 'events', events: batch });
     sent += batch.length;
     batch = [];
-    elided = [];
   };
   let lastProgress = 0;
   const take = (items: ReturnType<AnyLogReader['push']>): void => {
@@ -353,13 +351,10 @@ async function parseText(text: Text, size: number, postOut: Post): Promise<void>
           break;
         case 'metadata':
           break;
-        case 'event': {
-          const left = elider?.restore(item.event);
-          if (left) elided.push([batch.length, left]);
+        case 'event':
           batch.push(item.event);
           if (batch.length >= (sent === 0 ? FIRST_BATCH : BATCH)) send();
           break;
-        }
         case 'problem':
           problems.push(formatProblem(item.problem));
           break;

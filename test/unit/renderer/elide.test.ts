@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeNative } from '../../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { asSessionId, type TrajectoryEvent } from '../../../src-shared/events.ts';
-import { Elider, MARK, setAt, type Elision } from '../../../src-renderer/workers/elide.ts';
+import { Elider, MARK, restoreMarks, setAt, type Elision } from '../../../src-renderer/workers/elide.ts';
 import { parseBlob, readTexts, type ParseOut } from '../../../src-renderer/workers/parse-core.ts';
 import { NativeTextReader, type TextBatch } from '../../../src-renderer/workers/native-text.ts';
 import { fixtureEvents, servicesWith } from './helpers.ts';
@@ -17,7 +17,7 @@ function roundTrip(text: string, min: number) {
   const el = new Elider(min);
   const light = new TextDecoder().decode(el.lighten(bytes, 0));
   const parsed = light.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-  const left = parsed.map((p) => el.restore(p));
+  const left = parsed.map((p) => restoreMarks(p, el.cuts));
   return { bytes, el, parsed, left, light };
 }
 
@@ -38,7 +38,7 @@ async function parseAll(blob: Blob, elideOver: number | null) {
   const native = new NativeTextReader();
   for (const m of out) {
     if (m.kind === 'error') throw new Error(m.message);
-    if (m.kind === 'events') take(m.events, m.elided);
+    if (m.kind === 'events') take(m.events);
     if (m.kind === 'lines') take(...pick(native.read(m.bytes, m.cuts)));
     if (m.kind === 'done') take(...pick(native.end()));
   }
@@ -97,7 +97,7 @@ describe('Elider', () => {
     const broken = enc.encode(`{"prompt":"${'y'.repeat(500)}\n{"prompt":"ok"}\n`);
     expect(new TextDecoder().decode(el.lighten(broken, 0))).toBe(new TextDecoder().decode(broken));
     expect(() => new Elider(64)).toThrow(/below 128/);
-    expect(el.restore({ a: `text with ${MARK}999 an unknown cut` })).toBeNull();
+    expect(restoreMarks({ a: `text with ${MARK}999 an unknown cut` }, el.cuts)).toBeNull();
   });
 });
 
@@ -137,7 +137,7 @@ describe('parse worker: left-out prompts', () => {
     const out: ParseOut[] = [];
     await parseBlob({ file: new NodeBlob([text]) as unknown as Blob }, (m) => out.push(m));
     expect(out.some((m) => m.kind === 'lines')).toBe(true);
-    expect(out.some((m) => (m.kind === 'lines' && m.cuts) || (m.kind === 'events' && m.elided))).toBe(false);
+    expect(out.some((m) => m.kind === 'lines' && m.cuts)).toBe(false);
   });
 
   it('decodes non-ASCII lines at any offset, in files longer than one read', async () => {

@@ -47,6 +47,8 @@ function ownKey(run: RunNode): string {
  * totals instead of checking every run's cache key (60 ms per commit at 3,760 runs).
  */
 const dirtyRuns = new WeakMap<TrajectoryState, Set<RunId>>();
+/** Runs whose own totals were recomputed since the last `runMetrics` (it rolls them up). */
+const settledRuns = new WeakMap<TrajectoryState, Set<RunId>>();
 const metricsCache = new WeakMap<TrajectoryState, Map<RunId, Totals>>();
 const metricsMemo = new WeakMap<TrajectoryState, Map<RunId, RunMetrics>>();
 
@@ -60,26 +62,42 @@ export function markRunDirty(state: TrajectoryState, runId: RunId): void {
   d.add(runId);
 }
 
-/** Own totals of every run: incremental when the state's changed runs are tracked. */
-function ownTotalsAll(state: TrajectoryState): Map<RunId, Totals> {
+/**
+ * Recomputes the own totals of the runs that received events since the last call, once the
+ * state's metrics exist (the store calls this after each fold slice). Done there, in small
+ * and frequent steps, this work stays out of the commit that renders the tree: at the end of
+ * a 100 MB load it had made that render's task 46–78 ms longer, in code that ran too rarely
+ * to be optimised.
+ */
+export function settleOwnTotals(state: TrajectoryState): void {
   const dirty = dirtyRuns.get(state);
   const prev = metricsCache.get(state);
-  if (!dirty || !prev) {
-    const all = new Map<RunId, Totals>();
-    for (const run of state.runs.values()) all.set(run.id, cachedOwnTotals(state, run));
-    if (dirty) {
-      dirty.clear();
-      metricsCache.set(state, all);
-    }
-    return all;
+  if (!dirty || dirty.size === 0 || !prev) return;
+  let settled = settledRuns.get(state);
+  if (!settled) {
+    settled = new Set();
+    settledRuns.set(state, settled);
   }
   for (const id of dirty) {
     const run = state.runs.get(id);
     // Recomputed outright: the run had events, whatever its cache key says.
     if (run) prev.set(id, runOwnTotals(state, run));
+    settled.add(id);
   }
   dirty.clear();
-  return prev;
+}
+
+/** Own totals of every run (the first call on a tracked state: all of them, then kept up to date by `settleOwnTotals`). */
+function ownTotalsAll(state: TrajectoryState): Map<RunId, Totals> {
+  const dirty = dirtyRuns.get(state);
+  const all = new Map<RunId, Totals>();
+  for (const run of state.runs.values()) all.set(run.id, cachedOwnTotals(state, run));
+  if (dirty) {
+    dirty.clear();
+    settledRuns.get(state)?.clear();
+    metricsCache.set(state, all);
+  }
+  return all;
 }
 
 export function cachedOwnTotals(state: TrajectoryState, run: RunNode): Totals {
@@ -108,17 +126,20 @@ export function inclusiveTotals(state: TrajectoryState, runId: RunId): Totals {
 export function runMetrics(state: TrajectoryState): Map<RunId, RunMetrics> {
   const dirty = dirtyRuns.get(state);
   const prev = metricsMemo.get(state);
-  if (dirty && prev) {
-    if (dirty.size === 0) return prev;
+  const cachedOwns = metricsCache.get(state);
+  if (dirty && prev && cachedOwns) {
+    settleOwnTotals(state);
+    const changed = settledRuns.get(state);
+    if (!changed || changed.size === 0) return prev;
     const redo = new Set<RunId>();
-    for (const id of dirty) {
+    for (const id of changed) {
       let cur = state.runs.get(id);
       while (cur && !redo.has(cur.id)) {
         redo.add(cur.id);
         cur = cur.parentRunId !== null ? state.runs.get(cur.parentRunId) : undefined;
       }
     }
-    const owns = ownTotalsAll(state);
+    changed.clear();
     const out = new Map(prev);
     // Children are deeper than their parents: deepest first folds each child before its parent.
     const list: RunNode[] = [];
@@ -128,7 +149,7 @@ export function runMetrics(state: TrajectoryState): Map<RunId, RunMetrics> {
     }
     list.sort((a, b) => b.depth - a.depth);
     for (const run of list) {
-      const own = owns.get(run.id) ?? runOwnTotals(state, run);
+      const own = cachedOwns.get(run.id) ?? runOwnTotals(state, run);
       const total = addTotals(emptyTotals(), own);
       for (const c of run.children) {
         const m = out.get(c);

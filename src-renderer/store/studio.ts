@@ -11,7 +11,7 @@ import { applyEvent, createTrajectoryState, type TrajectoryState } from '../../s
 import type { CarrierState } from '../transport/carrier.ts';
 import type { HostClient } from '../transport/host-client.ts';
 import { EventIngest, frameScheduler, type Scheduler } from './ingest.ts';
-import { markRunDirty } from '../lib/derive.ts';
+import { markRunDirty, settleOwnTotals } from '../lib/derive.ts';
 import { setAt, type Elision } from '../workers/elide.ts';
 import type { Spent } from '../workers/parse-core.ts';
 
@@ -186,6 +186,7 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
           last = e;
         }
         if (last) lastPlace.set(sessionId, { runId: last.runId, iteration: 'iteration' in last ? last.iteration : null });
+        settleOwnTotals(traj);
       },
       (touched) => {
         const sessions = new Map(get().sessions);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyEvent, createTrajectoryState, reduceEvents } from '../../../src-shared/trajectory/index.ts';
-import { firstDivergence, markRunDirty, runMetrics, runsMatching, searchSession, treeRows, truncationOf } from '../../../src-renderer/lib/derive.ts';
+import { firstDivergence, markRunDirty, runMetrics, runsMatching, searchSession, settleOwnTotals, treeRows, truncationOf } from '../../../src-renderer/lib/derive.ts';
 import { fixtureEvents } from './helpers.ts';
 
 describe('derive', () => {
@@ -77,5 +77,24 @@ describe('incremental run metrics', () => {
     for (const [id, m] of full) expect(incremental.get(id)).toEqual(m);
     // Nothing changed since: the same Map comes back (views keep their memoised rows).
     expect(runMetrics(state)).toBe(incremental);
+  });
+
+  it('gives the same totals when own totals are settled as events are folded (the store does that per slice)', () => {
+    const events = fixtureEvents('c_recursive.jsonl');
+    const state = createTrajectoryState();
+    runMetrics(state);
+    for (let i = 0; i < events.length; i += 5) {
+      for (const e of events.slice(i, i + 5)) {
+        applyEvent(state, e);
+        markRunDirty(state, e.runId);
+      }
+      settleOwnTotals(state);
+      if (i % 35 === 0) runMetrics(state);
+    }
+    const settled = runMetrics(state);
+    const full = runMetrics(reduceEvents(events));
+    expect(settled.size).toBe(full.size);
+    for (const [id, m] of full) expect(settled.get(id)).toEqual(m);
+    expect(runMetrics(state)).toBe(settled);
   });
 });

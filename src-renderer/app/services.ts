@@ -115,7 +115,7 @@ export class Services {
     let lastSeq = -1;
     /** A native log's text is parsed here (see native-text.ts). */
     const native = new NativeTextReader();
-    const take = (events: TrajectoryEvent[], elided: [number, Elision[]][] | undefined): void => {
+    const take = (events: TrajectoryEvent[], elided?: [number, Elision[]][]): void => {
       if (events.length === 0) return;
       lastSeq = (events[events.length - 1] as { seq: number }).seq;
       this.store.getState().ingestEvents(id, events, elided);
@@ -145,7 +145,7 @@ export class Services {
             s.setHeader(id, m.header);
             break;
           case 'events':
-            take(m.events, undefined);
+            take(m.events);
             break;
           case 'lines':
             takeText(native.read(m.bytes, m.cuts));

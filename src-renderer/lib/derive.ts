@@ -42,9 +42,9 @@ function ownKey(run: RunNode): string {
 }
 
 /**
- * Runs that received events since the last `runMetrics`, per trajectory state (the store's
- * fold records them). With it, a commit during a big load recomputes only those runs' own
- * totals instead of checking every run's cache key (60 ms per commit at 3,760 runs).
+ * Runs that received events since their own totals were last computed, per trajectory state
+ * (the store's fold records them). With it, only those runs' own totals are recomputed
+ * instead of checking every run's cache key (60 ms per commit at 3,760 runs).
  */
 const dirtyRuns = new WeakMap<TrajectoryState, Set<RunId>>();
 /** Runs whose own totals were recomputed since the last `runMetrics` (it rolls them up). */
@@ -64,7 +64,7 @@ export function markRunDirty(state: TrajectoryState, runId: RunId): void {
 
 /**
  * Recomputes the own totals of the runs that received events since the last call, once the
- * state's metrics exist (the store calls this after each fold slice). Done there, in small
+ * state's metrics exist (the store calls this after each stride of folded events). Done there, in small
  * and frequent steps, this work stays out of the commit that renders the tree: at the end of
  * a 100 MB load it had made that render's task 46–78 ms longer, in code that ran too rarely
  * to be optimised.

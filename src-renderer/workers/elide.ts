@@ -73,8 +73,8 @@ export class Elider {
     while (s < n) {
       let e = b.indexOf(NEWLINE, s);
       if (e < 0) e = n;
-      // A line shorter than a cut holds none (most lines: 81% of the quotes of the benchmark log).
       this.lines++;
+      // A line shorter than a cut holds none (most lines: 81% of the quotes of the benchmark log).
       if (e - s < min) {
         s = e + 1;
         continue;

@@ -27,6 +27,12 @@ export const Breakpoint = z.strictObject({
 });
 export type Breakpoint = z.infer<typeof Breakpoint>;
 
+/** The language of a session's REPL (the model writes code in it). */
+export const ReplLanguageInput = z.enum(['javascript', 'python']);
+
+/** A system prompt that replaces the built-in one (`{tools}` is replaced by the tools list). */
+const SystemPromptText = z.string().min(1).max(1_000_000);
+
 /** Endpoint profile: where to send model calls. The key is referenced, never stored in logs. */
 export const EndpointProfile = z.strictObject({
   name: z.string().min(1).max(100),
@@ -37,6 +43,10 @@ export const EndpointProfile = z.strictObject({
   apiKeyRef: z.string().max(200).nullable().default(null),
   /** USD per million tokens, by model name; overrides the built-in table. */
   prices: z.record(z.string(), z.strictObject({ inputPerMTok: z.number().nonnegative(), outputPerMTok: z.number().nonnegative() })).default({}),
+  /** The REPL its sessions use unless the new run says otherwise (absent: JavaScript). */
+  repl: ReplLanguageInput.optional(),
+  /** Replaces the built-in system prompt for its sessions (absent: the built-in one). */
+  systemPrompt: SystemPromptText.optional(),
 });
 export type EndpointProfile = z.infer<typeof EndpointProfile>;
 
@@ -71,6 +81,12 @@ export const StartSession = z.strictObject({
   breakpoints: z.array(Breakpoint).default([]),
   /** Start paused before the first model call. */
   startPaused: z.boolean().default(false),
+  /** Absent: the profile's language, else JavaScript. */
+  repl: ReplLanguageInput.optional(),
+  /** Absent: the profile's system prompt; null: the built-in one even when the profile has its own. */
+  systemPrompt: SystemPromptText.nullable().optional(),
+  /** Accept paper-era FINAL(...) / FINAL_VAR(name) in reply text. */
+  finalPatterns: z.boolean().optional(),
 });
 export type StartSession = z.infer<typeof StartSession>;
 

@@ -25,6 +25,7 @@ import {
   parseClientMessage,
   PROTOCOL_VERSION,
   type RecentRun,
+  ReplLanguageInput,
   type Replies,
   RunLimitsInput,
   type SessionStatus,
@@ -88,6 +89,11 @@ const SessionRecipe = z.strictObject({
   context: ContextSource,
   query: z.string().nullable(),
   limits: RunLimitsInput,
+  /** Absent in recipes written before Python: JavaScript. */
+  repl: ReplLanguageInput.optional(),
+  /** The system prompt that replaced the built-in one, if any. */
+  systemPrompt: z.string().optional(),
+  finalPatterns: z.boolean().optional(),
 });
 type SessionRecipe = z.infer<typeof SessionRecipe>;
 
@@ -581,14 +587,19 @@ export class Host implements HostEndpoint {
       context: p.context,
       query: p.query,
       limits: p.limits,
+      ...(p.repl ? { repl: p.repl } : {}),
+      ...(p.systemPrompt ? { systemPrompt: p.systemPrompt } : {}),
+      ...(p.finalPatterns !== undefined ? { finalPatterns: p.finalPatterns } : {}),
     };
+    // null: the built-in prompt even when the profile has its own.
+    const promptFromProfile = p.systemPrompt === undefined;
     const demo = p.context.kind === 'demo' ? DEMO_SCENARIOS[p.context.name] : null;
     if (demo) {
       recipe.query ??= demo.query;
       recipe.limits = { maxDepth: demo.maxDepth, ...recipe.limits };
     }
     const title = demo?.title ?? (p.query ? p.query.slice(0, 80) : `Session (${p.context.kind} context)`);
-    return this.launch({ recipe, model: p.model, subModel: p.subModel, breakpoints: p.breakpoints, startPaused: p.startPaused, title, replay: null, forkOf: null });
+    return this.launch({ recipe, model: p.model, subModel: p.subModel, breakpoints: p.breakpoints, startPaused: p.startPaused, title, replay: null, forkOf: null, fromProfile: { repl: !p.repl, systemPrompt: promptFromProfile } });
   }
 
   private async launch(o: {
@@ -600,12 +611,16 @@ export class Host implements HostEndpoint {
     title: string;
     replay: ReplayPlan | null;
     forkOf: (LogHeader['forkOf'] & object) | null;
+    /** A new session takes these from its profile when it did not set them (a fork keeps its recipe's). */
+    fromProfile?: { repl: boolean; systemPrompt: boolean };
   }): Promise<Session> {
     if (this.closed) throw new HostError('conflict', 'the host is shutting down');
     const { profile, baseUrl, apiKey } = await this.resolveProfile(o.recipe.profile);
     const model = o.model ?? profile.model;
     const subModel = o.subModel === undefined ? profile.subModel : o.subModel;
     const recipe: SessionRecipe = { ...o.recipe, model, subModel };
+    if (o.fromProfile?.repl && profile.repl) recipe.repl = profile.repl;
+    if (o.fromProfile?.systemPrompt && profile.systemPrompt) recipe.systemPrompt = profile.systemPrompt;
     const s = this.newSession({
       title: o.title,
       status: 'starting',
@@ -640,6 +655,9 @@ export class Host implements HostEndpoint {
       breakpoints: o.breakpoints,
       startPaused: o.startPaused,
       replay: o.replay,
+      repl: recipe.repl ?? 'javascript',
+      systemPrompt: recipe.systemPrompt ?? null,
+      finalPatterns: recipe.finalPatterns ?? false,
     };
     this.spawnWorker(s, spec);
     this.broadcast(s);

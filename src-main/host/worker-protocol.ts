@@ -2,7 +2,7 @@
 // Both directions are validated on arrival: a worker is a separate process that may be
 // half-dead or confused, and the host must not trust it any more than a client.
 import { z } from 'zod';
-import { Breakpoint, BreakpointKind, ContextSource, ReplyEditInput } from '../../src-shared/protocol.ts';
+import { Breakpoint, BreakpointKind, ContextSource, ReplLanguageInput, ReplyEditInput } from '../../src-shared/protocol.ts';
 import { ReplayPlan } from '../lm/replay-client.ts';
 
 const nullableNum = z.number().nullable();
@@ -29,6 +29,10 @@ export const WorkerSpec = z.strictObject({
   breakpoints: z.array(Breakpoint),
   startPaused: z.boolean(),
   replay: ReplayPlan.nullable(),
+  repl: ReplLanguageInput,
+  /** Replaces the built-in system prompt; null: the built-in one. */
+  systemPrompt: z.string().nullable(),
+  finalPatterns: z.boolean(),
 });
 export type WorkerSpec = z.infer<typeof WorkerSpec>;
 

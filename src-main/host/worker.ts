@@ -113,6 +113,8 @@ async function start(spec: WorkerSpec): Promise<void> {
       maxTokens: l.maxTokens ?? null,
       maxErrors: l.maxErrors ?? null,
       maxConcurrency: l.maxConcurrency,
+      finalPatterns: spec.finalPatterns,
+      ...(spec.systemPrompt !== null ? { systemPrompt: spec.systemPrompt } : {}),
       gates: dbg.gates(),
     },
     { sink: recorder },

@@ -140,6 +140,7 @@ export class Services {
         const s = this.store.getState();
         switch (m.kind) {
           case 'format':
+            s.setFormat(id, m.format);
             break;
           case 'header':
             s.setHeader(id, m.header);

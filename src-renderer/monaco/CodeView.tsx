@@ -4,7 +4,8 @@ import { usePrefs } from '../store/prefs.ts';
 
 export interface CodeViewProps {
   value: string;
-  language?: 'javascript' | 'plaintext';
+  /** Python is coloured by Monaco's Monarch grammar alone (no language worker), read-only or not. */
+  language?: 'javascript' | 'python' | 'plaintext';
   readOnly?: boolean;
   onChange?: (v: string) => void;
   /** Character offset from which the model did not see the text. */

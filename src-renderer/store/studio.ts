@@ -14,6 +14,7 @@ import { EventIngest, frameScheduler, type Scheduler } from './ingest.ts';
 import { markRunDirty, settleOwnTotals } from '../lib/derive.ts';
 import { setAt, type Elision } from '../workers/elide.ts';
 import type { Spent } from '../workers/parse-core.ts';
+import type { LogFormat } from '../../src-shared/codecs/detect.ts';
 
 const samePath = (a: readonly (string | number)[], b: readonly (string | number)[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -24,6 +25,8 @@ export interface SessionEntry {
   title: string;
   summary: SessionSummary | null;
   header: LogHeader | null;
+  /** The format a local file was read as (a host session's is in `summary`); null until known. */
+  format: LogFormat | null;
   traj: TrajectoryState;
   /** Every event in seq order (the reducer's nodes point into these; kept for replay, compare, export). */
   events: TrajectoryEvent[];
@@ -98,6 +101,7 @@ export interface StudioActions {
   /** Creates (or resets) a local session; events come through `ingestEvents`. */
   addLocalSession(id: string, title: string): void;
   setHeader(sessionId: string, header: LogHeader | null): void;
+  setFormat(sessionId: string, format: LogFormat): void;
   addProblems(sessionId: string, problems: string[]): void;
   setLoading(sessionId: string, loading: SessionEntry['loading']): void;
   setTimings(sessionId: string, timings: Partial<NonNullable<SessionEntry['timings']>>): void;
@@ -148,6 +152,7 @@ function newEntry(id: string, source: SessionEntry['source'], title: string): Se
     title,
     summary: null,
     header: null,
+    format: null,
     traj: createTrajectoryState(),
     events: [],
     rev: 0,
@@ -236,6 +241,7 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
           e.traj.header = header;
           return { ...e, header };
         }),
+      setFormat: (id, format) => patchEntry(id, (e) => (e.format === format ? e : { ...e, format })),
       addProblems: (id, problems) => patchEntry(id, (e) => ({ ...e, problems: [...e.problems, ...problems].slice(0, 200) })),
       setLoading: (id, loading) => patchEntry(id, (e) => ({ ...e, loading })),
       setTimings: (id, t) => patchEntry(id, (e) => ({ ...e, timings: { firstViewMs: null, fullMs: null, ...e.timings, ...t } })),

@@ -101,9 +101,24 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
       {showVars && vars && vars.sessionId === hostId ? (
         <div className="vars" data-testid="variables">
           <table>
+            <thead>
+              <tr>
+                <th scope="col">name</th>
+                <th scope="col">type</th>
+                <th scope="col" title="len() in Python; length or key count in JavaScript">size</th>
+                <th scope="col">value</th>
+              </tr>
+            </thead>
             <tbody>
+              {vars.list.length === 0 ? (
+                <tr>
+                  <td colSpan={4} className="muted">
+                    no variables yet
+                  </td>
+                </tr>
+              ) : null}
               {vars.list.map((v) => (
-                <tr key={v.name}>
+                <tr key={v.name} data-testid={`var-${v.name}`}>
                   <td>
                     <code>{v.name}</code>
                   </td>

@@ -1,8 +1,10 @@
 // Starts a session on the host: profile (the built-in `demo` needs no key), models,
-// context, query, limits, breakpoints.
+// REPL language, system prompt, context, query, limits, breakpoints. What is sent is
+// checked with the protocol's own schema first, so a problem is named here.
 import { useCallback, useState } from 'react';
-import type { BreakpointKind, ContextSource, RunLimitsInput, StartSession } from '../../src-shared/protocol.ts';
+import { StartSession, type BreakpointKind, type ContextSource, type RunLimitsInput } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
+import { REPL_LABEL, type ReplLanguage } from '../lib/repl-language.ts';
 import { ProfilesPanel } from './ProfilesPanel.tsx';
 
 const BP_KINDS: BreakpointKind[] = ['before_model_call', 'after_reply', 'after_block', 'on_error', 'on_subcall_start'];
@@ -12,10 +14,26 @@ function num(v: string): number | undefined {
   return v.trim() !== '' && Number.isFinite(n) ? n : undefined;
 }
 
+/** `profile`: whatever the profile says (its own prompt, else the built-in one). */
+type PromptMode = 'profile' | 'builtin' | 'custom';
+
+/** The first problem zod finds, as "field: message". */
+function firstIssue(err: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  const issue = err.issues[0];
+  if (!issue) return 'invalid';
+  const where = issue.path.map(String).join('.');
+  return where ? `${where}: ${issue.message}` : issue.message;
+}
+
 export function NewRunForm() {
   const svc = useServices();
   const profiles = useStudio((s) => s.profiles);
-  const [profile, setProfile] = useState('demo');
+  const [profile, setProfileName] = useState('demo');
+  const [repl, setRepl] = useState<ReplLanguage>('javascript');
+  const [promptMode, setPromptMode] = useState<PromptMode>('profile');
+  const [systemPrompt, setSystemPrompt] = useState('');
+  const [finalPatterns, setFinalPatterns] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
   const [model, setModel] = useState('');
   const [subModel, setSubModel] = useState('');
   const [ctxKind, setCtxKind] = useState<ContextSource['kind']>('demo');
@@ -32,6 +50,17 @@ export function NewRunForm() {
   const [busy, setBusy] = useState(false);
   const [managing, setManaging] = useState(false);
   const closeProfiles = useCallback(() => setManaging(false), []);
+  const chosen = profiles.find((p) => p.name === profile) ?? null;
+  // A profile brings its REPL language; the form's choice can still override it. Read from
+  // the store: a profile saved a moment ago is not in this render's list yet.
+  const setProfile = useCallback(
+    (name: string) => {
+      setProfileName(name);
+      setRepl(svc.store.getState().profiles.find((p) => p.name === name)?.repl ?? 'javascript');
+      setPromptMode((m) => (m === 'builtin' ? 'profile' : m));
+    },
+    [svc],
+  );
 
   const submit = async (): Promise<void> => {
     const context: ContextSource =
@@ -45,18 +74,26 @@ export function NewRunForm() {
     if (b !== undefined) limits.maxBudgetUsd = b;
     const t = num(maxTimeout);
     if (t !== undefined) limits.maxTimeoutMs = t * 1000;
-    const params: StartSession = {
+    const parsed = StartSession.safeParse({
       profile,
       context,
       query: query.trim() === '' ? null : query,
       limits,
       breakpoints: bps.map((kind) => ({ kind })),
       startPaused,
+      repl,
+      ...(finalPatterns ? { finalPatterns } : {}),
+      ...(promptMode === 'custom' ? { systemPrompt } : promptMode === 'builtin' ? { systemPrompt: null } : {}),
       ...(model ? { model } : {}),
       ...(subModel ? { subModel } : {}),
-    };
+    });
+    if (!parsed.success) {
+      setProblem(promptMode === 'custom' && systemPrompt.trim() === '' ? 'The custom system prompt is empty: type it or load it from a file.' : firstIssue(parsed.error));
+      return;
+    }
+    setProblem(null);
     setBusy(true);
-    await svc.start(params);
+    await svc.start(parsed.data);
     setBusy(false);
   };
 
@@ -96,6 +133,48 @@ export function NewRunForm() {
       </label>
       <label>
         Sub-model <input value={subModel} onChange={(e) => setSubModel(e.target.value)} placeholder="profile default" />
+      </label>
+      <label>
+        REPL language
+        <select value={repl} onChange={(e) => setRepl(e.target.value === 'python' ? 'python' : 'javascript')} data-testid="nr-repl">
+          <option value="javascript">{REPL_LABEL.javascript}</option>
+          <option value="python">{REPL_LABEL.python} (the reference library's names)</option>
+        </select>
+      </label>
+      <fieldset className="nr-prompt">
+        <legend>System prompt</legend>
+        <label>
+          <input type="radio" name="prompt" checked={promptMode === 'profile'} onChange={() => setPromptMode('profile')} data-testid="nr-prompt-profile" />{' '}
+          {chosen?.systemPrompt ? `the profile's own (${chosen.systemPrompt.length.toLocaleString('en-US')} characters)` : `built-in, for ${REPL_LABEL[repl]}`}
+        </label>
+        {chosen?.systemPrompt ? (
+          <label>
+            <input type="radio" name="prompt" checked={promptMode === 'builtin'} onChange={() => setPromptMode('builtin')} data-testid="nr-prompt-builtin" /> built-in, for {REPL_LABEL[repl]}
+          </label>
+        ) : null}
+        <label>
+          <input type="radio" name="prompt" checked={promptMode === 'custom'} onChange={() => setPromptMode('custom')} data-testid="nr-prompt-custom" /> my own
+        </label>
+        {promptMode === 'custom' ? (
+          <>
+            <textarea value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} rows={6} spellCheck={false} aria-label="System prompt text" data-testid="nr-system-prompt" />
+            <small className="muted">Replaces the built-in prompt; {'{tools}'} is replaced by the list of tools.</small>
+            <input
+              type="file"
+              aria-label="Load the system prompt from a file"
+              data-testid="nr-system-prompt-file"
+              onChange={(e) => {
+                const f = e.target.files?.[0];
+                if (f) void f.text().then(setSystemPrompt);
+              }}
+            />
+          </>
+        ) : null}
+      </fieldset>
+      <label className="nr-check">
+        <span>
+          <input type="checkbox" checked={finalPatterns} onChange={(e) => setFinalPatterns(e.target.checked)} data-testid="nr-final-patterns" /> accept paper-era FINAL(answer) and FINAL_VAR(name) in replies
+        </span>
       </label>
       <fieldset>
         <legend>Context</legend>
@@ -155,6 +234,11 @@ export function NewRunForm() {
           <input type="checkbox" checked={startPaused} onChange={(e) => setStartPaused(e.target.checked)} /> start paused
         </label>
       </fieldset>
+      {problem ? (
+        <p role="alert" className="pp-error" data-testid="nr-error">
+          {problem}
+        </p>
+      ) : null}
       <button type="submit" className="primary" disabled={busy} data-testid="nr-start">
         {busy ? 'Starting…' : 'Start'}
       </button>

@@ -5,8 +5,9 @@
 // carries it) is kept.
 import { useEffect, useId, useRef, useState, type FormEvent, type SyntheticEvent } from 'react';
 import { createPortal } from 'react-dom';
-import type { EndpointProfile } from '../../src-shared/protocol.ts';
+import { EndpointProfile } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
+import { REPL_LABEL, type ReplLanguage } from '../lib/repl-language.ts';
 import { deleteProfile, saveProfile, setProfileKey } from '../app/profile-services.ts';
 
 /** The host's built-in profile (bundled mock model); it refuses to save over it. */
@@ -27,11 +28,15 @@ export interface ProfileDraft {
   subModel: string;
   apiKeyRef: string;
   prices: PriceRow[];
+  repl: ReplLanguage;
+  /** '' : the built-in prompt. */
+  systemPrompt: string;
 }
 
-export type DraftErrors = Partial<Record<'name' | 'baseUrl' | 'model' | 'apiKeyRef' | 'prices', string>>;
+const DRAFT_FIELDS = ['name', 'baseUrl', 'model', 'apiKeyRef', 'prices', 'systemPrompt'] as const;
+export type DraftErrors = Partial<Record<(typeof DRAFT_FIELDS)[number], string>>;
 
-const EMPTY: ProfileDraft = { original: null, name: '', baseUrl: '', model: '', subModel: '', apiKeyRef: '', prices: [] };
+const EMPTY: ProfileDraft = { original: null, name: '', baseUrl: '', model: '', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '' };
 
 function draftOf(p: EndpointProfile): ProfileDraft {
   return {
@@ -42,6 +47,8 @@ function draftOf(p: EndpointProfile): ProfileDraft {
     subModel: p.subModel ?? '',
     apiKeyRef: p.apiKeyRef ?? '',
     prices: Object.entries(p.prices).map(([model, v]) => ({ model, input: String(v.inputPerMTok), output: String(v.outputPerMTok) })),
+    repl: p.repl ?? 'javascript',
+    systemPrompt: p.systemPrompt ?? '',
   };
 }
 
@@ -83,9 +90,19 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
     if (errors.prices) break;
   }
   if (Object.keys(errors).length > 0) return { errors };
-  return {
-    profile: { name, baseUrl, model: d.model.trim(), subModel: d.subModel.trim() === '' ? null : d.subModel.trim(), apiKeyRef: ref === '' ? null : ref, prices },
-  };
+  const profile: EndpointProfile = { name, baseUrl, model: d.model.trim(), subModel: d.subModel.trim() === '' ? null : d.subModel.trim(), apiKeyRef: ref === '' ? null : ref, prices };
+  // JavaScript is what an absent language means: left out, as in profiles saved before Python.
+  if (d.repl !== 'javascript') profile.repl = d.repl;
+  if (d.systemPrompt.trim() !== '') profile.systemPrompt = d.systemPrompt;
+  // The host checks with this same schema; anything the checks above missed is named here.
+  const checked = EndpointProfile.safeParse(profile);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const at = String(issue?.path[0] ?? 'name');
+    const field = DRAFT_FIELDS.find((f) => f === at) ?? 'name';
+    return { errors: { [field]: `${at}: ${issue?.message ?? 'invalid'}` } };
+  }
+  return { profile: checked.data };
 }
 
 // The panel is portalled to <body>; React still bubbles its events through the new-run
@@ -167,6 +184,8 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
               <th scope="col">Sub-model</th>
               <th scope="col">API key reference</th>
               <th scope="col">Prices</th>
+              <th scope="col">REPL</th>
+              <th scope="col">System prompt</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -180,6 +199,8 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
               <td>—</td>
               <td>none needed</td>
               <td>—</td>
+              <td>chosen per run</td>
+              <td>built-in</td>
               <td className="muted">built-in, read-only</td>
             </tr>
             {saved.map((p) => (
@@ -190,6 +211,8 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
                 <td>{p.subModel ?? '—'}</td>
                 <td>{p.apiKeyRef ?? '—'}</td>
                 <td>{Object.keys(p.prices).length > 0 ? Object.entries(p.prices).map(([m, v]) => `${m}: $${v.inputPerMTok} / $${v.outputPerMTok}`).join('; ') : '—'}</td>
+                <td>{REPL_LABEL[p.repl ?? 'javascript']}</td>
+                <td>{p.systemPrompt ? `own (${p.systemPrompt.length.toLocaleString('en-US')} characters)` : 'built-in'}</td>
                 <td>
                   <button type="button" onClick={() => open(draftOf(p))} aria-label={`Edit ${p.name}`} data-testid={`pp-edit-${p.name}`}>
                     Edit
@@ -303,6 +326,31 @@ function ProfileEditor({
           <input value={d.apiKeyRef} onChange={(e) => set({ apiKeyRef: e.target.value })} placeholder="e.g. OPENAI_API_KEY" spellCheck={false} data-testid="pp-key-ref" {...described('apiKeyRef')} />
           <small className="muted">Web mode reads the key from this variable where rlm-studio serve runs. The desktop app fills it in when you store a key.</small>
           {err('apiKeyRef')}
+        </label>
+        <label>
+          REPL language
+          <select value={d.repl} onChange={(e) => set({ repl: e.target.value === 'python' ? 'python' : 'javascript' })} data-testid="pp-repl">
+            <option value="javascript">{REPL_LABEL.javascript}</option>
+            <option value="python">{REPL_LABEL.python}</option>
+          </select>
+          <small className="muted">What its runs use unless the new run picks another.</small>
+        </label>
+        <label>
+          System prompt
+          <textarea value={d.systemPrompt} onChange={(e) => set({ systemPrompt: e.target.value })} rows={4} spellCheck={false} placeholder="empty: the built-in prompt for the run's language" data-testid="pp-system-prompt" {...described('systemPrompt')} />
+          <small className="muted">Replaces the built-in prompt (e.g. the one a model was trained on); {'{tools}'} is replaced by the list of tools.</small>
+          {err('systemPrompt')}
+        </label>
+        <label>
+          Load the system prompt from a file
+          <input
+            type="file"
+            data-testid="pp-system-prompt-file"
+            onChange={(e) => {
+              const f = e.target.files?.[0];
+              if (f) void f.text().then((text) => set({ systemPrompt: text }));
+            }}
+          />
         </label>
         <fieldset className="pp-prices">
           <legend>Price overrides (USD per million tokens)</legend>

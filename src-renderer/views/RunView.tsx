@@ -7,6 +7,7 @@ import { blocksOf, iterationTotals, type BlockNode, type IterationNode, type Run
 import { useServices, useStudio } from '../app/context.tsx';
 import { fmtInt, fmtMs, fmtUsd, inclusiveTotals, runStatus, truncationOf } from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
+import { REPL_LABEL, replLanguageOf, type ReplLanguage } from '../lib/repl-language.ts';
 import { hostIdOf, pauseOf, viewRev, viewTraj } from '../store/studio.ts';
 import { TextBlock } from './TextBlock.tsx';
 
@@ -16,6 +17,7 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
   const traj = useStudio((s) => viewTraj(s, sessionId));
   const sel = useStudio((s) => s.selection.get(sessionId));
   const pause = useStudio((s) => pauseOf(s, sessionId));
+  const language = useStudio((s) => replLanguageOf(s.sessions.get(sessionId)));
   const runId = sel?.runId ?? traj?.roots[0] ?? null;
   const run = runId && traj ? traj.runs.get(runId) : undefined;
   if (!traj || !run) return <div className="empty">No runs yet{traj && traj.eventCount === 0 ? ' (waiting for events)' : ''}.</div>;
@@ -24,14 +26,14 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
   const it = its.find((x) => x.iteration === iteration) ?? null;
   return (
     <div className="run-view" data-rev={rev}>
-      <RunHeader traj={traj} run={run} pause={pause} sessionId={sessionId} />
+      <RunHeader traj={traj} run={run} pause={pause} sessionId={sessionId} language={language} />
       <IterationTimeline sessionId={sessionId} run={run} selected={iteration} />
-      {it ? <IterationDetail key={`${run.id}:${it.iteration}`} sessionId={sessionId} traj={traj} run={run} it={it} pause={pause} /> : <div className="empty">No iterations yet.</div>}
+      {it ? <IterationDetail key={`${run.id}:${it.iteration}`} sessionId={sessionId} traj={traj} run={run} it={it} pause={pause} language={language} /> : <div className="empty">No iterations yet.</div>}
     </div>
   );
 });
 
-function RunHeader({ traj, run, pause, sessionId }: { traj: TrajectoryState; run: RunNode; pause: PauseInfo | null; sessionId: string }) {
+function RunHeader({ traj, run, pause, sessionId, language }: { traj: TrajectoryState; run: RunNode; pause: PauseInfo | null; sessionId: string; language: ReplLanguage }) {
   const svc = useServices();
   const totals = useMemo(() => inclusiveTotals(traj, run.id), [traj, run, traj.revision]);
   const status = runStatus(run, pause);
@@ -45,6 +47,9 @@ function RunHeader({ traj, run, pause, sessionId }: { traj: TrajectoryState; run
         <h2>
           Run <code>{run.id}</code> · depth {run.depth}
         </h2>
+        <span className={`badge repl repl-${language}`} data-testid="run-repl" title={`The code of this run runs in a ${REPL_LABEL[language]} REPL`}>
+          {REPL_LABEL[language]} REPL
+        </span>
         {parent ? (
           <button type="button" className="link" onClick={() => svc.store.getState().select(sessionId, { runId: parent, iteration: run.spawnedBy?.iteration ?? null })}>
             ↑ parent run
@@ -137,7 +142,7 @@ function MessageList({ messages, label }: { messages: ChatMessage[]; label: stri
   );
 }
 
-function IterationDetail({ sessionId, traj, run, it, pause }: { sessionId: string; traj: TrajectoryState; run: RunNode; it: IterationNode; pause: PauseInfo | null }) {
+function IterationDetail({ sessionId, traj, run, it, pause, language }: { sessionId: string; traj: TrajectoryState; run: RunNode; it: IterationNode; pause: PauseInfo | null; language: ReplLanguage }) {
   const svc = useServices();
   const totals = iterationTotals(traj, it);
   const first = run.iterations[0] === it;
@@ -199,9 +204,9 @@ function IterationDetail({ sessionId, traj, run, it, pause }: { sessionId: strin
           <TextBlock text={it.reply.text} testId="reply-text" />
         </div>
       ) : null}
-      {pausedHere && pause.reply ? <PausedEditor sessionId={entry ? (hostIdOf(entry) ?? sessionId) : sessionId} blocks={pause.reply.blocks} /> : null}
+      {pausedHere && pause.reply ? <PausedEditor sessionId={entry ? (hostIdOf(entry) ?? sessionId) : sessionId} blocks={pause.reply.blocks} language={language} /> : null}
       {blocks.map((b) => (
-        <BlockView key={b.block} sessionId={sessionId} traj={traj} b={b} />
+        <BlockView key={b.block} sessionId={sessionId} traj={traj} b={b} language={language} />
       ))}
       {it.end?.finalAnswer != null ? (
         <div className="answer">
@@ -213,7 +218,7 @@ function IterationDetail({ sessionId, traj, run, it, pause }: { sessionId: strin
   );
 }
 
-function PausedEditor({ sessionId, blocks }: { sessionId: string; blocks: string[] }) {
+function PausedEditor({ sessionId, blocks, language }: { sessionId: string; blocks: string[]; language: ReplLanguage }) {
   const svc = useServices();
   const [edits, setEdits] = useState<string[]>(blocks);
   const changed = edits.some((e, i) => e !== blocks[i]);
@@ -224,7 +229,7 @@ function PausedEditor({ sessionId, blocks }: { sessionId: string; blocks: string
         <CodeView
           key={i}
           value={code}
-          language="javascript"
+          language={language}
           readOnly={false}
           onChange={(v) => setEdits((prev) => prev.map((p, j) => (j === i ? v : p)))}
           testId={`edit-block-${i}`}
@@ -259,7 +264,7 @@ function outputText(b: BlockNode): string {
   return parts.join('\n\n');
 }
 
-function BlockView({ sessionId, traj, b }: { sessionId: string; traj: TrajectoryState; b: BlockNode }) {
+function BlockView({ sessionId, traj, b, language }: { sessionId: string; traj: TrajectoryState; b: BlockNode; language: ReplLanguage }) {
   const out = outputText(b);
   const cut = truncationOf(out);
   return (
@@ -269,7 +274,7 @@ function BlockView({ sessionId, traj, b }: { sessionId: string; traj: Trajectory
         {b.start?.edited ? <span className="badge">edited by hand</span> : null}
         {b.end ? <small> · {fmtMs(b.end.durationMs)} (cpu {fmtMs(b.end.cpuMs)})</small> : <small> · running…</small>}
       </h4>
-      {b.start ? <CodeView value={b.start.code} language="javascript" readOnly testId={`code-${b.block}`} ariaLabel={`Code block ${b.block + 1}`} /> : null}
+      {b.start ? <CodeView value={b.start.code} language={language} readOnly testId={`code-${b.block}`} ariaLabel={`Code block ${b.block + 1}`} /> : null}
       {b.end ? (
         <>
           <div className="out-head">

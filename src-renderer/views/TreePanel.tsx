@@ -9,6 +9,7 @@ import type { PauseInfo } from '../../src-shared/protocol.ts';
 import type { TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { fmtInt, fmtMs, fmtUsd, measureOf, MEASURES, runLabel, runMetrics, runStatus, runsMatching, treeRows, type Measure, type RunMetrics, type TreeRow } from '../lib/derive.ts';
+import { REPL_LABEL, REPL_TAG, replLanguageOf, type ReplLanguage } from '../lib/repl-language.ts';
 import { usePrefs } from '../store/prefs.ts';
 import { pauseOf, viewRev, viewTraj } from '../store/studio.ts';
 import { TreeGraph } from './TreeGraph.tsx';
@@ -22,6 +23,7 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   const traj = useStudio((s) => viewTraj(s, sessionId));
   const pause = useStudio((s) => pauseOf(s, sessionId));
   const selected = useStudio((s) => s.selection.get(sessionId)?.runId ?? null);
+  const language = useStudio((s) => replLanguageOf(s.sessions.get(sessionId)));
   const { colourBy, treeMode, set: setPrefs } = usePrefs();
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const [query, setQuery] = useState('');
@@ -78,7 +80,7 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
       {treeMode === 'graph' ? (
         <TreeGraph traj={traj} rev={rev} metrics={metrics} colourBy={colourBy} selected={selected} onSelect={select} pause={pause} />
       ) : (
-        <TreeList traj={traj} rows={rows} metrics={metrics} colour={colour} colourBy={colourBy} selected={selected} onSelect={select} onToggle={toggle} pause={pause} rev={rev} />
+        <TreeList traj={traj} rows={rows} metrics={metrics} colour={colour} colourBy={colourBy} selected={selected} onSelect={select} onToggle={toggle} pause={pause} rev={rev} language={language} />
       )}
     </div>
   );
@@ -95,9 +97,10 @@ interface TreeListProps {
   onToggle(key: string): void;
   pause: PauseInfo | null;
   rev: number;
+  language: ReplLanguage;
 }
 
-function TreeList({ traj, rows, metrics, colour, colourBy, selected, onSelect, onToggle, pause, rev }: TreeListProps) {
+function TreeList({ traj, rows, metrics, colour, colourBy, selected, onSelect, onToggle, pause, rev, language }: TreeListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const [active, setActive] = useState(0);
   const virt = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 12 });
@@ -188,6 +191,7 @@ function TreeList({ traj, rows, metrics, colour, colourBy, selected, onSelect, o
                 onToggle={onToggle}
                 onFocusRow={() => setActive(vi.index)}
                 pause={pause}
+                language={language}
               />
             </div>
           );
@@ -214,9 +218,10 @@ interface RowProps {
   onToggle(key: string): void;
   onFocusRow(): void;
   pause: PauseInfo | null;
+  language: ReplLanguage;
 }
 
-const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colourBy, selected, active, onSelect, onToggle, onFocusRow, pause }: RowProps) {
+const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colourBy, selected, active, onSelect, onToggle, onFocusRow, pause, language }: RowProps) {
   const indent = { paddingLeft: 6 + row.level * 14 };
   const expandable = row.kind === 'batch' || row.hasChildren;
   const twisty = (
@@ -257,19 +262,23 @@ const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colo
       aria-selected={selected}
       data-run-id={run.id}
       data-status={status}
+      data-repl={language}
       className={`tree-row${selected ? ' selected' : ''}${active ? ' active' : ''}`}
       style={indent}
       onClick={() => {
         onFocusRow();
         onSelect(run.id);
       }}
-      title={`${run.id} · depth ${run.depth} · ${status} · ${run.start?.model ?? '?'}${run.start ? ` · context ${fmtInt(run.start.context.totalChars)} chars` : ''}\n${runLabel(traj, run, 300)}`}
+      title={`${run.id} · depth ${run.depth} · ${status} · ${REPL_LABEL[language]} REPL · ${run.start?.model ?? '?'}${run.start ? ` · context ${fmtInt(run.start.context.totalChars)} chars` : ''}\n${runLabel(traj, run, 300)}`}
     >
       {twisty}
       <span className={`dot status-${status}`} aria-label={status} />
       <span className="swatch" style={{ background: colour(value) }} />
       <span className="run-label">
         <b>d{run.depth}</b> {label}
+      </span>
+      <span className={`repl-tag repl-${language}`} aria-label={`${REPL_LABEL[language]} REPL`}>
+        {REPL_TAG[language]}
       </span>
       <span className="run-nums">
         {run.iterations.length} it · {fmtInt((metrics?.total.inputTokens ?? 0) + (metrics?.total.outputTokens ?? 0))} tok · {fmtUsd(metrics?.total.costUsd ?? 0)} · {fmtMs(metrics?.wallMs ?? 0)}

@@ -11,7 +11,7 @@ import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
-import { validateDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
+import { validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
 
 const DEMO: EndpointProfile = { name: 'demo', baseUrl: 'http://127.0.0.1/v1', model: 'mock-root', subModel: null, apiKeyRef: null, prices: {} };
 const OPENAI: EndpointProfile = { name: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-5', subModel: 'gpt-5-mini', apiKeyRef: 'OPENAI_API_KEY', prices: {} };
@@ -84,7 +84,7 @@ function storeText(state: object): string {
 }
 
 describe('validateDraft', () => {
-  const base = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [] };
+  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '' };
   it('builds the profile, refuses bad URLs, the demo name, duplicates and bad prices', () => {
     expect(validateDraft(base, [])).toEqual({ profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} } });
     for (const baseUrl of ['not a url', 'ftp://h/v1', 'javascript:alert(1)', '']) expect(validateDraft({ ...base, baseUrl }, [])).toMatchObject({ errors: { baseUrl: expect.any(String) } });

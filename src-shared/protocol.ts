@@ -109,6 +109,11 @@ export const ForkSession = z.strictObject({
   /** Replaces the reply at `iteration` instead of asking the model. */
   editedReply: z.string().optional(),
   breakpoints: z.array(Breakpoint).default([]),
+  /**
+   * The context the source session was made from, for a log that holds none and has no recipe
+   * on the host (the reference library's, a dropped file). Absent: the recorded one.
+   */
+  context: ContextSource.optional(),
 });
 export type ForkSession = z.infer<typeof ForkSession>;
 

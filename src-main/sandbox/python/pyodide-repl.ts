@@ -1,0 +1,494 @@
+// The Python REPL: CPython (Pyodide) inside an isolated-vm isolate, behind the same `Repl`
+// interface and limits as the JavaScript one. See README.md for what the boundary guarantees.
+import ivm from 'isolated-vm';
+import type { BlockError, ReplResetReason } from '../../../src-shared/events.ts';
+import { BlockState } from '../block-state.ts';
+import { RESERVED_NAMES } from '../isolated-repl.ts';
+import type { CallSite, ExecResult, HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
+import type { Interpreter } from './interpreter.ts';
+import type { PythonRunOutcome } from './isolate-side.ts';
+import { takeInterpreter } from './pool.ts';
+import { placeArguments, toolParameterNames } from './tool-arguments.ts';
+
+export const PYTHON_DEFAULTS = {
+  memoryLimitMb: 512,
+  cpuLimitMs: 10_000,
+  wallLimitMs: 60_000,
+  outputCapChars: 1_000_000,
+} as const;
+
+const WATCHDOG_MS = 20;
+const FLUSH_CHARS = 64 * 1024;
+const HOUSEKEEPING_TIMEOUT_MS = 10_000;
+const MB = 1024 * 1024;
+/** wasm32 cannot address more. */
+const MAX_WASM_BYTES = 4 * 1024 * MB - 64 * 1024;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const PYTHON_KEYWORDS = new Set(
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
+    ' ',
+  ),
+);
+/** The types a block's result lists, as the reference's `REPL variables:` does. */
+const SIMPLE_TYPES = new Set(['str', 'int', 'float', 'bool', 'list', 'dict', 'tuple', '_AnswerDict']);
+
+const RESET_NOTE =
+  'The REPL was restarted: every variable you created is gone. context, context_0…N, history and the tools were re-loaded.';
+
+/** A context as the interpreter loads it: text, or JSON text that Python parses. */
+interface LoadedContext {
+  json: boolean;
+  text: string;
+}
+
+class PythonRepl implements Repl {
+  readonly #bridge: SubcallBridge;
+  readonly #toolFunctions = new Map<string, { fn: HostFunction; params: string[] | null }>();
+  readonly #toolValues: Record<string, SandboxValue> = {};
+  readonly #contexts = new Map<number, LoadedContext>();
+  readonly #histories = new Map<number, string>();
+  readonly #globals = new Map<string, string>();
+  readonly #baseMemoryMb: number;
+  readonly #cpuLimitMs: number;
+  readonly #wallLimitMs: number;
+  readonly #outputCap: number;
+  readonly #finalVar: boolean;
+  #interp: Interpreter | null = null;
+  #memoryLimitBytes = 0;
+  #block: BlockState | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+  #disposed = false;
+  #pendingReset: { reason: ReplResetReason; what: string } | null = null;
+
+  constructor(options: ReplOptions) {
+    this.#bridge = options.bridge;
+    this.#baseMemoryMb = positive(options.memoryLimitMb, PYTHON_DEFAULTS.memoryLimitMb, 'memoryLimitMb');
+    this.#cpuLimitMs = positive(options.cpuLimitMs, PYTHON_DEFAULTS.cpuLimitMs, 'cpuLimitMs');
+    this.#wallLimitMs = positive(options.wallLimitMs, PYTHON_DEFAULTS.wallLimitMs, 'wallLimitMs');
+    this.#outputCap = positive(options.outputCapChars, PYTHON_DEFAULTS.outputCapChars, 'outputCapChars');
+    this.#finalVar = options.finalVar === true;
+    const reserved = new Set<string>([...RESERVED_NAMES, 'FINAL_VAR', 'FINAL']);
+    const tools = options.tools ?? {};
+    const conflicts = Object.keys(tools).filter((name) => reserved.has(name));
+    if (conflicts.length > 0) {
+      throw new Error(`Custom tool names conflict with reserved REPL names: ${conflicts.join(', ')}`);
+    }
+    const invalid = Object.keys(tools).filter((name) => !IDENTIFIER.test(name) || PYTHON_KEYWORDS.has(name));
+    if (invalid.length > 0) throw new Error(`Custom tool names must be Python identifiers: ${invalid.join(', ')}`);
+    for (const [name, tool] of Object.entries(tools)) {
+      if (typeof tool === 'function') this.#toolFunctions.set(name, { fn: tool, params: toolParameterNames(tool) });
+      else this.#toolValues[name] = tool;
+    }
+  }
+
+  addContext(index: number, value: SandboxValue): Promise<void> {
+    checkIndex(index);
+    return this.#serial(async () => {
+      const json = typeof value !== 'string';
+      this.#contexts.set(index, { json, text: json ? JSON.stringify(value) : value });
+      const current = this.#live();
+      // A fresh interpreter loads every context, this one included.
+      if (!current) await this.#ensure();
+      else {
+        await this.#growLimit(current);
+        await this.#loadContext(current, index);
+      }
+    });
+  }
+
+  addHistory(index: number, messages: SandboxValue): Promise<void> {
+    checkIndex(index);
+    return this.#serial(async () => {
+      const json = JSON.stringify(messages);
+      this.#histories.set(index, json);
+      const current = this.#live();
+      if (!current) await this.#ensure();
+      else await this.#set(current, `history_${index}`, json, false);
+    });
+  }
+
+  setGlobal(name: string, value: SandboxValue): Promise<void> {
+    const functions = new Set<string>([...RESERVED_NAMES, 'FINAL_VAR', 'FINAL', ...this.#toolFunctions.keys()]);
+    functions.delete('history');
+    if (!IDENTIFIER.test(name) || functions.has(name)) {
+      return Promise.reject(new Error(`setGlobal cannot set '${name}' (a REPL function, answer or context)`));
+    }
+    return this.#serial(async () => {
+      const json = JSON.stringify(value);
+      this.#globals.set(name, json);
+      const current = this.#live();
+      if (!current) await this.#ensure();
+      else await this.#set(current, name, json, name === 'history');
+    });
+  }
+
+  execute(code: string, site: CallSite): Promise<ExecResult> {
+    return this.#serial(() => this.#execute(code, site));
+  }
+
+  listVariables(): Promise<VariableInfo[]> {
+    return this.#serial(async () => {
+      const interp = this.#interp;
+      if (!interp || this.#disposed || interp.isolate.isDisposed) return [];
+      try {
+        const raw = await interp.control.apply(undefined, ['list', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+        return parseListed(raw);
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#interp?.dispose();
+    this.#interp = null;
+    this.#contexts.clear();
+    this.#histories.clear();
+    this.#globals.clear();
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  #serial<T>(op: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(() => {
+      if (this.#disposed) throw new Error('The REPL has been disposed.');
+      return op();
+    });
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Wasm memory the interpreter may use: the base limit plus room for every loaded value. */
+  #wantedLimitBytes(): number {
+    let bytes = 0;
+    // Reading a text context holds the file, the bytes read and the str at once; parsed JSON
+    // takes several times its text in Python objects.
+    for (const c of this.#contexts.values()) bytes += c.text.length * (c.json ? 8 : 4);
+    for (const h of this.#histories.values()) bytes += h.length * 8;
+    for (const g of this.#globals.values()) bytes += g.length * 8;
+    return Math.min(MAX_WASM_BYTES, this.#baseMemoryMb * MB + bytes);
+  }
+
+  async #growLimit(interp: Interpreter): Promise<void> {
+    const wanted = this.#wantedLimitBytes();
+    if (wanted <= this.#memoryLimitBytes) return;
+    this.#memoryLimitBytes = wanted;
+    await interp.control.apply(undefined, ['limit', String(wanted)], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+  }
+
+  #live(): Interpreter | null {
+    return this.#interp && !this.#interp.isolate.isDisposed ? this.#interp : null;
+  }
+
+  /** The current interpreter, or a fresh one with every context, history and global loaded. */
+  async #ensure(): Promise<Interpreter> {
+    if (this.#disposed) throw new Error('The REPL has been disposed.');
+    if (this.#interp && !this.#interp.isolate.isDisposed) return this.#interp;
+    this.#interp = null;
+    this.#memoryLimitBytes = this.#wantedLimitBytes();
+    const interp = await takeInterpreter(this.#memoryLimitBytes);
+    try {
+      interp.hooks = {
+        flush: (stream, text, dropped) => {
+          const block = this.#interp === interp ? this.#block : null;
+          if (block?.active) (stream === 1 ? block.stderr : block.stdout).append(text, dropped);
+        },
+        dispatch: async (kind, a, b) => {
+          const block = this.#interp === interp ? this.#block : null;
+          if (!block || !block.active) {
+            return kind === 'tool'
+              ? JSON.stringify({ err: { name: 'RuntimeError', message: 'Host calls are only available while a block runs.' } })
+              : 'Error: host calls are only available while a block runs';
+          }
+          block.enterBridge();
+          try {
+            return await this.#dispatch(kind, a, b, block.site);
+          } finally {
+            block.leaveBridge();
+          }
+        },
+      };
+      const config = {
+        output_cap: this.#outputCap,
+        flush_chars: FLUSH_CHARS,
+        tool_functions: [...this.#toolFunctions.keys()],
+        tool_values: JSON.stringify(this.#toolValues),
+        final_var: this.#finalVar,
+      };
+      await interp.control.apply(undefined, ['setup', JSON.stringify(config)], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+      this.#interp = interp;
+      for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) await this.#loadContext(interp, i);
+      for (const i of [...this.#histories.keys()].sort((x, y) => x - y)) {
+        await this.#set(interp, `history_${i}`, this.#histories.get(i)!, false);
+      }
+      for (const [name, json] of this.#globals) await this.#set(interp, name, json, name === 'history');
+      return interp;
+    } catch (err) {
+      interp.dispose();
+      if (this.#interp === interp) this.#interp = null;
+      throw err;
+    }
+  }
+
+  /** Loads `context_{index}` into the namespace as the reference's loader block would. */
+  async #loadContext(interp: Interpreter, index: number): Promise<void> {
+    const ctx = this.#contexts.get(index)!;
+    const name = `context_${index}`;
+    // Encoded anew at each load (a reset reloads) and moved, not copied, into the isolate.
+    const bytes = Buffer.from(ctx.text, 'utf8');
+    const buffer =
+      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    const data = new ivm.ExternalCopy(buffer, { transferOut: true }).copyInto({ release: true, transferIn: true });
+    const raw = await interp.control.apply(undefined, ['context', JSON.stringify({ index, json: ctx.json }), data], {
+      timeout: HOUSEKEEPING_TIMEOUT_MS,
+    });
+    const result = JSON.parse(String(raw)) as { error: string | null; outOfMemory: boolean };
+    if (result.outOfMemory) {
+      throw new Error(`${name} does not fit in the Python REPL's memory limit (${Math.round(this.#memoryLimitBytes / MB)} MB)`);
+    }
+    if (result.error !== null) throw new Error(`Loading ${name} into the Python REPL failed: ${result.error}`);
+  }
+
+  async #set(interp: Interpreter, name: string, json: string, compaction: boolean): Promise<void> {
+    await this.#growLimit(interp);
+    await interp.control.apply(undefined, ['set', JSON.stringify({ name, json, compaction })], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+  }
+
+  async #dispatch(kind: string, a: string, b: string, site: CallSite): Promise<string> {
+    const model = b === '' ? undefined : b;
+    try {
+      switch (kind) {
+        case 'llm':
+          return String(await this.#bridge.llmQuery(a, model, site));
+        case 'rlm':
+          return String(await this.#bridge.rlmQuery(a, model, site));
+        case 'llm_batched':
+        case 'rlm_batched': {
+          const prompts = JSON.parse(a) as string[];
+          const results =
+            kind === 'llm_batched'
+              ? await this.#bridge.llmQueryBatched(prompts, model, site)
+              : await this.#bridge.rlmQueryBatched(prompts, model, site);
+          const list = Array.isArray(results) ? results : [];
+          return JSON.stringify(prompts.map((_, i) => (i < list.length ? String(list[i]) : 'Error: no result for this prompt')));
+        }
+        case 'tool':
+          return await this.#callTool(a, b);
+        default:
+          return `Error: unknown host call ${kind}`;
+      }
+    } catch (err) {
+      const message = `Error: ${errorMessage(err)}`;
+      return kind.endsWith('batched') ? JSON.stringify((JSON.parse(a) as string[]).map(() => message)) : message;
+    }
+  }
+
+  async #callTool(name: string, payload: string): Promise<string> {
+    const tool = this.#toolFunctions.get(name);
+    if (!tool) return JSON.stringify({ err: { name: 'NameError', message: `${name} is not a tool` } });
+    try {
+      const { args, kwargs } = JSON.parse(payload) as { args: SandboxValue[]; kwargs: Record<string, SandboxValue> };
+      const placed = placeArguments(name, tool.params, args, kwargs);
+      if ('error' in placed) return JSON.stringify({ err: { name: 'TypeError', message: placed.error } });
+      const value = await tool.fn(...(placed.args as SandboxValue[]));
+      return value === undefined ? '{}' : JSON.stringify({ ok: value });
+    } catch (err) {
+      const errName = err instanceof Error && err.name ? err.name : 'Error';
+      return JSON.stringify({ err: { name: errName, message: errorMessage(err) } });
+    }
+  }
+
+  async #execute(code: string, site: CallSite): Promise<ExecResult> {
+    const interp = await this.#ensure();
+    // Timed from here: starting an interpreter is not the block's time.
+    const started = performance.now();
+    const block = new BlockState(site, this.#outputCap);
+    const pending = this.#pendingReset;
+    this.#pendingReset = null;
+    if (pending) block.stderr.append(`[Before this block, loading ${pending.what} failed. ${RESET_NOTE}]\n`, 0);
+    this.#block = block;
+    const isolate = interp.isolate;
+    const cpuStart = isolate.cpuTime;
+    let cpuNow = cpuStart;
+    let killed: ReplResetReason | null = null;
+    const watchdog = setInterval(() => {
+      if (killed) return;
+      try {
+        cpuNow = isolate.cpuTime;
+      } catch {
+        return;
+      }
+      const now = performance.now();
+      // cpuTime does not advance while the interpreter waits on the host; wall time is corrected.
+      const cpuMs = Number(cpuNow - cpuStart) / 1e6;
+      const wallMs = now - started - block.blockedMs(now);
+      if (cpuMs > this.#cpuLimitMs) killed = 'cpu_limit';
+      else if (wallMs > this.#wallLimitMs) killed = 'wall_limit';
+      if (killed && !isolate.isDisposed) isolate.dispose();
+    }, WATCHDOG_MS);
+    let outcome: PythonRunOutcome | null = null;
+    let failure: unknown = null;
+    try {
+      outcome = parseOutcome(await interp.control.apply(undefined, ['run', code]));
+    } catch (err) {
+      failure = err;
+    } finally {
+      clearInterval(watchdog);
+      block.active = false;
+      this.#block = null;
+    }
+    if (!isolate.isDisposed) {
+      try {
+        cpuNow = isolate.cpuTime;
+      } catch {
+        // keep the last sample
+      }
+    }
+    const timing = { durationMs: performance.now() - started, cpuMs: Number(cpuNow - cpuStart) / 1e6 };
+    if (outcome && !outcome.outOfMemory) {
+      block.stdout.append(outcome.stdout, outcome.dropped[0]);
+      block.stderr.append(outcome.stderr, outcome.dropped[1]);
+      return {
+        ...timing,
+        stdout: block.stdout.text(),
+        stderr: block.stderr.text(),
+        error: outcome.error,
+        variables: outcome.variables,
+        submitted: outcome.submitted,
+        replReset: pending ? pending.reason : null,
+      };
+    }
+    if (this.#disposed) {
+      return {
+        ...timing,
+        stdout: block.stdout.text(),
+        stderr: block.stderr.text(),
+        error: { name: 'RuntimeError', message: 'The REPL was disposed while the block ran.' },
+        variables: [],
+        submitted: null,
+        replReset: null,
+      };
+    }
+    if (outcome) {
+      // Out of memory: what the block printed is kept; the interpreter's memory cannot shrink.
+      block.stdout.append(outcome.stdout, outcome.dropped[0]);
+      block.stderr.append(outcome.stderr, outcome.dropped[1]);
+    }
+    const reason: ReplResetReason = killed ?? (outcome?.outOfMemory ? 'memory_limit' : 'crash');
+    const error = this.#resetError(reason, failure);
+    interp.dispose();
+    if (this.#interp === interp) this.#interp = null;
+    let variables: string[] = [];
+    try {
+      await this.#ensure();
+      variables = await this.#variables();
+    } catch (err) {
+      this.#pendingReset = { reason, what: `the contexts (${errorMessage(err)})` };
+    }
+    return {
+      ...timing,
+      stdout: block.stdout.text(),
+      stderr: block.stderr.text(),
+      error,
+      variables,
+      submitted: outcome?.submitted ?? null,
+      replReset: reason,
+    };
+  }
+
+  /** The simple variables of a fresh interpreter (what a block's result lists). */
+  async #variables(): Promise<string[]> {
+    const interp = this.#interp;
+    if (!interp) return [];
+    const raw = await interp.control.apply(undefined, ['list', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS }).catch(() => null);
+    return parseListed(raw)
+      .filter((v) => SIMPLE_TYPES.has(v.type))
+      .map((v) => v.name);
+  }
+
+  #resetError(reason: ReplResetReason, failure: unknown): BlockError {
+    switch (reason) {
+      case 'cpu_limit':
+        return {
+          name: 'TimeoutError',
+          message: `The block used more than ${this.#cpuLimitMs} ms of CPU time (an endless loop?) and was stopped. ${RESET_NOTE}`,
+        };
+      case 'wall_limit':
+        return {
+          name: 'TimeoutError',
+          message: `The block ran for more than ${this.#wallLimitMs} ms (not counting sub-calls) and was stopped. ${RESET_NOTE}`,
+        };
+      case 'memory_limit':
+        return {
+          name: 'MemoryError',
+          message: `The block ran out of memory (REPL limit ${Math.round(this.#memoryLimitBytes / MB)} MB) and was stopped. ${RESET_NOTE}`,
+        };
+      case 'crash':
+        return { name: 'SystemError', message: `The Python interpreter crashed (${errorMessage(failure)}). ${RESET_NOTE}` };
+      default:
+        return assertNever(reason);
+    }
+  }
+}
+
+/** Creates a Python REPL; throws if a tool name is reserved or not a Python identifier. */
+export async function createPythonRepl(options: ReplOptions): Promise<Repl> {
+  return new PythonRepl(options);
+}
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+function parseOutcome(raw: unknown): PythonRunOutcome {
+  const v = JSON.parse(String(raw)) as Partial<PythonRunOutcome>;
+  const e = v.error;
+  const error =
+    e && typeof e === 'object' && typeof e.name === 'string' && typeof e.message === 'string' ? { name: e.name, message: e.message } : null;
+  const d = Array.isArray(v.dropped) ? v.dropped : [0, 0];
+  const num = (n: unknown): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
+  return {
+    stdout: typeof v.stdout === 'string' ? v.stdout : '',
+    stderr: typeof v.stderr === 'string' ? v.stderr : '',
+    dropped: [num(d[0]), num(d[1])],
+    error,
+    variables: Array.isArray(v.variables) ? v.variables.filter((x): x is string => typeof x === 'string') : [],
+    submitted: typeof v.submitted === 'string' ? v.submitted : null,
+    outOfMemory: v.outOfMemory === true,
+  };
+}
+
+function parseListed(raw: unknown): VariableInfo[] {
+  if (typeof raw !== 'string') return [];
+  const value = JSON.parse(raw) as unknown;
+  if (!Array.isArray(value)) return [];
+  const out: VariableInfo[] = [];
+  for (const item of value as Partial<VariableInfo>[]) {
+    if (!item || typeof item.name !== 'string') continue;
+    out.push({
+      name: item.name,
+      type: typeof item.type === 'string' ? item.type : 'object',
+      size: typeof item.size === 'number' ? item.size : null,
+      preview: typeof item.preview === 'string' ? item.preview.slice(0, 200) : '',
+    });
+  }
+  return out;
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+function checkIndex(index: number): void {
+  if (!Number.isInteger(index) || index < 0) throw new Error(`index must be a non-negative integer, got ${index}`);
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected value ${String(value)}`);
+}

@@ -1,0 +1,438 @@
+# The Python half of the REPL, imported once inside the Pyodide interpreter (before the memory
+# snapshot is taken, so a fresh interpreter starts with it loaded). The JavaScript glue in the
+# isolate calls these functions; the model's code sees only the names installed in `ns`.
+#
+# Namespace semantics follow the reference library's LocalREPL, so blocks recorded there
+# re-run to the same output: a block that raises loses its assignments (in-place mutations
+# stay), names starting with `_` are not listed, SHOW_VARS() shows the variables as they were
+# when the block started, and the context is loaded by running a small block (which leaves
+# `f`, and `json` for structured contexts, in the namespace as the reference does). Unlike the
+# reference, functions see names defined in later blocks, `class` works and builtins are
+# complete: the isolate around the interpreter is the security boundary, not the namespace.
+import builtins
+import io
+import json
+import os
+import sys
+import time
+
+# Imported here so they are in the snapshot: the first block that uses them pays nothing.
+import collections  # noqa: F401
+import datetime  # noqa: F401
+import functools  # noqa: F401
+import itertools  # noqa: F401
+import math  # noqa: F401
+import random  # noqa: F401
+import re  # noqa: F401
+import statistics  # noqa: F401
+import string  # noqa: F401
+import textwrap  # noqa: F401
+
+SCAFFOLD = (
+    "llm_query",
+    "llm_query_batched",
+    "rlm_query",
+    "rlm_query_batched",
+    "SHOW_VARS",
+)
+SIMPLE_TYPES = (str, int, float, bool, list, dict, tuple)
+FLUSH_SECONDS = 0.02
+BLOCKED_MODULES = ("js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip", "pyodide_http")
+
+_host = None
+_config = {}
+_ns = {}
+_answer_captured = None
+_block_active = False
+_vars_at_start = {}
+_compaction_history = None
+_history_aliased = False
+
+
+class _Stream(io.TextIOBase):
+    """A block's stdout or stderr: kept up to a cap, sent to the host in pieces."""
+
+    last_send = 0.0
+    eager = True
+
+    def __init__(self, index):
+        self.index = index
+        self.reset()
+
+    def reset(self):
+        self.parts = []
+        self.pending = 0
+        self.accepted = 0
+        self.dropped = 0
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if not _block_active:
+            return len(text)
+        room = _config["output_cap"] - self.accepted
+        if room <= 0:
+            self.dropped += len(text)
+            return len(text)
+        kept = text if len(text) <= room else text[:room]
+        self.dropped += len(text) - len(kept)
+        self.parts.append(kept)
+        self.pending += len(kept)
+        self.accepted += len(kept)
+        # Sent by size or age, so a block that later hangs or is killed loses little output.
+        # Sent by size or age, and at once until a block's first line is out, so a block that
+        # later hangs or is killed loses little output.
+        if _Stream.eager or self.pending >= _config["flush_chars"] or time.monotonic() - _Stream.last_send >= FLUSH_SECONDS:
+            self.send()
+        return len(text)
+
+    def send(self):
+        _Stream.last_send = time.monotonic()
+        if self.pending == 0:
+            return
+        text = "".join(self.parts)
+        if "\n" in text:
+            _Stream.eager = False
+        self.parts = []
+        self.pending = 0
+        _host.flush(self.index, text, self.dropped)
+
+    def take(self):
+        text = "".join(self.parts)
+        self.parts = []
+        self.pending = 0
+        return text
+
+
+_stdout = _Stream(0)
+_stderr = _Stream(1)
+
+
+def _send_output():
+    _stdout.send()
+    _stderr.send()
+
+
+class _AnswerDict(dict):
+    """`answer`: setting `answer["ready"]` to a truthy value submits `str(answer["content"])`."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        dict.__setitem__(self, "content", "")
+        dict.__setitem__(self, "ready", False)
+
+    def __setitem__(self, key, value):
+        dict.__setitem__(self, key, value)
+        if key == "ready" and value:
+            _capture(self.get("content", ""))
+
+    def update(self, *args, **kwargs):
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+
+def _capture(content):
+    global _answer_captured
+    if _block_active:
+        _answer_captured = str(content)
+
+
+# ---- the functions the model's code calls ------------------------------------------------------
+
+
+def _model_arg(model):
+    return "" if model is None else str(model)
+
+
+def llm_query(prompt, model=None):
+    _send_output()
+    return str(_host.call("llm", _as_prompt(prompt), _model_arg(model)))
+
+
+def llm_query_batched(prompts, model=None):
+    return _batched("llm_batched", prompts, model)
+
+
+def rlm_query(prompt, model=None):
+    _send_output()
+    return str(_host.call("rlm", _as_prompt(prompt), _model_arg(model)))
+
+
+def rlm_query_batched(prompts, model=None):
+    return _batched("rlm_batched", prompts, model)
+
+
+def _batched(kind, prompts, model):
+    if isinstance(prompts, (str, bytes)) or not hasattr(prompts, "__iter__"):
+        return "Error: prompts must be a list of strings"
+    items = [_as_prompt(p) for p in prompts]
+    if not items:
+        return []
+    _send_output()
+    result = json.loads(str(_host.call(kind, json.dumps(items), _model_arg(model))))
+    return [str(r) for r in result]
+
+
+def _as_prompt(prompt):
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, (list, dict)):
+        return json.dumps(prompt, ensure_ascii=False, default=str)
+    return str(prompt)
+
+
+def SHOW_VARS():
+    available = {k: type(v).__name__ for k, v in _vars_at_start.items()}
+    if not available:
+        return "No variables created yet. Use ```repl``` blocks to create variables."
+    return f"Available variables: {available}"
+
+
+def FINAL_VAR(variable_name):
+    """Paper-era: answer with a variable's value (recorded as this block's submission)."""
+    global _answer_captured
+    name = variable_name.strip().strip("\"'") if isinstance(variable_name, str) else None
+    if name is None:
+        value = str(variable_name)
+    elif name in _ns and not name.startswith("_"):
+        value = str(_ns[name])
+    else:
+        listed = [k for k in _ns if _is_user_name(k)]
+        return f"Error: Variable '{name}' not found. Available variables: {listed}"
+    if _block_active:
+        _answer_captured = value
+    return value
+
+
+def FINAL(text):
+    """Paper-era: answer with the given text."""
+    global _answer_captured
+    value = str(text)
+    if _block_active:
+        _answer_captured = value
+    return value
+
+
+class _ToolError(Exception):
+    pass
+
+
+def _make_tool(name):
+    def tool(*args, **kwargs):
+        _send_output()
+        payload = json.dumps({"args": list(args), "kwargs": kwargs}, default=str)
+        reply = json.loads(str(_host.call("tool", name, payload)))
+        if "err" in reply:
+            err = reply["err"]
+            cls = getattr(builtins, str(err.get("name", "")), None)
+            if not (isinstance(cls, type) and issubclass(cls, Exception)):
+                cls = _ToolError
+            raise cls(str(err.get("message", "")))
+        return reply.get("ok")
+
+    tool.__name__ = name
+    tool.__qualname__ = name
+    return tool
+
+
+# ---- namespace ---------------------------------------------------------------------------------
+
+
+def _functions():
+    names = list(SCAFFOLD) + list(_config.get("tool_functions", []))
+    if _config.get("final_var"):
+        names += ["FINAL_VAR", "FINAL"]
+    return names
+
+
+def _is_user_name(name):
+    return not name.startswith("_") and name not in _functions()
+
+
+def _restore_scaffold():
+    """After every block: functions re-bound, `answer` re-wrapped, aliases re-pointed."""
+    global _answer_captured
+    g = globals()
+    for name in SCAFFOLD:
+        _ns[name] = g[name]
+    if _config.get("final_var"):
+        _ns["FINAL_VAR"] = FINAL_VAR
+        _ns["FINAL"] = FINAL
+    for name in _config.get("tool_functions", []):
+        _ns[name] = _make_tool(name)
+    current = _ns.get("answer")
+    if not isinstance(current, _AnswerDict):
+        replacement = _AnswerDict()
+        if isinstance(current, dict):
+            for k, v in current.items():
+                dict.__setitem__(replacement, k, v)
+            if current.get("ready") and _answer_captured is None:
+                _answer_captured = str(current.get("content", ""))
+        _ns["answer"] = replacement
+    if "context_0" in _ns:
+        _ns["context"] = _ns["context_0"]
+    if _compaction_history is not None:
+        _ns["history"] = _compaction_history
+    elif "history_0" in _ns:
+        _ns["history"] = _ns["history_0"]
+
+
+def _user_vars():
+    return {k: v for k, v in _ns.items() if _is_user_name(k) and k != "answer"}
+
+
+def _simple_vars():
+    return [k for k, v in _ns.items() if _is_user_name(k) and isinstance(v, SIMPLE_TYPES)]
+
+
+def _error(exc):
+    return {"name": type(exc).__name__, "message": str(exc)}
+
+
+# ---- operations called by the glue ---------------------------------------------------------------
+
+
+def setup(host, config_json):
+    """Binds the host hooks and builds the namespace; called once per interpreter."""
+    global _host, _config, _ns
+    _host = host
+    _config = json.loads(config_json)
+    _seal()
+    _ns = {"__name__": "__main__", "__builtins__": builtins}
+    _ns["answer"] = _AnswerDict()
+    for name, value in json.loads(_config.get("tool_values", "{}")).items():
+        _ns[name] = value
+    _restore_scaffold()
+    sys.stdin = io.StringIO("")
+
+
+def _seal():
+    """No route from the model's code to the JavaScript side of the interpreter."""
+
+    class _Blocked:
+        def find_spec(self, name, path=None, target=None):
+            root = name.split(".")[0]
+            if root in BLOCKED_MODULES:
+                raise ModuleNotFoundError(f"No module named '{name}' (not available in this sandbox)", name=name)
+            return None
+
+    # The importers are classes; Pyodide's own finders (JavaScript modules, packages from a
+    # CDN) go.
+    kept = ("BuiltinImporter", "FrozenImporter", "PathFinder")
+    sys.meta_path[:] = [f for f in sys.meta_path if getattr(f, "__name__", type(f).__name__) in kept]
+    sys.meta_path.insert(0, _Blocked())
+    for name in list(sys.modules):
+        if name.split(".")[0] in BLOCKED_MODULES:
+            del sys.modules[name]
+
+
+def load_context(index, is_json, data):
+    """`context_{index}` from the UTF-8 bytes in `data` (a JavaScript Uint8Array), leaving the
+    namespace as the reference's loader block (`with open(path) as f: context_N = f.read()`, or
+    `json.load(f)` after `import json`) does: `json` and `f` (a closed file) are bound before the
+    context, `context` follows for index 0. Decoding the bytes in one call is several times
+    faster than reading a file in text mode; the universal-newline translation is the same."""
+    name = f"context_{index}"
+    raw = data.to_bytes()
+    if is_json:
+        _ns["json"] = json
+    path = f"/tmp/rlm/{name}.{'json' if is_json else 'txt'}"
+    os.makedirs("/tmp/rlm", exist_ok=True)
+    with open(path, "w"):
+        pass
+    with open(path, "r") as f:
+        _ns["f"] = f
+    os.remove(path)
+    if is_json:
+        value = json.loads(raw)
+    else:
+        value = raw.decode("utf-8")
+        del raw
+        if "\r" in value:
+            value = value.replace("\r\n", "\n").replace("\r", "\n")
+    _ns[name] = value
+    if index == 0:
+        _ns["context"] = value
+
+
+def set_value(name, value_json, compaction=False):
+    global _compaction_history
+    value = json.loads(value_json)
+    if compaction:
+        _compaction_history = value
+        _ns["history"] = value
+        return
+    _ns[name] = value
+    if name == "history_0" and _compaction_history is None:
+        _ns["history"] = value
+
+
+def run(code):
+    """Runs one block; returns the outcome as JSON."""
+    global _answer_captured, _block_active, _vars_at_start
+    _answer_captured = None
+    _stdout.reset()
+    _stderr.reset()
+    _vars_at_start = _user_vars()
+    _Stream.eager = True
+    before = dict(_ns)
+    error = None
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _stdout, _stderr
+    _block_active = True
+    try:
+        compiled = compile(code, "<string>", "exec")
+        exec(compiled, _ns)
+    except BaseException as exc:  # noqa: BLE001 - every failure is the model's to see
+        error = _error(exc)
+        # As in the reference: a failed block's assignments are lost.
+        _ns.clear()
+        _ns.update(before)
+    finally:
+        sys.stdout, sys.stderr = saved
+        _block_active = False
+    try:
+        _restore_scaffold()
+    except BaseException as exc:  # noqa: BLE001
+        error = error or _error(exc)
+    outcome = {
+        "stdout": _stdout.take(),
+        "stderr": _stderr.take(),
+        "dropped": [_stdout.dropped, _stderr.dropped],
+        "error": error,
+        "variables": _simple_vars(),
+        "submitted": _answer_captured,
+    }
+    _answer_captured = None
+    return json.dumps(outcome)
+
+
+def _preview(value):
+    try:
+        text = repr(value) if not isinstance(value, str) else repr(value[:200])
+    except BaseException:  # noqa: BLE001
+        text = f"<{type(value).__name__}>"
+    return text[:200]
+
+
+def _size(value):
+    if isinstance(value, (str, list, tuple, dict, set, frozenset, bytes)):
+        return len(value)
+    return None
+
+
+def list_variables():
+    out = []
+    for name, value in _ns.items():
+        if not _is_user_name(name):
+            continue
+        out.append({"name": name, "type": type(value).__name__, "size": _size(value), "preview": _preview(value)})
+    return json.dumps(out)

@@ -1,0 +1,211 @@
+// The Python REPL's model-facing behaviour: what the reference library's REPL tests check,
+// run against Pyodide in its isolate.
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createPythonRepl } from '../../../src-main/sandbox/python/pyodide-repl.ts';
+import { coolPython } from '../../../src-main/sandbox/python/pool.ts';
+import type { Repl, ReplOptions } from '../../../src-main/sandbox/types.ts';
+import { fakeBridge, SITE } from './helpers.ts';
+
+const repls: Repl[] = [];
+async function make(options: Partial<ReplOptions> = {}): Promise<Repl> {
+  const repl = await createPythonRepl({ bridge: fakeBridge(), ...options });
+  repls.push(repl);
+  return repl;
+}
+afterEach(() => {
+  for (const repl of repls.splice(0)) repl.dispose();
+});
+afterAll(() => coolPython());
+
+async function out(repl: Repl, code: string): Promise<string> {
+  const r = await repl.execute(code, SITE);
+  return r.error ? `${r.stdout}${r.stderr}!${r.error.name}: ${r.error.message}` : `${r.stdout}${r.stderr}`;
+}
+
+describe('Python REPL: namespace', () => {
+  it('keeps variables, functions, classes and imports across blocks', async () => {
+    const repl = await make();
+    await repl.addContext(0, 'ctx');
+    expect(await out(repl, 'import collections\nx = 2\ndef double(n):\n    return n * factor\nclass Box:\n    def __init__(self, v):\n        self.v = v')).toBe('');
+    // A function sees a name defined after it (unlike the reference's per-block snapshot).
+    expect(await out(repl, 'factor = 10\nprint(double(x), Box(3).v, collections.Counter("aab")["a"])')).toBe('20 3 2\n');
+  });
+
+  it('loses the assignments of a block that raises, as the reference does', async () => {
+    const repl = await make();
+    await repl.addContext(0, 'ctx');
+    const r = await repl.execute('items = [1]\nkept = 1\nitems.append(2)\nraise ValueError("bad value")', SITE);
+    expect(r.error).toEqual({ name: 'ValueError', message: 'bad value' });
+    expect(await out(repl, 'print("kept" in dir())')).toBe('False\n');
+  });
+
+  it('reports errors as the type and message Python gives', async () => {
+    const repl = await make();
+    await repl.addContext(0, { currency: 'EUR' });
+    expect(await out(repl, "print(context['order'])")).toBe("!KeyError: 'order'");
+    expect(await out(repl, 'import json\njson.loads(context)')).toBe(
+      '!TypeError: the JSON object must be str, bytes or bytearray, not dict',
+    );
+    expect(await out(repl, 'print((1,')).toMatch(/^!SyntaxError: '\(' was never closed \(<string>, line 1\)$/);
+  });
+
+  it('captures stdout and stderr separately', async () => {
+    const repl = await make();
+    const r = await repl.execute('import sys\nprint("to out")\nprint("to err", file=sys.stderr)\nsys.stdout.write("raw")', SITE);
+    expect(r.stdout).toBe('to out\nraw');
+    expect(r.stderr).toBe('to err\n');
+    expect(r.error).toBeNull();
+  });
+
+  it('lists simple variables in order, answer and contexts included, _names and modules not', async () => {
+    const repl = await make({ tools: { NOTE: 'a note' } });
+    await repl.addContext(0, 'the text');
+    const r = await repl.execute('import re\n_hidden = 1\nlines = context.split()\ncount = len(lines)\nfn = len', SITE);
+    expect(r.variables).toEqual(['answer', 'NOTE', 'context_0', 'context', 'lines', 'count']);
+  });
+
+  it('SHOW_VARS lists the variables as the block started, as the reference prints them', async () => {
+    const repl = await make({ tools: { EXCHANGE_NOTE: 'EUR->USD' } });
+    await repl.addContext(0, { orders: [] });
+    expect(await out(repl, 'orders = 1\nprint(SHOW_VARS())')).toBe(
+      "Available variables: {'EXCHANGE_NOTE': 'str', 'json': 'module', 'f': 'TextIOWrapper', 'context_0': 'dict', 'context': 'dict'}\n",
+    );
+    const fresh = await make();
+    expect(await out(fresh, 'print(SHOW_VARS())')).toBe('No variables created yet. Use ```repl``` blocks to create variables.\n');
+  });
+
+  it('imports the standard library', async () => {
+    const repl = await make();
+    const code = [
+      'import re, json, math, itertools, functools, collections, statistics, csv, io, hashlib, datetime, difflib, textwrap, heapq, decimal, fractions, urllib.parse, html, string, random',
+      'print(hashlib.sha256(b"x").hexdigest()[:8], math.isqrt(17), urllib.parse.quote("a b"), statistics.median([3, 1, 2]))',
+    ].join('\n');
+    expect(await out(repl, code)).toBe('2d711642 4 a%20b 2\n');
+  });
+});
+
+describe('Python REPL: the answer dict', () => {
+  it('submits str(content) when ready is set, once per block', async () => {
+    const repl = await make();
+    const r = await repl.execute('answer["content"] = [1, 2, 3]\nanswer["ready"] = True', SITE);
+    expect(r.submitted).toBe('[1, 2, 3]');
+    expect((await repl.execute('x = 1', SITE)).submitted).toBeNull();
+  });
+
+  it('does not see content set after ready', async () => {
+    const repl = await make();
+    const r = await repl.execute('answer["ready"] = True\nanswer["content"] = "late"', SITE);
+    expect(r.submitted).toBe('');
+  });
+
+  it('accepts a rebound plain dict and a submission before an error', async () => {
+    const repl = await make();
+    expect((await repl.execute('answer = {"content": "rebound", "ready": True}', SITE)).submitted).toBe('rebound');
+    const r = await repl.execute('answer["content"] = "before"\nanswer["ready"] = True\nraise RuntimeError("after")', SITE);
+    expect(r.submitted).toBe('before');
+    expect(r.error?.name).toBe('RuntimeError');
+    expect(await out(repl, 'answer = 5\nprint(type(answer).__name__)')).toBe('int\n');
+    expect(await out(repl, 'print(answer)')).toBe("{'content': '', 'ready': False}\n");
+  });
+
+  it('has FINAL and FINAL_VAR only when paper-era patterns are on', async () => {
+    const off = await make();
+    expect(await out(off, 'FINAL_VAR("x")')).toBe("!NameError: name 'FINAL_VAR' is not defined");
+    const on = await make({ finalVar: true });
+    await on.execute('result = 42', SITE);
+    expect((await on.execute('FINAL_VAR("result")', SITE)).submitted).toBe('42');
+    expect((await on.execute('FINAL("done")', SITE)).submitted).toBe('done');
+    expect(await out(on, 'print(FINAL_VAR("missing"))')).toMatch(/^Error: Variable 'missing' not found/);
+  });
+});
+
+describe('Python REPL: contexts and histories', () => {
+  it('loads str, list and dict contexts with the names the reference uses', async () => {
+    const repl = await make();
+    await repl.addContext(0, 'line one\r\nline two');
+    await repl.addContext(1, ['a', 'b']);
+    await repl.addContext(2, { k: [1, { n: null }] });
+    expect(await out(repl, 'print(repr(context), context is context_0, context_1, context_2)')).toBe(
+      "'line one\\nline two' True ['a', 'b'] {'k': [1, {'n': None}]}\n",
+    );
+  });
+
+  it('keeps non-ASCII text exact', async () => {
+    const repl = await make();
+    const text = 'naïve café — 東京 😀 end';
+    await repl.addContext(0, text);
+    const r = await repl.execute('print(len(context), context)', SITE);
+    expect(r.stdout).toBe(`${[...text].length} ${text}\n`);
+  });
+
+  it('adds histories as history_N with history for the first, and a compaction history', async () => {
+    const repl = await make();
+    await repl.addContext(0, 'c');
+    await repl.addHistory(0, [{ role: 'user', content: 'first' }]);
+    await repl.addHistory(1, [{ role: 'user', content: 'second' }]);
+    expect(await out(repl, 'print(history[0]["content"], history_1[0]["content"])')).toBe('first second\n');
+    await repl.setGlobal('history', [{ role: 'assistant', content: 'summary' }]);
+    expect(await out(repl, 'history = None\nprint(1)')).toBe('1\n');
+    expect(await out(repl, 'print(history[0]["content"])')).toBe('summary\n');
+  });
+
+  it('restores the scaffold after a block overwrites it', async () => {
+    const repl = await make();
+    await repl.addContext(0, 'real');
+    await repl.execute('context = "fake"\nllm_query = None', SITE);
+    expect(await out(repl, 'print(context, llm_query("q"))')).toBe('real llm:q\n');
+  });
+});
+
+describe('Python REPL: sub-calls and tools', () => {
+  it('calls the bridge synchronously and keeps batch order', async () => {
+    const bridge = fakeBridge(20);
+    const repl = await make({ bridge });
+    const r = await repl.execute(
+      'a = llm_query("one", model="m2")\nb = llm_query_batched(["x", "y", "z"])\nc = rlm_query("deep")\nd = rlm_query_batched(["p", "q"])\nprint(a, b, c, d)',
+      SITE,
+    );
+    expect(r.stdout).toBe("llm:one ['llm:x', 'llm:y', 'llm:z'] rlm:deep ['rlm:p', 'rlm:q']\n");
+    expect(bridge.calls.map((c) => [c.kind, c.prompts, c.model ?? null])).toEqual([
+      ['llm', ['one'], 'm2'],
+      ['llm_batched', ['x', 'y', 'z'], null],
+      ['rlm', ['deep'], null],
+      ['rlm_batched', ['p', 'q'], null],
+    ]);
+    expect(bridge.calls[0]!.site).toEqual(SITE);
+  });
+
+  it('gives a failing batch item an error string in its slot', async () => {
+    const bridge = fakeBridge();
+    bridge.llmQueryBatched = async (prompts) => prompts.map((p) => (p === 'bad' ? 'Error: the model refused' : `ok:${p}`));
+    const repl = await make({ bridge });
+    expect(await out(repl, 'print(llm_query_batched(["a", "bad", "c"]))')).toBe("['ok:a', 'Error: the model refused', 'ok:c']\n");
+    expect(await out(repl, 'print(llm_query_batched([]))')).toBe('[]\n');
+  });
+
+  it('calls custom tools with positional and keyword arguments and raises their errors', async () => {
+    const convert = (amount: unknown, to: unknown = 'USD'): number => {
+      if (to !== 'USD') throw Object.assign(new Error(`unsupported currency ${String(to)}`), { name: 'ValueError' });
+      return Math.round(Number(amount) * 1.08 * 100) / 100;
+    };
+    const repl = await make({ tools: { convert_currency: convert, RATE_NOTE: 'fixed' } });
+    // JSON numbers: an integral result arrives as int.
+    expect(await out(repl, 'print(convert_currency(100), convert_currency(10, to="USD"), RATE_NOTE)')).toBe('108 10.8 fixed\n');
+    expect(await out(repl, 'convert_currency(1, to="GBP")')).toBe('!ValueError: unsupported currency GBP');
+    expect(await out(repl, 'convert_currency(1, rate=2)')).toBe("!TypeError: convert_currency() got an unexpected keyword argument 'rate'");
+  });
+
+  it('refuses tool names that are reserved or not Python identifiers', async () => {
+    await expect(createPythonRepl({ bridge: fakeBridge(), tools: { answer: 1 } })).rejects.toThrow(/reserved/);
+    await expect(createPythonRepl({ bridge: fakeBridge(), tools: { lambda: 1 } })).rejects.toThrow(/Python identifiers/);
+  });
+
+  it('shows variables with Python types for the Variables view', async () => {
+    const repl = await make();
+    await repl.execute('words = ["a", "b"]\nn = 3\ntext = "x" * 500', SITE);
+    const vars = await repl.listVariables();
+    expect(vars.find((v) => v.name === 'words')).toEqual({ name: 'words', type: 'list', size: 2, preview: "['a', 'b']" });
+    expect(vars.find((v) => v.name === 'n')).toMatchObject({ type: 'int', size: null, preview: '3' });
+    expect(vars.find((v) => v.name === 'text')!.preview.length).toBeLessThanOrEqual(200);
+  });
+});

@@ -36,7 +36,7 @@ export function warmPython(): Promise<void> {
 
 function refill(): void {
   if (spare) return;
-  // Started with no room to grow; `takeInterpreter` sets the real limit.
+  // Started without a limit of its own; `takeInterpreter` sets the REPL's.
   const next = preparePython().then(() => startInterpreter(2 ** 32));
   next.catch(() => undefined);
   spare = next;

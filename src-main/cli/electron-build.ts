@@ -3,8 +3,10 @@
 // cannot read from an asar archive): the main process, the preload (CommonJS: sandboxed
 // preloads cannot import), the host process and the session worker (both started as
 // utility processes). Everything is bundled but Electron itself and isolated-vm, a native
-// addon loaded from node_modules (unpacked from the asar by electron-builder).
+// addon loaded from node_modules (unpacked from the asar by electron-builder); the Python
+// REPL's runtime.py is copied beside the bundles and Pyodide's files are read from node_modules.
 // Run: node src-main/cli/electron-build.ts (`rlm-studio start` and `npm run build:electron` do).
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
@@ -42,6 +44,9 @@ export async function buildElectron(outDir: string = electronDist): Promise<stri
     });
     files.push(file);
   }
+  // The Python REPL reads its Python half next to the module that loads it (the worker bundle).
+  mkdirSync(outDir, { recursive: true });
+  copyFileSync(join(repoRoot, 'src-main/sandbox/python/runtime.py'), join(outDir, 'runtime.py'));
   return files;
 }
 

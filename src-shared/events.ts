@@ -90,12 +90,23 @@ export interface BlockError {
 /** What happened to the REPL when a block had to be stopped the hard way. */
 export type ReplResetReason = 'cpu_limit' | 'wall_limit' | 'memory_limit' | 'crash';
 
+/** The language of a session's REPL: the code the model writes runs in it. */
+export type ReplLanguage = 'javascript' | 'python';
+export const REPL_LANGUAGES: readonly ReplLanguage[] = ['javascript', 'python'];
+
+/** The REPL language a header or run.start records; logs written before Python have none. */
+export function replLanguageOf(recorded: { repl?: ReplLanguage } | null | undefined): ReplLanguage {
+  return recorded?.repl ?? 'javascript';
+}
+
 /** The header line of a native log. */
 export interface LogHeader {
   format: typeof NATIVE_FORMAT;
   version: number;
   sessionId: SessionId;
   createdAt: string;
+  /** The session's REPL language; absent in logs written before Python (JavaScript). */
+  repl?: ReplLanguage;
   /** Set when this session was forked from another. */
   forkOf?: { logFile: string; sessionId: SessionId; runId: RunId; iteration: number };
 }
@@ -127,6 +138,8 @@ export interface RunStartEvent extends Envelope {
   /** The messages the history starts with (system prompt, metadata, prologue). */
   messages: ChatMessage[];
   tools: string[];
+  /** The language of this run's REPL; absent in logs written before Python (JavaScript). */
+  repl?: ReplLanguage;
 }
 
 export interface IterationStartEvent extends Envelope {

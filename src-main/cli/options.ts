@@ -1,6 +1,7 @@
 // Option parsing shared by the commands: number parsers that name the option in their
 // error, and the limit options `run` and `eval` both take (scripts rely on these names).
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { REPL_LANGUAGES, type ReplLanguage } from '../../src-shared/events.ts';
 import type { SessionSettings } from '../engine/config.ts';
 
 export function positiveInt(name: string) {
@@ -39,9 +40,15 @@ export interface LimitOptions {
   maxConcurrency?: number;
   apiKeyEnv?: string;
   finalPatterns?: boolean;
+  repl?: ReplLanguage;
 }
 
-/** `--sub-model`, the limits of one session, the key variable and `--final-patterns`. */
+/** `--repl javascript|python`; commander refuses any other value and lists the choices. */
+export function replOption(): Option {
+  return new Option('--repl <language>', 'the language of the REPL the model writes code for (default javascript)').choices(REPL_LANGUAGES);
+}
+
+/** `--sub-model`, the limits of one session, the key variable, `--final-patterns` and `--repl`. */
 export function addLimitOptions(cmd: Command): Command {
   return cmd
     .option('--sub-model <name>', 'model for llm_query and leaf calls (default: --model)')
@@ -53,7 +60,8 @@ export function addLimitOptions(cmd: Command): Command {
     .addOption(new Option('--max-errors <n>', 'stop after n consecutive iterations with errors').argParser(positiveInt('--max-errors')))
     .addOption(new Option('--max-concurrency <n>', 'concurrent calls within one batched call').argParser(positiveInt('--max-concurrency')))
     .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
-    .option('--final-patterns', 'also accept FINAL(answer) / FINAL_VAR(name) in reply text (paper-era models)');
+    .option('--final-patterns', 'also accept FINAL(answer) / FINAL_VAR(name) in reply text (paper-era models)')
+    .addOption(replOption());
 }
 
 /** The engine's names and units for what `addLimitOptions` parsed (seconds become ms). */
@@ -68,5 +76,6 @@ export function sessionSettings(o: LimitOptions): SessionSettings {
     maxErrors: o.maxErrors ?? null,
     maxConcurrency: o.maxConcurrency,
     finalPatterns: o.finalPatterns ?? false,
+    ...(o.repl ? { repl: o.repl } : {}),
   };
 }

@@ -1,5 +1,5 @@
 // What a run is configured with. Limits use the reference library's meaning.
-import type { Limits } from '../../src-shared/events.ts';
+import { type Limits, REPL_LANGUAGES, type ReplLanguage } from '../../src-shared/events.ts';
 import type { LmClient } from '../lm/types.ts';
 import type { HostFunction, SandboxValue } from '../sandbox/types.ts';
 import type { EngineGates } from './gates.ts';
@@ -39,7 +39,9 @@ export interface RlmConfig {
   maxErrors?: number | null;
   /** Concurrent calls inside one batched call. */
   maxConcurrency?: number;
-  /** Replaces the built-in system prompt. */
+  /** The language the model's code runs in, for the root and every child run; default JavaScript. */
+  repl?: ReplLanguage;
+  /** Replaces the built-in system prompt; `{tools}` in it becomes the list of custom tools. */
   systemPrompt?: string;
   /** Tools for the root run. */
   tools?: Record<string, ToolSpec>;
@@ -60,7 +62,7 @@ export interface RlmConfig {
 /** The model choice and limits of a session: what a command line or a profile sets. */
 export type SessionSettings = Pick<
   RlmConfig,
-  'subModel' | 'maxDepth' | 'maxIterations' | 'maxBudgetUsd' | 'maxTimeoutMs' | 'maxTokens' | 'maxErrors' | 'maxConcurrency' | 'finalPatterns'
+  'subModel' | 'maxDepth' | 'maxIterations' | 'maxBudgetUsd' | 'maxTimeoutMs' | 'maxTokens' | 'maxErrors' | 'maxConcurrency' | 'finalPatterns' | 'repl'
 >;
 
 export const DEFAULTS = {
@@ -96,6 +98,9 @@ export function validateConfig(c: RlmConfig): void {
     }
   };
   if (!c.model) throw new RangeError('model must be a non-empty model name');
+  if (c.repl !== undefined && !REPL_LANGUAGES.includes(c.repl)) {
+    throw new RangeError(`repl must be one of ${REPL_LANGUAGES.join(', ')}, got ${String(c.repl)}`);
+  }
   if (c.maxDepth !== undefined && (!Number.isInteger(c.maxDepth) || c.maxDepth < 0)) {
     throw new RangeError(`maxDepth must be an integer ≥ 0, got ${c.maxDepth}`);
   }
@@ -108,7 +113,7 @@ export function validateConfig(c: RlmConfig): void {
   if (c.compactionThreshold !== undefined && !(c.compactionThreshold > 0 && c.compactionThreshold <= 1)) {
     throw new RangeError(`compactionThreshold must be in (0, 1], got ${c.compactionThreshold}`);
   }
-  const reserved = new Set(['context', 'history', 'answer', 'print', 'llm_query', 'llm_query_batched', 'rlm_query', 'rlm_query_batched', 'SHOW_VARS', 'FINAL_VAR']);
+  const reserved = new Set(['context', 'history', 'answer', 'print', 'llm_query', 'llm_query_batched', 'rlm_query', 'rlm_query_batched', 'SHOW_VARS', 'FINAL_VAR', 'FINAL']);
   for (const [which, tools] of [['tools', c.tools], ['subTools', c.subTools]] as const) {
     const clash = Object.keys(tools ?? {}).filter((n) => reserved.has(n) || /^(context|history)_\d+$/.test(n));
     if (clash.length > 0) throw new RangeError(`${which} use reserved names: ${clash.join(', ')}`);

@@ -1,11 +1,15 @@
-// The texts the model sees. Our own wording, written for a JavaScript REPL; the structure
+// The texts the model sees. Our own wording, for a JavaScript or a Python REPL; the structure
 // (system prompt, metadata message, short per-turn prompts, one REPL-output message per
 // turn) follows the reference library so trained habits carry over. `mock-llm` policies
 // recognise these messages by the markers exported here, so change them together.
-import type { ContextMeta } from '../../src-shared/events.ts';
+import type { ContextMeta, ReplLanguage } from '../../src-shared/events.ts';
 
 export const MARKERS = {
   system: 'You are a Recursive Language Model',
+  /** Only the Python system prompt says this; mock-llm writes Python when it sees it. */
+  pythonRepl: 'Python REPL',
+  /** Starts the metadata message's description (after the Query line, if any). */
+  metadata: 'Your context is ',
   query: 'Query: ',
   turn: /^Turn (\d+)\/(\d+):/m,
   replOutput: 'REPL output',
@@ -15,6 +19,12 @@ export const MARKERS = {
 
 /** How many chunk lengths the metadata message lists before eliding the rest. */
 export const MAX_LISTED_CHUNKS = 100;
+
+/** Characters one sub-LM call can read at most, and what a prompt should stay under to be read well. */
+export const SUB_LM_MAX_CHARS = 500_000;
+export const SUB_LM_GOOD_CHARS = 100_000;
+/** Prompts per batched call beyond which a batch rarely pays off. */
+export const BATCH_GOOD_SIZE = 20;
 
 export interface ToolDescription {
   name: string;
@@ -26,55 +36,149 @@ export interface SystemPromptOptions {
   recursion: boolean;
   compaction: boolean;
   finalPatterns: boolean;
+  /** Default JavaScript. */
+  language?: ReplLanguage;
+}
+
+/** The words and snippets that differ between the two REPLs; the teaching is the same. */
+interface Dialect {
+  name: string;
+  probe: string;
+  persistence: string;
+  contextTypes: string;
+  str: string;
+  strList: string;
+  sig: (name: string) => string;
+  answerInit: string;
+  submit: string;
+  ready: string;
+  trueWord: string;
+  historyType: string;
+  example: string;
+}
+
+const DIALECTS: Record<ReplLanguage, Dialect> = {
+  javascript: {
+    name: 'JavaScript',
+    probe: 'print(typeof context, context.length);',
+    persistence:
+      'Variables persist across blocks and turns (re-declaring a `const` or `let` in a later turn is fine), and top-level `await` works. Only what you print comes back to you: use `print(...)` or `console.log(...)`; the value of a last expression is not shown. The REPL has the JavaScript standard library; there is no `require`, no file system and no network.',
+    contextTypes: 'a string, or the parsed value of a JSON context: an array or an object',
+    str: 'string',
+    strList: 'string[]',
+    sig: (name) => `${name}(${name.endsWith('batched') ? 'prompts' : 'prompt'}, model?)`,
+    answerInit: 'an object `{ content: "", ready: false }`',
+    submit: 'answer.content = finalText;\nanswer.ready = true;',
+    ready: '`answer.ready`',
+    trueWord: 'true',
+    historyType: 'an array',
+    example: 'const parts = [];\nfor (let i = 0; i < context.length; i += 100000) parts.push(context.slice(i, i + 100000));\nconst replies = llm_query_batched(parts.map((p) => "List every date mentioned below, one per line, or NONE.\\n\\n" + p));\nprint(replies.length, replies.slice(0, 2));',
+  },
+  python: {
+    name: 'Python',
+    probe: 'print(type(context).__name__, len(context))',
+    persistence:
+      'Variables, functions and imports persist across blocks and turns. Only what you print comes back to you: this is not a notebook, and the value of a last expression is not shown. The standard library imports as usual (`re`, `json`, `collections`, `math`…); there is no network and no file of the machine.',
+    contextTypes: 'a `str`, or the parsed value of a JSON context: a `list` or a `dict`',
+    str: 'str',
+    strList: 'list[str]',
+    sig: (name) => `${name}(${name.endsWith('batched') ? 'prompts' : 'prompt'}, model=None)`,
+    answerInit: 'a dict `{"content": "", "ready": False}`',
+    submit: 'answer["content"] = final_text\nanswer["ready"] = True',
+    ready: '`answer["ready"]`',
+    trueWord: 'True',
+    historyType: 'a list',
+    example: 'parts = [context[i:i + 100000] for i in range(0, len(context), 100000)]\nreplies = llm_query_batched(["List every date mentioned below, one per line, or NONE.\\n\\n" + p for p in parts])\nprint(len(replies), replies[:2])',
+  },
+};
+
+const fence = (code: string): string => `\`\`\`repl\n${code}\n\`\`\``;
+const chars = (n: number): string => n.toLocaleString('en-US');
+
+/** The custom tools as the system prompt lists them, one line each ('' when there are none). */
+export function formatToolList(tools: ToolDescription[]): string {
+  return tools.map((t) => `- \`${t.name}\`: ${t.description}`).join('\n');
+}
+
+/** What the prompt says of a tool that came without a description, in the REPL's own type names. */
+export function defaultToolDescription(value: unknown, language: ReplLanguage = 'javascript'): string {
+  if (typeof value === 'function') return 'a custom function';
+  if (language === 'javascript') return `a custom ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value} value`;
+  const type =
+    value === null ? 'None'
+    : Array.isArray(value) ? 'list'
+    : typeof value === 'string' ? 'str'
+    : typeof value === 'boolean' ? 'bool'
+    : typeof value === 'number' ? (Number.isInteger(value) ? 'int' : 'float')
+    : 'dict';
+  return `a custom ${type} value`;
+}
+
+/**
+ * A user's own system prompt: `{tools}` becomes the tool list; `{custom_tools_section}` (the
+ * reference library's placeholder) the section as the reference writes it, so its prompt can
+ * be used as it stands.
+ */
+export function fillSystemPrompt(template: string, tools: ToolDescription[]): string {
+  const list = formatToolList(tools);
+  const section = tools.length === 0 ? '' : `\n6. Custom tools and data available in the REPL:\n${list}\n`;
+  return template.replaceAll('{tools}', list).replaceAll('{custom_tools_section}', section);
 }
 
 export function buildSystemPrompt(opts: SystemPromptOptions): string {
-  const rlmLine = opts.recursion
-    ? '- `rlm_query(prompt, model?)` → string: hands `prompt` to a child RLM that gets its own REPL with `prompt` as its `context`, and returns its answer. Use it for sub-problems that themselves need code and several steps.\n- `rlm_query_batched(prompts, model?)` → string[]: several child RLMs at once, answers in input order.'
-    : '- `rlm_query` / `rlm_query_batched`: recursion is off in this run; they behave like `llm_query` / `llm_query_batched`.';
-  const toolLines =
-    opts.tools.length === 0
-      ? ''
-      : `\nCustom tools and data in the REPL:\n${opts.tools.map((t) => `- \`${t.name}\`: ${t.description}`).join('\n')}\n`;
+  const d = DIALECTS[opts.language ?? 'javascript'];
+  const rlmLines = opts.recursion
+    ? `- \`${d.sig('rlm_query')}\` → ${d.str}: hands \`prompt\` to a child RLM, which gets its own ${d.name} REPL with \`prompt\` as its \`context\`, works in turns as you do, and returns its answer. Use it for sub-problems that themselves need code and several steps; a plain \`llm_query\` is cheaper for everything else.\n- \`${d.sig('rlm_query_batched')}\` → ${d.strList}: several child RLMs at once, answers in input order.`
+    : `- \`rlm_query\` / \`rlm_query_batched\`: recursion is off in this run; they behave like \`llm_query\` / \`llm_query_batched\`.`;
+  const toolLines = opts.tools.length === 0 ? '' : `\nCustom tools and data in the REPL:\n${formatToolList(opts.tools)}\n`;
   const historyLine = opts.compaction
-    ? '\nWhen the conversation grows long it is summarised; the complete earlier history stays in the REPL variable `history` (an array).\n'
+    ? `\nWhen the conversation grows long it is summarised; the complete earlier history stays in the REPL variable \`history\` (${d.historyType}).\n`
     : '';
   const finish = opts.finalPatterns
-    ? 'When you are done, either set `answer.content` and `answer.ready = true` in a repl block, or write FINAL(your answer) on its own line, or FINAL_VAR(name) to answer with the value of a REPL variable you created earlier.'
-    : 'When you are done, submit inside a repl block:\n```repl\nanswer.content = finalText;\nanswer.ready = true;\n```\nThe run ends as soon as `answer.ready` is true, with `answer.content` as the answer.';
+    ? `When you are done, either submit in a repl block as below, or write FINAL(your answer) on a line of its own, outside code, or FINAL_VAR(name) to answer with the value of a REPL variable you created earlier (create it first).\n${fence(d.submit)}`
+    : `When you are done, submit in a repl block:\n${fence(d.submit)}\nThe run ends as soon as ${d.ready} is ${d.trueWord}, with the content as the answer.`;
 
-  return `${MARKERS.system} (RLM). A question comes with a context that can be far larger than your window. The context is not in this conversation: it is held in a persistent JavaScript REPL, and you work on it by writing code. You will be prompted turn by turn until you submit an answer.
+  return `${MARKERS.system} (RLM). You answer a query about a context that can be far larger than your own window. The context is not in this conversation: it is held in a persistent ${d.name} REPL, and you work on it by writing code. You will be prompted turn by turn until you submit an answer.
+
+Your role
+You are an orchestrator, not a reader. Your own window is small and your tokens are best kept for decisions: probe the context with code, plan how to split the work, and hand the reading (summarising, classifying, extracting, checking) to sub-LM calls. Where plain code pins the answer (a regular expression, a keyword search, slicing, counting), use it: it is fast and exact.
 
 The REPL
 Write code in fenced blocks tagged \`repl\`:
-\`\`\`repl
-print(typeof context, context.length);
-\`\`\`
-Every repl block in your reply runs, in order. Variables persist across blocks and turns (re-declaring a \`const\` or \`let\` in a later turn is fine), and top-level \`await\` works. Only what you print comes back to you: use \`print(...)\` or \`console.log(...)\`; the value of a last expression is not shown. Output longer than about 20,000 characters per block is cut, so print samples, counts and short summaries, never the whole context.
+${fence(d.probe)}
+Every repl block in your reply runs, in order. ${d.persistence} A block's output beyond about 20,000 characters is cut, so print counts, samples and short summaries, never the whole context.
 
-Available in the REPL:
-- \`context\`: the context (a string, or the parsed value of a JSON context: an array or an object).
-- \`llm_query(prompt, model?)\` → string: one call to a sub-LM that can read about 500,000 characters. Synchronous: \`const s = llm_query("Summarise: " + part)\`. Use it to read, classify, extract or summarise pieces of the context.
-- \`llm_query_batched(prompts, model?)\` → string[]: many independent sub-LM calls run concurrently; answers in input order. Much faster than calling \`llm_query\` in a loop.
-${rlmLine}
-- \`SHOW_VARS()\` → string: the variables you have created.
-- \`answer\`: an object \`{ content: "", ready: false }\`.
-Sub-call functions never throw: a failed call returns a string starting with "Error:".
+In the REPL:
+- \`context\`: the context (${d.contextTypes}). With several contexts they are also \`context_0\`, \`context_1\`, …
+- \`${d.sig('llm_query')}\` → ${d.str}: one call to a sub-LM; it returns when the reply is back.
+- \`${d.sig('llm_query_batched')}\` → ${d.strList}: many independent sub-LM calls run concurrently, replies in input order. Much faster than \`llm_query\` in a loop.
+${rlmLines}
+- \`SHOW_VARS()\` → ${d.str}: the variables you have created.
+- \`answer\`: ${d.answerInit}.
+Sub-call functions never fail in your code: a failed call returns a string starting with "Error:", so check replies before using them.
 ${toolLines}${historyLine}
+Sub-LMs
+A sub-LM has no REPL, no tools and no memory of this conversation: it sees only the prompt you give it. Put everything it needs into that prompt (the instruction, the question, the piece of text), keep the input focused, and ask for a terse, structured reply (a number, a label, one line, or JSON) that your code can parse.
+Budgets: one prompt can hold at most about ${chars(SUB_LM_MAX_CHARS)} characters, and is read most reliably under about ${chars(SUB_LM_GOOD_CHARS)}; a batch of more than about ${BATCH_GOOD_SIZE} prompts rarely pays off. Prefer a few large prompts to many tiny ones, and one batched call to a loop. For a huge context, filter with code first, or work in stages (one pass to find the relevant parts, another to read them closely). For example:
+${fence(d.example)}
+
 How to work
-1. Look before you answer: print the type, the size and a few short samples of \`context\` first.
-2. Plan a decomposition. Filter with plain code (regular expressions, slicing, counting) where that pins the answer; send the pieces that need reading or judgement to sub-LMs, in batches of a few large prompts rather than many tiny ones.
-3. Keep state in variables, print only what you need to decide the next step, and verify a candidate answer before submitting it.
-4. Write one or a few repl blocks per turn, then read the output before going on. Do not submit on your first turn without having looked at the context.
+1. Probe first: print the type, the size and a few short samples of \`context\`. Do not submit on your first turn without having looked at it.
+2. Plan the decomposition and a short sequence of turns, then carry it out one turn at a time. One repl block per turn is fine: read its output before going on.
+3. At each step print a small sample of what you produced (a few sub-LM replies, a partial count) and check it before building on it. Keep results in variables rather than in your head.
+4. Print the candidate answer and check it; set ready only after that.
+5. If you are running out of turns, submit your best answer rather than none.
 
 ${finish}`;
 }
 
-export function contextTypeName(meta: ContextMeta): string {
-  return meta.type === 'string' ? 'string' : meta.type === 'array' ? 'array' : 'object';
+/** The context's type as the REPL's language names it. */
+export function contextTypeName(meta: ContextMeta, language: ReplLanguage = 'javascript'): string {
+  if (language === 'python') return meta.type === 'string' ? 'str' : meta.type === 'array' ? 'list' : 'dict';
+  return meta.type;
 }
 
-export function buildMetadataMessage(meta: ContextMeta, query: string | null): string {
+export function buildMetadataMessage(meta: ContextMeta, query: string | null, language: ReplLanguage = 'javascript'): string {
   const listed = meta.chunkLengths.slice(0, MAX_LISTED_CHUNKS).join(', ');
   const more =
     meta.chunkLengths.length > MAX_LISTED_CHUNKS ? `, … and ${meta.chunkLengths.length - MAX_LISTED_CHUNKS} more` : '';
@@ -83,7 +187,9 @@ export function buildMetadataMessage(meta: ContextMeta, query: string | null): s
       ? ''
       : ` It has ${meta.chunkLengths.length} ${meta.type === 'array' ? 'items' : 'entries'}, of these lengths in characters: [${listed}${more}].`;
   const head = query === null ? '' : `${MARKERS.query}${query}\n\n`;
-  return `${head}Your context is ${meta.type === 'array' ? 'an' : 'a'} ${contextTypeName(meta)} of ${meta.totalChars} total characters.${chunks} Each sub-LM call can read about 500,000 characters.`;
+  const type = contextTypeName(meta, language);
+  const article = /^[aeiou]/.test(type) ? 'an' : 'a';
+  return `${head}${MARKERS.metadata}${article} ${type} of ${meta.totalChars} total characters.${chunks} Each sub-LM call can read about ${chars(SUB_LM_MAX_CHARS)} characters.`;
 }
 
 export interface TurnPromptOptions {

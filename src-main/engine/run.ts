@@ -6,6 +6,7 @@ import type {
   EventSink,
   LimitName,
   ModelCallPurpose,
+  ReplLanguage,
   RunId,
   SpawnPlace,
   StopReason,
@@ -27,7 +28,9 @@ import {
   buildTurnPrompt,
   COMPACTION_REQUEST,
   compactionNote,
+  defaultToolDescription,
   FINAL_ANSWER_REQUEST,
+  fillSystemPrompt,
 } from './prompts.ts';
 import { estimateTokens } from './tokens.ts';
 import { roundUsd, UsageLedger } from './usage-ledger.ts';
@@ -160,21 +163,28 @@ export class RlmRun implements SubcallBridge {
     }
   }
 
+  private get language(): ReplLanguage {
+    return this.cfg.repl ?? 'javascript';
+  }
+
   private initialMessages(): ChatMessage[] {
+    const tools = Object.entries(this.p.tools).map(([name, t]) => ({
+      name,
+      description: t.description ?? defaultToolDescription(t.value, this.language),
+    }));
     const system =
-      this.cfg.systemPrompt ??
-      buildSystemPrompt({
-        tools: Object.entries(this.p.tools).map(([name, t]) => ({
-          name,
-          description: t.description ?? (typeof t.value === 'function' ? 'a custom function' : `a custom ${Array.isArray(t.value) ? 'array' : typeof t.value} value`),
-        })),
-        recursion: this.canRecurse,
-        compaction: this.p.compaction,
-        finalPatterns: this.cfg.finalPatterns ?? false,
-      });
+      this.cfg.systemPrompt !== undefined
+        ? fillSystemPrompt(this.cfg.systemPrompt, tools)
+        : buildSystemPrompt({
+            tools,
+            recursion: this.canRecurse,
+            compaction: this.p.compaction,
+            finalPatterns: this.cfg.finalPatterns ?? false,
+            language: this.language,
+          });
     return [
       { role: 'system', content: system },
-      { role: 'user', content: buildMetadataMessage(describeContext(this.p.context), this.p.query) },
+      { role: 'user', content: buildMetadataMessage(describeContext(this.p.context), this.p.query, this.language) },
     ];
   }
 
@@ -194,6 +204,7 @@ export class RlmRun implements SubcallBridge {
       // Copies: listeners keep events, and the history array goes on changing.
       messages: [...this.messages],
       tools: Object.keys(this.p.tools),
+      repl: this.language,
     });
     if (this.p.compaction) await this.p.repl.setGlobal('history', []);
 

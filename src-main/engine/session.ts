@@ -1,6 +1,6 @@
 // A session: one root completion, or several sharing one REPL (multi-turn). Owns the
 // REPLs of its runs and the ids of everything in it.
-import type { EventSink, RunId } from '../../src-shared/events.ts';
+import type { EventSink, ReplLanguage, RunId } from '../../src-shared/events.ts';
 import { asCallId, asRunId } from '../../src-shared/events.ts';
 import { contextWindowFor } from '../lm/context-windows.ts';
 import { createIsolatedRepl } from '../sandbox/isolated-repl.ts';
@@ -16,8 +16,17 @@ export interface SessionOptions {
   sink: EventSink;
   /** Keep one REPL across completions: `context_N` and `history_N` accumulate. */
   persistent?: boolean;
-  /** Replaces the isolated-vm REPL (tests, other backends). */
+  /** Replaces the REPL `RlmConfig.repl` names (tests, other backends). */
   replFactory?: ReplFactory;
+}
+
+/**
+ * The REPL of a language. Python is imported on first use: Pyodide's loader is large, and a
+ * JavaScript session (the CLI's whole-process runs above all) should not pay for it.
+ */
+export function replFactoryFor(language: ReplLanguage): ReplFactory {
+  if (language === 'javascript') return createIsolatedRepl;
+  return async (options) => (await import('../sandbox/python/pyodide-repl.ts')).createPythonRepl(options);
 }
 
 export interface CompletionOptions {
@@ -62,7 +71,8 @@ export class RlmSession {
     validateConfig(config);
     this.config = config;
     this.opts = opts;
-    this.replFactory = opts.replFactory ?? createIsolatedRepl;
+    // Child runs (`rlm_query`) get their REPLs from the same factory, so the same language.
+    this.replFactory = opts.replFactory ?? replFactoryFor(config.repl ?? 'javascript');
     this.services = {
       config,
       sink: opts.sink,

@@ -52,6 +52,7 @@ function configKey(o: EvalOptions, dataset: Dataset): Record<string, unknown> {
     maxDepth: o.maxDepth ?? 1,
     maxIterations: o.maxIterations ?? null,
     finalPatterns: o.finalPatterns ?? false,
+    repl: o.repl ?? 'javascript',
   };
 }
 
@@ -60,7 +61,8 @@ function checkConfig(metaPath: string, key: Record<string, unknown>, baseUrl: st
     writeFileSync(metaPath, `${JSON.stringify({ ...key, baseUrl, createdAt: new Date().toISOString() }, null, 2)}\n`);
     return;
   }
-  const prev = JSON.parse(readFileSync(metaPath, 'utf8')) as Record<string, unknown>;
+  // Evaluations recorded before Python ran JavaScript.
+  const prev: Record<string, unknown> = { repl: 'javascript', ...(JSON.parse(readFileSync(metaPath, 'utf8')) as Record<string, unknown>) };
   const diff = Object.keys(key).filter((k) => JSON.stringify(prev[k] ?? null) !== JSON.stringify(key[k] ?? null));
   if (diff.length > 0) {
     throw new EvalConfigError(
@@ -170,7 +172,7 @@ async function runTask(task: EvalTask, dataset: Dataset, logsDir: string, o: Eva
     return failed((err as Error).message);
   }
   const sessionId = asSessionId(randomUUID());
-  const log = new NativeLogFile(logPathFor(logsDir, task.id), makeHeader(sessionId, new Date()));
+  const log = new NativeLogFile(logPathFor(logsDir, task.id), makeHeader(sessionId, new Date(), undefined, o.repl ?? 'javascript'));
   const recorder = new EventRecorder((e) => log.append(e));
   let outcome: RunOutcome;
   let session: RlmSession | null = null;

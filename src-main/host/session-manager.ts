@@ -632,7 +632,7 @@ export class Host implements HostEndpoint {
       forkOf: o.forkOf ? { sessionId: o.forkOf.sessionId, runId: o.forkOf.runId, iteration: o.forkOf.iteration } : null,
     });
     const created = new Date(s.createdAt);
-    s.header = makeHeader(asSessionId(s.id), created, o.forkOf ?? undefined);
+    s.header = makeHeader(asSessionId(s.id), created, o.forkOf ?? undefined, recipe.repl ?? 'javascript');
     const logFile = join(this.opts.runsDir, nativeLogName(s.id, created));
     try {
       s.log = new NativeLogFile(logFile, s.header);

@@ -114,6 +114,7 @@ async function start(spec: WorkerSpec): Promise<void> {
       maxErrors: l.maxErrors ?? null,
       maxConcurrency: l.maxConcurrency,
       finalPatterns: spec.finalPatterns,
+      repl: spec.repl,
       ...(spec.systemPrompt !== null ? { systemPrompt: spec.systemPrompt } : {}),
       gates: dbg.gates(),
     },

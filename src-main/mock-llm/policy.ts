@@ -1,6 +1,7 @@
 // What the mock model says. A Policy is a pure function from a chat request to a reply:
 // same request, same reply. `classify` reads a request the way our engine builds it
 // (src-main/engine/prompts.ts), so policies can tell RLM turns from sub-LM calls.
+import type { ReplLanguage } from '../../src-shared/events.ts';
 import { MARKERS } from '../engine/prompts.ts';
 
 /** A chat message as it arrives over the wire (roles other than ours are tolerated). */
@@ -26,6 +27,8 @@ export interface Classified {
   kind: RequestKind;
   /** The system prompt, or '' for a sub call. */
   system: string;
+  /** The language the RLM's code must be written in (see `replLanguage`); JavaScript for sub calls. */
+  language: ReplLanguage;
   /** The RLM's query; null for a child RLM (its context is the prompt its parent passed) and for sub calls. */
   query: string | null;
   /** From "Turn i/N:" in the latest user message that has one; null when absent. */
@@ -50,10 +53,28 @@ export interface Tag {
 /** Tag lines start a line: `[needle:candidate] 4827193`. Code that prints them never puts them at a line start. */
 const TAG_LINE = /^\[([a-z][\w-]*):([a-z][\w-]*)\] ?(.*)$/gm;
 
+/** The metadata message's type word: Python's names for a Python REPL, JavaScript's otherwise. */
+const METADATA_TYPE = new RegExp(`(?:^|\n)${MARKERS.metadata}an? (str|list|dict|string|array|object) of `);
+
+/**
+ * The REPL language of an RLM request. The metadata message the engine writes names the
+ * context's type as the REPL's language does (`str`/`list`/`dict` in Python), whatever the
+ * system prompt; without one, a system prompt that says "Python REPL" means Python.
+ */
+export function replLanguage(system: string, metadata: string): ReplLanguage {
+  const m = METADATA_TYPE.exec(metadata);
+  if (m) return m[1] === 'str' || m[1] === 'list' || m[1] === 'dict' ? 'python' : 'javascript';
+  return system.includes(MARKERS.pythonRepl) ? 'python' : 'javascript';
+}
+
 export function classify(req: PolicyRequest): Classified {
   const msgs = req.messages;
   const first = msgs[0];
-  const system = first && first.role === 'system' && first.content.includes(MARKERS.system) ? first.content : '';
+  const second = msgs[1];
+  const metadata = second && second.role === 'user' && METADATA_TYPE.test(second.content) ? second.content : '';
+  // Our system prompt, or a user's own (`--system-prompt`) followed by the engine's metadata message.
+  const isRlm = first?.role === 'system' && (first.content.includes(MARKERS.system) || metadata !== '');
+  const system = isRlm ? first.content : '';
   const users = msgs.filter((m) => m.role === 'user');
   const lastUser = users.at(-1)?.content ?? '';
   const replOutputs = users.map((m) => m.content).filter((c) => c.includes(MARKERS.replOutput));
@@ -86,6 +107,7 @@ export function classify(req: PolicyRequest): Classified {
   return {
     kind,
     system,
+    language: system ? replLanguage(system, metadata) : 'javascript',
     query,
     turn,
     maxTurns,

@@ -3,12 +3,14 @@ import {
   EVENT_SCHEMA_VERSION,
   NATIVE_FORMAT,
   type LogHeader,
+  type ReplLanguage,
   type SessionId,
   type TrajectoryEvent,
 } from '../events.ts';
 
-export function makeHeader(sessionId: SessionId, createdAt: Date, forkOf?: LogHeader['forkOf']): LogHeader {
+export function makeHeader(sessionId: SessionId, createdAt: Date, forkOf?: LogHeader['forkOf'], repl?: ReplLanguage): LogHeader {
   const header: LogHeader = { format: NATIVE_FORMAT, version: EVENT_SCHEMA_VERSION, sessionId, createdAt: createdAt.toISOString() };
+  if (repl) header.repl = repl;
   if (forkOf) header.forkOf = forkOf;
   return header;
 }

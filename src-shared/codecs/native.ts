@@ -6,6 +6,7 @@ import { z } from 'zod';
 import {
   EVENT_SCHEMA_VERSION,
   NATIVE_FORMAT,
+  REPL_LANGUAGES,
   STOP_REASONS,
   type LogHeader,
   type TrajectoryEvent,
@@ -25,6 +26,7 @@ const message = z.looseObject({ role: z.enum(['system', 'user', 'assistant']), c
 const usage = z.looseObject({ inputTokens: num, outputTokens: num, costUsd: num.nullable() });
 const purpose = z.enum(['turn', 'final_answer', 'compaction']);
 const resetReason = z.enum(['cpu_limit', 'wall_limit', 'memory_limit', 'crash']);
+const replLanguage = z.enum(REPL_LANGUAGES as [string, ...string[]]);
 
 const envelope = {
   v: nonNegInt,
@@ -59,6 +61,7 @@ const eventSchemas = [
     }),
     messages: z.array(message),
     tools: z.array(str),
+    repl: replLanguage.optional(),
   }),
   z.looseObject({ ...envelope, type: z.literal('iteration.start'), iteration: num, appended: z.array(message), historyLength: num, historyTokens: num }),
   z.looseObject({ ...envelope, type: z.literal('model.reply'), iteration: num, purpose, model: str, text: str, usage, latencyMs: num, transient: z.array(message).optional() }),
@@ -192,6 +195,7 @@ const FAST_BY_TYPE = new Map<string, Pred>([
       }),
       messages: fMessages,
       tools: arrayOf(fStr),
+      repl: optional(oneOf(REPL_LANGUAGES)),
     }),
   ],
   ['iteration.start', obj({ iteration: fNum, appended: fMessages, historyLength: fNum, historyTokens: fNum })],
@@ -250,6 +254,7 @@ const headerSchema = z.looseObject({
   version: nonNegInt,
   sessionId: z.string().min(1),
   createdAt: str,
+  repl: replLanguage.optional(),
   forkOf: z.looseObject({ logFile: str, sessionId: str, runId: str, iteration: num }).optional(),
 });
 

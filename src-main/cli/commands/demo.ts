@@ -11,7 +11,8 @@ import { defaultRunsDir } from '../../logs/paths.ts';
 import { defaultSettingsDir } from '../../host/profiles.ts';
 import { ensureRendererBuilt, rendererDist } from '../renderer-build.ts';
 import { UsageError } from '../errors.ts';
-import { nonNegativeInt } from '../options.ts';
+import type { ReplLanguage } from '../../../src-shared/events.ts';
+import { nonNegativeInt, replOption } from '../options.ts';
 import { runOnce, type RunCliOptions } from './run.ts';
 import { DEFAULT_PORT, serveUntilStopped, startServing, type Serving } from './serve.ts';
 
@@ -50,6 +51,7 @@ interface DemoOptions {
   terminal?: boolean;
   port: number;
   open: boolean;
+  repl: ReplLanguage;
 }
 
 /** The terminal demo: progress on stderr, the answer and totals on stdout. */
@@ -58,8 +60,8 @@ async function terminalDemo(o: DemoOptions): Promise<void> {
   try {
     const s = SCENARIOS[o.scenario];
     const context = writeDemoContext(o.scenario, join(o.logDir, 'demo-contexts'));
-    process.stderr.write(`demo: ${o.scenario} — "${s.query}"\ndemo: mock model at ${mock.url}, context ${context}\n\n`);
-    const opts: RunCliOptions = { context, query: s.query, baseUrl: mock.url, model: 'mock-root', maxDepth: s.maxDepth, logDir: o.logDir };
+    process.stderr.write(`demo: ${o.scenario} in a ${o.repl} REPL — "${s.query}"\ndemo: mock model at ${mock.url}, context ${context}\n\n`);
+    const opts: RunCliOptions = { context, query: s.query, baseUrl: mock.url, model: 'mock-root', maxDepth: s.maxDepth, logDir: o.logDir, repl: o.repl };
     const summary = await runOnce(opts, (line) => process.stderr.write(`${line}\n`));
     process.stdout.write(`\nanswer (${summary.stopReason}):\n${summary.answer ?? ''}\n\n`);
     process.stdout.write(`${summary.iterations} root iterations, ${summary.usage.calls} model calls, ${summary.usage.inputTokens}+${summary.usage.outputTokens} tokens, $${summary.usage.costUsd ?? 0}, ${(summary.durationMs / 1000).toFixed(2)} s\nlog: ${summary.logFile}\n`);
@@ -93,7 +95,7 @@ async function appDemo(o: DemoOptions): Promise<void> {
     id: 0,
     command: {
       type: 'session.start',
-      params: { profile: 'demo', context: { kind: 'demo', name: o.scenario }, query: s.query, limits: { maxDepth: s.maxDepth }, breakpoints: [], startPaused: false },
+      params: { profile: 'demo', context: { kind: 'demo', name: o.scenario }, query: s.query, limits: { maxDepth: s.maxDepth }, breakpoints: [], startPaused: false, repl: o.repl },
     },
   });
   if (!('session' in reply)) {
@@ -101,7 +103,7 @@ async function appDemo(o: DemoOptions): Promise<void> {
     throw new Error('the host did not start the demo session');
   }
   const url = `${serving.web.url}#session=${encodeURIComponent(reply.session.sessionId)}`;
-  process.stdout.write(`RLM Studio demo (${o.scenario}, mock model, no API key): ${url}\nlogs: ${o.logDir}\nCtrl-C stops it.\n`);
+  process.stdout.write(`RLM Studio demo (${o.scenario}, ${o.repl} REPL, mock model, no API key): ${url}\nlogs: ${o.logDir}\nCtrl-C stops it.\n`);
   if (o.open) openInBrowser(url);
   await serveUntilStopped(serving);
 }
@@ -116,6 +118,7 @@ export function registerDemo(program: Command): void {
     .option('--terminal', 'run the demo in this terminal instead of the app')
     .addOption(new Option('--port <n>', 'port for the app (taken: any free one)').argParser(nonNegativeInt('--port')).default(DEFAULT_PORT))
     .option('--no-open', 'do not try to open a browser')
+    .addOption(replOption().default('javascript'))
     .action(async (o: DemoOptions) => {
       await (o.terminal ? terminalDemo(o) : appDemo(o));
     });

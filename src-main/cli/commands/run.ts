@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { asSessionId, type StopReason } from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
-import { EventRecorder, RlmSession, type RunOutcome } from '../../engine/index.ts';
+import { EventRecorder, RlmSession, type RunOutcome, type ToolSpec } from '../../engine/index.ts';
+import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { OpenAiCompatibleClient } from '../../lm/openai-client.ts';
 import { NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
@@ -22,6 +23,32 @@ export interface RunCliOptions extends LimitOptions {
   logDir?: string;
   json?: boolean;
   compaction?: boolean;
+  /** A file whose text replaces the built-in system prompt. */
+  systemPrompt?: string;
+  /** An ES module of custom tools. */
+  tools?: string;
+}
+
+/** The text of `--system-prompt FILE`. */
+export async function loadSystemPromptFile(path: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read --system-prompt ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  if (text.trim() === '') throw new UsageError(`--system-prompt ${path} is empty`);
+  return text;
+}
+
+/** The tools of `--tools FILE.mjs`, with its problems as usage errors. */
+export async function loadToolsOption(path: string): Promise<Record<string, ToolSpec>> {
+  try {
+    return await loadToolsModule(path);
+  } catch (err) {
+    if (err instanceof ToolsModuleError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 /** Reads a context file: `.json` is parsed, anything else is text. */
@@ -90,6 +117,8 @@ export interface RunSummary {
 
 export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => void) | null, signal?: AbortSignal): Promise<RunSummary> {
   const context = await loadContextFile(o.context);
+  const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
+  const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
   const apiKey = resolveApiKey(o.apiKeyEnv);
   const client = new OpenAiCompatibleClient({ baseUrl: o.baseUrl, apiKey });
   const sessionId = asSessionId(randomUUID());
@@ -98,7 +127,7 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
   if (o.logDir) {
     const dir = resolve(o.logDir);
     try {
-      log = new NativeLogFile(join(dir, nativeLogName(sessionId, started)), makeHeader(sessionId, started));
+      log = new NativeLogFile(join(dir, nativeLogName(sessionId, started)), makeHeader(sessionId, started, undefined, o.repl ?? 'javascript'));
     } catch (err) {
       throw new UsageError(`cannot create a log in --log-dir ${o.logDir}: ${(err as Error).message}`);
     }
@@ -122,6 +151,8 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
         model: o.model,
         ...sessionSettings(o),
         compaction: o.compaction ?? false,
+        ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+        ...(tools !== undefined ? { tools } : {}),
       },
       { sink: recorder },
     );
@@ -164,6 +195,8 @@ export function registerRun(program: Command): void {
   )
     .option('--log-dir <dir>', 'write the session log (*.rlm.jsonl) into this directory')
     .option('--compaction', 'summarise the root history when it nears the model window')
+    .option('--system-prompt <file>', 'replace the built-in system prompt with this file ({tools} in it becomes the tools list)')
+    .option('--tools <file.mjs>', 'custom tools: an ES module whose exports are values or { fn, description }')
     .option('--json', 'print one JSON object with the result')
     .action(async (o: RunCliOptions) => {
       const controller = new AbortController();

@@ -24,5 +24,7 @@ print('middle:', JSON.stringify(text.slice(mid, mid + 160)));
 `;
 }
 
-/** Lines that split a string context into sections: `=== X ===`, markdown headings, `Section 3`… */
-export const SECTION_HEADER_RE = String.raw`/^(?:={2,}.*|#{1,3} .+|(?:SECTION|Section|CHAPTER|Chapter)\b.*)$/gm`;
+/** Lines that split a string context into sections: `=== X ===`, markdown headings, `Section 3`… (a pattern both languages read alike). */
+export const SECTION_HEADER_PATTERN = String.raw`^(?:={2,}.*|#{1,3} .+|(?:SECTION|Section|CHAPTER|Chapter)\b.*)$`;
+/** The same as a JavaScript regex literal, multiline. */
+export const SECTION_HEADER_RE = `/${SECTION_HEADER_PATTERN}/gm`;

@@ -7,6 +7,7 @@ import { MARKERS } from '../../engine/prompts.ts';
 import { classify, lastReplError, lastTag, hasTag } from '../policy.ts';
 import type { Classified, Policy, PolicyRequest } from '../policy.ts';
 import { inspectCode, js, replWith, SECTION_HEADER_RE, TEXT_EXPR } from './code.ts';
+import * as PY from './code-py.ts';
 import { LABEL_PATTERN, subLmReply } from './sub-lm.ts';
 
 export type ScenarioName = 'needle' | 'aggregate' | 'recursive' | 'recover' | 'never' | 'default' | 'child';
@@ -60,6 +61,16 @@ export function rlmTurn(c: Classified): string {
 
 const LOOK_FIRST = 'Let me look at the context first: its type, its size and a couple of short samples, without printing all of it.';
 
+/** The turn-1 inspection in the session's language. */
+function inspect(c: Classified, scope: string): string {
+  return c.language === 'python' ? PY.inspectCodePy(scope) : inspectCode(scope);
+}
+
+/** Code that submits `content` as the answer, in the session's language. */
+function submit(c: Classified, content: string): string {
+  return c.language === 'python' ? PY.submitPy(content) : `answer.content = ${js(content)};\nanswer.ready = true;`;
+}
+
 // ---- 1. needle: regex over the string, a sub-LM confirms the window, submit the number.
 
 function needle(c: Classified): string {
@@ -68,18 +79,18 @@ function needle(c: Classified): string {
     if (/^\d+$/.test(candidate)) {
       return replWith(
         `The search found ${candidate} right after "magic number", and the sub-LM read the same number from the text around the hit, so I am confident. Submitting it.`,
-        `answer.content = ${js(candidate)};\nanswer.ready = true;`,
+        submit(c, candidate),
       );
     }
     return replWith(
       'Neither the regular expression nor the chunked sub-LM scan found a magic number, so I will say so rather than guess.',
-      `answer.content = 'I could not find a magic number in the context.';\nanswer.ready = true;`,
+      submit(c, 'I could not find a magic number in the context.'),
     );
   }
-  if (!hasTag(c, 'needle', 'inspect')) return replWith(LOOK_FIRST, inspectCode('needle'));
+  if (!hasTag(c, 'needle', 'inspect')) return replWith(LOOK_FIRST, inspect(c, 'needle'));
   return replWith(
     'The context is far too long to read, and the number should follow the words "magic number". I will search for that with a regular expression, then have a sub-LM read a window around the first hit to confirm it.',
-    String.raw`
+    c.language === 'python' ? PY.NEEDLE_SEARCH_PY : String.raw`
 const hay = ${TEXT_EXPR};
 const hits = [];
 for (const m of hay.matchAll(/magic number\D{0,40}?(\d[\d,]*)/gi)) {
@@ -114,14 +125,14 @@ function aggregate(c: Classified): string {
   if (total !== null) {
     return replWith(
       `Some chunks failed twice, but the sum over the chunks that worked is ${total}. Submitting that.`,
-      `answer.content = ${js(total)};\nanswer.ready = true;`,
+      submit(c, total),
     );
   }
   const labelsSeen = lastTag(c, 'aggregate', 'labels');
   if (labelsSeen === null) {
     return replWith(
       'Let me look at the items first: how many there are, a few samples, and which labels appear.',
-      String.raw`
+      c.language === 'python' ? PY.AGGREGATE_INSPECT_PY : String.raw`
 const kind = Array.isArray(context) ? 'array' : typeof context;
 const toItem = (x) => (typeof x === 'string' ? x : JSON.stringify(x));
 let items;
@@ -157,7 +168,7 @@ print('[aggregate:labels]', [...seen].sort().join(', '));
   const what = asked === null ? 'all labelled items' : `items labelled "${asked}"`;
   return replWith(
     `Each item carries its label, and the query asks for ${what}. Counting is easy to get wrong by eye, so I will split the items into chunks, have sub-LMs count labels per chunk in one batch, and sum their JSON replies in code.`,
-    String.raw`
+    c.language === 'python' ? PY.aggregateCountPy(asked) : String.raw`
 const nChunks = Math.max(1, Math.min(items.length, Math.max(8, Math.ceil(totalChars / 200000)), 64));
 const per = Math.ceil(items.length / nChunks);
 const chunks = [];
@@ -210,7 +221,7 @@ function recursive(c: Classified): string {
   if (!hasTag(c, 'recursive', 'inspect')) {
     return replWith(
       'Let me look at the context and split it into its sections; each section will get its own child RLM.',
-      String.raw`
+      c.language === 'python' ? PY.RECURSIVE_SPLIT_PY : String.raw`
 const kind = Array.isArray(context) ? 'array' : typeof context;
 const text = ${TEXT_EXPR};
 const asBody = (x) => (typeof x === 'string' ? x : JSON.stringify(x));
@@ -252,7 +263,7 @@ for (const s of sections.slice(0, 20)) print('-', JSON.stringify(s.title.slice(0
   }
   return replWith(
     'Each section needs its own careful reading, so I will hand every section, with the question, to a child RLM in one batch and combine their reports in code.',
-    String.raw`
+    c.language === 'python' ? PY.recursiveCombinePy(c.query ?? '') : String.raw`
 const question = ${js(c.query ?? '')};
 const childPrompts = sections.map((s) => 'TASK: section-report\nQUESTION: ' + question + '\nTITLE: ' + s.title + '\nSECTION:\n' + s.body);
 const reports = await rlm_query_batched(childPrompts);
@@ -290,7 +301,7 @@ function child(c: Classified): string {
   if (head === null) {
     return replWith(
       'I have no separate question: my context is the prompt my parent gave me. Let me read its first lines to see what is asked.',
-      String.raw`
+      c.language === 'python' ? PY.CHILD_HEAD_PY : String.raw`
 const kind = Array.isArray(context) ? 'array' : typeof context;
 const text = ${TEXT_EXPR};
 const firstLines = text.split('\n', 4);
@@ -303,7 +314,7 @@ print('next lines:', JSON.stringify(firstLines.slice(1).join('\n').slice(0, 300)
   if (head.startsWith('TASK: section-report')) {
     return replWith(
       'My context is a section-report task: a question, a title and one section. I will count the lines that mention the key terms of the question in code, ask a sub-LM for a short summary, and submit the report as JSON.',
-      String.raw`
+      c.language === 'python' ? PY.CHILD_SECTION_REPORT_PY : String.raw`
 const bodyAt = text.indexOf('\nSECTION:\n');
 const header = bodyAt >= 0 ? text.slice(0, bodyAt) : text.split('\n', 3).join('\n');
 const body = bodyAt >= 0 ? text.slice(bodyAt + '\nSECTION:\n'.length) : text;
@@ -324,7 +335,7 @@ answer.ready = true;
   if (head.startsWith('TASK: ')) {
     return replWith(
       `My context is a self-contained task (${head.slice(6).trim()}); a sub-LM can answer it directly, so I will pass it on and submit the reply.`,
-      String.raw`
+      c.language === 'python' ? PY.CHILD_PASS_ON_PY : String.raw`
 const reply = String(await llm_query(text));
 print('[child:reply]', reply.slice(0, 200));
 answer.content = reply;
@@ -338,11 +349,11 @@ answer.ready = true;
 // ---- 4. recover: turn 2 throws, turn 3 reads the error, fixes it and submits.
 
 function recover(c: Classified): string {
-  if (!hasTag(c, 'recover', 'inspect')) return replWith(LOOK_FIRST, inspectCode('recover'));
+  if (!hasTag(c, 'recover', 'inspect')) return replWith(LOOK_FIRST, inspect(c, 'recover'));
   if (!hasTag(c, 'recover', 'attempt')) {
     return replWith(
       'Let me pull out the header line and normalise it before going further.',
-      String.raw`
+      c.language === 'python' ? PY.RECOVER_ATTEMPT_PY : String.raw`
 print('[recover:attempt] looking for the header line');
 const lines = text.split('\n');
 const headerLine = lines.find((l) => l.startsWith('#!header'));
@@ -351,12 +362,13 @@ print('header:', headerLine.trim());
     );
   }
   const error = lastReplError(c);
+  const missed = c.language === 'python' ? 'next() gave None' : 'find() returned undefined';
   const reasoning = error
-    ? `The block failed with "${error}": there is no "#!header" line, so find() returned undefined. I will fall back to the first non-empty line, then summarise the text and submit.`
+    ? `The block failed with "${error}": there is no "#!header" line, so ${missed}. I will fall back to the first non-empty line, then summarise the text and submit.`
     : 'The header step went through. I will summarise the text and submit.';
   return replWith(
     reasoning,
-    String.raw`
+    c.language === 'python' ? PY.RECOVER_FIX_PY : String.raw`
 const lines2 = text.split('\n');
 const headerLine2 = lines2.find((l) => l.startsWith('#!header')) ?? lines2.find((l) => l.trim() !== '') ?? '';
 print('[recover:fixed] header=' + JSON.stringify(headerLine2.trim().slice(0, 120)));
@@ -371,12 +383,12 @@ answer.ready = true;
 // ---- 5. never: explores forever; the final-answer request gets a plain-text guess.
 
 function never(c: Classified): string {
-  if (!hasTag(c, 'never', 'inspect')) return replWith(LOOK_FIRST, inspectCode('never'));
+  if (!hasTag(c, 'never', 'inspect')) return replWith(LOOK_FIRST, inspect(c, 'never'));
   const step = c.tags.filter((t) => t.scope === 'never' && t.step === 'explore').length + 1;
   const fraction = (step * 37) % 100;
   return replWith(
     `I am not sure yet. Let me look at another part of the context, around ${fraction}% of the way in.`,
-    String.raw`
+    c.language === 'python' ? PY.neverExplorePy(step, fraction) : String.raw`
 const at${step} = Math.floor(text.length * ${fraction} / 100);
 print('[never:explore] step ${step} at ' + at${step});
 print(JSON.stringify(text.slice(at${step}, at${step} + 200)));
@@ -387,11 +399,11 @@ print(JSON.stringify(text.slice(at${step}, at${step} + 200)));
 // ---- 6. default: inspect, summarise chunks in one batch, submit the combined summary.
 
 function generic(c: Classified, scope: 'default' | 'child'): string {
-  if (!hasTag(c, scope, 'inspect')) return replWith(LOOK_FIRST, inspectCode(scope));
+  if (!hasTag(c, scope, 'inspect')) return replWith(LOOK_FIRST, inspect(c, scope));
   const question = c.query;
   return replWith(
     'That is more than I want to read in one go. I will split it into a few large chunks, have sub-LMs summarise them in one batch, and combine the summaries.',
-    String.raw`
+    c.language === 'python' ? PY.genericSummaryPy(scope, question) : String.raw`
 const question = ${js(question)};
 const size = Math.min(400000, Math.max(2000, Math.ceil(text.length / 8)));
 const chunks = [];

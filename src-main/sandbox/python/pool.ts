@@ -22,11 +22,12 @@ export async function takeInterpreter(memoryLimitBytes: number): Promise<Interpr
 }
 
 /**
- * Keeps one interpreter ready from now on (a host's spare worker, a CLI run that will need
- * Python). The first call also loads or makes the snapshot.
+ * Starts an interpreter ahead of need; with `keepWarm` (a host's spare worker) one is kept
+ * ready from then on, without it (a CLI run) only this one. The first call in a process also
+ * loads or makes the snapshot.
  */
-export function warmPython(): Promise<void> {
-  warming = true;
+export function warmPython(keepWarm = true): Promise<void> {
+  if (keepWarm) warming = true;
   refill();
   return spare!.then(
     () => undefined,

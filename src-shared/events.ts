@@ -109,6 +109,8 @@ export interface LogHeader {
   repl?: ReplLanguage;
   /** Set when this session was forked from another. */
   forkOf?: { logFile: string; sessionId: SessionId; runId: RunId; iteration: number };
+  /** Set on a re-execution (`rlm-studio rerun`): the log whose blocks were run again. Added in version 1 (optional). */
+  rerunOf?: { logFile: string; format: 'native' | 'rlm-python' };
 }
 
 interface Envelope {
@@ -204,6 +206,28 @@ export interface BlockEndEvent extends Envelope {
   variables: string[];
   /** Set when the REPL had to be replaced (state lost). */
   replReset: ReplResetReason | null;
+  /** Only in a re-execution's log: how this output compares with the recorded one. Added in version 1 (optional). */
+  rerun?: BlockRerun;
+}
+
+/** A block's output in the terms a re-execution compares. */
+export interface ComparedOutput {
+  stdout: string;
+  /** In the reference's terms the error is part of it, as the reference writes it (`\nTypeError: …`). */
+  stderr: string;
+  /** In the reference's terms always null (it is in `stderr`). */
+  error: BlockError | null;
+  submitted: string | null;
+}
+
+/** What the original log recorded for a re-executed block, and whether the new output matched it. */
+export interface BlockRerun {
+  /** 'rlm-python': compared as the reference library records a block (RLM-SPEC §6.7); 'native': field by field. */
+  terms: 'native' | 'rlm-python';
+  same: boolean;
+  recorded: ComparedOutput;
+  /** This execution's output in the same terms. */
+  new: ComparedOutput;
 }
 
 export type SubcallKind = 'llm' | 'rlm';

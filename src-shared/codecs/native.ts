@@ -39,6 +39,7 @@ const envelope = {
 };
 
 const spawnPlace = z.looseObject({ runId, iteration: num, block: num, callId: str });
+const comparedOutput = z.looseObject({ stdout: str, stderr: str, error: z.looseObject({ name: str, message: str }).nullable(), submitted: str.nullable() });
 
 const eventSchemas = [
   z.looseObject({
@@ -87,6 +88,14 @@ const eventSchemas = [
     submitted: str.nullable(),
     variables: z.array(str),
     replReset: resetReason.nullable(),
+    rerun: z
+      .looseObject({
+        terms: z.enum(['native', 'rlm-python']),
+        same: z.boolean(),
+        recorded: comparedOutput,
+        new: comparedOutput,
+      })
+      .optional(),
   }),
   z.looseObject({
     ...envelope,
@@ -172,6 +181,7 @@ const fMessages = arrayOf(fMessage);
 const fUsage = obj({ inputTokens: fNum, outputTokens: fNum, costUsd: fNumN });
 const fPurpose = oneOf(['turn', 'final_answer', 'compaction']);
 const fReset = oneOf(['cpu_limit', 'wall_limit', 'memory_limit', 'crash']);
+const fCompared = obj({ stdout: fStr, stderr: fStr, error: nullable(obj({ name: fStr, message: fStr })), submitted: fStrN });
 const fEnvelope = obj({ v: fNonNegInt, seq: fNonNegInt, t: fNum, ts: fStr, runId: fRunId, parentRunId: fRunIdN, depth: fNonNegInt });
 
 const FAST_BY_TYPE = new Map<string, Pred>([
@@ -215,6 +225,7 @@ const FAST_BY_TYPE = new Map<string, Pred>([
       submitted: fStrN,
       variables: arrayOf(fStr),
       replReset: nullable(fReset),
+      rerun: optional(obj({ terms: oneOf(['native', 'rlm-python']), same: (x) => typeof x === 'boolean', recorded: fCompared, new: fCompared })),
     }),
   ],
   [
@@ -256,6 +267,7 @@ const headerSchema = z.looseObject({
   createdAt: str,
   repl: replLanguage.optional(),
   forkOf: z.looseObject({ logFile: str, sessionId: str, runId: str, iteration: num }).optional(),
+  rerunOf: z.looseObject({ logFile: str, format: z.enum(['native', 'rlm-python']) }).optional(),
 });
 
 function describeIssue(error: z.ZodError): string {

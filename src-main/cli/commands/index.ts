@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   'mock-llm': async () => [(await import('./mock-llm.ts')).registerMockLlm],
   demo: async () => [(await import('./demo.ts')).registerDemo],
   stats: async () => [(await import('./stats.ts')).registerStats],
+  rerun: async () => [(await import('./rerun.ts')).registerRerun],
   convert: async () => [(await import('./convert.ts')).registerConvert],
   serve: async () => [(await import('./serve.ts')).registerServe],
   view: async () => [(await import('./serve.ts')).registerServe],

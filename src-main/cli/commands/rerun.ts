@@ -1,0 +1,113 @@
+// `rlm-studio rerun LOG --context FILE [--tools FILE.mjs] [--repl LANG] [--json]`: re-executes a
+// saved log (native or the reference library's) with its recorded replies and sub-call
+// results, and compares every block's output with the recorded one. Exit code 0 when every
+// block matched, 1 when some differed, 2 for bad input.
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { ToolSpec } from '../../engine/config.ts';
+import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
+import { defaultRunsDir } from '../../logs/paths.ts';
+import type { BlockComparison } from '../../rerun/re-execute.ts';
+import { RerunInputError, rerunLog, type ReplLanguage, type RerunReport } from '../../rerun/rerun-log.ts';
+import { UsageError } from '../errors.ts';
+import { loadContextFile } from './run.ts';
+import { assertReadable } from './stats.ts';
+
+export interface RerunCliOptions {
+  context: string;
+  tools?: string;
+  repl?: ReplLanguage;
+  logDir?: string;
+  json?: boolean;
+}
+
+/** What `--json` prints. */
+export interface RerunJson {
+  format: RerunReport['format'];
+  repl: ReplLanguage;
+  blocks: number;
+  same: number;
+  different: BlockComparison[];
+  logFile: string | null;
+}
+
+function parseLanguage(v: string): ReplLanguage {
+  if (v === 'javascript' || v === 'python') return v;
+  throw new InvalidArgumentError(`--repl must be javascript or python, got "${v}".`);
+}
+
+const SHOWN_CHARS = 400;
+
+function clip(s: string): string {
+  return s.length > SHOWN_CHARS ? `${s.slice(0, SHOWN_CHARS)}… (${s.length} chars)` : s;
+}
+
+/** One differing block, field by field, for a terminal. */
+export function describeDifference(d: BlockComparison): string {
+  const where = `${d.run} iteration ${d.iteration} block ${d.block + 1}`;
+  if (d.new === null) return `${where}: not reached (its run was not spawned again)\n`;
+  const lines = [`${where}: different`];
+  for (const field of ['stdout', 'stderr', 'submitted'] as const) {
+    const was = d.recorded[field];
+    const now = d.new[field];
+    if (was === now) continue;
+    lines.push(`  ${field} recorded: ${JSON.stringify(clip(was ?? 'null'))}`, `  ${field} new:      ${JSON.stringify(clip(now ?? 'null'))}`);
+  }
+  const errOf = (o: BlockComparison['recorded']): string => (o.error ? `${o.error.name}: ${o.error.message}` : 'none');
+  if (errOf(d.recorded) !== errOf(d.new)) lines.push(`  error recorded: ${errOf(d.recorded)}`, `  error new:      ${errOf(d.new)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export async function runRerun(log: string, o: RerunCliOptions): Promise<RerunJson> {
+  await assertReadable(log);
+  const context = await loadContextFile(o.context);
+  let tools: Record<string, ToolSpec> = {};
+  if (o.tools !== undefined) {
+    try {
+      tools = await loadToolsModule(o.tools);
+    } catch (err) {
+      if (err instanceof ToolsModuleError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+  let report: RerunReport;
+  try {
+    report = await rerunLog({
+      logPath: log,
+      context,
+      contextLabel: `--context ${o.context}`,
+      tools,
+      ...(o.repl ? { language: o.repl } : {}),
+      logDir: o.logDir ?? defaultRunsDir(),
+      onWarning: (w) => process.stderr.write(`rlm-studio: ${log}: warning: ${w}\n`),
+    });
+  } catch (err) {
+    if (err instanceof RerunInputError) throw new UsageError(err.message);
+    throw err;
+  }
+  return { format: report.format, repl: report.language, blocks: report.blocks, same: report.same, different: report.different, logFile: report.logFile };
+}
+
+export function registerRerun(program: Command): void {
+  program
+    .command('rerun')
+    .description('Re-execute a saved log (native or reference-library JSONL): recorded replies and sub-call results are served again, every code block runs again, and each output is compared with the recorded one. Exits 1 when a block differs.')
+    .argument('<log>', 'log file')
+    .requiredOption('--context <file>', 'the context the log was made from: .json is parsed, anything else is read as text')
+    .option('--tools <file.mjs>', 'custom tools: a module whose exports are values or { fn, description }')
+    .addOption(new Option('--repl <language>', 'REPL language for a native log (default: the one it records, else javascript); reference logs are Python').argParser(parseLanguage))
+    .option('--log-dir <dir>', 'where the re-execution log (*.rlm.jsonl) is written (default: the runs folder)')
+    .option('--json', 'print one JSON object: blocks, same, different[] ({run, iteration, block, recorded, new}), logFile')
+    .action(async (log: string, o: RerunCliOptions) => {
+      const out = await runRerun(log, o);
+      if (o.json) process.stdout.write(`${JSON.stringify(out)}\n`);
+      else {
+        for (const d of out.different) process.stdout.write(describeDifference(d));
+        process.stdout.write(`${out.blocks} block(s) re-executed in ${out.repl}: ${out.same} same, ${out.different.length} different\n`);
+        if (out.logFile) process.stdout.write(`log: ${out.logFile}\n`);
+      }
+      // Exit explicitly: with Pyodide loaded, a natural exit under --liftoff-only can deadlock in
+      // V8's wasm engine teardown (waiting on the isolates' threads).
+      await new Promise<void>((res) => process.stdout.write('', () => res()));
+      process.exit(out.different.length > 0 ? 1 : 0);
+    });
+}

@@ -7,8 +7,11 @@ import { blocksOf, iterationTotals, type BlockNode, type IterationNode, type Run
 import { useServices, useStudio } from '../app/context.tsx';
 import { fmtInt, fmtMs, fmtUsd, inclusiveTotals, runStatus, truncationOf } from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
-import { REPL_LABEL, replLanguageOf, type ReplLanguage } from '../lib/repl-language.ts';
+import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { hostIdOf, pauseOf, viewRev, viewTraj } from '../store/studio.ts';
+import { contextNeedOf } from './ContextFields.tsx';
+import { ForkForm, type ForkTarget } from './ForkForm.tsx';
+import { BlockRerunView, RerunBanner } from './RerunView.tsx';
 import { TextBlock } from './TextBlock.tsx';
 
 // memo: App re-renders on every store change it reads (load progress ~10/s); this view reads its own slices.
@@ -17,15 +20,17 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
   const traj = useStudio((s) => viewTraj(s, sessionId));
   const sel = useStudio((s) => s.selection.get(sessionId));
   const pause = useStudio((s) => pauseOf(s, sessionId));
-  const language = useStudio((s) => replLanguageOf(s.sessions.get(sessionId)));
+  const sessionLang = useStudio((s) => sessionLanguage(s.sessions.get(sessionId)));
   const runId = sel?.runId ?? traj?.roots[0] ?? null;
   const run = runId && traj ? traj.runs.get(runId) : undefined;
   if (!traj || !run) return <div className="empty">No runs yet{traj && traj.eventCount === 0 ? ' (waiting for events)' : ''}.</div>;
+  const language = runLanguage(run.start, sessionLang);
   const its = run.iterations;
   const iteration = sel?.iteration ?? its[its.length - 1]?.iteration ?? null;
   const it = its.find((x) => x.iteration === iteration) ?? null;
   return (
     <div className="run-view" data-rev={rev}>
+      <RerunBanner sessionId={sessionId} traj={traj} rev={rev} />
       <RunHeader traj={traj} run={run} pause={pause} sessionId={sessionId} language={language} />
       <IterationTimeline sessionId={sessionId} run={run} selected={iteration} />
       {it ? <IterationDetail key={`${run.id}:${it.iteration}`} sessionId={sessionId} traj={traj} run={run} it={it} pause={pause} language={language} /> : <div className="empty">No iterations yet.</div>}
@@ -100,6 +105,7 @@ function IterationTimeline({ sessionId, run, selected }: { sessionId: string; ru
           const it = its[vi.index] as IterationNode;
           const blocks = blocksOf(it);
           const errors = blocks.filter((b) => b.end?.error).length;
+          const rerunDiffers = blocks.some((b) => b.end?.rerun && !b.end.rerun.same);
           const calls = blocks.reduce((n, b) => n + b.calls.length, 0);
           const ms = it.lastT - it.firstT;
           return (
@@ -108,7 +114,7 @@ function IterationTimeline({ sessionId, run, selected }: { sessionId: string; ru
               role="option"
               aria-selected={it.iteration === selected}
               key={it.iteration}
-              className={`it-chip${it.iteration === selected ? ' selected' : ''}${errors ? ' has-error' : ''}${it.end?.finalAnswer != null ? ' final' : ''}`}
+              className={`it-chip${it.iteration === selected ? ' selected' : ''}${errors ? ' has-error' : ''}${it.end?.finalAnswer != null ? ' final' : ''}${rerunDiffers ? ' rerun-differs' : ''}`}
               style={{ position: 'absolute', left: vi.start, width: 88 }}
               onClick={() => svc.store.getState().select(sessionId, { runId: run.id, iteration: it.iteration })}
               data-testid={`iteration-${it.iteration}`}
@@ -119,6 +125,7 @@ function IterationTimeline({ sessionId, run, selected }: { sessionId: string; ru
                 {fmtMs(ms)} · {blocks.length}▢{calls ? ` · ${calls}↘` : ''}
                 {errors ? ' · ⚠' : ''}
                 {it.compaction ? ' · ⇲' : ''}
+                {rerunDiffers ? ' · ≠' : ''}
               </span>
             </button>
           );
@@ -160,6 +167,15 @@ function IterationDetail({ sessionId, traj, run, it, pause, language }: { sessio
     void svc.fullTexts(sessionId, [first ? run.start : null, it.start, it.end, ...calls]);
   }, [svc, sessionId, traj, run, it, first, leftOutAny]);
   const leftOut = entry ? [first ? run.start : null, it.start].some((e) => e && entry.elided.has(e)) : false;
+  const [forking, setForking] = useState(false);
+  const forkTarget: ForkTarget = {
+    sessionId,
+    runId: run.id,
+    depth: run.depth,
+    iteration: it.iteration,
+    reply: it.reply && it.reply.purpose === 'turn' ? it.reply.text : null,
+    context: contextNeedOf(entry),
+  };
   return (
     <section className="iteration" aria-label={`Iteration ${it.iteration}`} data-testid="iteration-detail">
       <div className="it-head">
@@ -172,12 +188,14 @@ function IterationDetail({ sessionId, traj, run, it, pause, language }: { sessio
           type="button"
           disabled={!canFork}
           title={canFork ? 'Start a new session that replays up to here, then goes live' : 'Fork needs the host (rlm-studio serve)'}
-          onClick={() => void svc.fork(sessionId, run.id, it.iteration)}
+          aria-expanded={forking}
+          onClick={() => setForking((f) => !f)}
           data-testid="fork"
         >
-          Fork from here
+          Fork from here…
         </button>
       </div>
+      {forking ? <ForkForm target={forkTarget} onDone={() => setForking(false)} /> : null}
       {it.compaction ? (
         <div className="compaction">
           History compacted ({fmtInt(it.compaction.tokensBefore)} tokens before, #{it.compaction.count}).
@@ -289,6 +307,7 @@ function BlockView({ sessionId, traj, b, language }: { sessionId: string; traj: 
           <CodeView value={out || '(no output)'} language="plaintext" readOnly cutAt={cut?.cutAt ?? null} testId={`output-${b.block}`} ariaLabel={`Output of block ${b.block + 1}`} maxLines={20} />
           {b.end.variables.length > 0 ? <div className="vars-line">variables: {b.end.variables.join(', ')}</div> : null}
           {b.end.submitted !== null ? <div className="vars-line">submitted the answer</div> : null}
+          {b.end.rerun ? <BlockRerunView block={b.block} rerun={b.end.rerun} /> : null}
           {b.replReset ? <div className="warn">REPL replaced ({b.replReset.reason}); its state was lost</div> : null}
         </>
       ) : null}

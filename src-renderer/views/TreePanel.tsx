@@ -9,7 +9,7 @@ import type { PauseInfo } from '../../src-shared/protocol.ts';
 import type { TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { fmtInt, fmtMs, fmtUsd, measureOf, MEASURES, runLabel, runMetrics, runStatus, runsMatching, treeRows, type Measure, type RunMetrics, type TreeRow } from '../lib/derive.ts';
-import { REPL_LABEL, REPL_TAG, replLanguageOf, type ReplLanguage } from '../lib/repl-language.ts';
+import { REPL_LABEL, REPL_TAG, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { usePrefs } from '../store/prefs.ts';
 import { pauseOf, viewRev, viewTraj } from '../store/studio.ts';
 import { TreeGraph } from './TreeGraph.tsx';
@@ -23,7 +23,7 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   const traj = useStudio((s) => viewTraj(s, sessionId));
   const pause = useStudio((s) => pauseOf(s, sessionId));
   const selected = useStudio((s) => s.selection.get(sessionId)?.runId ?? null);
-  const language = useStudio((s) => replLanguageOf(s.sessions.get(sessionId)));
+  const language = useStudio((s) => sessionLanguage(s.sessions.get(sessionId)));
   const { colourBy, treeMode, set: setPrefs } = usePrefs();
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const [query, setQuery] = useState('');
@@ -221,7 +221,7 @@ interface RowProps {
   language: ReplLanguage;
 }
 
-const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colourBy, selected, active, onSelect, onToggle, onFocusRow, pause, language }: RowProps) {
+const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colourBy, selected, active, onSelect, onToggle, onFocusRow, pause, language: sessionLang }: RowProps) {
   const indent = { paddingLeft: 6 + row.level * 14 };
   const expandable = row.kind === 'batch' || row.hasChildren;
   const twisty = (
@@ -253,6 +253,7 @@ const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colo
   const status = runStatus(run, pause);
   const value = measureOf(metrics, colourBy);
   const label = runLabel(traj, run);
+  const language = runLanguage(run.start, sessionLang);
   return (
     <div
       id={domId(row.key)}

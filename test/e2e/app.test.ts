@@ -73,8 +73,8 @@ describe('RLM Studio in Chromium', () => {
     await page.getByTestId('iteration-1').click();
     const code = await monacoText(page, 'code-0');
     expect(code.length).toBeGreaterThan(5);
-    // Coloured as JavaScript (several token classes), without starting the TypeScript worker:
-    // it costs a core for seconds, and read-only code needs only the grammar.
+    // Coloured as Python (a reference log; several token classes), without starting the
+    // TypeScript worker: it costs a core for seconds, and read-only code needs only the grammar.
     const tokenClasses = await page.getByTestId('code-0').locator('.view-line span span').evaluateAll((els) => new Set(els.map((e) => e.className)).size);
     expect(tokenClasses).toBeGreaterThan(2);
     expect(page.workers().map((w) => w.url()).filter((u) => u.includes('ts.worker'))).toEqual([]);
@@ -175,6 +175,8 @@ describe('RLM Studio in Chromium', () => {
     await root.click();
     await page.getByTestId('iteration-2').click();
     await page.getByTestId('fork').click();
+    // A session this host ran: endpoint as recorded, ask the model again at the iteration.
+    await page.getByTestId('fork-start').click();
     await expect.poll(async () => page.getByTestId('session-select').locator('option').count(), { timeout: 30_000 }).toBe(before + 1);
     await page.getByTestId('run-answer').waitFor({ timeout: 90_000 });
     await shot(page, '07-fork');

@@ -4,12 +4,12 @@
 // a paused Python session as the host lists them.
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { asSessionId, type LogHeader } from '../../../src-shared/events.ts';
+import { asSessionId, type LogHeader, type RunStartEvent } from '../../../src-shared/events.ts';
 import type { ClientMessage, EndpointProfile, Replies, SessionSummary, VariableView } from '../../../src-shared/protocol.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
-import { replLanguageOf } from '../../../src-renderer/lib/repl-language.ts';
+import { runLanguage, sessionLanguage } from '../../../src-renderer/lib/repl-language.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
@@ -70,15 +70,19 @@ async function mountForm() {
   return { store, carrier };
 }
 
-const PY_HEADER = { format: 'rlm-studio', version: 1, sessionId: asSessionId('py'), createdAt: '2026-12-02T10:00:00.000Z', repl: 'python' } as LogHeader;
+const PY_HEADER: LogHeader = { format: 'rlm-studio', version: 1, sessionId: asSessionId('py'), createdAt: '2026-12-02T10:00:00.000Z', repl: 'python' };
 
 describe('the REPL language of a session', () => {
   it('comes from the header, else the format (reference logs are Python), else JavaScript', () => {
-    expect(replLanguageOf(undefined)).toBe('javascript');
-    expect(replLanguageOf({ header: null, format: null, summary: null })).toBe('javascript');
-    expect(replLanguageOf({ header: null, format: 'rlm-python', summary: null })).toBe('python');
-    expect(replLanguageOf({ header: PY_HEADER, format: 'native', summary: null })).toBe('python');
-    expect(replLanguageOf({ header: { ...PY_HEADER, repl: 'javascript' } as LogHeader, format: 'native', summary: null })).toBe('javascript');
+    expect(sessionLanguage(undefined)).toBe('javascript');
+    expect(sessionLanguage({ header: null, format: null, summary: null })).toBe('javascript');
+    expect(sessionLanguage({ header: null, format: 'rlm-python', summary: null })).toBe('python');
+    expect(sessionLanguage({ header: PY_HEADER, format: 'native', summary: null })).toBe('python');
+    expect(sessionLanguage({ header: { ...PY_HEADER, repl: 'javascript' }, format: 'native', summary: null })).toBe('javascript');
+    // A run that records its own language says so, whatever the session's.
+    const start = fixtureEvents('c_recursive.jsonl').find((e): e is RunStartEvent => e.type === 'run.start');
+    expect(start && runLanguage({ ...start, repl: 'python' }, 'javascript')).toBe('python');
+    expect(start && runLanguage(start, 'python')).toBe('python');
   });
 
   it('is shown on every run in the tree and in the run header, and colours the code', () => {

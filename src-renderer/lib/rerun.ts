@@ -1,0 +1,52 @@
+// A re-execution's comparison, read from its log: `rlm-studio rerun` (or the host) runs every
+// recorded block again and writes, on each block.end, the recorded output beside the new
+// one and whether they match (`BlockEndEvent.rerun`); the header names the log re-executed.
+import type { ComparedOutput, LogHeader, RunId } from '../../src-shared/events.ts';
+import { blocksOf, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
+
+export interface RerunBlockRef {
+  runId: RunId;
+  depth: number;
+  iteration: number;
+  block: number;
+}
+
+export interface RerunSummary {
+  /** The log that was re-executed, when the header says. */
+  source: NonNullable<LogHeader['rerunOf']> | null;
+  /** Blocks compared so far (a live re-execution grows). */
+  blocks: number;
+  same: number;
+  different: RerunBlockRef[];
+}
+
+/** Null when nothing in the session is a re-execution. */
+export function rerunSummary(traj: TrajectoryState): RerunSummary | null {
+  const source = traj.header?.rerunOf ?? null;
+  let blocks = 0;
+  let same = 0;
+  const different: RerunBlockRef[] = [];
+  for (const run of traj.runs.values()) {
+    for (const it of run.iterations) {
+      for (const b of blocksOf(it)) {
+        const r = b.end?.rerun;
+        if (!r) continue;
+        blocks++;
+        if (r.same) same++;
+        else different.push({ runId: run.id, depth: run.depth, iteration: it.iteration, block: b.block });
+      }
+    }
+  }
+  if (blocks === 0 && source === null) return null;
+  return { source, blocks, same, different };
+}
+
+/** One output as text, in the order the block view shows it (what a diff compares). */
+export function comparedText(o: ComparedOutput): string {
+  const parts: string[] = [];
+  if (o.stdout) parts.push(o.stdout.replace(/\n$/, ''));
+  if (o.stderr) parts.push(o.stderr.replace(/\n$/, ''));
+  if (o.error) parts.push(`${o.error.name}: ${o.error.message}`);
+  if (o.submitted !== null) parts.push(`(submitted the answer: ${o.submitted})`);
+  return parts.join('\n');
+}

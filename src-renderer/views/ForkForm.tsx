@@ -1,0 +1,113 @@
+// Forking from an iteration: the new session replays the recorded replies and sub-call results
+// up to it, then continues with the chosen endpoint. At the iteration itself it either asks
+// the model again, or keeps the recorded reply and pauses before its code runs, so the code
+// can be edited first (step-through). A log the host did not record itself (an imported or
+// dropped one) has no context on file: the form asks for it.
+import { useState } from 'react';
+import type { RunId } from '../../src-shared/events.ts';
+import type { Breakpoint, ContextSource, ForkSession } from '../../src-shared/protocol.ts';
+import { useServices, useStudio } from '../app/context.tsx';
+import { contextSourceOf, ContextFields, type ContextChoice, type ContextNeed } from './ContextFields.tsx';
+
+export interface ForkTarget {
+  sessionId: string;
+  runId: RunId;
+  depth: number;
+  iteration: number;
+  /** The recorded reply at the iteration, when there is one (it can be kept and edited). */
+  reply: string | null;
+  context: ContextNeed;
+}
+
+type AtIteration = 'live' | 'edit';
+
+export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () => void }) {
+  const svc = useServices();
+  const profiles = useStudio((s) => s.profiles);
+  const [profile, setProfile] = useState(target.context === 'required' ? 'demo' : '');
+  const [model, setModel] = useState('');
+  const [at, setAt] = useState<AtIteration>('live');
+  const [context, setContext] = useState<ContextChoice>({ kind: 'path', path: '', text: '', json: false });
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (): Promise<void> => {
+    const source: ContextSource | null = target.context === 'none' ? null : contextSourceOf(context);
+    if (target.context === 'required' && source === null) {
+      setProblem('This log does not hold its context: give the file it was made from.');
+      return;
+    }
+    // Paused after the kept reply: only there (replayed iterations before it run straight through).
+    const breakpoints: Breakpoint[] = at === 'edit' ? [{ kind: 'after_reply', depths: [target.depth], iterations: [target.iteration] }] : [];
+    const extra: Partial<ForkSession> = {
+      breakpoints,
+      ...(profile ? { profile } : {}),
+      ...(model.trim() ? { model: model.trim() } : {}),
+      ...(at === 'edit' && target.reply !== null ? { editedReply: target.reply } : {}),
+      ...(source ? { context: source } : {}),
+    };
+    setProblem(null);
+    setBusy(true);
+    const id = await svc.fork(target.sessionId, target.runId, target.iteration, extra);
+    setBusy(false);
+    if (id) onDone();
+  };
+
+  return (
+    <form
+      className="fork-form"
+      aria-label={`Fork from iteration ${target.iteration}`}
+      data-testid="fork-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <p className="muted">
+        A new session replays this run's recorded replies and sub-call results up to iteration {target.iteration}, then continues with the endpoint below.
+      </p>
+      <label>
+        Endpoint
+        <select value={profile} onChange={(e) => setProfile(e.target.value)} data-testid="fork-profile">
+          {target.context === 'required' ? null : <option value="">as the session was run</option>}
+          <option value="demo">demo (bundled mock model, no key)</option>
+          {profiles
+            .filter((p) => p.name !== 'demo')
+            .map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.name} ({p.model})
+              </option>
+            ))}
+        </select>
+      </label>
+      <label>
+        Model <input value={model} onChange={(e) => setModel(e.target.value)} placeholder="the endpoint's" data-testid="fork-model" />
+      </label>
+      <fieldset>
+        <legend>At iteration {target.iteration}</legend>
+        <label>
+          <input type="radio" name="fork-at" checked={at === 'live'} onChange={() => setAt('live')} data-testid="fork-live" /> ask the model again and continue live
+        </label>
+        {target.reply !== null ? (
+          <label>
+            <input type="radio" name="fork-at" checked={at === 'edit'} onChange={() => setAt('edit')} data-testid="fork-edit" /> keep the recorded reply and pause, to edit its code before it runs
+          </label>
+        ) : null}
+      </fieldset>
+      {target.context !== 'none' ? <ContextFields value={context} onChange={setContext} idPrefix="fork" optional={target.context === 'optional'} /> : null}
+      {problem ? (
+        <p role="alert" className="pp-error" data-testid="fork-error">
+          {problem}
+        </p>
+      ) : null}
+      <div className="pp-actions">
+        <button type="submit" className="primary" disabled={busy} data-testid="fork-start">
+          {busy ? 'Forking…' : 'Fork'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -117,6 +117,23 @@ export const ForkSession = z.strictObject({
 });
 export type ForkSession = z.infer<typeof ForkSession>;
 
+/**
+ * Re-executes a saved or finished session's code blocks (as `rlm-studio rerun` does) in a new
+ * session: recorded replies and sub-call results are served again, every block runs again, and
+ * each block.end of the new session carries `rerun` (same or not, the recorded and the new
+ * output). Its header names the source (`rerunOf`); its status message gives the counts.
+ */
+export const RerunSession = z.strictObject({
+  sessionId,
+  /** The context the source was made from. Absent: the source's recipe's; required for a log with none. */
+  context: ContextSource.optional(),
+  /** A custom tools module on the host (`--tools FILE.mjs`). */
+  tools: z.string().min(1).optional(),
+  /** For a native log: overrides the language it records. Reference-library logs are Python. */
+  repl: ReplLanguageInput.optional(),
+});
+export type RerunSession = z.infer<typeof RerunSession>;
+
 /** Every command, with its parameters. `id` correlates the reply. */
 export const Command = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('hello'), protocol: z.number().int() }),
@@ -137,6 +154,7 @@ export const Command = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('session.edit'), sessionId, edit: ReplyEditInput }),
   z.strictObject({ type: z.literal('session.variables'), sessionId, runId }),
   z.strictObject({ type: z.literal('session.fork'), params: ForkSession }),
+  z.strictObject({ type: z.literal('session.rerun'), params: RerunSession }),
   z.strictObject({ type: z.literal('session.export'), sessionId, format: z.enum(['native', 'rlm-python']) }),
   z.strictObject({ type: z.literal('profiles.list') }),
   z.strictObject({ type: z.literal('profiles.save'), profile: EndpointProfile }),
@@ -272,6 +290,7 @@ export interface Replies {
   'session.edit': { session: SessionSummary };
   'session.variables': { variables: VariableView[] };
   'session.fork': { session: SessionSummary };
+  'session.rerun': { session: SessionSummary };
   'session.export': { fileName: string; text: string };
   'profiles.list': { profiles: EndpointProfile[] };
   'profiles.save': { profiles: EndpointProfile[] };

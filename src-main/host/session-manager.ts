@@ -11,7 +11,7 @@ import { formatProblem } from '../../src-shared/codecs/lines.ts';
 import { checkEvent, encodeNative } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { exportRlmPython } from '../../src-shared/codecs/rlm-python.ts';
-import { asRunId, asSessionId, type LogHeader, type TrajectoryEvent } from '../../src-shared/events.ts';
+import { asRunId, asSessionId, type LogHeader, type ReplLanguage, type TrajectoryEvent } from '../../src-shared/events.ts';
 import {
   type Breakpoint,
   type ClientMessage,
@@ -27,6 +27,7 @@ import {
   type RecentRun,
   ReplLanguageInput,
   type Replies,
+  type RerunSession,
   RunLimitsInput,
   type SessionStatus,
   type SessionSummary,
@@ -43,7 +44,7 @@ import { DEMO_SCENARIOS } from './demo.ts';
 import { DEMO_PROFILE_NAME, ProfileStore } from './profiles.ts';
 import type { KeyStore } from './key-store.ts';
 import { forkLauncher, type WorkerHandle, type WorkerLauncher } from './worker-launcher.ts';
-import { FromWorker, type ToWorker, type WorkerSpec } from './worker-protocol.ts';
+import { FromWorker, type RerunSpec, type ToWorker, type WorkerSpec } from './worker-protocol.ts';
 
 export interface HostOptions {
   runsDir: string;
@@ -125,6 +126,8 @@ interface Session {
   /** Events so far (the next `seq`), in memory or on disk. */
   count: number;
   recipe: SessionRecipe | null;
+  /** A re-execution's context and language: what a fork of it starts from (it has no recipe). */
+  rerunSource: { context: ContextSource; repl: ReplLanguage } | null;
   breakpoints: Breakpoint[];
   worker: WorkerHandle | null;
   log: NativeLogFile | null;
@@ -270,6 +273,8 @@ export class Host implements HostEndpoint {
       }
       case 'session.fork':
         return { session: this.summary(await this.fork(c.params)) };
+      case 'session.rerun':
+        return { session: this.summary(await this.rerun(c.params)) };
       case 'session.export':
         return this.exportSession(c.sessionId, c.format);
       case 'profiles.list':
@@ -564,6 +569,7 @@ export class Host implements HostEndpoint {
       onDisk: false,
       count: 0,
       recipe: null,
+      rerunSource: null,
       breakpoints: [],
       worker: null,
       log: null,
@@ -659,7 +665,7 @@ export class Host implements HostEndpoint {
       systemPrompt: recipe.systemPrompt ?? null,
       finalPatterns: recipe.finalPatterns ?? false,
     };
-    this.spawnWorker(s, spec);
+    this.spawnWorker(s, { t: 'start', spec });
     this.broadcast(s);
     return s;
   }
@@ -698,14 +704,15 @@ export class Host implements HostEndpoint {
     return this.sessions.get(sessionId)?.worker?.pid ?? null;
   }
 
-  private spawnWorker(s: Session, spec: WorkerSpec): void {
+  /** Starts the session's worker; `start` is sent once the worker is ready. */
+  private spawnWorker(s: Session, start: ToWorker & { t: 'start' | 'rerun' }): void {
     const w = this.claimWorker();
     const child = w.child;
     s.stderrTail = w.stderr;
     s.worker = child;
     child.listen({
       stderr: (d) => void (s.stderrTail = (s.stderrTail + d).slice(-4000)),
-      message: (raw) => this.fromWorker(s, spec, raw),
+      message: (raw) => this.fromWorker(s, start, raw),
       exit: (how) => {
         if (s.killTimer) clearTimeout(s.killTimer);
         s.worker = null;
@@ -718,10 +725,10 @@ export class Host implements HostEndpoint {
       },
     });
     // A spare has already said `ready`; a fresh one will, and is started then.
-    if (w.ready && child.connected) child.send({ t: 'start', spec } satisfies ToWorker);
+    if (w.ready && child.connected) child.send(start);
   }
 
-  private fromWorker(s: Session, spec: WorkerSpec, raw: unknown): void {
+  private fromWorker(s: Session, start: ToWorker, raw: unknown): void {
     const parsed = FromWorker.safeParse(raw);
     if (!parsed.success) {
       this.fail(s, `the worker sent a malformed message: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
@@ -731,7 +738,7 @@ export class Host implements HostEndpoint {
     const m = parsed.data;
     switch (m.t) {
       case 'ready':
-        s.worker?.send({ t: 'start', spec } satisfies ToWorker);
+        s.worker?.send(start);
         return;
       case 'events': {
         const good: TrajectoryEvent[] = [];
@@ -815,9 +822,9 @@ export class Host implements HostEndpoint {
       const parsed = SessionRecipe.safeParse(JSON.parse(readFileSync(recipePathFor(src.logFile), 'utf8')));
       if (parsed.success) recipe = parsed.data;
     }
-    if (!recipe) {
-      throw new HostError('bad_request', `session ${f.sessionId} cannot be forked: its context is unknown (only sessions recorded by RLM Studio keep a ${'*.rlm.session.json'} beside the log)`);
-    }
+    // A log with no recipe (the reference library's, a re-execution, a dropped file) forks from the context given.
+    const imported = recipe === null;
+    recipe ??= this.recipeForImported(src, srcEvents, f);
     const runs = new Map<string, number>();
     for (const e of srcEvents) if (e.type === 'iteration.start') runs.set(e.runId, Math.max(runs.get(e.runId) ?? 0, e.iteration));
     const last = runs.get(f.runId);
@@ -830,7 +837,7 @@ export class Host implements HostEndpoint {
       throw new HostError('bad_request', (err as Error).message);
     }
     const next: SessionRecipe = { ...recipe, profile: f.profile ?? recipe.profile, limits: { ...recipe.limits, ...(f.limits ?? {}) } };
-    const sameProfile = next.profile === recipe.profile;
+    const sameProfile = next.profile === recipe.profile && !imported;
     return this.launch({
       recipe: next,
       model: f.model ?? (sameProfile ? recipe.model : undefined),
@@ -841,6 +848,82 @@ export class Host implements HostEndpoint {
       replay: plan,
       forkOf: { logFile: src.logFile ?? '', sessionId: asSessionId(src.id), runId: asRunId(f.runId), iteration: f.iteration },
     });
+  }
+
+  /**
+   * The recipe of a fork of a log that has none: the context given (or the one it was
+   * re-executed with), the endpoint profile given, the recorded query, depth and iteration
+   * limits, and the log's language (reference logs are Python).
+   */
+  private recipeForImported(src: Session, events: TrajectoryEvent[], f: ForkSession): SessionRecipe {
+    const context = f.context ?? src.rerunSource?.context;
+    if (!context) {
+      throw new HostError('bad_request', `session ${f.sessionId} has no recorded context (a reference-library or dropped log); give the context it was made from to fork it`);
+    }
+    if (!f.profile) throw new HostError('bad_request', `forking session ${f.sessionId} needs a profile: the endpoint it continues against`);
+    const root = events.find((e) => e.type === 'run.start' && e.parentRunId === null);
+    const start = root?.type === 'run.start' ? root : null;
+    return {
+      version: 1,
+      profile: f.profile,
+      model: '',
+      subModel: null,
+      context,
+      query: start?.query ?? null,
+      limits: start ? { maxDepth: start.limits.maxDepth, maxIterations: start.limits.maxIterations } : {},
+      repl: src.rerunSource?.repl ?? this.languageOf(src, start?.repl),
+    };
+  }
+
+  /** The REPL language of a recorded session: reference logs are Python; native ones say theirs. */
+  private languageOf(s: Session, fromRun: ReplLanguage | undefined, override?: ReplLanguage): ReplLanguage {
+    if (s.format === 'rlm-python') return 'python';
+    return override ?? s.header?.repl ?? s.recipe?.repl ?? fromRun ?? 'javascript';
+  }
+
+  // ---- re-execution ----
+
+  /** A new session that runs the source's recorded code blocks again and compares their output. */
+  private async rerun(r: RerunSession): Promise<Session> {
+    if (this.closed) throw new HostError('conflict', 'the host is shutting down');
+    const src = this.get(r.sessionId);
+    if (!TERMINAL.has(src.status)) throw new HostError('conflict', `session ${r.sessionId} is still ${src.status}; re-execute it once it has ended`);
+    if (src.format === 'rlm-python' && r.repl === 'javascript') {
+      throw new HostError('bad_request', 'a reference-library log is Python; it cannot be re-executed as JavaScript');
+    }
+    let recipe = src.recipe;
+    if (!recipe && src.logFile && existsSync(recipePathFor(src.logFile))) {
+      const parsed = SessionRecipe.safeParse(JSON.parse(readFileSync(recipePathFor(src.logFile), 'utf8')));
+      if (parsed.success) recipe = parsed.data;
+    }
+    const context = r.context ?? recipe?.context ?? src.rerunSource?.context;
+    if (!context) throw new HostError('bad_request', `session ${r.sessionId} has no recorded context (a reference-library or dropped log); give the context it was made from`);
+    const events = await this.eventsOf(src);
+    const root = events.find((e) => e.type === 'run.start' && e.parentRunId === null);
+    const repl = this.languageOf(src, root?.type === 'run.start' ? root.repl : undefined, r.repl);
+    const s = this.newSession({ title: `Re-execution of ${src.title}`, status: 'starting', readOnly: false, format: 'native', rerunSource: { context, repl } });
+    const created = new Date(s.createdAt);
+    s.header = { ...makeHeader(asSessionId(s.id), created), repl, rerunOf: { logFile: src.logFile ?? src.title, format: src.format } };
+    const logFile = join(this.opts.runsDir, nativeLogName(s.id, created));
+    try {
+      s.log = new NativeLogFile(logFile, s.header);
+    } catch (err) {
+      this.sessions.delete(s.id);
+      throw new HostError('internal', `cannot write the session log in ${this.opts.runsDir}: ${(err as Error).message}`);
+    }
+    s.logFile = logFile;
+    const spec: RerunSpec = {
+      sessionId: s.id,
+      // A file is read by the worker itself; a log opened from text goes over as its events.
+      source: src.logFile !== null ? { kind: 'file', path: src.logFile } : { kind: 'events', events },
+      format: src.format,
+      context,
+      tools: r.tools ?? null,
+      repl,
+    };
+    this.spawnWorker(s, { t: 'rerun', spec });
+    this.broadcast(s);
+    return s;
   }
 
   // ---- saved logs ----

@@ -36,8 +36,25 @@ export const WorkerSpec = z.strictObject({
 });
 export type WorkerSpec = z.infer<typeof WorkerSpec>;
 
+/** A re-execution of a recorded session (`session.rerun`) instead of a live run. */
+export const RerunSpec = z.strictObject({
+  sessionId: z.string(),
+  /** The recorded log: its file on the host, or its events (a log opened from text). */
+  source: z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('file'), path: z.string() }),
+    z.strictObject({ kind: z.literal('events'), events: z.array(z.unknown()) }),
+  ]),
+  format: z.enum(['native', 'rlm-python']),
+  context: ContextSource,
+  /** A custom tools module on the host, or null. */
+  tools: z.string().nullable(),
+  repl: ReplLanguageInput,
+});
+export type RerunSpec = z.infer<typeof RerunSpec>;
+
 export const ToWorker = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('start'), spec: WorkerSpec }),
+  z.strictObject({ t: z.literal('rerun'), spec: RerunSpec }),
   z.strictObject({ t: z.literal('pause') }),
   z.strictObject({ t: z.literal('continue'), all: z.boolean().optional() }),
   z.strictObject({ t: z.literal('step') }),

@@ -14,7 +14,8 @@ import { loadContextFile } from '../cli/commands/run.ts';
 import { Debugger } from './debugger.ts';
 import { demoContext } from './demo.ts';
 import { connectToHost } from './worker-channel.ts';
-import { type FromWorker, ToWorker, type WorkerSpec } from './worker-protocol.ts';
+import { type FromWorker, type RerunSpec, ToWorker, type WorkerSpec } from './worker-protocol.ts';
+import { rerunInWorker, rerunSummary } from './worker-rerun.ts';
 
 const channel = await connectToHost();
 const send = (msg: FromWorker): void => channel.send(msg);
@@ -66,7 +67,7 @@ function flushEvents(): void {
   send({ t: 'events', events });
 }
 
-async function loadContext(spec: WorkerSpec): Promise<SandboxValue> {
+async function loadContext(spec: Pick<WorkerSpec, 'context'>): Promise<SandboxValue> {
   const c = spec.context;
   switch (c.kind) {
     case 'text':
@@ -130,13 +131,31 @@ async function start(spec: WorkerSpec): Promise<void> {
   }
 }
 
+async function rerun(spec: RerunSpec): Promise<void> {
+  process.title = `rlm-studio worker ${spec.sessionId} (re-execution)`;
+  const context = await loadContext(spec);
+  const recorder = new EventRecorder();
+  recorder.listen(queueEvent);
+  send({ t: 'status', status: 'running', pause: null });
+  try {
+    const result = await rerunInWorker(spec, context, recorder, abort.signal);
+    flushEvents();
+    await sendAndWait({ t: 'done', stopReason: 'answered', message: rerunSummary(result), replay: null });
+  } catch (err) {
+    if (!abort.signal.aborted) throw err;
+    flushEvents();
+    await sendAndWait({ t: 'done', stopReason: 'cancelled', message: 'the re-execution was cancelled', replay: null });
+  }
+}
+
 async function handle(msg: ToWorker): Promise<void> {
   switch (msg.t) {
     case 'start':
+    case 'rerun':
       if (started) return;
       started = true;
       try {
-        await start(msg.spec);
+        await (msg.t === 'start' ? start(msg.spec) : rerun(msg.spec));
       } catch (err) {
         flushEvents();
         await sendAndWait({ t: 'fatal', message: err instanceof Error ? err.message : String(err) });

@@ -233,11 +233,18 @@ export class ReplayClient implements LmClient {
       const orig = this.runMap.get(p.runId);
       if (orig !== undefined) {
         const s = this.takeRecorded(orig, p.iteration, p.block, p.kind, prompt, false);
-        if (s && s.response !== null && this.inReplay(orig, p.iteration)) {
+        const replaying = this.inReplay(orig, p.iteration);
+        if (s && s.response !== null && replaying) {
           this.counts.replayed++;
           // The engine turns a thrown error into `Error: LM query failed - <message>`, as recorded.
           if (s.error !== null && s.response.startsWith('Error: LM query failed')) throw new Error(s.error);
           return { text: s.response, model: req.model, usage: s.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 }, latencyMs: 0 };
+        }
+        // Nothing before the fork point goes live. The reference library logs no failed call,
+        // so a call it made and lost has no record: it fails again here.
+        if (replaying) {
+          this.counts.replayed++;
+          throw new Error('no result is recorded for this call in the original log (the reference library does not log failed calls)');
         }
       }
     }
@@ -246,6 +253,7 @@ export class ReplayClient implements LmClient {
   }
 }
 
+/** Plain calls match whatever their kind: an imported log cannot tell a leaf `rlm_query` from `llm_query`. */
 function subcallKey(runId: string, iteration: number, block: number, kind: string, prompt: string, child: boolean): string {
-  return JSON.stringify([runId, iteration, block, kind, child, prompt]);
+  return JSON.stringify([runId, iteration, block, child ? kind : 'plain', child, prompt]);
 }

@@ -1,6 +1,6 @@
 // Which language a session's and a run's code is in, from what was recorded: a run's
 // `run.start` names it, and so does a native log's header (also sent by `subscribe`); the
-// reference library's logs are always Python. Logs written before Python name none: they
+// reference library's logs, and re-executions of them, are always Python. Logs written before Python name none: they
 // are JavaScript, the only REPL there was.
 import type { ReplLanguage, RunStartEvent } from '../../src-shared/events.ts';
 import type { SessionEntry } from '../store/studio.ts';
@@ -14,6 +14,8 @@ export const REPL_TAG: Record<ReplLanguage, string> = { javascript: 'js', python
 export function sessionLanguage(entry: Pick<SessionEntry, 'header' | 'format' | 'summary'> | undefined): ReplLanguage {
   if (!entry) return 'javascript';
   if (entry.header?.repl) return entry.header.repl;
+  // A re-execution of a reference-library log ran its Python, whether or not its header says so.
+  if (entry.header?.rerunOf?.format === 'rlm-python') return 'python';
   const format = entry.summary?.format ?? entry.format;
   return format === 'rlm-python' ? 'python' : 'javascript';
 }

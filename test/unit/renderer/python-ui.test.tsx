@@ -79,6 +79,9 @@ describe('the REPL language of a session', () => {
     expect(sessionLanguage({ header: null, format: 'rlm-python', summary: null })).toBe('python');
     expect(sessionLanguage({ header: PY_HEADER, format: 'native', summary: null })).toBe('python');
     expect(sessionLanguage({ header: { ...PY_HEADER, repl: 'javascript' }, format: 'native', summary: null })).toBe('javascript');
+    const { repl: _none, ...unnamed } = PY_HEADER;
+    expect(sessionLanguage({ header: { ...unnamed, rerunOf: { logFile: 'a_needle.jsonl', format: 'rlm-python' } }, format: 'native', summary: null })).toBe('python');
+    expect(sessionLanguage({ header: { ...unnamed, rerunOf: { logFile: 'x.rlm.jsonl', format: 'native' } }, format: 'native', summary: null })).toBe('javascript');
     // A run that records its own language says so, whatever the session's.
     const start = fixtureEvents('c_recursive.jsonl').find((e): e is RunStartEvent => e.type === 'run.start');
     expect(start && runLanguage({ ...start, repl: 'python' }, 'javascript')).toBe('python');

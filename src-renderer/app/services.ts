@@ -5,7 +5,7 @@ import { encodeNative } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { exportRlmPython } from '../../src-shared/codecs/rlm-python.ts';
 import { asSessionId } from '../../src-shared/events.ts';
-import type { Breakpoint, ForkSession, ReplyOf, SessionSummary, StartSession } from '../../src-shared/protocol.ts';
+import type { Breakpoint, ForkSession, RerunSession, ReplyOf, SessionSummary, StartSession } from '../../src-shared/protocol.ts';
 import type { Carrier } from '../transport/carrier.ts';
 import { HostClient } from '../transport/host-client.ts';
 import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type TextsIn } from '../workers/parse-core.ts';
@@ -13,6 +13,7 @@ import { NativeTextReader, type TextBatch } from '../workers/native-text.ts';
 import { getAt, type Elision } from '../workers/elide.ts';
 import { hostIdOf, type StudioStore } from '../store/studio.ts';
 import { downloadText } from '../lib/download.ts';
+import { sessionLanguage } from '../lib/repl-language.ts';
 
 export type WorkerFactory = () => Worker | null;
 /** Where the page can GET a host session's raw log (`/api/log`), or null (Electron, tests). */
@@ -31,6 +32,8 @@ export class Services {
   private spare: Worker | null = null;
   /** What each session was read from, while it has left-out texts to read back. */
   private readonly sources = new Map<string, Blob | string>();
+  /** Files opened in this page, by session: a reference-library log goes to the host as itself. */
+  private readonly files = new Map<string, Blob>();
   /** Loads under way, by session: how to stop one (its session was closed). */
   private readonly parsing = new Map<string, () => void>();
   /** The worker that reads left-out texts back (one for all sessions), and its open requests. */
@@ -90,6 +93,7 @@ export class Services {
     st.addLocalSession(id, file.name ?? 'dropped log');
     st.setPanel('run');
     st.setLoading(id, { bytes: 0, total: file.size });
+    this.files.set(id, file);
     return this.load(id, { file }, file.name ?? 'the file').then(() => id);
   }
 
@@ -284,6 +288,7 @@ export class Services {
     this.parsing.get(sessionId)?.();
     this.parsing.delete(sessionId);
     this.sources.delete(sessionId);
+    this.files.delete(sessionId);
     this.inFlight.delete(sessionId);
     const s = this.store.getState();
     s.setReplay(sessionId, null);
@@ -370,24 +375,49 @@ export class Services {
     }
   }
 
+  /**
+   * The host's id for a session; a local one (a dropped file) is first handed to the host: a
+   * reference-library log as the file itself (the host then knows it for one, and re-executes it
+   * in the reference's terms), anything else as a native log of the events.
+   */
+  private async hostSessionFor(sessionId: string): Promise<string> {
+    const entry = this.store.getState().sessions.get(sessionId);
+    let hostId = hostIdOf(entry);
+    if (!hostId && entry) {
+      const file = this.files.get(sessionId);
+      const asIs = file !== undefined && entry.format === 'rlm-python';
+      const text = asIs ? await file.text() : await this.nativeText(sessionId);
+      const name = asIs ? entry.title : `${entry.title}.rlm.jsonl`;
+      const { session } = await this.needHost().request({ type: 'session.openText', name, text });
+      hostId = session.sessionId;
+      const sessions = new Map(this.store.getState().sessions);
+      sessions.set(sessionId, { ...entry, hostSessionId: hostId });
+      this.store.setState({ sessions });
+    }
+    if (!hostId) throw new Error('unknown session');
+    return hostId;
+  }
+
   /** Forks a session at a run's iteration; a local session is first handed to the host. */
   async fork(sessionId: string, runId: RunId, iteration: number, extra: Partial<ForkSession> = {}): Promise<string | null> {
     try {
-      const entry = this.store.getState().sessions.get(sessionId);
-      let hostId = hostIdOf(entry);
-      if (!hostId && entry) {
-        const text = await this.nativeText(sessionId);
-        const { session } = await this.needHost().request({ type: 'session.openText', name: `${entry.title}.rlm.jsonl`, text });
-        hostId = session.sessionId;
-        const sessions = new Map(this.store.getState().sessions);
-        sessions.set(sessionId, { ...entry, hostSessionId: hostId });
-        this.store.setState({ sessions });
-      }
-      if (!hostId) throw new Error('unknown session');
+      const hostId = await this.hostSessionFor(sessionId);
       const { session } = await this.needHost().request({ type: 'session.fork', params: { breakpoints: [], ...extra, sessionId: hostId, runId, iteration } });
       return await this.adopt(session);
     } catch (err) {
       this.fail('fork failed', err);
+      return null;
+    }
+  }
+
+  /** Re-executes a session's code blocks in a new host session that compares each block's output with the recorded one. */
+  async rerun(sessionId: string, extra: Omit<RerunSession, 'sessionId'> = {}): Promise<string | null> {
+    try {
+      const hostId = await this.hostSessionFor(sessionId);
+      const { session } = await this.needHost().request({ type: 'session.rerun', params: { ...extra, sessionId: hostId } });
+      return await this.adopt(session);
+    } catch (err) {
+      this.fail('re-execution failed', err);
       return null;
     }
   }
@@ -493,7 +523,8 @@ export class Services {
     await this.wholeTexts(sessionId);
     const entry = this.store.getState().sessions.get(sessionId);
     if (!entry) return '';
-    const header = entry.header ?? makeHeader(asSessionId(sessionId), new Date());
+    // A reference-library log has no header: the one made for it says its code is Python.
+    const header = entry.header ?? makeHeader(asSessionId(sessionId), new Date(), undefined, sessionLanguage(entry));
     return [...encodeNative(header, entry.events)].join('');
   }
 

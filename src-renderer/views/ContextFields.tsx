@@ -15,7 +15,16 @@ export function contextNeedOf(entry: SessionEntry | undefined): ContextNeed {
   if (!entry) return 'required';
   const format = entry.summary?.format ?? entry.format;
   if (format === 'rlm-python' || entry.source === 'local') return 'required';
+  // A re-execution run by this host keeps the context it was given; one opened from a file does not.
+  if (entry.header?.rerunOf) return entry.summary?.readOnly ? 'required' : 'optional';
   return entry.summary?.readOnly ? 'optional' : 'none';
+}
+
+/** Whether the host can have a recipe for the session (its endpoint, model, context): not for a log it did not run as a session. */
+export function mayHaveRecipe(entry: SessionEntry | undefined): boolean {
+  if (!entry) return false;
+  const format = entry.summary?.format ?? entry.format;
+  return !(format === 'rlm-python' || entry.source === 'local' || entry.header?.rerunOf);
 }
 
 export interface ContextChoice {

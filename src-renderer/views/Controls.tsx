@@ -5,6 +5,8 @@ import type { Breakpoint, BreakpointKind } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { usePrefs } from '../store/prefs.ts';
 import { hostIdOf } from '../store/studio.ts';
+import { contextNeedOf } from './ContextFields.tsx';
+import { RerunForm } from './RerunForm.tsx';
 
 const KINDS: { kind: BreakpointKind; label: string }[] = [
   { kind: 'before_model_call', label: 'before model call' },
@@ -25,6 +27,7 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
   const follow = usePrefs((p) => p.follow);
   const setPrefs = usePrefs((p) => p.set);
   const [showVars, setShowVars] = useState(false);
+  const [rerunning, setRerunning] = useState(false);
   if (!entry) return null;
   const summary = entry.summary;
   const live = entry.source === 'host' && summary !== null && !summary.readOnly && (summary.status === 'running' || summary.status === 'paused' || summary.status === 'starting');
@@ -97,7 +100,13 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
             Variables
           </button>
         ) : null}
+        {connected && !live && entry.events.length > 0 && !entry.loading ? (
+          <button type="button" aria-expanded={rerunning} onClick={() => setRerunning((r) => !r)} title="Run every recorded code block again and compare the outputs" data-testid="rerun">
+            Re-execute…
+          </button>
+        ) : null}
       </div>
+      {rerunning ? <RerunForm sessionId={sessionId} context={contextNeedOf(entry)} onDone={() => setRerunning(false)} /> : null}
       {showVars && vars && vars.sessionId === hostId ? (
         <div className="vars" data-testid="variables">
           <table>

@@ -17,6 +17,8 @@ export interface ForkTarget {
   /** The recorded reply at the iteration, when there is one (it can be kept and edited). */
   reply: string | null;
   context: ContextNeed;
+  /** The host may know the endpoint it ran with ("as the session was run"); else one must be chosen. */
+  asRecorded: boolean;
 }
 
 type AtIteration = 'live' | 'edit';
@@ -24,7 +26,7 @@ type AtIteration = 'live' | 'edit';
 export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () => void }) {
   const svc = useServices();
   const profiles = useStudio((s) => s.profiles);
-  const [profile, setProfile] = useState(target.context === 'required' ? 'demo' : '');
+  const [profile, setProfile] = useState(target.asRecorded ? '' : 'demo');
   const [model, setModel] = useState('');
   const [at, setAt] = useState<AtIteration>('live');
   const [context, setContext] = useState<ContextChoice>({ kind: 'path', path: '', text: '', json: false });
@@ -69,7 +71,7 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
       <label>
         Endpoint
         <select value={profile} onChange={(e) => setProfile(e.target.value)} data-testid="fork-profile">
-          {target.context === 'required' ? null : <option value="">as the session was run</option>}
+          {target.asRecorded ? <option value="">as the session was run</option> : null}
           <option value="demo">demo (bundled mock model, no key)</option>
           {profiles
             .filter((p) => p.name !== 'demo')

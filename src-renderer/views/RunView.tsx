@@ -9,7 +9,7 @@ import { fmtInt, fmtMs, fmtUsd, inclusiveTotals, runStatus, truncationOf } from 
 import { CodeView } from '../monaco/CodeView.tsx';
 import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { hostIdOf, pauseOf, viewRev, viewTraj } from '../store/studio.ts';
-import { contextNeedOf } from './ContextFields.tsx';
+import { contextNeedOf, mayHaveRecipe } from './ContextFields.tsx';
 import { ForkForm, type ForkTarget } from './ForkForm.tsx';
 import { BlockRerunView, RerunBanner } from './RerunView.tsx';
 import { TextBlock } from './TextBlock.tsx';
@@ -175,6 +175,7 @@ function IterationDetail({ sessionId, traj, run, it, pause, language }: { sessio
     iteration: it.iteration,
     reply: it.reply && it.reply.purpose === 'turn' ? it.reply.text : null,
     context: contextNeedOf(entry),
+    asRecorded: mayHaveRecipe(entry),
   };
   return (
     <section className="iteration" aria-label={`Iteration ${it.iteration}`} data-testid="iteration-detail">

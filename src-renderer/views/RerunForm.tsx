@@ -1,0 +1,59 @@
+// Re-execute…: asks the host to run a session's code blocks again (`session.rerun`: recorded
+// replies and sub-call results served again, each block's output compared with the recorded
+// one), with what the session may not hold: its context, a custom tools module.
+import { useState } from 'react';
+import type { RerunSession } from '../../src-shared/protocol.ts';
+import { useServices } from '../app/context.tsx';
+import { ContextFields, contextSourceOf, type ContextChoice, type ContextNeed } from './ContextFields.tsx';
+
+export function RerunForm({ sessionId, context: need, onDone }: { sessionId: string; context: ContextNeed; onDone: () => void }) {
+  const svc = useServices();
+  const [context, setContext] = useState<ContextChoice>({ kind: 'path', path: '', text: '', json: false });
+  const [tools, setTools] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (): Promise<void> => {
+    const source = need === 'none' ? null : contextSourceOf(context);
+    if (need === 'required' && source === null) {
+      setProblem('This log does not hold its context: give the file it was made from.');
+      return;
+    }
+    const extra: Omit<RerunSession, 'sessionId'> = { ...(source ? { context: source } : {}), ...(tools.trim() ? { tools: tools.trim() } : {}) };
+    setProblem(null);
+    setBusy(true);
+    const id = await svc.rerun(sessionId, extra);
+    setBusy(false);
+    if (id) onDone();
+  };
+  return (
+    <form
+      className="rerun-form"
+      aria-label="Re-execute"
+      data-testid="rerun-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <p className="muted">Runs every recorded code block again, with the recorded replies and sub-call results, and marks each block's output same or different.</p>
+      {need !== 'none' ? <ContextFields value={context} onChange={setContext} idPrefix="rerun" optional={need === 'optional'} /> : null}
+      <label>
+        Custom tools (optional)
+        <input value={tools} onChange={(e) => setTools(e.target.value)} placeholder="a tools module on the host, e.g. tools.mjs" spellCheck={false} data-testid="rerun-tools" />
+      </label>
+      {problem ? (
+        <p role="alert" className="pp-error" data-testid="rerun-error">
+          {problem}
+        </p>
+      ) : null}
+      <div className="pp-actions">
+        <button type="submit" className="primary" disabled={busy} data-testid="rerun-start">
+          {busy ? 'Starting…' : 'Re-execute'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -4,6 +4,8 @@
 // RLM, and at max depth it is a plain sub-LM call. 5 root calls.
 import { hasTag, lastTag, type Classified } from '../policy.ts';
 import { js, replWith } from './code.ts';
+import { submitPy } from './code-py.ts';
+import { browseHopPy, browseInspectPy } from './eval-py.ts';
 
 export function browseProduct(query: string): string | null {
   return /maker of the product "([^"]+)"/.exec(query)?.[1] ?? null;
@@ -25,10 +27,11 @@ const ask = async (question, term) => {
 `;
 
 export function browseTurn(c: Classified): string {
+  const python = c.language === 'python';
   if (!hasTag(c, 'browse', 'inspect')) {
     return replWith(
       'Let me look at the corpus first: how many documents, and what a few of them look like.',
-      `${HELPERS}
+      python ? browseInspectPy() : `${HELPERS}
 print('[browse:inspect] docs=' + docs.length);
 for (const d of docs.slice(0, 3)) print('sample:', JSON.stringify(docText(d).slice(0, 160)));`,
     );
@@ -39,23 +42,29 @@ for (const d of docs.slice(0, 3)) print('sample:', JSON.stringify(docText(d).sli
   const dead = [city, acquirer, maker].includes('NONE');
   if (city !== null || dead) {
     const value = city !== null && city !== 'NONE' ? city : 'unknown';
-    return replWith(`The chain is complete: the answer is ${value}. Submitting it.`, `answer.content = ${js(value)};\nanswer.ready = true;`);
+    return replWith(`The chain is complete: the answer is ${value}. Submitting it.`, python ? submitPy(value) : `answer.content = ${js(value)};\nanswer.ready = true;`);
   }
   if (acquirer !== null) {
     return replWith(
       `${acquirer} acquired the maker. Last hop: where ${acquirer} is headquartered.`,
-      `const city = await ask(${js(`In which city is "${acquirer}" headquartered?`)}, ${js(acquirer)});\nprint('[browse:city]', city);`,
+      python
+        ? browseHopPy('city', `In which city is "${acquirer}" headquartered?`, acquirer)
+        : `const city = await ask(${js(`In which city is "${acquirer}" headquartered?`)}, ${js(acquirer)});\nprint('[browse:city]', city);`,
     );
   }
   if (maker !== null) {
     return replWith(
       `The product is made by ${maker}. Next hop: who acquired ${maker}.`,
-      `const acquirer = await ask(${js(`Which company acquired "${maker}"?`)}, ${js(maker)});\nprint('[browse:acquirer]', acquirer);`,
+      python
+        ? browseHopPy('acquirer', `Which company acquired "${maker}"?`, maker)
+        : `const acquirer = await ask(${js(`Which company acquired "${maker}"?`)}, ${js(maker)});\nprint('[browse:acquirer]', acquirer);`,
     );
   }
   const product = browseProduct(c.query ?? '') ?? '';
   return replWith(
     `This needs three facts from different documents. First hop: which company manufactures "${product}". I will search the documents that name it and have a reader extract the maker from each.`,
-    `const maker = await ask(${js(`Which company manufactures "${product}"?`)}, ${js(product)});\nprint('[browse:maker]', maker);`,
+    python
+      ? browseHopPy('maker', `Which company manufactures "${product}"?`, product)
+      : `const maker = await ask(${js(`Which company manufactures "${product}"?`)}, ${js(product)});\nprint('[browse:maker]', maker);`,
   );
 }

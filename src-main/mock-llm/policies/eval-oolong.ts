@@ -4,6 +4,8 @@
 // (`oolong`), or every pair of users with labels A and B (`oolong-pairs`). 2 root calls.
 import { hasTag, lastTag, type Classified } from '../policy.ts';
 import { js, replWith, TEXT_EXPR } from './code.ts';
+import { submitPy } from './code-py.ts';
+import { OOLONG_INSPECT_PY, oolongCountPy, oolongLabellingPy, PAIRS_PARTIAL_PY, pairsPy } from './eval-py.ts';
 
 /** The labels listed in the query ("…labels: a, b, c."), lower-cased. */
 export function queryLabels(query: string): string[] {
@@ -55,16 +57,17 @@ print('chunks:', starts.length, 'failed:', failed.length, 'tally:', JSON.stringi
 }
 
 export function oolongTurn(c: Classified): string {
+  const python = c.language === 'python';
   const partial = lastTag(c, 'oolong', 'count');
   if (partial !== null) {
-    return replWith(`Some chunks could not be labelled, but the count over the rest is ${partial}; submitting it.`, `answer.content = ${js(partial)};\nanswer.ready = true;`);
+    return replWith(`Some chunks could not be labelled, but the count over the rest is ${partial}; submitting it.`, python ? submitPy(partial) : `answer.content = ${js(partial)};\nanswer.ready = true;`);
   }
-  if (!hasTag(c, 'oolong', 'inspect')) return replWith('Let me look at the records first: how many there are and a few samples.', INSPECT);
+  if (!hasTag(c, 'oolong', 'inspect')) return replWith('Let me look at the records first: how many there are and a few samples.', python ? OOLONG_INSPECT_PY : INSPECT);
   const query = c.query ?? '';
   const asked = quotedLabels(query)[0] ?? '';
   return replWith(
     `The label of each question is not written down, so every record has to be read. I will have sub-LMs label the questions in chunks, in one batch, then count "${asked}" in code.`,
-    String.raw`${labellingCode(queryLabels(query))}
+    python ? `${oolongLabellingPy(queryLabels(query))}${oolongCountPy(asked)}` : String.raw`${labellingCode(queryLabels(query))}
 const count = labelOf.filter((l) => l === ${js(asked)}).length;
 print('[oolong:count]', count);
 if (failed.length === 0) {
@@ -75,16 +78,17 @@ if (failed.length === 0) {
 }
 
 export function pairsTurn(c: Classified): string {
+  const python = c.language === 'python';
   const partial = lastTag(c, 'pairs', 'count');
   if (partial !== null) {
-    return replWith('Some chunks could not be labelled; submitting the pairs found from the rest.', `answer.content = pairs.join('\\n');\nanswer.ready = true;`);
+    return replWith('Some chunks could not be labelled; submitting the pairs found from the rest.', python ? PAIRS_PARTIAL_PY : `answer.content = pairs.join('\\n');\nanswer.ready = true;`);
   }
-  if (!hasTag(c, 'oolong', 'inspect')) return replWith('Let me look at the records first: how many there are and a few samples.', INSPECT);
+  if (!hasTag(c, 'oolong', 'inspect')) return replWith('Let me look at the records first: how many there are and a few samples.', python ? OOLONG_INSPECT_PY : INSPECT);
   const query = c.query ?? '';
   const [a = '', b = ''] = quotedLabels(query);
   return replWith(
     `I need each user's labels, which means labelling every question: sub-LMs label them in chunks in one batch, then code collects the users with "${a}" and with "${b}" and forms the pairs.`,
-    String.raw`${labellingCode(queryLabels(query))}
+    python ? `${oolongLabellingPy(queryLabels(query))}${pairsPy(a, b)}` : String.raw`${labellingCode(queryLabels(query))}
 const withA = new Set();
 const withB = new Set();
 records.forEach((l, i) => {

@@ -1,7 +1,7 @@
 // Each eval task's mock-llm policy solves a small instance end to end: the real engine and
 // sandbox, the real OpenAI SDK over HTTP to mock-llm, scored by the task's scorer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TrajectoryEvent } from '../../../src-shared/events.ts';
+import type { ReplLanguage, TrajectoryEvent } from '../../../src-shared/events.ts';
 import { EventRecorder, RlmSession } from '../../../src-main/engine/index.ts';
 import { generateTask, scoreAnswer, TASK_KINDS } from '../../../src-main/eval/tasks/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
@@ -16,11 +16,11 @@ afterAll(async () => {
   await server.close();
 });
 
-async function solve(kind: (typeof TASK_KINDS)[number], sizeTokens: number, maxDepth: number) {
+async function solve(kind: (typeof TASK_KINDS)[number], sizeTokens: number, maxDepth: number, repl: ReplLanguage = 'javascript') {
   const task = generateTask(kind, sizeTokens, 11);
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
-  const session = new RlmSession({ client, model: 'mock-root', maxDepth }, { sink: new EventRecorder((e) => events.push(e)) });
+  const session = new RlmSession({ client, model: 'mock-root', maxDepth, repl }, { sink: new EventRecorder((e) => events.push(e)) });
   try {
     const outcome = await session.completion(task.context as SandboxValue, task.query);
     return { task, outcome, events, score: scoreAnswer(task.scorer, task.expected, outcome.answer) };
@@ -54,5 +54,14 @@ describe('eval-task policies through the engine over HTTP', () => {
     expect(score.correct).toBe(true);
     expect(outcome.iterations).toBe(5);
     expect(events.some((e) => e.type === 'run.start' && e.depth === 1)).toBe(true);
+  });
+
+  it.each(TASK_KINDS)('%s is solved exactly in a Python session, writing Python', async (kind) => {
+    const { outcome, score, events } = await solve(kind, 2 ** 13, kind === 'browsecomp' ? 2 : 1, 'python');
+    expect(outcome.stopReason).toBe('answered');
+    expect(score).toMatchObject({ score: 1, correct: true });
+    expect(events.filter((e) => e.type === 'block.end' && e.error !== null)).toEqual([]);
+    expect(events.some((e) => e.type === 'block.start' && e.code.includes('answer["ready"] = True'))).toBe(true);
+    expect(events.filter((e) => e.type === 'run.start').every((e) => e.type === 'run.start' && e.repl === 'python')).toBe(true);
   });
 });

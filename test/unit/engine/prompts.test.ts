@@ -9,6 +9,7 @@ import {
   fillSystemPrompt,
   MARKERS,
   OUTPUT_CAP_CHARS,
+  type SystemPromptOptions,
 } from '../../../src-main/engine/prompts.ts';
 import { classify, replLanguage } from '../../../src-main/mock-llm/policy.ts';
 
@@ -65,7 +66,7 @@ describe('system prompt', () => {
 });
 
 describe('system prompt for Python', () => {
-  const base = { tools: [], recursion: true, compaction: false, finalPatterns: false } as const;
+  const base: SystemPromptOptions = { tools: [], recursion: true, compaction: false, finalPatterns: false };
   const p = buildSystemPrompt({ ...base, language: 'python' });
 
   it('teaches the Python names and the answer dict, with no JavaScript left in it', () => {

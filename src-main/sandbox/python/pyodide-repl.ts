@@ -30,7 +30,7 @@ const PYTHON_KEYWORDS = new Set(
   ),
 );
 /** The types a block's result lists, as the reference's `REPL variables:` does. */
-const SIMPLE_TYPES = new Set(['str', 'int', 'float', 'bool', 'list', 'dict', 'tuple', '_AnswerDict']);
+const SIMPLE_TYPES = new Set(['str', 'int', 'float', 'bool', 'list', 'dict', 'tuple']);
 
 const RESET_NOTE =
   'The REPL was restarted: every variable you created is gone. context, context_0…N, history and the tools were re-loaded.';

@@ -434,5 +434,7 @@ def list_variables():
     for name, value in _ns.items():
         if not _is_user_name(name):
             continue
-        out.append({"name": name, "type": type(value).__name__, "size": _size(value), "preview": _preview(value)})
+        # `answer` is a dict to the model; its subclass is ours.
+        kind = "dict" if type(value) is _AnswerDict else type(value).__name__
+        out.append({"name": name, "type": kind, "size": _size(value), "preview": _preview(value)})
     return json.dumps(out)

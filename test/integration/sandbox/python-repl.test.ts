@@ -206,6 +206,7 @@ describe('Python REPL: sub-calls and tools', () => {
     const vars = await repl.listVariables();
     expect(vars.find((v) => v.name === 'words')).toEqual({ name: 'words', type: 'list', size: 2, preview: "['a', 'b']" });
     expect(vars.find((v) => v.name === 'n')).toMatchObject({ type: 'int', size: null, preview: '3' });
+    expect(vars.find((v) => v.name === 'answer')).toMatchObject({ type: 'dict', size: 2 });
     expect(vars.find((v) => v.name === 'text')!.preview.length).toBeLessThanOrEqual(200);
   });
 });

@@ -125,7 +125,7 @@ export async function rerunLog(o: RerunLogOptions): Promise<RerunReport> {
   if (o.logDir !== null) {
     const sessionId = asSessionId(randomUUID());
     const created = new Date();
-    const header: LogHeader = { ...makeHeader(sessionId, created), rerunOf: { logFile: resolve(o.logPath), format: log.format } };
+    const header: LogHeader = { ...makeHeader(sessionId, created, undefined, plan.language), rerunOf: { logFile: resolve(o.logPath), format: log.format } };
     try {
       file = new NativeLogFile(join(resolve(o.logDir), nativeLogName(sessionId, created)), header);
     } catch (err) {

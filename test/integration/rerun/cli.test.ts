@@ -28,7 +28,9 @@ describe('rlm-studio rerun', () => {
     const out = JSON.parse(r.stdout) as { blocks: number; same: number; different: unknown[]; logFile: string; repl: string };
     expect(out).toMatchObject({ blocks: 4, same: 4, different: [], repl: 'python' });
     expect(existsSync(out.logFile)).toBe(true);
-    expect(readFileSync(out.logFile, 'utf8')).toContain('"rerunOf"');
+    const header = JSON.parse(readFileSync(out.logFile, 'utf8').split('\n')[0]!) as { repl?: string; rerunOf?: unknown };
+    expect(header.repl).toBe('python');
+    expect(header.rerunOf).toMatchObject({ format: 'rlm-python' });
   });
 
   it('exits 1 and lists what differs when a recorded output was changed', async () => {

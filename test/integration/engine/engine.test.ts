@@ -302,7 +302,8 @@ describe('engine: sessions, compaction, gates', () => {
         if (compacted) return repl('answer.content = "after compaction, history has " + history.length; answer.ready = true;');
         return `${long}\n${repl(`print(${t});`)}`;
       }),
-      { compaction: true, contextWindow: 2000, compactionThreshold: 0.5 },
+      // Half the window holds the system prompt (~1,100 tokens) and a turn, so the first long reply tips it over.
+      { compaction: true, contextWindow: 3000, compactionThreshold: 0.5 },
     );
     const out = await h.complete('c');
     expect(out.stopReason).toBe('answered');

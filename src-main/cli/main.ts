@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands/index.ts';
 import { UsageError } from './errors.ts';
+import { exitProcess, pythonUsed } from '../sandbox/python/lifecycle.ts';
 
 const program = new Command();
 program
@@ -28,3 +29,6 @@ try {
     process.exitCode = 1;
   }
 }
+
+// A process that ran Python must end explicitly (see sandbox/python/lifecycle.ts).
+if (pythonUsed()) await exitProcess(typeof process.exitCode === 'number' ? process.exitCode : 0);

@@ -13,6 +13,7 @@ import type { SandboxValue } from '../sandbox/types.ts';
 import { loadContextFile } from '../cli/commands/run.ts';
 import { Debugger } from './debugger.ts';
 import { demoContext } from './demo.ts';
+import { exitProcess } from '../sandbox/python/lifecycle.ts';
 import { connectToHost } from './worker-channel.ts';
 import { type FromWorker, type RerunSpec, ToWorker, type WorkerSpec } from './worker-protocol.ts';
 import { rerunInWorker, rerunSummary } from './worker-rerun.ts';
@@ -30,7 +31,7 @@ const die = (): never => {
   process.kill(process.pid, 'SIGKILL');
   throw new Error('unreachable');
 };
-channel.onDisconnect(() => (finished ? process.exit(0) : die()));
+channel.onDisconnect(() => (finished ? void exitProcess(0) : die()));
 // Anything unexpected: tell the host if it is still there, then stop the hard way.
 const fatal = (err: unknown): void => {
   try {

@@ -105,9 +105,7 @@ export function registerRerun(program: Command): void {
         process.stdout.write(`${out.blocks} block(s) re-executed in ${out.repl}: ${out.same} same, ${out.different.length} different\n`);
         if (out.logFile) process.stdout.write(`log: ${out.logFile}\n`);
       }
-      // Exit explicitly: with Pyodide loaded, a natural exit under --liftoff-only can deadlock in
-      // V8's wasm engine teardown (waiting on the isolates' threads).
-      await new Promise<void>((res) => process.stdout.write('', () => res()));
-      process.exit(out.different.length > 0 ? 1 : 0);
+      // The entry point ends the process (explicitly, once Python has settled).
+      process.exitCode = out.different.length > 0 ? 1 : 0;
     });
 }

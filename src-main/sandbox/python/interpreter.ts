@@ -11,6 +11,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import ivm from 'isolated-vm';
 import { bootPython } from './isolate-side.ts';
+import { trackInterpreter } from './lifecycle.ts';
 import type { PythonBootConfig } from './isolate-side.ts';
 
 /** The isolate-side control function; ops are documented in isolate-side.ts. */
@@ -152,21 +153,20 @@ export async function preparePython(): Promise<void> {
 
 async function boot(a: Assets, image: Uint8Array | null, config: PythonBootConfig): Promise<Interpreter> {
   const isolate = new ivm.Isolate({ memoryLimit: ISOLATE_HEAP_MB });
+  let untrack: (() => void) | null = null;
+  const disposeIsolate = (): void => {
+    if (!isolate.isDisposed) isolate.dispose();
+    untrack?.();
+    untrack = null;
+  };
+  untrack = trackInterpreter(disposeIsolate);
   try {
     const context = await isolate.createContext();
     const hooks: InterpreterHooks = {
       flush: () => undefined,
       dispatch: async () => 'Error: host calls are only available while a block runs',
     };
-    const interp: Interpreter = {
-      isolate,
-      context,
-      control: null as unknown as Control,
-      hooks,
-      dispose: () => {
-        if (!isolate.isDisposed) isolate.dispose();
-      },
-    };
+    const interp: Interpreter = { isolate, context, control: null as unknown as Control, hooks, dispose: disposeIsolate };
     const random = new ivm.Callback((n: unknown) =>
       new ivm.ExternalCopy(new Uint8Array(randomBytes(typeof n === 'number' ? n : 0))).copyInto({ release: true }),
     );
@@ -207,7 +207,7 @@ async function boot(a: Assets, image: Uint8Array | null, config: PythonBootConfi
     })) as unknown as Control;
     return interp;
   } catch (err) {
-    if (!isolate.isDisposed) isolate.dispose();
+    disposeIsolate();
     throw err;
   }
 }

@@ -1,0 +1,41 @@
+// Ending a process that has run Pyodide. With an interpreter's isolate disposed, V8's wasm
+// engine teardown at a natural exit waits forever on isolated-vm's threads (seen on every
+// depth-2 run), and `process.exit()` within a few milliseconds of a dispose can crash; exiting
+// explicitly once the disposals have settled is clean. This module is cheap to import: the
+// CLI entry point asks it whether Python was used at all.
+
+const live = new Set<() => void>();
+let used = false;
+let lastDispose = 0;
+/** Longer than any teardown seen (10 ms was always enough in 40 tries); short for a CLI. */
+const SETTLE_MS = 30;
+
+/** Registers a live interpreter's disposer; returns what to call once it is disposed. */
+export function trackInterpreter(dispose: () => void): () => void {
+  used = true;
+  live.add(dispose);
+  return () => {
+    live.delete(dispose);
+    lastDispose = performance.now();
+  };
+}
+
+/** Whether this process has started a Python interpreter. */
+export function pythonUsed(): boolean {
+  return used;
+}
+
+/** Disposes every interpreter still alive and waits until their teardown has settled. */
+export async function settlePython(): Promise<void> {
+  for (const dispose of [...live]) dispose();
+  const wait = lastDispose + SETTLE_MS - performance.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
+/** Ends the process: at once without Python, after `settlePython()` with it. */
+export async function exitProcess(code: number): Promise<never> {
+  if (used) await settlePython();
+  // Pipes are asynchronous on some systems (macOS): let what was printed go out first.
+  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((resolve) => s.write('', () => resolve()))));
+  process.exit(code);
+}

@@ -143,6 +143,8 @@ interface SpareWorker {
   child: WorkerHandle;
   ready: boolean;
   stderr: string;
+  /** Told to start a Python interpreter. */
+  warmed?: boolean;
 }
 
 interface Client {
@@ -164,6 +166,8 @@ export class Host implements HostEndpoint {
   private readonly profiles: ProfileStore;
   private demo: Promise<MockLlmServer> | null = null;
   private spare: SpareWorker | null = null;
+  /** A Python session has been started here: spare workers start an interpreter as they boot. */
+  private pythonExpected = false;
   private readonly dirty = new Set<string>();
   private flushScheduled = false;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -666,6 +670,7 @@ export class Host implements HostEndpoint {
       finalPatterns: recipe.finalPatterns ?? false,
     };
     this.spawnWorker(s, { t: 'start', spec });
+    if (spec.repl === 'python') this.expectPython();
     this.broadcast(s);
     return s;
   }
@@ -677,13 +682,29 @@ export class Host implements HostEndpoint {
     child.listen({
       stderr: (d) => void (w.stderr = (w.stderr + d).slice(-4000)),
       message: (raw) => {
-        if (typeof raw === 'object' && raw !== null && (raw as { t?: unknown }).t === 'ready') w.ready = true;
+        if (typeof raw === 'object' && raw !== null && (raw as { t?: unknown }).t === 'ready') {
+          w.ready = true;
+          if (this.pythonExpected && this.spare === w) this.warmSpare(w);
+        }
       },
       exit: () => {
         if (this.spare === w) this.spare = null;
       },
     });
     return w;
+  }
+
+  private warmSpare(w: SpareWorker): void {
+    if (w.ready && w.child.connected && !w.warmed) {
+      w.warmed = true;
+      w.child.send({ t: 'warm', repl: 'python' } satisfies ToWorker);
+    }
+  }
+
+  /** From now on spare workers keep a Python interpreter ready (~0.3 s of a core, ~60 MB each). */
+  private expectPython(): void {
+    this.pythonExpected = true;
+    if (this.spare) this.warmSpare(this.spare);
   }
 
   /** Takes the booted spare (or forks one) and boots the next spare in the background. */
@@ -922,6 +943,7 @@ export class Host implements HostEndpoint {
       repl,
     };
     this.spawnWorker(s, { t: 'rerun', spec });
+    if (repl === 'python') this.expectPython();
     this.broadcast(s);
     return s;
   }

@@ -55,6 +55,8 @@ export type RerunSpec = z.infer<typeof RerunSpec>;
 export const ToWorker = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('start'), spec: WorkerSpec }),
   z.strictObject({ t: z.literal('rerun'), spec: RerunSpec }),
+  /** To a spare worker: start a Python interpreter now, so a Python session takes it at once. */
+  z.strictObject({ t: z.literal('warm'), repl: z.literal('python') }),
   z.strictObject({ t: z.literal('pause') }),
   z.strictObject({ t: z.literal('continue'), all: z.boolean().optional() }),
   z.strictObject({ t: z.literal('step') }),

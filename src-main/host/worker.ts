@@ -13,7 +13,7 @@ import type { SandboxValue } from '../sandbox/types.ts';
 import { loadContextFile } from '../cli/commands/run.ts';
 import { Debugger } from './debugger.ts';
 import { demoContext } from './demo.ts';
-import { exitProcess } from '../sandbox/python/lifecycle.ts';
+import { exitProcess, pythonUsed } from '../sandbox/python/lifecycle.ts';
 import { connectToHost } from './worker-channel.ts';
 import { type FromWorker, type RerunSpec, ToWorker, type WorkerSpec } from './worker-protocol.ts';
 import { rerunInWorker, rerunSummary } from './worker-rerun.ts';
@@ -89,6 +89,8 @@ async function loadContext(spec: Pick<WorkerSpec, 'context'>): Promise<SandboxVa
 async function start(spec: WorkerSpec): Promise<void> {
   // Names the process in `ps` (workers are booted before they know their session).
   process.title = `rlm-studio worker ${spec.sessionId}`;
+  // A spare warmed for Python that got a JavaScript session lets its interpreter go.
+  if (spec.repl !== 'python' && pythonUsed()) void import('../sandbox/python/pool.ts').then((pool) => pool.coolPython());
   const context = await loadContext(spec);
   const http = new OpenAiCompatibleClient({ baseUrl: spec.baseUrl, apiKey: spec.apiKey ?? 'no-key', priceTable: Object.keys(spec.prices).length > 0 ? spec.prices : undefined });
   const replay = spec.replay ? new ReplayClient(spec.replay, http) : null;
@@ -164,6 +166,9 @@ async function handle(msg: ToWorker): Promise<void> {
       // Every message has been handed over; closing the channel ends this process.
       finished = true;
       channel.disconnect();
+      return;
+    case 'warm':
+      if (!started) void import('../sandbox/python/pool.ts').then((pool) => pool.warmPython());
       return;
     case 'pause':
       if (dbg) dbg.pause();

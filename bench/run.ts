@@ -1,12 +1,11 @@
 // `npm run bench [-- --quick] [-- --out FILE] [-- --json FILE]`: performance figures against
 // mock-llm with a fixed per-call latency. Ratios are reported, never asserted. The full run
-// writes bench/RESULTS.md; --quick (CI, < 60 s) writes a smaller report of the same shape.
+// writes bench/RESULTS.md; --quick (CI, about a minute) writes a smaller report of the same shape.
 // See bench/README.md for what each figure means.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, freemem, tmpdir, totalmem } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeHeader } from '../src-shared/codecs/native-lines.ts';
 import { asSessionId, type TrajectoryEvent } from '../src-shared/events.ts';
@@ -19,51 +18,14 @@ import { NativeLogFile } from '../src-main/logs/native-file-sink.ts';
 import { readLogBatches } from '../src-main/logs/read-log.ts';
 import { createIsolatedRepl } from '../src-main/sandbox/isolated-repl.ts';
 import type { SandboxValue, SubcallBridge } from '../src-main/sandbox/types.ts';
+import { log, MB, median, needleRules, r2, r3, repl, root, startMock, writeScript as writeScriptIn, type ScriptRule } from './lib.ts';
+import { exitProcess } from '../src-main/sandbox/python/lifecycle.ts';
+import { pythonBench, pythonMarkdown } from './python.ts';
 
-const root = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, json: { type: 'string' } } });
 const quick = args.quick ?? false;
 const work = mkdtempSync(join(tmpdir(), 'rlm-bench-'));
-const MB = 1024 * 1024;
-const log = (s: string): void => void process.stderr.write(`bench: ${s}\n`);
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
-const r2 = (x: number): number => Math.round(x * 100) / 100;
-const r3 = (x: number): number => Math.round(x * 1000) / 1000;
-
-// ---- mock-llm as its own process, as a real endpoint would be --------------------------
-
-interface Mock {
-  url: string;
-  close(): Promise<void>;
-}
-
-async function startMock(extra: string[]): Promise<Mock> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', join(root, 'src-main/cli/main.ts'), 'mock-llm', '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((res, rej) => {
-    child.once('exit', (code) => rej(new Error(`mock-llm exited with ${code}`)));
-    createInterface({ input: child.stdout }).on('line', (l) => {
-      const m = /listening on (\S+)/.exec(l);
-      if (m?.[1]) res(m[1]);
-    });
-  });
-  return {
-    url,
-    close: () =>
-      new Promise<void>((res) => {
-        if (child.exitCode !== null) return res();
-        child.removeAllListeners('exit');
-        child.once('exit', () => res());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
-const repl = (code: string): string => `Running code.\n\`\`\`repl\n${code}\n\`\`\``;
-function writeScript(name: string, rules: { match: Record<string, unknown>; reply: string }[]): string {
-  const path = join(work, `${name}.json`);
-  writeFileSync(path, JSON.stringify({ rules, fallback: 'scenarios' }));
-  return path;
-}
+const writeScript = (name: string, rules: ScriptRule[]): string => writeScriptIn(work, name, rules);
 
 async function session(url: string, context: SandboxValue, query: string, maxDepth = 1, maxConcurrency = 8) {
   const events: TrajectoryEvent[] = [];
@@ -272,11 +234,7 @@ interface VsReference {
 async function numbersToBeat(reps: number): Promise<VsReference[]> {
   const latency = 300;
   // Needle: the reference's scripted model takes 3 calls (inspect, search, submit).
-  const needleScript = writeScript('needle', [
-    { match: { kind: 'rlm', turn: 1 }, reply: repl("print(typeof context, context.length);\nprint(context.slice(0, 200));") },
-    { match: { kind: 'rlm', turn: 2 }, reply: repl("const m = /magic number is (\\d+)/.exec(context);\nconst found = m ? m[1] : 'none';\nprint(found);") },
-    { match: { kind: 'rlm', turn: 3 }, reply: repl('answer.content = found;\nanswer.ready = true;') },
-  ]);
+  const needleScript = writeScript('needle', needleRules('javascript'));
   // Aggregation, 21 calls with a 5-call floor: inspect; one batch of 17 counts (concurrent) and one
   // combining call; submit.
   const aggScript = writeScript('aggregate', [
@@ -360,6 +318,9 @@ try {
       memTotalGb: r2(totalmem() / 1024 ** 3),
       memFreeGb: r2(freemem() / 1024 ** 3),
       node: process.version,
+      // Other work on the machine moves every figure: the 1-minute load average at start and end.
+      loadAtStart: r2(loadavg()[0] ?? 0),
+      loadAtEnd: 0,
     },
     command: quick ? 'npm run bench -- --quick' : 'npm run bench',
     engineOverhead: { latencyMs: config.latencyMs, goal: 1.05, rows: await engineOverhead(config.latencyMs, config.sizes) },
@@ -368,14 +329,16 @@ try {
     sandbox: await sandbox(config.reps),
     logIo: await logIo(config.events, config.bigMb),
     numbersToBeat: await numbersToBeat(config.vsReps),
+    python: await pythonBench({ quick, work }),
     durationS: 0,
   };
   report.durationS = r2((performance.now() - started) / 1000);
+  report.machine.loadAtEnd = r2(loadavg()[0] ?? 0);
   const o = report.engineOverhead.rows;
   const md = [
     `# Benchmark results (${report.mode})`,
     '',
-    `Produced by \`${report.command}\` on ${report.date.slice(0, 10)} in ${report.durationS} s. Machine: ${report.machine.nproc} cores (${report.machine.cpu}), ${report.machine.memTotalGb} GB RAM (${report.machine.memFreeGb} GB free), Node ${report.machine.node}. mock-llm runs as its own process; latency is its fixed per-call delay.`,
+    `Produced by \`${report.command}\` on ${report.date.slice(0, 10)} in ${report.durationS} s. Machine: ${report.machine.nproc} cores (${report.machine.cpu}), ${report.machine.memTotalGb} GB RAM (${report.machine.memFreeGb} GB free), Node ${report.machine.node}, load average ${report.machine.loadAtStart} at start and ${report.machine.loadAtEnd} at the end. mock-llm runs as its own process; latency is its fixed per-call delay.`,
     '',
     '## DESIGN.md "Numbers to beat": whole process, 300 ms per call',
     '',
@@ -410,11 +373,17 @@ try {
     '',
     table([report.logIo], ['eventsWritten', 'eventsPerSecWritten', 'bigLogMb', 'eventsRead', 'readMbPerSec', 'treeBuildMs', 'runsInTree']),
     '',
+    pythonMarkdown(report.python, table),
   ].join('\n');
   const outPath = args.out ?? (quick ? join(tmpdir(), 'rlm-bench-quick.md') : join(root, 'bench/RESULTS.md'));
   writeFileSync(outPath, md);
   if (args.json) writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
   log(`wrote ${outPath}${args.json ? ` and ${args.json}` : ''} in ${report.durationS} s`);
+} catch (err) {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
+// A process that ran Python ends explicitly (see src-main/sandbox/python/lifecycle.ts).
+await exitProcess(typeof process.exitCode === 'number' ? process.exitCode : 0);

@@ -5,7 +5,7 @@
 // per Pyodide version and runtime source) lets later ones skip Python's own start-up
 // (~2.3 s → ~0.3 s here).
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -34,8 +34,9 @@ export interface InterpreterHooks {
 
 interface Assets {
   version: string;
-  wasm: WebAssembly.Module;
-  stdlib: Uint8Array;
+  /** Copies made once per process; each isolate gets its own from them. */
+  wasm: ivm.ExternalCopy<WebAssembly.Module>;
+  stdlib: ivm.ExternalCopy<ArrayBuffer>;
   lockFile: string;
   asmSource: string;
   loaderSource: string;
@@ -49,37 +50,49 @@ const ISOLATE_HEAP_MB = 256;
 const BOOT_SOURCE = String(bootPython);
 const HOUSEKEEPING_TIMEOUT_MS = 30_000;
 
-let assets: Assets | null = null;
-let snapshot: Promise<Uint8Array | null> | null = null;
+let assets: Promise<Assets> | null = null;
+let snapshot: Promise<ivm.ExternalCopy<ArrayBuffer> | null> | null = null;
 
-function loadAssets(): Assets {
-  if (assets) return assets;
-  const require = createRequire(import.meta.url);
-  const dir = dirname(require.resolve('pyodide/package.json'));
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
-  // The isolate has no import.meta; the loader only uses it to find its own folder.
-  const moduleSource = (file: string): string =>
-    readFileSync(join(dir, file), 'utf8').replaceAll('import.meta.url', JSON.stringify(`file:///pyodide/${file}`));
-  const runtimeSource = readFileSync(new URL('./runtime.py', import.meta.url), 'utf8');
-  const fingerprint = createHash('sha256')
-    .update(pkg.version)
-    .update('\0')
-    .update(runtimeSource)
-    .update('\0')
-    .update(BOOT_SOURCE)
-    .digest('hex')
-    .slice(0, 16);
-  assets = {
-    version: pkg.version,
-    wasm: new WebAssembly.Module(readFileSync(join(dir, 'pyodide.asm.wasm'))),
-    stdlib: new Uint8Array(readFileSync(join(dir, 'python_stdlib.zip'))),
-    lockFile: readFileSync(join(dir, 'pyodide-lock.json'), 'utf8'),
-    asmSource: moduleSource('pyodide.asm.mjs'),
-    loaderSource: moduleSource('pyodide.mjs'),
-    runtimeSource,
-    fingerprint,
-  };
+/**
+ * Pyodide's files, read and compiled off the main thread: a CLI run starts its interpreter
+ * while its first model call is in flight, and a blocked main thread delays that call.
+ */
+function loadAssets(): Promise<Assets> {
+  assets ??= (async () => {
+    const require = createRequire(import.meta.url);
+    const dir = dirname(require.resolve('pyodide/package.json'));
+    const [pkgText, wasmBytes, stdlib, lockFile, asm, loader, runtimeSource] = await Promise.all([
+      readFile(join(dir, 'package.json'), 'utf8'),
+      readFile(join(dir, 'pyodide.asm.wasm')),
+      readFile(join(dir, 'python_stdlib.zip')),
+      readFile(join(dir, 'pyodide-lock.json'), 'utf8'),
+      readFile(join(dir, 'pyodide.asm.mjs'), 'utf8'),
+      readFile(join(dir, 'pyodide.mjs'), 'utf8'),
+      readFile(new URL('./runtime.py', import.meta.url), 'utf8'),
+    ]);
+    const version = (JSON.parse(pkgText) as { version: string }).version;
+    // The isolate has no import.meta; the loader only uses it to find its own folder.
+    const moduleSource = (text: string, file: string): string => text.replaceAll('import.meta.url', JSON.stringify(`file:///pyodide/${file}`));
+    const fingerprint = createHash('sha256').update(version).update('\0').update(runtimeSource).update('\0').update(BOOT_SOURCE).digest('hex').slice(0, 16);
+    return {
+      version,
+      wasm: new ivm.ExternalCopy(await WebAssembly.compile(wasmBytes)),
+      stdlib: new ivm.ExternalCopy(ownBuffer(stdlib), { transferOut: true }),
+      lockFile,
+      asmSource: moduleSource(asm, 'pyodide.asm.mjs'),
+      loaderSource: moduleSource(loader, 'pyodide.mjs'),
+      runtimeSource,
+      fingerprint,
+    };
+  })();
+  assets.catch(() => (assets = null));
   return assets;
+}
+
+/** The bytes of a freshly read Buffer as an ArrayBuffer of their own (to be moved, not copied). */
+function ownBuffer(b: Buffer): ArrayBuffer {
+  const whole = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
+  return (whole ? b.buffer : b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)) as ArrayBuffer;
 }
 
 /** Where snapshots are kept between processes: RLM_STUDIO_CACHE, else the user's cache folder. */
@@ -96,12 +109,12 @@ function snapshotPath(a: Assets): string {
 }
 
 /** The snapshot, read from disk or made (once per process) and saved for the next one. */
-function getSnapshot(): Promise<Uint8Array | null> {
-  snapshot ??= (async () => {
-    const a = loadAssets();
+function getSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | null> {
+  return (snapshot ??= (async () => {
+    const a = await loadAssets();
     const path = snapshotPath(a);
     try {
-      return new Uint8Array(readFileSync(path));
+      return new ivm.ExternalCopy(ownBuffer(await readFile(path)), { transferOut: true });
     } catch {
       // not made yet
     }
@@ -112,16 +125,15 @@ function getSnapshot(): Promise<Uint8Array | null> {
       return null; // start interpreters the slow way rather than not at all
     }
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      await mkdir(dirname(path), { recursive: true });
       const tmp = `${path}.${process.pid}.tmp`;
-      writeFileSync(tmp, image);
-      renameSync(tmp, path);
+      await writeFile(tmp, image);
+      await rename(tmp, path);
     } catch {
       // a read-only cache only costs the next process the slow start
     }
-    return image;
-  })();
-  return snapshot;
+    return new ivm.ExternalCopy(image.buffer.slice(image.byteOffset, image.byteOffset + image.byteLength) as ArrayBuffer, { transferOut: true });
+  })());
 }
 
 async function makeSnapshot(a: Assets): Promise<Uint8Array> {
@@ -140,18 +152,17 @@ async function makeSnapshot(a: Assets): Promise<Uint8Array> {
 
 /** Starts an interpreter with the given wasm memory limit. */
 export async function startInterpreter(memoryLimitBytes: number): Promise<Interpreter> {
-  const a = loadAssets();
+  const a = await loadAssets();
   const image = await getSnapshot();
   return boot(a, image, { memoryLimitBytes, makeSnapshot: false });
 }
 
 /** Loads the assets and the snapshot now, so the first REPL does not wait for them. */
 export async function preparePython(): Promise<void> {
-  loadAssets();
   await getSnapshot();
 }
 
-async function boot(a: Assets, image: Uint8Array | null, config: PythonBootConfig): Promise<Interpreter> {
+async function boot(a: Assets, image: ivm.ExternalCopy<ArrayBuffer> | null, config: PythonBootConfig): Promise<Interpreter> {
   const isolate = new ivm.Isolate({ memoryLimit: ISOLATE_HEAP_MB });
   let untrack: (() => void) | null = null;
   const disposeIsolate = (): void => {
@@ -179,11 +190,11 @@ async function boot(a: Assets, image: Uint8Array | null, config: PythonBootConfi
     const start = (await context.evalClosure(
       `return (${BOOT_SOURCE})($0, $1, $2, $3, $4, $5, $6, $7, $8);`,
       [
-        new ivm.ExternalCopy(a.wasm).copyInto(),
-        new ivm.ExternalCopy(a.stdlib).copyInto(),
+        a.wasm.copyInto(),
+        a.stdlib.copyInto(),
         a.lockFile,
         a.runtimeSource,
-        image ? new ivm.ExternalCopy(image).copyInto() : null,
+        image ? image.copyInto() : null,
         random,
         flush,
         dispatch,

@@ -60,10 +60,10 @@ type Control = (op: string, arg: string, data?: ArrayBuffer) => string | Uint8Ar
  */
 export function bootPython(
   wasmModule: WebAssembly.Module,
-  stdlib: Uint8Array,
+  stdlibBuffer: ArrayBuffer,
   lockFile: string,
   runtimeSource: string,
-  snapshot: Uint8Array | null,
+  snapshotBuffer: ArrayBuffer | null,
   randomHook: RandomHook,
   flushHook: FlushHook,
   dispatch: HostDispatch,
@@ -72,6 +72,8 @@ export function bootPython(
   'use strict';
   const G = globalThis as unknown as Record<string, unknown>;
   const config = JSON.parse(configJson) as PythonBootConfig;
+  const stdlib = new Uint8Array(stdlibBuffer);
+  const snapshot = snapshotBuffer ? new Uint8Array(snapshotBuffer) : null;
   let memoryLimit = config.memoryLimitBytes;
   let outOfMemory = false;
 

@@ -12,5 +12,6 @@ declare namespace WebAssembly {
     readonly buffer: ArrayBuffer;
     grow(delta: number): number;
   }
+  function compile(bytes: ArrayBufferView | ArrayBuffer): Promise<Module>;
   function instantiate(source: ArrayBufferView | ArrayBuffer, imports?: Imports): Promise<{ instance: Instance; module: Module }>;
 }

@@ -1,10 +1,13 @@
 // The JavaScript REPL in an isolated-vm isolate: host side. See README.md for the guarantees.
 import ivm from 'isolated-vm';
-import type { BlockError, ReplResetReason } from '../../src-shared/events.ts';
+import type { ReplResetReason } from '../../src-shared/events.ts';
 import { sandboxRuntime } from './runtime.ts';
 import type { ListedVariable, RunOutcome, RuntimeConfig } from './runtime.ts';
 import { BlockState } from './block-state.ts';
+import { checkIndex, dispatchHostCall, errorMessage, positive, toolError } from './host-calls.ts';
+import { RESET_NOTE, resetError } from './reset-error.ts';
 import { transformBlock } from './transform.ts';
+import { watchBlock, type Watchdog } from './watchdog.ts';
 import type {
   CallSite,
   ExecResult,
@@ -37,7 +40,6 @@ export const RESERVED_NAMES = [
 ] as const;
 const FINAL_VAR = 'FINAL_VAR';
 
-const WATCHDOG_MS = 20;
 const FLUSH_CHARS = 64 * 1024;
 const FLUSH_MS = 20;
 /** Bound on the engine-facing ops that only run our own code (plus, at worst, a proxy trap). */
@@ -45,9 +47,6 @@ const HOUSEKEEPING_TIMEOUT_MS = 5_000;
 const MB = 1024 * 1024;
 const RUNTIME_SOURCE = String(sandboxRuntime);
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-
-const RESET_NOTE =
-  'The REPL was restarted: every variable you created is gone. context, context_0…N, history and the tools were re-loaded.';
 
 /** One isolate with its context and the hooks bound to it. Replaced wholesale on a reset. */
 interface Session {
@@ -262,7 +261,7 @@ class IsolatedRepl implements Repl {
         }
         block.enterBridge();
         try {
-          return await this.#dispatch(String(kind), String(a), String(b), block.site);
+          return await dispatchHostCall(this.#bridge, (name, args) => this.#callTool(name, args), String(kind), String(a), String(b), block.site);
         } finally {
           block.leaveBridge();
         }
@@ -302,38 +301,6 @@ class IsolatedRepl implements Repl {
     }
   }
 
-  async #dispatch(kind: string, a: string, b: string, site: CallSite): Promise<string> {
-    const model = b === '' ? undefined : b;
-    try {
-      switch (kind) {
-        case 'llm':
-          return String(await this.#bridge.llmQuery(a, model, site));
-        case 'rlm':
-          return String(await this.#bridge.rlmQuery(a, model, site));
-        case 'llm_batched':
-        case 'rlm_batched': {
-          const prompts = JSON.parse(a) as string[];
-          const results =
-            kind === 'llm_batched'
-              ? await this.#bridge.llmQueryBatched(prompts, model, site)
-              : await this.#bridge.rlmQueryBatched(prompts, model, site);
-          const list = Array.isArray(results) ? results : [];
-          return JSON.stringify(
-            prompts.map((_, i) => (i < list.length ? String(list[i]) : 'Error: no result for this prompt')),
-          );
-        }
-        case 'tool':
-          return await this.#callTool(a, b);
-        default:
-          return `Error: unknown host call ${kind}`;
-      }
-    } catch (err) {
-      // The bridge promises never to reject; if it does, the code still gets a string.
-      const message = `Error: ${errorMessage(err)}`;
-      return kind.endsWith('batched') ? JSON.stringify((JSON.parse(a) as string[]).map(() => message)) : message;
-    }
-  }
-
   async #callTool(name: string, argsJson: string): Promise<string> {
     const fn = this.#toolFunctions.get(name);
     if (!fn) return JSON.stringify({ err: { name: 'ReferenceError', message: `${name} is not a tool` } });
@@ -342,8 +309,7 @@ class IsolatedRepl implements Repl {
       const value = await fn(...args);
       return value === undefined ? '{}' : JSON.stringify({ ok: value });
     } catch (err) {
-      const name = err instanceof Error && err.name ? err.name : 'Error';
-      return JSON.stringify({ err: { name, message: errorMessage(err) } });
+      return toolError(err);
     }
   }
 
@@ -371,27 +337,11 @@ class IsolatedRepl implements Repl {
     session.pristine = false;
     this.#block = block;
     const isolate = session.isolate;
-    const cpuStart = isolate.cpuTime;
-    let cpuNow = cpuStart;
-    let killed: ReplResetReason | null = null;
-    const watchdog = setInterval(() => {
-      if (killed) return;
-      try {
-        cpuNow = isolate.cpuTime;
-      } catch {
-        return; // disposed under us; the run promise reports it
-      }
-      const now = performance.now();
-      // cpuTime does not advance while the isolate waits on the host; wall time is corrected.
-      const cpuMs = Number(cpuNow - cpuStart) / 1e6;
-      const wallMs = now - started - block.blockedMs(now);
-      if (cpuMs > this.#cpuLimitMs) killed = 'cpu_limit';
-      else if (wallMs > this.#wallLimitMs) killed = 'wall_limit';
-      if (killed && !isolate.isDisposed) isolate.dispose();
-    }, WATCHDOG_MS);
+    const watchdog = watchBlock(isolate, block, started, { cpuLimitMs: this.#cpuLimitMs, wallLimitMs: this.#wallLimitMs });
 
     let outcome: RunOutcome | null = null;
     let failure: unknown = null;
+    let watched: ReturnType<Watchdog['stop']>;
     try {
       const payload = JSON.stringify({ src: transformed.code, isAsync: transformed.isAsync, names: transformed.names });
       const raw = await session.control.apply(undefined, ['run', payload], { result: { promise: true } });
@@ -399,22 +349,16 @@ class IsolatedRepl implements Repl {
     } catch (err) {
       failure = err;
     } finally {
-      clearInterval(watchdog);
+      watched = watchdog.stop();
       block.active = false;
       this.#block = null;
     }
-    if (!isolate.isDisposed) {
-      try {
-        cpuNow = isolate.cpuTime;
-      } catch {
-        // keep the last sample
-      }
-    }
+    const killed = watched.killed;
     const base = {
       stdout: block.stdout.text(),
       stderr: block.stderr.text(),
       durationMs: performance.now() - started,
-      cpuMs: Number(cpuNow - cpuStart) / 1e6,
+      cpuMs: watched.cpuMs,
       submitted: block.submitted,
     };
     if (outcome) {
@@ -448,35 +392,15 @@ class IsolatedRepl implements Repl {
     }
     const reason: ReplResetReason =
       killed ?? (/memory limit/i.test(errorMessage(failure)) ? 'memory_limit' : 'crash');
-    const error = this.#resetError(reason, session.memoryLimitMb, failure);
+    const error = resetError(
+      reason,
+      { cpuLimitMs: this.#cpuLimitMs, wallLimitMs: this.#wallLimitMs, memoryLimitMb: session.memoryLimitMb, memoryError: 'RangeError', crashError: 'Error', crashed: 'The REPL' },
+      failure,
+    );
     disposeSession(session);
     if (this.#session === session) this.#session = null;
     session = await this.#ensureSession();
     return { ...base, error, variables: await this.#variables(session), replReset: reason };
-  }
-
-  #resetError(reason: ReplResetReason, memoryLimitMb: number, failure: unknown): BlockError {
-    switch (reason) {
-      case 'cpu_limit':
-        return {
-          name: 'TimeoutError',
-          message: `The block used more than ${this.#cpuLimitMs} ms of CPU time (an endless loop?) and was stopped. ${RESET_NOTE}`,
-        };
-      case 'wall_limit':
-        return {
-          name: 'TimeoutError',
-          message: `The block ran for more than ${this.#wallLimitMs} ms (not counting sub-calls) and was stopped. ${RESET_NOTE}`,
-        };
-      case 'memory_limit':
-        return {
-          name: 'RangeError',
-          message: `The block ran out of memory (REPL limit ${memoryLimitMb} MB) and was stopped. ${RESET_NOTE}`,
-        };
-      case 'crash':
-        return { name: 'Error', message: `The REPL crashed (${errorMessage(failure)}). ${RESET_NOTE}` };
-      default:
-        return assertNever(reason);
-    }
   }
 
   async #variables(session: Session): Promise<string[]> {
@@ -574,20 +498,3 @@ function sortedKeys(map: Map<number, Loaded>): number[] {
   return [...map.keys()].sort((a, b) => a - b);
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${value}`);
-  return value;
-}
-
-function checkIndex(index: number): void {
-  if (!Number.isInteger(index) || index < 0) throw new Error(`index must be a non-negative integer, got ${index}`);
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`);
-}

@@ -1,10 +1,13 @@
 // The Python REPL: CPython (Pyodide) inside an isolated-vm isolate, behind the same `Repl`
 // interface and limits as the JavaScript one. See README.md for what the boundary guarantees.
 import ivm from 'isolated-vm';
-import type { BlockError, ReplResetReason } from '../../../src-shared/events.ts';
+import type { ReplResetReason } from '../../../src-shared/events.ts';
 import { BlockState } from '../block-state.ts';
+import { checkIndex, dispatchHostCall, errorMessage, positive, toolError } from '../host-calls.ts';
 import { RESERVED_NAMES } from '../isolated-repl.ts';
+import { RESET_NOTE, resetError } from '../reset-error.ts';
 import type { CallSite, ExecResult, HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
+import { watchBlock, type Watchdog } from '../watchdog.ts';
 import type { Interpreter } from './interpreter.ts';
 import type { PythonRunOutcome } from './isolate-side.ts';
 import { takeInterpreter } from './pool.ts';
@@ -17,7 +20,6 @@ export const PYTHON_DEFAULTS = {
   outputCapChars: 1_000_000,
 } as const;
 
-const WATCHDOG_MS = 20;
 const FLUSH_CHARS = 64 * 1024;
 const HOUSEKEEPING_TIMEOUT_MS = 10_000;
 const MB = 1024 * 1024;
@@ -31,9 +33,6 @@ const PYTHON_KEYWORDS = new Set(
 );
 /** The types a block's result lists, as the reference's `REPL variables:` does. */
 const SIMPLE_TYPES = new Set(['str', 'int', 'float', 'bool', 'list', 'dict', 'tuple']);
-
-const RESET_NOTE =
-  'The REPL was restarted: every variable you created is gone. context, context_0…N, history and the tools were re-loaded.';
 
 /** A context as the interpreter loads it: text, or JSON text that Python parses. */
 interface LoadedContext {
@@ -204,7 +203,7 @@ class PythonRepl implements Repl {
           }
           block.enterBridge();
           try {
-            return await this.#dispatch(kind, a, b, block.site);
+            return await dispatchHostCall(this.#bridge, (name, payload) => this.#callTool(name, payload), kind, a, b, block.site);
           } finally {
             block.leaveBridge();
           }
@@ -256,35 +255,6 @@ class PythonRepl implements Repl {
     await interp.control.apply(undefined, ['set', JSON.stringify({ name, json, compaction })], { timeout: HOUSEKEEPING_TIMEOUT_MS });
   }
 
-  async #dispatch(kind: string, a: string, b: string, site: CallSite): Promise<string> {
-    const model = b === '' ? undefined : b;
-    try {
-      switch (kind) {
-        case 'llm':
-          return String(await this.#bridge.llmQuery(a, model, site));
-        case 'rlm':
-          return String(await this.#bridge.rlmQuery(a, model, site));
-        case 'llm_batched':
-        case 'rlm_batched': {
-          const prompts = JSON.parse(a) as string[];
-          const results =
-            kind === 'llm_batched'
-              ? await this.#bridge.llmQueryBatched(prompts, model, site)
-              : await this.#bridge.rlmQueryBatched(prompts, model, site);
-          const list = Array.isArray(results) ? results : [];
-          return JSON.stringify(prompts.map((_, i) => (i < list.length ? String(list[i]) : 'Error: no result for this prompt')));
-        }
-        case 'tool':
-          return await this.#callTool(a, b);
-        default:
-          return `Error: unknown host call ${kind}`;
-      }
-    } catch (err) {
-      const message = `Error: ${errorMessage(err)}`;
-      return kind.endsWith('batched') ? JSON.stringify((JSON.parse(a) as string[]).map(() => message)) : message;
-    }
-  }
-
   async #callTool(name: string, payload: string): Promise<string> {
     const tool = this.#toolFunctions.get(name);
     if (!tool) return JSON.stringify({ err: { name: 'NameError', message: `${name} is not a tool` } });
@@ -295,8 +265,7 @@ class PythonRepl implements Repl {
       const value = await tool.fn(...(placed.args as SandboxValue[]));
       return value === undefined ? '{}' : JSON.stringify({ ok: value });
     } catch (err) {
-      const errName = err instanceof Error && err.name ? err.name : 'Error';
-      return JSON.stringify({ err: { name: errName, message: errorMessage(err) } });
+      return toolError(err);
     }
   }
 
@@ -309,44 +278,21 @@ class PythonRepl implements Repl {
     this.#pendingReset = null;
     if (pending) block.stderr.append(`[Before this block, loading ${pending.what} failed. ${RESET_NOTE}]\n`, 0);
     this.#block = block;
-    const isolate = interp.isolate;
-    const cpuStart = isolate.cpuTime;
-    let cpuNow = cpuStart;
-    let killed: ReplResetReason | null = null;
-    const watchdog = setInterval(() => {
-      if (killed) return;
-      try {
-        cpuNow = isolate.cpuTime;
-      } catch {
-        return;
-      }
-      const now = performance.now();
-      // cpuTime does not advance while the interpreter waits on the host; wall time is corrected.
-      const cpuMs = Number(cpuNow - cpuStart) / 1e6;
-      const wallMs = now - started - block.blockedMs(now);
-      if (cpuMs > this.#cpuLimitMs) killed = 'cpu_limit';
-      else if (wallMs > this.#wallLimitMs) killed = 'wall_limit';
-      if (killed && !isolate.isDisposed) isolate.dispose();
-    }, WATCHDOG_MS);
+    const watchdog = watchBlock(interp.isolate, block, started, { cpuLimitMs: this.#cpuLimitMs, wallLimitMs: this.#wallLimitMs });
     let outcome: PythonRunOutcome | null = null;
     let failure: unknown = null;
+    let watched: ReturnType<Watchdog['stop']>;
     try {
       outcome = parseOutcome(await interp.control.apply(undefined, ['run', code]));
     } catch (err) {
       failure = err;
     } finally {
-      clearInterval(watchdog);
+      watched = watchdog.stop();
       block.active = false;
       this.#block = null;
     }
-    if (!isolate.isDisposed) {
-      try {
-        cpuNow = isolate.cpuTime;
-      } catch {
-        // keep the last sample
-      }
-    }
-    const timing = { durationMs: performance.now() - started, cpuMs: Number(cpuNow - cpuStart) / 1e6 };
+    const killed = watched.killed;
+    const timing = { durationMs: performance.now() - started, cpuMs: watched.cpuMs };
     if (outcome && !outcome.outOfMemory) {
       block.stdout.append(outcome.stdout, outcome.dropped[0]);
       block.stderr.append(outcome.stderr, outcome.dropped[1]);
@@ -377,7 +323,18 @@ class PythonRepl implements Repl {
       block.stderr.append(outcome.stderr, outcome.dropped[1]);
     }
     const reason: ReplResetReason = killed ?? (outcome?.outOfMemory ? 'memory_limit' : 'crash');
-    const error = this.#resetError(reason, failure);
+    const error = resetError(
+      reason,
+      {
+        cpuLimitMs: this.#cpuLimitMs,
+        wallLimitMs: this.#wallLimitMs,
+        memoryLimitMb: Math.round(this.#memoryLimitBytes / MB),
+        memoryError: 'MemoryError',
+        crashError: 'SystemError',
+        crashed: 'The Python interpreter',
+      },
+      failure,
+    );
     interp.dispose();
     if (this.#interp === interp) this.#interp = null;
     let variables: string[] = [];
@@ -406,30 +363,6 @@ class PythonRepl implements Repl {
     return parseListed(raw)
       .filter((v) => SIMPLE_TYPES.has(v.type))
       .map((v) => v.name);
-  }
-
-  #resetError(reason: ReplResetReason, failure: unknown): BlockError {
-    switch (reason) {
-      case 'cpu_limit':
-        return {
-          name: 'TimeoutError',
-          message: `The block used more than ${this.#cpuLimitMs} ms of CPU time (an endless loop?) and was stopped. ${RESET_NOTE}`,
-        };
-      case 'wall_limit':
-        return {
-          name: 'TimeoutError',
-          message: `The block ran for more than ${this.#wallLimitMs} ms (not counting sub-calls) and was stopped. ${RESET_NOTE}`,
-        };
-      case 'memory_limit':
-        return {
-          name: 'MemoryError',
-          message: `The block ran out of memory (REPL limit ${Math.round(this.#memoryLimitBytes / MB)} MB) and was stopped. ${RESET_NOTE}`,
-        };
-      case 'crash':
-        return { name: 'SystemError', message: `The Python interpreter crashed (${errorMessage(failure)}). ${RESET_NOTE}` };
-      default:
-        return assertNever(reason);
-    }
   }
 }
 
@@ -475,20 +408,3 @@ function parseListed(raw: unknown): VariableInfo[] {
   return out;
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${value}`);
-  return value;
-}
-
-function checkIndex(index: number): void {
-  if (!Number.isInteger(index) || index < 0) throw new Error(`index must be a non-negative integer, got ${index}`);
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`);
-}

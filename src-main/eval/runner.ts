@@ -97,6 +97,8 @@ export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
   const done = new Set(previous.results.map((r) => r.id));
   const pending = dataset.tasks.filter((t) => !done.has(t.id));
   const skipped = dataset.tasks.length - pending.length;
+  // Every Python task (and its children) takes an interpreter; keep one started ahead.
+  if (o.repl === 'python' && pending.length > 0) void import('../sandbox/python/pool.ts').then((pool) => pool.warmPython());
   const say = o.onProgress ?? ((): void => undefined);
   say(
     `eval: ${dataset.tasks.length} task(s) in ${dataset.path}; ${skipped} already finished${previous.skipped > 0 ? ` (${previous.skipped} unreadable line(s) in results.jsonl ignored)` : ''}; running ${pending.length}, ${Math.min(o.parallel, pending.length)} at a time`,

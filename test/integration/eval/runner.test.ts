@@ -52,6 +52,20 @@ describe('eval runner in-process', () => {
     expect(summary.correct).toBe(4);
   });
 
+  it('runs the same dataset in Python sessions: every log says python, every task correct', { timeout: 60_000 }, async () => {
+    const ds = join(tmp, 'small-py.jsonl');
+    generateDataset({ kinds: ['sniah', 'oolong', 'oolong-pairs', 'browsecomp'], sizes: [8192], seed: 2, count: 1, out: ds, inlineMaxChars: 1_000_000 });
+    const out = join(tmp, 'out-inproc-py');
+    const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'x', maxRetries: 0 });
+    const res = await runEval({ dataset: ds, outDir: out, client, baseUrl: server.url, model: 'mock-root', parallel: 2, repl: 'python' });
+    expect(res.summary).toMatchObject({ tasks: 4, finished: 4, accuracy: 1, correct: 4 });
+    for (const r of readLines(join(out, 'results.jsonl'))) {
+      const log = await readLogFile(r.logFile!);
+      expect(log.header?.repl).toBe('python');
+      expect(log.events.filter((e) => e.type === 'block.end' && e.error)).toEqual([]);
+    }
+  });
+
   it('rejects bad datasets with the line and field named', async () => {
     const bad = join(tmp, 'bad.jsonl');
     writeFileSync(bad, '{"id":"a","kind":"x","query":"q","expected":"1","scorer":"exact","context":"c"}\n{"id":"b","kind":"x","query":"q","expected":"1","scorer":"fuzzy","context":"c"}\n');

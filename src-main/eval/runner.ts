@@ -2,11 +2,12 @@
 // result line appended per finished task. Resumable: tasks with a line in results.jsonl are
 // never run again; an interrupted task (no line) runs again from the start, and its partial
 // log is kept under another name.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { asSessionId } from '../../src-shared/events.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
+import type { ToolSpec } from '../engine/config.ts';
 import { EventRecorder, RlmSession, type RunOutcome, type SessionSettings } from '../engine/index.ts';
 import type { LmClient } from '../lm/types.ts';
 import { NativeLogFile } from '../logs/native-file-sink.ts';
@@ -17,6 +18,10 @@ import { scoreAnswer } from './tasks/scorers.ts';
 import type { EvalTask } from './tasks/types.ts';
 
 export interface EvalOptions extends SessionSettings {
+  /** Replaces the built-in system prompt of every task's session (`{tools}` filled in). */
+  systemPrompt?: string;
+  /** Custom tools for every task's session. */
+  tools?: Record<string, ToolSpec>;
   dataset: string;
   outDir: string;
   client: LmClient;
@@ -53,6 +58,9 @@ function configKey(o: EvalOptions, dataset: Dataset): Record<string, unknown> {
     maxIterations: o.maxIterations ?? null,
     finalPatterns: o.finalPatterns ?? false,
     repl: o.repl ?? 'javascript',
+    // The prompt by its hash (eval.json stays small), the tools by their names.
+    systemPrompt: o.systemPrompt === undefined ? null : createHash('sha256').update(o.systemPrompt).digest('hex').slice(0, 16),
+    tools: o.tools === undefined ? null : Object.keys(o.tools).sort(),
   };
 }
 

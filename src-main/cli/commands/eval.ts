@@ -8,7 +8,7 @@ import { EvalConfigError, runEval } from '../../eval/runner.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
-import { resolveApiKey } from './run.ts';
+import { loadSystemPromptFile, loadToolsOption, resolveApiKey } from './run.ts';
 
 interface EvalCliOptions extends LimitOptions {
   baseUrl: string;
@@ -16,6 +16,8 @@ interface EvalCliOptions extends LimitOptions {
   parallel: number;
   out: string;
   json?: boolean;
+  systemPrompt?: string;
+  tools?: string;
 }
 
 export function registerEval(program: Command): void {
@@ -30,6 +32,8 @@ export function registerEval(program: Command): void {
   )
     .addOption(new Option('--parallel <n>', 'tasks (sessions) run at once').argParser(positiveInt('--parallel')).default(2))
     .option('--json', 'print the summary as JSON on stdout')
+    .option('--system-prompt <file>', "replace the built-in system prompt of every task's session ({tools} becomes the tools list)")
+    .option('--tools <file.mjs>', 'custom tools for every task: an ES module whose exports are values or { fn, description }')
     .action(async (dataset: string, o: EvalCliOptions) => {
       const controller = new AbortController();
       const onSignal = (): void => {
@@ -40,7 +44,11 @@ export function registerEval(program: Command): void {
       process.once('SIGTERM', onSignal);
       try {
         const client = new OpenAiCompatibleClient({ baseUrl: o.baseUrl, apiKey: resolveApiKey(o.apiKeyEnv) });
+        const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
+        const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
         const res = await runEval({
+          ...(systemPrompt === undefined ? {} : { systemPrompt }),
+          ...(tools === undefined ? {} : { tools }),
           dataset,
           outDir: o.out,
           client,

@@ -66,6 +66,25 @@ describe('eval runner in-process', () => {
     }
   });
 
+  it('gives every task the custom system prompt and tools, and a resumed run must keep them', { timeout: 60_000 }, async () => {
+    const ds = join(tmp, 'small-custom.jsonl');
+    generateDataset({ kinds: ['sniah'], sizes: [8192], seed: 3, count: 2, out: ds, inlineMaxChars: 1_000_000 });
+    const out = join(tmp, 'out-custom');
+    const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'x', maxRetries: 0 });
+    // The mock knows an RLM request by the built-in prompt's first words; the rest is ours.
+    const systemPrompt = 'You are a Recursive Language Model (RLM), briefed by this evaluation. Tools:\n{tools}';
+    const tools = { RATE_NOTE: { value: 'fixed at 1.08', description: 'the exchange rate note' } };
+    const common = { dataset: ds, outDir: out, client, baseUrl: server.url, model: 'mock-root', parallel: 1 } as const;
+    const res = await runEval({ ...common, systemPrompt, tools });
+    expect(res.summary).toMatchObject({ tasks: 2, correct: 2 });
+    for (const r of readLines(join(out, 'results.jsonl'))) {
+      const text = readFileSync(r.logFile!, 'utf8');
+      expect(text).toContain('briefed by this evaluation. Tools:\\n- `RATE_NOTE`: the exchange rate note');
+    }
+    await expect(runEval({ ...common, systemPrompt: `${systemPrompt} Changed.`, tools })).rejects.toThrow(/systemPrompt: "[0-9a-f]+" there/);
+    await expect(runEval({ ...common, systemPrompt })).rejects.toThrow(/tools: \["RATE_NOTE"\] there, null now/);
+  });
+
   it('rejects bad datasets with the line and field named', async () => {
     const bad = join(tmp, 'bad.jsonl');
     writeFileSync(bad, '{"id":"a","kind":"x","query":"q","expected":"1","scorer":"exact","context":"c"}\n{"id":"b","kind":"x","query":"q","expected":"1","scorer":"fuzzy","context":"c"}\n');

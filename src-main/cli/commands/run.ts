@@ -116,9 +116,9 @@ export interface RunSummary {
 }
 
 export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => void) | null, signal?: AbortSignal): Promise<RunSummary> {
-  // The interpreter starts (~0.3 s from its snapshot) while the context is read, the SDK loads
-  // and the first model call is in flight; the first block takes it.
-  if (o.repl === 'python') void import('../../sandbox/python/pool.ts').then((pool) => pool.warmPython(false));
+  // Pyodide's files and the snapshot are read (off the main thread) while the SDK loads; the
+  // interpreter itself starts once the first model call is out, as the JavaScript REPL does.
+  if (o.repl === 'python') void import('../../sandbox/python/interpreter.ts').then((python) => python.preparePython());
   const context = await loadContextFile(o.context);
   const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
   const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);

@@ -22,12 +22,11 @@ export async function takeInterpreter(memoryLimitBytes: number): Promise<Interpr
 }
 
 /**
- * Starts an interpreter ahead of need; with `keepWarm` (a host's spare worker) one is kept
- * ready from then on, without it (a CLI run) only this one. The first call in a process also
- * loads or makes the snapshot.
+ * Keeps one interpreter ready from now on (a host's spare worker, an evaluation). The first
+ * call in a process also loads or makes the snapshot.
  */
-export function warmPython(keepWarm = true): Promise<void> {
-  if (keepWarm) warming = true;
+export function warmPython(): Promise<void> {
+  warming = true;
   refill();
   return spare!.then(
     () => undefined,

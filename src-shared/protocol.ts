@@ -87,6 +87,8 @@ export const StartSession = z.strictObject({
   systemPrompt: SystemPromptText.nullable().optional(),
   /** Accept paper-era FINAL(...) / FINAL_VAR(name) in reply text. */
   finalPatterns: z.boolean().optional(),
+  /** A custom tools module on the host (as `--tools FILE.mjs`). */
+  tools: z.string().min(1).optional(),
 });
 export type StartSession = z.infer<typeof StartSession>;
 
@@ -114,6 +116,8 @@ export const ForkSession = z.strictObject({
    * on the host (the reference library's, a dropped file). Absent: the recorded one.
    */
   context: ContextSource.optional(),
+  /** A custom tools module on the host. Absent: the source's (its recipe's, or its re-execution's). */
+  tools: z.string().min(1).optional(),
 });
 export type ForkSession = z.infer<typeof ForkSession>;
 

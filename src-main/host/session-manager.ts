@@ -95,6 +95,8 @@ const SessionRecipe = z.strictObject({
   /** The system prompt that replaced the built-in one, if any. */
   systemPrompt: z.string().optional(),
   finalPatterns: z.boolean().optional(),
+  /** A custom tools module on the host. */
+  tools: z.string().optional(),
 });
 type SessionRecipe = z.infer<typeof SessionRecipe>;
 
@@ -127,7 +129,7 @@ interface Session {
   count: number;
   recipe: SessionRecipe | null;
   /** A re-execution's context and language: what a fork of it starts from (it has no recipe). */
-  rerunSource: { context: ContextSource; repl: ReplLanguage } | null;
+  rerunSource: { context: ContextSource; repl: ReplLanguage; tools: string | null } | null;
   breakpoints: Breakpoint[];
   worker: WorkerHandle | null;
   log: NativeLogFile | null;
@@ -600,6 +602,7 @@ export class Host implements HostEndpoint {
       ...(p.repl ? { repl: p.repl } : {}),
       ...(p.systemPrompt ? { systemPrompt: p.systemPrompt } : {}),
       ...(p.finalPatterns !== undefined ? { finalPatterns: p.finalPatterns } : {}),
+      ...(p.tools ? { tools: p.tools } : {}),
     };
     // null: the built-in prompt even when the profile has its own.
     const promptFromProfile = p.systemPrompt === undefined;
@@ -668,6 +671,7 @@ export class Host implements HostEndpoint {
       repl: recipe.repl ?? 'javascript',
       systemPrompt: recipe.systemPrompt ?? null,
       finalPatterns: recipe.finalPatterns ?? false,
+      tools: recipe.tools ?? null,
     };
     this.spawnWorker(s, { t: 'start', spec });
     if (spec.repl === 'python') this.expectPython();
@@ -858,6 +862,7 @@ export class Host implements HostEndpoint {
       throw new HostError('bad_request', (err as Error).message);
     }
     const next: SessionRecipe = { ...recipe, profile: f.profile ?? recipe.profile, limits: { ...recipe.limits, ...(f.limits ?? {}) } };
+    if (f.tools) next.tools = f.tools;
     const sameProfile = next.profile === recipe.profile && !imported;
     return this.launch({
       recipe: next,
@@ -893,6 +898,7 @@ export class Host implements HostEndpoint {
       query: start?.query ?? null,
       limits: start ? { maxDepth: start.limits.maxDepth, maxIterations: start.limits.maxIterations } : {},
       repl: src.rerunSource?.repl ?? this.languageOf(src, start?.repl),
+      ...(src.rerunSource?.tools ? { tools: src.rerunSource.tools } : {}),
     };
   }
 
@@ -922,7 +928,7 @@ export class Host implements HostEndpoint {
     const events = await this.eventsOf(src);
     const root = events.find((e) => e.type === 'run.start' && e.parentRunId === null);
     const repl = this.languageOf(src, root?.type === 'run.start' ? root.repl : undefined, r.repl);
-    const s = this.newSession({ title: `Re-execution of ${src.title}`, status: 'starting', readOnly: false, format: 'native', rerunSource: { context, repl } });
+    const s = this.newSession({ title: `Re-execution of ${src.title}`, status: 'starting', readOnly: false, format: 'native', rerunSource: { context, repl, tools: r.tools ?? null } });
     const created = new Date(s.createdAt);
     s.header = { ...makeHeader(asSessionId(s.id), created), repl, rerunOf: { logFile: src.logFile ?? src.title, format: src.format } };
     const logFile = join(this.opts.runsDir, nativeLogName(s.id, created));

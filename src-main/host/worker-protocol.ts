@@ -33,6 +33,8 @@ export const WorkerSpec = z.strictObject({
   /** Replaces the built-in system prompt; null: the built-in one. */
   systemPrompt: z.string().nullable(),
   finalPatterns: z.boolean(),
+  /** A custom tools module, loaded by the worker. */
+  tools: z.string().nullable(),
 });
 export type WorkerSpec = z.infer<typeof WorkerSpec>;
 

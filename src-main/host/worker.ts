@@ -13,6 +13,7 @@ import type { SandboxValue } from '../sandbox/types.ts';
 import { loadContextFile } from '../cli/commands/run.ts';
 import { Debugger } from './debugger.ts';
 import { demoContext } from './demo.ts';
+import { loadToolsModule } from '../engine/tools-module.ts';
 import { exitProcess, pythonUsed } from '../sandbox/python/lifecycle.ts';
 import { connectToHost } from './worker-channel.ts';
 import { type FromWorker, type RerunSpec, ToWorker, type WorkerSpec } from './worker-protocol.ts';
@@ -120,6 +121,7 @@ async function start(spec: WorkerSpec): Promise<void> {
       finalPatterns: spec.finalPatterns,
       repl: spec.repl,
       ...(spec.systemPrompt !== null ? { systemPrompt: spec.systemPrompt } : {}),
+      ...(spec.tools !== null ? { tools: await loadToolsModule(spec.tools) } : {}),
       gates: dbg.gates(),
     },
     { sink: recorder },

@@ -148,4 +148,32 @@ describe('fork of an imported reference log', () => {
     const first = blockEnds(done.events).find((e) => e.runId === 'run-0' && e.iteration === 1);
     expect(first?.stdout).toMatch(/^str 200120\nlines: 2632\n/);
   });
+
+  it('carries custom tools into a fork: replayed blocks call them again and the REPL state is rebuilt', async () => {
+    const tools = join(import.meta.dirname, '../rerun/fixtures/e-code-errors-tools.mjs');
+    const { session: saved } = await c.call('session.open', { path: join(REFERENCE_FIXTURES, 'e_code_errors.jsonl') });
+    const bp = [{ kind: 'before_model_call' as const, runIds: ['run-0'], iterations: [4] }];
+    const { session: fork } = await c.call('session.fork', {
+      params: { sessionId: saved.sessionId, runId: 'r0', iteration: 4, profile: 'demo', context: fileContext('e_code_errors.json'), tools, breakpoints: bp },
+    });
+    await c.call('subscribe', { sessionId: fork.sessionId, fromSeq: 0 });
+    await c.paused(fork.sessionId, (p) => p.runId === 'run-0' && p.iteration === 4);
+    const vars = new Map((await c.call('session.variables', { sessionId: fork.sessionId, runId: 'run-0' })).variables.map((v) => [v.name, v.preview]));
+    // Block 3 called convert_currency(6272.25, 'USD') in the replay, as the reference did.
+    expect(vars.get('total_usd')).toBe('6774.03');
+    expect(vars.get('EXCHANGE_NOTE')).toBe("'EUR->USD at 1.08 (fixed for this task)'");
+    const events = c.events.get(fork.sessionId) ?? [];
+    expect(blockEnds(events).filter((e) => e.iteration === 3).map((e) => e.error)).toEqual([null]);
+    await c.call('session.cancel', { sessionId: fork.sessionId });
+    await c.status(fork.sessionId, 'cancelled', 'finished', 'failed');
+  });
+
+  it('names a tools module that cannot be loaded', async () => {
+    const { session } = await c.call('session.start', {
+      params: { profile: 'demo', context: { kind: 'demo', name: 'needle' }, query: null, repl: 'python', tools: join(CONTEXTS, 'missing-tools.mjs') },
+    });
+    const end = await c.status(session.sessionId, 'finished', 'failed', 'cancelled');
+    expect(end.status).toBe('failed');
+    expect(end.message).toMatch(/missing-tools\.mjs/);
+  });
 });

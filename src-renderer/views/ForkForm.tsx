@@ -2,7 +2,8 @@
 // up to it, then continues with the chosen endpoint. At the iteration itself it either asks
 // the model again, or keeps the recorded reply and pauses before its code runs, so the code
 // can be edited first (step-through). A log the host did not record itself (an imported or
-// dropped one) has no context on file: the form asks for it.
+// dropped one) has no context on file: the form asks for it, and for the custom tools module
+// its blocks call, if any (a fork of the host's own session or re-execution keeps its own).
 import { useState } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
 import type { Breakpoint, ContextSource, ForkSession } from '../../src-shared/protocol.ts';
@@ -30,6 +31,7 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
   const [model, setModel] = useState('');
   const [at, setAt] = useState<AtIteration>('live');
   const [context, setContext] = useState<ContextChoice>({ kind: 'path', path: '', text: '', json: false });
+  const [tools, setTools] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -47,6 +49,7 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
       ...(model.trim() ? { model: model.trim() } : {}),
       ...(at === 'edit' && target.reply !== null ? { editedReply: target.reply } : {}),
       ...(source ? { context: source } : {}),
+      ...(tools.trim() ? { tools: tools.trim() } : {}),
     };
     setProblem(null);
     setBusy(true);
@@ -97,6 +100,10 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
         ) : null}
       </fieldset>
       {target.context !== 'none' ? <ContextFields value={context} onChange={setContext} idPrefix="fork" optional={target.context === 'optional'} /> : null}
+      <label>
+        Custom tools (optional)
+        <input value={tools} onChange={(e) => setTools(e.target.value)} placeholder="a tools module on the host, e.g. tools.mjs" spellCheck={false} data-testid="fork-tools" />
+      </label>
       {problem ? (
         <p role="alert" className="pp-error" data-testid="fork-error">
           {problem}

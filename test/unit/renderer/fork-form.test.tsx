@@ -125,6 +125,7 @@ describe('Fork from here…', () => {
     expect(screen.getByTestId('fork-error').textContent).toMatch(/does not hold its context/);
     expect(forks(carrier)).toEqual([]);
     fireEvent.change(screen.getByTestId('fork-context-path'), { target: { value: '/ctx/a_needle.txt' } });
+    fireEvent.change(screen.getByTestId('fork-tools'), { target: { value: ' /ctx/tools.mjs ' } });
     await act(async () => {
       fireEvent.click(screen.getByTestId('fork-start'));
     });
@@ -132,7 +133,15 @@ describe('Fork from here…', () => {
     // The log goes to the host as a native log whose header says its code is Python.
     const sent = carrier.sent.map((m) => m.command).find((c) => c.type === 'session.openText');
     expect(sent?.type === 'session.openText' && JSON.parse(sent.text.split('\n', 1)[0]!)).toMatchObject({ format: 'rlm-studio', repl: 'python' });
-    expect(forks(carrier)[0]?.params).toEqual({ breakpoints: [], profile: 'demo', context: { kind: 'file', path: '/ctx/a_needle.txt' }, sessionId: 'uploaded', runId, iteration: 2 });
+    expect(forks(carrier)[0]?.params).toEqual({
+      breakpoints: [],
+      profile: 'demo',
+      context: { kind: 'file', path: '/ctx/a_needle.txt' },
+      tools: '/ctx/tools.mjs',
+      sessionId: 'uploaded',
+      runId,
+      iteration: 2,
+    });
   });
 });
 

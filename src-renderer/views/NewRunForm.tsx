@@ -33,6 +33,7 @@ export function NewRunForm() {
   const [promptMode, setPromptMode] = useState<PromptMode>('profile');
   const [systemPrompt, setSystemPrompt] = useState('');
   const [finalPatterns, setFinalPatterns] = useState(false);
+  const [tools, setTools] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [model, setModel] = useState('');
   const [subModel, setSubModel] = useState('');
@@ -83,6 +84,7 @@ export function NewRunForm() {
       startPaused,
       repl,
       ...(finalPatterns ? { finalPatterns } : {}),
+      ...(tools.trim() ? { tools: tools.trim() } : {}),
       ...(promptMode === 'custom' ? { systemPrompt } : promptMode === 'builtin' ? { systemPrompt: null } : {}),
       ...(model ? { model } : {}),
       ...(subModel ? { subModel } : {}),
@@ -175,6 +177,10 @@ export function NewRunForm() {
         <span>
           <input type="checkbox" checked={finalPatterns} onChange={(e) => setFinalPatterns(e.target.checked)} data-testid="nr-final-patterns" /> accept paper-era FINAL(answer) and FINAL_VAR(name) in replies
         </span>
+      </label>
+      <label>
+        Custom tools (optional)
+        <input value={tools} onChange={(e) => setTools(e.target.value)} placeholder="a tools module on the host, e.g. tools.mjs" spellCheck={false} data-testid="nr-tools" />
       </label>
       <fieldset>
         <legend>Context</legend>

@@ -142,6 +142,7 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
     });
     await waitFor(() => expect((screen.getByTestId('nr-system-prompt') as HTMLTextAreaElement).value).toBe('Trained prompt. Tools: {tools}'));
     fireEvent.click(screen.getByTestId('nr-final-patterns'));
+    fireEvent.change(screen.getByTestId('nr-tools'), { target: { value: '/work/tools.mjs' } });
     await act(async () => {
       fireEvent.click(screen.getByTestId('nr-start'));
     });
@@ -158,6 +159,7 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
           repl: 'python',
           systemPrompt: 'Trained prompt. Tools: {tools}',
           finalPatterns: true,
+          tools: '/work/tools.mjs',
         },
       },
     ]);

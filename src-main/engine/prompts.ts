@@ -186,7 +186,8 @@ export function buildMetadataMessage(meta: ContextMeta, query: string | null, la
     meta.type === 'string'
       ? ''
       : ` It has ${meta.chunkLengths.length} ${meta.type === 'array' ? 'items' : 'entries'}, of these lengths in characters: [${listed}${more}].`;
-  const head = query === null ? '' : `${MARKERS.query}${query}\n\n`;
+  // An empty query is no query: the model is not shown a bare "Query:" line.
+  const head = query === null || query.trim() === '' ? '' : `${MARKERS.query}${query}\n\n`;
   const type = contextTypeName(meta, language);
   const article = /^[aeiou]/.test(type) ? 'an' : 'a';
   return `${head}${MARKERS.metadata}${article} ${type} of ${meta.totalChars} total characters.${chunks} Each sub-LM call can read about ${chars(SUB_LM_MAX_CHARS)} characters.`;

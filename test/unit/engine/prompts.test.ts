@@ -126,6 +126,8 @@ describe('system prompt for Python', () => {
 describe('metadata message', () => {
   it('names types as the REPL language does, with the right article', () => {
     expect(buildMetadataMessage(describeContext('abc'), null, 'python')).toMatch(/^Your context is a str of 3 total characters\./);
+    expect(buildMetadataMessage(describeContext('abc'), '  ', 'python')).toMatch(/^Your context is a str/);
+    expect(buildMetadataMessage(describeContext('abc'), 'Who?', 'python')).toMatch(/^Query: Who\?\n\nYour context is a str/);
     expect(buildMetadataMessage(describeContext(['a', 'b']), null, 'python')).toMatch(/^Your context is a list of 2 total characters\. It has 2 items/);
     expect(buildMetadataMessage(describeContext({ k: 'v' }), 'Q?', 'python')).toMatch(/^Query: Q\?\n\nYour context is a dict of 1 total characters\. It has 1 entries/);
     expect(buildMetadataMessage(describeContext({ k: 'v' }), null)).toMatch(/^Your context is an object of/);

@@ -2,9 +2,10 @@
 import ivm from 'isolated-vm';
 import type { ReplResetReason } from '../../src-shared/events.ts';
 import { sandboxRuntime } from './runtime.ts';
-import type { ListedVariable, RunOutcome, RuntimeConfig } from './runtime.ts';
+import type { RunOutcome, RuntimeConfig } from './runtime.ts';
 import { BlockState } from './block-state.ts';
-import { checkIndex, dispatchHostCall, errorMessage, positive, toolError } from './host-calls.ts';
+import { dispatchHostCall, errorMessage, toolError } from './host-calls.ts';
+import { checkIndex, checkToolNames, parseListed, replLimits, type ReplLimits, SerialQueue } from './repl-support.ts';
 import { RESET_NOTE, resetError } from './reset-error.ts';
 import { transformBlock } from './transform.ts';
 import { watchBlock, type Watchdog } from './watchdog.ts';
@@ -71,34 +72,23 @@ class IsolatedRepl implements Repl {
   readonly #contexts = new Map<number, Loaded>();
   readonly #histories = new Map<number, Loaded>();
   readonly #globals = new Map<string, Loaded>();
-  readonly #baseMemoryMb: number;
-  readonly #cpuLimitMs: number;
-  readonly #wallLimitMs: number;
-  readonly #outputCap: number;
+  readonly #limits: ReplLimits;
   readonly #finalVar: boolean;
   #session: Session | null = null;
   #block: BlockState | null = null;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new SerialQueue(() => this.#disposed);
   #disposed = false;
   /** The isolate was replaced between blocks (loading a value); told with the next block. */
   #pendingReset: { reason: ReplResetReason; what: string } | null = null;
 
   constructor(options: ReplOptions) {
     this.#bridge = options.bridge;
-    this.#baseMemoryMb = positive(options.memoryLimitMb, DEFAULTS.memoryLimitMb, 'memoryLimitMb');
-    this.#cpuLimitMs = positive(options.cpuLimitMs, DEFAULTS.cpuLimitMs, 'cpuLimitMs');
-    this.#wallLimitMs = positive(options.wallLimitMs, DEFAULTS.wallLimitMs, 'wallLimitMs');
-    this.#outputCap = positive(options.outputCapChars, DEFAULTS.outputCapChars, 'outputCapChars');
+    this.#limits = replLimits(options, DEFAULTS);
     this.#finalVar = options.finalVar === true;
     const reserved = new Set<string>(RESERVED_NAMES);
     if (this.#finalVar) reserved.add(FINAL_VAR);
     const tools = options.tools ?? {};
-    const conflicts = Object.keys(tools).filter((name) => reserved.has(name));
-    if (conflicts.length > 0) {
-      throw new Error(`Custom tool names conflict with reserved REPL names: ${conflicts.join(', ')}`);
-    }
-    const invalid = Object.keys(tools).filter((name) => !IDENTIFIER.test(name));
-    if (invalid.length > 0) throw new Error(`Custom tool names must be JavaScript identifiers: ${invalid.join(', ')}`);
+    checkToolNames(Object.keys(tools), reserved, (name) => IDENTIFIER.test(name), 'JavaScript');
     for (const [name, tool] of Object.entries(tools)) {
       if (typeof tool === 'function') this.#toolFunctions.set(name, tool);
       else this.#toolValues.set(name, load(tool));
@@ -111,7 +101,7 @@ class IsolatedRepl implements Repl {
 
   addContext(index: number, value: SandboxValue): Promise<void> {
     checkIndex(index);
-    return this.#serial(async () => {
+    return this.#queue.run(async () => {
       this.#contexts.set(index, load(value));
       await this.#install(`context_${index}`);
     });
@@ -119,7 +109,7 @@ class IsolatedRepl implements Repl {
 
   addHistory(index: number, messages: SandboxValue): Promise<void> {
     checkIndex(index);
-    return this.#serial(async () => {
+    return this.#queue.run(async () => {
       this.#histories.set(index, load(messages));
       await this.#install(`history_${index}`);
     });
@@ -131,18 +121,18 @@ class IsolatedRepl implements Repl {
     if (!IDENTIFIER.test(name) || functionNames.has(name)) {
       return Promise.reject(new Error(`setGlobal cannot set '${name}' (a REPL function, answer or context)`));
     }
-    return this.#serial(async () => {
+    return this.#queue.run(async () => {
       this.#globals.set(name, load(value));
       await this.#install(name);
     });
   }
 
   execute(code: string, site: CallSite): Promise<ExecResult> {
-    return this.#serial(() => this.#execute(code, site));
+    return this.#queue.run(() => this.#execute(code, site));
   }
 
   listVariables(): Promise<VariableInfo[]> {
-    return this.#serial(async () => {
+    return this.#queue.run(async () => {
       const session = this.#session;
       if (!session || this.#disposed) return [];
       try {
@@ -167,22 +157,12 @@ class IsolatedRepl implements Repl {
 
   // ---- internals ------------------------------------------------------------------------------
 
-  /** Operations run one at a time: the isolate has one thread and a block's state is global. */
-  #serial<T>(op: () => Promise<T>): Promise<T> {
-    const next = this.#queue.then(() => {
-      if (this.#disposed) throw new Error('The REPL has been disposed.');
-      return op();
-    });
-    this.#queue = next.catch(() => undefined);
-    return next;
-  }
-
   #memoryLimitMb(): number {
     let bytes = 0;
     for (const map of [this.#contexts, this.#histories, this.#globals, this.#toolValues]) {
       for (const entry of map.values()) bytes += entry.bytes;
     }
-    return this.#baseMemoryMb + Math.ceil(bytes / MB);
+    return this.#limits.memoryLimitMb + Math.ceil(bytes / MB);
   }
 
   /** Copies a value in; grows the isolate first if nothing would be lost by replacing it. */
@@ -267,7 +247,7 @@ class IsolatedRepl implements Repl {
         }
       });
       const config: RuntimeConfig = {
-        outputCapChars: this.#outputCap,
+        outputCapChars: this.#limits.outputCapChars,
         flushChars: FLUSH_CHARS,
         flushMs: FLUSH_MS,
         toolFunctions: [...this.#toolFunctions.keys()],
@@ -317,7 +297,7 @@ class IsolatedRepl implements Repl {
     const started = performance.now();
     const transformed = transformBlock(code);
     let session = await this.#ensureSession();
-    const block = new BlockState(site, this.#outputCap);
+    const block = new BlockState(site, this.#limits.outputCapChars);
     const pending = this.#pendingReset;
     this.#pendingReset = null;
     if (pending) {
@@ -337,7 +317,7 @@ class IsolatedRepl implements Repl {
     session.pristine = false;
     this.#block = block;
     const isolate = session.isolate;
-    const watchdog = watchBlock(isolate, block, started, { cpuLimitMs: this.#cpuLimitMs, wallLimitMs: this.#wallLimitMs });
+    const watchdog = watchBlock(isolate, block, started, this.#limits);
 
     let outcome: RunOutcome | null = null;
     let failure: unknown = null;
@@ -394,7 +374,7 @@ class IsolatedRepl implements Repl {
       killed ?? (/memory limit/i.test(errorMessage(failure)) ? 'memory_limit' : 'crash');
     const error = resetError(
       reason,
-      { cpuLimitMs: this.#cpuLimitMs, wallLimitMs: this.#wallLimitMs, memoryLimitMb: session.memoryLimitMb, memoryError: 'RangeError', crashError: 'Error', crashed: 'The REPL' },
+      { cpuLimitMs: this.#limits.cpuLimitMs, wallLimitMs: this.#limits.wallLimitMs, memoryLimitMb: session.memoryLimitMb, memoryError: 'RangeError', crashError: 'Error', crashed: 'The REPL' },
       failure,
     );
     disposeSession(session);
@@ -476,22 +456,6 @@ function parseOutcome(raw: unknown): RunOutcome {
   const d = Array.isArray(value.dropped) ? value.dropped : [0, 0];
   const num = (n: unknown): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
   return { error, variables, dropped: [num(d[0]), num(d[1])] };
-}
-
-function parseListed(raw: unknown): VariableInfo[] {
-  const value = JSON.parse(String(raw)) as unknown;
-  if (!Array.isArray(value)) return [];
-  const out: VariableInfo[] = [];
-  for (const item of value as Partial<ListedVariable>[]) {
-    if (!item || typeof item.name !== 'string') continue;
-    out.push({
-      name: item.name,
-      type: typeof item.type === 'string' ? item.type : 'unknown',
-      size: typeof item.size === 'number' ? item.size : null,
-      preview: typeof item.preview === 'string' ? item.preview.slice(0, 200) : '',
-    });
-  }
-  return out;
 }
 
 function sortedKeys(map: Map<number, Loaded>): number[] {

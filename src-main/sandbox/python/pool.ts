@@ -1,7 +1,7 @@
 // Warm interpreters: one started ahead of need per process, so a session (or a REPL reset)
 // takes a loaded interpreter at once and the next one starts in the background.
 import type { Interpreter } from './interpreter.ts';
-import { preparePython, startInterpreter } from './interpreter.ts';
+import { startInterpreter } from './interpreter.ts';
 
 let spare: Promise<Interpreter> | null = null;
 let warming = false;
@@ -37,7 +37,7 @@ export function warmPython(): Promise<void> {
 function refill(): void {
   if (spare) return;
   // Started without a limit of its own; `takeInterpreter` sets the REPL's.
-  const next = preparePython().then(() => startInterpreter(2 ** 32));
+  const next = startInterpreter(2 ** 32);
   next.catch(() => undefined);
   spare = next;
 }

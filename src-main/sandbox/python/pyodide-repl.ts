@@ -3,8 +3,9 @@
 import ivm from 'isolated-vm';
 import type { ReplResetReason } from '../../../src-shared/events.ts';
 import { BlockState } from '../block-state.ts';
-import { checkIndex, dispatchHostCall, errorMessage, positive, toolError } from '../host-calls.ts';
+import { dispatchHostCall, errorMessage, toolError } from '../host-calls.ts';
 import { RESERVED_NAMES } from '../isolated-repl.ts';
+import { checkIndex, checkToolNames, parseListed, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
 import { RESET_NOTE, resetError } from '../reset-error.ts';
 import type { CallSite, ExecResult, HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
 import { watchBlock, type Watchdog } from '../watchdog.ts';
@@ -47,33 +48,22 @@ class PythonRepl implements Repl {
   readonly #contexts = new Map<number, LoadedContext>();
   readonly #histories = new Map<number, string>();
   readonly #globals = new Map<string, string>();
-  readonly #baseMemoryMb: number;
-  readonly #cpuLimitMs: number;
-  readonly #wallLimitMs: number;
-  readonly #outputCap: number;
+  readonly #limits: ReplLimits;
   readonly #finalVar: boolean;
   #interp: Interpreter | null = null;
   #memoryLimitBytes = 0;
   #block: BlockState | null = null;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new SerialQueue(() => this.#disposed);
   #disposed = false;
   #pendingReset: { reason: ReplResetReason; what: string } | null = null;
 
   constructor(options: ReplOptions) {
     this.#bridge = options.bridge;
-    this.#baseMemoryMb = positive(options.memoryLimitMb, PYTHON_DEFAULTS.memoryLimitMb, 'memoryLimitMb');
-    this.#cpuLimitMs = positive(options.cpuLimitMs, PYTHON_DEFAULTS.cpuLimitMs, 'cpuLimitMs');
-    this.#wallLimitMs = positive(options.wallLimitMs, PYTHON_DEFAULTS.wallLimitMs, 'wallLimitMs');
-    this.#outputCap = positive(options.outputCapChars, PYTHON_DEFAULTS.outputCapChars, 'outputCapChars');
+    this.#limits = replLimits(options, PYTHON_DEFAULTS);
     this.#finalVar = options.finalVar === true;
     const reserved = new Set<string>([...RESERVED_NAMES, 'FINAL_VAR', 'FINAL']);
     const tools = options.tools ?? {};
-    const conflicts = Object.keys(tools).filter((name) => reserved.has(name));
-    if (conflicts.length > 0) {
-      throw new Error(`Custom tool names conflict with reserved REPL names: ${conflicts.join(', ')}`);
-    }
-    const invalid = Object.keys(tools).filter((name) => !IDENTIFIER.test(name) || PYTHON_KEYWORDS.has(name));
-    if (invalid.length > 0) throw new Error(`Custom tool names must be Python identifiers: ${invalid.join(', ')}`);
+    checkToolNames(Object.keys(tools), reserved, (name) => IDENTIFIER.test(name) && !PYTHON_KEYWORDS.has(name), 'Python');
     for (const [name, tool] of Object.entries(tools)) {
       if (typeof tool === 'function') this.#toolFunctions.set(name, { fn: tool, params: toolParameterNames(tool) });
       else this.#toolValues[name] = tool;
@@ -82,7 +72,7 @@ class PythonRepl implements Repl {
 
   addContext(index: number, value: SandboxValue): Promise<void> {
     checkIndex(index);
-    return this.#serial(async () => {
+    return this.#queue.run(async () => {
       const json = typeof value !== 'string';
       this.#contexts.set(index, { json, text: json ? JSON.stringify(value) : value });
       const current = this.#live();
@@ -97,7 +87,7 @@ class PythonRepl implements Repl {
 
   addHistory(index: number, messages: SandboxValue): Promise<void> {
     checkIndex(index);
-    return this.#serial(async () => {
+    return this.#queue.run(async () => {
       const json = JSON.stringify(messages);
       this.#histories.set(index, json);
       const current = this.#live();
@@ -112,7 +102,7 @@ class PythonRepl implements Repl {
     if (!IDENTIFIER.test(name) || functions.has(name)) {
       return Promise.reject(new Error(`setGlobal cannot set '${name}' (a REPL function, answer or context)`));
     }
-    return this.#serial(async () => {
+    return this.#queue.run(async () => {
       const json = JSON.stringify(value);
       this.#globals.set(name, json);
       const current = this.#live();
@@ -122,11 +112,11 @@ class PythonRepl implements Repl {
   }
 
   execute(code: string, site: CallSite): Promise<ExecResult> {
-    return this.#serial(() => this.#execute(code, site));
+    return this.#queue.run(() => this.#execute(code, site));
   }
 
   listVariables(): Promise<VariableInfo[]> {
-    return this.#serial(async () => {
+    return this.#queue.run(async () => {
       const interp = this.#interp;
       if (!interp || this.#disposed || interp.isolate.isDisposed) return [];
       try {
@@ -150,15 +140,6 @@ class PythonRepl implements Repl {
 
   // ---- internals ------------------------------------------------------------------------------
 
-  #serial<T>(op: () => Promise<T>): Promise<T> {
-    const next = this.#queue.then(() => {
-      if (this.#disposed) throw new Error('The REPL has been disposed.');
-      return op();
-    });
-    this.#queue = next.catch(() => undefined);
-    return next;
-  }
-
   /** Wasm memory the interpreter may use: the base limit plus room for every loaded value. */
   #wantedLimitBytes(): number {
     let bytes = 0;
@@ -167,7 +148,7 @@ class PythonRepl implements Repl {
     for (const c of this.#contexts.values()) bytes += c.text.length * (c.json ? 8 : 4);
     for (const h of this.#histories.values()) bytes += h.length * 8;
     for (const g of this.#globals.values()) bytes += g.length * 8;
-    return Math.min(MAX_WASM_BYTES, this.#baseMemoryMb * MB + bytes);
+    return Math.min(MAX_WASM_BYTES, this.#limits.memoryLimitMb * MB + bytes);
   }
 
   async #growLimit(interp: Interpreter): Promise<void> {
@@ -210,7 +191,7 @@ class PythonRepl implements Repl {
         },
       };
       const config = {
-        output_cap: this.#outputCap,
+        output_cap: this.#limits.outputCapChars,
         flush_chars: FLUSH_CHARS,
         tool_functions: [...this.#toolFunctions.keys()],
         tool_values: JSON.stringify(this.#toolValues),
@@ -273,12 +254,12 @@ class PythonRepl implements Repl {
     const interp = await this.#ensure();
     // Timed from here: starting an interpreter is not the block's time.
     const started = performance.now();
-    const block = new BlockState(site, this.#outputCap);
+    const block = new BlockState(site, this.#limits.outputCapChars);
     const pending = this.#pendingReset;
     this.#pendingReset = null;
     if (pending) block.stderr.append(`[Before this block, loading ${pending.what} failed. ${RESET_NOTE}]\n`, 0);
     this.#block = block;
-    const watchdog = watchBlock(interp.isolate, block, started, { cpuLimitMs: this.#cpuLimitMs, wallLimitMs: this.#wallLimitMs });
+    const watchdog = watchBlock(interp.isolate, block, started, this.#limits);
     let outcome: PythonRunOutcome | null = null;
     let failure: unknown = null;
     let watched: ReturnType<Watchdog['stop']>;
@@ -326,8 +307,8 @@ class PythonRepl implements Repl {
     const error = resetError(
       reason,
       {
-        cpuLimitMs: this.#cpuLimitMs,
-        wallLimitMs: this.#wallLimitMs,
+        cpuLimitMs: this.#limits.cpuLimitMs,
+        wallLimitMs: this.#limits.wallLimitMs,
         memoryLimitMb: Math.round(this.#memoryLimitBytes / MB),
         memoryError: 'MemoryError',
         crashError: 'SystemError',
@@ -389,22 +370,5 @@ function parseOutcome(raw: unknown): PythonRunOutcome {
     submitted: typeof v.submitted === 'string' ? v.submitted : null,
     outOfMemory: v.outOfMemory === true,
   };
-}
-
-function parseListed(raw: unknown): VariableInfo[] {
-  if (typeof raw !== 'string') return [];
-  const value = JSON.parse(raw) as unknown;
-  if (!Array.isArray(value)) return [];
-  const out: VariableInfo[] = [];
-  for (const item of value as Partial<VariableInfo>[]) {
-    if (!item || typeof item.name !== 'string') continue;
-    out.push({
-      name: item.name,
-      type: typeof item.type === 'string' ? item.type : 'object',
-      size: typeof item.size === 'number' ? item.size : null,
-      preview: typeof item.preview === 'string' ? item.preview.slice(0, 200) : '',
-    });
-  }
-  return out;
 }
 

@@ -1,0 +1,74 @@
+// What both REPLs need around their own engine: limits read from the options, tool names
+// checked, operations run one at a time, and listed variables read back from JSON.
+import type { ReplOptions, VariableInfo } from './types.ts';
+
+export interface ReplLimits {
+  memoryLimitMb: number;
+  cpuLimitMs: number;
+  wallLimitMs: number;
+  outputCapChars: number;
+}
+
+/** The options' limits, each checked, with the REPL's own defaults. */
+export function replLimits(options: ReplOptions, defaults: ReplLimits): ReplLimits {
+  return {
+    memoryLimitMb: positive(options.memoryLimitMb, defaults.memoryLimitMb, 'memoryLimitMb'),
+    cpuLimitMs: positive(options.cpuLimitMs, defaults.cpuLimitMs, 'cpuLimitMs'),
+    wallLimitMs: positive(options.wallLimitMs, defaults.wallLimitMs, 'wallLimitMs'),
+    outputCapChars: positive(options.outputCapChars, defaults.outputCapChars, 'outputCapChars'),
+  };
+}
+
+/** Throws unless every tool name is free (not reserved) and usable in the REPL's language. */
+export function checkToolNames(names: string[], reserved: Set<string>, usable: (name: string) => boolean, language: string): void {
+  const conflicts = names.filter((name) => reserved.has(name));
+  if (conflicts.length > 0) throw new Error(`Custom tool names conflict with reserved REPL names: ${conflicts.join(', ')}`);
+  const invalid = names.filter((name) => !usable(name));
+  if (invalid.length > 0) throw new Error(`Custom tool names must be ${language} identifiers: ${invalid.join(', ')}`);
+}
+
+/** Runs operations one at a time (an isolate has one thread and a block's state is global). */
+export class SerialQueue {
+  #tail: Promise<unknown> = Promise.resolve();
+  readonly #closed: () => boolean;
+
+  constructor(closed: () => boolean) {
+    this.#closed = closed;
+  }
+
+  run<T>(op: () => Promise<T>): Promise<T> {
+    const next = this.#tail.then(() => {
+      if (this.#closed()) throw new Error('The REPL has been disposed.');
+      return op();
+    });
+    this.#tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** The REPL's JSON list of variables, each field checked. */
+export function parseListed(raw: unknown): VariableInfo[] {
+  const value = JSON.parse(String(raw)) as unknown;
+  if (!Array.isArray(value)) return [];
+  const out: VariableInfo[] = [];
+  for (const item of value as Partial<VariableInfo>[]) {
+    if (!item || typeof item.name !== 'string') continue;
+    out.push({
+      name: item.name,
+      type: typeof item.type === 'string' ? item.type : 'unknown',
+      size: typeof item.size === 'number' ? item.size : null,
+      preview: typeof item.preview === 'string' ? item.preview.slice(0, 200) : '',
+    });
+  }
+  return out;
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+export function checkIndex(index: number): void {
+  if (!Number.isInteger(index) || index < 0) throw new Error(`index must be a non-negative integer, got ${index}`);
+}

@@ -9,6 +9,7 @@ import type { RunId } from '../../src-shared/events.ts';
 import type { Breakpoint, ContextSource, ForkSession } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { contextSourceOf, ContextFields, type ContextChoice, type ContextNeed } from './ContextFields.tsx';
+import { ToolsField } from './ToolsField.tsx';
 
 export interface ForkTarget {
   sessionId: string;
@@ -100,10 +101,7 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
         ) : null}
       </fieldset>
       {target.context !== 'none' ? <ContextFields value={context} onChange={setContext} idPrefix="fork" optional={target.context === 'optional'} /> : null}
-      <label>
-        Custom tools (optional)
-        <input value={tools} onChange={(e) => setTools(e.target.value)} placeholder="a tools module on the host, e.g. tools.mjs" spellCheck={false} data-testid="fork-tools" />
-      </label>
+      <ToolsField value={tools} onChange={setTools} idPrefix="fork" />
       {problem ? (
         <p role="alert" className="pp-error" data-testid="fork-error">
           {problem}

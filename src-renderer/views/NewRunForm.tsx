@@ -6,6 +6,7 @@ import { StartSession, type BreakpointKind, type ContextSource, type RunLimitsIn
 import { useServices, useStudio } from '../app/context.tsx';
 import { REPL_LABEL, type ReplLanguage } from '../lib/repl-language.ts';
 import { ProfilesPanel } from './ProfilesPanel.tsx';
+import { ToolsField } from './ToolsField.tsx';
 
 const BP_KINDS: BreakpointKind[] = ['before_model_call', 'after_reply', 'after_block', 'on_error', 'on_subcall_start'];
 
@@ -178,10 +179,7 @@ export function NewRunForm() {
           <input type="checkbox" checked={finalPatterns} onChange={(e) => setFinalPatterns(e.target.checked)} data-testid="nr-final-patterns" /> accept paper-era FINAL(answer) and FINAL_VAR(name) in replies
         </span>
       </label>
-      <label>
-        Custom tools (optional)
-        <input value={tools} onChange={(e) => setTools(e.target.value)} placeholder="a tools module on the host, e.g. tools.mjs" spellCheck={false} data-testid="nr-tools" />
-      </label>
+      <ToolsField value={tools} onChange={setTools} idPrefix="nr" />
       <fieldset>
         <legend>Context</legend>
         {(['demo', 'text', 'json', 'file'] as const).map((k) => (

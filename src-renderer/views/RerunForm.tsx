@@ -5,6 +5,7 @@ import { useState } from 'react';
 import type { RerunSession } from '../../src-shared/protocol.ts';
 import { useServices } from '../app/context.tsx';
 import { ContextFields, contextSourceOf, type ContextChoice, type ContextNeed } from './ContextFields.tsx';
+import { ToolsField } from './ToolsField.tsx';
 
 export function RerunForm({ sessionId, context: need, onDone }: { sessionId: string; context: ContextNeed; onDone: () => void }) {
   const svc = useServices();
@@ -37,10 +38,7 @@ export function RerunForm({ sessionId, context: need, onDone }: { sessionId: str
     >
       <p className="muted">Runs every recorded code block again, with the recorded replies and sub-call results, and marks each block's output same or different.</p>
       {need !== 'none' ? <ContextFields value={context} onChange={setContext} idPrefix="rerun" optional={need === 'optional'} /> : null}
-      <label>
-        Custom tools (optional)
-        <input value={tools} onChange={(e) => setTools(e.target.value)} placeholder="a tools module on the host, e.g. tools.mjs" spellCheck={false} data-testid="rerun-tools" />
-      </label>
+      <ToolsField value={tools} onChange={setTools} idPrefix="rerun" />
       {problem ? (
         <p role="alert" className="pp-error" data-testid="rerun-error">
           {problem}

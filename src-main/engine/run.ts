@@ -15,6 +15,7 @@ import type {
 } from '../../src-shared/events.ts';
 import type { CompletionResult } from '../lm/types.ts';
 import type { CallSite, ExecResult, Repl, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
+import { blockEndFields } from './block-events.ts';
 import { findFinalSignal, findReplBlocks } from './code-blocks.ts';
 import { mapBounded } from './concurrency.ts';
 import { describeContext } from './context-meta.ts';
@@ -410,14 +411,7 @@ export class RlmRun implements SubcallBridge {
         ...this.envelope(),
         iteration: this.iteration,
         block: b,
-        stdout: res.stdout,
-        stderr: res.stderr,
-        error: res.error,
-        durationMs: Math.round(res.durationMs * 1000) / 1000,
-        cpuMs: Math.round(res.cpuMs * 1000) / 1000,
-        submitted: res.submitted,
-        variables: res.variables,
-        replReset: res.replReset,
+        ...blockEndFields(res),
       });
       if (res.error) {
         failed = true;

@@ -16,6 +16,7 @@ import type {
 import { asCallId } from '../../src-shared/events.ts';
 import { blocksOf } from '../../src-shared/trajectory/reducer.ts';
 import type { CallNode, IterationNode, RunNode, TrajectoryState } from '../../src-shared/trajectory/types.ts';
+import { blockEndFields } from '../engine/block-events.ts';
 import { mapBounded } from '../engine/concurrency.ts';
 import type { ReplFactory } from '../engine/session.ts';
 import type { CallSite, Repl, ReplOptions, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
@@ -143,14 +144,7 @@ class Reexecution {
         ...envelope,
         iteration: b.iteration,
         block: b.block,
-        stdout: res.stdout,
-        stderr: res.stderr,
-        error: res.error,
-        durationMs: Math.round(res.durationMs * 1000) / 1000,
-        cpuMs: Math.round(res.cpuMs * 1000) / 1000,
-        submitted: res.submitted,
-        variables: res.variables,
-        replReset: res.replReset,
+        ...blockEndFields(res),
         rerun,
       });
       this.record({ run: run.id, iteration: b.iteration, block: b.block, same: rerun.same, recorded: rerun.recorded, new: rerun.new });

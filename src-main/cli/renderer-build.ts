@@ -1,8 +1,10 @@
-// Builds the UI (dist/renderer) when it is missing or older than any source it is built
-// from, so the demo, serve and the browser tests always show the current UI.
+// Builds the UI (dist/renderer, and in it the shareable-HTML template) when it is missing
+// or older than any source it is built from, so the demo, serve, `bundle` and the browser
+// tests always show the current UI.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { buildBundleTemplate, bundleTemplatePath } from './bundle-build.ts';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 export const rendererDist = join(repoRoot, 'dist/renderer');
@@ -19,16 +21,19 @@ function newest(dir: string): number {
 
 export function rendererIsStale(): boolean {
   const index = join(rendererDist, 'index.html');
-  const built = existsSync(index) ? statSync(index).mtimeMs : 0;
-  const src = Math.max(newest(join(repoRoot, 'src-renderer')), newest(join(repoRoot, 'src-shared')), statSync(join(repoRoot, 'vite.config.ts')).mtimeMs);
+  // The app's build empties dist/renderer: the template is built after it, so the older of the two is when the UI was built.
+  const built = existsSync(index) && existsSync(bundleTemplatePath) ? Math.min(statSync(index).mtimeMs, statSync(bundleTemplatePath).mtimeMs) : 0;
+  const configs = ['vite.config.ts', 'vite.bundle.config.ts', 'src-main/cli/bundle-build.ts'].map((f) => statSync(join(repoRoot, f)).mtimeMs);
+  const src = Math.max(newest(join(repoRoot, 'src-renderer')), newest(join(repoRoot, 'src-shared')), ...configs);
   return built < src;
 }
 
-/** Runs `vite build` when needed; `quiet` keeps Vite's output off the terminal. */
+/** Runs `vite build` (the app, then the bundle template) when needed; `quiet` keeps Vite's output off the terminal. */
 export function ensureRendererBuilt(quiet = false): void {
   if (!rendererIsStale()) return;
   execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
     cwd: repoRoot,
     stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
   });
+  buildBundleTemplate(quiet);
 }

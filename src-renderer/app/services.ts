@@ -12,12 +12,14 @@ import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type Texts
 import { NativeTextReader, type TextBatch } from '../workers/native-text.ts';
 import { getAt, type Elision } from '../workers/elide.ts';
 import { hostIdOf, type StudioStore } from '../store/studio.ts';
-import { downloadText } from '../lib/download.ts';
+import { downloadBlob, downloadText } from '../lib/download.ts';
 import { sessionLanguage } from '../lib/repl-language.ts';
 
 export type WorkerFactory = () => Worker | null;
 /** Where the page can GET a host session's raw log (`/api/log`), or null (Electron, tests). */
 export type LogUrlOf = (sessionId: string) => string | null;
+/** Makes the shareable HTML file of a native log (lib/shareable-html.ts); none in a bundle's own page. */
+export type ShareableHtml = (name: string, nativeLog: string) => Promise<Blob>;
 
 export type ControlKind = 'pause' | 'continue' | 'step' | 'cancel';
 
@@ -28,6 +30,7 @@ export class Services {
   readonly store: StudioStore;
   private readonly makeWorker: WorkerFactory;
   private readonly logUrlOf: LogUrlOf;
+  private readonly shareableHtml: ShareableHtml | null;
   /** A worker started ahead of time: its script is loaded and compiled before a file arrives (first view). */
   private spare: Worker | null = null;
   /** What each session was read from, while it has left-out texts to read back. */
@@ -43,10 +46,11 @@ export class Services {
   /** Texts already asked for, per session (an event shown twice is read once). */
   private readonly inFlight = new Map<string, Map<TrajectoryEvent, Promise<void>>>();
 
-  constructor(store: StudioStore, carrier: Carrier | null, makeWorker: WorkerFactory, logUrlOf: LogUrlOf = () => null) {
+  constructor(store: StudioStore, carrier: Carrier | null, makeWorker: WorkerFactory, logUrlOf: LogUrlOf = () => null, shareableHtml: ShareableHtml | null = null) {
     this.store = store;
     this.makeWorker = makeWorker;
     this.logUrlOf = logUrlOf;
+    this.shareableHtml = shareableHtml;
     const s = () => store.getState();
     this.host = carrier
       ? new HostClient(carrier, {
@@ -528,10 +532,26 @@ export class Services {
     return [...encodeNative(header, entry.events)].join('');
   }
 
+  get canShareHtml(): boolean {
+    return this.shareableHtml !== null;
+  }
+
+  /** Export ▸ Shareable HTML: the read-only viewer with this session's log inside, as one file. */
+  async exportShareableHtml(sessionId: string): Promise<void> {
+    const entry = this.store.getState().sessions.get(sessionId);
+    if (!entry || !this.shareableHtml) return;
+    try {
+      const blob = await this.shareableHtml(entry.title, await this.nativeText(sessionId));
+      downloadBlob(`${fileBase(entry.title)}.html`, blob);
+    } catch (err) {
+      this.fail('could not make the HTML file', err);
+    }
+  }
+
   async exportSession(sessionId: string, format: 'native' | 'rlm-python'): Promise<void> {
     const entry = this.store.getState().sessions.get(sessionId);
     if (!entry) return;
-    const base = entry.title.replace(/\.(rlm\.)?jsonl$/, '').replace(/[^\w.-]+/g, '_') || 'session';
+    const base = fileBase(entry.title);
     try {
       if (entry.source === 'host' && this.host) {
         const { fileName, text } = await this.host.request({ type: 'session.export', sessionId, format });
@@ -547,6 +567,11 @@ export class Services {
       this.fail('export failed', err);
     }
   }
+}
+
+/** A session's title as a file name without extension. */
+function fileBase(title: string): string {
+  return title.replace(/\.(rlm\.)?jsonl$/, '').replace(/[^\w.-]+/g, '_') || 'session';
 }
 
 function requestFrame(cb: () => void): void {

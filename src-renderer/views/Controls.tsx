@@ -88,6 +88,11 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
         <button type="button" onClick={() => void svc.exportSession(sessionId, 'rlm-python')}>
           Export rlm-python
         </button>
+        {svc.canShareHtml ? (
+          <button type="button" onClick={() => void svc.exportShareableHtml(sessionId)} disabled={entry.loading !== null} title="One HTML file with a read-only viewer and this log: opens in any browser, offline" data-testid="export-html">
+            Export shareable HTML
+          </button>
+        ) : null}
         {hostId && connected && selRun ? (
           <button
             type="button"

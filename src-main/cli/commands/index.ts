@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   stats: async () => [(await import('./stats.ts')).registerStats],
   rerun: async () => [(await import('./rerun.ts')).registerRerun],
   convert: async () => [(await import('./convert.ts')).registerConvert],
+  bundle: async () => [(await import('./bundle.ts')).registerBundle],
   serve: async () => [(await import('./serve.ts')).registerServe],
   view: async () => [(await import('./serve.ts')).registerServe],
   start: async () => [(await import('./serve.ts')).registerServe],

@@ -1,0 +1,72 @@
+// Builds the shareable-HTML template (dist/renderer/bundle-template.html): Vite builds the
+// read-only viewer (vite.bundle.config.ts) into one script and one stylesheet, which are
+// inlined here into one HTML file whose Content-Security-Policy allows exactly that script
+// (by hash) and nothing from the network. `rlm-studio bundle` and the app's Export ▸
+// Shareable HTML fill it with a log (src-shared/bundle-template.ts).
+// Run: node src-main/cli/bundle-build.ts (`npm run build:renderer` does, after the app).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { splitTemplate } from '../../src-shared/bundle-template.ts';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+/** Where Vite writes the pieces (removed once inlined). */
+const pieces = join(repoRoot, 'dist/bundle-build');
+/** The template, beside the app it belongs to: the app fetches it for Export ▸ Shareable HTML. */
+export const bundleTemplatePath = join(repoRoot, 'dist/renderer/bundle-template.html');
+
+const HASHES_MARK = '__RLM_SCRIPT_HASHES__';
+
+/**
+ * Inlines the built script and stylesheet into the page. Script text may not hold `<!--`
+ * (an HTML parser could then run past the closing tag) and has every `</script` written
+ * `<\/script` (the same string, regular expression or comment to JavaScript).
+ */
+export function inlineAssets(html: string, readAsset: (ref: string) => string): string {
+  const hashes: string[] = [];
+  const inlined: string[] = [];
+  // Each tag becomes a numbered stand-in first, so the checks below read the page, not the code put in.
+  const standIn = (text: string): string => `\u0000${inlined.push(text) - 1}\u0000`;
+  let page = html.replace(/<script type="module" crossorigin src="([^"]+)"><\/script>/g, (_m, ref: string) => {
+    const js = readAsset(ref).replace(/<\/(script)/gi, '<\\/$1');
+    if (js.includes('<!--')) throw new Error(`${ref} holds "<!--": it cannot be inlined into a <script> safely`);
+    hashes.push(`'sha256-${createHash('sha256').update(js, 'utf8').digest('base64')}'`);
+    return standIn(`<script type="module">${js}</script>`);
+  });
+  page = page.replace(/<link rel="stylesheet" crossorigin href="([^"]+)">/g, (_m, ref: string) => {
+    const css = readAsset(ref);
+    if (/<\/style/i.test(css)) throw new Error(`${ref} holds "</style": it cannot be inlined`);
+    return standIn(`<style>${css}</style>`);
+  });
+  if (hashes.length !== 1) throw new Error(`expected one entry script in the bundle page, found ${hashes.length}`);
+  const left = /<(?:script|link)\b[^>]*\b(?:src|href)="(?!data:)[^"]*"/i.exec(page);
+  if (left) throw new Error(`the bundle page still loads a file: ${left[0]}`);
+  if (page.split(HASHES_MARK).length !== 2) throw new Error(`the bundle page must hold ${HASHES_MARK} once, in its CSP`);
+  page = page.replace(HASHES_MARK, hashes.join(' '));
+  const out = page.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => inlined[Number(i)] as string);
+  // Refuses a template the fill step could not use.
+  splitTemplate(out);
+  return out;
+}
+
+/** Runs the Vite build and writes the template; returns its path. */
+export function buildBundleTemplate(quiet = false, target = bundleTemplatePath): string {
+  execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '-c', join(repoRoot, 'vite.bundle.config.ts'), '--logLevel', 'warn'], {
+    cwd: repoRoot,
+    stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
+  });
+  const page = join(pieces, 'bundle/index.html');
+  const html = inlineAssets(readFileSync(page, 'utf8'), (ref) => readFileSync(resolve(dirname(page), ref), 'utf8'));
+  mkdirSync(dirname(target), { recursive: true });
+  const tmp = `${target}.${process.pid}.tmp`;
+  writeFileSync(tmp, html);
+  renameSync(tmp, target);
+  rmSync(pieces, { recursive: true, force: true });
+  return target;
+}
+
+if (import.meta.main) {
+  const path = buildBundleTemplate();
+  process.stdout.write(`${path}\n`);
+}

@@ -1,0 +1,122 @@
+// `rlm-studio bundle LOG -o session.html`: one self-contained HTML file, the read-only viewer
+// with the log inside (as base64 of its gzip: src-shared/bundle-template.ts), that opens from
+// a double-click with no network. The viewer is built once (dist/renderer/bundle-template.html)
+// and filled here by streaming the log through gzip, so a big log never sits in memory.
+import { createReadStream, createWriteStream, readFileSync, rmSync, type WriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import type { Command } from 'commander';
+import { assertBase64, splitTemplate } from '../../../src-shared/bundle-template.ts';
+import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
+import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
+import { readLogBatches } from '../../logs/read-log.ts';
+import { bundleTemplatePath } from '../bundle-build.ts';
+import { UsageError } from '../errors.ts';
+import { ensureRendererBuilt } from '../renderer-build.ts';
+import { assertReadable, reportProblems, type Output } from './stats.ts';
+
+/** Base64 of a byte stream, in pieces that join into one base64 text (each a multiple of 3 bytes but the last). */
+class Base64Encode extends Transform {
+  private rest: Buffer = Buffer.alloc(0);
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    const all = this.rest.length > 0 ? Buffer.concat([this.rest, chunk]) : chunk;
+    const whole = all.length - (all.length % 3);
+    this.rest = Buffer.from(all.subarray(whole));
+    done(null, whole > 0 ? all.subarray(0, whole).toString('base64') : undefined);
+  }
+  override _flush(done: TransformCallback): void {
+    done(null, this.rest.length > 0 ? this.rest.toString('base64') : undefined);
+  }
+}
+
+/** Reads the log until its format is known: a file that is no log at all is refused before anything is written. */
+async function detectFormat(path: string): Promise<LogFormat> {
+  const problems: ReadProblem[] = [];
+  const stop = new AbortController();
+  try {
+    for await (const batch of readLogBatches(path, { signal: stop.signal })) {
+      for (const item of batch) {
+        if (item.kind === 'format') {
+          stop.abort();
+          return item.format;
+        }
+        if (item.kind === 'problem') problems.push(item.problem);
+      }
+    }
+  } catch (err) {
+    if (!stop.signal.aborted) throw err;
+  }
+  const silent: Output = { out: () => undefined, err: () => undefined };
+  reportProblems(path, problems, silent, 'nothing bundled');
+  throw new UsageError(`${path}: not a log this app reads (neither a native log nor the reference library's JSONL); nothing bundled`);
+}
+
+async function openExclusive(path: string): Promise<WriteStream> {
+  const stream = createWriteStream(path, { flags: 'wx' });
+  await new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve());
+    stream.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EEXIST' ? new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`) : new UsageError(`${path}: cannot create it (${err.code ?? err.message})`)),
+    );
+  });
+  return stream;
+}
+
+function write(stream: WriteStream, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (stream.write(text)) resolve();
+    else stream.once('drain', resolve).once('error', reject);
+  });
+}
+
+export interface BundleResult {
+  format: LogFormat;
+  logBytes: number;
+  fileBytes: number;
+}
+
+const processOutput: Output = {
+  out: (t) => void process.stdout.write(t),
+  err: (t) => void process.stderr.write(t),
+};
+
+export async function runBundle(input: string, options: { output: string }, io: Output = processOutput): Promise<BundleResult> {
+  await assertReadable(input);
+  const format = await detectFormat(input);
+  ensureRendererBuilt(true);
+  const { head, middle, tail } = splitTemplate(readFileSync(bundleTemplatePath, 'utf8'));
+  const name = Buffer.from(basename(input), 'utf8').toString('base64');
+  assertBase64(name, 'the name');
+  const out = await openExclusive(options.output);
+  try {
+    await write(out, head + name + middle);
+    await pipeline(createReadStream(input), createGzip(), new Base64Encode(), out, { end: false });
+    await new Promise<void>((resolve, reject) => out.end(tail, (err?: Error | null) => (err ? reject(err) : resolve())));
+  } catch (err) {
+    // Ours, half written: never leave a file that looks like a bundle but is not one.
+    out.destroy();
+    rmSync(options.output, { force: true });
+    throw err;
+  }
+  const result: BundleResult = { format, logBytes: (await stat(input)).size, fileBytes: (await stat(options.output)).size };
+  io.out(`wrote ${options.output} (${mb(result.fileBytes)}: the viewer and the ${format} log of ${mb(result.logBytes)}, compressed); it opens in a browser, offline\n`);
+  return result;
+}
+
+function mb(bytes: number): string {
+  return bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MB` : `${(bytes / 1024).toFixed(0)} KB`;
+}
+
+export function registerBundle(program: Command): void {
+  program
+    .command('bundle')
+    .description('Write one self-contained HTML file: a read-only viewer with the log inside (opens offline, by double-click).')
+    .argument('<log>', 'a native log or a reference-library (RLMLogger) JSONL')
+    .requiredOption('-o, --output <file>', 'the HTML file to write (never overwritten)')
+    .action(async (input: string, options: { output: string }) => {
+      await runBundle(input, options);
+    });
+}

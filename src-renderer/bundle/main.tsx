@@ -1,0 +1,40 @@
+// The shareable HTML file's page: the app with no host (read-only, nothing from the
+// network), opening the log the file carries through the same worker and ingest path as a
+// dropped file. Workers are inlined as blob: URLs (a file:// page may not load them from
+// files).
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from '../app/App.tsx';
+import { ServicesProvider } from '../app/context.tsx';
+import { Services } from '../app/services.ts';
+import { createStudioStore } from '../store/studio.ts';
+import { prewarmText } from '../lib/prewarm-text.ts';
+import ParseWorker from '../workers/parse.worker.ts?worker&inline';
+import { readEmbeddedLog } from './embedded-log.ts';
+import '../styles.css';
+import './bundle.css';
+
+const store = createStudioStore();
+const services = new Services(store, null, () => new ParseWorker());
+services.prewarm();
+(window as unknown as { __rlmStudio: unknown }).__rlmStudio = { store, services };
+
+const root = document.getElementById('root');
+if (root) {
+  createRoot(root).render(
+    <StrictMode>
+      <ServicesProvider services={services}>
+        <App />
+      </ServicesProvider>
+    </StrictMode>,
+  );
+}
+
+readEmbeddedLog(document).then(
+  (file) => {
+    if (file) void services.openFile(file);
+  },
+  (err: unknown) => store.getState().notify('error', `could not read the log in this file: ${err instanceof Error ? err.message : String(err)}`),
+);
+
+if (typeof requestIdleCallback === 'function') requestIdleCallback(() => prewarmText(), { timeout: 2000 });

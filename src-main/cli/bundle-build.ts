@@ -54,6 +54,8 @@ export function inlineAssets(html: string, readAsset: (ref: string) => string): 
 export function buildBundleTemplate(quiet = false, target = bundleTemplatePath): string {
   execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '-c', join(repoRoot, 'vite.bundle.config.ts'), '--logLevel', 'warn'], {
     cwd: repoRoot,
+    // Vitest runs this with NODE_ENV=test, which would make Vite build React's development bundle.
+    env: { ...process.env, NODE_ENV: 'production' },
     stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
   });
   const page = join(pieces, 'bundle/index.html');

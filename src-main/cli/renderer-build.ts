@@ -33,6 +33,8 @@ export function ensureRendererBuilt(quiet = false): void {
   if (!rendererIsStale()) return;
   execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
     cwd: repoRoot,
+    // Vitest runs this with NODE_ENV=test, which would make Vite build React's development bundle.
+    env: { ...process.env, NODE_ENV: 'production' },
     stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
   });
   buildBundleTemplate(quiet);

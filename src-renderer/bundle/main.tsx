@@ -32,7 +32,9 @@ if (root) {
 
 readEmbeddedLog(document).then(
   (file) => {
-    if (file) void services.openFile(file);
+    if (!file) return;
+    document.title = `${file.name} — RLM Studio`;
+    void services.openFile(file);
   },
   (err: unknown) => store.getState().notify('error', `could not read the log in this file: ${err instanceof Error ? err.message : String(err)}`),
 );

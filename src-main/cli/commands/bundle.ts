@@ -35,22 +35,14 @@ class Base64Encode extends Transform {
 /** Reads the log until its format is known: a file that is no log at all is refused before anything is written. */
 async function detectFormat(path: string): Promise<LogFormat> {
   const problems: ReadProblem[] = [];
-  const stop = new AbortController();
-  try {
-    for await (const batch of readLogBatches(path, { signal: stop.signal })) {
-      for (const item of batch) {
-        if (item.kind === 'format') {
-          stop.abort();
-          return item.format;
-        }
-        if (item.kind === 'problem') problems.push(item.problem);
-      }
+  // Leaving the loop closes the file: only the first lines are read.
+  for await (const batch of readLogBatches(path)) {
+    for (const item of batch) {
+      if (item.kind === 'format') return item.format;
+      if (item.kind === 'problem') problems.push(item.problem);
     }
-  } catch (err) {
-    if (!stop.signal.aborted) throw err;
   }
-  const silent: Output = { out: () => undefined, err: () => undefined };
-  reportProblems(path, problems, silent, 'nothing bundled');
+  reportProblems(path, problems, { out: () => undefined, err: () => undefined }, 'nothing bundled');
   throw new UsageError(`${path}: not a log this app reads (neither a native log nor the reference library's JSONL); nothing bundled`);
 }
 

@@ -2,8 +2,8 @@
 // from, so `demo`, `serve`, `view`, `start` and the browser tests always show the current UI,
 // on a fresh clone too.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 
@@ -35,19 +35,71 @@ export function rendererIsStale(dist: string = rendererDist, sources: readonly s
   return built < Math.max(...sources.map(newest));
 }
 
+const LOCK_STALE_MS = 5 * 60_000;
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function ageMs(path: string): number | null {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Runs `vite build` into `dist` when it is stale (emptying it first). Vite's stdout is dropped:
- * the commands print their address there, and scripts read it; warnings still reach stderr.
+ * Runs `fn` holding `<dist>.lock` (a directory: mkdir is atomic), so commands started together
+ * (the tests, two terminals) build once and the others wait. A lock older than a build can take
+ * is left from a killed process and is taken over.
+ */
+function withBuildLock(dist: string, fn: () => void): void {
+  const lock = `${dist}.lock`;
+  mkdirSync(dirname(dist), { recursive: true });
+  const giveUp = Date.now() + LOCK_STALE_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = ageMs(lock);
+      if (age !== null && age > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > giveUp) throw new Error(`another build of the UI has held ${lock} for too long; remove it if no build is running`);
+      else sleepSync(200);
+    }
+  }
+  try {
+    fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs `vite build` for `dist` when it is stale. The build goes to a folder beside it that then
+ * replaces it, so a server never sees a half-written UI. Vite's stdout is dropped: the commands
+ * print their address there, and scripts read it; warnings still reach stderr.
  */
 export function ensureRendererBuilt(dist: string = rendererDist): void {
   if (!rendererIsStale(dist)) return;
-  process.stderr.write(`rlm-studio: building the UI into ${dist} (it is missing or older than its sources)\n`);
-  try {
-    execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', '--outDir', dist, '--emptyOutDir'], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-  } catch {
-    throw new Error(`could not build the UI into ${dist}: vite build failed (its errors are above)`);
-  }
+  withBuildLock(dist, () => {
+    if (!rendererIsStale(dist)) return; // built by the process we waited for
+    process.stderr.write(`rlm-studio: building the UI into ${dist} (it is missing or older than its sources)\n`);
+    const fresh = `${dist}.new-${process.pid}`;
+    try {
+      execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', '--outDir', fresh, '--emptyOutDir'], {
+        cwd: repoRoot,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+    } catch {
+      rmSync(fresh, { recursive: true, force: true });
+      throw new Error(`could not build the UI into ${dist}: vite build failed (its errors are above)`);
+    }
+    const old = `${dist}.old-${process.pid}`;
+    if (existsSync(dist)) renameSync(dist, old);
+    renameSync(fresh, dist);
+    rmSync(old, { recursive: true, force: true });
+  });
 }

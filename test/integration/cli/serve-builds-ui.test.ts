@@ -1,6 +1,6 @@
 // On a fresh clone `serve`, `view` and `start` build the UI themselves, as `demo` does: here into
 // a temporary folder (RLM_STUDIO_UI_DIR), missing at first, then stale.
-import { mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -34,13 +34,16 @@ async function pageServedBy(args: string[], uiDir: string): Promise<{ page: stri
 }
 
 describe('serve and view build the UI when it is missing or stale', () => {
-  it('serve builds a missing UI and serves it', async () => {
+  it('serve builds a missing UI and serves it; two started together build it once', async () => {
     const uiDir = join(mkdtempSync(join(tmpdir(), 'rlm-serve-ui-')), 'renderer');
-    const { page, stderr } = await pageServedBy(['serve'], uiDir);
-    expect(stderr).toContain('building the UI');
-    expect(stderr).not.toContain("UI isn't built");
-    expect(page).toMatch(/<div id="root"/);
-    expect(readFileSync(join(uiDir, 'index.html'), 'utf8')).toBe(page);
+    const both = await Promise.all([pageServedBy(['serve'], uiDir), pageServedBy(['serve'], uiDir)]);
+    expect(both.filter((r) => r.stderr.includes('building the UI'))).toHaveLength(1);
+    for (const { page, stderr } of both) {
+      expect(stderr).not.toContain("UI isn't built");
+      expect(page).toMatch(/<div id="root"/);
+      expect(readFileSync(join(uiDir, 'index.html'), 'utf8')).toBe(page);
+    }
+    expect(existsSync(`${uiDir}.lock`)).toBe(false);
   });
 
   it('view rebuilds a UI older than its sources', async () => {

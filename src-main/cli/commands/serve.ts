@@ -33,7 +33,7 @@ export interface Serving {
 
 /** Starts the host and the web server; the default UI folder is built first when missing or stale. */
 export async function startServing(o: ServeOptions): Promise<Serving> {
-  // Another --static folder is someone's own build: served as it is, never rebuilt (a build empties its folder).
+  // Another --static folder is someone's own build: served as it is, never rebuilt (a build replaces its folder).
   if (resolve(o.static) === rendererDist) ensureRendererBuilt(rendererDist);
   const host = new Host({ runsDir: resolve(o.runsDir), settingsDir: resolve(o.settingsDir), demoLatencyMs: o.demoLatencyMs, label: 'rlm-studio serve' });
   const staticDir = existsSync(resolve(o.static, 'index.html')) ? resolve(o.static) : null;

@@ -478,7 +478,9 @@ export class RlmRun implements SubcallBridge {
     if (signal === null) return null;
     if (signal.kind === 'final') return signal.answer;
     const res = await this.p.repl.execute(`FINAL_VAR(${JSON.stringify(signal.name)})`, { iteration: this.iteration, block: -1 });
-    return res.submitted;
+    // As the reference read it back from printed output: trimmed, and an empty value is no answer.
+    const value = res.submitted?.trim() ?? '';
+    return value === '' ? null : value;
   }
 
   // ---- Sub-calls (the REPL's bridge) ----

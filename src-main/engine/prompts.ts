@@ -140,7 +140,7 @@ export function buildSystemPrompt(opts: SystemPromptOptions): string {
     ? `\nWhen the conversation grows long it is summarised; the complete earlier history stays in the REPL variable \`history\` (${d.historyType}).\n`
     : '';
   const finish = opts.finalPatterns
-    ? `When you are done, submit in a repl block:\n${fence(d.submit)}\nor write FINAL(your answer) on a line of its own, or FINAL_VAR(name) to answer with the value of a REPL variable (create the variable in a repl block first). FINAL and FINAL_VAR are also functions in the REPL, so they work inside a repl block too. The run ends with the first answer submitted.`
+    ? `When you are done, submit in a repl block:\n${fence(d.submit)}\nor write FINAL(your answer) on a line of its own, or FINAL_VAR(name) to answer with the value of a REPL variable (create the variable in a repl block first). FINAL and FINAL_VAR are also functions in the REPL, so they work inside a repl block too (there, give FINAL_VAR the name as a string: FINAL_VAR("name")). The run ends with the first answer submitted.`
     : `When you are done, submit in a repl block:\n${fence(d.submit)}\nThe run ends as soon as ${d.ready} is ${d.trueWord}, with the content as the answer.`;
 
   return `${MARKERS.system} (RLM). You answer a query about a context that can be far larger than your own window. The context is not in this conversation: it is held in a persistent ${d.name} REPL, and you work on it by writing code. You will be prompted turn by turn until you submit an answer.

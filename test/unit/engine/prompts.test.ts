@@ -115,6 +115,8 @@ describe('system prompt for Python', () => {
     const q = buildSystemPrompt({ ...base, finalPatterns: true, language: 'python' });
     expect(q).toMatch(/FINAL\(your answer\)/);
     expect(q).toMatch(/FINAL_VAR\(name\)/);
+    expect(q).toContain('FINAL and FINAL_VAR are also functions in the REPL');
+    expect(q).toContain('FINAL_VAR("name")');
     expect(q).toContain('answer["ready"] = True');
   });
 

@@ -18,8 +18,7 @@ export default defineConfig({
   // Classic workers: Chromium refuses a module worker from a blob: URL made by a file: page (opaque origin).
   worker: { format: 'iife', rolldownOptions: { checks: { bundlerTimings: false } } },
   build: {
-    outDir: `${here}dist/bundle-build`,
-    emptyOutDir: true,
+    // Where the pieces go is given on the command line (src-main/cli/bundle-build.ts).
     target: 'es2022',
     chunkSizeWarningLimit: 8000,
     sourcemap: false,

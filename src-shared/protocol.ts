@@ -47,6 +47,8 @@ export const EndpointProfile = z.strictObject({
   repl: ReplLanguageInput.optional(),
   /** Replaces the built-in system prompt for its sessions (absent: the built-in one). */
   systemPrompt: SystemPromptText.optional(),
+  /** Its sessions accept paper-era FINAL(...) / FINAL_VAR(name) unless the new run says otherwise (absent: no). */
+  finalPatterns: z.boolean().optional(),
 });
 export type EndpointProfile = z.infer<typeof EndpointProfile>;
 
@@ -85,7 +87,10 @@ export const StartSession = z.strictObject({
   repl: ReplLanguageInput.optional(),
   /** Absent: the profile's system prompt; null: the built-in one even when the profile has its own. */
   systemPrompt: SystemPromptText.nullable().optional(),
-  /** Accept paper-era FINAL(...) / FINAL_VAR(name) in reply text. */
+  /**
+   * Accept paper-era FINAL(...) / FINAL_VAR(name) in replies and as REPL functions. Absent:
+   * the profile's setting, else no.
+   */
   finalPatterns: z.boolean().optional(),
   /** A custom tools module on the host (as `--tools FILE.mjs`). */
   tools: z.string().min(1).optional(),
@@ -118,6 +123,8 @@ export const ForkSession = z.strictObject({
   context: ContextSource.optional(),
   /** A custom tools module on the host. Absent: the source's (its recipe's, or its re-execution's). */
   tools: z.string().min(1).optional(),
+  /** The paper-era protocol for the fork. Absent: the source session's setting (off for a log with no recipe). */
+  finalPatterns: z.boolean().optional(),
 });
 export type ForkSession = z.infer<typeof ForkSession>;
 

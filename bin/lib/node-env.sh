@@ -6,9 +6,11 @@ RLM_NODE_VERSION=24.21.0
 : "${root:?root must be set by the caller}"
 RLM_RUNTIME="$root/.runtime"
 
-rlm_node_dir() {
+# Sets RLM_PLATFORM to Node's names for this machine ("linux-x64", "darwin-arm64"…), as npm's
+# per-platform packages spell them. bash's own OSTYPE/HOSTTYPE, not `uname`: every launch runs
+# this, and a spawn costs ms.
+rlm_platform() {
   local os arch
-  # bash's own OSTYPE/HOSTTYPE, not `uname`: every launch runs this, and a spawn costs ms.
   case "${OSTYPE:-}" in
     linux*) os=linux ;;
     darwin*) os=darwin ;;
@@ -19,7 +21,32 @@ rlm_node_dir() {
     aarch64|arm64) arch=arm64 ;;
     *) echo "rlm-studio: unsupported CPU $(uname -m)" >&2; return 1 ;;
   esac
-  echo "$RLM_RUNTIME/node_modules/node/node_modules/node-$os-$arch"
+  RLM_PLATFORM="$os-$arch"
+}
+
+rlm_node_dir() {
+  rlm_platform || return 1
+  echo "$RLM_RUNTIME/node_modules/node/node_modules/node-$RLM_PLATFORM"
+}
+
+# Succeeds when DIR/node_modules holds this platform's native binding for each installed package
+# that needs one. npm can skip an optional dependency without a word (npm/cli#4828): one CI run
+# got rolldown without @rolldown/binding-linux-x64-gnu, and Vite and Vitest could not start.
+# Globs only (no spawn): the launch fast path runs it. Prints the first missing binding.
+rlm_native_bindings_present() {
+  local modules="$1/node_modules" pkg pattern
+  rlm_platform || return 1
+  for pkg in rolldown lightningcss; do
+    [ -d "$modules/$pkg" ] || continue
+    case "$pkg" in
+      rolldown) pattern="$modules/@rolldown/binding-$RLM_PLATFORM*" ;;
+      lightningcss) pattern="$modules/lightningcss-$RLM_PLATFORM*" ;;
+    esac
+    if ! compgen -G "$pattern/package.json" >/dev/null; then
+      echo "${pattern#"$modules/"}"
+      return 1
+    fi
+  done
 }
 
 rlm_system_node_ok() {
@@ -58,16 +85,25 @@ rlm_ensure_deps() {
   # the lock file and the node binary, so neither changed since it was written (git and npm
   # give the files they write a fresh mtime).
   node_bin="$(command -v node)" || node_bin=""
-  if [ -n "$node_bin" ] && [ "$stamp" -nt "$root/package-lock.json" ] && [ "$stamp" -nt "$node_bin" ]; then
+  if [ -n "$node_bin" ] && [ "$stamp" -nt "$root/package-lock.json" ] && [ "$stamp" -nt "$node_bin" ] && rlm_native_bindings_present "$root" >/dev/null; then
     return 0
   fi
   want="$(node -v) $(cksum <"$root/package-lock.json")"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && rlm_native_bindings_present "$root" >/dev/null; then
     touch "$stamp" # same content, so the fast path holds again next time
     return 0
   fi
-  echo "rlm-studio: installing npm dependencies with Node $(node -v)" >&2
-  # The Electron binary downloads on first launch, not at install: nothing here needs the internet.
-  (cd "$root" && ELECTRON_SKIP_BINARY_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2)
-  echo "$want" >"$stamp"
+  local attempt missing
+  for attempt in 1 2; do
+    echo "rlm-studio: installing npm dependencies with Node $(node -v)" >&2
+    # The Electron binary downloads on first launch, not at install: nothing here needs the internet.
+    (cd "$root" && ELECTRON_SKIP_BINARY_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2)
+    if missing="$(rlm_native_bindings_present "$root")"; then
+      echo "$want" >"$stamp"
+      return 0
+    fi
+    echo "rlm-studio: npm ci left out the native binding $missing (an optional dependency; npm/cli#4828)" >&2
+  done
+  echo "rlm-studio: $missing is still missing after installing twice; run npm ci again, or install it by hand" >&2
+  return 1
 }

@@ -1,20 +1,20 @@
-// Builds the shareable-HTML template (dist/renderer/bundle-template.html): Vite builds the
+// Builds the shareable-HTML template (bundle-template.html in the UI folder): Vite builds the
 // read-only viewer (vite.bundle.config.ts) into one script and one stylesheet, which are
 // inlined here into one HTML file whose Content-Security-Policy allows exactly that script
 // (by hash) and nothing from the network. `rlm-studio bundle` and the app's Export ▸
 // Shareable HTML fill it with a log (src-shared/bundle-template.ts).
-// Run: node src-main/cli/bundle-build.ts (`npm run build:renderer` does, after the app).
+// Built with the app by renderer-build.ts; `node src-main/cli/bundle-build.ts [FILE]` builds
+// it alone (`npm run build:renderer` does, after the app, into dist/renderer).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { splitTemplate } from '../../src-shared/bundle-template.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
-/** Where Vite writes the pieces (removed once inlined). */
-const pieces = join(repoRoot, 'dist/bundle-build');
-/** The template, beside the app it belongs to: the app fetches it for Export ▸ Shareable HTML. */
-export const bundleTemplatePath = join(repoRoot, 'dist/renderer/bundle-template.html');
+/** The template's name in the UI folder, beside the app it belongs to: the app fetches it for Export ▸ Shareable HTML. */
+export const BUNDLE_TEMPLATE = 'bundle-template.html';
 
 const HASHES_MARK = '__RLM_SCRIPT_HASHES__';
 
@@ -50,25 +50,29 @@ export function inlineAssets(html: string, readAsset: (ref: string) => string): 
   return out;
 }
 
-/** Runs the Vite build and writes the template; returns its path. */
-export function buildBundleTemplate(quiet = false, target = bundleTemplatePath): string {
-  execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '-c', join(repoRoot, 'vite.bundle.config.ts'), '--logLevel', 'warn'], {
-    cwd: repoRoot,
-    // Vitest runs this with NODE_ENV=test, which would make Vite build React's development bundle.
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
-  });
-  const page = join(pieces, 'bundle/index.html');
-  const html = inlineAssets(readFileSync(page, 'utf8'), (ref) => readFileSync(resolve(dirname(page), ref), 'utf8'));
-  mkdirSync(dirname(target), { recursive: true });
-  const tmp = `${target}.${process.pid}.tmp`;
-  writeFileSync(tmp, html);
-  renameSync(tmp, target);
-  rmSync(pieces, { recursive: true, force: true });
-  return target;
+/** Runs the Vite build and writes the template to `target`. */
+export function buildBundleTemplate(target: string): void {
+  // Pieces of each build in a folder of its own: builds of two UI folders may run at once.
+  const pieces = mkdtempSync(join(tmpdir(), 'rlm-bundle-pieces-'));
+  try {
+    execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '-c', join(repoRoot, 'vite.bundle.config.ts'), '--logLevel', 'warn', '--outDir', pieces, '--emptyOutDir'], {
+      cwd: repoRoot,
+      env: { ...process.env, NODE_ENV: 'production' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const page = join(pieces, 'bundle/index.html');
+    const html = inlineAssets(readFileSync(page, 'utf8'), (ref) => readFileSync(resolve(dirname(page), ref), 'utf8'));
+    mkdirSync(dirname(target), { recursive: true });
+    const tmp = `${target}.${process.pid}.tmp`;
+    writeFileSync(tmp, html);
+    renameSync(tmp, target);
+  } finally {
+    rmSync(pieces, { recursive: true, force: true });
+  }
 }
 
 if (import.meta.main) {
-  const path = buildBundleTemplate();
-  process.stdout.write(`${path}\n`);
+  const target = resolve(process.argv[2] ?? join(repoRoot, 'dist/renderer', BUNDLE_TEMPLATE));
+  buildBundleTemplate(target);
+  process.stdout.write(`${target}\n`);
 }

@@ -60,7 +60,7 @@ export function addLimitOptions(cmd: Command): Command {
     .addOption(new Option('--max-errors <n>', 'stop after n consecutive iterations with errors').argParser(positiveInt('--max-errors')))
     .addOption(new Option('--max-concurrency <n>', 'concurrent calls within one batched call').argParser(positiveInt('--max-concurrency')))
     .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
-    .option('--final-patterns', 'also accept FINAL(answer) / FINAL_VAR(name) in reply text (paper-era models)')
+    .option('--final-patterns', 'paper-era protocol: FINAL(answer) / FINAL_VAR(name) in replies (code included) and as REPL functions')
     .addOption(replOption());
 }
 

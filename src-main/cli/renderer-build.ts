@@ -1,41 +1,109 @@
-// Builds the UI (dist/renderer, and in it the shareable-HTML template) when it is missing
-// or older than any source it is built from, so the demo, serve, `bundle` and the browser
-// tests always show the current UI.
+// Builds the UI (dist/renderer, and in it the shareable-HTML template of `bundle`) when it is
+// missing or older than any source it is built from, so `demo`, `serve`, `view`, `start`,
+// `bundle` and the browser tests always show the current UI, on a fresh clone too.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { buildBundleTemplate, bundleTemplatePath } from './bundle-build.ts';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { BUNDLE_TEMPLATE, buildBundleTemplate } from './bundle-build.ts';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
-export const rendererDist = join(repoRoot, 'dist/renderer');
 
-function newest(dir: string): number {
+/** Where the desktop shell loads the UI from (beside dist/electron); fixed by its bundle. */
+export const defaultRendererDist = join(repoRoot, 'dist/renderer');
+
+/**
+ * Where web mode builds and serves the UI: dist/renderer, or RLM_STUDIO_UI_DIR (a read-only
+ * checkout can build elsewhere; the tests build into a temporary folder).
+ */
+export const rendererDist = process.env['RLM_STUDIO_UI_DIR'] ? resolve(process.env['RLM_STUDIO_UI_DIR']) : defaultRendererDist;
+
+/** Everything the build reads: a change to any of them makes the built UI stale. */
+export const rendererSources: readonly string[] = ['src-renderer', 'src-shared', 'vite.config.ts', 'package-lock.json', 'vite.bundle.config.ts', 'src-main/cli/bundle-build.ts'].map((p) => join(repoRoot, p));
+
+function newest(path: string): number {
+  if (!existsSync(path)) return 0;
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.mtimeMs;
   let t = 0;
-  for (const n of readdirSync(dir)) {
-    const p = join(dir, n);
-    const s = statSync(p);
-    t = Math.max(t, s.isDirectory() ? newest(p) : s.mtimeMs);
-  }
+  for (const n of readdirSync(path)) t = Math.max(t, newest(join(path, n)));
   return t;
 }
 
-export function rendererIsStale(): boolean {
-  const index = join(rendererDist, 'index.html');
-  // The app's build empties dist/renderer: the template is built after it, so the older of the two is when the UI was built.
-  const built = existsSync(index) && existsSync(bundleTemplatePath) ? Math.min(statSync(index).mtimeMs, statSync(bundleTemplatePath).mtimeMs) : 0;
-  const configs = ['vite.config.ts', 'vite.bundle.config.ts', 'src-main/cli/bundle-build.ts'].map((f) => statSync(join(repoRoot, f)).mtimeMs);
-  const src = Math.max(newest(join(repoRoot, 'src-renderer')), newest(join(repoRoot, 'src-shared')), ...configs);
-  return built < src;
+/** True when `dist` has no index.html or bundle template, or an index.html older than the newest file under `sources`. */
+export function rendererIsStale(dist: string = rendererDist, sources: readonly string[] = rendererSources): boolean {
+  const index = join(dist, 'index.html');
+  const built = existsSync(index) && existsSync(join(dist, BUNDLE_TEMPLATE)) ? statSync(index).mtimeMs : 0;
+  return built < Math.max(...sources.map(newest));
 }
 
-/** Runs `vite build` (the app, then the bundle template) when needed; `quiet` keeps Vite's output off the terminal. */
-export function ensureRendererBuilt(quiet = false): void {
-  if (!rendererIsStale()) return;
-  execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
-    cwd: repoRoot,
-    // Vitest runs this with NODE_ENV=test, which would make Vite build React's development bundle.
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
+const LOCK_STALE_MS = 5 * 60_000;
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function ageMs(path: string): number | null {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs `fn` holding `<dist>.lock` (a directory: mkdir is atomic), so commands started together
+ * (the tests, two terminals) build once and the others wait. A lock older than a build can take
+ * is left from a killed process and is taken over.
+ */
+function withBuildLock(dist: string, fn: () => void): void {
+  const lock = `${dist}.lock`;
+  mkdirSync(dirname(dist), { recursive: true });
+  const giveUp = Date.now() + LOCK_STALE_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = ageMs(lock);
+      if (age !== null && age > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > giveUp) throw new Error(`another build of the UI has held ${lock} for too long; remove it if no build is running`);
+      else sleepSync(200);
+    }
+  }
+  try {
+    fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs `vite build` for `dist` when it is stale. The build goes to a folder beside it that then
+ * replaces it, so a server never sees a half-written UI. Vite's stdout is dropped: the commands
+ * print their address there, and scripts read it; warnings still reach stderr.
+ */
+export function ensureRendererBuilt(dist: string = rendererDist): void {
+  if (!rendererIsStale(dist)) return;
+  withBuildLock(dist, () => {
+    if (!rendererIsStale(dist)) return; // built by the process we waited for
+    process.stderr.write(`rlm-studio: building the UI into ${dist} (it is missing or older than its sources)\n`);
+    const fresh = `${dist}.new-${process.pid}`;
+    try {
+      execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', '--outDir', fresh, '--emptyOutDir'], {
+        cwd: repoRoot,
+        // Vitest runs this with NODE_ENV=test, which would make Vite build React's development bundle.
+        env: { ...process.env, NODE_ENV: 'production' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      buildBundleTemplate(join(fresh, BUNDLE_TEMPLATE));
+    } catch {
+      rmSync(fresh, { recursive: true, force: true });
+      throw new Error(`could not build the UI into ${dist}: vite build failed (its errors are above)`);
+    }
+    const old = `${dist}.old-${process.pid}`;
+    if (existsSync(dist)) renameSync(dist, old);
+    renameSync(fresh, dist);
+    rmSync(old, { recursive: true, force: true });
   });
-  buildBundleTemplate(quiet);
 }

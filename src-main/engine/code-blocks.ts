@@ -18,19 +18,21 @@ export function findReplBlocks(text: string): string[] {
 export type FinalSignal = { kind: 'final'; answer: string } | { kind: 'final_var'; name: string };
 
 /**
- * The paper-era end signal written in the reply text (outside code): `FINAL_VAR(name)` is
- * checked first, then `FINAL(answer)`, each at the start of a line.
+ * The paper-era end signal written in a reply, as the paper-era reference's
+ * `find_final_answer` read it: anywhere in the reply, code blocks included, at the start of a
+ * line (after any indentation). `FINAL_VAR(...)` is looked for first; when present it is the
+ * signal even if its name turns out not to exist. `FINAL(...)` takes everything up to the last
+ * ")" that ends a line, so answers with parentheses (or several lines) stay whole.
  */
 export function findFinalSignal(text: string): FinalSignal | null {
-  const withoutCode = text.replace(/^```[\s\S]*?^```[ \t]*$/gm, '');
-  const v = /^\s*FINAL_VAR\(\s*["'`]?([A-Za-z_$][\w$]*)["'`]?\s*\)/m.exec(withoutCode);
-  if (v?.[1]) return { kind: 'final_var', name: v[1] };
-  const f = /^\s*FINAL\(([\s\S]*)\)\s*$/m.exec(withoutCode);
-  if (f && f[1] !== undefined) {
-    // Greedy to the last ")" of the signal's own line, as models wrap answers containing parens.
-    const line = f[0].trim();
-    const inner = line.slice(line.indexOf('(') + 1, line.lastIndexOf(')'));
-    return { kind: 'final', answer: inner.trim() };
-  }
+  const v = /^\s*FINAL_VAR\(([\s\S]*?)\)/m.exec(text);
+  if (v) return { kind: 'final_var', name: stripName(v[1] ?? '') };
+  const f = /^\s*FINAL\(([\s\S]*)\)\s*$/m.exec(text);
+  if (f) return { kind: 'final', answer: (f[1] ?? '').trim() };
   return null;
+}
+
+/** A FINAL_VAR argument as a variable name: the reference strips blanks, then double, then single quotes. */
+function stripName(raw: string): string {
+  return raw.trim().replace(/^"+|"+$/g, '').replace(/^'+|'+$/g, '');
 }

@@ -3,6 +3,8 @@
 // turn) follows the reference library so trained habits carry over. `mock-llm` policies
 // recognise these messages by the markers exported here, so change them together.
 import type { ContextMeta, ReplLanguage } from '../../src-shared/events.ts';
+import { DEFAULT_CONTEXT_WINDOW } from '../lm/context-windows.ts';
+import { subLmBudgets, type SubLmBudgets } from './sub-lm-budgets.ts';
 
 export const MARKERS = {
   system: 'You are a Recursive Language Model',
@@ -20,11 +22,8 @@ export const MARKERS = {
 /** How many chunk lengths the metadata message lists before eliding the rest. */
 export const MAX_LISTED_CHUNKS = 100;
 
-/** Characters one sub-LM call can read at most, and what a prompt should stay under to be read well. */
-export const SUB_LM_MAX_CHARS = 500_000;
-export const SUB_LM_GOOD_CHARS = 100_000;
-/** Prompts per batched call beyond which a batch rarely pays off. */
-export const BATCH_GOOD_SIZE = 20;
+/** Budgets quoted when the sub-model's window is not known (the table's default window). */
+export const DEFAULT_SUB_LM_BUDGETS: SubLmBudgets = subLmBudgets(DEFAULT_CONTEXT_WINDOW);
 
 export interface ToolDescription {
   name: string;
@@ -38,6 +37,8 @@ export interface SystemPromptOptions {
   finalPatterns: boolean;
   /** Default JavaScript. */
   language?: ReplLanguage;
+  /** Sized from the sub-model's context window (`subLmBudgets`); default: the default window's. */
+  budgets?: SubLmBudgets;
 }
 
 /** The words and snippets that differ between the two REPLs; the teaching is the same. */
@@ -54,7 +55,8 @@ interface Dialect {
   ready: string;
   trueWord: string;
   historyType: string;
-  example: string;
+  /** A filter-and-batch example reading the context in pieces of `chunk` characters. */
+  example: (chunk: number) => string;
 }
 
 const DIALECTS: Record<ReplLanguage, Dialect> = {
@@ -72,7 +74,8 @@ const DIALECTS: Record<ReplLanguage, Dialect> = {
     ready: '`answer.ready`',
     trueWord: 'true',
     historyType: 'an array',
-    example: 'const parts = [];\nfor (let i = 0; i < context.length; i += 100000) parts.push(context.slice(i, i + 100000));\nconst replies = llm_query_batched(parts.map((p) => "List every date mentioned below, one per line, or NONE.\\n\\n" + p));\nprint(replies.length, replies.slice(0, 2));',
+    example: (chunk) =>
+      `const parts = [];\nfor (let i = 0; i < context.length; i += ${chunk}) parts.push(context.slice(i, i + ${chunk}));\nconst replies = llm_query_batched(parts.map((p) => "List every date mentioned below, one per line, or NONE.\\n\\n" + p));\nprint(replies.length, replies.slice(0, 2));`,
   },
   python: {
     name: 'Python',
@@ -88,7 +91,8 @@ const DIALECTS: Record<ReplLanguage, Dialect> = {
     ready: '`answer["ready"]`',
     trueWord: 'True',
     historyType: 'a list',
-    example: 'parts = [context[i:i + 100000] for i in range(0, len(context), 100000)]\nreplies = llm_query_batched(["List every date mentioned below, one per line, or NONE.\\n\\n" + p for p in parts])\nprint(len(replies), replies[:2])',
+    example: (chunk) =>
+      `parts = [context[i:i + ${chunk}] for i in range(0, len(context), ${chunk})]\nreplies = llm_query_batched(["List every date mentioned below, one per line, or NONE.\\n\\n" + p for p in parts])\nprint(len(replies), replies[:2])`,
   },
 };
 
@@ -127,6 +131,7 @@ export function fillSystemPrompt(template: string, tools: ToolDescription[]): st
 
 export function buildSystemPrompt(opts: SystemPromptOptions): string {
   const d = DIALECTS[opts.language ?? 'javascript'];
+  const b = opts.budgets ?? DEFAULT_SUB_LM_BUDGETS;
   const rlmLines = opts.recursion
     ? `- \`${d.sig('rlm_query')}\` → ${d.str}: hands \`prompt\` to a child RLM, which gets its own ${d.name} REPL with \`prompt\` as its \`context\`, works in turns as you do, and returns its answer. Use it for sub-problems that themselves need code and several steps; a plain \`llm_query\` is cheaper for everything else.\n- \`${d.sig('rlm_query_batched')}\` → ${d.strList}: several child RLMs at once, answers in input order.`
     : `- \`rlm_query\` / \`rlm_query_batched\`: recursion is off in this run; they behave like \`llm_query\` / \`llm_query_batched\`.`;
@@ -135,13 +140,13 @@ export function buildSystemPrompt(opts: SystemPromptOptions): string {
     ? `\nWhen the conversation grows long it is summarised; the complete earlier history stays in the REPL variable \`history\` (${d.historyType}).\n`
     : '';
   const finish = opts.finalPatterns
-    ? `When you are done, either submit in a repl block as below, or write FINAL(your answer) on a line of its own, outside code, or FINAL_VAR(name) to answer with the value of a REPL variable you created earlier (create it first).\n${fence(d.submit)}`
+    ? `When you are done, submit in a repl block:\n${fence(d.submit)}\nor write FINAL(your answer) on a line of its own, or FINAL_VAR(name) to answer with the value of a REPL variable (create the variable in a repl block first). FINAL and FINAL_VAR are also functions in the REPL, so they work inside a repl block too (there, give FINAL_VAR the name as a string: FINAL_VAR("name")). The run ends with the first answer submitted.`
     : `When you are done, submit in a repl block:\n${fence(d.submit)}\nThe run ends as soon as ${d.ready} is ${d.trueWord}, with the content as the answer.`;
 
   return `${MARKERS.system} (RLM). You answer a query about a context that can be far larger than your own window. The context is not in this conversation: it is held in a persistent ${d.name} REPL, and you work on it by writing code. You will be prompted turn by turn until you submit an answer.
 
 Your role
-You are an orchestrator, not a reader. Your own window is small and your tokens are best kept for decisions: probe the context with code, plan how to split the work, and hand the reading (summarising, classifying, extracting, checking) to sub-LM calls. Where plain code pins the answer (a regular expression, a keyword search, slicing, counting), use it: it is fast and exact.
+You are an orchestrator, not a solver or a reader. Your own window is small: keep your tokens for decisions (what to ask next, how to combine replies, when to finish) and hand every long-text operation (reading, summarising, classifying, extracting, checking, even recapping your own progress) to sub-LM calls. Where plain code pins the answer (a regular expression, a keyword search, slicing, counting, arithmetic), use it: it is fast and exact. Long printed output fills your window as the raw context would: to take in a long result, ask a sub-LM for a one- or two-sentence recap and print that.
 
 The REPL
 Write code in fenced blocks tagged \`repl\`:
@@ -158,16 +163,16 @@ ${rlmLines}
 Sub-call functions never fail in your code: a failed call returns a string starting with "Error:", so check replies before using them.
 ${toolLines}${historyLine}
 Sub-LMs
-A sub-LM has no REPL, no tools and no memory of this conversation: it sees only the prompt you give it. Put everything it needs into that prompt (the instruction, the question, the piece of text), keep the input focused, and ask for a terse, structured reply (a number, a label, one line, or JSON) that your code can parse.
-Budgets: one prompt can hold at most about ${chars(SUB_LM_MAX_CHARS)} characters, and is read most reliably under about ${chars(SUB_LM_GOOD_CHARS)}; a batch of more than about ${BATCH_GOOD_SIZE} prompts rarely pays off. Prefer a few large prompts to many tiny ones, and one batched call to a loop. For a huge context, filter with code first, or work in stages (one pass to find the relevant parts, another to read them closely). For example:
-${fence(d.example)}
+A sub-LM has no REPL, no tools and no memory of this conversation: it sees only the prompt you give it. Give it clean, focused input with everything it needs (the instruction, the question, the piece of text) and ask for a terse, structured reply (a number, a label, one line, or JSON) that your code can parse.
+Budgets, sized for the sub-model's window of about ${chars(b.windowTokens)} tokens: one prompt can hold at most about ${chars(b.maxChars)} characters, and is read most reliably under about ${chars(b.goodChars)}; a batch of more than about ${b.batchSize} prompts rarely pays off, so one batch of well-sized prompts covers about ${chars(b.batchChars)} characters. Batching runs the calls at the same time; it raises neither limit. Fill each prompt close to the reliable size (many items, a whole document) rather than sending many tiny prompts; for many units, send several batches of about ${b.batchSize} one after another, not one huge batch; and prefer one batched call to a loop of single calls. When the work is larger than one batch covers, do not brute-force it: filter with code first down to the parts that matter, or work in stages (a cheap first pass to narrow the candidates, a second pass to read the survivors closely). For example:
+${fence(d.example(b.goodChars))}
 
 How to work
 1. Probe first: print the type, the size and a few short samples of \`context\`. Do not submit on your first turn without having looked at it.
-2. Plan the decomposition and a short sequence of turns, then carry it out one turn at a time. One repl block per turn is fine: read its output before going on.
+2. Plan before you execute: say in a few lines how the task decomposes into code and sub-LM steps, and sketch the turns (what each computes, which sub-LM calls it makes). Then carry the plan out one turn at a time; one repl block per turn is fine: read its output before going on.
 3. At each step print a small sample of what you produced (a few sub-LM replies, a partial count) and check it before building on it. Keep results in variables rather than in your head.
-4. Print the candidate answer and check it; set ready only after that.
-5. If you are running out of turns, submit your best answer rather than none.
+4. Print the candidate answer and check that it answers the query as asked; set ready only after that. Until then you can change the content as often as you like.
+5. If you are running out of turns, submit your best inference rather than no answer.
 
 ${finish}`;
 }
@@ -178,19 +183,27 @@ export function contextTypeName(meta: ContextMeta, language: ReplLanguage = 'jav
   return meta.type;
 }
 
-export function buildMetadataMessage(meta: ContextMeta, query: string | null, language: ReplLanguage = 'javascript'): string {
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+export function buildMetadataMessage(
+  meta: ContextMeta,
+  query: string | null,
+  language: ReplLanguage = 'javascript',
+  budgets: SubLmBudgets = DEFAULT_SUB_LM_BUDGETS,
+): string {
   const listed = meta.chunkLengths.slice(0, MAX_LISTED_CHUNKS).join(', ');
   const more =
     meta.chunkLengths.length > MAX_LISTED_CHUNKS ? `, … and ${meta.chunkLengths.length - MAX_LISTED_CHUNKS} more` : '';
+  const n = meta.chunkLengths.length;
   const chunks =
     meta.type === 'string'
       ? ''
-      : ` It has ${meta.chunkLengths.length} ${meta.type === 'array' ? 'items' : 'entries'}, of these lengths in characters: [${listed}${more}].`;
+      : ` It has ${meta.type === 'array' ? plural(n, 'item', 'items') : plural(n, 'entry', 'entries')}, of ${n === 1 ? 'this length' : 'these lengths'} in characters: [${listed}${more}].`;
   // An empty query is no query: the model is not shown a bare "Query:" line.
   const head = query === null || query.trim() === '' ? '' : `${MARKERS.query}${query}\n\n`;
   const type = contextTypeName(meta, language);
   const article = /^[aeiou]/.test(type) ? 'an' : 'a';
-  return `${head}${MARKERS.metadata}${article} ${type} of ${meta.totalChars} total characters.${chunks} Each sub-LM call can read about ${chars(SUB_LM_MAX_CHARS)} characters.`;
+  return `${head}${MARKERS.metadata}${article} ${type} of ${plural(meta.totalChars, 'total character', 'total characters')}.${chunks} Each sub-LM call can read about ${chars(budgets.maxChars)} characters.`;
 }
 
 export interface TurnPromptOptions {
@@ -235,21 +248,26 @@ export function truncateForModel(text: string, cap = OUTPUT_CAP_CHARS): string {
   return `${text.slice(0, cap)}\n... [${text.length - cap} more characters cut]`;
 }
 
-function formatBlock(b: BlockOutput): string {
+/** The variable names as the REPL's language writes a list of strings (the reference prints a Python list). */
+function formatVariables(names: string[], language: ReplLanguage): string {
+  return language === 'python' ? `[${names.map((n) => `'${n}'`).join(', ')}]` : names.join(', ');
+}
+
+function formatBlock(b: BlockOutput, language: ReplLanguage): string {
   const parts: string[] = [];
   if (b.replResetNote) parts.push(b.replResetNote);
   if (b.stdout) parts.push(b.stdout.replace(/\n$/, ''));
   if (b.stderr) parts.push(b.stderr.replace(/\n$/, ''));
   if (b.error) parts.push(`${b.error.name}: ${b.error.message}`);
-  if (b.variables.length > 0) parts.push(`REPL variables: ${b.variables.join(', ')}`);
+  if (b.variables.length > 0) parts.push(`REPL variables: ${formatVariables(b.variables, language)}`);
   return parts.length === 0 ? 'No output' : parts.join('\n\n');
 }
 
 /** One user message with every block's output, each block capped separately. */
-export function buildReplOutputMessage(blocks: BlockOutput[]): string {
-  if (blocks.length === 1) return `${MARKERS.replOutput}:\n${truncateForModel(formatBlock(blocks[0]!))}`;
+export function buildReplOutputMessage(blocks: BlockOutput[], language: ReplLanguage = 'javascript'): string {
+  if (blocks.length === 1) return `${MARKERS.replOutput}:\n${truncateForModel(formatBlock(blocks[0]!, language))}`;
   return blocks
-    .map((b, i) => `${MARKERS.replOutput} (block ${i + 1}):\n${truncateForModel(formatBlock(b))}`)
+    .map((b, i) => `${MARKERS.replOutput} (block ${i + 1}):\n${truncateForModel(formatBlock(b, language))}`)
     .join('\n\n');
 }
 

@@ -17,6 +17,7 @@ import type { CompletionResult } from '../lm/types.ts';
 import type { CallSite, ExecResult, Repl, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
 import { blockEndFields } from './block-events.ts';
 import { findFinalSignal, findReplBlocks } from './code-blocks.ts';
+import { subLmBudgets } from './sub-lm-budgets.ts';
 import { mapBounded } from './concurrency.ts';
 import { describeContext } from './context-meta.ts';
 import type { RlmConfig, ToolSpec } from './config.ts';
@@ -182,10 +183,11 @@ export class RlmRun implements SubcallBridge {
             compaction: this.p.compaction,
             finalPatterns: this.cfg.finalPatterns ?? false,
             language: this.language,
+            budgets: subLmBudgets(this.subModel),
           });
     return [
       { role: 'system', content: system },
-      { role: 'user', content: buildMetadataMessage(describeContext(this.p.context), this.p.query, this.language) },
+      { role: 'user', content: buildMetadataMessage(describeContext(this.p.context), this.p.query, this.language, subLmBudgets(this.subModel)) },
     ];
   }
 
@@ -437,6 +439,7 @@ export class RlmRun implements SubcallBridge {
               ? `The REPL had to be restarted (${o.replReset.replace('_', ' ')}): all your variables are gone; the context is loaded again.`
               : null,
           })),
+          this.language,
         ),
       });
     }
@@ -475,7 +478,9 @@ export class RlmRun implements SubcallBridge {
     if (signal === null) return null;
     if (signal.kind === 'final') return signal.answer;
     const res = await this.p.repl.execute(`FINAL_VAR(${JSON.stringify(signal.name)})`, { iteration: this.iteration, block: -1 });
-    return res.submitted;
+    // As the reference read it back from printed output: trimmed, and an empty value is no answer.
+    const value = res.submitted?.trim() ?? '';
+    return value === '' ? null : value;
   }
 
   // ---- Sub-calls (the REPL's bridge) ----

@@ -612,7 +612,17 @@ export class Host implements HostEndpoint {
       recipe.limits = { maxDepth: demo.maxDepth, ...recipe.limits };
     }
     const title = demo?.title ?? (p.query ? p.query.slice(0, 80) : `Session (${p.context.kind} context)`);
-    return this.launch({ recipe, model: p.model, subModel: p.subModel, breakpoints: p.breakpoints, startPaused: p.startPaused, title, replay: null, forkOf: null, fromProfile: { repl: !p.repl, systemPrompt: promptFromProfile } });
+    return this.launch({
+      recipe,
+      model: p.model,
+      subModel: p.subModel,
+      breakpoints: p.breakpoints,
+      startPaused: p.startPaused,
+      title,
+      replay: null,
+      forkOf: null,
+      fromProfile: { repl: !p.repl, systemPrompt: promptFromProfile, finalPatterns: p.finalPatterns === undefined },
+    });
   }
 
   private async launch(o: {
@@ -625,7 +635,7 @@ export class Host implements HostEndpoint {
     replay: ReplayPlan | null;
     forkOf: (LogHeader['forkOf'] & object) | null;
     /** A new session takes these from its profile when it did not set them (a fork keeps its recipe's). */
-    fromProfile?: { repl: boolean; systemPrompt: boolean };
+    fromProfile?: { repl: boolean; systemPrompt: boolean; finalPatterns: boolean };
   }): Promise<Session> {
     if (this.closed) throw new HostError('conflict', 'the host is shutting down');
     const { profile, baseUrl, apiKey } = await this.resolveProfile(o.recipe.profile);
@@ -634,6 +644,7 @@ export class Host implements HostEndpoint {
     const recipe: SessionRecipe = { ...o.recipe, model, subModel };
     if (o.fromProfile?.repl && profile.repl) recipe.repl = profile.repl;
     if (o.fromProfile?.systemPrompt && profile.systemPrompt) recipe.systemPrompt = profile.systemPrompt;
+    if (o.fromProfile?.finalPatterns && profile.finalPatterns !== undefined) recipe.finalPatterns = profile.finalPatterns;
     const s = this.newSession({
       title: o.title,
       status: 'starting',
@@ -863,6 +874,7 @@ export class Host implements HostEndpoint {
     }
     const next: SessionRecipe = { ...recipe, profile: f.profile ?? recipe.profile, limits: { ...recipe.limits, ...(f.limits ?? {}) } };
     if (f.tools) next.tools = f.tools;
+    if (f.finalPatterns !== undefined) next.finalPatterns = f.finalPatterns;
     const sameProfile = next.profile === recipe.profile && !imported;
     return this.launch({
       recipe: next,

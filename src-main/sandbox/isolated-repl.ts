@@ -39,7 +39,8 @@ export const RESERVED_NAMES = [
   'history',
   'print',
 ] as const;
-const FINAL_VAR = 'FINAL_VAR';
+/** Paper-era functions, present only with `finalVar`. */
+const FINAL_FUNCTIONS = ['FINAL_VAR', 'FINAL'] as const;
 
 const FLUSH_CHARS = 64 * 1024;
 const FLUSH_MS = 20;
@@ -86,7 +87,7 @@ class IsolatedRepl implements Repl {
     this.#limits = replLimits(options, DEFAULTS);
     this.#finalVar = options.finalVar === true;
     const reserved = new Set<string>(RESERVED_NAMES);
-    if (this.#finalVar) reserved.add(FINAL_VAR);
+    if (this.#finalVar) for (const name of FINAL_FUNCTIONS) reserved.add(name);
     const tools = options.tools ?? {};
     checkToolNames(Object.keys(tools), reserved, (name) => IDENTIFIER.test(name), 'JavaScript');
     for (const [name, tool] of Object.entries(tools)) {
@@ -116,7 +117,7 @@ class IsolatedRepl implements Repl {
   }
 
   setGlobal(name: string, value: SandboxValue): Promise<void> {
-    const functionNames = new Set<string>([...RESERVED_NAMES, FINAL_VAR, ...this.#toolFunctions.keys()]);
+    const functionNames = new Set<string>([...RESERVED_NAMES, ...FINAL_FUNCTIONS, ...this.#toolFunctions.keys()]);
     functionNames.delete('history');
     if (!IDENTIFIER.test(name) || functionNames.has(name)) {
       return Promise.reject(new Error(`setGlobal cannot set '${name}' (a REPL function, answer or context)`));

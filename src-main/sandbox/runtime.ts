@@ -440,10 +440,24 @@ export function sandboxRuntime(
     if (parts.length === 0) return 'No variables created yet. Use ```repl``` blocks to create variables.';
     return `Available variables: {${arrayJoin(parts, ', ')}}`;
   };
+  /** A paper-era answer value as text: strings as they are, arrays and plain data as JSON. */
+  function answerText(value: unknown): string {
+    if (typeof value === 'string') return value;
+    if (typeof value === 'object' && value !== null && isSimple(value)) {
+      try {
+        const json = jsonStringify(value) as string | undefined;
+        if (typeof json === 'string') return json;
+      } catch {
+        // A cycle, or a getter that throws: fall back to the plain conversion.
+      }
+    }
+    return StringCtor(value);
+  }
   if (config.finalVar) {
+    // The reference's FINAL_VAR: a name looks a variable up; any other value is the answer itself.
     scaffold.FINAL_VAR = function FINAL_VAR(name: unknown): string {
       if (typeof name !== 'string') {
-        const text = StringCtor(name);
+        const text = answerText(name);
         recordSubmission(text);
         return text;
       }
@@ -454,7 +468,13 @@ export function sandboxRuntime(
         for (const n of userNames()) if (n !== 'answer') arrayPush(available, jsonStringify(n));
         return `Error: Variable '${key}' not found. Available variables: [${arrayJoin(available, ', ')}]. You must create and assign a variable BEFORE calling FINAL_VAR on it.`;
       }
-      const text = StringCtor(d.value);
+      const text = answerText(d.value);
+      recordSubmission(text);
+      return text;
+    };
+    /** Submits its argument as the answer and returns it as text. */
+    scaffold.FINAL = function FINAL(value: unknown): string {
+      const text = answerText(value);
       recordSubmission(text);
       return text;
     };

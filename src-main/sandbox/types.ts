@@ -43,7 +43,7 @@ export interface ReplOptions {
   wallLimitMs?: number;
   /** Characters of stdout / stderr kept per block before the rest is dropped. */
   outputCapChars?: number;
-  /** Paper-era models: also expose FINAL_VAR(name) in the REPL. */
+  /** Paper-era models: also expose FINAL(value) and FINAL_VAR(name) in the REPL. */
   finalVar?: boolean;
 }
 

@@ -24,6 +24,8 @@ export interface ForkTarget {
 }
 
 type AtIteration = 'live' | 'edit';
+/** The paper-era protocol of the fork: as the source session had it, or set here. */
+type FinalPatternsChoice = 'source' | 'on' | 'off';
 
 export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () => void }) {
   const svc = useServices();
@@ -33,6 +35,7 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
   const [at, setAt] = useState<AtIteration>('live');
   const [context, setContext] = useState<ContextChoice>({ kind: 'path', path: '', text: '', json: false });
   const [tools, setTools] = useState('');
+  const [finalPatterns, setFinalPatterns] = useState<FinalPatternsChoice>('source');
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -51,6 +54,7 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
       ...(at === 'edit' && target.reply !== null ? { editedReply: target.reply } : {}),
       ...(source ? { context: source } : {}),
       ...(tools.trim() ? { tools: tools.trim() } : {}),
+      ...(finalPatterns !== 'source' ? { finalPatterns: finalPatterns === 'on' } : {}),
     };
     setProblem(null);
     setBusy(true);
@@ -102,6 +106,14 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
       </fieldset>
       {target.context !== 'none' ? <ContextFields value={context} onChange={setContext} idPrefix="fork" optional={target.context === 'optional'} /> : null}
       <ToolsField value={tools} onChange={setTools} idPrefix="fork" />
+      <label>
+        Paper-era FINAL(answer) / FINAL_VAR(name)
+        <select value={finalPatterns} onChange={(e) => setFinalPatterns(e.target.value === 'on' ? 'on' : e.target.value === 'off' ? 'off' : 'source')} data-testid="fork-final-patterns">
+          <option value="source">as the source session (off for a log made elsewhere)</option>
+          <option value="on">accept</option>
+          <option value="off">do not accept</option>
+        </select>
+      </label>
       {problem ? (
         <p role="alert" className="pp-error" data-testid="fork-error">
           {problem}

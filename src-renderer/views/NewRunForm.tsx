@@ -53,12 +53,14 @@ export function NewRunForm() {
   const [managing, setManaging] = useState(false);
   const closeProfiles = useCallback(() => setManaging(false), []);
   const chosen = profiles.find((p) => p.name === profile) ?? null;
-  // A profile brings its REPL language; the form's choice can still override it. Read from
-  // the store: a profile saved a moment ago is not in this render's list yet.
+  // A profile brings its REPL language and paper-era setting; the form's choice can still
+  // override them. Read from the store: a profile saved a moment ago is not in this render's list yet.
   const setProfile = useCallback(
     (name: string) => {
       setProfileName(name);
-      setRepl(svc.store.getState().profiles.find((p) => p.name === name)?.repl ?? 'javascript');
+      const p = svc.store.getState().profiles.find((x) => x.name === name);
+      setRepl(p?.repl ?? 'javascript');
+      setFinalPatterns(p?.finalPatterns ?? false);
       setPromptMode((m) => (m === 'builtin' ? 'profile' : m));
     },
     [svc],
@@ -84,7 +86,7 @@ export function NewRunForm() {
       breakpoints: bps.map((kind) => ({ kind })),
       startPaused,
       repl,
-      ...(finalPatterns ? { finalPatterns } : {}),
+      finalPatterns,
       ...(tools.trim() ? { tools: tools.trim() } : {}),
       ...(promptMode === 'custom' ? { systemPrompt } : promptMode === 'builtin' ? { systemPrompt: null } : {}),
       ...(model ? { model } : {}),
@@ -176,7 +178,7 @@ export function NewRunForm() {
       </fieldset>
       <label className="nr-check">
         <span>
-          <input type="checkbox" checked={finalPatterns} onChange={(e) => setFinalPatterns(e.target.checked)} data-testid="nr-final-patterns" /> accept paper-era FINAL(answer) and FINAL_VAR(name) in replies
+          <input type="checkbox" checked={finalPatterns} onChange={(e) => setFinalPatterns(e.target.checked)} data-testid="nr-final-patterns" /> paper-era protocol: accept FINAL(answer) and FINAL_VAR(name) in replies, code included, and as REPL functions
         </span>
       </label>
       <ToolsField value={tools} onChange={setTools} idPrefix="nr" />

@@ -31,12 +31,14 @@ export interface ProfileDraft {
   repl: ReplLanguage;
   /** '' : the built-in prompt. */
   systemPrompt: string;
+  /** Its sessions accept paper-era FINAL(...) / FINAL_VAR(name) unless the run says otherwise. */
+  finalPatterns: boolean;
 }
 
 const DRAFT_FIELDS = ['name', 'baseUrl', 'model', 'apiKeyRef', 'prices', 'systemPrompt'] as const;
 export type DraftErrors = Partial<Record<(typeof DRAFT_FIELDS)[number], string>>;
 
-const EMPTY: ProfileDraft = { original: null, name: '', baseUrl: '', model: '', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '' };
+const EMPTY: ProfileDraft = { original: null, name: '', baseUrl: '', model: '', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false };
 
 function draftOf(p: EndpointProfile): ProfileDraft {
   return {
@@ -49,6 +51,7 @@ function draftOf(p: EndpointProfile): ProfileDraft {
     prices: Object.entries(p.prices).map(([model, v]) => ({ model, input: String(v.inputPerMTok), output: String(v.outputPerMTok) })),
     repl: p.repl ?? 'javascript',
     systemPrompt: p.systemPrompt ?? '',
+    finalPatterns: p.finalPatterns ?? false,
   };
 }
 
@@ -94,6 +97,8 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
   // JavaScript is what an absent language means: left out, as in profiles saved before Python.
   if (d.repl !== 'javascript') profile.repl = d.repl;
   if (d.systemPrompt.trim() !== '') profile.systemPrompt = d.systemPrompt;
+  // Off is what an absent setting means: left out, as in profiles saved before it existed.
+  if (d.finalPatterns) profile.finalPatterns = true;
   // The host checks with this same schema; anything the checks above missed is named here.
   const checked = EndpointProfile.safeParse(profile);
   if (!checked.success) {
@@ -186,6 +191,7 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
               <th scope="col">Prices</th>
               <th scope="col">REPL</th>
               <th scope="col">System prompt</th>
+              <th scope="col">Paper-era FINAL</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -201,6 +207,7 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
               <td>—</td>
               <td>chosen per run</td>
               <td>built-in</td>
+              <td>chosen per run</td>
               <td className="muted">built-in, read-only</td>
             </tr>
             {saved.map((p) => (
@@ -213,6 +220,7 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
                 <td>{Object.keys(p.prices).length > 0 ? Object.entries(p.prices).map(([m, v]) => `${m}: $${v.inputPerMTok} / $${v.outputPerMTok}`).join('; ') : '—'}</td>
                 <td>{REPL_LABEL[p.repl ?? 'javascript']}</td>
                 <td>{p.systemPrompt ? `own (${p.systemPrompt.length.toLocaleString('en-US')} characters)` : 'built-in'}</td>
+                <td>{p.finalPatterns ? 'accepted' : '—'}</td>
                 <td>
                   <button type="button" onClick={() => open(draftOf(p))} aria-label={`Edit ${p.name}`} data-testid={`pp-edit-${p.name}`}>
                     Edit
@@ -340,6 +348,13 @@ function ProfileEditor({
           <textarea value={d.systemPrompt} onChange={(e) => set({ systemPrompt: e.target.value })} rows={4} spellCheck={false} placeholder="empty: the built-in prompt for the run's language" data-testid="pp-system-prompt" {...described('systemPrompt')} />
           <small className="muted">Replaces the built-in prompt (e.g. the one a model was trained on); {'{tools}'} is replaced by the list of tools.</small>
           {err('systemPrompt')}
+        </label>
+        <label className="nr-check">
+          <span>
+            <input type="checkbox" checked={d.finalPatterns} onChange={(e) => set({ finalPatterns: e.target.checked })} data-testid="pp-final-patterns" /> paper-era protocol: accept FINAL(answer) and
+            FINAL_VAR(name)
+          </span>
+          <small className="muted">For models trained on the paper-era prompt. Its runs use it unless the new run says otherwise.</small>
         </label>
         <label>
           Load the system prompt from a file

@@ -1,10 +1,10 @@
 // `rlm-studio bundle LOG -o session.html`: one self-contained HTML file, the read-only viewer
 // with the log inside (as base64 of its gzip: src-shared/bundle-template.ts), that opens from
-// a double-click with no network. The viewer is built once (dist/renderer/bundle-template.html)
+// a double-click with no network. The viewer is built once with the UI (bundle-template.html)
 // and filled here by streaming the log through gzip, so a big log never sits in memory.
 import { createReadStream, createWriteStream, readFileSync, rmSync, type WriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
@@ -13,9 +13,9 @@ import { assertBase64, splitTemplate } from '../../../src-shared/bundle-template
 import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
 import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import { readLogBatches } from '../../logs/read-log.ts';
-import { bundleTemplatePath } from '../bundle-build.ts';
+import { BUNDLE_TEMPLATE } from '../bundle-build.ts';
 import { UsageError } from '../errors.ts';
-import { ensureRendererBuilt } from '../renderer-build.ts';
+import { ensureRendererBuilt, rendererDist } from '../renderer-build.ts';
 import { assertReadable, reportProblems, type Output } from './stats.ts';
 
 /** Base64 of a byte stream, in pieces that join into one base64 text (each a multiple of 3 bytes but the last). */
@@ -78,8 +78,8 @@ const processOutput: Output = {
 export async function runBundle(input: string, options: { output: string }, io: Output = processOutput): Promise<BundleResult> {
   await assertReadable(input);
   const format = await detectFormat(input);
-  ensureRendererBuilt(true);
-  const { head, middle, tail } = splitTemplate(readFileSync(bundleTemplatePath, 'utf8'));
+  ensureRendererBuilt(rendererDist);
+  const { head, middle, tail } = splitTemplate(readFileSync(join(rendererDist, BUNDLE_TEMPLATE), 'utf8'));
   const name = Buffer.from(basename(input), 'utf8').toString('base64');
   assertBase64(name, 'the name');
   const out = await openExclusive(options.output);

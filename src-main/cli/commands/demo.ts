@@ -9,7 +9,7 @@ import { needleContext, reportContext, ticketsContext } from '../../demo/context
 import { startMockLlm } from '../../mock-llm/server.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
 import { defaultSettingsDir } from '../../host/profiles.ts';
-import { ensureRendererBuilt, rendererDist } from '../renderer-build.ts';
+import { rendererDist } from '../renderer-build.ts';
 import { UsageError } from '../errors.ts';
 import type { ReplLanguage } from '../../../src-shared/events.ts';
 import { nonNegativeInt, replOption } from '../options.ts';
@@ -80,7 +80,6 @@ function openInBrowser(url: string): void {
 
 /** The app in web mode with a live demo session selected. */
 async function appDemo(o: DemoOptions): Promise<void> {
-  ensureRendererBuilt(true);
   const serveOpts = { host: '127.0.0.1', runsDir: o.logDir, settingsDir: defaultSettingsDir(), static: rendererDist, demoLatencyMs: o.latencyMs };
   let serving: Serving;
   try {

@@ -11,6 +11,7 @@ import { defaultRunsDir } from '../../logs/paths.ts';
 import { isLoopback, startWebServer, type WebServer } from '../../transport/ws-server.ts';
 import { UsageError } from '../errors.ts';
 import { nonNegativeInt } from '../options.ts';
+import { defaultRendererDist, ensureRendererBuilt, rendererDist } from '../renderer-build.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../../..');
 export const DEFAULT_PORT = 5757;
@@ -30,7 +31,10 @@ export interface Serving {
   close(): Promise<void>;
 }
 
+/** Starts the host and the web server; the default UI folder is built first when missing or stale. */
 export async function startServing(o: ServeOptions): Promise<Serving> {
+  // Another --static folder is someone's own build: served as it is, never rebuilt (a build replaces its folder).
+  if (resolve(o.static) === rendererDist) ensureRendererBuilt(rendererDist);
   const host = new Host({ runsDir: resolve(o.runsDir), settingsDir: resolve(o.settingsDir), demoLatencyMs: o.demoLatencyMs, label: 'rlm-studio serve' });
   const staticDir = existsSync(resolve(o.static, 'index.html')) ? resolve(o.static) : null;
   let web: WebServer;
@@ -64,7 +68,7 @@ function addServeOptions(cmd: Command): Command {
     .option('--host <addr>', 'address to bind; anything but loopback is reachable from other machines', '127.0.0.1')
     .option('--runs-dir <dir>', 'where session logs are written', defaultRunsDir())
     .option('--settings-dir <dir>', 'where endpoint profiles are kept', defaultSettingsDir())
-    .option('--static <dir>', 'the built UI to serve', resolve(repoRoot, 'dist/renderer'))
+    .option('--static <dir>', 'the built UI to serve (the default folder is built when missing or stale)', rendererDist)
     .addOption(new Option('--demo-latency-ms <n>', 'simulated latency of the built-in demo model').argParser(nonNegativeInt('--demo-latency-ms')).default(120));
 }
 
@@ -104,6 +108,8 @@ export function registerServe(program: Command): void {
     if (electron !== null) {
       // Electron runs JavaScript only: main, preload, host process and worker are bundled
       // into dist/electron (package.json `main` points at dist/electron/main.mjs).
+      // The shell loads the UI from dist/renderer beside its bundle, whatever RLM_STUDIO_UI_DIR says.
+      ensureRendererBuilt(defaultRendererDist);
       const built = spawnSync(process.execPath, [resolve(repoRoot, 'src-main/cli/electron-build.ts')], { stdio: ['ignore', 'ignore', 'inherit'] });
       if (built.status !== 0) throw new UsageError('could not bundle the desktop shell into dist/electron');
       const child = spawn(electron, [repoRoot], { stdio: 'inherit' });

@@ -20,7 +20,7 @@ let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'rlm-bundle-'));
   // The first bundle would build the UI; done here so no test waits on it.
-  ensureRendererBuilt(true);
+  ensureRendererBuilt();
 }, 600_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

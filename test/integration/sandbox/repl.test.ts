@@ -185,6 +185,29 @@ describe('answer', () => {
     expect((await plain.execute('typeof FINAL_VAR', SITE)).error).toBeNull();
     expect((await plain.execute('print(typeof FINAL_VAR)', SITE)).stdout).toBe('undefined\n');
   });
+
+  it('FINAL submits its argument when enabled: text as is, arrays and plain objects as JSON', async () => {
+    const repl = await make({ finalVar: true });
+    const r = await repl.execute('const n = 6 * 7; print(FINAL(`the answer is ${n}`))', SITE);
+    expect(r.stdout).toBe('the answer is 42\n');
+    expect(r.submitted).toBe('the answer is 42');
+    expect((await repl.execute('FINAL(["a", "b"])', SITE)).submitted).toBe('["a","b"]');
+    expect((await repl.execute('FINAL({ k: 1 })', SITE)).submitted).toBe('{"k":1}');
+    expect((await repl.execute('FINAL(12)', SITE)).submitted).toBe('12');
+    expect((await repl.execute('const list = [1, 2]; FINAL_VAR("list")', SITE)).submitted).toBe('[1,2]');
+    // Only a call made while a block runs submits; an unreached one does not.
+    expect((await repl.execute('if (false) FINAL("never")', SITE)).submitted).toBeNull();
+    const plain = await make();
+    expect((await plain.execute('print(typeof FINAL)', SITE)).stdout).toBe('undefined\n');
+    expect((await plain.execute('let FINAL = 1; print(FINAL)', SITE)).stdout).toBe('1\n');
+  });
+
+  it('FINAL and FINAL_VAR come back after a block overwrites them', async () => {
+    const repl = await make({ finalVar: true });
+    await repl.execute('FINAL = 0; FINAL_VAR = 0', SITE);
+    expect((await repl.execute('print(typeof FINAL, typeof FINAL_VAR)', SITE)).stdout).toBe('function function\n');
+    expect((await repl.execute('FINAL("back")', SITE)).submitted).toBe('back');
+  });
 });
 
 describe('reserved names', () => {
@@ -218,6 +241,7 @@ describe('reserved names', () => {
     await expect(createIsolatedRepl({ bridge: fakeBridge(), finalVar: true, tools: { FINAL_VAR: 1 } })).rejects.toThrow(
       /FINAL_VAR/,
     );
+    await expect(createIsolatedRepl({ bridge: fakeBridge(), finalVar: true, tools: { FINAL: () => 'x' } })).rejects.toThrow(/FINAL/);
   });
 });
 

@@ -51,7 +51,19 @@ describe('findFinalSignal', () => {
     expect(findFinalSignal('FINAL_VAR("result")\nFINAL(no)')).toEqual({ kind: 'final_var', name: 'result' });
   });
 
-  it('ignores signals inside code blocks and mid-line', () => {
-    expect(findFinalSignal('```repl\nFINAL(1)\n```\nwe will call FINAL(2) later')).toBeNull();
+  it('reads signals inside code blocks too, as the paper-era reference did, but not mid-line', () => {
+    expect(findFinalSignal('```repl\nFINAL(1)\n```\nwe will call FINAL(2) later')).toEqual({ kind: 'final', answer: '1' });
+    expect(findFinalSignal('```repl\nx = 3\n    FINAL_VAR(x)\n```')).toEqual({ kind: 'final_var', name: 'x' });
+    expect(findFinalSignal('we will call FINAL(2) later, or FINAL_VAR(x)')).toBeNull();
+    expect(findFinalSignal('print(FINAL(3))')).toBeNull();
+  });
+
+  it('takes FINAL up to the last ")" ending a line, across lines, as the reference\'s greedy pattern did', () => {
+    expect(findFinalSignal('FINAL(first line\nsecond (line))\nthanks')).toEqual({ kind: 'final', answer: 'first line\nsecond (line)' });
+  });
+
+  it('a FINAL_VAR is the signal even when its argument is no name, and hides a later FINAL', () => {
+    expect(findFinalSignal("FINAL_VAR( 'my answer' )\nFINAL(x)")).toEqual({ kind: 'final_var', name: 'my answer' });
+    expect(findFinalSignal('FINAL_VAR(""result"")')).toEqual({ kind: 'final_var', name: 'result' });
   });
 });

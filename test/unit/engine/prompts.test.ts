@@ -11,6 +11,7 @@ import {
   OUTPUT_CAP_CHARS,
   type SystemPromptOptions,
 } from '../../../src-main/engine/prompts.ts';
+import { subLmBudgets } from '../../../src-main/engine/sub-lm-budgets.ts';
 import { classify, replLanguage } from '../../../src-main/mock-llm/policy.ts';
 
 const block = { stdout: '', stderr: '', error: null, variables: [], replResetNote: null };
@@ -23,6 +24,13 @@ describe('REPL output message', () => {
   it('shows stdout, the error and the variables', () => {
     const msg = buildReplOutputMessage([{ ...block, stdout: 'hi\n', error: { name: 'TypeError', message: 'x is undefined' }, variables: ['a', 'b'] }]);
     expect(msg).toBe('REPL output:\nhi\n\nTypeError: x is undefined\n\nREPL variables: a, b');
+  });
+
+  it('lists the variables as a Python list in a Python REPL, as the reference does', () => {
+    const one = { ...block, stdout: 'hi\n', variables: ['a', 'b_2'] };
+    expect(buildReplOutputMessage([one], 'python')).toBe("REPL output:\nhi\n\nREPL variables: ['a', 'b_2']");
+    expect(buildReplOutputMessage([one], 'javascript')).toBe('REPL output:\nhi\n\nREPL variables: a, b_2');
+    expect(buildReplOutputMessage([{ ...block, variables: [] }], 'python')).toBe('REPL output:\nNo output');
   });
 
   it('numbers blocks when there are several', () => {
@@ -85,15 +93,13 @@ describe('system prompt for Python', () => {
     expect(p).toMatch(/orchestrator/);
     expect(p).toMatch(/sees only the prompt you give it/);
     expect(p).toMatch(/terse, structured reply/);
-    expect(p).toMatch(/500,000 characters/);
-    expect(p).toMatch(/about 100,000/);
     expect(p).toMatch(/more than about 20 prompts/);
     expect(p).toMatch(/Probe first/);
     expect(p).toMatch(/print a small sample/);
-    expect(p).toMatch(/One repl block per turn is fine/);
+    expect(p).toMatch(/one repl block per turn is fine/);
     expect(p).toMatch(/20,000 characters is cut/);
     expect(p).toMatch(/set ready only after/);
-    expect(p).toMatch(/running out of turns, submit your best answer/);
+    expect(p).toMatch(/running out of turns, submit your best inference/);
     expect(p).toMatch(/last expression is not shown/);
   });
 
@@ -109,6 +115,8 @@ describe('system prompt for Python', () => {
     const q = buildSystemPrompt({ ...base, finalPatterns: true, language: 'python' });
     expect(q).toMatch(/FINAL\(your answer\)/);
     expect(q).toMatch(/FINAL_VAR\(name\)/);
+    expect(q).toContain('FINAL and FINAL_VAR are also functions in the REPL');
+    expect(q).toContain('FINAL_VAR("name")');
     expect(q).toContain('answer["ready"] = True');
   });
 
@@ -123,16 +131,94 @@ describe('system prompt for Python', () => {
   });
 });
 
+/** Each teaching point of the reference's prompt (and its orchestrator addendum), as our prompt words it. */
+const TEACHING: [string, RegExp][] = [
+  ['be an orchestrator', /You are an orchestrator, not a solver or a reader/],
+  ['keep own tokens for decisions', /keep your tokens for decisions/],
+  ['delegate long-text work to sub-LMs', /hand every long-text operation .* to sub-LM calls/],
+  ['plain code when it pins the answer', /Where plain code pins the answer/],
+  ['long output pollutes the window; recap through a sub-LM', /ask a sub-LM for a one- or two-sentence recap and print that/],
+  ['only printed output comes back', /Only what you print comes back to you/],
+  ['output is truncated', /beyond about 20,000 characters is cut/],
+  ['sub-LMs have no REPL and see only their prompt', /has no REPL, no tools and no memory of this conversation: it sees only the prompt you give it/],
+  ['clean inputs', /Give it clean, focused input/],
+  ['terse structured outputs', /ask for a terse, structured reply/],
+  ['per-call budget from the window', /sized for the sub-model's window of about [\d,]+ tokens: one prompt can hold at most about [\d,]+ characters, and is read most reliably under about [\d,]+/],
+  ['per-batch budget', /a batch of more than about 20 prompts rarely pays off, so one batch of well-sized prompts covers about [\d,]+ characters/],
+  ['batching raises neither limit', /Batching runs the calls at the same time; it raises neither limit/],
+  ['fat prompts, several batches in turn', /several batches of about 20 one after another, not one huge batch/],
+  ['batched over a loop', /prefer one batched call to a loop of single calls/],
+  ['filter first, then staged passes', /filter with code first .* or work in stages \(a cheap first pass to narrow the candidates, a second pass to read the survivors closely\)/],
+  ['probe first, not on turn 1', /Probe first: .* Do not submit on your first turn without having looked at it/],
+  ['plan the decomposition before executing', /Plan before you execute: say in a few lines how the task decomposes into code and sub-LM steps, and sketch the turns/],
+  ['one turn at a time', /carry the plan out one turn at a time/],
+  ['print a sample at each step', /At each step print a small sample of what you produced/],
+  ['ready only after printing the candidate', /Print the candidate answer and check that it answers the query as asked; set ready only after that/],
+  ['content may change before ready', /Until then you can change the content as often as you like/],
+  ['best inference when out of turns', /If you are running out of turns, submit your best inference rather than no answer/],
+  ['rlm_query for sub-problems needing code', /Use it for sub-problems that themselves need code and several steps/],
+  ['SHOW_VARS', /SHOW_VARS\(\)/],
+  ['failed sub-calls return an error string', /a failed call returns a string starting with "Error:"/],
+];
+
+describe('teaching points', () => {
+  for (const language of ['javascript', 'python'] as const) {
+    const p = buildSystemPrompt({ tools: [], recursion: true, compaction: false, finalPatterns: false, language });
+    for (const [point, re] of TEACHING) {
+      it(`${language}: ${point}`, () => expect(p).toMatch(re));
+    }
+  }
+});
+
+describe('sub-LM budgets', () => {
+  it('follow the sub-model window: a small window gives smaller budgets', () => {
+    const small = subLmBudgets('mock-sub');
+    const large = subLmBudgets('gpt-5-mini');
+    expect(small.windowTokens).toBe(32_000);
+    expect(large.windowTokens).toBe(272_000);
+    expect(small.maxChars).toBeLessThan(large.maxChars);
+    expect(small.goodChars).toBeLessThan(large.goodChars);
+    expect(small.batchChars).toBeLessThan(large.batchChars);
+    // A prompt never fills the whole window (about four characters a token).
+    expect(small.maxChars).toBeLessThan(32_000 * 4);
+    expect(small.goodChars).toBeLessThanOrEqual(small.maxChars);
+    // Whatever the window, a prompt is read well under the reference's ~100K characters.
+    expect(subLmBudgets(1_000_000).goodChars).toBe(100_000);
+    expect(() => subLmBudgets(0)).toThrow(/positive number of tokens/);
+  });
+
+  it('reach the system prompt, its example and the metadata message', () => {
+    for (const language of ['javascript', 'python'] as const) {
+      const opts = { tools: [], recursion: true, compaction: false, finalPatterns: false, language };
+      const small = buildSystemPrompt({ ...opts, budgets: subLmBudgets(32_000) });
+      const large = buildSystemPrompt({ ...opts, budgets: subLmBudgets(272_000) });
+      expect(small).toContain('window of about 32,000 tokens: one prompt can hold at most about 96,000 characters, and is read most reliably under about 48,000');
+      expect(small).toContain('covers about 960,000 characters');
+      expect(small).toMatch(/context\[i:i \+ 48000\]|context\.slice\(i, i \+ 48000\)/);
+      expect(large).toContain('window of about 272,000 tokens: one prompt can hold at most about 816,000 characters, and is read most reliably under about 100,000');
+      expect(small).not.toContain('500,000');
+      const meta = (w: number): string => buildMetadataMessage(describeContext('abc'), 'Q', language, subLmBudgets(w));
+      expect(meta(32_000)).toMatch(/Each sub-LM call can read about 96,000 characters\.$/);
+      expect(meta(272_000)).toMatch(/Each sub-LM call can read about 816,000 characters\.$/);
+    }
+  });
+});
+
 describe('metadata message', () => {
   it('names types as the REPL language does, with the right article', () => {
     expect(buildMetadataMessage(describeContext('abc'), null, 'python')).toMatch(/^Your context is a str of 3 total characters\./);
     expect(buildMetadataMessage(describeContext('abc'), '  ', 'python')).toMatch(/^Your context is a str/);
     expect(buildMetadataMessage(describeContext('abc'), 'Who?', 'python')).toMatch(/^Query: Who\?\n\nYour context is a str/);
     expect(buildMetadataMessage(describeContext(['a', 'b']), null, 'python')).toMatch(/^Your context is a list of 2 total characters\. It has 2 items/);
-    expect(buildMetadataMessage(describeContext({ k: 'v' }), 'Q?', 'python')).toMatch(/^Query: Q\?\n\nYour context is a dict of 1 total characters\. It has 1 entries/);
+    expect(buildMetadataMessage(describeContext({ k: 'v' }), 'Q?', 'python')).toMatch(/^Query: Q\?\n\nYour context is a dict of 1 total character\. It has 1 entry, of this length/);
     expect(buildMetadataMessage(describeContext({ k: 'v' }), null)).toMatch(/^Your context is an object of/);
     expect(buildMetadataMessage(describeContext(['a']), null)).toMatch(/^Your context is an array of/);
     expect(buildMetadataMessage(describeContext('a'), null)).toMatch(/^Your context is a string of/);
+  });
+
+  it('counts in the singular and plural correctly', () => {
+    expect(buildMetadataMessage(describeContext('a'), null)).toMatch(/^Your context is a string of 1 total character\. /);
+    expect(buildMetadataMessage(describeContext(['ab', 'c']), null, 'python')).toMatch(/a list of 3 total characters\. It has 2 items, of these lengths in characters: \[2, 1\]\./);
   });
 
   it('lets mock-llm tell the language from it, whatever the system prompt', () => {

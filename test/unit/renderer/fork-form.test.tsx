@@ -114,6 +114,24 @@ describe('Fork from here…', () => {
     });
   });
 
+  it('leaves the paper-era protocol to the source unless it is set in the form', async () => {
+    const { carrier, runId } = await mount({ local: false });
+    fireEvent.click(screen.getByTestId('fork'));
+    const select = screen.getByTestId('fork-final-patterns') as HTMLSelectElement;
+    expect(select.value).toBe('source');
+    for (const choice of ['on', 'off', 'source']) {
+      fireEvent.change(select, { target: { value: choice } });
+      await act(async () => {
+        fireEvent.click(screen.getByTestId('fork-start'));
+      });
+    }
+    expect(forks(carrier).map((c) => c.params)).toEqual([
+      { breakpoints: [], sessionId: 'h1', runId, iteration: 2, finalPatterns: true },
+      { breakpoints: [], sessionId: 'h1', runId, iteration: 2, finalPatterns: false },
+      { breakpoints: [], sessionId: 'h1', runId, iteration: 2 },
+    ]);
+  });
+
   it('asks an imported reference log for its context, then hands the log to the host and forks with it', async () => {
     const { carrier, runId } = await mount({ local: true });
     fireEvent.click(screen.getByTestId('fork'));

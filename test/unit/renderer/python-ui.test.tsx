@@ -18,6 +18,7 @@ import { validateDraft, type ProfileDraft } from '../../../src-renderer/views/Pr
 import { fixtureEvents, servicesWith } from './helpers.ts';
 
 const DEMO: EndpointProfile = { name: 'demo', baseUrl: 'http://127.0.0.1/v1', model: 'mock-root', subModel: null, apiKeyRef: null, prices: {} };
+const PAPER: EndpointProfile = { name: 'paper', baseUrl: 'http://127.0.0.1:8001/v1', model: 'rlm-paper', subModel: null, apiKeyRef: null, prices: {}, finalPatterns: true };
 const QWEN: EndpointProfile = { name: 'qwen', baseUrl: 'http://127.0.0.1:8000/v1', model: 'rlm-qwen3-8b', subModel: null, apiKeyRef: null, prices: {}, repl: 'python', systemPrompt: 'You are an RLM. Tools: {tools}' };
 
 const PY_VARS: VariableView[] = [
@@ -28,7 +29,7 @@ const PY_VARS: VariableView[] = [
 
 /** A host that lists profiles, refuses every start (the test reads what was sent), and lists Python variables. */
 class ScriptedHost extends MemoryCarrier {
-  profiles: EndpointProfile[] = [DEMO, QWEN];
+  profiles: EndpointProfile[] = [DEMO, QWEN, PAPER];
   sessions: SessionSummary[] = [];
   override send(m: ClientMessage): void {
     super.send(m);
@@ -66,7 +67,7 @@ async function mountForm() {
       <NewRunForm />
     </ServicesProvider>,
   );
-  await waitFor(() => expect(store.getState().profiles.length).toBe(2));
+  await waitFor(() => expect(store.getState().profiles.length).toBe(3));
   return { store, carrier };
 }
 
@@ -165,6 +166,30 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
     ]);
   });
 
+  it("takes a profile's paper-era setting, which the form can turn off, and says off otherwise", async () => {
+    const { carrier } = await mountForm();
+    const box = (): HTMLInputElement => screen.getByTestId('nr-final-patterns') as HTMLInputElement;
+    expect(box().checked).toBe(false);
+    fireEvent.change(screen.getByTestId('nr-profile'), { target: { value: 'paper' } });
+    expect(box().checked).toBe(true);
+    const start = async (): Promise<void> => {
+      await act(async () => {
+        fireEvent.click(screen.getByTestId('nr-start'));
+      });
+    };
+    await start();
+    fireEvent.click(box());
+    await start();
+    fireEvent.change(screen.getByTestId('nr-profile'), { target: { value: 'qwen' } });
+    expect(box().checked).toBe(false);
+    await start();
+    expect(sentOf(carrier, 'session.start').map((c) => [c.params.profile, c.params.finalPatterns])).toEqual([
+      ['paper', true],
+      ['paper', false],
+      ['qwen', false],
+    ]);
+  });
+
   it('refuses an empty custom prompt in the form, with the reason', async () => {
     const { carrier } = await mountForm();
     fireEvent.click(screen.getByTestId('nr-prompt-custom'));
@@ -196,7 +221,7 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
 });
 
 describe('profiles: REPL language and system prompt', () => {
-  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '' };
+  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false };
   it('keeps Python and a prompt; JavaScript and an empty prompt are left out', () => {
     expect(validateDraft({ ...base, repl: 'python', systemPrompt: 'P {tools}' }, [])).toEqual({
       profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {}, repl: 'python', systemPrompt: 'P {tools}' },
@@ -205,6 +230,8 @@ describe('profiles: REPL language and system prompt', () => {
     expect(plain).toHaveProperty('profile');
     expect('profile' in plain && Object.keys(plain.profile)).not.toContain('repl');
     expect('profile' in plain && Object.keys(plain.profile)).not.toContain('systemPrompt');
+    expect('profile' in plain && Object.keys(plain.profile)).not.toContain('finalPatterns');
+    expect(validateDraft({ ...base, finalPatterns: true }, [])).toMatchObject({ profile: { finalPatterns: true } });
     // The protocol's own schema has the last word (a prompt over its size limit).
     expect(validateDraft({ ...base, systemPrompt: 'x'.repeat(1_000_001) }, [])).toMatchObject({ errors: { systemPrompt: expect.stringContaining('systemPrompt') } });
   });
@@ -215,17 +242,20 @@ describe('profiles: REPL language and system prompt', () => {
     const dialog = screen.getByRole('dialog', { name: 'Endpoint profiles' });
     expect(within(dialog).getByTestId('pp-row-qwen').textContent).toMatch(/Python.*own \(30 characters\)/);
     fireEvent.click(within(dialog).getByTestId('pp-add'));
-    fireEvent.change(screen.getByTestId('pp-name'), { target: { value: 'paper' } });
+    fireEvent.change(screen.getByTestId('pp-name'), { target: { value: 'paper2' } });
     fireEvent.change(screen.getByTestId('pp-base-url'), { target: { value: 'http://127.0.0.1:9/v1' } });
     fireEvent.change(screen.getByTestId('pp-model'), { target: { value: 'm' } });
     fireEvent.change(screen.getByTestId('pp-repl'), { target: { value: 'python' } });
     fireEvent.change(screen.getByTestId('pp-system-prompt'), { target: { value: 'Trained prompt' } });
+    fireEvent.click(screen.getByTestId('pp-final-patterns'));
     await act(async () => {
       fireEvent.click(screen.getByTestId('pp-save'));
     });
     expect(sentOf(carrier, 'profiles.save').map((c) => c.profile)).toEqual([
-      { name: 'paper', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {}, repl: 'python', systemPrompt: 'Trained prompt' },
+      { name: 'paper2', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {}, repl: 'python', systemPrompt: 'Trained prompt', finalPatterns: true },
     ]);
+    expect(within(dialog).getByTestId('pp-row-paper').textContent).toMatch(/accepted/);
+    expect(within(dialog).getByTestId('pp-row-qwen').textContent).not.toMatch(/accepted/);
   });
 });
 

@@ -1,5 +1,5 @@
 // The bundle's code view (aliased in place of monaco/CodeViewImpl.tsx by vite.bundle.config.ts):
-// a plain read-only <pre>. Monaco with its workers would add ~6 MB to every shared file, and
+// a plain read-only <pre>. Monaco with its worker would add ~5 MB to every shared file, and
 // a bundle never edits code.
 import { useEffect } from 'react';
 import type { CodeViewProps } from '../monaco/CodeView.tsx';

@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   start: async () => [(await import('./serve.ts')).registerServe],
   eval: async () => [(await import('./eval.ts')).registerEval],
   'eval-gen': async () => [(await import('./eval.ts')).registerEvalGen],
+  'export-sft': async () => [(await import('./export-sft.ts')).registerExportSft],
 };
 
 /** Adds the subcommand named in `argv` (or, for help and unknown names, every one). */

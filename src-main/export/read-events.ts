@@ -12,13 +12,13 @@ export interface LogRead {
   problems: ReadProblem[];
 }
 
-export async function readEvents(path: string, onEvent: (e: TrajectoryEvent) => void): Promise<LogRead> {
+export async function readEvents(path: string, onEvent: (e: TrajectoryEvent, header: LogHeader | null) => void): Promise<LogRead> {
   const out: LogRead = { format: null, header: null, events: 0, problems: [] };
   for await (const batch of readLogBatches(path)) {
     for (const item of batch) {
       if (item.kind === 'event') {
         out.events++;
-        onEvent(item.event);
+        onEvent(item.event, out.header);
       } else if (item.kind === 'format') out.format = item.format;
       else if (item.kind === 'header') out.header = item.header;
       else if (item.kind === 'problem') out.problems.push(item.problem);

@@ -64,8 +64,8 @@ export async function runExportSft(paths: string[], o: ExportSftOptions, io: Out
   try {
     for (const input of inputs) {
       let log: ReturnType<SftExporter['beginLog']> | null = null;
-      const read = await readEvents(input.path, (e) => {
-        log ??= exporter.beginLog({ file: input.path, sessionId: null });
+      const read = await readEvents(input.path, (e, header) => {
+        log ??= exporter.beginLog({ file: input.path, sessionId: header?.sessionId ?? null });
         log.push(e);
       });
       (log as ReturnType<SftExporter['beginLog']> | null)?.end();

@@ -344,7 +344,7 @@ export function searchSession(state: TrajectoryState, query: string, limit = 500
   for (const run of walkRuns(state)) {
     for (const m of run.start?.messages ?? []) look(m.content, run.id, null, 'prompt');
     for (const it of run.iterations) {
-      for (const m of it.start?.appended ?? []) look(m.content, run.id, it.iteration, 'prompt');
+      for (const m of [...(it.start?.appended ?? []), ...(it.reply?.transient ?? [])]) look(m.content, run.id, it.iteration, 'prompt');
       look(it.reply?.text, run.id, it.iteration, 'reply');
       for (const b of blocksOf(it)) {
         look(b.start?.code, run.id, it.iteration, 'code');

@@ -205,10 +205,11 @@ function IterationDetail({ sessionId, traj, run, it, pause, language }: { sessio
       ) : null}
       <details open={it.iteration <= 1 || undefined}>
         <summary>
-          Prompt messages ({(first ? (run.start?.messages.length ?? 0) : 0) + (it.start?.appended.length ?? 0)}){leftOut ? <span data-testid="texts-loading"> · reading the full texts…</span> : null}
+          Prompt messages ({(first ? (run.start?.messages.length ?? 0) : 0) + (it.start?.appended.length ?? 0) + (it.reply?.transient?.length ?? 0)}){leftOut ? <span data-testid="texts-loading"> · reading the full texts…</span> : null}
         </summary>
         {first && run.start ? <MessageList messages={run.start.messages} label="Initial messages" /> : null}
         {it.start ? <MessageList messages={it.start.appended} label="Appended before the call" /> : null}
+        {it.reply?.transient ? <MessageList messages={it.reply.transient} label="Sent with this call only (not kept in the history)" /> : null}
       </details>
       {it.modelErrors.map((e) => (
         <div key={e.seq} className="error">

@@ -15,8 +15,8 @@
 //   kind 'llm' sub-calls.
 // - Child iterations' `prompt` lists are all the child's final history (RLM-SPEC Q4): we
 //   rebuild each turn's list from it. Paper-era logs send the per-turn prompt without
-//   keeping it in history; our events cannot say "transient", so rebuilt histories keep
-//   those prompts (a warning says so).
+//   keeping it in history: it becomes the reply's `transient` message, as the engine records
+//   a request sent with one call only.
 import {
   EVENT_SCHEMA_VERSION,
   asCallId,
@@ -268,7 +268,8 @@ class RunWriter {
   private sawDefault = false;
   private iterations = 0;
   private replyIndex = 0;
-  private warnedTransient = false;
+  /** The log sends turn prompts without keeping them (the paper-era reference). */
+  private paperEra = false;
   /** Usage of this run's replies and plain calls plus all descendants (for run.end). */
   readonly total = { inputTokens: 0, outputTokens: 0, costUsd: null as number | null, calls: 0 };
 
@@ -369,24 +370,26 @@ class RunWriter {
     this.iterations++;
     const durMs = (entry.iterationTime ?? 0) * 1000;
     const startMs = endMs === null ? this.lastEndMs : endMs - durMs;
-    // What the history gained: before this call (the turn prompt), and after it.
-    const startAppended = this.appendedBefore(sent);
     let endAppended: ChatMessage[] = [];
     let compaction: ChatMessage[] | null = null;
+    // Paper era: the turn prompt was sent with this call but not kept (seen from the next
+    // entry's prompt; the last entry of such a log follows the earlier ones).
+    let transientTurn = next === null && this.paperEra;
     if (next) {
       const c = commonPrefix(sent, next);
       const tail = next.slice(c, Math.max(c, next.length - 1));
       if (c === sent.length) endAppended = tail;
       else if (c === sent.length - 1) {
-        endAppended = tail; // Paper era: the turn prompt was sent but not kept.
-        if (!this.warnedTransient) {
-          this.warnedTransient = true;
-          this.warn('paper-era log: per-turn prompts were sent without being kept in the history; rebuilt message lists keep them');
-        }
+        endAppended = tail;
+        transientTurn = this.paperEra = true;
       } else {
         compaction = next.slice(0, Math.max(0, next.length - 1));
       }
     }
+    const turnPrompt = transientTurn ? sent.at(-1) : undefined;
+    // What the history gained before this call (the turn prompt, unless sent with it only).
+    const before = this.appendedBefore(sent);
+    const startAppended = turnPrompt ? before.slice(0, -1) : before;
     this.emit(
       { type: 'iteration.start', ...this.envelope(), iteration: k, appended: startAppended, historyLength: sent.length, historyTokens: estimateTokens(sent) },
       startMs,
@@ -398,7 +401,7 @@ class RunWriter {
     const usage = this.replyUsage(entry);
     this.addUsage(usage);
     this.emit(
-      { type: 'model.reply', ...this.envelope(), iteration: k, purpose: 'turn', model: this.info.model, text: entry.response, usage, latencyMs: latency },
+      { type: 'model.reply', ...this.envelope(), iteration: k, purpose: 'turn', model: this.info.model, text: entry.response, usage, latencyMs: latency, ...(turnPrompt ? { transient: [turnPrompt] } : {}) },
       startMs === null ? null : startMs + latency,
     );
     let cursor = startMs === null ? null : startMs + latency;
@@ -409,7 +412,7 @@ class RunWriter {
       { type: 'iteration.end', ...this.envelope(), iteration: k, appended: endAppended, finalAnswer: entry.finalAnswer, durationMs: durMs },
       endMs ?? cursor,
     );
-    this.history = [...sent, ...endAppended];
+    this.history = [...(turnPrompt ? sent.slice(0, -1) : sent), ...endAppended];
     if (compaction) {
       this.emit(
         {
@@ -850,7 +853,7 @@ function runEntries(state: TrajectoryState, run: RunNode, epochOf: (t: number) =
     if (it.start) history.push(...it.start.appended);
     const reply = it.reply;
     const isDefault = reply?.purpose === 'final_answer';
-    const prompt = isDefault ? [...history, ...(reply.transient ?? [{ role: 'assistant', content: DEFAULT_ANSWER_REQUEST }])] : [...history];
+    const prompt = isDefault ? [...history, ...(reply.transient ?? [{ role: 'assistant', content: DEFAULT_ANSWER_REQUEST }])] : [...history, ...(reply?.transient ?? [])];
     const codeBlocks = blocksOf(it).map((b) => {
       const calls = b.calls.map((id) => {
         const call = state.calls.get(id);

@@ -1,9 +1,9 @@
 // `rlm-studio convert IN --to native|rlm-python [-o OUT]`: streams a log of any supported
 // format into the other. Never overwrites OUT. Writes everything readable; damaged input
 // still exits non-zero naming the line and the problem.
-import { createWriteStream, type WriteStream } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.ts';
+import { fileSink, type Sink } from '../output-file.ts';
 import { readLog } from '../../logs/read-log.ts';
 import { assertReadable, reportProblems, type Output } from './stats.ts';
 import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
@@ -13,29 +13,6 @@ import { createTrajectoryState } from '../../../src-shared/trajectory/reducer.ts
 import { asSessionId, type LogHeader } from '../../../src-shared/events.ts';
 
 export type ConvertTarget = 'native' | 'rlm-python';
-
-interface Sink {
-  write(text: string): Promise<void>;
-  close(): Promise<void>;
-}
-
-async function fileSink(path: string): Promise<Sink> {
-  const stream: WriteStream = createWriteStream(path, { flags: 'wx' });
-  await new Promise<void>((resolve, reject) => {
-    stream.once('open', () => resolve());
-    stream.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EEXIST' ? new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`) : new UsageError(`${path}: cannot create it (${err.code ?? err.message})`)),
-    );
-  });
-  return {
-    write: (text) =>
-      new Promise<void>((resolve, reject) => {
-        if (stream.write(text)) resolve();
-        else stream.once('drain', resolve).once('error', reject);
-      }),
-    close: () => new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve()))),
-  };
-}
 
 function outputSink(io: Output): Sink {
   return { write: async (text) => io.out(text), close: async () => undefined };

@@ -18,6 +18,8 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   start: async () => [(await import('./serve.ts')).registerServe],
   eval: async () => [(await import('./eval.ts')).registerEval],
   'eval-gen': async () => [(await import('./eval.ts')).registerEvalGen],
+  'export-sft': async () => [(await import('./export-sft.ts')).registerExportSft],
+  'export-calls': async () => [(await import('./export-calls.ts')).registerExportCalls],
 };
 
 /** Adds the subcommand named in `argv` (or, for help and unknown names, every one). */

@@ -161,12 +161,14 @@ describe('reference-library import: the shared fixtures', () => {
     expect(logStats(importText(read('g_openai_http')).state).costUsd).toBeCloseTo(0.000086, 9);
   });
 
-  it('paper-era logs: read, with a warning about transient turn prompts', () => {
+  it('paper-era logs: turn prompts sent with one call only are the replies\' transient messages', () => {
     const r = readRlmPythonText(read('paper-8467a58/c_recursive'));
-    expect(r.problems.some((p) => p.severity === 'warning' && /paper-era/.test(p.message))).toBe(true);
     const s = reduceEvents(r.events);
+    const root = s.runs.get(s.roots[0] as never);
+    expect(root?.iterations.map((i) => i.start?.appended.length)).toEqual(root?.iterations.map(() => 0));
+    expect(root?.iterations.every((i) => i.reply?.transient?.length === 1 && i.reply.transient[0]!.role === 'user')).toBe(true);
     const child = s.runs.get(s.runs.get(s.roots[0] as never)?.children[0] as never);
-    expect(child?.iterations.map((i) => i.start?.appended.length)).toEqual([1, 1, 1]);
+    expect(child?.iterations.map((i) => [i.start?.appended.length, i.reply?.transient?.length])).toEqual([[0, 1], [0, 1], [0, 1]]);
   });
 
   it('several completions in one file (persistent multi-turn): one root run per completion', () => {

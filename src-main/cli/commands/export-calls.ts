@@ -1,0 +1,103 @@
+// `rlm-studio export-calls LOG|DIR… [--where EXPR] -o calls.jsonl`: every sub-call of the
+// logs that matches the filter, one JSON line each (see export/calls.ts).
+import { access, rename, rm } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { ModelCallFolder } from '../../../src-shared/trajectory/model-calls.ts';
+import { type CallLine, compileWhere, WHERE_FIELDS, WhereError } from '../../export/calls.ts';
+import { expandLogInputs } from '../../export/log-inputs.ts';
+import { readEvents } from '../../export/read-events.ts';
+import { UsageError } from '../errors.ts';
+import { fileSink } from '../output-file.ts';
+import { reportProblems, type Output } from './stats.ts';
+
+export interface ExportCallsOptions {
+  output: string;
+  where?: string;
+  json?: boolean;
+}
+
+export interface ExportCallsReport {
+  logs: number;
+  calls: number;
+  kept: number;
+}
+
+const processOutput: Output = {
+  out: (t) => void process.stdout.write(t),
+  err: (t) => void process.stderr.write(t),
+};
+
+export async function runExportCalls(paths: string[], o: ExportCallsOptions, io: Output = processOutput): Promise<ExportCallsReport> {
+  let where: ((l: CallLine) => boolean) | null = null;
+  try {
+    where = o.where === undefined ? null : compileWhere(o.where);
+  } catch (err) {
+    if (err instanceof WhereError) throw new UsageError(err.message);
+    throw err;
+  }
+  const inputs = await expandLogInputs(paths);
+  if (await access(o.output).then(() => true, () => false)) {
+    throw new UsageError(`${o.output} already exists; refusing to overwrite it (choose another -o path)`);
+  }
+  const partial = `${o.output}.partial`;
+  const sink = await fileSink(partial);
+  const report: ExportCallsReport = { logs: 0, calls: 0, kept: 0 };
+  try {
+    for (const input of inputs) {
+      const failed: { err: unknown }[] = [];
+      let written: Promise<void> = Promise.resolve();
+      let sessionId: string | null = null;
+      const folder = new ModelCallFolder({
+        subcall: (s) => {
+          if (failed.length > 0) return;
+          const line: CallLine = { file: input.path, sessionId, ...s };
+          report.calls++;
+          try {
+            if (where !== null && !where(line)) return;
+          } catch (err) {
+            failed.push({ err });
+            return;
+          }
+          report.kept++;
+          written = written.then(() => sink.write(`${JSON.stringify(line)}\n`));
+        },
+      });
+      const read = await readEvents(input.path, (e, header) => {
+        sessionId = header?.sessionId ?? null;
+        folder.push(e);
+      });
+      folder.flush();
+      await written;
+      const err = failed[0]?.err;
+      if (err !== undefined) throw err instanceof WhereError ? new UsageError(err.message) : err;
+      if (read.format === null && !input.explicit) {
+        io.err(`rlm-studio: ${input.path}: skipped, not a log in a known format\n`);
+        continue;
+      }
+      reportProblems(input.path, read.problems, io, 'nothing exported');
+      report.logs++;
+    }
+    await sink.close();
+  } catch (err) {
+    await sink.close().catch(() => undefined);
+    await rm(partial, { force: true });
+    throw err;
+  }
+  await rename(partial, o.output);
+  if (o.json) io.out(`${JSON.stringify(report)}\n`);
+  else io.err(`wrote ${report.kept.toLocaleString('en-US')} of ${report.calls.toLocaleString('en-US')} sub-call(s) from ${report.logs} log(s) to ${o.output}\n`);
+  return report;
+}
+
+export function registerExportCalls(program: Command): void {
+  program
+    .command('export-calls')
+    .description('Write the sub-calls of logs (either format) as JSON lines: prompt, model, response, usage, and the run and iteration each came from.')
+    .argument('<logs...>', 'log files, or folders searched for logs')
+    .requiredOption('-o, --output <file>', 'output JSONL (never overwritten)')
+    .option('--where <expr>', `keep the calls for which the expression holds, e.g. 'kind == "llm" and latencyMs > 1000 and prompt ~= "needle"' (~= is a regular-expression match). Fields: ${WHERE_FIELDS.join(', ')}`)
+    .option('--json', 'print the counts as JSON on stdout')
+    .action(async (paths: string[], options: ExportCallsOptions) => {
+      await runExportCalls(paths, options);
+    });
+}

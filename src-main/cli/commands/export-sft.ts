@@ -1,0 +1,124 @@
+// `rlm-studio export-sft LOG|DIR… -o train.jsonl`: chat fine-tuning examples, one per model
+// call of the selected trajectories (see export/sft.ts). What was kept and dropped, and why,
+// goes to stderr (or stdout as JSON with --json).
+import { access, rename, rm } from 'node:fs/promises';
+import { Option, type Command } from 'commander';
+import { readResults } from '../../eval/results.ts';
+import { expandLogInputs } from '../../export/log-inputs.ts';
+import { readEvents } from '../../export/read-events.ts';
+import { baseName, formatSftReport, SFT_FORMATS, SftExporter, type SftFormat, type SftReport, type SftSelection } from '../../export/sft.ts';
+import { UsageError } from '../errors.ts';
+import { fileSink } from '../output-file.ts';
+import { nonNegativeInt, positiveInt } from '../options.ts';
+import { reportProblems, type Output } from './stats.ts';
+
+export interface ExportSftOptions {
+  output: string;
+  only?: 'answered';
+  results?: string;
+  onlyCorrect?: boolean;
+  depth?: number;
+  maxIterations?: number;
+  format: SftFormat;
+  withSource?: boolean;
+  json?: boolean;
+}
+
+const processOutput: Output = {
+  out: (t) => void process.stdout.write(t),
+  err: (t) => void process.stderr.write(t),
+};
+
+function correctLogs(resultsPath: string): Map<string, boolean> {
+  const { results, skipped } = readResults(resultsPath);
+  if (results.length === 0) {
+    throw new UsageError(`${resultsPath}: no task results in it${skipped > 0 ? ` (${skipped} line(s) could not be read)` : ''}`);
+  }
+  const out = new Map<string, boolean>();
+  for (const r of results) if (r.logFile !== null) out.set(baseName(r.logFile), r.correct);
+  return out;
+}
+
+export async function runExportSft(paths: string[], o: ExportSftOptions, io: Output = processOutput): Promise<SftReport> {
+  if (o.onlyCorrect && !o.results) throw new UsageError('--only-correct needs --results FILE (an evaluation\'s results.jsonl)');
+  if (o.results && !o.onlyCorrect) throw new UsageError('--results is read for --only-correct; add --only-correct');
+  const selection: SftSelection = {
+    onlyAnswered: o.only === 'answered',
+    correctLogs: o.results ? correctLogs(o.results) : null,
+    depth: o.depth ?? null,
+    maxIterations: o.maxIterations ?? null,
+  };
+  const inputs = await expandLogInputs(paths);
+  // Written beside the target and renamed at the end: a failed export leaves no partial file.
+  const partial = `${o.output}.partial`;
+  const sink = await fileSink(partial);
+  let pendingWrite: Promise<void> = Promise.resolve();
+  const exporter = new SftExporter({
+    selection,
+    format: o.format,
+    withSource: o.withSource ?? false,
+    write: (line) => {
+      pendingWrite = pendingWrite.then(() => sink.write(line));
+    },
+  });
+  try {
+    for (const input of inputs) {
+      let log: ReturnType<SftExporter['beginLog']> | null = null;
+      const read = await readEvents(input.path, (e, header) => {
+        log ??= exporter.beginLog({ file: input.path, sessionId: header?.sessionId ?? null });
+        log.push(e);
+      });
+      (log as ReturnType<SftExporter['beginLog']> | null)?.end();
+      await pendingWrite;
+      if (read.format === null && !input.explicit) {
+        io.err(`rlm-studio: ${input.path}: skipped, not a log in a known format\n`);
+        continue;
+      }
+      reportProblems(input.path, read.problems, io, 'nothing exported');
+    }
+    await pendingWrite;
+    await sink.close();
+  } catch (err) {
+    await sink.close().catch(() => undefined);
+    await rm(partial, { force: true });
+    throw err;
+  }
+  const report = exporter.result();
+  try {
+    await assertAbsent(o.output);
+    await rename(partial, o.output);
+  } catch (err) {
+    await rm(partial, { force: true });
+    throw err;
+  }
+  if (o.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+  else io.err(formatSftReport(report, o.output));
+  return report;
+}
+
+async function assertAbsent(path: string): Promise<void> {
+  const exists = await access(path).then(
+    () => true,
+    () => false,
+  );
+  if (exists) throw new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`);
+}
+
+export function registerExportSft(program: Command): void {
+  program
+    .command('export-sft')
+    .description('Write chat fine-tuning examples (one per model call: the messages sent and the reply) from logs of either format.')
+    .argument('<logs...>', 'log files, or folders searched for logs (an evaluation\'s --out folder works)')
+    .requiredOption('-o, --output <file>', 'output JSONL (never overwritten)')
+    .addOption(new Option('--only <which>', 'keep only trajectories whose root run submitted an answer').choices(['answered']))
+    .option('--results <file>', 'an evaluation\'s results.jsonl, for --only-correct')
+    .option('--only-correct', 'keep only logs of tasks scored correct in --results')
+    .option('--depth <n>', 'keep only calls answered at this depth (0: the root model, the paper\'s setting; plain sub-calls count one deeper than their run); default all', nonNegativeInt('--depth'))
+    .option('--max-iterations <n>', 'keep only trajectories whose root run took at most N iterations', positiveInt('--max-iterations'))
+    .addOption(new Option('--format <format>', 'openai: {"messages"} (OpenAI, TRL, Axolotl chat_template); prompt-completion: TRL\'s {"prompt","completion"}; sharegpt: {"system","conversations"} (LLaMA-Factory, Axolotl)').choices([...SFT_FORMATS]).default('openai'))
+    .option('--with-source', 'add a "source" field to each example (log, run, iteration, model, usage); some trainers reject extra fields')
+    .option('--json', 'print the report as JSON on stdout')
+    .action(async (paths: string[], options: ExportSftOptions) => {
+      await runExportSft(paths, options);
+    });
+}

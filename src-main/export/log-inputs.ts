@@ -1,0 +1,53 @@
+// The logs named on an export's command line: files as given, folders searched for logs of
+// any supported format (an evaluation's output folder holds its logs under `logs/` beside
+// `results.jsonl`, which is not a log and is passed over).
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { UsageError } from '../cli/errors.ts';
+
+/** Files in a folder that may be logs: ours end `.rlm.jsonl`, the reference library's `.jsonl`. */
+function mayBeLog(name: string): boolean {
+  return name.endsWith('.jsonl') && name !== 'results.jsonl';
+}
+
+async function walk(dir: string, out: string[]): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  entries.sort((a, b) => a.name.localeCompare(b.name));
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) await walk(path, out);
+    else if (e.isFile() && mayBeLog(e.name)) out.push(path);
+  }
+}
+
+export interface LogInput {
+  path: string;
+  /** Named on the command line (an unreadable one is an error) or found in a folder (skipped with a note). */
+  explicit: boolean;
+}
+
+/** Expands the paths into log files, each once, in a stable order. */
+export async function expandLogInputs(paths: readonly string[]): Promise<LogInput[]> {
+  if (paths.length === 0) throw new UsageError('name at least one log file or folder');
+  const seen = new Set<string>();
+  const out: LogInput[] = [];
+  for (const p of paths) {
+    let isDir: boolean;
+    try {
+      isDir = (await stat(p)).isDirectory();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UsageError(code === 'ENOENT' ? `${p}: no such file or folder` : `${p}: cannot read it (${code ?? String(err)})`);
+    }
+    const found: string[] = [];
+    if (isDir) await walk(p, found);
+    else found.push(p);
+    for (const f of found) {
+      const key = resolve(f);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ path: f, explicit: !isDir });
+    }
+  }
+  return out;
+}

@@ -89,6 +89,13 @@ export function isDirectCall(it: IterationNode): boolean {
   return it.iteration === DIRECT_CALL_ITERATION;
 }
 
+/** Iterations of the turn loop a run recorded (its direct call, if any, is none). */
+export function iterationCount(run: RunNode): number {
+  let n = 0;
+  for (const it of run.iterations) if (!isDirectCall(it)) n++;
+  return n;
+}
+
 export function iterationTotals(state: TrajectoryState, it: IterationNode): Totals {
   const t = emptyTotals();
   t.iterations = isDirectCall(it) ? 0 : 1;

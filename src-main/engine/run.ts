@@ -370,7 +370,10 @@ export class RlmRun implements SubcallBridge {
   /** The error a block counts toward `maxErrors`, or null: a raised error, or with 'stderr' any stderr output. */
   private countedError(res: ExecResult): string | null {
     if (res.error) return `${res.error.name}: ${res.error.message}`;
-    if (this.limits.maxErrorsMode === 'stderr' && res.stderr !== '') return res.stderr.trimEnd();
+    if (this.limits.maxErrorsMode === 'stderr' && res.stderr !== '') {
+      const text = res.stderr.trimEnd();
+      return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+    }
     return null;
   }
 

@@ -63,14 +63,43 @@ export interface ContextMeta {
   chunkLengths: number[];
 }
 
+/** What makes a turn count toward `maxErrors`: a block that raised, or (the reference's rule) any stderr output. */
+export type MaxErrorsMode = 'thrown' | 'stderr';
+export const MAX_ERRORS_MODES: readonly MaxErrorsMode[] = ['thrown', 'stderr'];
+
+/** Where a child run's `llm_query` goes when the code names no model: the session's sub model, or the child's own. */
+export type ChildLlmModel = 'sub' | 'own';
+export const CHILD_LLM_MODELS: readonly ChildLlmModel[] = ['sub', 'own'];
+
 export interface Limits {
+  /** 0: a direct call, no REPL (the reference's baseline). */
   maxDepth: number;
   maxIterations: number;
   maxBudgetUsd: Usd | null;
   maxTimeoutMs: Ms | null;
   maxTokens: number | null;
   maxErrors: number | null;
-  maxConcurrency: number;
+  /** Concurrent calls in one `llm_query_batched`. Readers fill it from `maxConcurrency` in older logs. */
+  maxConcurrencyLlm: number;
+  /** Concurrent child runs in one `rlm_query_batched`. Readers fill it from `maxConcurrency` in older logs. */
+  maxConcurrencyRlm: number;
+  /** Logs written before the two caps were separate: one cap for both batched calls. */
+  maxConcurrency?: number;
+  /** Absent in older logs: 'thrown'. Added in version 1 (optional). */
+  maxErrorsMode?: MaxErrorsMode;
+  /** Absent in older logs: 'sub'. Added in version 1 (optional). */
+  childLlmModel?: ChildLlmModel;
+}
+
+/**
+ * Fills the two batched-call caps of limits read from a log written when one cap served both;
+ * false when neither form is there.
+ */
+export function upgradeLimits(limits: Partial<Limits>): limits is Limits {
+  const legacy = limits.maxConcurrency;
+  if (limits.maxConcurrencyLlm === undefined && legacy !== undefined) limits.maxConcurrencyLlm = legacy;
+  if (limits.maxConcurrencyRlm === undefined && legacy !== undefined) limits.maxConcurrencyRlm = legacy;
+  return limits.maxConcurrencyLlm !== undefined && limits.maxConcurrencyRlm !== undefined;
 }
 
 /** Where in its parent a child run or a sub-call was made. */
@@ -155,7 +184,14 @@ export interface IterationStartEvent extends Envelope {
   historyTokens: number;
 }
 
-export type ModelCallPurpose = 'turn' | 'final_answer' | 'compaction';
+/**
+ * 'direct': the one plain call of a run at maxDepth 0 (no REPL, no iterations); it is
+ * recorded as iteration 0 (`DIRECT_CALL_ITERATION`). Added in version 1.
+ */
+export type ModelCallPurpose = 'turn' | 'final_answer' | 'compaction' | 'direct';
+export const MODEL_CALL_PURPOSES: readonly ModelCallPurpose[] = ['turn', 'final_answer', 'compaction', 'direct'];
+/** The iteration number a direct call's events carry: iterations of the turn loop count from 1. */
+export const DIRECT_CALL_ITERATION = 0;
 
 export interface ModelReplyEvent extends Envelope {
   type: 'model.reply';

@@ -59,7 +59,14 @@ export const RunLimitsInput = z.strictObject({
   maxTimeoutMs: z.number().positive().nullable().optional(),
   maxTokens: positiveInt.nullable().optional(),
   maxErrors: positiveInt.nullable().optional(),
+  /** What `maxErrors` counts: blocks that raised (default) or any stderr output (the reference). */
+  maxErrorsMode: z.enum(['thrown', 'stderr']).optional(),
+  /** Sets both caps below. */
   maxConcurrency: positiveInt.optional(),
+  maxConcurrencyLlm: positiveInt.optional(),
+  maxConcurrencyRlm: positiveInt.optional(),
+  /** Model of a child run's `llm_query` that names none: the sub model (default) or the child's own (the reference). */
+  childLlmModel: z.enum(['sub', 'own']).optional(),
 });
 export type RunLimitsInput = z.infer<typeof RunLimitsInput>;
 

@@ -1,8 +1,8 @@
 // Option parsing shared by the commands: number parsers that name the option in their
 // error, and the limit options `run` and `eval` both take (scripts rely on these names).
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { REPL_LANGUAGES, type ReplLanguage } from '../../src-shared/events.ts';
-import type { SessionSettings } from '../engine/config.ts';
+import { CHILD_LLM_MODELS, type ChildLlmModel, MAX_ERRORS_MODES, type MaxErrorsMode, REPL_LANGUAGES, type ReplLanguage } from '../../src-shared/events.ts';
+import { DEFAULTS, type SessionSettings } from '../engine/config.ts';
 
 export function positiveInt(name: string) {
   return (v: string): number => {
@@ -37,7 +37,11 @@ export interface LimitOptions {
   maxTimeout?: number;
   maxTokens?: number;
   maxErrors?: number;
+  maxErrorsMode?: MaxErrorsMode;
   maxConcurrency?: number;
+  maxConcurrencyLlm?: number;
+  maxConcurrencyRlm?: number;
+  childLlmModel?: ChildLlmModel;
   apiKeyEnv?: string;
   finalPatterns?: boolean;
   repl?: ReplLanguage;
@@ -52,13 +56,40 @@ export function replOption(): Option {
 export function addLimitOptions(cmd: Command): Command {
   return cmd
     .option('--sub-model <name>', 'model for llm_query and leaf calls (default: --model)')
-    .addOption(new Option('--max-depth <n>', 'recursion cap: rlm_query spawns children while depth + 1 < n').argParser(nonNegativeInt('--max-depth')))
+    .addOption(
+      new Option(
+        '--child-llm-model <which>',
+        `model of a child run's llm_query that names none: sub = --sub-model (else the child's own model), own = always the child's own model, as the reference routes (default ${DEFAULTS.childLlmModel})`,
+      ).choices(CHILD_LLM_MODELS),
+    )
+    .addOption(
+      new Option(
+        '--max-depth <n>',
+        `recursion cap: rlm_query spawns children while depth + 1 < n; 0 = no REPL, one plain call with the whole context and query, the reference's baseline (default ${DEFAULTS.maxDepth})`,
+      ).argParser(nonNegativeInt('--max-depth')),
+    )
     .addOption(new Option('--max-iterations <n>', 'turns per run before asking for a final answer').argParser(positiveInt('--max-iterations')))
     .addOption(new Option('--max-budget <usd>', 'stop when a session has spent this many dollars').argParser(positiveNumber('--max-budget')))
     .addOption(new Option('--max-timeout <seconds>', 'stop a session after this much wall time').argParser(positiveNumber('--max-timeout')))
     .addOption(new Option('--max-tokens <n>', 'stop when input+output tokens exceed n').argParser(positiveInt('--max-tokens')))
-    .addOption(new Option('--max-errors <n>', 'stop after n consecutive iterations with errors').argParser(positiveInt('--max-errors')))
-    .addOption(new Option('--max-concurrency <n>', 'concurrent calls within one batched call').argParser(positiveInt('--max-concurrency')))
+    .addOption(new Option('--max-errors <n>', 'stop after n consecutive iterations with errors (see --max-errors-mode; default: no limit)').argParser(positiveInt('--max-errors')))
+    .addOption(
+      new Option(
+        '--max-errors-mode <mode>',
+        `what --max-errors counts: thrown = iterations with a block that raised, stderr = any stderr output too, as the reference counts (default ${DEFAULTS.maxErrorsMode})`,
+      ).choices(MAX_ERRORS_MODES),
+    )
+    .addOption(new Option('--max-concurrency <n>', 'sets both --max-concurrency-llm and --max-concurrency-rlm').argParser(positiveInt('--max-concurrency')))
+    .addOption(
+      new Option('--max-concurrency-llm <n>', `concurrent calls within one llm_query_batched (default ${DEFAULTS.maxConcurrencyLlm}, as the reference)`).argParser(
+        positiveInt('--max-concurrency-llm'),
+      ),
+    )
+    .addOption(
+      new Option('--max-concurrency-rlm <n>', `concurrent child runs within one rlm_query_batched (default ${DEFAULTS.maxConcurrencyRlm}, as the reference)`).argParser(
+        positiveInt('--max-concurrency-rlm'),
+      ),
+    )
     .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
     .option('--final-patterns', 'paper-era protocol: FINAL(answer) / FINAL_VAR(name) in replies (code included) and as REPL functions')
     .addOption(replOption());
@@ -74,7 +105,11 @@ export function sessionSettings(o: LimitOptions): SessionSettings {
     maxTimeoutMs: o.maxTimeout === undefined ? null : o.maxTimeout * 1000,
     maxTokens: o.maxTokens ?? null,
     maxErrors: o.maxErrors ?? null,
+    ...(o.maxErrorsMode ? { maxErrorsMode: o.maxErrorsMode } : {}),
     maxConcurrency: o.maxConcurrency,
+    ...(o.maxConcurrencyLlm !== undefined ? { maxConcurrencyLlm: o.maxConcurrencyLlm } : {}),
+    ...(o.maxConcurrencyRlm !== undefined ? { maxConcurrencyRlm: o.maxConcurrencyRlm } : {}),
+    ...(o.childLlmModel ? { childLlmModel: o.childLlmModel } : {}),
     finalPatterns: o.finalPatterns ?? false,
     ...(o.repl ? { repl: o.repl } : {}),
   };

@@ -1,5 +1,5 @@
 // What a run is configured with. Limits use the reference library's meaning.
-import { type Limits, REPL_LANGUAGES, type ReplLanguage } from '../../src-shared/events.ts';
+import { CHILD_LLM_MODELS, type ChildLlmModel, type Limits, MAX_ERRORS_MODES, type MaxErrorsMode, REPL_LANGUAGES, type ReplLanguage } from '../../src-shared/events.ts';
 import type { LmClient } from '../lm/types.ts';
 import type { HostFunction, SandboxValue } from '../sandbox/types.ts';
 import type { EngineGates } from './gates.ts';
@@ -27,18 +27,33 @@ export interface RlmConfig {
   extraModels?: string[];
   /**
    * Recursion cap, as in the reference: the root is depth 0 and `rlm_query` spawns a child
-   * only while depth + 1 < maxDepth; otherwise it is a plain LM call.
+   * only while depth + 1 < maxDepth; otherwise it is a plain LM call. 0 is the reference's
+   * baseline: no REPL, the context and query go to the model in one plain call.
    */
   maxDepth?: number;
+  /**
+   * Which model a child run's `llm_query` uses when the code names none: 'sub' (default) the
+   * session's sub model, as the root's does; 'own' the child's own model, as the reference routes.
+   */
+  childLlmModel?: ChildLlmModel;
   maxIterations?: number;
   maxBudgetUsd?: number | null;
   maxTimeoutMs?: number | null;
   /** Input + output tokens of a run and its descendants. Not a sampling parameter. */
   maxTokens?: number | null;
-  /** Consecutive turns with a failing block. */
+  /** Consecutive turns with an error, as `maxErrorsMode` counts them. */
   maxErrors?: number | null;
-  /** Concurrent calls inside one batched call. */
+  /**
+   * What makes a turn count toward `maxErrors`: 'thrown' (default) a block that raised;
+   * 'stderr' a block that raised or wrote to stderr, as the reference counts.
+   */
+  maxErrorsMode?: MaxErrorsMode;
+  /** Sets both batched caps below at once (each of them wins over it). */
   maxConcurrency?: number;
+  /** Concurrent calls inside one `llm_query_batched`; default 16, as the reference. */
+  maxConcurrencyLlm?: number;
+  /** Concurrent child runs inside one `rlm_query_batched`; default 4, as the reference. */
+  maxConcurrencyRlm?: number;
   /** The language the model's code runs in, for the root and every child run; default JavaScript. */
   repl?: ReplLanguage;
   /** Replaces the built-in system prompt; `{tools}` in it becomes the list of custom tools. */
@@ -62,13 +77,29 @@ export interface RlmConfig {
 /** The model choice and limits of a session: what a command line or a profile sets. */
 export type SessionSettings = Pick<
   RlmConfig,
-  'subModel' | 'maxDepth' | 'maxIterations' | 'maxBudgetUsd' | 'maxTimeoutMs' | 'maxTokens' | 'maxErrors' | 'maxConcurrency' | 'finalPatterns' | 'repl'
+  | 'subModel'
+  | 'maxDepth'
+  | 'maxIterations'
+  | 'maxBudgetUsd'
+  | 'maxTimeoutMs'
+  | 'maxTokens'
+  | 'maxErrors'
+  | 'maxErrorsMode'
+  | 'maxConcurrency'
+  | 'maxConcurrencyLlm'
+  | 'maxConcurrencyRlm'
+  | 'childLlmModel'
+  | 'finalPatterns'
+  | 'repl'
 >;
 
 export const DEFAULTS = {
   maxDepth: 1,
   maxIterations: 30,
-  maxConcurrency: 8,
+  maxConcurrencyLlm: 16,
+  maxConcurrencyRlm: 4,
+  maxErrorsMode: 'thrown' as MaxErrorsMode,
+  childLlmModel: 'sub' as ChildLlmModel,
   compactionThreshold: 0.85,
   sandbox: { memoryLimitMb: 512, blockCpuMs: 20_000, blockWallMs: 120_000 } satisfies SandboxLimits,
 } as const;
@@ -81,7 +112,10 @@ export function limitsOf(c: RlmConfig): Limits {
     maxTimeoutMs: c.maxTimeoutMs ?? null,
     maxTokens: c.maxTokens ?? null,
     maxErrors: c.maxErrors ?? null,
-    maxConcurrency: c.maxConcurrency ?? DEFAULTS.maxConcurrency,
+    maxErrorsMode: c.maxErrorsMode ?? DEFAULTS.maxErrorsMode,
+    maxConcurrencyLlm: c.maxConcurrencyLlm ?? c.maxConcurrency ?? DEFAULTS.maxConcurrencyLlm,
+    maxConcurrencyRlm: c.maxConcurrencyRlm ?? c.maxConcurrency ?? DEFAULTS.maxConcurrencyRlm,
+    childLlmModel: c.childLlmModel ?? DEFAULTS.childLlmModel,
   };
 }
 
@@ -108,6 +142,14 @@ export function validateConfig(c: RlmConfig): void {
   positiveInt('maxTokens', c.maxTokens);
   positiveInt('maxErrors', c.maxErrors);
   positiveInt('maxConcurrency', c.maxConcurrency);
+  positiveInt('maxConcurrencyLlm', c.maxConcurrencyLlm);
+  positiveInt('maxConcurrencyRlm', c.maxConcurrencyRlm);
+  if (c.maxErrorsMode !== undefined && !MAX_ERRORS_MODES.includes(c.maxErrorsMode)) {
+    throw new RangeError(`maxErrorsMode must be one of ${MAX_ERRORS_MODES.join(', ')}, got ${String(c.maxErrorsMode)}`);
+  }
+  if (c.childLlmModel !== undefined && !CHILD_LLM_MODELS.includes(c.childLlmModel)) {
+    throw new RangeError(`childLlmModel must be one of ${CHILD_LLM_MODELS.join(', ')}, got ${String(c.childLlmModel)}`);
+  }
   positive('maxBudgetUsd', c.maxBudgetUsd);
   positive('maxTimeoutMs', c.maxTimeoutMs);
   if (c.compactionThreshold !== undefined && !(c.compactionThreshold > 0 && c.compactionThreshold <= 1)) {

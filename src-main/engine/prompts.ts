@@ -2,7 +2,7 @@
 // (system prompt, metadata message, short per-turn prompts, one REPL-output message per
 // turn) follows the reference library so trained habits carry over. `mock-llm` policies
 // recognise these messages by the markers exported here, so change them together.
-import type { ContextMeta, ReplLanguage } from '../../src-shared/events.ts';
+import type { ChildLlmModel, ContextMeta, ReplLanguage } from '../../src-shared/events.ts';
 import { DEFAULT_CONTEXT_WINDOW } from '../lm/context-windows.ts';
 import { subLmBudgets, type SubLmBudgets } from './sub-lm-budgets.ts';
 
@@ -39,6 +39,15 @@ export interface SystemPromptOptions {
   language?: ReplLanguage;
   /** Sized from the sub-model's context window (`subLmBudgets`); default: the default window's. */
   budgets?: SubLmBudgets;
+  /** Where a child run's `llm_query` goes (said where the prompt describes `rlm_query`); default 'sub'. */
+  childLlmModel?: ChildLlmModel;
+}
+
+/** One sentence on the model a child run's `llm_query` uses, for prompts that describe child runs. */
+export function childLlmModelSentence(which: ChildLlmModel): string {
+  return which === 'own'
+    ? "A child RLM's `llm_query` calls go to the child's own model (the one named in `rlm_query(prompt, model)`, else yours)."
+    : "A child RLM's `llm_query` calls go to the same sub-LM as yours.";
 }
 
 /** The words and snippets that differ between the two REPLs; the teaching is the same. */
@@ -133,7 +142,7 @@ export function buildSystemPrompt(opts: SystemPromptOptions): string {
   const d = DIALECTS[opts.language ?? 'javascript'];
   const b = opts.budgets ?? DEFAULT_SUB_LM_BUDGETS;
   const rlmLines = opts.recursion
-    ? `- \`${d.sig('rlm_query')}\` → ${d.str}: hands \`prompt\` to a child RLM, which gets its own ${d.name} REPL with \`prompt\` as its \`context\`, works in turns as you do, and returns its answer. Use it for sub-problems that themselves need code and several steps; a plain \`llm_query\` is cheaper for everything else.\n- \`${d.sig('rlm_query_batched')}\` → ${d.strList}: several child RLMs at once, answers in input order.`
+    ? `- \`${d.sig('rlm_query')}\` → ${d.str}: hands \`prompt\` to a child RLM, which gets its own ${d.name} REPL with \`prompt\` as its \`context\`, works in turns as you do, and returns its answer. Use it for sub-problems that themselves need code and several steps; a plain \`llm_query\` is cheaper for everything else.\n- \`${d.sig('rlm_query_batched')}\` → ${d.strList}: several child RLMs at once, answers in input order. ${childLlmModelSentence(opts.childLlmModel ?? 'sub')}`
     : `- \`rlm_query\` / \`rlm_query_batched\`: recursion is off in this run; they behave like \`llm_query\` / \`llm_query_batched\`.`;
   const toolLines = opts.tools.length === 0 ? '' : `\nCustom tools and data in the REPL:\n${formatToolList(opts.tools)}\n`;
   const historyLine = opts.compaction

@@ -23,6 +23,7 @@ import { describeContext } from './context-meta.ts';
 import type { RlmConfig, ToolSpec } from './config.ts';
 import { DEFAULTS, limitsOf } from './config.ts';
 import type { GateRun } from './gates.ts';
+import { setLongTimeout } from './long-timeout.ts';
 import {
   buildMetadataMessage,
   buildReplOutputMessage,
@@ -34,7 +35,7 @@ import {
   FINAL_ANSWER_REQUEST,
   fillSystemPrompt,
 } from './prompts.ts';
-import { estimateTokens } from './tokens.ts';
+import { estimateTokens } from '../../src-shared/tokens.ts';
 import { roundUsd, UsageLedger } from './usage-ledger.ts';
 
 export interface RunOutcome {
@@ -112,8 +113,10 @@ export class RlmRun implements SubcallBridge {
   private deadlineHit = false;
   private readonly started = performance.now();
   private messages: ChatMessage[] = [];
-  /** Every message this run's history ever held, kept for `history` after compaction. */
+  /** Every message this run's history ever held: the REPL's `history` under compaction. */
   private readonly fullHistory: ChatMessage[] = [];
+  /** How much of `fullHistory` the REPL's `history` holds. */
+  private historySynced = -1;
   private compactions = 0;
   private bestPartial: string | null = null;
   private iteration = 0;
@@ -142,6 +145,11 @@ export class RlmRun implements SubcallBridge {
     return this.cfg.subModel ?? this.p.model;
   }
 
+  /** The model of an `llm_query` that names none: a child's own model under the reference's routing. */
+  private get llmQueryModel(): string {
+    return this.p.depth > 0 && this.limits.childLlmModel === 'own' ? this.p.model : this.subModel;
+  }
+
   private get canRecurse(): boolean {
     return this.p.depth + 1 < this.limits.maxDepth;
   }
@@ -150,17 +158,17 @@ export class RlmRun implements SubcallBridge {
     const onParentAbort = (): void => this.abort.abort();
     this.p.signal?.addEventListener('abort', onParentAbort, { once: true });
     if (this.p.signal?.aborted) this.abort.abort();
-    let timer: NodeJS.Timeout | undefined;
+    let cancelTimer: (() => void) | undefined;
     if (this.p.deadline !== null) {
-      timer = setTimeout(() => {
+      cancelTimer = setLongTimeout(() => {
         this.deadlineHit = true;
         this.abort.abort();
-      }, Math.max(0, this.p.deadline - performance.now()));
+      }, this.p.deadline - performance.now());
     }
     try {
       return await this.loop();
     } finally {
-      clearTimeout(timer);
+      cancelTimer?.();
       this.p.signal?.removeEventListener('abort', onParentAbort);
     }
   }
@@ -184,6 +192,7 @@ export class RlmRun implements SubcallBridge {
             finalPatterns: this.cfg.finalPatterns ?? false,
             language: this.language,
             budgets: subLmBudgets(this.subModel),
+            childLlmModel: this.limits.childLlmModel,
           });
     return [
       { role: 'system', content: system },
@@ -209,7 +218,6 @@ export class RlmRun implements SubcallBridge {
       tools: Object.keys(this.p.tools),
       repl: this.language,
     });
-    if (this.p.compaction) await this.p.repl.setGlobal('history', []);
 
     let answer: string | null = null;
     let stop: StopRun | null = null;
@@ -260,8 +268,12 @@ export class RlmRun implements SubcallBridge {
     return new StopRun('max_timeout', `time limit reached after ${elapsed.toFixed(1)} s (iteration ${this.iteration})`);
   }
 
+  private outOfTime(): boolean {
+    return this.deadlineHit || (this.p.deadline !== null && performance.now() >= this.p.deadline);
+  }
+
   private checkAbort(): void {
-    if (this.deadlineHit || (this.p.deadline !== null && performance.now() >= this.p.deadline)) {
+    if (this.outOfTime()) {
       this.deadlineHit = true;
       throw this.timeoutStop();
     }
@@ -345,7 +357,26 @@ export class RlmRun implements SubcallBridge {
       summary: reply.text,
       messages: [...this.messages],
     });
+  }
+
+  /**
+   * Brings the REPL's `history` up to date before code runs: everything the run's history ever
+   * held. Done here rather than at the start so the REPL's set-up overlaps the first call.
+   */
+  private async syncHistory(): Promise<void> {
+    if (!this.p.compaction || this.historySynced === this.fullHistory.length) return;
     await this.p.repl.setGlobal('history', this.fullHistory as unknown as SandboxValue);
+    this.historySynced = this.fullHistory.length;
+  }
+
+  /** The error a block counts toward `maxErrors`, or null: a raised error, or with 'stderr' any stderr output. */
+  private countedError(res: ExecResult): string | null {
+    if (res.error) return `${res.error.name}: ${res.error.message}`;
+    if (this.limits.maxErrorsMode === 'stderr' && res.stderr !== '') {
+      const text = res.stderr.trimEnd();
+      return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+    }
+    return null;
   }
 
   private async turn(): Promise<{ answer: string | null; failed: boolean; lastError: string | null }> {
@@ -392,9 +423,12 @@ export class RlmRun implements SubcallBridge {
     let failed = false;
     let lastError: string | null = null;
     const outputs: ExecResult[] = [];
+    if (codes.length > 0) await this.syncHistory();
     for (let b = 0; b < codes.length; b++) {
       const code = codes[b]!;
       const original = originals[b];
+      // Out of time after an answer came in: the answer stands, the remaining blocks do not run.
+      if (answer !== null && this.outOfTime()) break;
       this.sink.emit({
         type: 'block.start',
         ...this.envelope(),
@@ -403,7 +437,17 @@ export class RlmRun implements SubcallBridge {
         code,
         ...(original !== code ? { edited: { original: original ?? '', byHand: true as const } } : {}),
       });
-      const res = await this.execute(code, { iteration: this.iteration, block: b });
+      let res: ExecResult;
+      let cutShort = false;
+      const blockStart = performance.now();
+      try {
+        res = await this.execute(code, { iteration: this.iteration, block: b });
+      } catch (err) {
+        if (answer === null || !(err instanceof StopRun) || err.reason !== 'max_timeout') throw err;
+        // The deadline cut this block short; an answer submitted before it stands.
+        res = abandonedBlock(err.message, performance.now() - blockStart);
+        cutShort = true;
+      }
       outputs.push(res);
       if (res.replReset) {
         this.sink.emit({ type: 'repl.reset', ...this.envelope(), iteration: this.iteration, block: b, reason: res.replReset });
@@ -415,12 +459,14 @@ export class RlmRun implements SubcallBridge {
         block: b,
         ...blockEndFields(res),
       });
-      if (res.error) {
+      const error = this.countedError(res);
+      if (error !== null) {
         failed = true;
-        lastError = `${res.error.name}: ${res.error.message}`;
+        lastError = error;
       }
       // Like the reference, every block runs; the first submission wins.
       if (answer === null && res.submitted !== null) answer = res.submitted;
+      if (cutShort) break;
       await this.cfg.gates?.afterBlock?.(this.gateRun, this.iteration, b, res.error !== null);
     }
     if (answer === null && this.cfg.finalPatterns) answer = await this.finalFromText(text);
@@ -485,9 +531,10 @@ export class RlmRun implements SubcallBridge {
 
   // ---- Sub-calls (the REPL's bridge) ----
 
-  private resolveModel(model: string | undefined): { model: string } | { error: string } {
-    if (model === undefined || model === null || model === '') return { model: this.subModel };
-    const allowed = new Set([this.cfg.model, this.subModel, ...(this.cfg.extraModels ?? [])]);
+  /** The model a sub-call names, checked; when it names none, `llm_query`'s default or (leaf calls) the sub model. */
+  private resolveModel(model: string | undefined, kind: SubcallKind = 'rlm'): { model: string } | { error: string } {
+    if (model === undefined || model === null || model === '') return { model: kind === 'llm' ? this.llmQueryModel : this.subModel };
+    const allowed = new Set([this.cfg.model, this.subModel, this.p.model, ...(this.cfg.extraModels ?? [])]);
     if (allowed.has(model)) return { model };
     return { error: `Error: unknown model "${model}"; this run can use: ${[...allowed].join(', ')}` };
   }
@@ -514,7 +561,7 @@ export class RlmRun implements SubcallBridge {
     kind: SubcallKind,
     batch: Batch | null,
   ): Promise<string> {
-    const resolved = this.resolveModel(modelArg);
+    const resolved = this.resolveModel(modelArg, kind);
     const model = 'model' in resolved ? resolved.model : (modelArg ?? '');
     const { end } = this.beginSubcall({ prompt, model, site, kind, leaf: kind === 'rlm', batch, childRunId: null });
     if ('error' in resolved) return end(resolved.error, resolved.error.slice(7));
@@ -596,7 +643,7 @@ export class RlmRun implements SubcallBridge {
 
   async llmQueryBatched(prompts: string[], model: string | undefined, site: CallSite): Promise<string[]> {
     const batchId = this.p.services.newBatchId();
-    return mapBounded(prompts, this.limits.maxConcurrency, (p, index) =>
+    return mapBounded(prompts, this.limits.maxConcurrencyLlm, (p, index) =>
       this.plainCall(p, model, site, 'llm', { batchId, index, size: prompts.length }),
     );
   }
@@ -607,11 +654,27 @@ export class RlmRun implements SubcallBridge {
 
   async rlmQueryBatched(prompts: string[], model: string | undefined, site: CallSite): Promise<string[]> {
     const batchId = this.p.services.newBatchId();
-    return mapBounded(prompts, this.limits.maxConcurrency, (p, index) => {
+    // At max depth these are plain calls, as `llm_query_batched` (the reference's fallback).
+    const limit = this.canRecurse ? this.limits.maxConcurrencyRlm : this.limits.maxConcurrencyLlm;
+    return mapBounded(prompts, limit, (p, index) => {
       const batch = { batchId, index, size: prompts.length };
       return this.canRecurse ? this.childRun(p, model, site, batch) : this.plainCall(p, model, site, 'rlm', batch);
     });
   }
+}
+
+/** What is recorded of a block the deadline cut short after an answer had come in. */
+function abandonedBlock(message: string, durationMs: number): ExecResult {
+  return {
+    stdout: '',
+    stderr: '',
+    error: { name: 'TimeoutError', message: `${message}; the block was abandoned` },
+    durationMs,
+    cpuMs: 0,
+    submitted: null,
+    variables: [],
+    replReset: null,
+  };
 }
 
 /** A bridge that forwards to a target resolved at call time. */

@@ -7,6 +7,7 @@ import { createIsolatedRepl } from '../sandbox/isolated-repl.ts';
 import type { HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
 import type { RlmConfig, ToolSpec } from './config.ts';
 import { DEFAULTS, limitsOf, validateConfig } from './config.ts';
+import { runDirect } from './direct-run.ts';
 import { forwardingBridge, RlmRun, type RunOutcome, type SessionServices } from './run.ts';
 import { UsageLedger } from './usage-ledger.ts';
 
@@ -62,6 +63,12 @@ export class RlmSession {
   private current: RlmRun | null = null;
   private turns = 0;
   private histories = 0;
+  /**
+   * Persistent sessions: every turn's context and history, so a REPL that had to be replaced
+   * (it is dropped after a cancelled turn) gets all of them again.
+   */
+  private readonly pastContexts: SandboxValue[] = [];
+  private readonly pastHistories: SandboxValue[] = [];
   private runCounter = 0;
   private callCounter = 0;
   private batchCounter = 0;
@@ -114,8 +121,24 @@ export class RlmSession {
     const runId: RunId = this.services.newRunId();
     const tools = this.config.tools ?? {};
     const limits = limitsOf(this.config);
+    if (limits.maxDepth === 0) {
+      return runDirect({
+        client: this.config.client,
+        sink: this.opts.sink,
+        runId,
+        turn,
+        model: this.config.model,
+        subModel: this.config.subModel ?? null,
+        query,
+        context,
+        limits,
+        repl: this.config.repl ?? 'javascript',
+        signal: opts.signal,
+      });
+    }
     let run: RlmRun | null = null;
     const contextIndex = persistent ? turn : 0;
+    if (persistent) this.pastContexts[contextIndex] = context;
     // The REPL (an isolate, the context copied in: ~50 ms for 40 MB) is set up while the first
     // model call is in flight, which needs only the context's description; the first block
     // waits for it. If it fails, the run stops with an error and so does this call, as before.
@@ -126,7 +149,11 @@ export class RlmSession {
     const go = new Promise<void>((resolve) => (begin = resolve));
     const setup = go.then(async (): Promise<Repl> => {
       if (this.repl === null || !persistent) {
-        this.repl = await this.replFactory(this.replOptions(tools, forwardingBridge(() => this.current)));
+        const repl = await this.replFactory(this.replOptions(tools, forwardingBridge(() => this.current)));
+        this.repl = repl;
+        // A persistent session's fresh REPL: the earlier turns' contexts and histories first.
+        for (let i = 0; persistent && i < contextIndex; i++) await repl.addContext(i, this.pastContexts[i] ?? '');
+        for (let i = 0; persistent && i < this.histories; i++) await repl.addHistory(i, this.pastHistories[i] ?? []);
       }
       await this.repl.addContext(contextIndex, context);
       return this.repl;
@@ -165,7 +192,9 @@ export class RlmSession {
       await ready.catch(() => undefined);
       if (setupError !== null) throw (setupError as { error: unknown }).error;
       if (persistent && outcome.stopReason !== 'cancelled') {
-        await this.repl!.addHistory(this.histories++, outcome.messages as unknown as SandboxValue);
+        const history = outcome.messages as unknown as SandboxValue;
+        this.pastHistories[this.histories] = history;
+        await this.repl!.addHistory(this.histories++, history);
       }
       return outcome;
     } finally {

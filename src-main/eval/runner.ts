@@ -56,6 +56,7 @@ function configKey(o: EvalOptions, dataset: Dataset): Record<string, unknown> {
     subModel: o.subModel ?? null,
     maxDepth: o.maxDepth ?? 1,
     maxIterations: o.maxIterations ?? null,
+    childLlmModel: o.childLlmModel ?? 'sub',
     finalPatterns: o.finalPatterns ?? false,
     repl: o.repl ?? 'javascript',
     // The prompt by its hash (eval.json stays small), the tools by their names.
@@ -69,8 +70,8 @@ function checkConfig(metaPath: string, key: Record<string, unknown>, baseUrl: st
     writeFileSync(metaPath, `${JSON.stringify({ ...key, baseUrl, createdAt: new Date().toISOString() }, null, 2)}\n`);
     return;
   }
-  // Evaluations recorded before Python ran JavaScript.
-  const prev: Record<string, unknown> = { repl: 'javascript', ...(JSON.parse(readFileSync(metaPath, 'utf8')) as Record<string, unknown>) };
+  // Evaluations recorded before Python ran JavaScript (and routed a child's llm_query to the sub model).
+  const prev: Record<string, unknown> = { repl: 'javascript', childLlmModel: 'sub', ...(JSON.parse(readFileSync(metaPath, 'utf8')) as Record<string, unknown>) };
   const diff = Object.keys(key).filter((k) => JSON.stringify(prev[k] ?? null) !== JSON.stringify(key[k] ?? null));
   if (diff.length > 0) {
     throw new EvalConfigError(

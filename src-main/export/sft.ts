@@ -5,7 +5,7 @@
 // calls are selected by depth.
 import type { ChatMessage } from '../../src-shared/events.ts';
 import { type ModelCall, ModelCallFolder, type TrajectoryEnd } from '../../src-shared/trajectory/model-calls.ts';
-import { estimateTokens } from '../engine/tokens.ts';
+import { estimateTokens } from '../../src-shared/tokens.ts';
 
 /**
  * `openai`: `{"messages": [...]}`, OpenAI's fine-tuning format, also TRL's conversational
@@ -194,7 +194,7 @@ export class SftExporter {
     const r = this.report;
     r.examples.kept++;
     r.keptByPurpose[c.purpose] = (r.keptByPurpose[c.purpose] ?? 0) + 1;
-    const tokens = estimateTokens([...c.messages, { role: 'assistant', content: c.reply }]);
+    const tokens = estimateTokens([...c.messages, { content: c.reply }]);
     r.tokens.total += tokens;
     r.tokens.max = Math.max(r.tokens.max, tokens);
     const bucket = r.tokenHistogram.find((b) => b.upTo === null || tokens <= b.upTo)!;

@@ -10,6 +10,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { ChatMessage, Usage } from '../../src-shared/events.ts';
+import { estimateTextTokens, estimateTokens } from '../../src-shared/tokens.ts';
 import { costFromPrice, DEFAULT_PRICES, priceFor } from './prices.ts';
 import type { CompletionRequest, CompletionResult, LmClient, PriceTable } from './types.ts';
 
@@ -195,8 +196,8 @@ export class OpenAiCompatibleClient implements LmClient {
     const u = isRecord(raw) ? raw : null;
     const reportedIn = u ? finiteNumber(u['prompt_tokens']) : null;
     const reportedOut = u ? finiteNumber(u['completion_tokens']) : null;
-    const inputTokens = reportedIn ?? estimateTokens(req.messages.reduce((n, m) => n + m.content.length, 0));
-    const outputTokens = reportedOut ?? estimateTokens(text.length);
+    const inputTokens = reportedIn ?? estimateTokens(req.messages);
+    const outputTokens = reportedOut ?? estimateTextTokens(text);
     const reported = u ? reportedCost(u) : null;
     if (reported !== null) return { inputTokens, outputTokens, costUsd: reported };
     const price = priceFor(req.model, this.priceTable);
@@ -249,10 +250,6 @@ function toSdkMessage(m: ChatMessage): ChatCompletionMessageParam {
     case 'assistant':
       return { role: 'assistant', content: m.content };
   }
-}
-
-export function estimateTokens(chars: number): number {
-  return Math.ceil(chars / 4);
 }
 
 function isRecord(x: unknown): x is Record<string, unknown> {

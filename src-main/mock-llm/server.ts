@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { MockMessage, Policy } from './policy.ts';
 import { NoRuleMatchedError } from './policies/script.ts';
 import { autoPolicy } from './policies/index.ts';
+import { estimateTextTokens, estimateTokens } from '../../src-shared/tokens.ts';
 
 export interface MockLlmOptions {
   /** 0 (default) picks a free port. */
@@ -241,11 +242,10 @@ interface WireUsage {
   cost?: number;
 }
 
-/** ceil(chars / 4) each way: deterministic and close enough to real tokenisers for budgets. */
+/** The shared estimate (ceil(chars / 4)) each way: deterministic and close enough to real tokenisers for budgets. */
 export function usageFor(messages: MockMessage[], reply: string, costPerMTok: number | null): WireUsage {
-  const promptChars = messages.reduce((n, m) => n + m.content.length, 0);
-  const prompt_tokens = Math.ceil(promptChars / 4);
-  const completion_tokens = Math.ceil(reply.length / 4);
+  const prompt_tokens = estimateTokens(messages);
+  const completion_tokens = estimateTextTokens(reply);
   const total_tokens = prompt_tokens + completion_tokens;
   const usage: WireUsage = { prompt_tokens, completion_tokens, total_tokens };
   if (costPerMTok !== null) usage.cost = (total_tokens * costPerMTok) / 1_000_000;

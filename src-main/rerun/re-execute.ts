@@ -175,7 +175,8 @@ class Reexecution {
   // ---- sub-calls: served from the record ----
 
   private bridgeFor(run: RunNode, calls: RecordedCalls): SubcallBridge {
-    const concurrency = Math.max(1, run.start?.limits.maxConcurrency ?? 4);
+    const limits = run.start?.limits;
+    const concurrency = Math.max(1, limits?.maxConcurrencyRlm ?? limits?.maxConcurrency ?? 4);
     return {
       llmQuery: (prompt, _model, site) => this.plain(run, calls, prompt, site, 'llm', null),
       llmQueryBatched: (prompts, _model, site) => {

@@ -366,7 +366,19 @@ export function sandboxRuntime(
     submittedThisBlock = true;
     submitHook(text);
   }
-  /** `{content, ready}` whose `ready` setter captures `String(content)` when set truthy. */
+  /** The submitted text of `answer.content`: JSON for an array or plain object, else `String()`. */
+  function answerText(content: unknown): string {
+    if (typeof content === 'object' && content !== null && (isArray(content) || getProto(content) === ObjectProto || getProto(content) === null)) {
+      try {
+        const json = jsonStringify(content);
+        if (typeof json === 'string') return json;
+      } catch {
+        // cyclic or holding a BigInt: fall back to String()
+      }
+    }
+    return StringCtor(content);
+  }
+  /** `{content, ready}` whose `ready` setter captures `answerText(content)` when set truthy. */
   function makeAnswer(content: unknown, ready: unknown): Obj {
     const state: AnswerState = { ready };
     const obj: Obj = {};
@@ -375,7 +387,7 @@ export function sandboxRuntime(
       get: () => state.ready,
       set: (v: unknown) => {
         state.ready = v;
-        if (v) recordSubmission(StringCtor((obj as Dict).content));
+        if (v) recordSubmission(answerText((obj as Dict).content));
       },
       enumerable: true,
       configurable: false, // so code cannot swap the setter for a plain value
@@ -440,19 +452,6 @@ export function sandboxRuntime(
     if (parts.length === 0) return 'No variables created yet. Use ```repl``` blocks to create variables.';
     return `Available variables: {${arrayJoin(parts, ', ')}}`;
   };
-  /** A paper-era answer value as text: strings as they are, arrays and plain data as JSON. */
-  function answerText(value: unknown): string {
-    if (typeof value === 'string') return value;
-    if (typeof value === 'object' && value !== null && isSimple(value)) {
-      try {
-        const json = jsonStringify(value) as string | undefined;
-        if (typeof json === 'string') return json;
-      } catch {
-        // A cycle, or a getter that throws: fall back to the plain conversion.
-      }
-    }
-    return StringCtor(value);
-  }
   if (config.finalVar) {
     // The reference's FINAL_VAR: a name looks a variable up; any other value is the answer itself.
     scaffold.FINAL_VAR = function FINAL_VAR(name: unknown): string {
@@ -555,7 +554,7 @@ export function sandboxRuntime(
         // `answer = {content: X, ready: true}`: honour it like the setter would have, then re-wrap.
         const ready = (v as Dict).ready;
         const content = (v as Dict).content;
-        if (duringBlock && ready && !submittedThisBlock) recordSubmission(StringCtor(content));
+        if (duringBlock && ready && !submittedThisBlock) recordSubmission(answerText(content));
         define('answer', makeAnswer(content === undefined ? '' : content, ready));
       } else {
         define('answer', makeAnswer('', false));

@@ -47,6 +47,7 @@ export function NewRunForm() {
   const [maxIterations, setMaxIterations] = useState('');
   const [maxBudget, setMaxBudget] = useState('');
   const [maxTimeout, setMaxTimeout] = useState('');
+  const [childLlmModel, setChildLlmModel] = useState<'sub' | 'own'>('sub');
   const [bps, setBps] = useState<BreakpointKind[]>([]);
   const [startPaused, setStartPaused] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -78,6 +79,7 @@ export function NewRunForm() {
     if (b !== undefined) limits.maxBudgetUsd = b;
     const t = num(maxTimeout);
     if (t !== undefined) limits.maxTimeoutMs = t * 1000;
+    if (childLlmModel !== 'sub') limits.childLlmModel = childLlmModel;
     const parsed = StartSession.safeParse({
       profile,
       context,
@@ -217,7 +219,14 @@ export function NewRunForm() {
       <fieldset className="limits">
         <legend>Limits</legend>
         <label>
-          depth <input value={maxDepth} onChange={(e) => setMaxDepth(e.target.value)} inputMode="numeric" size={4} />
+          depth{' '}
+          <input
+            value={maxDepth}
+            onChange={(e) => setMaxDepth(e.target.value)}
+            inputMode="numeric"
+            size={4}
+            title="Children are spawned while depth + 1 < this (default 1). 0: no REPL, the whole context and query in one plain call (the reference's baseline)."
+          />
         </label>
         <label>
           iterations <input value={maxIterations} onChange={(e) => setMaxIterations(e.target.value)} inputMode="numeric" size={4} />
@@ -227,6 +236,13 @@ export function NewRunForm() {
         </label>
         <label>
           time s <input value={maxTimeout} onChange={(e) => setMaxTimeout(e.target.value)} inputMode="decimal" size={6} />
+        </label>
+        <label title="The model of a child run's llm_query that names none">
+          child llm_query{' '}
+          <select value={childLlmModel} onChange={(e) => setChildLlmModel(e.target.value === 'own' ? 'own' : 'sub')} data-testid="nr-child-llm-model">
+            <option value="sub">sub model</option>
+            <option value="own">child's own model (as the reference)</option>
+          </select>
         </label>
       </fieldset>
       <fieldset>

@@ -3,7 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { ChatMessage, RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
-import { blocksOf, iterationTotals, type BlockNode, type IterationNode, type RunNode, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import { blocksOf, isDirectCall, iterationCount, iterationTotals, type BlockNode, type IterationNode, type RunNode, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { fmtInt, fmtMs, fmtUsd, inclusiveTotals, runStatus, truncationOf } from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
@@ -43,6 +43,8 @@ function RunHeader({ traj, run, pause, sessionId, language }: { traj: Trajectory
   const totals = useMemo(() => inclusiveTotals(traj, run.id), [traj, run, traj.revision]);
   const status = runStatus(run, pause);
   const parent = run.parentRunId;
+  const direct = run.iterations.some(isDirectCall);
+  const iterations = iterationCount(run);
   return (
     <section className="run-header" aria-label="Run">
       <div className="run-title">
@@ -52,9 +54,15 @@ function RunHeader({ traj, run, pause, sessionId, language }: { traj: Trajectory
         <h2>
           Run <code>{run.id}</code> · depth {run.depth}
         </h2>
-        <span className={`badge repl repl-${language}`} data-testid="run-repl" title={`The code of this run runs in a ${REPL_LABEL[language]} REPL`}>
-          {REPL_LABEL[language]} REPL
-        </span>
+        {direct ? (
+          <span className="badge repl" data-testid="run-repl" title="maxDepth 0: the context and query went to the model in one plain call, without a REPL">
+            direct call, no REPL
+          </span>
+        ) : (
+          <span className={`badge repl repl-${language}`} data-testid="run-repl" title={`The code of this run runs in a ${REPL_LABEL[language]} REPL`}>
+            {REPL_LABEL[language]} REPL
+          </span>
+        )}
         {parent ? (
           <button type="button" className="link" onClick={() => svc.store.getState().select(sessionId, { runId: parent, iteration: run.spawnedBy?.iteration ?? null })}>
             ↑ parent run
@@ -62,7 +70,7 @@ function RunHeader({ traj, run, pause, sessionId, language }: { traj: Trajectory
         ) : null}
       </div>
       <div className="run-meta">
-        model {run.start?.model ?? '?'} · {run.iterations.length} iterations · {totals.runs} runs · {totals.llmCalls} llm / {totals.rlmCalls} rlm calls · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out tokens · {fmtUsd(totals.costUsd)} · {fmtMs(run.end?.durationMs ?? run.lastT - run.firstT)}
+        model {run.start?.model ?? '?'} · {iterations} iterations{direct ? ' · 1 direct call' : ''} · {totals.runs} runs · {totals.llmCalls} llm / {totals.rlmCalls} rlm calls · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out tokens · {fmtUsd(totals.costUsd)} · {fmtMs(run.end?.durationMs ?? run.lastT - run.firstT)}
         {run.end ? ` · stop: ${run.end.stopReason}` : ''}
       </div>
       {run.start?.query ? (
@@ -119,7 +127,7 @@ function IterationTimeline({ sessionId, run, selected }: { sessionId: string; ru
               onClick={() => svc.store.getState().select(sessionId, { runId: run.id, iteration: it.iteration })}
               data-testid={`iteration-${it.iteration}`}
             >
-              <span className="it-n">#{it.iteration}</span>
+              <span className="it-n">{isDirectCall(it) ? 'direct' : `#${it.iteration}`}</span>
               <span className="it-bar" style={{ width: `${Math.max(4, (ms / maxMs) * 100)}%` }} />
               <span className="it-meta">
                 {fmtMs(ms)} · {blocks.length}▢{calls ? ` · ${calls}↘` : ''}
@@ -153,10 +161,12 @@ function IterationDetail({ sessionId, traj, run, it, pause, language }: { sessio
   const svc = useServices();
   const totals = iterationTotals(traj, it);
   const first = run.iterations[0] === it;
+  const direct = isDirectCall(it);
   const pausedHere = pause && pause.runId === run.id && pause.iteration === it.iteration && pause.reply !== null && pause.kind !== 'before_model_call';
   const blocks = blocksOf(it);
   const entry = useStudio((s) => s.sessions.get(sessionId));
-  const canFork = useStudio((s) => s.connection === 'open') && !!entry;
+  // A direct call has no turn to replay up to: there is nothing to fork from.
+  const canFork = useStudio((s) => s.connection === 'open') && !!entry && !direct;
   // A big log's long prompts were left out when it was read: read back this iteration's.
   // (`blocks` is new at every render: the effect keys on the iteration, and does nothing
   // for sessions with nothing left out, such as every live one.)
@@ -178,9 +188,9 @@ function IterationDetail({ sessionId, traj, run, it, pause, language }: { sessio
     asRecorded: mayHaveRecipe(entry),
   };
   return (
-    <section className="iteration" aria-label={`Iteration ${it.iteration}`} data-testid="iteration-detail">
+    <section className="iteration" aria-label={direct ? 'Direct call' : `Iteration ${it.iteration}`} data-testid="iteration-detail">
       <div className="it-head">
-        <h3>Iteration {it.iteration}</h3>
+        <h3>{direct ? 'Direct call (maxDepth 0: the whole context and query in one call, no REPL)' : `Iteration ${it.iteration}`}</h3>
         <span>
           {fmtMs(it.lastT - it.firstT)} · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out · {fmtUsd(totals.costUsd)}
           {it.start ? ` · history ${it.start.historyLength} msgs ≈ ${fmtInt(it.start.historyTokens)} tok` : ''}
@@ -188,7 +198,7 @@ function IterationDetail({ sessionId, traj, run, it, pause, language }: { sessio
         <button
           type="button"
           disabled={!canFork}
-          title={canFork ? 'Start a new session that replays up to here, then goes live' : 'Fork needs the host (rlm-studio serve)'}
+          title={canFork ? 'Start a new session that replays up to here, then goes live' : direct ? 'A direct call has no turns to fork from' : 'Fork needs the host (rlm-studio serve)'}
           aria-expanded={forking}
           onClick={() => setForking((f) => !f)}
           data-testid="fork"

@@ -5,7 +5,7 @@ import { hierarchy, interpolateViridis, quadtree, scaleSequential, select, tree,
 import { useEffect, useMemo, useRef } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
-import type { TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import { iterationCount, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { measureOf, runStatus, type Measure, type RunMetrics } from '../lib/derive.ts';
 
 interface Datum {
@@ -98,7 +98,7 @@ export function TreeGraph(props: { traj: TrajectoryState; rev: number; metrics: 
       if (t.k > 0.8) {
         ctx.fillStyle = 'rgba(200,205,210,0.9)';
         ctx.font = '10px sans-serif';
-        ctx.fillText(`${run.iterations.length}it`, n.y + 8, n.x + 3);
+        ctx.fillText(`${iterationCount(run)}it`, n.y + 8, n.x + 3);
       }
     }
   };

@@ -6,7 +6,7 @@ import { interpolateViridis, scaleSequential } from 'd3';
 import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
-import type { TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import { iterationCount, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { fmtInt, fmtMs, fmtUsd, measureOf, MEASURES, runLabel, runMetrics, runStatus, runsMatching, treeRows, type Measure, type RunMetrics, type TreeRow } from '../lib/derive.ts';
 import { REPL_LABEL, REPL_TAG, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
@@ -282,7 +282,7 @@ const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colo
         {REPL_TAG[language]}
       </span>
       <span className="run-nums">
-        {run.iterations.length} it · {fmtInt((metrics?.total.inputTokens ?? 0) + (metrics?.total.outputTokens ?? 0))} tok · {fmtUsd(metrics?.total.costUsd ?? 0)} · {fmtMs(metrics?.wallMs ?? 0)}
+        {iterationCount(run)} it · {fmtInt((metrics?.total.inputTokens ?? 0) + (metrics?.total.outputTokens ?? 0))} tok · {fmtUsd(metrics?.total.costUsd ?? 0)} · {fmtMs(metrics?.wallMs ?? 0)}
       </span>
     </div>
   );

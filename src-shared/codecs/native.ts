@@ -4,11 +4,16 @@
 // the line and what is wrong, and everything readable is still returned.
 import { z } from 'zod';
 import {
+  CHILD_LLM_MODELS,
   EVENT_SCHEMA_VERSION,
+  MAX_ERRORS_MODES,
+  MODEL_CALL_PURPOSES,
   NATIVE_FORMAT,
   REPL_LANGUAGES,
   STOP_REASONS,
+  upgradeLimits,
   type LogHeader,
+  type Limits,
   type TrajectoryEvent,
 } from '../events.ts';
 import { LineSplitter, ProblemLimiter, type Line, type ReadProblem } from './lines.ts';
@@ -24,7 +29,7 @@ const str = z.string();
 const runId = z.string().min(1);
 const message = z.looseObject({ role: z.enum(['system', 'user', 'assistant']), content: str });
 const usage = z.looseObject({ inputTokens: num, outputTokens: num, costUsd: num.nullable() });
-const purpose = z.enum(['turn', 'final_answer', 'compaction']);
+const purpose = z.enum(MODEL_CALL_PURPOSES as [string, ...string[]]);
 const resetReason = z.enum(['cpu_limit', 'wall_limit', 'memory_limit', 'crash']);
 const replLanguage = z.enum(REPL_LANGUAGES as [string, ...string[]]);
 
@@ -58,7 +63,11 @@ const eventSchemas = [
       maxTimeoutMs: num.nullable(),
       maxTokens: num.nullable(),
       maxErrors: num.nullable(),
-      maxConcurrency: num,
+      maxConcurrencyLlm: num.optional(),
+      maxConcurrencyRlm: num.optional(),
+      maxConcurrency: num.optional(),
+      maxErrorsMode: z.enum(MAX_ERRORS_MODES as [string, ...string[]]).optional(),
+      childLlmModel: z.enum(CHILD_LLM_MODELS as [string, ...string[]]).optional(),
     }),
     messages: z.array(message),
     tools: z.array(str),
@@ -179,7 +188,7 @@ const fRole = oneOf(['system', 'user', 'assistant']);
 const fMessage = (x: unknown): boolean => isObj(x) && fRole(x.role) && typeof x.content === 'string';
 const fMessages = arrayOf(fMessage);
 const fUsage = obj({ inputTokens: fNum, outputTokens: fNum, costUsd: fNumN });
-const fPurpose = oneOf(['turn', 'final_answer', 'compaction']);
+const fPurpose = oneOf(MODEL_CALL_PURPOSES);
 const fReset = oneOf(['cpu_limit', 'wall_limit', 'memory_limit', 'crash']);
 const fCompared = obj({ stdout: fStr, stderr: fStr, error: nullable(obj({ name: fStr, message: fStr })), submitted: fStrN });
 const fEnvelope = obj({ v: fNonNegInt, seq: fNonNegInt, t: fNum, ts: fStr, runId: fRunId, parentRunId: fRunIdN, depth: fNonNegInt });
@@ -201,7 +210,11 @@ const FAST_BY_TYPE = new Map<string, Pred>([
         maxTimeoutMs: fNumN,
         maxTokens: fNumN,
         maxErrors: fNumN,
-        maxConcurrency: fNum,
+        maxConcurrencyLlm: optional(fNum),
+        maxConcurrencyRlm: optional(fNum),
+        maxConcurrency: optional(fNum),
+        maxErrorsMode: optional(oneOf(MAX_ERRORS_MODES)),
+        childLlmModel: optional(oneOf(CHILD_LLM_MODELS)),
       }),
       messages: fMessages,
       tools: arrayOf(fStr),
@@ -289,11 +302,19 @@ export function checkEvent(value: unknown): Checked<TrajectoryEvent> {
   const schema = SCHEMA_BY_TYPE.get(type);
   if (!schema) return { ok: false, message: `unknown event type "${type}" (this reader knows schema version ${EVENT_SCHEMA_VERSION})` };
   const fast = FAST_BY_TYPE.get(type);
-  if (fast !== undefined && fEnvelope(value) && fast(value)) return { ok: true, value: value as TrajectoryEvent };
+  if (fast !== undefined && fEnvelope(value) && fast(value)) return withLimits(value as TrajectoryEvent);
   const r = schema.safeParse(value);
   if (!r.success) return { ok: false, message: `invalid ${type} event: ${describeIssue(r.error)}` };
   // The schema mirrors events.ts field by field; ids are plain strings on the wire.
-  return { ok: true, value: r.data as unknown as TrajectoryEvent };
+  return withLimits(r.data as unknown as TrajectoryEvent);
+}
+
+/** A run.start's limits in today's form (older logs have one batched-call cap for both kinds). */
+function withLimits(e: TrajectoryEvent): Checked<TrajectoryEvent> {
+  if (e.type === 'run.start' && !upgradeLimits(e.limits as Partial<Limits>)) {
+    return { ok: false, message: 'invalid run.start event: `limits` has neither maxConcurrency nor maxConcurrencyLlm and maxConcurrencyRlm' };
+  }
+  return { ok: true, value: e };
 }
 
 export function checkHeader(value: unknown): Checked<LogHeader> {

@@ -31,6 +31,7 @@ import {
   type TrajectoryEvent,
   type Usage,
 } from '../events.ts';
+import { estimateTokens } from '../tokens.ts';
 import { applyEvent, blocksOf, createTrajectoryState } from '../trajectory/reducer.ts';
 import type { RunNode, TrajectoryState } from '../trajectory/types.ts';
 import { LineSplitter, ProblemLimiter, type Line, type ReadProblem } from './lines.ts';
@@ -86,12 +87,6 @@ function commonPrefix(a: ChatMessage[], b: ChatMessage[]): number {
   let i = 0;
   while (i < n && sameMessage(a[i], b[i])) i++;
   return i;
-}
-
-function estimateTokens(messages: ChatMessage[]): number {
-  let chars = 0;
-  for (const m of messages) chars += m.content.length;
-  return Math.ceil(chars / 4);
 }
 
 /** Usage of one `usage_summary`: all models summed; cost from `total_cost` where given. */
@@ -591,7 +586,11 @@ function limitsOf(meta: RlmPythonMetadata): Limits {
     maxTimeoutMs: null,
     maxTokens: null,
     maxErrors: null,
-    maxConcurrency: 4,
+    // The reference's fixed semaphore for llm_query_batched and its default max_concurrent_subcalls.
+    maxConcurrencyLlm: 16,
+    maxConcurrencyRlm: 4,
+    maxErrorsMode: 'stderr',
+    childLlmModel: 'own',
   };
 }
 

@@ -1,7 +1,7 @@
 // Totals, critical paths and distributions over the run tree. Every model call's usage is
 // counted exactly once: turn/final/compaction replies on `model.reply`, plain sub-calls on
 // their `subcall.end` (a child run's subcall.end carries zero; the child's own replies count).
-import { assertNever, type CallId, type RunId, type TrajectoryEvent } from '../events.ts';
+import { assertNever, type CallId, DIRECT_CALL_ITERATION, type RunId, type TrajectoryEvent } from '../events.ts';
 import { blocksOf, walkRuns } from './reducer.ts';
 import type { CallNode, IterationNode, RunNode, TrajectoryState } from './types.ts';
 
@@ -84,9 +84,21 @@ export function isChildRunCall(call: CallNode): boolean {
   return call.start.kind === 'rlm' && !call.start.leaf && call.start.childRunId !== null;
 }
 
+/** The one call of a run at maxDepth 0 (no REPL): recorded as iteration 0, it is not an iteration. */
+export function isDirectCall(it: IterationNode): boolean {
+  return it.iteration === DIRECT_CALL_ITERATION;
+}
+
+/** Iterations of the turn loop a run recorded (its direct call, if any, is none). */
+export function iterationCount(run: RunNode): number {
+  let n = 0;
+  for (const it of run.iterations) if (!isDirectCall(it)) n++;
+  return n;
+}
+
 export function iterationTotals(state: TrajectoryState, it: IterationNode): Totals {
   const t = emptyTotals();
-  t.iterations = 1;
+  t.iterations = isDirectCall(it) ? 0 : 1;
   if (it.reply) {
     addUsage(t, it.reply.usage);
     t.lmMs += it.reply.latencyMs;
@@ -412,12 +424,14 @@ export class StatsAccumulator {
         return;
       case 'iteration.start':
       case 'iteration.end':
-      case 'model.error':
       case 'compaction':
         this.iterations.add(it(e.iteration));
         return;
+      case 'model.error':
+        if (e.purpose !== 'direct') this.iterations.add(it(e.iteration));
+        return;
       case 'model.reply':
-        this.iterations.add(it(e.iteration));
+        if (e.purpose !== 'direct') this.iterations.add(it(e.iteration));
         add(e.usage);
         return;
       case 'block.start':

@@ -157,6 +157,25 @@ describe('rlm-studio run against mock-llm', () => {
       await slow.close();
     }
   });
+
+  it('--max-depth 0 is one direct call, which stats counts as one run with no iterations', async () => {
+    const { out, events } = await run(writeContext('direct.txt', 'The magic number is 4827193.'), 'What is the magic number?', ['--max-depth', '0']);
+    expect(out).toMatchObject({ stopReason: 'answered', iterations: 0, usage: { calls: 1 } });
+    expect(events.map((e) => e.type)).toEqual(['run.start', 'model.reply', 'run.end']);
+    const res = await runCli(['stats', out.logFile!, '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ sessions: 1, runs: 1, maxDepth: 0, iterations: 0, codeBlocks: 0, inputTokens: out.usage.inputTokens });
+  });
+
+  it('records the reference-parity switches in run.start and names a bad choice', async () => {
+    const { text } = needleContext(20_000, 3);
+    const switches = ['--max-concurrency', '3', '--max-concurrency-rlm', '2', '--max-errors-mode', 'stderr', '--child-llm-model', 'own'];
+    const { events } = await run(writeContext('switches.txt', text), 'What is the magic number in the context?', switches);
+    expect(events[0]).toMatchObject({ type: 'run.start', limits: { maxConcurrencyLlm: 3, maxConcurrencyRlm: 2, maxErrorsMode: 'stderr', childLlmModel: 'own' } });
+    const bad = await runCli(['run', '--context', writeContext('ok3.txt', 'x'), '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--max-errors-mode', 'warnings']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--max-errors-mode.*warnings.*thrown, stderr/);
+  });
 });
 
 describe('rlm-studio run with bad input', () => {

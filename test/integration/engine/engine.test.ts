@@ -1,83 +1,9 @@
 // The engine in-process, with the real sandbox and the real OpenAI SDK over HTTP to a
 // mock-llm whose replies each test scripts.
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunStartEvent, TrajectoryEvent } from '../../../src-shared/events.ts';
-import { EventRecorder, RlmSession, type RlmConfig, type RunOutcome } from '../../../src-main/engine/index.ts';
-import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
-import { classify, type Policy, type PolicyRequest } from '../../../src-main/mock-llm/policy.ts';
-import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
-
-const servers: MockLlmServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-const repl = (code: string): string => `Running code.\n\`\`\`repl\n${code}\n\`\`\``;
-
-/** Replies to RLM turns by the run's turn number and to sub-calls by `sub`. */
-function turns(byTurn: (turn: number, req: PolicyRequest) => string, sub: (prompt: string) => string = (p) => `echo: ${p}`): Policy {
-  return (req) => {
-    const c = classify(req);
-    if (c.kind === 'sub') return sub(c.lastUser);
-    if (c.kind === 'final') return 'final answer from text';
-    if (c.kind === 'compaction') return 'SUMMARY of the work so far.';
-    return byTurn(c.turn ?? 1, req);
-  };
-}
-
-interface Harness {
-  events: TrajectoryEvent[];
-  session: RlmSession;
-  server: MockLlmServer;
-  complete(context: Parameters<RlmSession['completion']>[0], query?: string | null, signal?: AbortSignal): Promise<RunOutcome>;
-}
-
-async function harness(policy: Policy, config: Partial<RlmConfig> = {}, opts: { persistent?: boolean; latencyMs?: number; maxRetries?: number } = {}): Promise<Harness> {
-  const server = await startMockLlm({ policy, latencyMs: opts.latencyMs ?? 0, costPerMTok: 2 });
-  servers.push(server);
-  const events: TrajectoryEvent[] = [];
-  const recorder = new EventRecorder((e) => events.push(e));
-  const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: opts.maxRetries ?? 0 });
-  const session = new RlmSession({ client, model: 'mock-root', ...config }, { sink: recorder, persistent: opts.persistent ?? false });
-  return {
-    events,
-    session,
-    server,
-    complete: (context, query = 'q', signal) => session.completion(context, query, signal ? { signal } : {}),
-  };
-}
-
-function ofType<T extends TrajectoryEvent['type']>(events: TrajectoryEvent[], type: T): Extract<TrajectoryEvent, { type: T }>[] {
-  return events.filter((e): e is Extract<TrajectoryEvent, { type: T }> => e.type === type);
-}
-
-/** Structural invariants every event stream must keep. */
-function checkInvariants(events: TrajectoryEvent[]): void {
-  events.forEach((e, i) => expect(e.seq).toBe(i));
-  const runs = new Map<string, TrajectoryEvent[]>();
-  for (const e of events) runs.set(e.runId, [...(runs.get(e.runId) ?? []), e]);
-  for (const list of runs.values()) {
-    expect(list[0]!.type).toBe('run.start');
-    expect(list.at(-1)!.type).toBe('run.end');
-  }
-  const open = new Map<string, number>();
-  for (const e of events) {
-    if (e.type === 'subcall.start') open.set(e.callId, e.seq);
-    if (e.type === 'subcall.end') {
-      expect(open.has(e.callId)).toBe(true);
-      open.delete(e.callId);
-    }
-  }
-  expect(open.size).toBe(0);
-  for (const start of ofType(events, 'run.start').filter((e) => e.spawnedBy)) {
-    const call = ofType(events, 'subcall.start').find((s) => s.callId === start.spawnedBy!.callId)!;
-    const end = ofType(events, 'subcall.end').find((s) => s.callId === start.spawnedBy!.callId)!;
-    const childEnd = ofType(events, 'run.end').find((r) => r.runId === start.runId)!;
-    expect(call.childRunId).toBe(start.runId);
-    expect(call.seq).toBeLessThan(start.seq);
-    expect(childEnd.seq).toBeLessThan(end.seq);
-  }
-}
+import { describe, expect, it } from 'vitest';
+import type { RunStartEvent } from '../../../src-shared/events.ts';
+import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
+import { checkInvariants, harness, ofType, repl, turns } from './harness.ts';
 
 describe('engine: answers and the loop', () => {
   it('runs every block in order and the first submission wins', async () => {
@@ -340,7 +266,7 @@ describe('engine: sessions, compaction, gates', () => {
       type: 'run.start',
       query: 'what?',
       context: { type: 'array', totalChars: 3, chunkLengths: [1, 2] },
-      limits: { maxIterations: 7, maxDepth: 3, maxConcurrency: 5 },
+      limits: { maxIterations: 7, maxDepth: 3, maxConcurrencyLlm: 5, maxConcurrencyRlm: 5, maxErrorsMode: 'thrown', childLlmModel: 'sub' },
     });
     expect(start.messages[1]!.content.startsWith('Query: what?')).toBe(true);
   });

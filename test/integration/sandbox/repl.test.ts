@@ -144,7 +144,7 @@ describe('answer', () => {
     expect(r.submitted).toBe('');
   });
 
-  it('keeps the last truthy set, stringifies content, and counts a throw after ready', async () => {
+  it('keeps the last truthy set, submits an array as JSON, and counts a throw after ready', async () => {
     const repl = await make();
     const r = await repl.execute(
       'answer.content = [1, 2]; answer.ready = true; answer.content = "second"; answer.ready = 1; answer.ready = false; throw new Error("after")',
@@ -153,7 +153,7 @@ describe('answer', () => {
     expect(r.submitted).toBe('second');
     expect(r.error?.message).toBe('after');
     const arr = await repl.execute('answer.content = [1, 2, 3]; answer.ready = true', SITE);
-    expect(arr.submitted).toBe('1,2,3');
+    expect(arr.submitted).toBe('[1,2,3]');
   });
 
   it('detects a rebind to a ready object and re-wraps it', async () => {

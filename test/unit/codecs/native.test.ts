@@ -99,3 +99,23 @@ describe('native reader', () => {
     expect(r.problems[0]?.message).toMatch(/expected the rlm-studio header/);
   });
 });
+
+describe('run.start limits across versions', () => {
+  const start = (limits: Record<string, unknown>) => ({ ...events[0], limits: { maxDepth: 1, maxIterations: 3, maxBudgetUsd: null, maxTimeoutMs: null, maxTokens: null, maxErrors: null, ...limits } });
+
+  it('a log written when one maxConcurrency served both batched calls loads with both caps set from it', () => {
+    const r = checkEvent(start({ maxConcurrency: 8 }));
+    expect(r.ok).toBe(true);
+    if (r.ok && r.value.type === 'run.start') expect(r.value.limits).toMatchObject({ maxConcurrencyLlm: 8, maxConcurrencyRlm: 8 });
+  });
+
+  it('the two caps of today are kept as written', () => {
+    const r = checkEvent(start({ maxConcurrencyLlm: 16, maxConcurrencyRlm: 4, maxErrorsMode: 'stderr', childLlmModel: 'own' }));
+    expect(r.ok && r.value.type === 'run.start' ? r.value.limits : null).toMatchObject({ maxConcurrencyLlm: 16, maxConcurrencyRlm: 4, maxErrorsMode: 'stderr', childLlmModel: 'own' });
+  });
+
+  it('limits with no concurrency cap at all are refused by name', () => {
+    const r = checkEvent(start({}));
+    expect(r).toMatchObject({ ok: false, message: expect.stringMatching(/maxConcurrency/) });
+  });
+});

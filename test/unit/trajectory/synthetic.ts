@@ -11,7 +11,7 @@ import {
   type Usage,
 } from '../../../src-shared/events.ts';
 
-export const LIMITS: Limits = { maxDepth: 2, maxIterations: 3, maxBudgetUsd: null, maxTimeoutMs: null, maxTokens: null, maxErrors: null, maxConcurrency: 4 };
+export const LIMITS: Limits = { maxDepth: 2, maxIterations: 3, maxBudgetUsd: null, maxTimeoutMs: null, maxTokens: null, maxErrors: null, maxConcurrencyLlm: 4, maxConcurrencyRlm: 4 };
 export const usage = (i: number, o: number, c: number | null = 0.001): Usage => ({ inputTokens: i, outputTokens: o, costUsd: c });
 
 export class Script {

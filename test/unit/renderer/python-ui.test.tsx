@@ -165,6 +165,21 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
     ]);
   });
 
+  it('sends a sub-calls profile when one is picked, and none by default', async () => {
+    const { carrier } = await mountForm();
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('nr-start'));
+    });
+    expect(sentOf(carrier, 'session.start')[0]!.params).not.toHaveProperty('subProfile');
+    const pick = screen.getByTestId('nr-sub-profile') as HTMLSelectElement;
+    expect([...pick.options].map((o) => o.value)).toEqual(['', 'demo', 'qwen']);
+    fireEvent.change(pick, { target: { value: 'qwen' } });
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('nr-start'));
+    });
+    expect(sentOf(carrier, 'session.start')[1]!.params).toMatchObject({ profile: 'demo', subProfile: 'qwen' });
+  });
+
   it('refuses an empty custom prompt in the form, with the reason', async () => {
     const { carrier } = await mountForm();
     fireEvent.click(screen.getByTestId('nr-prompt-custom'));
@@ -196,7 +211,7 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
 });
 
 describe('profiles: REPL language and system prompt', () => {
-  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '' };
+  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' } };
   it('keeps Python and a prompt; JavaScript and an empty prompt are left out', () => {
     expect(validateDraft({ ...base, repl: 'python', systemPrompt: 'P {tools}' }, [])).toEqual({
       profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {}, repl: 'python', systemPrompt: 'P {tools}' },

@@ -112,7 +112,13 @@ describe('the REPL language of a session', () => {
   });
 
   it('is JavaScript for a native log whose header names none', () => {
-    const { store, svc } = servicesWith(fixtureEvents('c_recursive.jsonl'));
+    // As written before Python: no language on the runs either.
+    const events = fixtureEvents('c_recursive.jsonl').map((e) => {
+      if (e.type !== 'run.start') return e;
+      const { repl: _repl, ...rest } = e;
+      return rest;
+    });
+    const { store, svc } = servicesWith(events);
     act(() => {
       store.getState().setFormat('s1', 'native');
       store.getState().setHeader('s1', { format: 'rlm-studio', version: 1, sessionId: asSessionId('s1'), createdAt: '2026-12-02T10:00:00.000Z' });

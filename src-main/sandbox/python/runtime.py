@@ -478,7 +478,7 @@ def _short_local(value):
         logged = _as_logged(value)
         if len(json.dumps(logged, separators=(",", ":"))) <= LOCAL_CHARS:
             return logged
-    except (_TooBig, TypeError, ValueError):
+    except Exception:  # noqa: BLE001 - too big, or the model's own class misbehaving
         pass
     text = _bounded_repr(value)
     return text if len(text) <= LOCAL_CHARS else text[: LOCAL_CHARS - 1] + "\u2026"

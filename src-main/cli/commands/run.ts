@@ -13,7 +13,7 @@ import { NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, sessionSettings } from '../options.ts';
-import { addRoleOptions, apiKeyFrom, type RoleOptions, roleClients } from '../role-options.ts';
+import { addRoleOptions, type RoleOptions, roleClients } from '../role-options.ts';
 import { progressLine } from '../progress.ts';
 
 export interface RunCliOptions extends LimitOptions, RoleOptions {
@@ -95,10 +95,6 @@ async function readWhole(path: string, size: number): Promise<Buffer> {
   } finally {
     closeSync(fd);
   }
-}
-
-export function resolveApiKey(envVar: string | undefined): string {
-  return apiKeyFrom(envVar, '--api-key-env');
 }
 
 export interface RunSummary {

@@ -42,6 +42,25 @@ describe('sub-call profile', () => {
       for (const r of onSub) expect(r.params).not.toHaveProperty('temperature');
       const start = c.events.get(session.sessionId)?.find((e) => e.type === 'run.start');
       expect(start).toMatchObject({ model: 'mock-root', subModel: 'mock-sub' });
+
+      // A fork keeps the sub-call profile unless told otherwise; `null` puts sub-calls back on the root profile.
+      const rootPlain = (): number => rootMock.requests().filter((r) => r.messages[0]?.role !== 'system').length;
+      const ended = async (id: string): Promise<void> => {
+        await c.call('subscribe', { sessionId: id, fromSeq: 0 });
+        const s = await c.until(() => {
+          const x = c.latest(id);
+          return x && ['finished', 'failed', 'cancelled'].includes(x.status) ? x : null;
+        }, 'the fork to end');
+        expect(s.status, s.message ?? '').toBe('finished');
+      };
+      const kept = await c.call('session.fork', { params: { sessionId: session.sessionId, runId: start!.runId, iteration: 2 } });
+      const subBefore = subMock.requests().length;
+      await ended(kept.session.sessionId);
+      expect(subMock.requests().length).toBeGreaterThan(subBefore);
+      expect(rootPlain()).toBe(0);
+      const dropped = await c.call('session.fork', { params: { sessionId: session.sessionId, runId: start!.runId, iteration: 2, subProfile: null } });
+      await ended(dropped.session.sessionId);
+      expect(rootPlain()).toBeGreaterThan(0);
     } finally {
       await host.close();
     }

@@ -240,6 +240,13 @@ export interface BlockEndEvent extends Envelope {
   submitted: string | null;
   /** Names of the REPL's simple variables after the block (what the model is told). */
   variables: string[];
+  /**
+   * Every variable after the block, name → value, as the reference format's `locals`. A live
+   * run records null, booleans, finite numbers and strings of up to 200 characters as
+   * themselves and anything else as a rendering of at most 200 characters; a reference log's
+   * import keeps the values it logged (JSON). Added in version 1 (optional): absent in older logs.
+   */
+  locals?: Record<string, unknown>;
   /** Set when the REPL had to be replaced (state lost). */
   replReset: ReplResetReason | null;
   /** Only in a re-execution's log: how this output compares with the recorded one. Added in version 1 (optional). */

@@ -33,6 +33,18 @@ export const ReplLanguageInput = z.enum(['javascript', 'python']);
 /** A system prompt that replaces the built-in one (`{tools}` is replaced by the tools list). */
 const SystemPromptText = z.string().min(1).max(1_000_000);
 
+/**
+ * Sampling settings sent with a role's calls (as `--temperature`, `--top-p`, `--seed`,
+ * `--max-output-tokens` on the command line); absent ones are left to the endpoint.
+ */
+export const SamplingInput = z.strictObject({
+  temperature: z.number().min(0).optional(),
+  topP: z.number().gt(0).max(1).optional(),
+  seed: z.number().int().optional(),
+  maxOutputTokens: positiveInt.optional(),
+});
+export type SamplingInput = z.infer<typeof SamplingInput>;
+
 /** Endpoint profile: where to send model calls. The key is referenced, never stored in logs. */
 export const EndpointProfile = z.strictObject({
   name: z.string().min(1).max(100),
@@ -49,6 +61,8 @@ export const EndpointProfile = z.strictObject({
   systemPrompt: SystemPromptText.optional(),
   /** Its sessions accept paper-era FINAL(...) / FINAL_VAR(name) unless the new run says otherwise (absent: no). */
   finalPatterns: z.boolean().optional(),
+  /** Sampling of the calls this profile serves: root calls, or sub-calls when it is a session's sub-call profile. */
+  sampling: SamplingInput.optional(),
 });
 export type EndpointProfile = z.infer<typeof EndpointProfile>;
 
@@ -82,6 +96,12 @@ export type ContextSource = z.infer<typeof ContextSource>;
 export const StartSession = z.strictObject({
   /** A saved profile's name, or 'demo' for the bundled mock model. */
   profile: z.string().min(1),
+  /**
+   * The profile of sub-calls (`llm_query`, batched, `rlm_query` at max depth): its endpoint,
+   * key, sampling and prices, and its model as the sub-model unless `subModel` is given.
+   * Absent or null: sub-calls use `profile` (the root's endpoint and sampling).
+   */
+  subProfile: z.string().min(1).nullable().optional(),
   model: z.string().min(1).optional(),
   subModel: z.string().min(1).nullable().optional(),
   context: ContextSource,
@@ -117,6 +137,8 @@ export const ForkSession = z.strictObject({
   /** Replay recorded replies up to (not including) this iteration, then go live. */
   iteration: positiveInt,
   profile: z.string().min(1).optional(),
+  /** Absent: the source's sub-call profile; null: none (sub-calls on `profile`). */
+  subProfile: z.string().min(1).nullable().optional(),
   model: z.string().min(1).optional(),
   subModel: z.string().min(1).nullable().optional(),
   limits: RunLimitsInput.optional(),

@@ -5,7 +5,7 @@ import type { ExecResult } from '../sandbox/types.ts';
 
 const ms = (x: number): number => Math.round(x * 1000) / 1000;
 
-export function blockEndFields(res: ExecResult): Pick<BlockEndEvent, 'stdout' | 'stderr' | 'error' | 'durationMs' | 'cpuMs' | 'submitted' | 'variables' | 'replReset'> {
+export function blockEndFields(res: ExecResult): Pick<BlockEndEvent, 'stdout' | 'stderr' | 'error' | 'durationMs' | 'cpuMs' | 'submitted' | 'variables' | 'replReset' | 'locals'> {
   return {
     stdout: res.stdout,
     stderr: res.stderr,
@@ -15,5 +15,6 @@ export function blockEndFields(res: ExecResult): Pick<BlockEndEvent, 'stdout' | 
     submitted: res.submitted,
     variables: res.variables,
     replReset: res.replReset,
+    ...(res.locals ? { locals: res.locals } : {}),
   };
 }

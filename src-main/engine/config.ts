@@ -72,6 +72,14 @@ export interface RlmConfig {
   sandbox?: Partial<SandboxLimits>;
   /** Hooks a debugger awaits at each step; absent means run straight through. */
   gates?: EngineGates;
+  /**
+   * The client of plain sub-calls (`llm_query`, `llm_query_batched`, `rlm_query` at max depth),
+   * with their endpoint and sampling; absent: `client`. The turns of the root and of child runs
+   * always use `client`, as the reference's child RLMs use the root's backend. A plain call
+   * naming the root model (when a distinct sub-model is set) goes to `client`, as the
+   * reference routes a call naming a registered model to that model's client.
+   */
+  subClient?: LmClient;
 }
 
 /** The model choice and limits of a session: what a command line or a profile sets. */

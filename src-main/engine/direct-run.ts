@@ -74,7 +74,7 @@ export async function runDirect(p: DirectRunParams): Promise<RunOutcome> {
   try {
     if (abort.signal.aborted) throw new Error('aborted');
     const reply = await p.client.complete({ model: p.model, messages, signal: abort.signal });
-    ledger.add(reply.usage);
+    ledger.add(reply.usage, p.model);
     p.sink.emit({
       type: 'model.reply',
       ...envelope,
@@ -108,5 +108,5 @@ export async function runDirect(p: DirectRunParams): Promise<RunOutcome> {
   const durationMs = Math.round(performance.now() - started);
   const usage = ledger.summary();
   p.sink.emit({ type: 'run.end', ...envelope, answer, stopReason, message, iterations: 0, durationMs, usage });
-  return { runId: p.runId, answer, stopReason, message, iterations: 0, durationMs, usage, messages };
+  return { runId: p.runId, answer, stopReason, message, iterations: 0, durationMs, usage: { ...usage, byModel: ledger.byModel() }, messages };
 }

@@ -13,7 +13,8 @@ import type {
   SubcallKind,
   Usage,
 } from '../../src-shared/events.ts';
-import type { CompletionResult } from '../lm/types.ts';
+import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
+import type { CompletionResult, LmClient } from '../lm/types.ts';
 import type { CallSite, ExecResult, Repl, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
 import { blockEndFields } from './block-events.ts';
 import { findFinalSignal, findReplBlocks } from './code-blocks.ts';
@@ -46,7 +47,8 @@ export interface RunOutcome {
   message: string | null;
   iterations: number;
   durationMs: number;
-  usage: Usage & { calls: number };
+  /** Totals, and the same per model name (`byModel`). */
+  usage: Usage & { calls: number; byModel: UsageByModel };
   /** The run's message history at the end, final reply included. */
   messages: ChatMessage[];
 }
@@ -191,12 +193,12 @@ export class RlmRun implements SubcallBridge {
             compaction: this.p.compaction,
             finalPatterns: this.cfg.finalPatterns ?? false,
             language: this.language,
-            budgets: subLmBudgets(this.subModel),
+            budgets: subLmBudgets(this.llmQueryModel),
             childLlmModel: this.limits.childLlmModel,
           });
     return [
       { role: 'system', content: system },
-      { role: 'user', content: buildMetadataMessage(describeContext(this.p.context), this.p.query, this.language, subLmBudgets(this.subModel)) },
+      { role: 'user', content: buildMetadataMessage(describeContext(this.p.context), this.p.query, this.language, subLmBudgets(this.llmQueryModel)) },
     ];
   }
 
@@ -303,7 +305,7 @@ export class RlmRun implements SubcallBridge {
     const usage = this.p.ledger.summary();
     const iterations = Math.min(this.iteration, this.limits.maxIterations);
     this.sink.emit({ type: 'run.end', ...this.envelope(), answer, stopReason, message, iterations, durationMs, usage });
-    return { runId: this.p.runId, answer, stopReason, message, iterations, durationMs, usage, messages: this.messages };
+    return { runId: this.p.runId, answer, stopReason, message, iterations, durationMs, usage: { ...usage, byModel: this.p.ledger.byModel() }, messages: this.messages };
   }
 
   /** Calls the run's model with the history plus `transient` messages that are not kept. */
@@ -321,7 +323,7 @@ export class RlmRun implements SubcallBridge {
     } finally {
       this.p.onModelCallSent?.(); // clients that give no hint: at the latest when the call ends
     }
-    this.p.ledger.add(reply.usage);
+    this.p.ledger.add(reply.usage, this.p.model);
     this.sink.emit({
       type: 'model.reply',
       ...this.envelope(),
@@ -568,13 +570,23 @@ export class RlmRun implements SubcallBridge {
     await this.cfg.gates?.onSubcallStart?.(this.gateRun, site.iteration, site.block, kind, prompt);
     if (this.abort.signal.aborted) return end('Error: the run was stopped', 'aborted');
     try {
-      const res = await this.cfg.client.complete({ model, messages: [{ role: 'user', content: prompt }], signal: this.abort.signal });
-      this.p.ledger.add(res.usage);
+      // Under the reference's routing a child's own-model `llm_query` goes where its turns go.
+      const ownRouted = kind === 'llm' && !modelArg && this.llmQueryModel !== this.subModel;
+      const client = ownRouted ? this.cfg.client : this.plainClient(model);
+      const res = await client.complete({ model, messages: [{ role: 'user', content: prompt }], signal: this.abort.signal });
+      this.p.ledger.add(res.usage, model);
       return end(res.text, null, res.usage);
     } catch (err) {
       const msg = this.abort.signal.aborted ? 'the run was stopped' : errorText(err);
       return end(`Error: LM query failed - ${msg}`, msg);
     }
+  }
+
+  /** The sub-call client, except for a call naming the root model when a distinct sub-model is set. */
+  private plainClient(model: string): LmClient {
+    const { client, subClient, subModel } = this.cfg;
+    if (subClient === undefined) return client;
+    return model === this.cfg.model && subModel !== undefined && subModel !== null && subModel !== this.cfg.model ? client : subClient;
   }
 
   private async childRun(

@@ -2,6 +2,7 @@
 // the run that made it; the sum flows up to every ancestor so each run's limits see its
 // whole subtree.
 import type { Usage } from '../../src-shared/events.ts';
+import { addModelUsage, roundedByModel, type UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 
 export interface Totals {
   inputTokens: number;
@@ -15,13 +16,16 @@ export interface Totals {
 export class UsageLedger {
   readonly totals: Totals = { inputTokens: 0, outputTokens: 0, costUsd: 0, costKnown: false, calls: 0 };
   private readonly parent: UsageLedger | null;
+  private readonly models: UsageByModel = {};
 
   constructor(parent: UsageLedger | null = null) {
     this.parent = parent;
   }
 
-  add(usage: Usage): void {
+  /** One model call of `model` (the name the call asked for). */
+  add(usage: Usage, model: string): void {
     for (let l: UsageLedger | null = this; l !== null; l = l.parent) {
+      addModelUsage(l.models, model, usage);
       l.totals.inputTokens += usage.inputTokens;
       l.totals.outputTokens += usage.outputTokens;
       l.totals.calls += 1;
@@ -44,6 +48,11 @@ export class UsageLedger {
       costUsd: t.costKnown ? roundUsd(t.costUsd) : null,
       calls: t.calls,
     };
+  }
+
+  /** The same totals per model name. */
+  byModel(): UsageByModel {
+    return roundedByModel(this.models);
   }
 }
 

@@ -3,6 +3,7 @@
 // leave one partial last line: readers skip it, and the next writer starts a fresh line.
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import type { StopReason } from '../../src-shared/events.ts';
+import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import type { Expected, ScorerName } from './tasks/types.ts';
 
 export interface TaskResult {
@@ -20,7 +21,8 @@ export interface TaskResult {
   message: string | null;
   iterations: number;
   durationMs: number;
-  usage: { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null };
+  /** `byModel` is absent in results written before it existed. */
+  usage: { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null; byModel?: UsageByModel };
   logFile: string | null;
   model: string;
   finishedAt: string;

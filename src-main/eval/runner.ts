@@ -9,6 +9,7 @@ import { asSessionId } from '../../src-shared/events.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import type { ToolSpec } from '../engine/config.ts';
 import { EventRecorder, RlmSession, type RunOutcome, type SessionSettings } from '../engine/index.ts';
+import type { Sampling } from '../lm/sampling.ts';
 import type { LmClient } from '../lm/types.ts';
 import { NativeLogFile } from '../logs/native-file-sink.ts';
 import { loadTaskContext, readDataset, type Dataset } from './dataset.ts';
@@ -25,6 +26,10 @@ export interface EvalOptions extends SessionSettings {
   dataset: string;
   outDir: string;
   client: LmClient;
+  /** Sub-calls' client (another endpoint or sampling); absent: `client`. */
+  subClient?: LmClient;
+  /** The sampling of each role, recorded in eval.json (a resumed run must not change them). */
+  roles?: { sampling: Sampling; sub: { baseUrl: string; sampling: Sampling } | null };
   /** Recorded in eval.json so a resumed run can refuse a different configuration. */
   baseUrl: string;
   model: string;
@@ -62,6 +67,9 @@ function configKey(o: EvalOptions, dataset: Dataset): Record<string, unknown> {
     // The prompt by its hash (eval.json stays small), the tools by their names.
     systemPrompt: o.systemPrompt === undefined ? null : createHash('sha256').update(o.systemPrompt).digest('hex').slice(0, 16),
     tools: o.tools === undefined ? null : Object.keys(o.tools).sort(),
+    // Absent (null) when unset, so evaluations recorded before these existed still resume.
+    sampling: o.roles && Object.keys(o.roles.sampling).length > 0 ? o.roles.sampling : null,
+    subCalls: o.roles?.sub ?? null,
   };
 }
 
@@ -188,7 +196,7 @@ async function runTask(task: EvalTask, dataset: Dataset, logsDir: string, o: Eva
   let outcome: RunOutcome;
   let session: RlmSession | null = null;
   try {
-    const { dataset: _dataset, outDir: _outDir, baseUrl: _baseUrl, parallel: _parallel, onProgress: _onProgress, signal: _signal, ...config } = o;
+    const { dataset: _dataset, outDir: _outDir, baseUrl: _baseUrl, parallel: _parallel, onProgress: _onProgress, signal: _signal, roles: _roles, ...config } = o;
     session = new RlmSession(
       config,
       { sink: recorder },

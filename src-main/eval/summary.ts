@@ -1,5 +1,6 @@
 // The results table: accuracy by kind and size, cost and runtime quartiles, stop reasons.
 import { quartiles, type Quartiles } from '../../src-shared/trajectory/analytics.ts';
+import { addByModel, roundedByModel, type UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import type { TaskResult } from './results.ts';
 
 export interface GroupSummary {
@@ -23,6 +24,8 @@ export interface EvalSummary {
   totalCostUsd: number;
   unpricedTasks: number;
   totalCalls: number;
+  /** Tokens, calls and cost per model name over the finished tasks (tasks recorded without it are left out). */
+  byModel: UsageByModel;
   durationMs: Quartiles;
   costUsd: Quartiles;
   calls: Quartiles;
@@ -55,6 +58,8 @@ export function summarize(results: TaskResult[], meta: { dataset: string; model:
   const stopReasons: Record<string, number> = {};
   for (const r of results) stopReasons[r.stopReason] = (stopReasons[r.stopReason] ?? 0) + 1;
   const all = group(results);
+  const models: UsageByModel = {};
+  for (const r of results) if (r.usage.byModel) addByModel(models, r.usage.byModel);
   return {
     ...meta,
     finished: results.length,
@@ -63,6 +68,7 @@ export function summarize(results: TaskResult[], meta: { dataset: string; model:
     totalCostUsd: Math.round(results.reduce((a, r) => a + (r.usage.costUsd ?? 0), 0) * 1e6) / 1e6,
     unpricedTasks: results.filter((r) => r.usage.costUsd === null).length,
     totalCalls: results.reduce((a, r) => a + r.usage.calls, 0),
+    byModel: roundedByModel(models, 6),
     durationMs: all.durationMs,
     costUsd: all.costUsd,
     calls: quartiles(results.map((r) => r.usage.calls)),
@@ -98,6 +104,14 @@ export function summaryMarkdown(s: EvalSummary): string {
     '',
     `Stop reasons: ${Object.entries(s.stopReasons).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}.`,
     '',
+    ...(Object.keys(s.byModel).length === 0
+      ? []
+      : [
+          '| model | calls | input tokens | output tokens | cost |',
+          '| --- | ---: | ---: | ---: | ---: |',
+          ...Object.entries(s.byModel).map(([m, u]) => `| ${m} | ${u.calls} | ${u.inputTokens} | ${u.outputTokens} | ${u.costUsd === null ? '–' : usd(u.costUsd)} |`),
+          '',
+        ]),
   ];
   return lines.join('\n');
 }

@@ -97,6 +97,8 @@ const SessionRecipe = z.strictObject({
   finalPatterns: z.boolean().optional(),
   /** A custom tools module on the host. */
   tools: z.string().optional(),
+  /** The profile of sub-calls, when not the root's. */
+  subProfile: z.string().optional(),
 });
 type SessionRecipe = z.infer<typeof SessionRecipe>;
 
@@ -603,6 +605,7 @@ export class Host implements HostEndpoint {
       ...(p.systemPrompt ? { systemPrompt: p.systemPrompt } : {}),
       ...(p.finalPatterns !== undefined ? { finalPatterns: p.finalPatterns } : {}),
       ...(p.tools ? { tools: p.tools } : {}),
+      ...(p.subProfile ? { subProfile: p.subProfile } : {}),
     };
     // null: the built-in prompt even when the profile has its own.
     const promptFromProfile = p.systemPrompt === undefined;
@@ -639,8 +642,10 @@ export class Host implements HostEndpoint {
   }): Promise<Session> {
     if (this.closed) throw new HostError('conflict', 'the host is shutting down');
     const { profile, baseUrl, apiKey } = await this.resolveProfile(o.recipe.profile);
+    const sub = o.recipe.subProfile ? await this.resolveProfile(o.recipe.subProfile) : null;
     const model = o.model ?? profile.model;
-    const subModel = o.subModel === undefined ? profile.subModel : o.subModel;
+    // A sub-call profile brings its model as the sub-model, unless one is named.
+    const subModel = o.subModel === undefined ? (sub ? sub.profile.model : profile.subModel) : o.subModel;
     const recipe: SessionRecipe = { ...o.recipe, model, subModel };
     if (o.fromProfile?.repl && profile.repl) recipe.repl = profile.repl;
     if (o.fromProfile?.systemPrompt && profile.systemPrompt) recipe.systemPrompt = profile.systemPrompt;
@@ -673,6 +678,8 @@ export class Host implements HostEndpoint {
       model,
       subModel,
       prices: profile.prices,
+      sampling: profile.sampling ?? {},
+      sub: sub ? { baseUrl: sub.baseUrl, apiKey: sub.apiKey, prices: sub.profile.prices, sampling: sub.profile.sampling ?? {} } : null,
       context: recipe.context,
       query: recipe.query,
       limits: recipe.limits,
@@ -875,7 +882,9 @@ export class Host implements HostEndpoint {
     const next: SessionRecipe = { ...recipe, profile: f.profile ?? recipe.profile, limits: { ...recipe.limits, ...(f.limits ?? {}) } };
     if (f.tools) next.tools = f.tools;
     if (f.finalPatterns !== undefined) next.finalPatterns = f.finalPatterns;
-    const sameProfile = next.profile === recipe.profile && !imported;
+    if (f.subProfile === null) delete next.subProfile;
+    else if (f.subProfile !== undefined) next.subProfile = f.subProfile;
+    const sameProfile = next.profile === recipe.profile && next.subProfile === recipe.subProfile && !imported;
     return this.launch({
       recipe: next,
       model: f.model ?? (sameProfile ? recipe.model : undefined),

@@ -2,7 +2,7 @@
 // Both directions are validated on arrival: a worker is a separate process that may be
 // half-dead or confused, and the host must not trust it any more than a client.
 import { z } from 'zod';
-import { Breakpoint, BreakpointKind, ContextSource, ReplLanguageInput, ReplyEditInput } from '../../src-shared/protocol.ts';
+import { Breakpoint, BreakpointKind, ContextSource, ReplLanguageInput, ReplyEditInput, SamplingInput } from '../../src-shared/protocol.ts';
 import { ReplayPlan } from '../lm/replay-client.ts';
 
 const nullableNum = z.number().nullable();
@@ -15,6 +15,17 @@ export const WorkerSpec = z.strictObject({
   model: z.string(),
   subModel: z.string().nullable(),
   prices: z.record(z.string(), z.strictObject({ inputPerMTok: z.number(), outputPerMTok: z.number() })),
+  /** Sampling of root calls (the turns of the root and of child runs). */
+  sampling: SamplingInput,
+  /** Sub-calls' own endpoint (a sub-call profile); null: sub-calls use the root's client. */
+  sub: z
+    .strictObject({
+      baseUrl: z.string(),
+      apiKey: z.string().nullable(),
+      prices: z.record(z.string(), z.strictObject({ inputPerMTok: z.number(), outputPerMTok: z.number() })),
+      sampling: SamplingInput,
+    })
+    .nullable(),
   context: ContextSource,
   query: z.string().nullable(),
   limits: z.strictObject({

@@ -8,6 +8,7 @@ import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { EventRecorder, RlmSession } from '../engine/index.ts';
 import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
 import { ReplayClient } from '../lm/replay-client.ts';
+import { samplingArgs } from '../lm/sampling.ts';
 import type { LmClient } from '../lm/types.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
 import { loadContextFile } from '../cli/commands/run.ts';
@@ -93,9 +94,24 @@ async function start(spec: WorkerSpec): Promise<void> {
   // A spare warmed for Python that got a JavaScript session lets its interpreter go.
   if (spec.repl !== 'python' && pythonUsed()) void import('../sandbox/python/pool.ts').then((pool) => pool.coolPython());
   const context = await loadContext(spec);
-  const http = new OpenAiCompatibleClient({ baseUrl: spec.baseUrl, apiKey: spec.apiKey ?? 'no-key', priceTable: Object.keys(spec.prices).length > 0 ? spec.prices : undefined });
+  const http = new OpenAiCompatibleClient({
+    baseUrl: spec.baseUrl,
+    apiKey: spec.apiKey ?? 'no-key',
+    priceTable: Object.keys(spec.prices).length > 0 ? spec.prices : undefined,
+    sampling: samplingArgs(spec.sampling),
+  });
+  const subHttp = spec.sub
+    ? new OpenAiCompatibleClient({
+        baseUrl: spec.sub.baseUrl,
+        apiKey: spec.sub.apiKey ?? 'no-key',
+        priceTable: Object.keys(spec.sub.prices).length > 0 ? spec.sub.prices : undefined,
+        sampling: samplingArgs(spec.sub.sampling),
+      })
+    : null;
   const replay = spec.replay ? new ReplayClient(spec.replay, http) : null;
   const client: LmClient = replay ?? http;
+  // A fork replays recorded sub-calls too; the ones that go live go to the sub endpoint.
+  const subClient: LmClient | null = subHttp ? (replay ? replay.withLive(subHttp) : subHttp) : null;
   const onPause = (info: PauseInfo | null): void => {
     flushEvents();
     send({ t: 'status', status: info ? 'paused' : 'running', pause: info });
@@ -127,6 +143,7 @@ async function start(spec: WorkerSpec): Promise<void> {
       ...(spec.systemPrompt !== null ? { systemPrompt: spec.systemPrompt } : {}),
       ...(spec.tools !== null ? { tools: await loadToolsModule(spec.tools) } : {}),
       gates: dbg.gates(),
+      ...(subClient ? { subClient } : {}),
     },
     { sink: recorder },
   );

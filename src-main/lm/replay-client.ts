@@ -197,16 +197,28 @@ export class ReplayClient implements LmClient {
     return this.subcallsByKey.get(key)?.[n] ?? null;
   }
 
-  async complete(req: CompletionRequest): Promise<CompletionResult> {
-    const first = req.messages[0];
-    const runId = first ? this.runByFirstMessage.get(first) : undefined;
-    if (runId !== undefined) return this.turnCall(runId, req);
-    if (req.messages.length === 1 && first) return this.plainCall(first.content, req);
-    this.counts.live++;
-    return this.live.complete(req);
+  complete(req: CompletionRequest): Promise<CompletionResult> {
+    return this.serve(req, this.live);
   }
 
-  private async turnCall(runId: string, req: CompletionRequest): Promise<CompletionResult> {
+  /**
+   * The same replay (one record, one set of counts) with another client for the calls that
+   * go live: the sub-call endpoint's, when sub-calls have their own.
+   */
+  withLive(live: LmClient): LmClient {
+    return { complete: (req) => this.serve(req, live) };
+  }
+
+  private async serve(req: CompletionRequest, live: LmClient): Promise<CompletionResult> {
+    const first = req.messages[0];
+    const runId = first ? this.runByFirstMessage.get(first) : undefined;
+    if (runId !== undefined) return this.turnCall(runId, req, live);
+    if (req.messages.length === 1 && first) return this.plainCall(first.content, req, live);
+    this.counts.live++;
+    return live.complete(req);
+  }
+
+  private async turnCall(runId: string, req: CompletionRequest, live: LmClient): Promise<CompletionResult> {
     const last = req.messages.at(-1)?.content;
     const orig = this.runMap.get(runId);
     const iteration = this.iterationOf.get(runId) ?? 0;
@@ -223,10 +235,10 @@ export class ReplayClient implements LmClient {
       }
     }
     this.counts.live++;
-    return this.live.complete(req);
+    return live.complete(req);
   }
 
-  private async plainCall(prompt: string, req: CompletionRequest): Promise<CompletionResult> {
+  private async plainCall(prompt: string, req: CompletionRequest, live: LmClient): Promise<CompletionResult> {
     const i = this.pending.findIndex((p) => p.prompt === prompt);
     if (i >= 0) {
       const p = this.pending.splice(i, 1)[0]!;
@@ -249,7 +261,7 @@ export class ReplayClient implements LmClient {
       }
     }
     this.counts.live++;
-    return this.live.complete(req);
+    return live.complete(req);
   }
 }
 

@@ -3,6 +3,7 @@
 // failures, usage, reported cost, SSE streaming) is the server's. Latency is a timer, never
 // a busy wait, so hundreds of concurrent calls overlap; a client that disconnects mid-call
 // cancels its timer and is counted, not crashed on.
+import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -34,6 +35,21 @@ export interface MockLlmOptions {
   models?: string[];
   /** Largest accepted request body. Default 64 MiB. */
   maxBodyBytes?: number;
+  /** Keep a record of every well-formed chat request, read with `requests()`. */
+  recordRequests?: boolean;
+  /** Append the same record, one JSON line per request, to this file. */
+  recordFile?: string;
+}
+
+/** What a client sent in one chat request, minus the message texts. */
+export interface RecordedRequest {
+  /** 1-based, in arrival order (as `stats().requests` counts). */
+  n: number;
+  model: string;
+  /** Every other body field as sent (temperature, top_p, seed, max_completion_tokens, stream…). */
+  params: Record<string, unknown>;
+  /** Role and length of each message. */
+  messages: { role: string; chars: number }[];
 }
 
 export interface MockLlmStats {
@@ -55,6 +71,8 @@ export interface MockLlmServer {
   port: number;
   close(): Promise<void>;
   stats(): MockLlmStats;
+  /** The recorded requests (empty unless `recordRequests`). */
+  requests(): RecordedRequest[];
 }
 
 export const DEFAULT_MOCK_MODELS = ['mock-llm', 'mock-root', 'mock-sub'];
@@ -90,6 +108,14 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmSe
   const maxBody = opts.maxBodyBytes ?? 64 * 1024 * 1024;
   const models = opts.models ?? DEFAULT_MOCK_MODELS;
   const stats: MockLlmStats = { requests: 0, completions: 0, failures: 0, aborted: 0, inFlight: 0, maxInFlight: 0 };
+  const recorded: RecordedRequest[] = [];
+  const record = (n: number, body: ChatBody): void => {
+    if (!opts.recordRequests && opts.recordFile === undefined) return;
+    const { model, messages, ...params } = body;
+    const r: RecordedRequest = { n, model, params, messages: messages.map((m) => ({ role: m.role, chars: toMockMessage(m).content.length })) };
+    if (opts.recordRequests) recorded.push(r);
+    if (opts.recordFile !== undefined) appendFileSync(opts.recordFile, `${JSON.stringify(r)}\n`);
+  };
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => {
@@ -137,6 +163,7 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmSe
 
     try {
       const body = parseChatBody(await readBody(req, maxBody));
+      record(n, body);
       if (failEvery > 0 && n % failEvery === 0) {
         stats.failures += 1;
         const headers: Record<string, string> = {};
@@ -185,6 +212,7 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmSe
     url: `http://${host}:${addr.port}/v1`,
     port: addr.port,
     stats: () => ({ ...stats }),
+    requests: () => recorded.map((r) => ({ ...r, params: { ...r.params }, messages: [...r.messages] })),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -5,7 +5,7 @@ import { sandboxRuntime } from './runtime.ts';
 import type { RunOutcome, RuntimeConfig } from './runtime.ts';
 import { BlockState } from './block-state.ts';
 import { dispatchHostCall, errorMessage, toolError } from './host-calls.ts';
-import { checkIndex, checkToolNames, parseListed, replLimits, type ReplLimits, SerialQueue } from './repl-support.ts';
+import { checkIndex, checkToolNames, parseListed, parseLocals, replLimits, type ReplLimits, SerialQueue } from './repl-support.ts';
 import { RESET_NOTE, resetError } from './reset-error.ts';
 import { transformBlock } from './transform.ts';
 import { watchBlock, type Watchdog } from './watchdog.ts';
@@ -13,6 +13,7 @@ import type {
   CallSite,
   ExecResult,
   HostFunction,
+  LocalValue,
   Repl,
   ReplOptions,
   SandboxValue,
@@ -320,7 +321,7 @@ class IsolatedRepl implements Repl {
     const isolate = session.isolate;
     const watchdog = watchBlock(isolate, block, started, this.#limits);
 
-    let outcome: RunOutcome | null = null;
+    let outcome: ParsedOutcome | null = null;
     let failure: unknown = null;
     let watched: ReturnType<Watchdog['stop']>;
     try {
@@ -351,6 +352,7 @@ class IsolatedRepl implements Repl {
         stderr: block.stderr.text(),
         error: outcome.error,
         variables: outcome.variables,
+        ...(outcome.locals ? { locals: outcome.locals } : {}),
         replReset: pending ? pending.reason : null,
       };
     }
@@ -446,7 +448,10 @@ function emptyResult(started: number): Omit<ExecResult, 'error' | 'variables'> {
   };
 }
 
-function parseOutcome(raw: unknown): RunOutcome {
+/** The runtime's outcome, its `locals` read back as JSON values. */
+type ParsedOutcome = Omit<RunOutcome, 'locals'> & { locals?: Record<string, LocalValue> };
+
+function parseOutcome(raw: unknown): ParsedOutcome {
   const value = JSON.parse(String(raw)) as Partial<RunOutcome>;
   const e = value.error;
   const error =
@@ -456,7 +461,8 @@ function parseOutcome(raw: unknown): RunOutcome {
   const variables = Array.isArray(value.variables) ? value.variables.filter((v) => typeof v === 'string') : [];
   const d = Array.isArray(value.dropped) ? value.dropped : [0, 0];
   const num = (n: unknown): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
-  return { error, variables, dropped: [num(d[0]), num(d[1])] };
+  const locals = parseLocals(value.locals);
+  return { error, variables, ...(locals ? { locals } : {}), dropped: [num(d[0]), num(d[1])] };
 }
 
 function sortedKeys(map: Map<number, Loaded>): number[] {

@@ -1,6 +1,6 @@
 // What both REPLs need around their own engine: limits read from the options, tool names
 // checked, operations run one at a time, and listed variables read back from JSON.
-import type { ReplOptions, VariableInfo } from './types.ts';
+import type { LocalValue, ReplOptions, VariableInfo } from './types.ts';
 
 export interface ReplLimits {
   memoryLimitMb: number;
@@ -71,4 +71,14 @@ function positive(value: number | undefined, fallback: number, name: string): nu
 
 export function checkIndex(index: number): void {
   if (!Number.isInteger(index) || index < 0) throw new Error(`index must be a non-negative integer, got ${index}`);
+}
+
+/** A block's `locals` from the REPL's JSON outcome (so JSON values); names are kept as data. */
+export function parseLocals(raw: unknown): Record<string, LocalValue> | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const out: Record<string, LocalValue> = {};
+  for (const [name, value] of Object.entries(raw as Record<string, LocalValue>)) {
+    Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }

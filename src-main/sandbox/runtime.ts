@@ -19,6 +19,8 @@ export interface RuntimeConfig {
 export interface RunOutcome {
   error: { name: string; message: string } | null;
   variables: string[];
+  /** Every variable after the block, short (see `shortLocal`), for the reference format's `locals`. */
+  locals?: Record<string, unknown>;
   dropped: [number, number];
 }
 
@@ -618,6 +620,25 @@ export function sandboxRuntime(
     return result;
   }
 
+  /** Characters of a variable a block's `locals` keeps. */
+  const LOCAL_CHARS = 200;
+  /** Null, booleans, finite numbers and strings of up to LOCAL_CHARS as themselves; anything else (or longer) as a bounded rendering. */
+  function shortLocal(v: unknown): string | number | boolean | null {
+    if (v === null || typeof v === 'boolean') return v;
+    if (typeof v === 'number') return NumberIsFinite(v) ? v : StringCtor(v);
+    if (typeof v === 'string') return v.length <= LOCAL_CHARS ? v : `${stringSlice(v, 0, LOCAL_CHARS)}…`;
+    const text = inspect(v, LOCAL_CHARS);
+    return text.length > LOCAL_CHARS ? `${stringSlice(text, 0, LOCAL_CHARS - 1)}…` : text;
+  }
+  function shortLocals(): Record<string, string | number | boolean | null> {
+    const out = ObjectCtor.create(null) as Record<string, string | number | boolean | null>;
+    for (const name of userNames()) {
+      const cur = dataValue(name);
+      if (cur.found) out[name] = shortLocal(cur.value);
+    }
+    return out;
+  }
+
   function predeclare(names: string[]): void {
     for (const name of names) {
       if (!getOwnDesc(G, name)) define(name, undefined);
@@ -648,9 +669,10 @@ export function sandboxRuntime(
       error = error ?? describeError(e);
     }
     const variables = simpleVariables();
+    const locals = shortLocals();
     blockActive = false;
     flushAll();
-    const outcome: RunOutcome = { error, variables, dropped: [streams[0].dropped, streams[1].dropped] };
+    const outcome: RunOutcome = { error, variables, locals, dropped: [streams[0].dropped, streams[1].dropped] };
     return jsonStringify(outcome);
   }
 

@@ -57,9 +57,20 @@ export interface ExecResult {
   submitted: string | null;
   /** Simple variables (string/number/boolean/array/plain object) not starting with `_`. */
   variables: string[];
+  /**
+   * Every variable after the block, for the reference format's `locals`: null, booleans,
+   * finite numbers and strings of up to 200 characters as themselves (Python: also small
+   * containers, modules and functions as the reference's logger writes them), anything else
+   * as a rendering of at most 200 characters ending in "…". Absent when the block did not
+   * run to its end in the REPL (a reset, a disposal).
+   */
+  locals?: Record<string, LocalValue>;
   /** Non-null when the isolate had to be discarded; a fresh one with the contexts is in place. */
   replReset: ReplResetReason | null;
 }
+
+/** A variable as a block's `locals` records it (JSON). */
+export type LocalValue = SandboxValue;
 
 export interface VariableInfo {
   name: string;

@@ -32,6 +32,8 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
   const profiles = useStudio((s) => s.profiles);
   const [profile, setProfile] = useState(target.asRecorded ? '' : 'demo');
   const [model, setModel] = useState('');
+  /** `keep`: the source's sub-call profile; `none`: sub-calls on the endpoint above; `p:NAME`: that profile. */
+  const [subProfile, setSubProfile] = useState('keep');
   const [at, setAt] = useState<AtIteration>('live');
   const [context, setContext] = useState<ContextChoice>({ kind: 'path', path: '', text: '', json: false });
   const [tools, setTools] = useState('');
@@ -51,6 +53,7 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
       breakpoints,
       ...(profile ? { profile } : {}),
       ...(model.trim() ? { model: model.trim() } : {}),
+      ...(subProfile === 'none' ? { subProfile: null } : subProfile.startsWith('p:') ? { subProfile: subProfile.slice(2) } : {}),
       ...(at === 'edit' && target.reply !== null ? { editedReply: target.reply } : {}),
       ...(source ? { context: source } : {}),
       ...(tools.trim() ? { tools: tools.trim() } : {}),
@@ -92,6 +95,21 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
       </label>
       <label>
         Model <input value={model} onChange={(e) => setModel(e.target.value)} placeholder="the endpoint's" data-testid="fork-model" />
+      </label>
+      <label>
+        Sub-calls endpoint
+        <select value={subProfile} onChange={(e) => setSubProfile(e.target.value)} data-testid="fork-sub-profile">
+          <option value="keep">as the session was run</option>
+          <option value="none">the endpoint above</option>
+          <option value="p:demo">demo (bundled mock model, no key)</option>
+          {profiles
+            .filter((p) => p.name !== 'demo')
+            .map((p) => (
+              <option key={p.name} value={`p:${p.name}`}>
+                {p.name} ({p.model})
+              </option>
+            ))}
+        </select>
       </label>
       <fieldset>
         <legend>At iteration {target.iteration}</legend>

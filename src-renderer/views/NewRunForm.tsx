@@ -38,6 +38,8 @@ export function NewRunForm() {
   const [problem, setProblem] = useState<string | null>(null);
   const [model, setModel] = useState('');
   const [subModel, setSubModel] = useState('');
+  /** '' : sub-calls on the root profile. */
+  const [subProfile, setSubProfile] = useState('');
   const [ctxKind, setCtxKind] = useState<ContextSource['kind']>('demo');
   const [demo, setDemo] = useState<'recursive' | 'needle' | 'aggregate'>('recursive');
   const [text, setText] = useState('');
@@ -93,6 +95,7 @@ export function NewRunForm() {
       ...(promptMode === 'custom' ? { systemPrompt } : promptMode === 'builtin' ? { systemPrompt: null } : {}),
       ...(model ? { model } : {}),
       ...(subModel ? { subModel } : {}),
+      ...(subProfile ? { subProfile } : {}),
     });
     if (!parsed.success) {
       setProblem(promptMode === 'custom' && systemPrompt.trim() === '' ? 'The custom system prompt is empty: type it or load it from a file.' : firstIssue(parsed.error));
@@ -139,7 +142,22 @@ export function NewRunForm() {
         Model <input value={model} onChange={(e) => setModel(e.target.value)} placeholder="profile default" />
       </label>
       <label>
-        Sub-model <input value={subModel} onChange={(e) => setSubModel(e.target.value)} placeholder="profile default" />
+        Sub-calls profile
+        <select value={subProfile} onChange={(e) => setSubProfile(e.target.value)} data-testid="nr-sub-profile">
+          <option value="">same as the profile</option>
+          <option value="demo">demo (bundled mock model, no key)</option>
+          {profiles
+            .filter((p) => p.name !== 'demo')
+            .map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.name} ({p.model})
+              </option>
+            ))}
+        </select>
+        <small className="muted">The endpoint, key, sampling and model of llm_query and leaf rlm_query calls; child runs' turns use the profile above.</small>
+      </label>
+      <label>
+        Sub-model <input value={subModel} onChange={(e) => setSubModel(e.target.value)} placeholder={subProfile ? 'the sub-calls profile\'s model' : 'profile default'} />
       </label>
       <label>
         REPL language

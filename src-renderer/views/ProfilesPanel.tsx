@@ -5,7 +5,7 @@
 // carries it) is kept.
 import { useEffect, useId, useRef, useState, type FormEvent, type SyntheticEvent } from 'react';
 import { createPortal } from 'react-dom';
-import { EndpointProfile } from '../../src-shared/protocol.ts';
+import { EndpointProfile, type SamplingInput } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { REPL_LABEL, type ReplLanguage } from '../lib/repl-language.ts';
 import { deleteProfile, saveProfile, setProfileKey } from '../app/profile-services.ts';
@@ -33,12 +33,23 @@ export interface ProfileDraft {
   systemPrompt: string;
   /** Its sessions accept paper-era FINAL(...) / FINAL_VAR(name) unless the run says otherwise. */
   finalPatterns: boolean;
+  /** Sampling settings as typed; '' : the endpoint's default. */
+  sampling: SamplingDraft;
 }
 
-const DRAFT_FIELDS = ['name', 'baseUrl', 'model', 'apiKeyRef', 'prices', 'systemPrompt'] as const;
+export interface SamplingDraft {
+  temperature: string;
+  topP: string;
+  seed: string;
+  maxOutputTokens: string;
+}
+
+const NO_SAMPLING: SamplingDraft = { temperature: '', topP: '', seed: '', maxOutputTokens: '' };
+
+const DRAFT_FIELDS = ['name', 'baseUrl', 'model', 'apiKeyRef', 'prices', 'systemPrompt', 'sampling'] as const;
 export type DraftErrors = Partial<Record<(typeof DRAFT_FIELDS)[number], string>>;
 
-const EMPTY: ProfileDraft = { original: null, name: '', baseUrl: '', model: '', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false };
+const EMPTY: ProfileDraft = { original: null, name: '', baseUrl: '', model: '', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: NO_SAMPLING };
 
 function draftOf(p: EndpointProfile): ProfileDraft {
   return {
@@ -52,7 +63,34 @@ function draftOf(p: EndpointProfile): ProfileDraft {
     repl: p.repl ?? 'javascript',
     systemPrompt: p.systemPrompt ?? '',
     finalPatterns: p.finalPatterns ?? false,
+    sampling: {
+      temperature: p.sampling?.temperature?.toString() ?? '',
+      topP: p.sampling?.topP?.toString() ?? '',
+      seed: p.sampling?.seed?.toString() ?? '',
+      maxOutputTokens: p.sampling?.maxOutputTokens?.toString() ?? '',
+    },
   };
+}
+
+const SAMPLING_LABELS: Record<keyof SamplingDraft, string> = { temperature: 'Temperature', topP: 'Top p', seed: 'Seed', maxOutputTokens: 'Max output tokens' };
+
+/** The sampling settings typed, or what is wrong with the first bad one. */
+function samplingOf(d: SamplingDraft): { sampling: SamplingInput } | { error: string } {
+  const out: SamplingInput = {};
+  for (const key of Object.keys(SAMPLING_LABELS) as (keyof SamplingDraft)[]) {
+    const text = d[key].trim();
+    if (text === '') continue;
+    const n = Number(text);
+    const ok =
+      Number.isFinite(n) &&
+      (key === 'temperature' ? n >= 0 : key === 'topP' ? n > 0 && n <= 1 : key === 'seed' ? Number.isSafeInteger(n) : Number.isSafeInteger(n) && n >= 1);
+    if (!ok) {
+      const want = key === 'temperature' ? 'a number ≥ 0' : key === 'topP' ? 'a number in (0, 1]' : key === 'seed' ? 'an integer' : 'a positive integer';
+      return { error: `${SAMPLING_LABELS[key]} must be ${want}, got "${text}".` };
+    }
+    out[key] = n;
+  }
+  return { sampling: out };
 }
 
 function price(v: string): number | null {
@@ -92,13 +130,16 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
     else prices[m] = { inputPerMTok: input, outputPerMTok: output };
     if (errors.prices) break;
   }
-  if (Object.keys(errors).length > 0) return { errors };
+  const sampling = samplingOf(d.sampling);
+  if ('error' in sampling) errors.sampling = sampling.error;
+  if (Object.keys(errors).length > 0 || 'error' in sampling) return { errors };
   const profile: EndpointProfile = { name, baseUrl, model: d.model.trim(), subModel: d.subModel.trim() === '' ? null : d.subModel.trim(), apiKeyRef: ref === '' ? null : ref, prices };
   // JavaScript is what an absent language means: left out, as in profiles saved before Python.
   if (d.repl !== 'javascript') profile.repl = d.repl;
   if (d.systemPrompt.trim() !== '') profile.systemPrompt = d.systemPrompt;
   // Off is what an absent setting means: left out, as in profiles saved before it existed.
   if (d.finalPatterns) profile.finalPatterns = true;
+  if (Object.keys(sampling.sampling).length > 0) profile.sampling = sampling.sampling;
   // The host checks with this same schema; anything the checks above missed is named here.
   const checked = EndpointProfile.safeParse(profile);
   if (!checked.success) {
@@ -108,6 +149,12 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
     return { errors: { [field]: `${at}: ${issue?.message ?? 'invalid'}` } };
   }
   return { profile: checked.data };
+}
+
+function samplingText(s: SamplingInput | undefined): string {
+  if (!s) return '—';
+  const parts = (Object.keys(SAMPLING_LABELS) as (keyof SamplingDraft)[]).filter((k) => s[k] !== undefined).map((k) => `${SAMPLING_LABELS[k].toLowerCase()} ${s[k]}`);
+  return parts.length > 0 ? parts.join(', ') : '—';
 }
 
 // The panel is portalled to <body>; React still bubbles its events through the new-run
@@ -192,6 +239,7 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
               <th scope="col">REPL</th>
               <th scope="col">System prompt</th>
               <th scope="col">Paper-era FINAL</th>
+              <th scope="col">Sampling</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -208,6 +256,7 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
               <td>chosen per run</td>
               <td>built-in</td>
               <td>chosen per run</td>
+              <td>—</td>
               <td className="muted">built-in, read-only</td>
             </tr>
             {saved.map((p) => (
@@ -221,6 +270,7 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
                 <td>{REPL_LABEL[p.repl ?? 'javascript']}</td>
                 <td>{p.systemPrompt ? `own (${p.systemPrompt.length.toLocaleString('en-US')} characters)` : 'built-in'}</td>
                 <td>{p.finalPatterns ? 'accepted' : '—'}</td>
+                <td data-testid={`pp-sampling-${p.name}`}>{samplingText(p.sampling)}</td>
                 <td>
                   <button type="button" onClick={() => open(draftOf(p))} aria-label={`Edit ${p.name}`} data-testid={`pp-edit-${p.name}`}>
                     Edit
@@ -367,6 +417,23 @@ function ProfileEditor({
             }}
           />
         </label>
+        <fieldset className="pp-sampling" {...described('sampling')}>
+          <legend>Sampling (empty: the endpoint's default)</legend>
+          {(Object.keys(SAMPLING_LABELS) as (keyof SamplingDraft)[]).map((key) => (
+            <label key={key}>
+              {SAMPLING_LABELS[key]}
+              <input
+                value={d.sampling[key]}
+                onChange={(e) => setD((x) => ({ ...x, sampling: { ...x.sampling, [key]: e.target.value } }))}
+                inputMode="decimal"
+                size={7}
+                data-testid={`pp-sampling-${key}`}
+              />
+            </label>
+          ))}
+          <small className="muted">Sent with the calls this profile serves: root calls, or sub-calls when a run picks it as its sub-calls profile.</small>
+          {err('sampling')}
+        </fieldset>
         <fieldset className="pp-prices">
           <legend>Price overrides (USD per million tokens)</legend>
           {d.prices.map((r, i) => (

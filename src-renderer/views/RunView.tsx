@@ -4,6 +4,7 @@ import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { ChatMessage, RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { blocksOf, isDirectCall, iterationCount, iterationTotals, type BlockNode, type IterationNode, type RunNode, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { fmtInt, fmtMs, fmtUsd, inclusiveTotals, runStatus, truncationOf } from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
@@ -37,6 +38,36 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
     </div>
   );
 });
+
+/** The run's (and its descendants') usage per model name, beside the totals above. */
+export function UsageByModelTable({ byModel }: { byModel: UsageByModel }) {
+  const rows = Object.entries(byModel);
+  if (rows.length === 0) return null;
+  return (
+    <table className="usage-by-model" data-testid="run-by-model" aria-label="Usage per model">
+      <thead>
+        <tr>
+          <th scope="col">model</th>
+          <th scope="col">calls</th>
+          <th scope="col">input tokens</th>
+          <th scope="col">output tokens</th>
+          <th scope="col">cost</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(([model, u]) => (
+          <tr key={model}>
+            <th scope="row">{model}</th>
+            <td>{fmtInt(u.calls)}</td>
+            <td>{fmtInt(u.inputTokens)}</td>
+            <td>{fmtInt(u.outputTokens)}</td>
+            <td>{u.costUsd === null ? 'unknown' : fmtUsd(u.costUsd)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
 function RunHeader({ traj, run, pause, sessionId, language }: { traj: TrajectoryState; run: RunNode; pause: PauseInfo | null; sessionId: string; language: ReplLanguage }) {
   const svc = useServices();
@@ -73,6 +104,7 @@ function RunHeader({ traj, run, pause, sessionId, language }: { traj: Trajectory
         model {run.start?.model ?? '?'} · {iterations} iterations{direct ? ' · 1 direct call' : ''} · {totals.runs} runs · {totals.llmCalls} llm / {totals.rlmCalls} rlm calls · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out tokens · {fmtUsd(totals.costUsd)} · {fmtMs(run.end?.durationMs ?? run.lastT - run.firstT)}
         {run.end ? ` · stop: ${run.end.stopReason}` : ''}
       </div>
+      <UsageByModelTable byModel={totals.byModel} />
       {run.start?.query ? (
         <details className="run-query">
           <summary>query</summary>

@@ -96,6 +96,7 @@ const eventSchemas = [
     cpuMs: num,
     submitted: str.nullable(),
     variables: z.array(str),
+    locals: z.record(z.string(), z.unknown()).optional(),
     replReset: resetReason.nullable(),
     rerun: z
       .looseObject({
@@ -237,6 +238,7 @@ const FAST_BY_TYPE = new Map<string, Pred>([
       cpuMs: fNum,
       submitted: fStrN,
       variables: arrayOf(fStr),
+      locals: optional(isObj),
       replReset: nullable(fReset),
       rerun: optional(obj({ terms: oneOf(['native', 'rlm-python']), same: (x) => typeof x === 'boolean', recorded: fCompared, new: fCompared })),
     }),

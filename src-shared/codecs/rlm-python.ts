@@ -17,6 +17,13 @@
 //   rebuild each turn's list from it. Paper-era logs send the per-turn prompt without
 //   keeping it in history: it becomes the reply's `transient` message, as the engine records
 //   a request sent with one call only.
+// - `locals` (every variable after a block, the whole value each time, context included) are
+//   kept on block.end where short: a value whose JSON has at most 200 characters as logged,
+//   a longer string as its first 200 characters and "…", anything longer as its JSON cut to
+//   200 characters ending in "…" (as native runs record them; a 40 MB context logged twice
+//   per block would otherwise be held in memory for every block).
+// - `environment_type` "javascript" (our export of a JavaScript REPL run) marks the runs as
+//   JavaScript; anything else ("local" and the reference's other environments) as Python.
 import {
   EVENT_SCHEMA_VERSION,
   asCallId,
@@ -27,12 +34,14 @@ import {
   type ContextType,
   type EventDraft,
   type Limits,
+  type ReplLanguage,
   type RunId,
   type TrajectoryEvent,
   type Usage,
 } from '../events.ts';
 import { estimateTokens } from '../tokens.ts';
 import { applyEvent, blocksOf, createTrajectoryState } from '../trajectory/reducer.ts';
+import { addModelUsage, type UsageByModel } from '../trajectory/by-model.ts';
 import type { RunNode, TrajectoryState } from '../trajectory/types.ts';
 import { LineSplitter, ProblemLimiter, type Line, type ReadProblem } from './lines.ts';
 
@@ -155,6 +164,60 @@ function variablesOf(locals: unknown): string[] {
   return out;
 }
 
+/** Characters of a variable's value kept from `locals` (see the header comment). */
+const LOCAL_CHARS = 200;
+
+/**
+ * The JSON of `v`, rendered only until it passes `limit` characters: the text so far, and
+ * whether it is the whole value (a 40 MB context is never rendered in full).
+ */
+function jsonHead(v: unknown, limit: number): { text: string; whole: boolean } {
+  const parts: string[] = [];
+  let used = 0;
+  const put = (t: string): boolean => {
+    parts.push(t);
+    used += t.length;
+    return used <= limit;
+  };
+  const walk = (x: unknown): boolean => {
+    if (x === null || typeof x === 'boolean' || typeof x === 'number') return put(JSON.stringify(x) ?? 'null');
+    // A longer string is cut past the limit: the text is then too long, so never whole.
+    if (typeof x === 'string') return put(JSON.stringify(x.length > limit ? x.slice(0, limit + 1) : x));
+    if (Array.isArray(x)) {
+      if (!put('[')) return false;
+      for (let i = 0; i < x.length; i++) if ((i > 0 && !put(',')) || !walk(x[i])) return false;
+      return put(']');
+    }
+    if (typeof x === 'object') {
+      if (!put('{')) return false;
+      let first = true;
+      for (const k in x as Obj) {
+        if (!Object.hasOwn(x as Obj, k)) continue;
+        if ((!first && !put(',')) || !put(`${JSON.stringify(k)}:`) || !walk((x as Obj)[k])) return false;
+        first = false;
+      }
+      return put('}');
+    }
+    return put('null');
+  };
+  const whole = walk(v);
+  return { text: parts.join(''), whole };
+}
+
+/** One logged local, kept whole when short (see the header comment). */
+function shortLocal(v: unknown): unknown {
+  if (typeof v === 'string') return v.length <= LOCAL_CHARS ? v : `${v.slice(0, LOCAL_CHARS)}\u2026`;
+  const head = jsonHead(v, LOCAL_CHARS);
+  return head.whole ? v : `${head.text.slice(0, LOCAL_CHARS - 1)}\u2026`;
+}
+
+function localsField(locals: unknown): { locals?: Record<string, unknown> } {
+  if (!isObj(locals)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(locals)) Object.defineProperty(out, k, { value: shortLocal(v), enumerable: true, writable: true, configurable: true });
+  return { locals: out };
+}
+
 // --- the metadata line ----------------------------------------------------------------------
 
 export interface RlmPythonMetadata {
@@ -163,8 +226,13 @@ export interface RlmPythonMetadata {
   maxDepth: number;
   maxIterations: number;
   backend: string;
+  /** The REPL the runs used: "javascript" for our export of a JavaScript run, else Python. */
+  repl: ReplLanguage;
   raw: Obj;
 }
+
+/** What we write as `environment_type` for each of our REPLs (see `runMetadata`). */
+export const ENVIRONMENT_TYPES: Record<ReplLanguage, string> = { python: 'local', javascript: 'javascript' };
 
 function readMetadata(o: Obj): RlmPythonMetadata {
   return {
@@ -173,6 +241,7 @@ function readMetadata(o: Obj): RlmPythonMetadata {
     maxDepth: asNum(o['max_depth']) ?? 1,
     maxIterations: asNum(o['max_iterations']) ?? 30,
     backend: asStr(o['backend'], 'openai'),
+    repl: o['environment_type'] === ENVIRONMENT_TYPES.javascript ? 'javascript' : 'python',
     raw: o,
   };
 }
@@ -240,6 +309,7 @@ interface RunInfo {
   /** Usage to apportion over the run's replies (children); null = unknown (roots). */
   usage: (Usage & { calls: number }) | null;
   replies: number;
+  repl: ReplLanguage;
 }
 
 type Out = (e: TrajectoryEvent) => void;
@@ -320,6 +390,7 @@ class RunWriter {
         limits: this.info.limits,
         messages: initial,
         tools: [],
+        repl: this.info.repl,
       },
       atMs,
     );
@@ -458,6 +529,7 @@ class RunWriter {
         cpuMs: 0,
         submitted: asAnswer(r['final_answer']),
         variables: variablesOf(r['locals']),
+        ...localsField(r['locals']),
         replReset: null,
       },
       endMs,
@@ -517,6 +589,7 @@ class RunWriter {
           context: { type: 'string', totalChars: prompt.length, chunkLengths: [prompt.length] },
           usage,
           replies: entries.length,
+          repl: isObj(meta['run_metadata']) && 'environment_type' in meta['run_metadata'] ? runMeta.repl : this.info.repl,
         },
         this.stamper,
         this.out,
@@ -775,6 +848,7 @@ export class RlmPythonReader {
           context: null,
           usage: null,
           replies: 0,
+          repl: meta.repl,
         },
         this.stamper,
         this.emit,
@@ -815,24 +889,58 @@ export function readRlmPythonText(text: string): RlmPythonReadResult {
 const DEFAULT_ANSWER_REQUEST = "Please provide a final answer to the user's question based on the information provided.";
 
 function usageSummary(model: string, u: { inputTokens: number; outputTokens: number; costUsd: number | null }, calls: number): Obj {
-  const m: Obj = { total_calls: calls, total_input_tokens: u.inputTokens, total_output_tokens: u.outputTokens };
-  const s: Obj = { model_usage_summaries: { [model]: m } };
-  if (u.costUsd !== null) {
-    m['total_cost'] = u.costUsd;
-    s['total_cost'] = u.costUsd;
+  return usageSummaryByModel({ [model]: { ...u, calls } });
+}
+
+/** The reference's UsageSummary: one `model_usage_summaries` entry per model; `total_cost` only where some cost is known. */
+function usageSummaryByModel(byModel: UsageByModel): Obj {
+  const models: Obj = {};
+  let total: number | null = null;
+  for (const [model, u] of Object.entries(byModel)) {
+    const m: Obj = { total_calls: u.calls, total_input_tokens: u.inputTokens, total_output_tokens: u.outputTokens };
+    if (u.costUsd !== null) {
+      m['total_cost'] = u.costUsd;
+      total = (total ?? 0) + u.costUsd;
+    }
+    Object.defineProperty(models, model, { value: m, enumerable: true, writable: true, configurable: true });
   }
+  const s: Obj = { model_usage_summaries: models };
+  if (total !== null) s['total_cost'] = total;
   return s;
 }
 
-function runMetadata(run: RunNode): Obj {
+/**
+ * What a child RLM's entry reports, as the reference's child LM handler counts it: the
+ * child's own replies (under its model) and its own plain sub-calls (under theirs), not its
+ * children's.
+ */
+function childUsage(state: TrajectoryState, child: RunNode): UsageByModel {
+  const out: UsageByModel = {};
+  const model = child.start?.model ?? 'unknown';
+  for (const it of child.iterations) {
+    for (const r of [it.reply, ...it.compactionReplies]) if (r) addModelUsage(out, model, r.usage);
+    for (const b of blocksOf(it)) {
+      for (const id of b.calls) {
+        const call = state.calls.get(id);
+        if (!call?.end || (call.start.childRunId !== null && !call.start.leaf)) continue;
+        addModelUsage(out, call.start.model, call.end.usage);
+      }
+    }
+  }
+  return out;
+}
+
+function runMetadata(state: TrajectoryState, run: RunNode): Obj {
   const model = run.start?.model ?? 'unknown';
+  // The REPL's language: the reference's name for its in-process Python REPL, or ours for JavaScript.
+  const repl: ReplLanguage = run.start?.repl ?? state.header?.repl ?? 'javascript';
   return {
     root_model: model,
     max_depth: run.start?.limits.maxDepth ?? 1,
     max_iterations: run.start?.limits.maxIterations ?? 30,
     backend: 'openai',
     backend_kwargs: { model_name: model },
-    environment_type: 'rlm-studio',
+    environment_type: ENVIRONMENT_TYPES[repl],
     environment_kwargs: {},
     other_backends: run.start?.subModel ? ['openai'] : null,
   };
@@ -871,18 +979,9 @@ function runEntries(state: TrajectoryState, run: RunNode, epochOf: (t: number) =
         if (Object.keys(ext).length > 0) o['rlm_studio'] = ext;
         const child = call.start.childRunId ? state.runs.get(call.start.childRunId) : undefined;
         if (child && !call.start.leaf) {
-          // The reference reports a child's own LM usage in its rlm_calls entry.
-          let u = { inputTokens: 0, outputTokens: 0, costUsd: null as number | null };
-          let n = 0;
-          for (const cit of child.iterations) {
-            for (const r of [cit.reply, ...cit.compactionReplies]) {
-              if (!r) continue;
-              n++;
-              u = { inputTokens: u.inputTokens + r.usage.inputTokens, outputTokens: u.outputTokens + r.usage.outputTokens, costUsd: r.usage.costUsd === null ? u.costUsd : (u.costUsd ?? 0) + r.usage.costUsd };
-            }
-          }
-          o['usage_summary'] = usageSummary(child.start?.model ?? call.start.model, u, n);
-          o['metadata'] = { run_metadata: runMetadata(child), iterations: runEntries(state, child, epochOf) };
+          // The reference reports a child's own LM usage in its rlm_calls entry, per model.
+          o['usage_summary'] = usageSummaryByModel(childUsage(state, child));
+          o['metadata'] = { run_metadata: runMetadata(state, child), iterations: runEntries(state, child, epochOf) };
         }
         return o;
       });
@@ -894,7 +993,8 @@ function runEntries(state: TrajectoryState, run: RunNode, epochOf: (t: number) =
         result: {
           stdout: b.end?.stdout ?? '',
           stderr,
-          locals: {},
+          // What the run recorded (short values; see BlockEndEvent.locals); nothing for logs that predate it.
+          locals: b.end?.locals ?? {},
           execution_time: (b.end?.durationMs ?? 0) / 1000,
           rlm_calls: calls,
           final_answer: b.end?.submitted ?? null,
@@ -952,7 +1052,7 @@ export class RlmPythonExporter {
     const epochOf = (t: number): string => pyTime(this.state, t);
     if (!this.wroteMeta) {
       this.wroteMeta = true;
-      out.push(`${JSON.stringify({ type: 'metadata', timestamp: epochOf(root.start?.t ?? 0), ...runMetadata(root) })}\n`);
+      out.push(`${JSON.stringify({ type: 'metadata', timestamp: epochOf(root.start?.t ?? 0), ...runMetadata(this.state, root) })}\n`);
     }
     for (const entry of runEntries(this.state, root, epochOf)) out.push(`${JSON.stringify(entry)}\n`);
     // Drop the finished completion's nodes so a long multi-turn file stays bounded.

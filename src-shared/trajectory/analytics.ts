@@ -1,7 +1,8 @@
 // Totals, critical paths and distributions over the run tree. Every model call's usage is
 // counted exactly once: turn/final/compaction replies on `model.reply`, plain sub-calls on
 // their `subcall.end` (a child run's subcall.end carries zero; the child's own replies count).
-import { assertNever, type CallId, DIRECT_CALL_ITERATION, type RunId, type TrajectoryEvent } from '../events.ts';
+import { assertNever, type CallId, DIRECT_CALL_ITERATION, type RunId, type TrajectoryEvent, type Usage } from '../events.ts';
+import { addByModel, addModelUsage, roundedByModel, type UsageByModel } from './by-model.ts';
 import { blocksOf, walkRuns } from './reducer.ts';
 import type { CallNode, IterationNode, RunNode, TrajectoryState } from './types.ts';
 
@@ -30,6 +31,8 @@ export interface Totals {
   subcallLmMs: number;
   /** Largest number of sub-calls made by one block. */
   maxFanOut: number;
+  /** Tokens, calls and cost per model name (turns under their run's model, sub-calls under theirs). */
+  byModel: UsageByModel;
 }
 
 export function emptyTotals(): Totals {
@@ -49,6 +52,7 @@ export function emptyTotals(): Totals {
     sandboxMs: 0,
     subcallLmMs: 0,
     maxFanOut: 0,
+    byModel: {},
   };
 }
 
@@ -68,10 +72,12 @@ export function addTotals(into: Totals, t: Totals): Totals {
   into.sandboxMs += t.sandboxMs;
   into.subcallLmMs += t.subcallLmMs;
   into.maxFanOut = Math.max(into.maxFanOut, t.maxFanOut);
+  addByModel(into.byModel, t.byModel);
   return into;
 }
 
-function addUsage(t: Totals, usage: { inputTokens: number; outputTokens: number; costUsd: number | null }): void {
+function addUsage(t: Totals, usage: Usage, model: string): void {
+  addModelUsage(t.byModel, model, usage);
   t.modelCalls++;
   t.inputTokens += usage.inputTokens;
   t.outputTokens += usage.outputTokens;
@@ -96,15 +102,20 @@ export function iterationCount(run: RunNode): number {
   return n;
 }
 
+/** The model a run's turns asked for (its `run.start`), else what its replies name. */
+function turnModel(state: TrajectoryState, it: IterationNode, replyModel: string): string {
+  return state.runs.get(it.runId)?.start?.model ?? replyModel;
+}
+
 export function iterationTotals(state: TrajectoryState, it: IterationNode): Totals {
   const t = emptyTotals();
   t.iterations = isDirectCall(it) ? 0 : 1;
   if (it.reply) {
-    addUsage(t, it.reply.usage);
+    addUsage(t, it.reply.usage, turnModel(state, it, it.reply.model));
     t.lmMs += it.reply.latencyMs;
   }
   for (const r of it.compactionReplies) {
-    addUsage(t, r.usage);
+    addUsage(t, r.usage, turnModel(state, it, r.model));
     t.lmMs += r.latencyMs;
   }
   for (const b of blocksOf(it)) {
@@ -120,11 +131,11 @@ export function iterationTotals(state: TrajectoryState, it: IterationNode): Tota
       if (isChildRunCall(call)) {
         t.rlmCalls++;
         // A child run's usage is on its own events; count anything here only if non-zero.
-        if (call.end && (call.end.usage.inputTokens > 0 || call.end.usage.outputTokens > 0)) addUsage(t, call.end.usage);
+        if (call.end && (call.end.usage.inputTokens > 0 || call.end.usage.outputTokens > 0)) addUsage(t, call.end.usage, call.start.model);
       } else {
         t.llmCalls++;
         if (call.end) {
-          addUsage(t, call.end.usage);
+          addUsage(t, call.end.usage, call.start.model);
           t.subcallLmMs += call.end.latencyMs;
         }
       }
@@ -207,7 +218,13 @@ export interface LogStats {
   outputTokens: number;
   costUsd: number;
   wallMs: number;
+  /** The token, call and cost totals per model name (not a number: left out of `distributions`). */
+  byModel: UsageByModel;
 }
+
+/** The numeric keys of LogStats, in the order `stats` prints them. */
+export const LOG_STATS_NUMBERS = ['sessions', 'runs', 'maxDepth', 'iterations', 'codeBlocks', 'llmCalls', 'rlmCalls', 'errors', 'inputTokens', 'outputTokens', 'costUsd', 'wallMs'] as const;
+export type LogStatsNumber = (typeof LOG_STATS_NUMBERS)[number];
 
 export function logStats(state: TrajectoryState): LogStats {
   const t = emptyTotals();
@@ -235,6 +252,7 @@ export function logStats(state: TrajectoryState): LogStats {
     // Sums of float prices drift in the last digits; micro-dollars are plenty.
     costUsd: Math.round(t.costUsd * 1e6) / 1e6,
     wallMs: Math.round(wallMs),
+    byModel: roundedByModel(t.byModel, 6),
   };
 }
 
@@ -378,10 +396,9 @@ export function histogram(values: readonly number[], bins = 20, range?: { min: n
 }
 
 /** Quartiles of every stats key across many sessions (e.g. the paper's cost/runtime plots). */
-export function distributions(sessions: readonly LogStats[]): Record<keyof LogStats, Quartiles> {
-  const keys: (keyof LogStats)[] = ['sessions', 'runs', 'maxDepth', 'iterations', 'codeBlocks', 'llmCalls', 'rlmCalls', 'errors', 'inputTokens', 'outputTokens', 'costUsd', 'wallMs'];
-  const out = {} as Record<keyof LogStats, Quartiles>;
-  for (const k of keys) out[k] = quartiles(sessions.map((s) => s[k]));
+export function distributions(sessions: readonly LogStats[]): Record<LogStatsNumber, Quartiles> {
+  const out = {} as Record<LogStatsNumber, Quartiles>;
+  for (const k of LOG_STATS_NUMBERS) out[k] = quartiles(sessions.map((s) => s[k]));
   return out;
 }
 
@@ -397,7 +414,12 @@ export class StatsAccumulator {
   private iterations = new Set<string>();
   private blocks = new Set<string>();
   private callIsChild = new Map<string, boolean>();
+  /** Per call still open: the model it asked for (its usage arrives on subcall.end). */
+  private callModel = new Map<string, string>();
+  /** Per run: the model its turns asked for. */
+  private runModel = new Map<string, string>();
   private counts = { llmCalls: 0, rlmCalls: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  private byModel: UsageByModel = {};
 
   push(e: TrajectoryEvent): void {
     let run = this.runs.get(e.runId);
@@ -409,13 +431,15 @@ export class StatsAccumulator {
       if (e.t > run.lastT) run.lastT = e.t;
     }
     const it = (n: number): string => `${e.runId}\u0000${n}`;
-    const add = (u: { inputTokens: number; outputTokens: number; costUsd: number | null }): void => {
+    const add = (u: Usage, model: string): void => {
+      addModelUsage(this.byModel, model, u);
       this.counts.inputTokens += u.inputTokens;
       this.counts.outputTokens += u.outputTokens;
       this.counts.costUsd += u.costUsd ?? 0;
     };
     switch (e.type) {
       case 'run.start':
+        this.runModel.set(e.runId, e.model);
         if (run.startT === null) run.startT = e.t;
         if (e.t < run.firstT) run.firstT = e.t;
         return;
@@ -432,7 +456,7 @@ export class StatsAccumulator {
         return;
       case 'model.reply':
         if (e.purpose !== 'direct') this.iterations.add(it(e.iteration));
-        add(e.usage);
+        add(e.usage, this.runModel.get(e.runId) ?? e.model);
         return;
       case 'block.start':
       case 'repl.reset':
@@ -450,6 +474,7 @@ export class StatsAccumulator {
         this.blocks.add(`${it(e.iteration)}\u0000${e.block}`);
         const child = e.kind === 'rlm' && !e.leaf && e.childRunId !== null;
         this.callIsChild.set(e.callId, child);
+        this.callModel.set(e.callId, e.model);
         if (child) this.counts.rlmCalls++;
         else this.counts.llmCalls++;
         return;
@@ -457,7 +482,9 @@ export class StatsAccumulator {
       case 'subcall.end': {
         const child = this.callIsChild.get(e.callId);
         if (child === undefined) return;
-        if (!child || e.usage.inputTokens > 0 || e.usage.outputTokens > 0) add(e.usage);
+        const model = this.callModel.get(e.callId) ?? 'unknown';
+        this.callModel.delete(e.callId);
+        if (!child || e.usage.inputTokens > 0 || e.usage.outputTokens > 0) add(e.usage, model);
         return;
       }
       case 'limit':
@@ -490,6 +517,7 @@ export class StatsAccumulator {
       outputTokens: this.counts.outputTokens,
       costUsd: Math.round(this.counts.costUsd * 1e6) / 1e6,
       wallMs: Math.round(wallMs),
+      byModel: roundedByModel(this.byModel, 6),
     };
   }
 }

@@ -2,15 +2,15 @@
 // writes a generated dataset. See src-main/eval/README.md.
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { OpenAiCompatibleClient } from '../../lm/openai-client.ts';
 import { DatasetError, generateDataset } from '../../eval/dataset.ts';
 import { EvalConfigError, runEval } from '../../eval/runner.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
-import { loadSystemPromptFile, loadToolsOption, resolveApiKey } from './run.ts';
+import { addRoleOptions, type RoleOptions, rootSampling, roleClients } from '../role-options.ts';
+import { loadSystemPromptFile, loadToolsOption } from './run.ts';
 
-interface EvalCliOptions extends LimitOptions {
+interface EvalCliOptions extends LimitOptions, RoleOptions {
   baseUrl: string;
   model: string;
   parallel: number;
@@ -21,7 +21,7 @@ interface EvalCliOptions extends LimitOptions {
 }
 
 export function registerEval(program: Command): void {
-  addLimitOptions(
+  addRoleOptions(addLimitOptions(
     program
       .command('eval')
       .description('Run every task of a JSONL dataset, score it, and write logs and a results table (resumable).')
@@ -29,7 +29,7 @@ export function registerEval(program: Command): void {
       .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint')
       .requiredOption('--model <name>', 'root model')
       .requiredOption('--out <dir>', 'results directory: results.jsonl, summary.md/json, logs/; run again to resume'),
-  )
+  ))
     .addOption(new Option('--parallel <n>', 'tasks (sessions) run at once').argParser(positiveInt('--parallel')).default(2))
     .option('--json', 'print the summary as JSON on stdout')
     .option('--system-prompt <file>', "replace the built-in system prompt of every task's session ({tools} becomes the tools list)")
@@ -43,7 +43,7 @@ export function registerEval(program: Command): void {
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
-        const client = new OpenAiCompatibleClient({ baseUrl: o.baseUrl, apiKey: resolveApiKey(o.apiKeyEnv) });
+        const { client, subClient, sub } = roleClients(o);
         const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
         const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
         const res = await runEval({
@@ -52,6 +52,8 @@ export function registerEval(program: Command): void {
           dataset,
           outDir: o.out,
           client,
+          ...(subClient ? { subClient } : {}),
+          roles: { sampling: rootSampling(o), sub },
           baseUrl: o.baseUrl,
           model: o.model,
           ...sessionSettings(o),

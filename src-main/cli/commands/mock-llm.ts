@@ -1,6 +1,7 @@
 // `rlm-studio mock-llm`: the deterministic OpenAI-compatible server, in the foreground until
 // SIGINT/SIGTERM. The "listening" line on stdout is a contract: scripts wait for it and read
 // the base URL from it.
+import { appendFileSync } from 'node:fs';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.ts';
@@ -19,6 +20,7 @@ interface MockLlmCliOptions {
   failEvery?: number;
   failStatus: number;
   failRetryAfterMs?: number;
+  record?: string;
 }
 
 function intArg(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -54,6 +56,7 @@ export function registerMockLlm(program: Command): void {
     .option('--fail-every <n>', 'fail every Nth chat request (N, 2N, …) with --fail-status', intArg('--fail-every', 1))
     .option('--fail-status <code>', 'HTTP status of injected failures', intArg('--fail-status', 400, 599), 500)
     .option('--fail-retry-after-ms <n>', 'send retry-after-ms with injected failures', intArg('--fail-retry-after-ms', 0))
+    .option('--record <file>', 'append one JSON line per chat request: model, every body field but the messages, and each message\'s role and length')
     .action(async (opts: MockLlmCliOptions) => {
       let policy: Policy = POLICIES[opts.policy];
       if (opts.script !== undefined) {
@@ -62,6 +65,13 @@ export function registerMockLlm(program: Command): void {
         } catch (err) {
           if (err instanceof ScriptError) throw new UsageError(err.message);
           throw err;
+        }
+      }
+      if (opts.record !== undefined) {
+        try {
+          appendFileSync(opts.record, '');
+        } catch (err) {
+          throw new UsageError(`--record ${opts.record}: cannot write it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
         }
       }
       let server;
@@ -75,6 +85,7 @@ export function registerMockLlm(program: Command): void {
           policy,
           ...(opts.failEvery !== undefined ? { failEvery: opts.failEvery } : {}),
           ...(opts.failRetryAfterMs !== undefined ? { failRetryAfterMs: opts.failRetryAfterMs } : {}),
+          ...(opts.record !== undefined ? { recordFile: opts.record } : {}),
         });
       } catch (err) {
         const code = (err as { code?: unknown }).code;

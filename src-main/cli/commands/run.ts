@@ -6,16 +6,17 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { asSessionId, type StopReason } from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
+import type { UsageByModel } from '../../../src-shared/trajectory/by-model.ts';
 import { EventRecorder, RlmSession, type RunOutcome, type ToolSpec } from '../../engine/index.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
-import { OpenAiCompatibleClient } from '../../lm/openai-client.ts';
 import { NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, sessionSettings } from '../options.ts';
+import { addRoleOptions, type RoleOptions, roleClients } from '../role-options.ts';
 import { progressLine } from '../progress.ts';
 
-export interface RunCliOptions extends LimitOptions {
+export interface RunCliOptions extends LimitOptions, RoleOptions {
   context: string;
   query?: string;
   baseUrl: string;
@@ -96,15 +97,6 @@ async function readWhole(path: string, size: number): Promise<Buffer> {
   }
 }
 
-export function resolveApiKey(envVar: string | undefined): string {
-  const name = envVar ?? 'OPENAI_API_KEY';
-  const key = process.env[name];
-  if (key) return key;
-  if (envVar) throw new UsageError(`--api-key-env ${envVar}: that environment variable is not set`);
-  // Local endpoints (vLLM, Ollama, mock-llm) need no key, but the SDK wants a string.
-  return 'no-key';
-}
-
 export interface RunSummary {
   answer: string | null;
   stopReason: StopReason;
@@ -112,7 +104,7 @@ export interface RunSummary {
   logFile: string | null;
   iterations: number;
   durationMs: number;
-  usage: { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null };
+  usage: { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null; byModel: UsageByModel };
 }
 
 export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => void) | null, signal?: AbortSignal): Promise<RunSummary> {
@@ -122,8 +114,7 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
   const context = await loadContextFile(o.context);
   const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
   const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
-  const apiKey = resolveApiKey(o.apiKeyEnv);
-  const client = new OpenAiCompatibleClient({ baseUrl: o.baseUrl, apiKey });
+  const { client, subClient } = roleClients(o);
   const sessionId = asSessionId(randomUUID());
   const started = new Date();
   let log: NativeLogFile | null = null;
@@ -156,6 +147,7 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
         compaction: o.compaction ?? false,
         ...(systemPrompt !== undefined ? { systemPrompt } : {}),
         ...(tools !== undefined ? { tools } : {}),
+        ...(subClient ? { subClient } : {}),
       },
       { sink: recorder },
     );
@@ -182,12 +174,13 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
       outputTokens: outcome.usage.outputTokens,
       calls: outcome.usage.calls,
       costUsd: outcome.usage.costUsd,
+      byModel: outcome.usage.byModel,
     },
   };
 }
 
 export function registerRun(program: Command): void {
-  addLimitOptions(
+  addRoleOptions(addLimitOptions(
     program
       .command('run')
       .description('Run one RLM completion over a context file.')
@@ -195,7 +188,7 @@ export function registerRun(program: Command): void {
       .option('--query <text>', 'the question the root model answers')
       .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
       .requiredOption('--model <name>', 'root model'),
-  )
+  ))
     .option('--log-dir <dir>', 'write the session log (*.rlm.jsonl) into this directory')
     .option('--compaction', 'summarise the root history when it nears the model window')
     .option('--system-prompt <file>', 'replace the built-in system prompt with this file ({tools} in it becomes the tools list)')

@@ -6,7 +6,7 @@ import { UsageError } from '../errors.ts';
 import { readLogBatches } from '../../logs/read-log.ts';
 import { formatProblem, type ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
-import { StatsAccumulator, type LogStats } from '../../../src-shared/trajectory/analytics.ts';
+import { LOG_STATS_NUMBERS, type LogStatsNumber, StatsAccumulator, type LogStats } from '../../../src-shared/trajectory/analytics.ts';
 
 export interface Output {
   out: (text: string) => void;
@@ -38,9 +38,7 @@ export function reportProblems(path: string, problems: ReadProblem[], io: Output
   throw new UsageError(`${path}: ${formatProblem(first)}${more}; ${what}`);
 }
 
-const KEYS: (keyof LogStats)[] = ['sessions', 'runs', 'maxDepth', 'iterations', 'codeBlocks', 'llmCalls', 'rlmCalls', 'errors', 'inputTokens', 'outputTokens', 'costUsd', 'wallMs'];
-
-const LABELS: Record<keyof LogStats, string> = {
+const LABELS: Record<LogStatsNumber, string> = {
   sessions: 'sessions (root completions)',
   runs: 'runs (root + child RLMs)',
   maxDepth: 'max depth',
@@ -56,11 +54,18 @@ const LABELS: Record<keyof LogStats, string> = {
 };
 
 export function formatStatsTable(stats: LogStats, format: LogFormat | null): string {
-  const width = Math.max(...KEYS.map((k) => LABELS[k].length));
+  const width = Math.max(...LOG_STATS_NUMBERS.map((k) => LABELS[k].length));
   const lines = [`format: ${format ?? 'unknown'}`];
-  for (const k of KEYS) {
+  for (const k of LOG_STATS_NUMBERS) {
     const v = k === 'costUsd' ? stats[k].toFixed(6) : stats[k].toLocaleString('en-US');
     lines.push(`${LABELS[k].padEnd(width)}  ${v}`);
+  }
+  const models = Object.entries(stats.byModel);
+  if (models.length > 0) {
+    lines.push('per model (calls, input tokens, output tokens, cost USD):');
+    for (const [name, m] of models) {
+      lines.push(`  ${name}  ${m.calls.toLocaleString('en-US')}  ${m.inputTokens.toLocaleString('en-US')}  ${m.outputTokens.toLocaleString('en-US')}  ${m.costUsd === null ? 'unknown' : m.costUsd.toFixed(6)}`);
+    }
   }
   return `${lines.join('\n')}\n`;
 }
@@ -90,7 +95,7 @@ export function registerStats(program: Command): void {
     .command('stats')
     .description('Counts, tokens, cost and time of a log (native or reference-library JSONL, detected from content).')
     .argument('<log>', 'log file')
-    .option('--json', 'print one JSON object with numeric keys sessions, runs, maxDepth, iterations, codeBlocks, llmCalls, rlmCalls, errors, inputTokens, outputTokens, costUsd, wallMs')
+    .option('--json', `print one JSON object with numeric keys ${LOG_STATS_NUMBERS.join(', ')}, and byModel: {model: {inputTokens, outputTokens, calls, costUsd}}`)
     .action(async (log: string, options: { json?: boolean }) => {
       await runStats(log, options);
     });

@@ -25,6 +25,8 @@ export interface PythonRunOutcome {
   dropped: [number, number];
   error: { name: string; message: string } | null;
   variables: string[];
+  /** Every variable after the block, short (see runtime.py `_short_local`). */
+  locals?: Record<string, unknown>;
   submitted: string | null;
   /** The block asked for more memory than the limit allows (the interpreter must be replaced). */
   outOfMemory: boolean;

@@ -5,9 +5,9 @@ import type { ReplResetReason } from '../../../src-shared/events.ts';
 import { BlockState } from '../block-state.ts';
 import { dispatchHostCall, errorMessage, toolError } from '../host-calls.ts';
 import { RESERVED_NAMES } from '../isolated-repl.ts';
-import { checkIndex, checkToolNames, parseListed, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
+import { checkIndex, checkToolNames, parseListed, parseLocals, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
 import { RESET_NOTE, resetError } from '../reset-error.ts';
-import type { CallSite, ExecResult, HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
+import type { CallSite, ExecResult, HostFunction, LocalValue, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
 import { watchBlock, type Watchdog } from '../watchdog.ts';
 import type { Interpreter } from './interpreter.ts';
 import type { PythonRunOutcome } from './isolate-side.ts';
@@ -260,7 +260,7 @@ class PythonRepl implements Repl {
     if (pending) block.stderr.append(`[Before this block, loading ${pending.what} failed. ${RESET_NOTE}]\n`, 0);
     this.#block = block;
     const watchdog = watchBlock(interp.isolate, block, started, this.#limits);
-    let outcome: PythonRunOutcome | null = null;
+    let outcome: ParsedPythonOutcome | null = null;
     let failure: unknown = null;
     let watched: ReturnType<Watchdog['stop']>;
     try {
@@ -283,6 +283,7 @@ class PythonRepl implements Repl {
         stderr: block.stderr.text(),
         error: outcome.error,
         variables: outcome.variables,
+        ...(outcome.locals ? { locals: outcome.locals } : {}),
         submitted: outcome.submitted,
         replReset: pending ? pending.reason : null,
       };
@@ -354,19 +355,24 @@ export async function createPythonRepl(options: ReplOptions): Promise<Repl> {
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-function parseOutcome(raw: unknown): PythonRunOutcome {
+/** The interpreter's outcome, its `locals` read back as JSON values. */
+type ParsedPythonOutcome = Omit<PythonRunOutcome, 'locals'> & { locals?: Record<string, LocalValue> };
+
+function parseOutcome(raw: unknown): ParsedPythonOutcome {
   const v = JSON.parse(String(raw)) as Partial<PythonRunOutcome>;
   const e = v.error;
   const error =
     e && typeof e === 'object' && typeof e.name === 'string' && typeof e.message === 'string' ? { name: e.name, message: e.message } : null;
   const d = Array.isArray(v.dropped) ? v.dropped : [0, 0];
   const num = (n: unknown): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
+  const locals = parseLocals(v.locals);
   return {
     stdout: typeof v.stdout === 'string' ? v.stdout : '',
     stderr: typeof v.stderr === 'string' ? v.stderr : '',
     dropped: [num(d[0]), num(d[1])],
     error,
     variables: Array.isArray(v.variables) ? v.variables.filter((x): x is string => typeof x === 'string') : [],
+    ...(locals ? { locals } : {}),
     submitted: typeof v.submitted === 'string' ? v.submitted : null,
     outOfMemory: v.outOfMemory === true,
   };

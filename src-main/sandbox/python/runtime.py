@@ -13,8 +13,10 @@ import builtins
 import io
 import json
 import os
+import reprlib
 import sys
 import time
+import types
 
 # Imported here so they are in the snapshot: the first block that uses them pays nothing.
 import collections  # noqa: F401
@@ -409,18 +411,81 @@ def run(code):
         "dropped": [_stdout.dropped, _stderr.dropped],
         "error": error,
         "variables": _simple_vars(),
+        "locals": _short_locals(),
         "submitted": _answer_captured,
     }
     _answer_captured = None
     return json.dumps(outcome)
 
 
-def _preview(value):
+# Bounded reprs: a list or dict of millions of items is cut after a few, never rendered whole.
+_short_repr = reprlib.Repr()
+_short_repr.maxstring = 200
+_short_repr.maxother = 200
+_short_repr.maxlist = _short_repr.maxtuple = _short_repr.maxdict = _short_repr.maxset = _short_repr.maxfrozenset = 20
+_short_repr.maxlevel = 3
+
+LOCAL_CHARS = 200
+
+
+def _bounded_repr(value):
     try:
-        text = repr(value) if not isinstance(value, str) else repr(value[:200])
+        text = _short_repr.repr(value)
     except BaseException:  # noqa: BLE001
         text = f"<{type(value).__name__}>"
-    return text[:200]
+    return text
+
+
+def _preview(value):
+    return _bounded_repr(value)[:200]
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _as_logged(value, depth=0):
+    """The value as the reference's logger serialises a local (modules and callables by name,
+    containers as JSON lists and objects, anything else by repr), for small values only."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        if isinstance(value, str) and len(value) > LOCAL_CHARS:
+            raise _TooBig
+        return value
+    if isinstance(value, types.ModuleType):
+        return f"<module '{value.__name__}'>"
+    if isinstance(value, (list, tuple, dict)):
+        if depth > 3 or len(value) > 50:
+            raise _TooBig
+        if isinstance(value, dict):
+            return {str(k): _as_logged(v, depth + 1) for k, v in value.items()}
+        return [_as_logged(v, depth + 1) for v in value]
+    if callable(value):
+        return f"<{type(value).__name__} '{getattr(value, '__name__', '?')}'>"
+    return _bounded_repr(value)
+
+
+def _short_local(value):
+    """A variable as a block's `locals` records it: as the reference's logger writes it when
+    that takes at most LOCAL_CHARS characters of JSON; else a string of at most LOCAL_CHARS
+    (a string's beginning, or a bounded repr) ending in an ellipsis."""
+    if isinstance(value, str):
+        return value if len(value) <= LOCAL_CHARS else value[:LOCAL_CHARS] + "\u2026"
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**53:
+        return repr(value)[:LOCAL_CHARS]
+    try:
+        logged = _as_logged(value)
+        if len(json.dumps(logged, separators=(",", ":"))) <= LOCAL_CHARS:
+            return logged
+    except Exception:  # noqa: BLE001 - too big, or the model's own class misbehaving
+        pass
+    text = _bounded_repr(value)
+    return text if len(text) <= LOCAL_CHARS else text[: LOCAL_CHARS - 1] + "\u2026"
+
+
+def _short_locals():
+    return {name: _short_local(value) for name, value in _ns.items() if _is_user_name(name)}
 
 
 def _size(value):

@@ -48,8 +48,14 @@ describe('eval runner in-process', () => {
       expect(log.events.at(-1)?.type).toBe('run.end');
     }
     expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/Accuracy \(mean score\) 1\.000/);
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { correct: number };
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { correct: number; totalCalls: number; byModel: Record<string, { calls: number; inputTokens: number }> };
     expect(summary.correct).toBe(4);
+    // Usage per model beside the totals: every task's calls, split by model name.
+    expect(Object.keys(summary.byModel).length).toBeGreaterThan(0);
+    expect(Object.values(summary.byModel).reduce((n, m) => n + m.calls, 0)).toBe(summary.totalCalls);
+    expect(summary.byModel['mock-root']?.inputTokens).toBeGreaterThan(0);
+    for (const r of results) expect(Object.values(r.usage.byModel ?? {}).reduce((n, m) => n + m.calls, 0)).toBe(r.usage.calls);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/\| mock-root \| \d+ \|/);
   });
 
   it('runs the same dataset in Python sessions: every log says python, every task correct', { timeout: 60_000 }, async () => {

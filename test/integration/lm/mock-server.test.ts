@@ -1,5 +1,8 @@
 // The mock-llm server's HTTP surface, spoken to with plain fetch and raw sockets.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,6 +29,24 @@ function post(url: string, body: unknown): Promise<Response> {
 }
 
 describe('mock-llm HTTP surface', () => {
+  it('records what each chat request asked for (not the texts), in memory and to a file', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'mock-rec-')), 'requests.jsonl');
+    const s = await serve({ recordRequests: true, recordFile: file });
+    await post(s.url, { model: 'mock-sub', messages: [{ role: 'user', content: 'TASK: summarise\nTEXT:\nabc' }], temperature: 0.5, seed: 3, max_completion_tokens: 9 });
+    await post(s.url, { model: 'mock-root', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'hi' }], stream: false });
+    await post(s.url, '{not json'); // refused before it is read: not recorded
+    const want = [
+      { n: 1, model: 'mock-sub', params: { temperature: 0.5, seed: 3, max_completion_tokens: 9 }, messages: [{ role: 'user', chars: 25 }] },
+      { n: 2, model: 'mock-root', params: { stream: false }, messages: [{ role: 'system', chars: 3 }, { role: 'user', chars: 2 }] },
+    ];
+    expect(s.requests()).toEqual(want);
+    expect(readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual(want);
+    // Without the option nothing is kept.
+    const quiet = await serve();
+    await post(quiet.url, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    expect(quiet.requests()).toEqual([]);
+  });
+
   it('listens on a random port and gives a base URL ending in /v1', async () => {
     const s = await serve();
     expect(s.port).toBeGreaterThan(0);

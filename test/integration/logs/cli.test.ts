@@ -39,12 +39,25 @@ describe('rlm-studio stats', () => {
       const r = await cli('stats', join(FIXTURES, `${name}.jsonl`), '--json');
       expect(r.error).toBeNull();
       const o = JSON.parse(r.out) as Record<string, number>;
-      expect(Object.keys(o)).toEqual(KEYS);
+      expect(Object.keys(o)).toEqual([...KEYS, 'byModel']);
       for (const k of KEYS) expect(typeof o[k]).toBe('number');
       expect([o['runs'], o['maxDepth'], o['iterations'], o['codeBlocks'], o['llmCalls'], o['rlmCalls']]).toEqual(want);
       expect(o['sessions']).toBe(1);
     });
   }
+
+  it('--json gives usage per model beside the totals (g_openai_http: a second model for sub-calls)', async () => {
+    const r = await cli('stats', join(FIXTURES, 'g_openai_http.jsonl'), '--json');
+    const o = JSON.parse(r.out) as { inputTokens: number; byModel: Record<string, { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null }> };
+    // The reference never logs the root's own usage: its turns count as calls with no tokens and no known cost.
+    expect(o.byModel).toEqual({
+      'mock-root': { inputTokens: 0, outputTokens: 0, calls: 3, costUsd: null },
+      'mock-sub': { inputTokens: 38, outputTokens: 5, calls: 1, costUsd: 0.000086 },
+    });
+    expect(o.inputTokens).toBe(38);
+    const table = await cli('stats', join(FIXTURES, 'g_openai_http.jsonl'));
+    expect(table.out).toMatch(/per model[^\n]*\n\s+mock-root\s+3\s+0\s+0\s+unknown\n\s+mock-sub\s+1\s+38\s+5\s+0\.000086/);
+  });
 
   it('prints a readable table without --json', async () => {
     const r = await cli('stats', join(FIXTURES, 'e_code_errors.jsonl'));

@@ -57,6 +57,34 @@ describe('Python REPL: namespace', () => {
     expect(r.error).toBeNull();
   });
 
+  it("records every variable's short value as the reference's logger writes them (locals)", async () => {
+    const repl = await make({ tools: { NOTE: 'a note' } });
+    await repl.addContext(0, 'x'.repeat(5000));
+    const r = await repl.execute(
+      [
+        'import re',
+        '_hidden = 1',
+        'n = 3',
+        'pairs = {"a": [1, 2], "b": None}',
+        'big = list(range(100000))',
+        'def f(): pass',
+        'class Bad:',
+        '    def __repr__(self): raise RuntimeError("no repr")',
+        '    def __getattr__(self, name): raise RuntimeError("no attr")',
+        '    def __call__(self): return 1',
+        'bad = Bad()',
+      ].join('\n'),
+      SITE,
+    );
+    expect(r.error).toBeNull();
+    const l = r.locals!;
+    expect(l).toMatchObject({ n: 3, pairs: { a: [1, 2], b: null }, NOTE: 'a note', re: "<module 're'>", f: "<function 'f'>", answer: { content: '', ready: false } });
+    expect(l['context']).toBe(`${'x'.repeat(200)}…`);
+    expect(String(l['big'])).toMatch(/^\[0, 1, 2, .*\.\.\.\]$/);
+    expect(String(l['bad'])).toMatch(/Bad/);
+    expect(l).not.toHaveProperty('_hidden');
+  });
+
   it('lists simple variables in order, answer and contexts included, _names and modules not', async () => {
     const repl = await make({ tools: { NOTE: 'a note' } });
     await repl.addContext(0, 'the text');

@@ -106,6 +106,23 @@ describe('REPL semantics', () => {
     expect((await repl.execute('print(keep)', SITE)).stdout).toBe('1\n');
   });
 
+  it("records every variable's short value (locals): primitives whole, the rest rendered and cut", async () => {
+    const repl = await make();
+    await repl.addContext(0, 'x'.repeat(5000));
+    const r = await repl.execute('const n = 3; const s = "abc"; const ok = true; const none = null; const arr = Array.from({ length: 100000 }, (_, i) => i); const fn = () => 1; const _hidden = 1; const obj = { get boom() { throw new Error("getter ran"); } };', SITE);
+    expect(r.error).toBeNull();
+    const l = r.locals!;
+    expect(l).toMatchObject({ n: 3, s: 'abc', ok: true, none: null });
+    expect(l['context']).toBe(`${'x'.repeat(200)}…`);
+    expect(String(l['arr'])).toMatch(/^\[0, 1, 2, .*…$/);
+    expect(String(l['arr']).length).toBeLessThanOrEqual(200);
+    expect(l['fn']).toMatch(/Function/);
+    // Getters are not run to record a value.
+    expect(l['obj']).not.toMatch(/getter ran/);
+    expect(l).not.toHaveProperty('_hidden');
+    expect(Object.keys(l)).toEqual(expect.arrayContaining(['answer', 'context_0', 'context']));
+  });
+
   it('lists simple variables only, in the reference order', async () => {
     const repl = await make();
     await repl.addContext(0, 'ctx');

@@ -18,8 +18,8 @@ const read = (name: string): string => readFileSync(join(FIXTURES, `${name}.json
 
 type J = Record<string, unknown>;
 /** Counts straight from the raw JSON, independently of the importer. */
-function countRaw(text: string): LogStats {
-  const c: LogStats = { sessions: 0, runs: 0, maxDepth: 0, iterations: 0, codeBlocks: 0, llmCalls: 0, rlmCalls: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, wallMs: 0 };
+function countRaw(text: string): Omit<LogStats, 'byModel'> {
+  const c: Omit<LogStats, 'byModel'> = { sessions: 0, runs: 0, maxDepth: 0, iterations: 0, codeBlocks: 0, llmCalls: 0, rlmCalls: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, wallMs: 0 };
   const usage = (u: J): void => {
     for (const m of Object.values((u['model_usage_summaries'] ?? {}) as Record<string, J>)) {
       c.inputTokens += m['total_input_tokens'] as number;
@@ -79,7 +79,11 @@ describe('reference-library import: the shared fixtures', () => {
       const stats = logStats(state);
       expect([stats.runs, stats.maxDepth, stats.iterations, stats.codeBlocks, stats.llmCalls, stats.rlmCalls]).toEqual([runs, maxDepth, iterations, codeBlocks, leaf, children]);
       const raw = countRaw(text);
-      expect({ ...stats, wallMs: 0 }).toEqual({ ...raw, wallMs: 0 });
+      const { byModel, ...numbers } = stats;
+      expect({ ...numbers, wallMs: 0 }).toEqual({ ...raw, wallMs: 0 });
+      // Per model: the models add up to the totals.
+      expect(Object.values(byModel).reduce((n, m) => n + m.inputTokens, 0)).toBe(stats.inputTokens);
+      expect(Object.values(byModel).reduce((n, m) => n + m.outputTokens, 0)).toBe(stats.outputTokens);
       expect(stats.sessions).toBe(1);
       // The streaming stats give the same numbers as the tree.
       const acc = new StatsAccumulator();
@@ -243,6 +247,55 @@ describe('export to the reference format', () => {
         first.events.filter((e) => e.type === 'model.reply').map((e) => (e.type === 'model.reply' ? e.text : '')),
       );
     }
+  });
+
+  it('keeps locals (short values), the REPL language and usage per model through import → export → import', () => {
+    const localsOf = (events: TrajectoryEvent[]): unknown[] => events.flatMap((e) => (e.type === 'block.end' ? [e.locals] : []));
+    for (const name of ['a_needle', 'b_aggregate', 'c_recursive', 'e_code_errors', 'g_openai_http']) {
+      const text = read(name);
+      const first = readRlmPythonText(text);
+      const lines = exportRlmPython(first.events, makeHeader(asSessionId('x'), new Date(Date.UTC(2026, 11, 2, 9, 30))));
+      const again = readRlmPythonText(lines.join(''));
+      expect(localsOf(again.events)).toEqual(localsOf(first.events));
+      // Every run is Python, and says so again after the round trip.
+      expect(again.events.filter((e) => e.type === 'run.start').every((e) => e.type === 'run.start' && e.repl === 'python')).toBe(true);
+      expect((JSON.parse(lines[0] as string) as J)['environment_type']).toBe('local');
+      expect(logStats(reduceEvents(again.events)).byModel).toEqual(logStats(reduceEvents(first.events)).byModel);
+      // The exported locals are the imported ones: the reference's names, short values whole.
+      const rawBlocks = text.split('\n').filter((l) => l.includes('"iteration"')).flatMap((l) => ((JSON.parse(l) as J)['code_blocks'] as J[]).map((b) => (b['result'] as J)['locals'] as J));
+      const outBlocks = lines.slice(1).flatMap((l) => ((JSON.parse(l) as J)['code_blocks'] as J[]).map((b) => (b['result'] as J)['locals'] as J));
+      expect(outBlocks.map((l) => Object.keys(l))).toEqual(rawBlocks.map((l) => Object.keys(l)));
+      rawBlocks.forEach((raw, i) => {
+        for (const [k, v] of Object.entries(raw)) {
+          const kept = outBlocks[i]![k];
+          if (JSON.stringify(v).length <= 200) expect(kept).toEqual(v);
+          else expect(String(kept)).toMatch(/…$/);
+        }
+      });
+    }
+    const needle = readRlmPythonText(read('a_needle')).events.find((e) => e.type === 'block.end' && e.locals && 'hits' in e.locals);
+    const locals = needle?.type === 'block.end' ? needle.locals! : {};
+    expect(locals['answer']).toEqual({ content: '', ready: false });
+    expect(typeof locals['i']).toBe('number');
+    expect(String(locals['context'])).toHaveLength(201);
+  });
+
+  it('exports one usage_summary entry per model for a child run, and names the REPL', () => {
+    const original = scenario().events;
+    const lines = exportRlmPython(original, makeHeader(asSessionId('rt'), new Date(Date.UTC(2026, 0, 1)), undefined, 'python'));
+    const meta = JSON.parse(lines[0] as string) as J;
+    expect(meta['environment_type']).toBe('local');
+    const it2 = JSON.parse(lines[2] as string) as J;
+    const calls = ((it2['code_blocks'] as J[])[0]!['result'] as J)['rlm_calls'] as J[];
+    // Child c2: its reply under its model (m), its leaf call under m-sub.
+    expect(calls[1]!['usage_summary']).toEqual({
+      model_usage_summaries: { m: { total_calls: 1, total_input_tokens: 50, total_output_tokens: 5, total_cost: 0.001 }, 'm-sub': { total_calls: 1, total_input_tokens: 7, total_output_tokens: 1, total_cost: 0.001 } },
+      total_cost: 0.002,
+    });
+    const js = exportRlmPython(original, makeHeader(asSessionId('rt'), new Date(Date.UTC(2026, 0, 1)), undefined, 'javascript'));
+    expect((JSON.parse(js[0] as string) as J)['environment_type']).toBe('javascript');
+    const back = readRlmPythonText(js.join(''));
+    expect(back.events.filter((e) => e.type === 'run.start').every((e) => e.type === 'run.start' && e.repl === 'javascript')).toBe(true);
   });
 
   it('native → rlm-python → native keeps what both formats carry', () => {

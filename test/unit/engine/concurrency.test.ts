@@ -27,9 +27,15 @@ describe('UsageLedger', () => {
     const root = new UsageLedger();
     const child = new UsageLedger(root);
     const grandchild = new UsageLedger(child);
-    root.add({ inputTokens: 10, outputTokens: 5, costUsd: 0.1 });
-    grandchild.add({ inputTokens: 1, outputTokens: 2, costUsd: null });
-    expect(root.summary()).toEqual({ inputTokens: 11, outputTokens: 7, costUsd: 0.1, calls: 2 });
-    expect(child.summary()).toEqual({ inputTokens: 1, outputTokens: 2, costUsd: null, calls: 1 });
+    root.add({ inputTokens: 10, outputTokens: 5, costUsd: 0.1 }, 'big');
+    grandchild.add({ inputTokens: 1, outputTokens: 2, costUsd: null }, 'small');
+    child.add({ inputTokens: 3, outputTokens: 4, costUsd: 0.2 }, 'big');
+    expect(root.summary()).toEqual({ inputTokens: 14, outputTokens: 11, costUsd: 0.3, calls: 3 });
+    expect(child.summary()).toEqual({ inputTokens: 4, outputTokens: 6, costUsd: 0.2, calls: 2 });
+    expect(root.byModel()).toEqual({
+      big: { inputTokens: 13, outputTokens: 9, calls: 2, costUsd: 0.3 },
+      small: { inputTokens: 1, outputTokens: 2, calls: 1, costUsd: null },
+    });
+    expect(grandchild.byModel()).toEqual({ small: { inputTokens: 1, outputTokens: 2, calls: 1, costUsd: null } });
   });
 });

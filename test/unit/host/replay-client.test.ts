@@ -119,6 +119,35 @@ describe('ReplayClient', () => {
     expect((await r.turn('run-0', 3)).text).toBe('live');
   });
 
+  it('withLive: one replay, the calls that go live sent to the other client (the sub-call endpoint)', async () => {
+    const live = new Live();
+    const subLive = new Live();
+    const client = new ReplayClient(buildReplayPlan(original, { runId: 'run-0', iteration: 2 }, null), live);
+    const sub = client.withLive(subLive);
+    const r = rerun(client);
+    r.start('run-0');
+    expect((await r.turn('run-0', 1)).text).toBe('r1');
+    // Iteration 2 is live: its sub-call, asked through the sub view, goes to the sub client.
+    client.observe(subStart('run-0', 'x-0', 2, 'p', null));
+    expect((await sub.complete({ model: 'm', messages: [{ role: 'user', content: 'p' }] })).text).toBe('live');
+    expect(subLive.calls).toHaveLength(1);
+    expect(live.calls).toHaveLength(0);
+    expect(client.counts).toEqual({ replayed: 1, live: 1, edited: 0 });
+  });
+
+  it('withLive: recorded sub-calls before the fork point are still served from the record', async () => {
+    const subLive = new Live();
+    const client = new ReplayClient(buildReplayPlan(original, { runId: 'run-0', iteration: 3 }, null), new Live());
+    const sub = client.withLive(subLive);
+    const r = rerun(client);
+    r.start('run-0');
+    await r.turn('run-0', 1);
+    await r.turn('run-0', 2);
+    client.observe(subStart('run-0', 'x-0', 2, 'p', null));
+    expect((await sub.complete({ model: 'm', messages: [{ role: 'user', content: 'p' }] })).text).toBe('recorded p');
+    expect(subLive.calls).toHaveLength(0);
+  });
+
   it('refuses a plan for a run the session does not have', () => {
     expect(() => buildReplayPlan(original, { runId: 'run-7', iteration: 1 }, null)).toThrow(/not in this session/);
     expect(() => buildReplayPlan([], { runId: 'run-0', iteration: 1 }, null)).toThrow(/no root run/);

@@ -132,6 +132,23 @@ describe('Fork from here…', () => {
     ]);
   });
 
+  it('sends a sub-calls endpoint only when one is picked (or none, to use the endpoint above)', async () => {
+    const { carrier } = await mount({ local: false });
+    fireEvent.click(screen.getByTestId('fork'));
+    const pick = screen.getByTestId('fork-sub-profile') as HTMLSelectElement;
+    expect(pick.value).toBe('keep');
+    fireEvent.change(pick, { target: { value: 'p:demo' } });
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('fork-start'));
+    });
+    expect(forks(carrier)[0]?.params).toMatchObject({ subProfile: 'demo' });
+    fireEvent.change(screen.getByTestId('fork-sub-profile'), { target: { value: 'none' } });
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('fork-start'));
+    });
+    expect(forks(carrier)[1]?.params).toMatchObject({ subProfile: null });
+  });
+
   it('asks an imported reference log for its context, then hands the log to the host and forks with it', async () => {
     const { carrier, runId } = await mount({ local: true });
     fireEvent.click(screen.getByTestId('fork'));

@@ -84,7 +84,7 @@ function storeText(state: object): string {
 }
 
 describe('validateDraft', () => {
-  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false };
+  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' } };
   it('builds the profile, refuses bad URLs, the demo name, duplicates and bad prices', () => {
     expect(validateDraft(base, [])).toEqual({ profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} } });
     for (const baseUrl of ['not a url', 'ftp://h/v1', 'javascript:alert(1)', '']) expect(validateDraft({ ...base, baseUrl }, [])).toMatchObject({ errors: { baseUrl: expect.any(String) } });
@@ -94,6 +94,17 @@ describe('validateDraft', () => {
     expect(validateDraft({ ...base, apiKeyRef: 'MY KEY' }, [])).toMatchObject({ errors: { apiKeyRef: expect.any(String) } });
     expect(validateDraft({ ...base, prices: [{ model: 'm', input: '-1', output: '2' }] }, [])).toMatchObject({ errors: { prices: expect.any(String) } });
     expect(validateDraft({ ...base, prices: [{ model: 'm', input: '1', output: '2' }, { model: 'm', input: '1', output: '2' }] }, [])).toMatchObject({ errors: { prices: expect.stringContaining('twice') } });
+  });
+
+  it('keeps sampling settings typed, leaves empty ones out, and names a bad one', () => {
+    const sampling = { temperature: '0.7', topP: '', seed: '42', maxOutputTokens: '' };
+    expect(validateDraft({ ...base, sampling }, [])).toEqual({
+      profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {}, sampling: { temperature: 0.7, seed: 42 } },
+    });
+    expect(validateDraft({ ...base, sampling: { ...sampling, temperature: '-1' } }, [])).toEqual({ errors: { sampling: 'Temperature must be a number ≥ 0, got "-1".' } });
+    expect(validateDraft({ ...base, sampling: { ...sampling, seed: '1.5' } }, [])).toEqual({ errors: { sampling: 'Seed must be an integer, got "1.5".' } });
+    expect(validateDraft({ ...base, sampling: { ...sampling, topP: '2' } }, [])).toMatchObject({ errors: { sampling: expect.stringContaining('Top p') } });
+    expect(validateDraft({ ...base, sampling: { ...sampling, maxOutputTokens: '0' } }, [])).toMatchObject({ errors: { sampling: expect.stringContaining('Max output tokens') } });
   });
 });
 

@@ -113,7 +113,13 @@ describe('the REPL language of a session', () => {
   });
 
   it('is JavaScript for a native log whose header names none', () => {
-    const { store, svc } = servicesWith(fixtureEvents('c_recursive.jsonl'));
+    // As written before Python: no language on the runs either.
+    const events = fixtureEvents('c_recursive.jsonl').map((e) => {
+      if (e.type !== 'run.start') return e;
+      const { repl: _repl, ...rest } = e;
+      return rest;
+    });
+    const { store, svc } = servicesWith(events);
     act(() => {
       store.getState().setFormat('s1', 'native');
       store.getState().setHeader('s1', { format: 'rlm-studio', version: 1, sessionId: asSessionId('s1'), createdAt: '2026-12-02T10:00:00.000Z' });
@@ -190,6 +196,21 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
     ]);
   });
 
+  it('sends a sub-calls profile when one is picked, and none by default', async () => {
+    const { carrier } = await mountForm();
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('nr-start'));
+    });
+    expect(sentOf(carrier, 'session.start')[0]!.params).not.toHaveProperty('subProfile');
+    const pick = screen.getByTestId('nr-sub-profile') as HTMLSelectElement;
+    expect([...pick.options].map((o) => o.value)).toEqual(['', 'demo', 'qwen', 'paper']);
+    fireEvent.change(pick, { target: { value: 'qwen' } });
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('nr-start'));
+    });
+    expect(sentOf(carrier, 'session.start')[1]!.params).toMatchObject({ profile: 'demo', subProfile: 'qwen' });
+  });
+
   it('refuses an empty custom prompt in the form, with the reason', async () => {
     const { carrier } = await mountForm();
     fireEvent.click(screen.getByTestId('nr-prompt-custom'));
@@ -221,7 +242,7 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
 });
 
 describe('profiles: REPL language and system prompt', () => {
-  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false };
+  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' } };
   it('keeps Python and a prompt; JavaScript and an empty prompt are left out', () => {
     expect(validateDraft({ ...base, repl: 'python', systemPrompt: 'P {tools}' }, [])).toEqual({
       profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {}, repl: 'python', systemPrompt: 'P {tools}' },

@@ -42,6 +42,18 @@ describe('views', () => {
     expect(within(detail).getByTestId('output-0').getAttribute('data-readonly')).toBe('true');
   });
 
+  it('shows usage per model beside the run totals (an imported reference log with a sub-call model)', () => {
+    const { store } = mount(fixtureEvents('g_openai_http.jsonl'));
+    const traj = store.getState().sessions.get('s1')!.traj;
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
+    const table = screen.getByTestId('run-by-model');
+    const rows = within(table).getAllByRole('row').slice(1).map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent));
+    expect(rows).toEqual([
+      ['mock-root', '3', '0', '0', 'unknown'],
+      ['mock-sub', '1', '38', '5', '$0.00009'],
+    ]);
+  });
+
   it('links sub-calls to child runs', () => {
     const { store } = mount(fixtureEvents('c_recursive.jsonl'));
     const traj = store.getState().sessions.get('s1')!.traj;

@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { asRunId } from '../../../src-shared/events.ts';
 import { reduceEvents } from '../../../src-shared/trajectory/reducer.ts';
 import {
+  addTotals,
+  emptyTotals,
+  logStats,
+  StatsAccumulator,
+  type Totals,
   criticalPath,
   depthTotals,
   distributions,
@@ -33,6 +38,31 @@ describe('analytics', () => {
     expect(sessions.map((x) => [x.turn, x.runs, x.maxDepth, x.wallMs])).toEqual([[0, 3, 1, 600], [1, 1, 0, 300]]);
   });
 
+  it('usage per model: turns under their run\'s model, sub-calls under theirs, summing to the totals', () => {
+    const all = runTotals(s, asRunId('root0'));
+    expect(Object.keys(all.byModel).sort()).toEqual(['m', 'm-sub']);
+    // Three batched calls (20+2 each) and the child's leaf call (7+1) asked for m-sub.
+    expect(all.byModel['m-sub']).toEqual({ inputTokens: 67, outputTokens: 7, calls: 4, costUsd: 0.004 });
+    expect(all.byModel['m']?.calls).toBe(5);
+    const sum = (k: 'inputTokens' | 'outputTokens' | 'calls'): number => Object.values(all.byModel).reduce((n, m) => n + m[k], 0);
+    expect([sum('inputTokens'), sum('outputTokens'), sum('calls')]).toEqual([all.inputTokens, all.outputTokens, all.modelCalls]);
+    // The whole log, folded from the tree and streamed, agree.
+    const stats = logStats(s);
+    expect(stats.byModel['m-sub']).toEqual(all.byModel['m-sub']);
+    expect(stats.byModel['m']?.calls).toBe(5 + 4);
+    const acc = new StatsAccumulator();
+    for (const e of scenario().events) acc.push(e);
+    expect(acc.result()).toEqual(stats);
+  });
+
+  it('usage per model keeps model names as data', () => {
+    const t = emptyTotals();
+    addTotals(t, { ...emptyTotals(), byModel: JSON.parse('{"__proto__": {"inputTokens": 1, "outputTokens": 2, "calls": 1, "costUsd": null}}') as Totals['byModel'] });
+    expect(Object.keys(t.byModel)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(t.byModel)).toBe(Object.prototype);
+    expect(JSON.stringify(t.byModel)).toBe('{"__proto__":{"inputTokens":1,"outputTokens":2,"calls":1,"costUsd":null}}');
+  });
+
   it('critical path goes through the slowest concurrent call and into child runs', () => {
     const path = criticalPath(s, asRunId('root0'));
     const it1Calls = path.filter((p) => p.runId === 'root0' && p.iteration === 1 && p.kind === 'llm');
@@ -58,8 +88,8 @@ describe('analytics', () => {
     expect(histogram([], 3)).toEqual({ edges: [], counts: [] });
     expect(histogram([4, 4], 2).counts).toEqual([2, 0]);
     const d = distributions([
-      { sessions: 1, runs: 1, maxDepth: 0, iterations: 2, codeBlocks: 2, llmCalls: 0, rlmCalls: 0, errors: 0, inputTokens: 10, outputTokens: 1, costUsd: 0.1, wallMs: 100 },
-      { sessions: 1, runs: 3, maxDepth: 1, iterations: 6, codeBlocks: 6, llmCalls: 2, rlmCalls: 2, errors: 1, inputTokens: 30, outputTokens: 3, costUsd: 0.3, wallMs: 300 },
+      { sessions: 1, runs: 1, maxDepth: 0, iterations: 2, codeBlocks: 2, llmCalls: 0, rlmCalls: 0, errors: 0, inputTokens: 10, outputTokens: 1, costUsd: 0.1, wallMs: 100, byModel: {} },
+      { sessions: 1, runs: 3, maxDepth: 1, iterations: 6, codeBlocks: 6, llmCalls: 2, rlmCalls: 2, errors: 1, inputTokens: 30, outputTokens: 3, costUsd: 0.3, wallMs: 300, byModel: {} },
     ]);
     expect(d.costUsd.p50).toBeCloseTo(0.2);
     expect(d.wallMs.p95).toBeCloseTo(290);

@@ -4,7 +4,9 @@ import { applyEvent, blocksOf, createTrajectoryState, reduceEvents, walkRuns } f
 import { logStats, StatsAccumulator } from '../../../src-shared/trajectory/analytics.ts';
 import { scenario } from './synthetic.ts';
 
-const EXPECTED = { sessions: 2, runs: 4, maxDepth: 1, iterations: 9, codeBlocks: 6, llmCalls: 4, rlmCalls: 2, errors: 1, inputTokens: 867, outputTokens: 87, costUsd: 0.013, wallMs: 900 };
+const EXPECTED = { sessions: 2, runs: 4, maxDepth: 1, iterations: 9, codeBlocks: 6, llmCalls: 4, rlmCalls: 2, errors: 1, inputTokens: 867, outputTokens: 87, costUsd: 0.013, wallMs: 900,
+  byModel: { m: { inputTokens: 800, outputTokens: 80, calls: 9, costUsd: 0.009 }, 'm-sub': { inputTokens: 67, outputTokens: 7, calls: 4, costUsd: 0.004 } },
+};
 
 describe('trajectory reducer', () => {
   it('builds sessions → runs → iterations → blocks → calls, with interleaved children', () => {

@@ -97,7 +97,7 @@ export function iterEnd(s: Script, r: RunCtx, iteration: number, text: string, f
   });
 }
 
-export function callStart(s: Script, r: RunCtx, callId: string, iteration: number, block: number, kind: 'llm' | 'rlm', opts: { childRunId?: RunId | null; leaf?: boolean; batch?: { batchId: string; index: number; size: number } | null } = {}): void {
+export function callStart(s: Script, r: RunCtx, callId: string, iteration: number, block: number, kind: 'llm' | 'rlm', opts: { childRunId?: RunId | null; leaf?: boolean; batch?: { batchId: string; index: number; size: number } | null; model?: string } = {}): void {
   s.emit({
     type: 'subcall.start',
     ...env(r),
@@ -107,7 +107,7 @@ export function callStart(s: Script, r: RunCtx, callId: string, iteration: numbe
     kind,
     leaf: opts.leaf ?? false,
     prompt: `prompt of ${callId}`,
-    model: 'm',
+    model: opts.model ?? 'm',
     batch: opts.batch ?? null,
     childRunId: opts.childRunId ?? null,
   });
@@ -148,7 +148,7 @@ export function scenario(): Script {
   blockStart(s, root, 1, 0, 'boom()');
   blockEnd(s, root, 1, 0, { stderr: 'ReferenceError: boom is not defined', error: { name: 'ReferenceError', message: 'boom is not defined' } });
   blockStart(s, root, 1, 1, 'llm_query_batched([...])');
-  for (let i = 0; i < 3; i++) callStart(s, root, `b${i}`, 1, 1, 'llm', { batch: { batchId: 'B', index: i, size: 3 } });
+  for (let i = 0; i < 3; i++) callStart(s, root, `b${i}`, 1, 1, 'llm', { batch: { batchId: 'B', index: i, size: 3 }, model: 'm-sub' });
   callEnd(s, root, 'b1', usage(20, 2), 30, 5);
   callEnd(s, root, 'b0', usage(20, 2), 35, 5);
   callEnd(s, root, 'b2', usage(20, 2), 45, 10);
@@ -167,7 +167,7 @@ export function scenario(): Script {
   const a = childSteps(s, c1, 'A');
   const b = childSteps(s, c2, 'B');
   // c2 also makes a leaf call inside its block
-  const bLeaf = [...b.slice(0, 3), () => callStart(s, c2, 'leaf1', 1, 0, 'rlm', { leaf: true }), () => callEnd(s, c2, 'leaf1', usage(7, 1)), ...b.slice(3)];
+  const bLeaf = [...b.slice(0, 3), () => callStart(s, c2, 'leaf1', 1, 0, 'rlm', { leaf: true, model: 'm-sub' }), () => callEnd(s, c2, 'leaf1', usage(7, 1)), ...b.slice(3)];
   for (let i = 0; i < Math.max(a.length, bLeaf.length); i++) {
     a[i]?.();
     bLeaf[i]?.();

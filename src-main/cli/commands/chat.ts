@@ -29,6 +29,7 @@ export const CHAT_HELP = `One question per line; each is a turn of the same sess
                   is context_0); after turn N its messages are history_N.
   :help           this text
   :quit           end the session (so does end of input, Ctrl-D)
+  ::TEXT          a question that starts with a colon (:TEXT)
 Ctrl-C during a turn cancels that turn and keeps the session; Ctrl-C between turns ends it.`;
 
 /** A line of `chat` input. A question may start with `::` to begin with a colon. */

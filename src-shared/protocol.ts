@@ -237,7 +237,7 @@ export interface SessionSummary {
   message?: string | null;
   /**
    * Whether `session.followUp` can be sent now (a finished live session whose REPL the host
-   * still keeps), and if not, why not in words. Absent: not while it runs.
+   * still keeps), and if not, why not in words. Absent from hosts without follow-ups.
    */
   followUp?: { ready: boolean; reason: string | null };
 }

@@ -174,6 +174,20 @@ export const RerunSession = z.strictObject({
 });
 export type RerunSession = z.infer<typeof RerunSession>;
 
+/**
+ * Another turn of a finished live session, in the same REPL (the reference library's
+ * `persistent=True`): the turn's context becomes `context_N`, the earlier turns' messages
+ * are `history_0…`, and its events go to the same log with `turn` N. Only while the host
+ * still keeps the session's REPL (`SessionSummary.followUp`).
+ */
+export const FollowUp = z.strictObject({
+  sessionId,
+  query: z.string().trim().min(1).max(100_000),
+  /** The turn's context. Absent: the query text itself, as the reference's `completion(prompt)` adds its prompt. */
+  context: ContextSource.optional(),
+});
+export type FollowUp = z.infer<typeof FollowUp>;
+
 /** Every command, with its parameters. `id` correlates the reply. */
 export const Command = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('hello'), protocol: z.number().int() }),
@@ -195,6 +209,7 @@ export const Command = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('session.variables'), sessionId, runId }),
   z.strictObject({ type: z.literal('session.fork'), params: ForkSession }),
   z.strictObject({ type: z.literal('session.rerun'), params: RerunSession }),
+  z.strictObject({ type: z.literal('session.followUp'), params: FollowUp }),
   z.strictObject({ type: z.literal('session.export'), sessionId, format: z.enum(['native', 'rlm-python']) }),
   z.strictObject({ type: z.literal('profiles.list') }),
   z.strictObject({ type: z.literal('profiles.save'), profile: EndpointProfile }),
@@ -256,6 +271,11 @@ export interface SessionSummary {
   eventCount: number;
   /** Why it failed or stopped, or problems met reading a saved log, in words. */
   message?: string | null;
+  /**
+   * Whether `session.followUp` can be sent now (a finished live session whose REPL the host
+   * still keeps), and if not, why not in words. Absent from hosts without follow-ups.
+   */
+  followUp?: { ready: boolean; reason: string | null };
 }
 
 export interface VariableView {
@@ -331,6 +351,7 @@ export interface Replies {
   'session.variables': { variables: VariableView[] };
   'session.fork': { session: SessionSummary };
   'session.rerun': { session: SessionSummary };
+  'session.followUp': { session: SessionSummary };
   'session.export': { fileName: string; text: string };
   'profiles.list': { profiles: EndpointProfile[] };
   'profiles.save': { profiles: EndpointProfile[] };

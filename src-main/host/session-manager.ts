@@ -2,7 +2,7 @@
 // logs, their subscribers, profiles. Carriers connect through `connect()`; everything a
 // client sends is validated here with the protocol's schemas.
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -20,6 +20,7 @@ import {
   type EndpointProfile,
   type ErrorCode,
   type EvalOverview,
+  type FollowUp,
   type ForkSession,
   type HostMessage,
   parseClientMessage,
@@ -71,6 +72,13 @@ export interface HostOptions {
    * Default 64 MiB.
    */
   inMemoryLogMaxBytes?: number;
+  /**
+   * A finished live session keeps its worker and REPL for follow-up turns this long after its
+   * last turn ended. Default 10 minutes.
+   */
+  followUpIdleMs?: number;
+  /** At most this many finished sessions keep their REPLs; the one idle longest goes first. Default 4. */
+  followUpKeep?: number;
 }
 
 class HostError extends Error {
@@ -141,6 +149,12 @@ interface Session {
   /** Resolves when a saved log has been read to its end. */
   loaded: Promise<void>;
   killTimer: NodeJS.Timeout | null;
+  /** Its worker keeps the REPL after a finished turn (live sessions; not re-executions). */
+  followUps: boolean;
+  /** Finished, and its worker holds the REPL for a follow-up now. */
+  kept: { since: number; timer: NodeJS.Timeout } | null;
+  /** Why a follow-up can no longer be asked (the REPL was released), in words. */
+  followUpGone: string | null;
 }
 
 interface SpareWorker {
@@ -283,6 +297,8 @@ export class Host implements HostEndpoint {
         return { session: this.summary(await this.fork(c.params)) };
       case 'session.rerun':
         return { session: this.summary(await this.rerun(c.params)) };
+      case 'session.followUp':
+        return { session: this.summary(this.followUp(c.params)) };
       case 'session.export':
         return this.exportSession(c.sessionId, c.format);
       case 'profiles.list':
@@ -329,6 +345,7 @@ export class Host implements HostEndpoint {
       forkOf: s.forkOf,
       eventCount: s.count,
       message: s.message,
+      followUp: this.followUpState(s),
     };
   }
 
@@ -586,6 +603,9 @@ export class Host implements HostEndpoint {
       pending: new Map(),
       loaded: Promise.resolve(),
       killTimer: null,
+      followUps: false,
+      kept: null,
+      followUpGone: null,
       ...fields,
     };
     this.sessions.set(s.id, s);
@@ -658,6 +678,7 @@ export class Host implements HostEndpoint {
       model,
       recipe,
       breakpoints: o.breakpoints,
+      followUps: true,
       forkOf: o.forkOf ? { sessionId: o.forkOf.sessionId, runId: o.forkOf.runId, iteration: o.forkOf.iteration } : null,
     });
     const created = new Date(s.createdAt);
@@ -690,6 +711,7 @@ export class Host implements HostEndpoint {
       systemPrompt: recipe.systemPrompt ?? null,
       finalPatterns: recipe.finalPatterns ?? false,
       tools: recipe.tools ?? null,
+      followUps: true,
     };
     this.spawnWorker(s, { t: 'start', spec });
     if (spec.repl === 'python') this.expectPython();
@@ -759,6 +781,9 @@ export class Host implements HostEndpoint {
       exit: (how) => {
         if (s.killTimer) clearTimeout(s.killTimer);
         s.worker = null;
+        if (s.kept) this.release(s, `its worker process ${how}`);
+        s.log?.close();
+        s.log = null;
         for (const [, r] of s.pending) r({ t: 'result', req: -1, ok: false, error: 'the session ended' });
         s.pending.clear();
         if (!TERMINAL.has(s.status)) {
@@ -818,6 +843,8 @@ export class Host implements HostEndpoint {
         const status: SessionStatus = m.stopReason === 'cancelled' ? 'cancelled' : m.stopReason === 'error' ? 'failed' : 'finished';
         const replay = m.replay ? ` (replayed ${m.replay.replayed} recorded calls, ${m.replay.live} live)` : '';
         const text = m.message ?? (m.stopReason !== 'answered' && m.stopReason !== 'cancelled' ? `stopped: ${m.stopReason}` : null);
+        // The worker keeps a finished session's REPL (and the log stays open) for follow-ups.
+        if (status === 'finished' && s.followUps && !TERMINAL.has(s.status)) this.keep(s);
         this.end(s, status, text === null ? replay.trim() || null : `${text}${replay}`);
         return;
       }
@@ -836,8 +863,79 @@ export class Host implements HostEndpoint {
     s.status = status;
     s.message = message;
     s.pause = null;
-    s.log?.close();
-    s.log = null;
+    if (!s.kept) {
+      s.log?.close();
+      s.log = null;
+    }
+    this.broadcast(s);
+  }
+
+  // ---- follow-ups ----
+
+  /** Another turn in a finished session's kept REPL, appended to the same log. */
+  private followUp(f: FollowUp): Session {
+    const s = this.get(f.sessionId);
+    const state = this.followUpState(s);
+    if (!state.ready || !s.kept) {
+      throw new HostError(s.readOnly ? 'read_only' : 'conflict', `session ${s.id} cannot take a follow-up: ${state.reason ?? 'its REPL is not kept'}`);
+    }
+    if (f.context) this.checkContext(f.context);
+    clearTimeout(s.kept.timer);
+    s.kept = null;
+    s.status = 'running';
+    s.message = null;
+    this.toWorker(s, { t: 'followUp', query: f.query, context: f.context ?? null, breakpoints: s.breakpoints });
+    this.broadcast(s);
+    return s;
+  }
+
+  /** A follow-up's context problems the worker would only find later, as a bad request now. */
+  private checkContext(c: ContextSource): void {
+    if (c.kind === 'json') {
+      try {
+        JSON.parse(c.json);
+      } catch (err) {
+        throw new HostError('bad_request', `the JSON context does not parse: ${(err as Error).message}`);
+      }
+    } else if (c.kind === 'file') {
+      let isFile: boolean;
+      try {
+        isFile = statSync(c.path).isFile();
+      } catch (err) {
+        throw new HostError('bad_request', `cannot read context file ${c.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      }
+      if (!isFile) throw new HostError('bad_request', `context file ${c.path} is not a file`);
+    }
+  }
+
+  private followUpState(s: Session): { ready: boolean; reason: string | null } {
+    if (s.kept) return { ready: true, reason: null };
+    if (s.readOnly) return { ready: false, reason: 'a saved or imported log keeps no REPL to continue in; fork it from an iteration instead' };
+    if (!TERMINAL.has(s.status)) return { ready: false, reason: `the session is ${s.status}; ask once it has finished` };
+    if (s.followUpGone) return { ready: false, reason: s.followUpGone };
+    if (!s.followUps) return { ready: false, reason: 'a re-execution cannot be followed up' };
+    return { ready: false, reason: `a ${s.status} session's REPL is not kept; only a finished one (answered or stopped at a limit) can be followed up` };
+  }
+
+  /** The worker holds this finished session's REPL: released when idle too long or when more are kept. */
+  private keep(s: Session): void {
+    const idleMs = this.opts.followUpIdleMs ?? 10 * 60_000;
+    const timer = setTimeout(() => this.release(s, `its REPL was released after ${Math.round(idleMs / 60_000) || '<1'} min idle; start a new run (or fork) to continue`), idleMs);
+    timer.unref();
+    s.kept = { since: performance.now(), timer };
+    const kept = [...this.sessions.values()].filter((x) => x.kept !== null).sort((a, b) => a.kept!.since - b.kept!.since);
+    const max = this.opts.followUpKeep ?? 4;
+    for (const old of kept.slice(0, Math.max(0, kept.length - max))) {
+      this.release(old, `its REPL was released to make room for newer sessions (the host keeps ${max}); start a new run (or fork) to continue`);
+    }
+  }
+
+  private release(s: Session, reason: string): void {
+    if (!s.kept) return;
+    clearTimeout(s.kept.timer);
+    s.kept = null;
+    s.followUpGone = reason;
+    if (s.worker?.connected) s.worker.send({ t: 'end' } satisfies ToWorker);
     this.broadcast(s);
   }
 
@@ -873,6 +971,10 @@ export class Host implements HostEndpoint {
     const last = runs.get(f.runId);
     if (last === undefined) throw new HostError('not_found', `run ${f.runId} has no iterations in session ${f.sessionId}`);
     if (f.iteration > last) throw new HostError('bad_request', `run ${f.runId} has ${last} iteration(s); fork at 1…${last}`);
+    const runStart = srcEvents.find((e) => e.type === 'run.start' && e.runId === f.runId);
+    if (runStart?.type === 'run.start' && runStart.turn > 0) {
+      throw new HostError('bad_request', `run ${f.runId} is follow-up turn ${runStart.turn}; a fork replays the first turn only, so fork a run of turn 0`);
+    }
     let plan: ReplayPlan;
     try {
       plan = buildReplayPlan(srcEvents, { runId: f.runId, iteration: f.iteration }, f.editedReply ?? null);

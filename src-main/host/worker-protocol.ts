@@ -50,6 +50,8 @@ export const WorkerSpec = z.strictObject({
   finalPatterns: z.boolean(),
   /** A custom tools module, loaded by the worker. */
   tools: z.string().nullable(),
+  /** Keep the session (its REPL) after a finished completion, for `followUp` turns until `end`. */
+  followUps: z.boolean().optional(),
 });
 export type WorkerSpec = z.infer<typeof WorkerSpec>;
 
@@ -81,6 +83,10 @@ export const ToWorker = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('breakpoints'), breakpoints: z.array(Breakpoint) }),
   z.strictObject({ t: z.literal('edit'), req: z.number().int(), edit: ReplyEditInput }),
   z.strictObject({ t: z.literal('variables'), req: z.number().int(), runId: z.string() }),
+  /** Another completion in the kept session: `context` null means the query text is the context. */
+  z.strictObject({ t: z.literal('followUp'), query: z.string(), context: ContextSource.nullable(), breakpoints: z.array(Breakpoint) }),
+  /** The kept session is no longer wanted: dispose it and exit. */
+  z.strictObject({ t: z.literal('end') }),
 ]);
 export type ToWorker = z.infer<typeof ToWorker>;
 

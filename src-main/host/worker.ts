@@ -46,8 +46,11 @@ process.on('uncaughtException', fatal);
 process.on('unhandledRejection', fatal);
 
 let dbg: Debugger | null = null;
-const abort = new AbortController();
+/** The turn in progress's cancel switch (a follow-up gets a new one). */
+let abort = new AbortController();
 let started = false;
+/** A finished session kept for follow-up turns (`WorkerSpec.followUps`), until the host sends `end`. */
+let kept: RlmSession | null = null;
 // Commands can arrive before `start` (the host sends as soon as the client asks): kept here.
 let early: { pause: boolean; breakpoints: WorkerSpec['breakpoints'] | null } = { pause: false, breakpoints: null };
 
@@ -88,7 +91,8 @@ async function loadContext(spec: Pick<WorkerSpec, 'context'>): Promise<SandboxVa
   }
 }
 
-async function start(spec: WorkerSpec): Promise<void> {
+/** Runs the session's first completion; true when it is kept for follow-ups. */
+async function start(spec: WorkerSpec): Promise<boolean> {
   // Names the process in `ps` (workers are booted before they know their session).
   process.title = `rlm-studio worker ${spec.sessionId}`;
   // A spare warmed for Python that got a JavaScript session lets its interpreter go.
@@ -145,19 +149,50 @@ async function start(spec: WorkerSpec): Promise<void> {
       gates: dbg.gates(),
       ...(subClient ? { subClient } : {}),
     },
-    { sink: recorder },
+    { sink: recorder, persistent: spec.followUps === true },
   );
   send({ t: 'status', status: 'running', pause: null });
+  let keep = false;
   try {
     const outcome = await session.completion(context, spec.query, { signal: abort.signal });
     flushEvents();
+    keep = spec.followUps === true && keepsFor(outcome.stopReason);
+    if (keep) kept = session;
     await sendAndWait({ t: 'done', stopReason: outcome.stopReason, message: outcome.message, replay: replay ? { ...replay.counts } : null });
   } finally {
-    session.close();
+    if (!keep) session.close();
   }
+  return keep;
 }
 
-async function rerun(spec: RerunSpec): Promise<void> {
+/** A completion that ended this way leaves a REPL worth another turn. */
+function keepsFor(stopReason: string): boolean {
+  return stopReason !== 'cancelled' && stopReason !== 'error';
+}
+
+/** One more completion in the kept session; false when the session ended with it. */
+async function followUp(msg: ToWorker & { t: 'followUp' }): Promise<boolean> {
+  if (kept === null) throw new Error('this session keeps no REPL for a follow-up');
+  const context = msg.context === null ? msg.query : await loadContext({ context: msg.context });
+  const session = kept;
+  kept = null;
+  abort = new AbortController();
+  dbg?.setBreakpoints(msg.breakpoints);
+  send({ t: 'status', status: 'running', pause: null });
+  let keep = false;
+  try {
+    const outcome = await session.completion(context, msg.query, { signal: abort.signal });
+    flushEvents();
+    keep = keepsFor(outcome.stopReason);
+    if (keep) kept = session;
+    await sendAndWait({ t: 'done', stopReason: outcome.stopReason, message: outcome.message, replay: null });
+  } finally {
+    if (!keep) session.close();
+  }
+  return keep;
+}
+
+async function rerun(spec: RerunSpec): Promise<false> {
   process.title = `rlm-studio worker ${spec.sessionId} (re-execution)`;
   const context = await loadContext(spec);
   const recorder = new EventRecorder();
@@ -167,11 +202,19 @@ async function rerun(spec: RerunSpec): Promise<void> {
     const result = await rerunInWorker(spec, context, recorder, abort.signal);
     flushEvents();
     await sendAndWait({ t: 'done', stopReason: 'answered', message: rerunSummary(result), replay: null });
+    return false;
   } catch (err) {
     if (!abort.signal.aborted) throw err;
     flushEvents();
     await sendAndWait({ t: 'done', stopReason: 'cancelled', message: 'the re-execution was cancelled', replay: null });
   }
+  return false;
+}
+
+/** Every message has been handed over; closing the channel ends this process. */
+function finish(): void {
+  finished = true;
+  channel.disconnect();
 }
 
 async function handle(msg: ToWorker): Promise<void> {
@@ -181,14 +224,26 @@ async function handle(msg: ToWorker): Promise<void> {
       if (started) return;
       started = true;
       try {
-        await (msg.t === 'start' ? start(msg.spec) : rerun(msg.spec));
+        if (await (msg.t === 'start' ? start(msg.spec) : rerun(msg.spec))) return;
       } catch (err) {
         flushEvents();
         await sendAndWait({ t: 'fatal', message: err instanceof Error ? err.message : String(err) });
       }
-      // Every message has been handed over; closing the channel ends this process.
-      finished = true;
-      channel.disconnect();
+      finish();
+      return;
+    case 'followUp':
+      try {
+        if (await followUp(msg)) return;
+      } catch (err) {
+        flushEvents();
+        await sendAndWait({ t: 'fatal', message: err instanceof Error ? err.message : String(err) });
+      }
+      finish();
+      return;
+    case 'end':
+      kept?.close();
+      kept = null;
+      finish();
       return;
     case 'warm':
       if (!started) void import('../sandbox/python/pool.ts').then((pool) => pool.warmPython());

@@ -5,7 +5,7 @@ import { encodeNative } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { exportRlmPython } from '../../src-shared/codecs/rlm-python.ts';
 import { asSessionId } from '../../src-shared/events.ts';
-import type { Breakpoint, ForkSession, RerunSession, ReplyOf, SessionSummary, StartSession } from '../../src-shared/protocol.ts';
+import type { Breakpoint, ContextSource, ForkSession, RerunSession, ReplyOf, SessionSummary, StartSession } from '../../src-shared/protocol.ts';
 import type { Carrier } from '../transport/carrier.ts';
 import { HostClient } from '../transport/host-client.ts';
 import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type TextsIn } from '../workers/parse-core.ts';
@@ -411,6 +411,23 @@ export class Services {
     } catch (err) {
       this.fail('fork failed', err);
       return null;
+    }
+  }
+
+  /**
+   * Asks another question in a finished live session's REPL (`session.followUp`); the turn
+   * streams into the same session. `context` null: the question is the turn's context.
+   */
+  async followUp(sessionId: string, query: string, context: ContextSource | null): Promise<boolean> {
+    try {
+      const hostId = hostIdOf(this.store.getState().sessions.get(sessionId));
+      if (hostId === null) throw new Error('a log opened in this page keeps no REPL to continue in');
+      const { session } = await this.needHost().request({ type: 'session.followUp', params: { sessionId: hostId, query, ...(context ? { context } : {}) } });
+      this.store.getState().upsertSummary(session);
+      return true;
+    } catch (err) {
+      this.fail('the follow-up was not started', err);
+      return false;
     }
   }
 

@@ -11,6 +11,7 @@ import { CodeView } from '../monaco/CodeView.tsx';
 import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { hostIdOf, pauseOf, viewRev, viewTraj } from '../store/studio.ts';
 import { contextNeedOf, mayHaveRecipe } from './ContextFields.tsx';
+import { FollowUpForm } from './FollowUpForm.tsx';
 import { ForkForm, type ForkTarget } from './ForkForm.tsx';
 import { BlockRerunView, RerunBanner } from './RerunView.tsx';
 import { TextBlock } from './TextBlock.tsx';
@@ -32,7 +33,9 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
   return (
     <div className="run-view" data-rev={rev}>
       <RerunBanner sessionId={sessionId} traj={traj} rev={rev} />
+      {traj.roots.length > 1 ? <TurnsBar sessionId={sessionId} traj={traj} current={run.rootRunId} /> : null}
       <RunHeader traj={traj} run={run} pause={pause} sessionId={sessionId} language={language} />
+      {run.parentRunId === null ? <FollowUpForm sessionId={sessionId} /> : null}
       <IterationTimeline sessionId={sessionId} run={run} selected={iteration} />
       {it ? <IterationDetail key={`${run.id}:${it.iteration}`} sessionId={sessionId} traj={traj} run={run} it={it} pause={pause} language={language} /> : <div className="empty">No iterations yet.</div>}
     </div>
@@ -84,6 +87,7 @@ function RunHeader({ traj, run, pause, sessionId, language }: { traj: Trajectory
         </span>
         <h2>
           Run <code>{run.id}</code> · depth {run.depth}
+          {traj.roots.length > 1 ? ` · turn ${run.turn}` : ''}
         </h2>
         {direct ? (
           <span className="badge repl" data-testid="run-repl" title="maxDepth 0: the context and query went to the model in one plain call, without a REPL">
@@ -124,6 +128,33 @@ function RunHeader({ traj, run, pause, sessionId, language }: { traj: Trajectory
         </div>
       ))}
     </section>
+  );
+}
+
+/** The turns of a multi-turn session (one root run each), in order; picks the one shown. */
+function TurnsBar({ sessionId, traj, current }: { sessionId: string; traj: TrajectoryState; current: RunId }) {
+  const svc = useServices();
+  return (
+    <nav className="turns" aria-label="Turns">
+      {traj.roots.map((id) => {
+        const root = traj.runs.get(id);
+        if (!root) return null;
+        const query = (root.start?.query ?? '').replace(/\s+/g, ' ').trim();
+        return (
+          <button
+            key={id}
+            type="button"
+            aria-current={id === current ? 'true' : undefined}
+            title={query}
+            onClick={() => svc.store.getState().select(sessionId, { runId: id, iteration: null })}
+            data-testid={`turn-${root.turn}`}
+          >
+            turn {root.turn}
+            {query ? `: ${query.length > 40 ? `${query.slice(0, 39)}…` : query}` : ''} · {root.end ? root.end.stopReason : 'running'}
+          </button>
+        );
+      })}
+    </nav>
   );
 }
 

@@ -7,6 +7,7 @@ type Register = (program: Command) => void;
 // whole-process `run` would otherwise pay for nothing.
 const COMMANDS: Record<string, () => Promise<Register[]>> = {
   run: async () => [(await import('./run.ts')).registerRun],
+  chat: async () => [(await import('./chat.ts')).registerChat],
   'mock-llm': async () => [(await import('./mock-llm.ts')).registerMockLlm],
   demo: async () => [(await import('./demo.ts')).registerDemo],
   stats: async () => [(await import('./stats.ts')).registerStats],

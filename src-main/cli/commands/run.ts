@@ -107,11 +107,18 @@ export interface RunSummary {
   usage: { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null; byModel: UsageByModel };
 }
 
-export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => void) | null, signal?: AbortSignal): Promise<RunSummary> {
-  // Pyodide's files and the snapshot are read (off the main thread) while the SDK loads; the
-  // interpreter itself starts once the first model call is out, as the JavaScript REPL does.
-  if (o.repl === 'python') void import('../../sandbox/python/interpreter.ts').then((python) => python.preparePython());
-  const context = await loadContextFile(o.context);
+/** A session of the CLI: the engine session, its log (if any) and what to close at the end. */
+export interface CliSession {
+  session: RlmSession;
+  log: NativeLogFile | null;
+  close(): void;
+}
+
+/**
+ * The endpoint, the log and the engine session `run` and `chat` share: one log for the whole
+ * session, progress lines to `onProgress`. `persistent` keeps one REPL across completions.
+ */
+export async function openCliSession(o: Omit<RunCliOptions, 'context' | 'query'>, onProgress: ((line: string) => void) | null, persistent = false): Promise<CliSession> {
   const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
   const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
   const { client, subClient } = roleClients(o);
@@ -149,24 +156,29 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
         ...(tools !== undefined ? { tools } : {}),
         ...(subClient ? { subClient } : {}),
       },
-      { sink: recorder },
+      { sink: recorder, persistent },
     );
   } catch (err) {
     log?.close();
     throw new UsageError((err as Error).message);
   }
-  let outcome: RunOutcome;
-  try {
-    outcome = await session.completion(context, o.query ?? null, signal ? { signal } : {});
-  } finally {
-    session.close();
-    log?.close();
-  }
+  return {
+    session,
+    log,
+    close: () => {
+      session.close();
+      log?.close();
+    },
+  };
+}
+
+/** What `run --json` prints (and each turn of `chat --json`, with more fields). */
+export function summaryOf(outcome: RunOutcome, logFile: string | null): RunSummary {
   return {
     answer: outcome.answer,
     stopReason: outcome.stopReason,
     message: outcome.message,
-    logFile: log?.path ?? null,
+    logFile,
     iterations: outcome.iterations,
     durationMs: outcome.durationMs,
     usage: {
@@ -179,20 +191,49 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
   };
 }
 
-export function registerRun(program: Command): void {
-  addRoleOptions(addLimitOptions(
-    program
-      .command('run')
-      .description('Run one RLM completion over a context file.')
-      .requiredOption('--context <file>', 'context file: .json is parsed, anything else is read as text')
-      .option('--query <text>', 'the question the root model answers')
+/**
+ * Pyodide's files and the snapshot are read (off the main thread) while the context and the
+ * SDK load; the interpreter itself starts once the first model call is out, as the
+ * JavaScript REPL does.
+ */
+export function preparePythonFor(o: Pick<RunCliOptions, 'repl'>): void {
+  if (o.repl === 'python') void import('../../sandbox/python/interpreter.ts').then((python) => python.preparePython());
+}
+
+export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => void) | null, signal?: AbortSignal): Promise<RunSummary> {
+  preparePythonFor(o);
+  const context = await loadContextFile(o.context);
+  const cli = await openCliSession(o, onProgress);
+  let outcome: RunOutcome;
+  try {
+    outcome = await cli.session.completion(context, o.query ?? null, signal ? { signal } : {});
+  } finally {
+    cli.close();
+  }
+  return summaryOf(outcome, cli.log?.path ?? null);
+}
+
+/** The endpoint, model, limit, log and prompt options `run` and `chat` both take. */
+export function addSessionOptions(cmd: Command): Command {
+  return addRoleOptions(addLimitOptions(
+    cmd
       .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
       .requiredOption('--model <name>', 'root model'),
   ))
     .option('--log-dir <dir>', 'write the session log (*.rlm.jsonl) into this directory')
     .option('--compaction', 'summarise the root history when it nears the model window')
     .option('--system-prompt <file>', 'replace the built-in system prompt with this file ({tools} in it becomes the tools list)')
-    .option('--tools <file.mjs>', 'custom tools: an ES module whose exports are values or { fn, description }')
+    .option('--tools <file.mjs>', 'custom tools: an ES module whose exports are values or { fn, description }');
+}
+
+export function registerRun(program: Command): void {
+  addSessionOptions(
+    program
+      .command('run')
+      .description('Run one RLM completion over a context file.')
+      .requiredOption('--context <file>', 'context file: .json is parsed, anything else is read as text')
+      .option('--query <text>', 'the question the root model answers'),
+  )
     .option('--json', 'print one JSON object with the result')
     .action(async (o: RunCliOptions) => {
       const controller = new AbortController();

@@ -282,3 +282,15 @@ answer["ready"] = True
 export function submitPy(content: string): string {
   return `answer["content"] = ${py(content)}\nanswer["ready"] = True`;
 }
+
+/** The `variables` scenario: the context_N / history_N names and the newest context's start. */
+export const VARIABLES_PY = String.raw`
+import json, re
+names = sorted(n for n in globals() if re.match(r'^(context|history)_\d+$', n))
+newest = [n for n in names if n.startswith('context_')][-1]
+value = globals()[newest]
+head = (value if isinstance(value, str) else json.dumps(value))[:40]
+print('[variables:names]', ', '.join(names))
+answer["content"] = ', '.join(names) + ' | ' + newest + ' starts: ' + head
+answer["ready"] = True
+`;

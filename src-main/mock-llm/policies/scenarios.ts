@@ -10,13 +10,14 @@ import { inspectCode, js, replWith, SECTION_HEADER_RE, TEXT_EXPR } from './code.
 import * as PY from './code-py.ts';
 import { LABEL_PATTERN, subLmReply } from './sub-lm.ts';
 
-export type ScenarioName = 'needle' | 'aggregate' | 'recursive' | 'recover' | 'never' | 'default' | 'child';
+export type ScenarioName = 'needle' | 'aggregate' | 'recursive' | 'recover' | 'never' | 'variables' | 'default' | 'child';
 
 /** Keyword rules, first match wins. A run without a query is a child RLM. */
 export function scenarioFor(query: string | null): ScenarioName {
   if (query === null) return 'child';
   const q = query.toLowerCase();
   if (q.includes('never finish')) return 'never';
+  if (q.includes('which variables')) return 'variables';
   if (q.includes('recover')) return 'recover';
   if (q.includes('magic number')) return 'needle';
   if (q.includes('recursive') || q.includes('per section')) return 'recursive';
@@ -52,6 +53,8 @@ export function rlmTurn(c: Classified): string {
       return recover(c);
     case 'never':
       return never(c);
+    case 'variables':
+      return variables(c);
     case 'default':
       return generic(c, 'default');
     case 'child':
@@ -415,6 +418,23 @@ summaries.forEach((s, i) => print('part ' + (i + 1) + ':', s.slice(0, 200)));
 const combined = 'The context (' + text.length + ' characters, read in ' + chunks.length + (chunks.length === 1 ? ' part' : ' parts') + '): ' + summaries.join(' ');
 print('[${scope}:combined]', combined.slice(0, 200));
 answer.content = combined;
+answer.ready = true;
+`,
+  );
+}
+
+// ---- variables: what a multi-turn session's REPL holds (context_N, history_N), in one block.
+
+function variables(c: Classified): string {
+  return replWith(
+    'A multi-turn session keeps one REPL: I will list the context_N and history_N variables it holds and the start of the newest context, and submit that.',
+    c.language === 'python' ? PY.VARIABLES_PY : String.raw`
+const names = Object.keys(globalThis).filter((n) => /^(context|history)_\d+$/.test(n)).sort();
+const newest = names.filter((n) => n.startsWith('context_')).at(-1);
+const value = globalThis[newest];
+const head = (typeof value === 'string' ? value : JSON.stringify(value)).slice(0, 40);
+print('[variables:names]', names.join(', '));
+answer.content = names.join(', ') + ' | ' + newest + ' starts: ' + head;
 answer.ready = true;
 `,
   );

@@ -18,12 +18,13 @@ export interface RunningCli {
   done: Promise<CliResult>;
 }
 
-export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
-  const child = spawn(cliPath, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `stdin: 'pipe'` leaves the child's stdin open for the test to write (`child.stdin`). */
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, opts: { stdin?: 'ignore' | 'pipe' } = {}): RunningCli {
+  const child = spawn(cliPath, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const done = new Promise<CliResult>((res, rej) => {
     child.on('error', rej);
     child.on('close', (code, signal) => res({ code, signal, stdout, stderr }));

@@ -54,6 +54,7 @@ const LOG = [
 
 describe('scenario choice', () => {
   it('follows the documented keywords, first match wins', () => {
+    expect(scenarioFor('Which variables does the REPL hold?')).toBe('variables');
     expect(scenarioFor('What is the magic number?')).toBe('needle');
     expect(scenarioFor('How many items are labelled spam?')).toBe('aggregate');
     expect(scenarioFor('Count the spam')).toBe('aggregate');

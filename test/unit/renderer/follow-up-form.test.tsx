@@ -1,0 +1,100 @@
+// The follow-up form: what it sends as `session.followUp` for each kind of context, and the
+// host's reason shown instead of the form when a follow-up cannot be asked.
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import type { ClientMessage, Replies, SessionSummary } from '../../../src-shared/protocol.ts';
+import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
+import { Services } from '../../../src-renderer/app/services.ts';
+import { createStudioStore } from '../../../src-renderer/store/studio.ts';
+import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
+import { FollowUpForm, followUpContext } from '../../../src-renderer/views/FollowUpForm.tsx';
+
+const summary = (followUp: SessionSummary['followUp'], status: SessionSummary['status'] = 'finished'): SessionSummary => ({
+  sessionId: 'h1',
+  title: 'demo',
+  status,
+  logFile: '/runs/a.rlm.jsonl',
+  format: 'native',
+  readOnly: false,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  model: 'mock-root',
+  pause: null,
+  forkOf: null,
+  eventCount: 10,
+  followUp,
+});
+
+/** Answers `session.followUp` with the session running; anything else is left unanswered. */
+class FollowUpHost extends MemoryCarrier {
+  override send(m: ClientMessage): void {
+    super.send(m);
+    if (m.command.type === 'hello') queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result: { protocol: 1, host: 'test' } }));
+    if (m.command.type === 'session.followUp') {
+      const result: Replies['session.followUp'] = { session: summary({ ready: false, reason: 'the session is running; ask once it has finished' }, 'running') };
+      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
+    }
+  }
+}
+
+function mount(s: SessionSummary) {
+  const carrier = new FollowUpHost();
+  const store = createStudioStore();
+  const svc = new Services(store, carrier, () => null);
+  act(() => {
+    carrier.setState('open');
+    store.getState().upsertSummary(s);
+  });
+  render(
+    <ServicesProvider services={svc}>
+      <FollowUpForm sessionId="h1" />
+    </ServicesProvider>,
+  );
+  const sent = () => carrier.sent.map((m) => m.command).filter((c) => c.type === 'session.followUp');
+  return { sent };
+}
+
+describe('FollowUpForm', () => {
+  it('sends the question alone: the host makes it the turn context', async () => {
+    const { sent } = mount(summary({ ready: true, reason: null }));
+    const ask = screen.getByTestId('fu-ask') as HTMLButtonElement;
+    expect(ask.disabled).toBe(true);
+    fireEvent.change(screen.getByTestId('fu-query'), { target: { value: '  And the second one?  ' } });
+    fireEvent.click(ask);
+    await waitFor(() => expect(sent()).toHaveLength(1));
+    expect(sent()[0]).toEqual({ type: 'session.followUp', params: { sessionId: 'h1', query: 'And the second one?' } });
+  });
+
+  it('names what is missing for a context kind before sending', () => {
+    const base = { query: 'q', text: '', path: ' ', upload: null };
+    expect(followUpContext({ ...base, kind: 'question' })).toBeNull();
+    expect(followUpContext({ ...base, kind: 'text' })).toEqual({ error: 'paste the context text, or choose "the question itself"' });
+    expect(followUpContext({ ...base, kind: 'text', text: 'doc' })).toEqual({ kind: 'text', text: 'doc' });
+    expect(followUpContext({ ...base, kind: 'path' })).toEqual({ error: 'give the path of the context file on the host' });
+    expect(followUpContext({ ...base, kind: 'path', path: ' data/b.json ' })).toEqual({ kind: 'file', path: 'data/b.json' });
+    expect(followUpContext({ ...base, kind: 'upload' })).toEqual({ error: 'choose the context file' });
+    expect(followUpContext({ ...base, kind: 'upload', upload: { text: '[1]', json: true } })).toEqual({ kind: 'json', json: '[1]' });
+  });
+
+  it('sends pasted context text with the question', async () => {
+    const { sent } = mount(summary({ ready: true, reason: null }));
+    fireEvent.change(screen.getByTestId('fu-query'), { target: { value: 'Compare with this.' } });
+    fireEvent.change(screen.getByTestId('fu-context-kind'), { target: { value: 'text' } });
+    expect((screen.getByTestId('fu-ask') as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(screen.getByTestId('fu-context-text'), { target: { value: 'Second document.' } });
+    fireEvent.click(screen.getByTestId('fu-ask'));
+    await waitFor(() => expect(sent()).toHaveLength(1));
+    expect(sent()[0]).toEqual({ type: 'session.followUp', params: { sessionId: 'h1', query: 'Compare with this.', context: { kind: 'text', text: 'Second document.' } } });
+  });
+
+  it("shows the host's reason instead of the form when the REPL is gone", () => {
+    mount(summary({ ready: false, reason: 'its REPL was released after 10 min idle; start a new run (or fork) to continue' }));
+    expect(screen.queryByTestId('follow-up')).toBeNull();
+    expect(screen.getByTestId('follow-up-unavailable').textContent).toBe('No follow-up: its REPL was released after 10 min idle; start a new run (or fork) to continue.');
+  });
+
+  it('shows nothing while the session runs', () => {
+    mount(summary({ ready: false, reason: 'the session is running' }, 'running'));
+    expect(screen.queryByTestId('follow-up')).toBeNull();
+    expect(screen.queryByTestId('follow-up-unavailable')).toBeNull();
+  });
+});

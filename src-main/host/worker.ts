@@ -11,7 +11,7 @@ import { ReplayClient } from '../lm/replay-client.ts';
 import { samplingArgs } from '../lm/sampling.ts';
 import type { LmClient } from '../lm/types.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
-import { loadContextFile } from '../cli/commands/run.ts';
+import { readContextFile } from '../engine/context-file.ts';
 import { Debugger } from './debugger.ts';
 import { demoContext } from './demo.ts';
 import { loadToolsModule } from '../engine/tools-module.ts';
@@ -85,7 +85,7 @@ async function loadContext(spec: Pick<WorkerSpec, 'context'>): Promise<SandboxVa
         throw new Error(`the JSON context does not parse: ${(err as Error).message}`);
       }
     case 'file':
-      return loadContextFile(c.path);
+      return readContextFile(c.path);
     case 'demo':
       return demoContext(c.name);
   }

@@ -1,5 +1,4 @@
 // `rlm-studio run`: one RLM completion against an OpenAI-compatible endpoint.
-import { closeSync, openSync, read as fsRead, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
@@ -8,6 +7,7 @@ import { asSessionId, type StopReason } from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import type { UsageByModel } from '../../../src-shared/trajectory/by-model.ts';
 import { EventRecorder, RlmSession, type RunOutcome, type ToolSpec } from '../../engine/index.ts';
+import { ContextFileError, readContextFile } from '../../engine/context-file.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
@@ -52,48 +52,13 @@ export async function loadToolsOption(path: string): Promise<Record<string, Tool
   }
 }
 
-/** Reads a context file: `.json` is parsed, anything else is text. */
+/** Reads a context file (see `readContextFile`), its problems as usage errors. */
 export async function loadContextFile(path: string): Promise<SandboxValue> {
-  let size: number;
   try {
-    // Synchronous (microseconds): an async stat would wait for the busy main thread before the
-    // read could even start.
-    const s = statSync(path);
-    if (!s.isFile()) throw new UsageError(`--context ${path} is not a file`);
-    size = s.size;
+    return await readContextFile(path);
   } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`cannot read context file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
-  const text = (await readWhole(path, size)).toString('utf8');
-  if (!path.toLowerCase().endsWith('.json')) return text;
-  try {
-    return JSON.parse(text) as SandboxValue;
-  } catch (err) {
-    throw new UsageError(`context file ${path} (${size} bytes) is not valid JSON: ${(err as Error).message}`);
-  }
-}
-
-/**
- * The file's bytes in one read on the thread pool. `readFile` reads 512 KB at a time, each
- * chunk waiting for the main thread, which is busy starting up meanwhile (importing the SDK):
- * a 40 MB context took ~0.1 s that way. Opening is synchronous (microseconds) so that the
- * read is the only wait.
- */
-async function readWhole(path: string, size: number): Promise<Buffer> {
-  if (size === 0) return readFile(path); // sizeless files (procfs, pipes) are read to their end
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(size);
-    let at = 0;
-    while (at < size) {
-      const n = await new Promise<number>((res, rej) => fsRead(fd, buf, at, size - at, at, (err, bytes) => (err ? rej(err) : res(bytes))));
-      if (n === 0) break;
-      at += n;
-    }
-    return at < size ? buf.subarray(0, at) : buf;
-  } finally {
-    closeSync(fd);
+    if (err instanceof ContextFileError) throw new UsageError(err.message);
+    throw err;
   }
 }
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BlockEndEvent } from '../../../src-shared/events.ts';
-import { loadContextFile } from '../../../src-main/cli/commands/run.ts';
+import { readContextFile } from '../../../src-main/engine/context-file.ts';
 import { loadToolsModule } from '../../../src-main/engine/tools-module.ts';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
 import { rerunLog, type RerunReport } from '../../../src-main/rerun/rerun-log.ts';
@@ -39,7 +39,7 @@ function contextFromLocals(log: string): string {
 async function rerun(log: string, contextPath: string, extra: { tools?: string } = {}): Promise<RerunReport> {
   return rerunLog({
     logPath: log,
-    context: await loadContextFile(contextPath),
+    context: await readContextFile(contextPath),
     contextLabel: contextPath,
     tools: extra.tools ? await loadToolsModule(extra.tools) : {},
     logDir: tmp,

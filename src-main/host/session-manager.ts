@@ -71,6 +71,8 @@ export interface HostOptions {
    * Default 64 MiB.
    */
   inMemoryLogMaxBytes?: number;
+  /** Told the events of live sessions as they arrive, after they are logged (e.g. `serve --otlp-endpoint`). */
+  onLiveEvents?: (sessionId: string, events: readonly TrajectoryEvent[]) => void;
 }
 
 class HostError extends Error {
@@ -793,6 +795,7 @@ export class Host implements HostEndpoint {
           good.push(c.value);
         }
         this.append(s, good);
+        if (good.length > 0) this.opts.onLiveEvents?.(s.id, good);
         return;
       }
       case 'status':

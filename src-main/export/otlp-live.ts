@@ -51,15 +51,15 @@ export class OtlpLiveExporter {
     for (const e of events) folder.push(e);
   }
 
-  /** Sends what has ended so far. */
-  flush(): Promise<void> {
-    return this.processor.forceFlush();
+  /** Sends what has ended so far. A refused batch has been reported through `warn`, not thrown. */
+  async flush(): Promise<void> {
+    await this.processor.forceFlush().catch(() => undefined);
   }
 
   /** Ends the spans of sessions still running (marked unfinished), sends everything, stops. */
   async close(): Promise<void> {
     for (const f of this.folders.values()) f.flush();
     this.folders.clear();
-    await this.processor.shutdown();
+    await this.processor.shutdown().catch(() => undefined);
   }
 }

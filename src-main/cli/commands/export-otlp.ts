@@ -19,7 +19,6 @@ export interface ExportOtlpOptions {
   header?: string[];
   /** Commander's `--no-content`: true unless given. */
   content?: boolean;
-  timeoutMs?: number;
   json?: boolean;
 }
 
@@ -45,7 +44,7 @@ export async function runExportOtlp(paths: string[], o: ExportOtlpOptions, io: O
   }
   const report: ExportOtlpReport = { logs: 0, traces: 0, spans: 0 };
   const all: ReadableSpan[] = [];
-  const exporter = o.endpoint === undefined ? null : collectorExporter({ endpoint: o.endpoint, headers, ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }) });
+  const exporter = o.endpoint === undefined ? null : collectorExporter({ endpoint: o.endpoint, headers });
   try {
     for (const input of inputs) {
       const spans: ReadableSpan[] = [];

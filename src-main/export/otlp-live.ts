@@ -38,7 +38,8 @@ export class OtlpLiveExporter {
   constructor(o: OtlpLiveOptions) {
     this.content = o.content;
     const exporter = reporting(collectorExporter(o), tracesUrl(o.endpoint), o.warn);
-    this.processor = new BatchSpanProcessor({ exporter, scheduledDelayMillis: o.delayMs ?? 1000 });
+    // A big session ends many spans at once (a run's blocks and calls); the default queue of 2048 would drop some.
+    this.processor = new BatchSpanProcessor({ exporter, scheduledDelayMillis: o.delayMs ?? 1000, maxQueueSize: 65_536, maxExportBatchSize: 256 });
   }
 
   /** Events of one live session, in order, as they arrive. */

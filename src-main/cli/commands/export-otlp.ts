@@ -66,7 +66,8 @@ export async function runExportOtlp(paths: string[], o: ExportOtlpOptions, io: O
         try {
           await sendSpans(exporter, spans);
         } catch (err) {
-          throw new UsageError(`${tracesUrl(o.endpoint!)}: the collector did not take the spans of ${input.path}: ${err instanceof Error ? err.message : String(err)}`);
+          // Not bad input: the collector is down or refused (exit 1).
+          throw new Error(`${tracesUrl(o.endpoint!)}: the collector did not take the spans of ${input.path}: ${err instanceof Error ? err.message : String(err)}`);
         }
       } else all.push(...spans);
     }

@@ -101,7 +101,7 @@ describe('rlm-studio export-otlp', () => {
     receiver.respondWith(400);
     try {
       const refused = await runCli(['export-otlp', C_RECURSIVE, '--endpoint', receiver.url]);
-      expect(refused.code).not.toBe(0);
+      expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/\/v1\/traces: the collector did not take the spans of .*c_recursive\.jsonl/);
     } finally {
       receiver.respondWith(200);

@@ -79,6 +79,8 @@ export interface HostOptions {
   followUpIdleMs?: number;
   /** At most this many finished sessions keep their REPLs; the one idle longest goes first. Default 4. */
   followUpKeep?: number;
+  /** Told the events of live sessions as they arrive, after they are logged (e.g. `serve --otlp-endpoint`). */
+  onLiveEvents?: (sessionId: string, events: readonly TrajectoryEvent[]) => void;
 }
 
 class HostError extends Error {
@@ -825,6 +827,7 @@ export class Host implements HostEndpoint {
           good.push(c.value);
         }
         this.append(s, good);
+        if (good.length > 0) this.opts.onLiveEvents?.(s.id, good);
         return;
       }
       case 'status':

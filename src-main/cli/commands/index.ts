@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   'eval-gen': async () => [(await import('./eval.ts')).registerEvalGen],
   'export-sft': async () => [(await import('./export-sft.ts')).registerExportSft],
   'export-calls': async () => [(await import('./export-calls.ts')).registerExportCalls],
+  'export-otlp': async () => [(await import('./export-otlp.ts')).registerExportOtlp],
 };
 
 /** Adds the subcommand named in `argv` (or, for help and unknown names, every one). */

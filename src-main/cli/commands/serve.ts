@@ -4,7 +4,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { isEvalDir } from '../../eval/open-dir.ts';
+import type { OtlpLiveExporter } from '../../export/otlp-live.ts';
 import { Host } from '../../host/session-manager.ts';
 import { defaultSettingsDir } from '../../host/profiles.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
@@ -23,6 +25,11 @@ export interface ServeOptions {
   settingsDir: string;
   static: string;
   demoLatencyMs: number;
+  /** Stream live sessions to this OTLP/HTTP collector as traces. */
+  otlpEndpoint?: string;
+  otlpHeader?: string[];
+  /** Commander's `--no-otlp-content`. */
+  otlpContent?: boolean;
 }
 
 export interface Serving {
@@ -35,13 +42,21 @@ export interface Serving {
 export async function startServing(o: ServeOptions): Promise<Serving> {
   // Another --static folder is someone's own build: served as it is, never rebuilt (a build replaces its folder).
   if (resolve(o.static) === rendererDist) ensureRendererBuilt(rendererDist);
-  const host = new Host({ runsDir: resolve(o.runsDir), settingsDir: resolve(o.settingsDir), demoLatencyMs: o.demoLatencyMs, label: 'rlm-studio serve' });
+  const otlp = o.otlpEndpoint === undefined ? null : await startOtlpStream(o.otlpEndpoint, o.otlpHeader ?? [], o.otlpContent !== false);
+  const host = new Host({
+    runsDir: resolve(o.runsDir),
+    settingsDir: resolve(o.settingsDir),
+    demoLatencyMs: o.demoLatencyMs,
+    label: 'rlm-studio serve',
+    ...(otlp === null ? {} : { onLiveEvents: (id: string, events: readonly TrajectoryEvent[]) => otlp.push(id, events) }),
+  });
   const staticDir = existsSync(resolve(o.static, 'index.html')) ? resolve(o.static) : null;
   let web: WebServer;
   try {
     web = await startWebServer({ endpoint: host, port: o.port, host: o.host, staticDir, logFileOf: (id) => host.logFileOf(id) });
   } catch (err) {
     await host.close();
+    await otlp?.close();
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`port ${o.port} on ${o.host} is in use; pick another with --port (0 picks a free one)`);
     throw new UsageError(`cannot listen on ${o.host}:${o.port}: ${(err as Error).message}`);
@@ -58,8 +73,20 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
     close: async () => {
       await web.close();
       await host.close();
+      // After the host: the workers' last events are in, and spans still open are sent as unfinished.
+      await otlp?.close();
     },
   };
+}
+
+/** The OTLP streamer, loaded only when asked for (the exporter packages cost start-up time). */
+async function startOtlpStream(endpoint: string, headerPairs: string[], content: boolean): Promise<OtlpLiveExporter> {
+  const [{ OtlpLiveExporter }, { parseHeaders }] = await Promise.all([import('../../export/otlp-live.ts'), import('../../export/otlp-transport.ts')]);
+  return new OtlpLiveExporter({ endpoint, headers: parseHeaders(headerPairs), content, warn: (m) => void process.stderr.write(m) });
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 function addServeOptions(cmd: Command): Command {
@@ -69,7 +96,10 @@ function addServeOptions(cmd: Command): Command {
     .option('--runs-dir <dir>', 'where session logs are written', defaultRunsDir())
     .option('--settings-dir <dir>', 'where endpoint profiles are kept', defaultSettingsDir())
     .option('--static <dir>', 'the built UI to serve (the default folder is built when missing or stale)', rendererDist)
-    .addOption(new Option('--demo-latency-ms <n>', 'simulated latency of the built-in demo model').argParser(nonNegativeInt('--demo-latency-ms')).default(120));
+    .addOption(new Option('--demo-latency-ms <n>', 'simulated latency of the built-in demo model').argParser(nonNegativeInt('--demo-latency-ms')).default(120))
+    .option('--otlp-endpoint <url>', 'stream live sessions as OpenTelemetry traces to this OTLP/HTTP collector (as export-otlp does), e.g. http://localhost:4318')
+    .option('--otlp-header <name=value>', 'HTTP header for the collector (repeatable)', collect)
+    .option('--no-otlp-content', 'leave prompts, replies, code and outputs out of the streamed spans');
 }
 
 /** Runs until SIGINT/SIGTERM, then stops the workers and closes the logs. */

@@ -5,7 +5,7 @@ import { openSync, writeSync, closeSync, rmSync, createReadStream } from 'node:f
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { filler, prng } from '../src-main/demo/contexts.ts';
+import { filler, prng } from '../src-main/corpus/seeded-text.ts';
 import { createIsolatedRepl } from '../src-main/sandbox/isolated-repl.ts';
 import type { SandboxValue, SubcallBridge } from '../src-main/sandbox/types.ts';
 

@@ -1,23 +1,11 @@
 // The texts the model sees. Our own wording, for a JavaScript or a Python REPL; the structure
 // (system prompt, metadata message, short per-turn prompts, one REPL-output message per
-// turn) follows the reference library so trained habits carry over. `mock-llm` policies
-// recognise these messages by the markers exported here, so change them together.
+// turn) follows the reference library so trained habits carry over. The fixed texts others
+// recognise (the markers, the final-answer and compaction requests) are in lm/prompt-markers.ts.
 import type { ChildLlmModel, ContextMeta, ReplLanguage } from '../../src-shared/events.ts';
 import { DEFAULT_CONTEXT_WINDOW } from '../lm/context-windows.ts';
 import { subLmBudgets, type SubLmBudgets } from './sub-lm-budgets.ts';
-
-export const MARKERS = {
-  system: 'You are a Recursive Language Model',
-  /** Only the Python system prompt says this; mock-llm writes Python when it sees it. */
-  pythonRepl: 'Python REPL',
-  /** Starts the metadata message's description (after the Query line, if any). */
-  metadata: 'Your context is ',
-  query: 'Query: ',
-  turn: /^Turn (\d+)\/(\d+):/m,
-  replOutput: 'REPL output',
-  finalAnswerRequest: 'Give your final answer now',
-  compactionRequest: 'Summarise the work so far',
-} as const;
+import { MARKERS } from '../lm/prompt-markers.ts';
 
 /** How many chunk lengths the metadata message lists before eliding the rest. */
 export const MAX_LISTED_CHUNKS = 100;
@@ -280,9 +268,6 @@ export function buildReplOutputMessage(blocks: BlockOutput[], language: ReplLang
     .join('\n\n');
 }
 
-export const FINAL_ANSWER_REQUEST = `${MARKERS.finalAnswerRequest}: you have used all your turns. Answer the query with what you have found so far, in plain text, without code.`;
-
-export const COMPACTION_REQUEST = `${MARKERS.compactionRequest}: the conversation is getting too long for your window. Write 1–3 paragraphs covering what you have done, what remains, every concrete intermediate result exactly (numbers, names, variable names), and your next action. The REPL keeps all its variables.`;
 
 export function compactionNote(count: number): string {
   return `The conversation was compacted ${count} time${count === 1 ? '' : 's'}; the summary above replaces it. Continue from there without redoing finished work: SHOW_VARS() lists your variables and \`history\` holds the full earlier conversation.`;

@@ -30,12 +30,11 @@ import {
   buildReplOutputMessage,
   buildSystemPrompt,
   buildTurnPrompt,
-  COMPACTION_REQUEST,
   compactionNote,
   defaultToolDescription,
-  FINAL_ANSWER_REQUEST,
   fillSystemPrompt,
 } from './prompts.ts';
+import { COMPACTION_REQUEST, FINAL_ANSWER_REQUEST } from '../lm/prompt-markers.ts';
 import { estimateTokens } from '../../src-shared/tokens.ts';
 import { roundUsd, UsageLedger } from './usage-ledger.ts';
 

@@ -3,7 +3,6 @@
 // `results.jsonl`, which is not a log and is passed over).
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../cli/errors.ts';
 
 /** Files in a folder that may be logs: ours end `.rlm.jsonl`, the reference library's `.jsonl`. */
 function mayBeLog(name: string): boolean {
@@ -20,6 +19,11 @@ async function walk(dir: string, out: string[]): Promise<void> {
   }
 }
 
+/** A path that names no readable log or folder; the message names it. */
+export class LogInputError extends Error {
+  override name = 'LogInputError';
+}
+
 export interface LogInput {
   path: string;
   /** Named on the command line (an unreadable one is an error) or found in a folder (skipped with a note). */
@@ -28,7 +32,7 @@ export interface LogInput {
 
 /** Expands the paths into log files, each once, in a stable order. */
 export async function expandLogInputs(paths: readonly string[]): Promise<LogInput[]> {
-  if (paths.length === 0) throw new UsageError('name at least one log file or folder');
+  if (paths.length === 0) throw new LogInputError('name at least one log file or folder');
   const seen = new Set<string>();
   const out: LogInput[] = [];
   for (const p of paths) {
@@ -37,7 +41,7 @@ export async function expandLogInputs(paths: readonly string[]): Promise<LogInpu
       isDir = (await stat(p)).isDirectory();
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new UsageError(code === 'ENOENT' ? `${p}: no such file or folder` : `${p}: cannot read it (${code ?? String(err)})`);
+      throw new LogInputError(code === 'ENOENT' ? `${p}: no such file or folder` : `${p}: cannot read it (${code ?? String(err)})`);
     }
     const found: string[] = [];
     if (isDir) await walk(p, found);

@@ -4,7 +4,11 @@ import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
-import { UsageError } from '../cli/errors.ts';
+
+/** A collector URL or header that cannot be used; the message names the option. */
+export class OtlpTargetError extends Error {
+  override name = 'OtlpTargetError';
+}
 
 const TRACES_PATH = '/v1/traces';
 /** Spans per request: collectors limit request sizes (4 MiB by default in the Collector's receiver). */
@@ -19,9 +23,9 @@ export function tracesUrl(endpoint: string): string {
   try {
     url = new URL(endpoint);
   } catch {
-    throw new UsageError(`--endpoint ${JSON.stringify(endpoint)} is not a URL (expected e.g. http://localhost:4318)`);
+    throw new OtlpTargetError(`--endpoint ${JSON.stringify(endpoint)} is not a URL (expected e.g. http://localhost:4318)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--endpoint ${endpoint}: OTLP/HTTP needs an http: or https: URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OtlpTargetError(`--endpoint ${endpoint}: OTLP/HTTP needs an http: or https: URL`);
   if (!url.pathname.endsWith(TRACES_PATH)) url.pathname = `${url.pathname.replace(/\/+$/, '')}${TRACES_PATH}`;
   return url.toString();
 }
@@ -31,7 +35,7 @@ export function parseHeaders(pairs: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of pairs) {
     const eq = p.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--header ${JSON.stringify(p)}: expected NAME=VALUE`);
+    if (eq <= 0) throw new OtlpTargetError(`--header ${JSON.stringify(p)}: expected NAME=VALUE`);
     out[p.slice(0, eq).trim()] = p.slice(eq + 1).trim();
   }
   return out;

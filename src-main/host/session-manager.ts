@@ -40,7 +40,7 @@ import { buildReplayPlan, type ReplayPlan } from '../lm/replay-client.ts';
 import { NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
 import { readLogBatches } from '../logs/read-log.ts';
 import { startMockLlm, type MockLlmServer } from '../mock-llm/server.ts';
-import type { ConnectOptions, HostConnection, HostEndpoint } from '../transport/connection.ts';
+import type { ConnectOptions, HostConnection, HostEndpoint } from './endpoint.ts';
 import { DEMO_SCENARIOS } from './demo.ts';
 import { DEMO_PROFILE_NAME, ProfileStore } from './profiles.ts';
 import type { KeyStore } from './key-store.ts';

@@ -13,7 +13,7 @@
 // re-executing the same code over the same answers rebuilds the REPL state exactly.
 import { z } from 'zod';
 import type { ChatMessage, TrajectoryEvent } from '../../src-shared/events.ts';
-import { COMPACTION_REQUEST, FINAL_ANSWER_REQUEST } from '../engine/prompts.ts';
+import { COMPACTION_REQUEST, FINAL_ANSWER_REQUEST } from './prompt-markers.ts';
 import type { CompletionRequest, CompletionResult, LmClient } from './types.ts';
 
 const usage = z.strictObject({ inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number().nullable() });

@@ -1,8 +1,8 @@
 // What the mock model says. A Policy is a pure function from a chat request to a reply:
 // same request, same reply. `classify` reads a request the way our engine builds it
-// (src-main/engine/prompts.ts), so policies can tell RLM turns from sub-LM calls.
+// (src-main/lm/prompt-markers.ts), so policies can tell RLM turns from sub-LM calls.
 import type { ReplLanguage } from '../../src-shared/events.ts';
-import { MARKERS } from '../engine/prompts.ts';
+import { MARKERS } from '../lm/prompt-markers.ts';
 
 /** A chat message as it arrives over the wire (roles other than ours are tolerated). */
 export interface MockMessage {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { brokeredKeyStore } from '../host/key-store.ts';
 import { Host } from '../host/session-manager.ts';
 import { brokeredLauncher, forkLauncher, type ParentPortLike } from '../host/worker-launcher.ts';
-import type { HostConnection } from './connection.ts';
+import type { HostConnection } from '../host/endpoint.ts';
 
 const Options = z.strictObject({
   runsDir: z.string(),

@@ -4,7 +4,7 @@
 // window's messages are accepted only from senders the shell trusts (its own windows, its
 // own page), and pushes start only after the page says it is ready.
 import type { HostMessage } from '../../src-shared/protocol.ts';
-import type { HostConnection, HostEndpoint } from './connection.ts';
+import type { HostConnection, HostEndpoint } from '../host/endpoint.ts';
 
 export const IPC_CHANNELS = {
   /** Renderer → main: the page can receive pushes now. */

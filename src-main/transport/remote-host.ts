@@ -3,7 +3,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { HostMessage } from '../../src-shared/protocol.ts';
-import type { HostConnection, HostEndpoint } from './connection.ts';
+import type { HostConnection, HostEndpoint } from '../host/endpoint.ts';
 
 /** The little a supervisor needs of a process: fork() and Electron's utilityProcess both fit. */
 export interface HostChild {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { HostEndpoint } from './connection.ts';
+import type { HostEndpoint } from '../host/endpoint.ts';
 
 export interface WebServerOptions {
   endpoint: HostEndpoint;

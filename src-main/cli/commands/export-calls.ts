@@ -4,9 +4,9 @@ import { access, rename, rm } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ModelCallFolder } from '../../../src-shared/trajectory/model-calls.ts';
 import { type CallLine, compileWhere, WHERE_FIELDS, WhereError } from '../../export/calls.ts';
-import { expandLogInputs } from '../../export/log-inputs.ts';
 import { readEvents } from '../../export/read-events.ts';
 import { UsageError } from '../errors.ts';
+import { logInputs } from '../log-inputs.ts';
 import { fileSink } from '../output-file.ts';
 import { reportProblems, type Output } from './stats.ts';
 
@@ -35,7 +35,7 @@ export async function runExportCalls(paths: string[], o: ExportCallsOptions, io:
     if (err instanceof WhereError) throw new UsageError(err.message);
     throw err;
   }
-  const inputs = await expandLogInputs(paths);
+  const inputs = await logInputs(paths);
   if (await access(o.output).then(() => true, () => false)) {
     throw new UsageError(`${o.output} already exists; refusing to overwrite it (choose another -o path)`);
   }

@@ -5,11 +5,11 @@ import { access, rename, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { expandLogInputs } from '../../export/log-inputs.ts';
 import { OtlpSpanFolder } from '../../export/otlp.ts';
-import { collectorExporter, otlpJson, parseHeaders, sendSpans, tracesUrl } from '../../export/otlp-transport.ts';
+import { collectorExporter, OtlpTargetError, otlpJson, parseHeaders, sendSpans, tracesUrl } from '../../export/otlp-transport.ts';
 import { readEvents } from '../../export/read-events.ts';
 import { UsageError } from '../errors.ts';
+import { logInputs } from '../log-inputs.ts';
 import { fileSink } from '../output-file.ts';
 import { reportProblems, type Output } from './stats.ts';
 
@@ -35,10 +35,16 @@ const processOutput: Output = {
 
 export async function runExportOtlp(paths: string[], o: ExportOtlpOptions, io: Output = processOutput): Promise<ExportOtlpReport> {
   if ((o.endpoint === undefined) === (o.output === undefined)) throw new UsageError('give either --endpoint URL (a collector) or -o FILE (OTLP/JSON), not both or neither');
-  const headers = parseHeaders(o.header ?? []);
-  if (o.endpoint !== undefined) tracesUrl(o.endpoint);
+  let headers: Record<string, string>;
+  try {
+    headers = parseHeaders(o.header ?? []);
+    if (o.endpoint !== undefined) tracesUrl(o.endpoint);
+  } catch (err) {
+    if (err instanceof OtlpTargetError) throw new UsageError(err.message);
+    throw err;
+  }
   if (o.output !== undefined && Object.keys(headers).length > 0) throw new UsageError('--header goes with --endpoint');
-  const inputs = await expandLogInputs(paths);
+  const inputs = await logInputs(paths);
   if (o.output !== undefined && (await access(o.output).then(() => true, () => false))) {
     throw new UsageError(`${o.output} already exists; refusing to overwrite it (choose another -o path)`);
   }

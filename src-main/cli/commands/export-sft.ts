@@ -4,10 +4,10 @@
 import { access, rename, rm } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { readResults } from '../../eval/results.ts';
-import { expandLogInputs } from '../../export/log-inputs.ts';
 import { readEvents } from '../../export/read-events.ts';
 import { baseName, formatSftReport, SFT_FORMATS, SftExporter, type SftFormat, type SftReport, type SftSelection } from '../../export/sft.ts';
 import { UsageError } from '../errors.ts';
+import { logInputs } from '../log-inputs.ts';
 import { fileSink } from '../output-file.ts';
 import { nonNegativeInt, positiveInt } from '../options.ts';
 import { reportProblems, type Output } from './stats.ts';
@@ -48,7 +48,7 @@ export async function runExportSft(paths: string[], o: ExportSftOptions, io: Out
     depth: o.depth ?? null,
     maxIterations: o.maxIterations ?? null,
   };
-  const inputs = await expandLogInputs(paths);
+  const inputs = await logInputs(paths);
   // Written beside the target and renamed at the end: a failed export leaves no partial file.
   const partial = `${o.output}.partial`;
   const sink = await fileSink(partial);

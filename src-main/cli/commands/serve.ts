@@ -81,8 +81,13 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
 
 /** The OTLP streamer, loaded only when asked for (the exporter packages cost start-up time). */
 async function startOtlpStream(endpoint: string, headerPairs: string[], content: boolean): Promise<OtlpLiveExporter> {
-  const [{ OtlpLiveExporter }, { parseHeaders }] = await Promise.all([import('../../export/otlp-live.ts'), import('../../export/otlp-transport.ts')]);
-  return new OtlpLiveExporter({ endpoint, headers: parseHeaders(headerPairs), content, warn: (m) => void process.stderr.write(m) });
+  const [{ OtlpLiveExporter }, { OtlpTargetError, parseHeaders }] = await Promise.all([import('../../export/otlp-live.ts'), import('../../export/otlp-transport.ts')]);
+  try {
+    return new OtlpLiveExporter({ endpoint, headers: parseHeaders(headerPairs), content, warn: (m) => void process.stderr.write(m) });
+  } catch (err) {
+    if (err instanceof OtlpTargetError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 function collect(value: string, previous: string[] = []): string[] {

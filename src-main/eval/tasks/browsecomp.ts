@@ -2,7 +2,7 @@
 // three-hop question: the product's maker (document 1), who acquired the maker (document 2),
 // where the acquirer is headquartered (document 3). Other chains are distractors, and some
 // documents mention the product without the fact, so search alone is not enough.
-import { filler, prng } from '../../demo/contexts.ts';
+import { filler, prng } from '../../corpus/seeded-text.ts';
 import { CHARS_PER_TOKEN, type GeneratedTask } from './types.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 

@@ -3,7 +3,7 @@
 // (O(n) work): `oolong` asks how many records get one label; `oolong-pairs` asks for every
 // pair of users where one asked a question of label A and the other one of label B
 // (O(n²) in users, scored by F1 over the pairs).
-import { prng } from '../../demo/contexts.ts';
+import { prng } from '../../corpus/seeded-text.ts';
 import { LABELS, makeQuestion, type QuestionLabel } from './questions.ts';
 import { CHARS_PER_TOKEN, type GeneratedTask } from './types.ts';
 

@@ -1,6 +1,6 @@
 // S-NIAH: one needle ("the special passcode for the K vault is N") in seeded filler, plus a
 // few decoy passcodes for other vaults so the key has to be matched. O(1) work in the size.
-import { filler, prng } from '../../demo/contexts.ts';
+import { filler, prng } from '../../corpus/seeded-text.ts';
 import { CHARS_PER_TOKEN, type GeneratedTask } from './types.ts';
 
 const KEY_A = ['amber', 'copper', 'silent', 'northern', 'velvet', 'crimson', 'hollow', 'bright', 'distant', 'frozen'];

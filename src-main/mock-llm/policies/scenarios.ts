@@ -3,7 +3,7 @@
 // within it by the `[scenario:step] value` lines its own code printed earlier, which the
 // REPL output carries back (and a compaction summary keeps), not by counting turns — so a
 // failed block, a compaction or a longer turn budget does not derail it.
-import { MARKERS } from '../../engine/prompts.ts';
+import { MARKERS } from '../../lm/prompt-markers.ts';
 import { classify, lastReplError, lastTag, hasTag } from '../policy.ts';
 import type { Classified, Policy, PolicyRequest } from '../policy.ts';
 import { inspectCode, js, replWith, SECTION_HEADER_RE, TEXT_EXPR } from './code.ts';

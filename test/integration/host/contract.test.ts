@@ -7,7 +7,7 @@ import type { Host } from '../../../src-main/host/session-manager.ts';
 import { attachIpcMain, createRendererBridge } from '../../../src-main/transport/ipc.ts';
 import { RemoteHost } from '../../../src-main/transport/remote-host.ts';
 import { startWebServer, type WebServer } from '../../../src-main/transport/ws-server.ts';
-import type { HostEndpoint } from '../../../src-main/transport/connection.ts';
+import type { HostEndpoint } from '../../../src-main/host/endpoint.ts';
 import { FakeIpcMain, FakeWindow } from './fake-ipc.ts';
 import { connectInProcess, connectWs, demoStart, makeHost, tempDirs, TestClient, wsUrlOf } from './helpers.ts';
 

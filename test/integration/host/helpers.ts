@@ -7,7 +7,7 @@ import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import type { HostMessage, SessionSummary } from '../../../src-shared/protocol.ts';
 import { Host, type HostOptions } from '../../../src-main/host/session-manager.ts';
 import { ProtocolClient } from '../../../src-main/transport/client.ts';
-import type { HostEndpoint } from '../../../src-main/transport/connection.ts';
+import type { HostEndpoint } from '../../../src-main/host/endpoint.ts';
 
 export function tempDirs(): { runsDir: string; settingsDir: string } {
   const root = mkdtempSync(join(tmpdir(), 'rlm-host-'));

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { SessionSummary } from '../../../src-shared/protocol.ts';
 import type { Host } from '../../../src-main/host/session-manager.ts';
-import type { HostEndpoint } from '../../../src-main/transport/connection.ts';
+import type { HostEndpoint } from '../../../src-main/host/endpoint.ts';
 import { startWebServer, type WebServer } from '../../../src-main/transport/ws-server.ts';
 import { connectInProcess, connectWs, demoStart, makeHost, type TestClient, wsUrlOf } from './helpers.ts';
 

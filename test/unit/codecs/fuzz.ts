@@ -1,6 +1,6 @@
 // Small deterministic helpers for fuzzing readers.
 // The same seeded generator the demo contexts use.
-export { prng as rng } from '../../../src-main/demo/contexts.ts';
+export { prng as rng } from '../../../src-main/corpus/seeded-text.ts';
 
 /** Flips `count` random bytes (any value, including newlines and quotes). */
 export function flipBytes(text: string, count: number, rand: () => number): string {

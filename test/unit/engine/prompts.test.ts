@@ -7,10 +7,10 @@ import {
   buildTurnPrompt,
   defaultToolDescription,
   fillSystemPrompt,
-  MARKERS,
   OUTPUT_CAP_CHARS,
   type SystemPromptOptions,
 } from '../../../src-main/engine/prompts.ts';
+import { MARKERS } from '../../../src-main/lm/prompt-markers.ts';
 import { subLmBudgets } from '../../../src-main/engine/sub-lm-budgets.ts';
 import { classify, replLanguage } from '../../../src-main/mock-llm/policy.ts';
 

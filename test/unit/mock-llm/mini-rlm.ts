@@ -9,8 +9,8 @@ import {
   buildReplOutputMessage,
   buildSystemPrompt,
   buildTurnPrompt,
-  FINAL_ANSWER_REQUEST,
 } from '../../../src-main/engine/prompts.ts';
+import { FINAL_ANSWER_REQUEST } from '../../../src-main/lm/prompt-markers.ts';
 import type { BlockOutput } from '../../../src-main/engine/prompts.ts';
 import type { MockMessage, Policy } from '../../../src-main/mock-llm/policy.ts';
 import type { ContextMeta } from '../../../src-shared/events.ts';

@@ -5,9 +5,8 @@ import {
   buildMetadataMessage,
   buildSystemPrompt,
   buildTurnPrompt,
-  COMPACTION_REQUEST,
-  MARKERS,
 } from '../../../src-main/engine/prompts.ts';
+import { COMPACTION_REQUEST, MARKERS } from '../../../src-main/lm/prompt-markers.ts';
 import { classify } from '../../../src-main/mock-llm/policy.ts';
 import type { MockMessage } from '../../../src-main/mock-llm/policy.ts';
 import { askedLabel, scenarioFor, scenariosPolicy } from '../../../src-main/mock-llm/policies/scenarios.ts';

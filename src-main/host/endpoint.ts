@@ -1,5 +1,5 @@
-// The seam between carriers and the host. A carrier (WebSocket, Electron IPC, a test)
-// connects once per client and gets a HostConnection: it hands over whatever the client
+// The host's side of the seam with its carriers (transport/): a carrier (WebSocket,
+// Electron IPC, a test) connects once per client and gets a HostConnection: it hands over whatever the client
 // sent (still untrusted: the host validates it) and receives HostMessages to deliver.
 import type { HostMessage } from '../../src-shared/protocol.ts';
 

@@ -1,5 +1,6 @@
 // Loads `--example LOG` files (either log format) and renders each as a worked example,
 // sharing one character budget between them.
+import { resolve } from 'node:path';
 import { reduceEvents } from '../../src-shared/trajectory/index.ts';
 import { renderWorkedExample, type WorkedExample, WorkedExampleError } from '../engine/worked-example.ts';
 import { readLogFile } from './read-log.ts';
@@ -28,7 +29,8 @@ export async function loadWorkedExamples(paths: string[], budget: number): Promi
     const state = reduceEvents(contents.events, contents.header);
     const note = `; each of the ${paths.length} examples gets ${share} of the total ${budget}`;
     try {
-      out.push(renderWorkedExample(state, path, share));
+      // The absolute path is what the log records: the app opens it from there later.
+      out.push(renderWorkedExample(state, resolve(path), share));
     } catch (err) {
       if (err instanceof WorkedExampleError && share < budget) throw new WorkedExampleError(`${err.message}${note}`);
       throw err;

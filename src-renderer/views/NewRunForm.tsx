@@ -102,8 +102,10 @@ export function NewRunForm() {
       repl,
       finalPatterns,
       ...(tools.trim() ? { tools: tools.trim() } : {}),
-      // The form starts from the profile's examples, so what it shows is sent, [] included.
-      ...ex,
+      // The form starts from the profile's examples, so what it shows is what runs: [] is
+      // sent only to drop a profile's examples.
+      ...(ex.examples.length > 0 || (chosen?.examples?.length ?? 0) > 0 ? { examples: ex.examples } : {}),
+      ...(ex.exampleBudget !== undefined ? { exampleBudget: ex.exampleBudget } : {}),
       ...(promptMode === 'custom' ? { systemPrompt } : promptMode === 'builtin' ? { systemPrompt: null } : {}),
       ...(model ? { model } : {}),
       ...(subModel ? { subModel } : {}),

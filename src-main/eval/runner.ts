@@ -106,6 +106,8 @@ function logPathFor(logsDir: string, id: string): string {
 }
 
 export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
+  // Refused here, not task by task: every session would fail the same way.
+  if ((o.examples?.length ?? 0) > 0 && o.maxDepth === 0) throw new EvalConfigError('worked examples need a REPL: maxDepth 0 is a direct call with no code to write');
   const dataset = await readDataset(o.dataset);
   const outDir = resolve(o.outDir);
   const logsDir = join(outDir, 'logs');

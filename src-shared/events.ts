@@ -178,6 +178,9 @@ export interface RunStartEvent extends Envelope {
   examples?: WorkedExampleRef[];
 }
 
+/** Characters all of a run's worked examples may take together when the user sets none. */
+export const DEFAULT_EXAMPLE_BUDGET = 12_000;
+
 /** A worked example a run was given: the log it was rendered from and what it cost. */
 export interface WorkedExampleRef {
   /** The log's path as given (CLI) or as chosen on the host (app). */

@@ -7,8 +7,7 @@ import { replLanguageOf, type ReplLanguage } from '../../src-shared/events.ts';
 import { blocksOf, type IterationNode, type RunNode, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { buildReplOutputMessage, MARKERS } from './prompts.ts';
 
-/** The total characters of all examples when the user sets none. */
-export const DEFAULT_EXAMPLE_BUDGET = 12_000;
+export { DEFAULT_EXAMPLE_BUDGET } from '../../src-shared/events.ts';
 
 /** A rendered example, ready for the engine's system prompt. */
 export interface WorkedExample {

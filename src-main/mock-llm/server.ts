@@ -43,7 +43,7 @@ export interface MockLlmOptions {
   recordTexts?: boolean;
 }
 
-/** What a client sent in one chat request, minus the message texts. */
+/** What a client sent in one chat request; the message texts only with `recordTexts`. */
 export interface RecordedRequest {
   /** 1-based, in arrival order (as `stats().requests` counts). */
   n: number;

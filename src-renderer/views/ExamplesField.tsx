@@ -1,8 +1,6 @@
 // Worked examples of a new run or a profile: saved logs on the host (one path a line, as
 // `--example LOG`), rendered there into the root's system prompt, and their total budget.
-
-/** Default of the budget, as the host and the CLI apply it (DEFAULT_EXAMPLE_BUDGET). */
-export const EXAMPLE_BUDGET_DEFAULT = 12_000;
+import { DEFAULT_EXAMPLE_BUDGET } from '../../src-shared/events.ts';
 
 /** The paths typed (one a line, blanks dropped) and the budget, or what is wrong with the budget. */
 export function examplesOf(paths: string, budget: string): { examples: string[]; exampleBudget?: number } | { error: string } {
@@ -36,7 +34,7 @@ export function ExamplesField({
       </label>
       <label>
         budget (characters, all together){' '}
-        <input value={budget} onChange={(e) => onBudget(e.target.value)} inputMode="numeric" size={7} placeholder={EXAMPLE_BUDGET_DEFAULT.toLocaleString('en-US')} data-testid={`${idPrefix}-example-budget`} />
+        <input value={budget} onChange={(e) => onBudget(e.target.value)} inputMode="numeric" size={7} placeholder={DEFAULT_EXAMPLE_BUDGET.toLocaleString('en-US')} data-testid={`${idPrefix}-example-budget`} />
       </label>
       <small className="muted">Each log's root run (its code, the outputs it saw, shortened, and its answer) is added to the root's system prompt as an example. Either log format.</small>
     </fieldset>

@@ -171,6 +171,24 @@ export interface RunStartEvent extends Envelope {
   tools: string[];
   /** The language of this run's REPL; absent in logs written before Python (JavaScript). */
   repl?: ReplLanguage;
+  /**
+   * Saved trajectories shown to this run as worked examples (in its system message). Only a
+   * root run has them. Added in version 1 (optional).
+   */
+  examples?: WorkedExampleRef[];
+}
+
+/** Characters all of a run's worked examples may take together when the user sets none. */
+export const DEFAULT_EXAMPLE_BUDGET = 12_000;
+
+/** A worked example a run was given: the log it was rendered from and what it cost. */
+export interface WorkedExampleRef {
+  /** The log's path as given (CLI) or as chosen on the host (app). */
+  source: string;
+  /** Characters of the rendering that went into the system message. */
+  chars: number;
+  /** The REPL language of the example's code. */
+  repl?: ReplLanguage;
 }
 
 export interface IterationStartEvent extends Envelope {

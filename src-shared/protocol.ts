@@ -45,6 +45,9 @@ export const SamplingInput = z.strictObject({
 });
 export type SamplingInput = z.infer<typeof SamplingInput>;
 
+/** Paths on the host of saved logs (either format) rendered into the root's system prompt as worked examples. */
+const WorkedExamplePaths = z.array(z.string().min(1)).max(20);
+
 /** Endpoint profile: where to send model calls. The key is referenced, never stored in logs. */
 export const EndpointProfile = z.strictObject({
   name: z.string().min(1).max(100),
@@ -63,6 +66,10 @@ export const EndpointProfile = z.strictObject({
   finalPatterns: z.boolean().optional(),
   /** Sampling of the calls this profile serves: root calls, or sub-calls when it is a session's sub-call profile. */
   sampling: SamplingInput.optional(),
+  /** Saved logs on the host shown to its sessions' root runs as worked examples, unless the new run says otherwise. */
+  examples: WorkedExamplePaths.optional(),
+  /** Characters all worked examples may take together (absent: 12,000). */
+  exampleBudget: positiveInt.optional(),
 });
 export type EndpointProfile = z.infer<typeof EndpointProfile>;
 
@@ -121,6 +128,10 @@ export const StartSession = z.strictObject({
   finalPatterns: z.boolean().optional(),
   /** A custom tools module on the host (as `--tools FILE.mjs`). */
   tools: z.string().min(1).optional(),
+  /** Worked examples (as `--example LOG`). Absent: the profile's; []: none even when the profile has some. */
+  examples: WorkedExamplePaths.optional(),
+  /** As `--example-budget`. Absent: the profile's, else 12,000. */
+  exampleBudget: positiveInt.optional(),
 });
 export type StartSession = z.infer<typeof StartSession>;
 

@@ -3,6 +3,7 @@ import { CHILD_LLM_MODELS, type ChildLlmModel, type Limits, MAX_ERRORS_MODES, ty
 import type { LmClient } from '../lm/types.ts';
 import type { HostFunction, SandboxValue } from '../sandbox/types.ts';
 import type { EngineGates } from './gates.ts';
+import type { WorkedExample } from './worked-example.ts';
 
 /** A user-supplied tool: a host function or a value, with the line the system prompt shows. */
 export interface ToolSpec {
@@ -58,6 +59,12 @@ export interface RlmConfig {
   repl?: ReplLanguage;
   /** Replaces the built-in system prompt; `{tools}` in it becomes the list of custom tools. */
   systemPrompt?: string;
+  /**
+   * Saved trajectories rendered as worked examples (`renderWorkedExample`), appended to each
+   * root run's system prompt (built-in or custom). Not with maxDepth 0: there is no REPL to
+   * write code for.
+   */
+  examples?: WorkedExample[];
   /** Tools for the root run. */
   tools?: Record<string, ToolSpec>;
   /** Tools for child runs; defaults to `tools`; `{}` gives children none. */
@@ -145,6 +152,9 @@ export function validateConfig(c: RlmConfig): void {
   }
   if (c.maxDepth !== undefined && (!Number.isInteger(c.maxDepth) || c.maxDepth < 0)) {
     throw new RangeError(`maxDepth must be an integer ≥ 0, got ${c.maxDepth}`);
+  }
+  if ((c.examples?.length ?? 0) > 0 && c.maxDepth === 0) {
+    throw new RangeError('worked examples need a REPL: maxDepth 0 is a direct call with no code to write');
   }
   positiveInt('maxIterations', c.maxIterations);
   positiveInt('maxTokens', c.maxTokens);

@@ -37,6 +37,7 @@ import {
 import { COMPACTION_REQUEST, FINAL_ANSWER_REQUEST } from '../lm/prompt-markers.ts';
 import { estimateTokens } from '../../src-shared/tokens.ts';
 import { roundUsd, UsageLedger } from './usage-ledger.ts';
+import { type WorkedExample, workedExamplesSection } from './worked-example.ts';
 
 export interface RunOutcome {
   runId: RunId;
@@ -178,6 +179,15 @@ export class RlmRun implements SubcallBridge {
     return this.cfg.repl ?? 'javascript';
   }
 
+  /**
+   * The worked examples this run is shown: a root run only. A child gets a sub-problem its
+   * parent wrote for it, often of a different shape; the examples would cost its window on
+   * every turn and could pull it toward answering the root's kind of query.
+   */
+  private get examples(): WorkedExample[] {
+    return this.p.depth === 0 ? (this.cfg.examples ?? []) : [];
+  }
+
   private initialMessages(): ChatMessage[] {
     const tools = Object.entries(this.p.tools).map(([name, t]) => ({
       name,
@@ -196,7 +206,7 @@ export class RlmRun implements SubcallBridge {
             childLlmModel: this.limits.childLlmModel,
           });
     return [
-      { role: 'system', content: system },
+      { role: 'system', content: system + (this.examples.length > 0 ? workedExamplesSection(this.examples, this.language) : '') },
       { role: 'user', content: buildMetadataMessage(describeContext(this.p.context), this.p.query, this.language, subLmBudgets(this.llmQueryModel)) },
     ];
   }
@@ -218,6 +228,7 @@ export class RlmRun implements SubcallBridge {
       messages: [...this.messages],
       tools: Object.keys(this.p.tools),
       repl: this.language,
+      ...(this.examples.length > 0 ? { examples: this.examples.map((e) => ({ source: e.source, chars: e.text.length, repl: e.repl })) } : {}),
     });
 
     let answer: string | null = null;

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { asSessionId } from '../../src-shared/events.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import type { ToolSpec } from '../engine/config.ts';
-import { EventRecorder, RlmSession, type RunOutcome, type SessionSettings } from '../engine/index.ts';
+import { EventRecorder, RlmSession, type RunOutcome, type SessionSettings, type WorkedExample } from '../engine/index.ts';
 import type { Sampling } from '../lm/sampling.ts';
 import type { LmClient } from '../lm/types.ts';
 import { NativeLogFile } from '../logs/native-file-sink.ts';
@@ -23,6 +23,8 @@ export interface EvalOptions extends SessionSettings {
   systemPrompt?: string;
   /** Custom tools for every task's session. */
   tools?: Record<string, ToolSpec>;
+  /** Worked examples shown to every task's root run. */
+  examples?: WorkedExample[];
   dataset: string;
   outDir: string;
   client: LmClient;
@@ -67,6 +69,8 @@ function configKey(o: EvalOptions, dataset: Dataset): Record<string, unknown> {
     // The prompt by its hash (eval.json stays small), the tools by their names.
     systemPrompt: o.systemPrompt === undefined ? null : createHash('sha256').update(o.systemPrompt).digest('hex').slice(0, 16),
     tools: o.tools === undefined ? null : Object.keys(o.tools).sort(),
+    // Each example by its file and the hash of its rendering (which the budget shapes).
+    examples: o.examples === undefined || o.examples.length === 0 ? null : o.examples.map((e) => ({ source: e.source, text: createHash('sha256').update(e.text).digest('hex').slice(0, 16) })),
     // Absent (null) when unset, so evaluations recorded before these existed still resume.
     sampling: o.roles && Object.keys(o.roles.sampling).length > 0 ? o.roles.sampling : null,
     subCalls: o.roles?.sub ?? null,
@@ -102,6 +106,8 @@ function logPathFor(logsDir: string, id: string): string {
 }
 
 export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
+  // Refused here, not task by task: every session would fail the same way.
+  if ((o.examples?.length ?? 0) > 0 && o.maxDepth === 0) throw new EvalConfigError('worked examples need a REPL: maxDepth 0 is a direct call with no code to write');
   const dataset = await readDataset(o.dataset);
   const outDir = resolve(o.outDir);
   const logsDir = join(outDir, 'logs');

@@ -37,7 +37,9 @@ import {
 } from '../../src-shared/protocol.ts';
 import { EvalDirError, readEvalDir } from '../eval/open-dir.ts';
 import { buildReplayPlan, type ReplayPlan } from '../lm/replay-client.ts';
+import { DEFAULT_EXAMPLE_BUDGET, type WorkedExample, WorkedExampleError } from '../engine/worked-example.ts';
 import { NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
+import { loadWorkedExamples } from '../logs/worked-examples.ts';
 import { readLogBatches } from '../logs/read-log.ts';
 import { startMockLlm, type MockLlmServer } from '../mock-llm/server.ts';
 import type { ConnectOptions, HostConnection, HostEndpoint } from './endpoint.ts';
@@ -109,6 +111,9 @@ const SessionRecipe = z.strictObject({
   tools: z.string().optional(),
   /** The profile of sub-calls, when not the root's. */
   subProfile: z.string().optional(),
+  /** Logs on the host shown to the root as worked examples, and their total budget in characters. */
+  examples: z.array(z.string()).optional(),
+  exampleBudget: z.number().int().positive().optional(),
 });
 type SessionRecipe = z.infer<typeof SessionRecipe>;
 
@@ -628,6 +633,8 @@ export class Host implements HostEndpoint {
       ...(p.finalPatterns !== undefined ? { finalPatterns: p.finalPatterns } : {}),
       ...(p.tools ? { tools: p.tools } : {}),
       ...(p.subProfile ? { subProfile: p.subProfile } : {}),
+      ...(p.examples && p.examples.length > 0 ? { examples: p.examples } : {}),
+      ...(p.exampleBudget !== undefined ? { exampleBudget: p.exampleBudget } : {}),
     };
     // null: the built-in prompt even when the profile has its own.
     const promptFromProfile = p.systemPrompt === undefined;
@@ -646,7 +653,7 @@ export class Host implements HostEndpoint {
       title,
       replay: null,
       forkOf: null,
-      fromProfile: { repl: !p.repl, systemPrompt: promptFromProfile, finalPatterns: p.finalPatterns === undefined },
+      fromProfile: { repl: !p.repl, systemPrompt: promptFromProfile, finalPatterns: p.finalPatterns === undefined, examples: p.examples === undefined, exampleBudget: p.exampleBudget === undefined },
     });
   }
 
@@ -660,7 +667,7 @@ export class Host implements HostEndpoint {
     replay: ReplayPlan | null;
     forkOf: (LogHeader['forkOf'] & object) | null;
     /** A new session takes these from its profile when it did not set them (a fork keeps its recipe's). */
-    fromProfile?: { repl: boolean; systemPrompt: boolean; finalPatterns: boolean };
+    fromProfile?: { repl: boolean; systemPrompt: boolean; finalPatterns: boolean; examples: boolean; exampleBudget: boolean };
   }): Promise<Session> {
     if (this.closed) throw new HostError('conflict', 'the host is shutting down');
     const { profile, baseUrl, apiKey } = await this.resolveProfile(o.recipe.profile);
@@ -672,6 +679,9 @@ export class Host implements HostEndpoint {
     if (o.fromProfile?.repl && profile.repl) recipe.repl = profile.repl;
     if (o.fromProfile?.systemPrompt && profile.systemPrompt) recipe.systemPrompt = profile.systemPrompt;
     if (o.fromProfile?.finalPatterns && profile.finalPatterns !== undefined) recipe.finalPatterns = profile.finalPatterns;
+    if (o.fromProfile?.examples && profile.examples && profile.examples.length > 0) recipe.examples = profile.examples;
+    if (o.fromProfile?.exampleBudget && profile.exampleBudget !== undefined) recipe.exampleBudget = profile.exampleBudget;
+    const examples = await this.loadExamples(recipe);
     const s = this.newSession({
       title: o.title,
       status: 'starting',
@@ -713,12 +723,26 @@ export class Host implements HostEndpoint {
       systemPrompt: recipe.systemPrompt ?? null,
       finalPatterns: recipe.finalPatterns ?? false,
       tools: recipe.tools ?? null,
+      ...(examples.length > 0 ? { examples } : {}),
       followUps: true,
     };
     this.spawnWorker(s, { t: 'start', spec });
     if (spec.repl === 'python') this.expectPython();
     this.broadcast(s);
     return s;
+  }
+
+  /** The recipe's worked examples, read and rendered here: the paths are the host's, as a context file's are. */
+  private async loadExamples(recipe: SessionRecipe): Promise<WorkedExample[]> {
+    const paths = recipe.examples ?? [];
+    if (paths.length === 0) return [];
+    if (recipe.limits.maxDepth === 0) throw new HostError('bad_request', 'worked examples need a REPL: depth 0 is a direct call with no code to write');
+    try {
+      return await loadWorkedExamples(paths, recipe.exampleBudget ?? DEFAULT_EXAMPLE_BUDGET);
+    } catch (err) {
+      if (err instanceof WorkedExampleError) throw new HostError('bad_request', err.message);
+      throw err;
+    }
   }
 
   /** A worker process not yet given a session: booting Node and the engine takes ~0.4 s. */

@@ -50,6 +50,8 @@ export const WorkerSpec = z.strictObject({
   finalPatterns: z.boolean(),
   /** A custom tools module, loaded by the worker. */
   tools: z.string().nullable(),
+  /** Worked examples, rendered on the host from the logs the session names. */
+  examples: z.array(z.strictObject({ source: z.string(), repl: ReplLanguageInput, text: z.string() })).optional(),
   /** Keep the session (its REPL) after a finished completion, for `followUp` turns until `end`. */
   followUps: z.boolean().optional(),
 });

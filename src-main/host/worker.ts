@@ -146,6 +146,7 @@ async function start(spec: WorkerSpec): Promise<boolean> {
       repl: spec.repl,
       ...(spec.systemPrompt !== null ? { systemPrompt: spec.systemPrompt } : {}),
       ...(spec.tools !== null ? { tools: await loadToolsModule(spec.tools) } : {}),
+      ...(spec.examples && spec.examples.length > 0 ? { examples: spec.examples } : {}),
       gates: dbg.gates(),
       ...(subClient ? { subClient } : {}),
     },

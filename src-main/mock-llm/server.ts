@@ -39,17 +39,19 @@ export interface MockLlmOptions {
   recordRequests?: boolean;
   /** Append the same record, one JSON line per request, to this file. */
   recordFile?: string;
+  /** Keep each message's text in the record too (off by default: records stay small). */
+  recordTexts?: boolean;
 }
 
-/** What a client sent in one chat request, minus the message texts. */
+/** What a client sent in one chat request; the message texts only with `recordTexts`. */
 export interface RecordedRequest {
   /** 1-based, in arrival order (as `stats().requests` counts). */
   n: number;
   model: string;
   /** Every other body field as sent (temperature, top_p, seed, max_completion_tokens, stream…). */
   params: Record<string, unknown>;
-  /** Role and length of each message. */
-  messages: { role: string; chars: number }[];
+  /** Role and length of each message; its text too when `recordTexts`. */
+  messages: { role: string; chars: number; content?: string }[];
 }
 
 export interface MockLlmStats {
@@ -112,7 +114,15 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmSe
   const record = (n: number, body: ChatBody): void => {
     if (!opts.recordRequests && opts.recordFile === undefined) return;
     const { model, messages, ...params } = body;
-    const r: RecordedRequest = { n, model, params, messages: messages.map((m) => ({ role: m.role, chars: toMockMessage(m).content.length })) };
+    const r: RecordedRequest = {
+      n,
+      model,
+      params,
+      messages: messages.map((m) => {
+        const content = toMockMessage(m).content;
+        return opts.recordTexts ? { role: m.role, chars: content.length, content } : { role: m.role, chars: content.length };
+      }),
+    };
     if (opts.recordRequests) recorded.push(r);
     if (opts.recordFile !== undefined) appendFileSync(opts.recordFile, `${JSON.stringify(r)}\n`);
   };

@@ -6,6 +6,7 @@ import { StartSession, type BreakpointKind, type ContextSource, type RunLimitsIn
 import { useServices, useStudio } from '../app/context.tsx';
 import { REPL_LABEL, type ReplLanguage } from '../lib/repl-language.ts';
 import { ProfilesPanel } from './ProfilesPanel.tsx';
+import { ExamplesField, examplesOf } from './ExamplesField.tsx';
 import { ToolsField } from './ToolsField.tsx';
 
 const BP_KINDS: BreakpointKind[] = ['before_model_call', 'after_reply', 'after_block', 'on_error', 'on_subcall_start'];
@@ -35,6 +36,8 @@ export function NewRunForm() {
   const [systemPrompt, setSystemPrompt] = useState('');
   const [finalPatterns, setFinalPatterns] = useState(false);
   const [tools, setTools] = useState('');
+  const [examples, setExamples] = useState('');
+  const [exampleBudget, setExampleBudget] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [model, setModel] = useState('');
   const [subModel, setSubModel] = useState('');
@@ -64,6 +67,8 @@ export function NewRunForm() {
       const p = svc.store.getState().profiles.find((x) => x.name === name);
       setRepl(p?.repl ?? 'javascript');
       setFinalPatterns(p?.finalPatterns ?? false);
+      setExamples((p?.examples ?? []).join('\n'));
+      setExampleBudget(p?.exampleBudget?.toString() ?? '');
       setPromptMode((m) => (m === 'builtin' ? 'profile' : m));
     },
     [svc],
@@ -82,6 +87,11 @@ export function NewRunForm() {
     const t = num(maxTimeout);
     if (t !== undefined) limits.maxTimeoutMs = t * 1000;
     if (childLlmModel !== 'sub') limits.childLlmModel = childLlmModel;
+    const ex = examplesOf(examples, exampleBudget);
+    if ('error' in ex) {
+      setProblem(ex.error);
+      return;
+    }
     const parsed = StartSession.safeParse({
       profile,
       context,
@@ -92,6 +102,10 @@ export function NewRunForm() {
       repl,
       finalPatterns,
       ...(tools.trim() ? { tools: tools.trim() } : {}),
+      // The form starts from the profile's examples, so what it shows is what runs: [] is
+      // sent only to drop a profile's examples.
+      ...(ex.examples.length > 0 || (chosen?.examples?.length ?? 0) > 0 ? { examples: ex.examples } : {}),
+      ...(ex.exampleBudget !== undefined ? { exampleBudget: ex.exampleBudget } : {}),
       ...(promptMode === 'custom' ? { systemPrompt } : promptMode === 'builtin' ? { systemPrompt: null } : {}),
       ...(model ? { model } : {}),
       ...(subModel ? { subModel } : {}),
@@ -202,6 +216,7 @@ export function NewRunForm() {
         </span>
       </label>
       <ToolsField value={tools} onChange={setTools} idPrefix="nr" />
+      <ExamplesField paths={examples} budget={exampleBudget} onPaths={setExamples} onBudget={setExampleBudget} idPrefix="nr" />
       <fieldset>
         <legend>Context</legend>
         {(['demo', 'text', 'json', 'file'] as const).map((k) => (

@@ -9,6 +9,7 @@ import { EndpointProfile, type SamplingInput } from '../../src-shared/protocol.t
 import { useServices, useStudio } from '../app/context.tsx';
 import { REPL_LABEL, type ReplLanguage } from '../lib/repl-language.ts';
 import { deleteProfile, saveProfile, setProfileKey } from '../app/profile-services.ts';
+import { ExamplesField, examplesOf } from './ExamplesField.tsx';
 
 /** The host's built-in profile (bundled mock model); it refuses to save over it. */
 export const DEMO_PROFILE = 'demo';
@@ -35,6 +36,10 @@ export interface ProfileDraft {
   finalPatterns: boolean;
   /** Sampling settings as typed; '' : the endpoint's default. */
   sampling: SamplingDraft;
+  /** Worked-example logs on the host, one a line. */
+  examples: string;
+  /** '' : the default budget. */
+  exampleBudget: string;
 }
 
 export interface SamplingDraft {
@@ -46,10 +51,10 @@ export interface SamplingDraft {
 
 const NO_SAMPLING: SamplingDraft = { temperature: '', topP: '', seed: '', maxOutputTokens: '' };
 
-const DRAFT_FIELDS = ['name', 'baseUrl', 'model', 'apiKeyRef', 'prices', 'systemPrompt', 'sampling'] as const;
+const DRAFT_FIELDS = ['name', 'baseUrl', 'model', 'apiKeyRef', 'prices', 'systemPrompt', 'sampling', 'examples'] as const;
 export type DraftErrors = Partial<Record<(typeof DRAFT_FIELDS)[number], string>>;
 
-const EMPTY: ProfileDraft = { original: null, name: '', baseUrl: '', model: '', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: NO_SAMPLING };
+const EMPTY: ProfileDraft = { original: null, name: '', baseUrl: '', model: '', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: NO_SAMPLING, examples: '', exampleBudget: '' };
 
 function draftOf(p: EndpointProfile): ProfileDraft {
   return {
@@ -69,6 +74,8 @@ function draftOf(p: EndpointProfile): ProfileDraft {
       seed: p.sampling?.seed?.toString() ?? '',
       maxOutputTokens: p.sampling?.maxOutputTokens?.toString() ?? '',
     },
+    examples: (p.examples ?? []).join('\n'),
+    exampleBudget: p.exampleBudget?.toString() ?? '',
   };
 }
 
@@ -132,7 +139,9 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
   }
   const sampling = samplingOf(d.sampling);
   if ('error' in sampling) errors.sampling = sampling.error;
-  if (Object.keys(errors).length > 0 || 'error' in sampling) return { errors };
+  const examples = examplesOf(d.examples, d.exampleBudget);
+  if ('error' in examples) errors.examples = examples.error;
+  if (Object.keys(errors).length > 0 || 'error' in sampling || 'error' in examples) return { errors };
   const profile: EndpointProfile = { name, baseUrl, model: d.model.trim(), subModel: d.subModel.trim() === '' ? null : d.subModel.trim(), apiKeyRef: ref === '' ? null : ref, prices };
   // JavaScript is what an absent language means: left out, as in profiles saved before Python.
   if (d.repl !== 'javascript') profile.repl = d.repl;
@@ -140,6 +149,8 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
   // Off is what an absent setting means: left out, as in profiles saved before it existed.
   if (d.finalPatterns) profile.finalPatterns = true;
   if (Object.keys(sampling.sampling).length > 0) profile.sampling = sampling.sampling;
+  if (examples.examples.length > 0) profile.examples = examples.examples;
+  if (examples.exampleBudget !== undefined) profile.exampleBudget = examples.exampleBudget;
   // The host checks with this same schema; anything the checks above missed is named here.
   const checked = EndpointProfile.safeParse(profile);
   if (!checked.success) {
@@ -417,6 +428,11 @@ function ProfileEditor({
             }}
           />
         </label>
+        <div {...described('examples')}>
+          <ExamplesField paths={d.examples} budget={d.exampleBudget} onPaths={(v) => set({ examples: v })} onBudget={(v) => set({ exampleBudget: v })} idPrefix="pp" />
+          <small className="muted">Its runs get these unless the new run changes them.</small>
+          {err('examples')}
+        </div>
         <fieldset className="pp-sampling" {...described('sampling')}>
           <legend>Sampling (empty: the endpoint's default)</legend>
           {(Object.keys(SAMPLING_LABELS) as (keyof SamplingDraft)[]).map((key) => (

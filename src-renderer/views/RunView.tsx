@@ -1,7 +1,7 @@
 // One run: its header, its iterations as a timeline, and the selected iteration in full.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
-import type { ChatMessage, RunId } from '../../src-shared/events.ts';
+import type { ChatMessage, RunId, WorkedExampleRef } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { blocksOf, isDirectCall, iterationCount, iterationTotals, type BlockNode, type IterationNode, type RunNode, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
@@ -109,6 +109,7 @@ function RunHeader({ traj, run, pause, sessionId, language }: { traj: Trajectory
         {run.end ? ` · stop: ${run.end.stopReason}` : ''}
       </div>
       <UsageByModelTable byModel={totals.byModel} />
+      {run.start?.examples && run.start.examples.length > 0 ? <WorkedExamplesLine examples={run.start.examples} /> : null}
       {run.start?.query ? (
         <details className="run-query">
           <summary>query</summary>
@@ -128,6 +129,43 @@ function RunHeader({ traj, run, pause, sessionId, language }: { traj: Trajectory
         </div>
       ))}
     </section>
+  );
+}
+
+/**
+ * The saved logs this run was shown as worked examples. With a host each opens in the app (the
+ * path is the host's); without one (a bundle, a file opened in the browser) the path can be copied.
+ */
+export function WorkedExamplesLine({ examples }: { examples: WorkedExampleRef[] }) {
+  const svc = useServices();
+  const [copied, setCopied] = useState<string | null>(null);
+  return (
+    <div className="run-examples" data-testid="run-examples">
+      worked examples:
+      {examples.map((e, i) => (
+        <span key={i} className="run-example" title={`${fmtInt(e.chars)} characters of the system prompt${e.repl ? `, ${REPL_LABEL[e.repl]} code` : ''}`}>
+          {' '}
+          {svc.host ? (
+            <button type="button" className="link" onClick={() => void svc.openPath(e.source)} data-testid={`run-example-open-${i}`}>
+              {e.source}
+            </button>
+          ) : (
+            <>
+              <code>{e.source}</code>{' '}
+              <button
+                type="button"
+                onClick={() => void navigator.clipboard?.writeText(e.source).then(() => setCopied(e.source), () => setCopied(null))}
+                aria-label={`Copy the path ${e.source}`}
+                data-testid={`run-example-copy-${i}`}
+              >
+                {copied === e.source ? 'copied' : 'copy path'}
+              </button>
+            </>
+          )}
+          <span className="muted"> ({fmtInt(e.chars)} chars)</span>
+        </span>
+      ))}
+    </div>
   );
 }
 

@@ -8,7 +8,7 @@ import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, rootSampling, roleClients } from '../role-options.ts';
-import { loadSystemPromptFile, loadToolsOption } from './run.ts';
+import { addExampleOptions, loadExampleOptions, loadSystemPromptFile, loadToolsOption } from './run.ts';
 
 interface EvalCliOptions extends LimitOptions, RoleOptions {
   baseUrl: string;
@@ -18,10 +18,12 @@ interface EvalCliOptions extends LimitOptions, RoleOptions {
   json?: boolean;
   systemPrompt?: string;
   tools?: string;
+  example?: string[];
+  exampleBudget?: number;
 }
 
 export function registerEval(program: Command): void {
-  addRoleOptions(addLimitOptions(
+  addExampleOptions(addRoleOptions(addLimitOptions(
     program
       .command('eval')
       .description('Run every task of a JSONL dataset, score it, and write logs and a results table (resumable).')
@@ -29,7 +31,7 @@ export function registerEval(program: Command): void {
       .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint')
       .requiredOption('--model <name>', 'root model')
       .requiredOption('--out <dir>', 'results directory: results.jsonl, summary.md/json, logs/; run again to resume'),
-  ))
+  )))
     .addOption(new Option('--parallel <n>', 'tasks (sessions) run at once').argParser(positiveInt('--parallel')).default(2))
     .option('--json', 'print the summary as JSON on stdout')
     .option('--system-prompt <file>', "replace the built-in system prompt of every task's session ({tools} becomes the tools list)")
@@ -46,7 +48,9 @@ export function registerEval(program: Command): void {
         const { client, subClient, sub } = roleClients(o);
         const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
         const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
+        const examples = await loadExampleOptions(o);
         const res = await runEval({
+          ...(examples === undefined ? {} : { examples }),
           ...(systemPrompt === undefined ? {} : { systemPrompt }),
           ...(tools === undefined ? {} : { tools }),
           dataset,

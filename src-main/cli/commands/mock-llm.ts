@@ -21,6 +21,7 @@ interface MockLlmCliOptions {
   failStatus: number;
   failRetryAfterMs?: number;
   record?: string;
+  recordTexts?: boolean;
 }
 
 function intArg(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -57,6 +58,7 @@ export function registerMockLlm(program: Command): void {
     .option('--fail-status <code>', 'HTTP status of injected failures', intArg('--fail-status', 400, 599), 500)
     .option('--fail-retry-after-ms <n>', 'send retry-after-ms with injected failures', intArg('--fail-retry-after-ms', 0))
     .option('--record <file>', 'append one JSON line per chat request: model, every body field but the messages, and each message\'s role and length')
+    .option('--record-texts', 'with --record: keep each message\'s text in the record too')
     .action(async (opts: MockLlmCliOptions) => {
       let policy: Policy = POLICIES[opts.policy];
       if (opts.script !== undefined) {
@@ -67,6 +69,7 @@ export function registerMockLlm(program: Command): void {
           throw err;
         }
       }
+      if (opts.recordTexts && opts.record === undefined) throw new UsageError('--record-texts needs --record <file>');
       if (opts.record !== undefined) {
         try {
           appendFileSync(opts.record, '');
@@ -85,7 +88,7 @@ export function registerMockLlm(program: Command): void {
           policy,
           ...(opts.failEvery !== undefined ? { failEvery: opts.failEvery } : {}),
           ...(opts.failRetryAfterMs !== undefined ? { failRetryAfterMs: opts.failRetryAfterMs } : {}),
-          ...(opts.record !== undefined ? { recordFile: opts.record } : {}),
+          ...(opts.record !== undefined ? { recordFile: opts.record, recordTexts: opts.recordTexts ?? false } : {}),
         });
       } catch (err) {
         const code = (err as { code?: unknown }).code;

@@ -2,17 +2,18 @@
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { asSessionId, type StopReason } from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import type { UsageByModel } from '../../../src-shared/trajectory/by-model.ts';
-import { EventRecorder, RlmSession, type RunOutcome, type ToolSpec } from '../../engine/index.ts';
+import { DEFAULT_EXAMPLE_BUDGET, EventRecorder, RlmSession, type RunOutcome, type ToolSpec, type WorkedExample, WorkedExampleError } from '../../engine/index.ts';
 import { ContextFileError, readContextFile } from '../../engine/context-file.ts';
+import { loadWorkedExamples } from '../../logs/worked-examples.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { UsageError } from '../errors.ts';
-import { addLimitOptions, type LimitOptions, sessionSettings } from '../options.ts';
+import { addLimitOptions, type LimitOptions, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, roleClients } from '../role-options.ts';
 import { progressLine } from '../progress.ts';
 
@@ -28,6 +29,34 @@ export interface RunCliOptions extends LimitOptions, RoleOptions {
   systemPrompt?: string;
   /** An ES module of custom tools. */
   tools?: string;
+  /** Saved logs shown to the root run as worked examples. */
+  example?: string[];
+  exampleBudget?: number;
+}
+
+/** The worked examples of `--example LOG…` within `--example-budget`, with their problems as usage errors. */
+export async function loadExampleOptions(o: { example?: string[]; exampleBudget?: number }): Promise<WorkedExample[] | undefined> {
+  if (!o.example || o.example.length === 0) return undefined;
+  try {
+    return await loadWorkedExamples(o.example, o.exampleBudget ?? DEFAULT_EXAMPLE_BUDGET);
+  } catch (err) {
+    if (err instanceof WorkedExampleError) throw new UsageError(`--example: ${err.message}`);
+    throw err;
+  }
+}
+
+/** `--example LOG` (repeatable) and `--example-budget CHARS`, as `run`, `chat` and `eval` take them. */
+export function addExampleOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option('--example <log>', 'a saved log (either format) shown to the root model as a worked example: its code, shortened outputs and answer; repeatable')
+        .argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]),
+    )
+    .addOption(
+      new Option('--example-budget <chars>', 'characters all worked examples may take in the system prompt together, shared equally')
+        .argParser(positiveInt('--example-budget'))
+        .default(DEFAULT_EXAMPLE_BUDGET),
+    );
 }
 
 /** The text of `--system-prompt FILE`. */
@@ -86,6 +115,7 @@ export interface CliSession {
 export async function openCliSession(o: Omit<RunCliOptions, 'context' | 'query'>, onProgress: ((line: string) => void) | null, persistent = false): Promise<CliSession> {
   const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
   const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
+  const examples = await loadExampleOptions(o);
   const { client, subClient } = roleClients(o);
   const sessionId = asSessionId(randomUUID());
   const started = new Date();
@@ -119,6 +149,7 @@ export async function openCliSession(o: Omit<RunCliOptions, 'context' | 'query'>
         compaction: o.compaction ?? false,
         ...(systemPrompt !== undefined ? { systemPrompt } : {}),
         ...(tools !== undefined ? { tools } : {}),
+        ...(examples !== undefined ? { examples } : {}),
         ...(subClient ? { subClient } : {}),
       },
       { sink: recorder, persistent },
@@ -180,7 +211,7 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
 
 /** The endpoint, model, limit, log and prompt options `run` and `chat` both take. */
 export function addSessionOptions(cmd: Command): Command {
-  return addRoleOptions(addLimitOptions(
+  return addExampleOptions(addRoleOptions(addLimitOptions(
     cmd
       .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
       .requiredOption('--model <name>', 'root model'),
@@ -188,7 +219,7 @@ export function addSessionOptions(cmd: Command): Command {
     .option('--log-dir <dir>', 'write the session log (*.rlm.jsonl) into this directory')
     .option('--compaction', 'summarise the root history when it nears the model window')
     .option('--system-prompt <file>', 'replace the built-in system prompt with this file ({tools} in it becomes the tools list)')
-    .option('--tools <file.mjs>', 'custom tools: an ES module whose exports are values or { fn, description }');
+    .option('--tools <file.mjs>', 'custom tools: an ES module whose exports are values or { fn, description }'));
 }
 
 export function registerRun(program: Command): void {

@@ -119,3 +119,27 @@ describe('run.start limits across versions', () => {
     expect(r).toMatchObject({ ok: false, message: expect.stringMatching(/maxConcurrency/) });
   });
 });
+
+describe('run.start worked examples', () => {
+  const examples = [
+    { source: '/runs/a.rlm.jsonl', chars: 1234, repl: 'javascript' as const },
+    { source: '/fixtures/b.jsonl', chars: 0, repl: 'python' as const },
+  ];
+  const withExamples = events.map((e) => (e.type === 'run.start' && e.parentRunId === null ? { ...e, examples } : e));
+
+  it('a write and read keeps run.start.examples as written', () => {
+    const r = readNativeText([...encodeNative(header, withExamples)].join(''));
+    expect(r.problems).toEqual([]);
+    expect(r.events).toEqual(withExamples);
+    const root = r.events.find((e) => e.type === 'run.start' && e.parentRunId === null);
+    expect(root?.type === 'run.start' ? root.examples : null).toEqual(examples);
+  });
+
+  it('a malformed entry is refused by name (the fast check and the schema both refuse it)', () => {
+    const start = withExamples.find((e) => e.type === 'run.start')!;
+    for (const bad of [[{ source: 'a', chars: -1 }], [{ chars: 3 }], 'a.jsonl', [{ source: 'a', chars: 3, repl: 'ruby' }]]) {
+      const r = checkEvent({ ...start, examples: bad });
+      expect(r, JSON.stringify(bad)).toMatchObject({ ok: false, message: expect.stringMatching(/examples/) });
+    }
+  });
+});

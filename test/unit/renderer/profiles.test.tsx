@@ -84,7 +84,7 @@ function storeText(state: object): string {
 }
 
 describe('validateDraft', () => {
-  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' } };
+  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' }, examples: '', exampleBudget: '' };
   it('builds the profile, refuses bad URLs, the demo name, duplicates and bad prices', () => {
     expect(validateDraft(base, [])).toEqual({ profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} } });
     for (const baseUrl of ['not a url', 'ftp://h/v1', 'javascript:alert(1)', '']) expect(validateDraft({ ...base, baseUrl }, [])).toMatchObject({ errors: { baseUrl: expect.any(String) } });

@@ -242,7 +242,7 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
 });
 
 describe('profiles: REPL language and system prompt', () => {
-  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' } };
+  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' }, examples: '', exampleBudget: '' };
   it('keeps Python and a prompt; JavaScript and an empty prompt are left out', () => {
     expect(validateDraft({ ...base, repl: 'python', systemPrompt: 'P {tools}' }, [])).toEqual({
       profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {}, repl: 'python', systemPrompt: 'P {tools}' },

@@ -1,0 +1,50 @@
+// Which folder may import which: the layers of docs/architecture.md as an allowlist. Anything
+// not allowed here is an error in `npm run check` (`npm run layers`).
+const folder = (name) => `^${name}/`;
+const own = (name) => ({ from: { path: folder(name) }, to: { path: folder(name) } });
+const may = (from, ...to) => ({ from: { path: folder(from) }, to: { path: `^(${to.join('|')})/` } });
+const external = (from) => ({ from: { path: folder(from) }, to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-no-pkg', 'npm-unknown', 'core'] } });
+
+const MAIN = 'src-main';
+const SHARED = 'src-shared';
+
+module.exports = {
+  allowedSeverity: 'error',
+  allowed: [
+    // src-shared: pure TypeScript for both sides, zod only.
+    own(SHARED),
+    { from: { path: folder(SHARED) }, to: { path: '^node_modules/zod/' } },
+    // The renderer: itself, src-shared and npm packages; never src-main.
+    own('src-renderer'),
+    may('src-renderer', SHARED),
+    { from: { path: folder('src-renderer') }, to: { dependencyTypes: ['npm', 'npm-dev'] } },
+    // Monaco's languages and workers, imported with Vite's `?worker` suffix (not resolvable here).
+    { from: { path: '^src-renderer/monaco/' }, to: { path: '^monaco-editor/' } },
+    // src-main, folder by folder.
+    ...['engine', 'sandbox', 'lm', 'logs', 'corpus', 'demo', 'mock-llm', 'eval', 'rerun', 'export', 'host', 'transport', 'electron', 'cli'].flatMap((f) => [
+      own(`${MAIN}/${f}`),
+      may(`${MAIN}/${f}`, SHARED),
+      external(`${MAIN}/${f}`),
+    ]),
+    may(`${MAIN}/engine`, `${MAIN}/sandbox`, `${MAIN}/lm`),
+    may(`${MAIN}/logs`, `${MAIN}/engine`),
+    may(`${MAIN}/demo`, `${MAIN}/corpus`),
+    may(`${MAIN}/mock-llm`, `${MAIN}/lm`, `${MAIN}/eval/tasks`),
+    may(`${MAIN}/eval`, `${MAIN}/engine`, `${MAIN}/lm`, `${MAIN}/logs`, `${MAIN}/sandbox`, `${MAIN}/corpus`),
+    may(`${MAIN}/rerun`, `${MAIN}/engine`, `${MAIN}/lm`, `${MAIN}/sandbox`, `${MAIN}/logs`),
+    may(`${MAIN}/export`, `${MAIN}/logs`),
+    // The GenAI conventions are a subpath export the resolver here does not follow.
+    { from: { path: folder(`${MAIN}/export`) }, to: { path: '^@opentelemetry/' } },
+    // The built-in demo profile is served by an in-process mock-llm.
+    may(`${MAIN}/host`, `${MAIN}/engine`, `${MAIN}/lm`, `${MAIN}/logs`, `${MAIN}/sandbox`, `${MAIN}/rerun`, `${MAIN}/eval`, `${MAIN}/demo`, `${MAIN}/mock-llm`),
+    may(`${MAIN}/transport`, `${MAIN}/host`),
+    may(`${MAIN}/electron`, `${MAIN}/transport`, `${MAIN}/host`, `${MAIN}/logs`),
+    may(`${MAIN}/cli`, MAIN),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '\\.d\\.ts$' },
+  },
+};

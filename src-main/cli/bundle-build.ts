@@ -44,6 +44,7 @@ export function inlineAssets(html: string, readAsset: (ref: string) => string): 
   if (left) throw new Error(`the bundle page still loads a file: ${left[0]}`);
   if (page.split(HASHES_MARK).length !== 2) throw new Error(`the bundle page must hold ${HASHES_MARK} once, in its CSP`);
   page = page.replace(HASHES_MARK, hashes.join(' '));
+  // eslint-disable-next-line no-control-regex -- NUL marks the placeholders: no page text holds one.
   const out = page.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => inlined[Number(i)] as string);
   // Refuses a template the fill step could not use.
   splitTemplate(out);

@@ -67,7 +67,7 @@ function withBuildLock(dist: string, fn: () => void): void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const age = ageMs(lock);
       if (age !== null && age > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
-      else if (Date.now() > giveUp) throw new Error(`another build of the UI has held ${lock} for too long; remove it if no build is running`);
+      else if (Date.now() > giveUp) throw new Error(`another build of the UI has held ${lock} for too long; remove it if no build is running`, { cause: err });
       else sleepSync(200);
     }
   }

@@ -232,7 +232,6 @@ export class RlmRun implements SubcallBridge {
     });
 
     let answer: string | null = null;
-    let stop: StopRun | null = null;
     let consecutiveErrors = 0;
     try {
       for (this.iteration = 1; this.iteration <= this.limits.maxIterations; this.iteration++) {
@@ -255,7 +254,7 @@ export class RlmRun implements SubcallBridge {
       }
       return this.finish(answer, 'answered', null);
     } catch (err) {
-      stop = this.asStop(err);
+      const stop = this.asStop(err);
       if (stop.reason !== 'cancelled' && stop.reason !== 'error') this.limitEvent(stop.reason as LimitName, stop.message);
       return this.finish(this.bestPartial, stop.reason, stop.message);
     }

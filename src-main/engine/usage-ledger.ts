@@ -22,9 +22,15 @@ export class UsageLedger {
     this.parent = parent;
   }
 
+  /** This ledger and the ones it rolls up into, nearest first. */
+  private *selfAndAncestors(): Generator<UsageLedger> {
+    yield this;
+    if (this.parent) yield* this.parent.selfAndAncestors();
+  }
+
   /** One model call of `model` (the name the call asked for). */
   add(usage: Usage, model: string): void {
-    for (let l: UsageLedger | null = this; l !== null; l = l.parent) {
+    for (const l of this.selfAndAncestors()) {
       addModelUsage(l.models, model, usage);
       l.totals.inputTokens += usage.inputTokens;
       l.totals.outputTokens += usage.outputTokens;

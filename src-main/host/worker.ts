@@ -82,7 +82,7 @@ async function loadContext(spec: Pick<WorkerSpec, 'context'>): Promise<SandboxVa
       try {
         return JSON.parse(c.json) as SandboxValue;
       } catch (err) {
-        throw new Error(`the JSON context does not parse: ${(err as Error).message}`);
+        throw new Error(`the JSON context does not parse: ${(err as Error).message}`, { cause: err });
       }
     case 'file':
       return readContextFile(c.path);

@@ -173,7 +173,7 @@ export function sandboxRuntime(
   function functionLabel(fn: unknown): string {
     const n = getOwnDesc(fn as Obj, 'name');
     const name = n && typeof n.value === 'string' ? n.value : '';
-    let isClass = false;
+    let isClass: boolean;
     try {
       isClass = regexTest(/^class[\s{]/, fnToString(fn));
     } catch {

@@ -114,7 +114,7 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
   else if (name === DEMO_PROFILE) errors.name = `"${DEMO_PROFILE}" is the built-in profile; pick another name.`;
   else if (d.original === null && existing.includes(name)) errors.name = `A profile named "${name}" exists; edit it instead.`;
   const baseUrl = d.baseUrl.trim();
-  let url: URL | null = null;
+  let url: URL | null;
   try {
     url = new URL(baseUrl);
   } catch {

@@ -19,13 +19,12 @@ export function seek(store: StudioStore, sessionId: string, cursor: number, patc
   const to = Math.max(0, Math.min(events.length, cursor));
   const prev = st.replay.get(sessionId);
   let traj = prev && prev.cursor <= to ? prev.traj : createTrajectoryState(entry.header);
-  let from = prev && prev.cursor <= to ? prev.cursor : 0;
+  const from = prev && prev.cursor <= to ? prev.cursor : 0;
   if (prev && prev.cursor <= to) {
     // Same state object mutated: make a shallow copy of the wrapper so selectors see a change.
     traj = { ...traj };
   }
   for (let i = from; i < to; i++) applyEvent(traj, events[i] as TrajectoryEvent);
-  from = to;
   st.setReplay(sessionId, { cursor: to, traj, playing: prev?.playing ?? false, speed: prev?.speed ?? 10, ...patch });
 }
 

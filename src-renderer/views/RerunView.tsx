@@ -15,6 +15,7 @@ const MAX_LISTED = 50;
 
 export const RerunBanner = memo(function RerunBanner({ sessionId, traj, rev }: { sessionId: string; traj: TrajectoryState; rev: number }) {
   const svc = useServices();
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const summary = useMemo(() => rerunSummary(traj), [traj, rev]);
   if (!summary) return null;
   const { source, blocks, same, different } = summary;

@@ -74,6 +74,7 @@ export function UsageByModelTable({ byModel }: { byModel: UsageByModel }) {
 
 function RunHeader({ traj, run, pause, sessionId, language }: { traj: TrajectoryState; run: RunNode; pause: PauseInfo | null; sessionId: string; language: ReplLanguage }) {
   const svc = useServices();
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const totals = useMemo(() => inclusiveTotals(traj, run.id), [traj, run, traj.revision]);
   const status = runStatus(run, pause);
   const parent = run.parentRunId;

@@ -16,6 +16,7 @@ export function SearchView({ sessionId, query, setQuery }: { sessionId: string; 
   useEffect(() => {
     if (leftOut) void svc.allTexts(sessionId);
   }, [svc, sessionId, leftOut]);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const hits = useMemo(() => (traj ? searchSession(traj, q) : []), [traj, rev, textsRev, q]);
   const ref = useRef<HTMLDivElement>(null);
   const virt = useVirtualizer({ count: hits.length, getScrollElement: () => ref.current, estimateSize: () => 44, overscan: 10 });

@@ -30,8 +30,11 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   const deferredQuery = useDeferredValue(query);
 
   // Recomputed per committed revision (once per frame at most while live).
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const metrics = useMemo(() => (traj ? runMetrics(traj) : new Map<RunId, RunMetrics>()), [traj, rev]);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const visible = useMemo(() => (traj ? runsMatching(traj, deferredQuery) : null), [traj, rev, deferredQuery]);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const rows = useMemo(() => (traj ? treeRows(traj, collapsed, visible) : []), [traj, rev, collapsed, visible]);
   const colour = useMemo(() => {
     let max = 0;

@@ -73,7 +73,7 @@ export async function runExportOtlp(paths: string[], o: ExportOtlpOptions, io: O
           await sendSpans(exporter, spans);
         } catch (err) {
           // Not bad input: the collector is down or refused (exit 1).
-          throw new Error(`${tracesUrl(o.endpoint!)}: the collector did not take the spans of ${input.path}: ${err instanceof Error ? err.message : String(err)}`);
+          throw new Error(`${tracesUrl(o.endpoint!)}: the collector did not take the spans of ${input.path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
         }
       } else all.push(...spans);
     }

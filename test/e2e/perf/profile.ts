@@ -31,9 +31,7 @@ try {
   writeFileSync('/tmp/rlmperf/last.cpuprofile', JSON.stringify(profile));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
-  let t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
-    t += profile.timeDeltas[i] ?? 0;
     const n = byId.get(profile.samples[i] as number);
     if (!n) continue;
     const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}`;

@@ -121,7 +121,7 @@ describe('rlm-studio eval resumes after SIGKILL', () => {
     // Each task takes ≥ 3 × 150 ms; kill once two have their line.
     const deadline = Date.now() + 30_000;
     for (;;) {
-      let n = 0;
+      let n: number;
       try {
         n = readLines(results).length;
       } catch {

@@ -18,7 +18,7 @@ describe('prewarmText', () => {
       if (file.endsWith('prewarm-text.ts') || file.includes('/monaco/')) continue;
       // Comments are prose, never drawn.
       const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-      for (const ch of code.match(/[^\x00-\x7F]/gu) ?? []) if (!UI_GLYPHS.includes(ch)) missing.add(`${ch} (${file.slice(ROOT.length)})`);
+      for (const ch of code.match(/[^\p{ASCII}]/gu) ?? []) if (!UI_GLYPHS.includes(ch)) missing.add(`${ch} (${file.slice(ROOT.length)})`);
     }
     expect([...missing]).toEqual([]);
   });

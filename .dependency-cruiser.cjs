@@ -3,7 +3,10 @@
 const folder = (name) => `^${name}/`;
 const own = (name) => ({ from: { path: folder(name) }, to: { path: folder(name) } });
 const may = (from, ...to) => ({ from: { path: folder(from) }, to: { path: `^(${to.join('|')})/` } });
-const external = (from) => ({ from: { path: folder(from) }, to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-no-pkg', 'npm-unknown', 'core'] } });
+const external = (from) => ({
+  from: { path: folder(from) },
+  to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-no-pkg', 'npm-unknown', 'core'] },
+});
 
 const MAIN = 'src-main';
 const SHARED = 'src-shared';
@@ -21,11 +24,22 @@ module.exports = {
     // Monaco's languages and workers, imported with Vite's `?worker` suffix (not resolvable here).
     { from: { path: '^src-renderer/monaco/' }, to: { path: '^monaco-editor/' } },
     // src-main, folder by folder.
-    ...['engine', 'sandbox', 'lm', 'logs', 'corpus', 'demo', 'mock-llm', 'eval', 'rerun', 'export', 'host', 'transport', 'electron', 'cli'].flatMap((f) => [
-      own(`${MAIN}/${f}`),
-      may(`${MAIN}/${f}`, SHARED),
-      external(`${MAIN}/${f}`),
-    ]),
+    ...[
+      'engine',
+      'sandbox',
+      'lm',
+      'logs',
+      'corpus',
+      'demo',
+      'mock-llm',
+      'eval',
+      'rerun',
+      'export',
+      'host',
+      'transport',
+      'electron',
+      'cli',
+    ].flatMap((f) => [own(`${MAIN}/${f}`), may(`${MAIN}/${f}`, SHARED), external(`${MAIN}/${f}`)]),
     may(`${MAIN}/engine`, `${MAIN}/sandbox`, `${MAIN}/lm`),
     may(`${MAIN}/logs`, `${MAIN}/engine`),
     may(`${MAIN}/demo`, `${MAIN}/corpus`),
@@ -36,7 +50,17 @@ module.exports = {
     // The GenAI conventions are a subpath export the resolver here does not follow.
     { from: { path: folder(`${MAIN}/export`) }, to: { path: '^@opentelemetry/' } },
     // The built-in demo profile is served by an in-process mock-llm.
-    may(`${MAIN}/host`, `${MAIN}/engine`, `${MAIN}/lm`, `${MAIN}/logs`, `${MAIN}/sandbox`, `${MAIN}/rerun`, `${MAIN}/eval`, `${MAIN}/demo`, `${MAIN}/mock-llm`),
+    may(
+      `${MAIN}/host`,
+      `${MAIN}/engine`,
+      `${MAIN}/lm`,
+      `${MAIN}/logs`,
+      `${MAIN}/sandbox`,
+      `${MAIN}/rerun`,
+      `${MAIN}/eval`,
+      `${MAIN}/demo`,
+      `${MAIN}/mock-llm`,
+    ),
     may(`${MAIN}/transport`, `${MAIN}/host`),
     may(`${MAIN}/electron`, `${MAIN}/transport`, `${MAIN}/host`, `${MAIN}/logs`),
     may(`${MAIN}/cli`, MAIN),

@@ -52,14 +52,26 @@ try {
   const repl = await createIsolatedRepl({ bridge, memoryLimitMb: 256 });
   await repl.addContext(0, context);
   const tLoad = performance.now();
-  const res = await repl.execute("print(typeof context, context.length)", { iteration: 1, block: 0 });
+  const res = await repl.execute('print(typeof context, context.length)', { iteration: 1, block: 0 });
   const tFirst = performance.now();
   if (res.error) throw new Error(`${res.error.name}: ${res.error.message}`);
   repl.dispose();
   const peak = process.resourceUsage().maxRSS * 1024;
-  Object.assign(out, { ok: true, readMs: tRead - t0, loadMs: tLoad - tRead, firstBlockMs: tFirst - tLoad, peakRssBytes: peak, peakOverSize: peak / bytes, rssBeforeBytes: rssBefore, stdout: res.stdout.trim() });
+  Object.assign(out, {
+    ok: true,
+    readMs: tRead - t0,
+    loadMs: tLoad - tRead,
+    firstBlockMs: tFirst - tLoad,
+    peakRssBytes: peak,
+    peakOverSize: peak / bytes,
+    rssBeforeBytes: rssBefore,
+    stdout: res.stdout.trim(),
+  });
 } catch (err) {
-  Object.assign(out, { ok: false, error: err instanceof Error ? `${(err as NodeJS.ErrnoException).code ?? err.name}: ${err.message}` : String(err) });
+  Object.assign(out, {
+    ok: false,
+    error: err instanceof Error ? `${(err as NodeJS.ErrnoException).code ?? err.name}: ${err.message}` : String(err),
+  });
 } finally {
   rmSync(file, { force: true });
 }

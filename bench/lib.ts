@@ -19,7 +19,9 @@ export interface Mock {
 
 /** mock-llm as its own process, as a real endpoint would be. */
 export async function startMock(extra: string[]): Promise<Mock> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', join(root, 'src-main/cli/main.ts'), 'mock-llm', '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--no-node-snapshot', join(root, 'src-main/cli/main.ts'), 'mock-llm', '--port', '0', ...extra], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((res, rej) => {
     child.once('exit', (code) => rej(new Error(`mock-llm exited with ${code}`)));
     createInterface({ input: child.stdout }).on('line', (l) => {
@@ -58,8 +60,16 @@ export function writeScript(dir: string, name: string, rules: ScriptRule[]): str
 export function needleRules(language: 'javascript' | 'python'): ScriptRule[] {
   const turns =
     language === 'javascript'
-      ? ['print(typeof context, context.length);\nprint(context.slice(0, 200));', "const m = /magic number is (\\d+)/.exec(context);\nconst found = m ? m[1] : 'none';\nprint(found);", 'answer.content = found;\nanswer.ready = true;']
-      : ['print(type(context).__name__, len(context))\nprint(context[:200])', "import re\nm = re.search(r'magic number is (\\d+)', context)\nfound = m.group(1) if m else 'none'\nprint(found)", 'answer["content"] = found\nanswer["ready"] = True'];
+      ? [
+          'print(typeof context, context.length);\nprint(context.slice(0, 200));',
+          "const m = /magic number is (\\d+)/.exec(context);\nconst found = m ? m[1] : 'none';\nprint(found);",
+          'answer.content = found;\nanswer.ready = true;',
+        ]
+      : [
+          'print(type(context).__name__, len(context))\nprint(context[:200])',
+          "import re\nm = re.search(r'magic number is (\\d+)', context)\nfound = m.group(1) if m else 'none'\nprint(found)",
+          'answer["content"] = found\nanswer["ready"] = True',
+        ];
   return turns.map((code, i) => ({ match: { kind: 'rlm', turn: i + 1 }, reply: repl(code) }));
 }
 

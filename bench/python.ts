@@ -25,7 +25,12 @@ export interface PythonConfig {
   work: string;
 }
 
-const bridge: SubcallBridge = { llmQuery: async () => '', llmQueryBatched: async (p) => p.map(() => ''), rlmQuery: async () => '', rlmQueryBatched: async (p) => p.map(() => '') };
+const bridge: SubcallBridge = {
+  llmQuery: async () => '',
+  llmQueryBatched: async (p) => p.map(() => ''),
+  rlmQuery: async () => '',
+  rlmQueryBatched: async (p) => p.map(() => ''),
+};
 const site = (block: number) => ({ iteration: 1, block });
 
 async function run(r: Repl, code: string, block = 0): Promise<string> {
@@ -62,12 +67,24 @@ async function blocks(reps: number) {
       jsRounds.push(await timeBlocks(js, 'x = 1', Math.ceil(reps / 3)));
     }
     // The block's own work, timed inside the interpreter: compiling and running `x = 1`.
-    const own = await run(py, 'import time as _time\n_t = _time.perf_counter()\nfor _i in range(1000):\n    exec(compile("x = 1", "<block>", "exec"), {})\nprint((_time.perf_counter() - _t) * 1000 / 1000)');
+    const own = await run(
+      py,
+      'import time as _time\n_t = _time.perf_counter()\nfor _i in range(1000):\n    exec(compile("x = 1", "<block>", "exec"), {})\nprint((_time.perf_counter() - _t) * 1000 / 1000)',
+    );
     const pyBlockMs = median(pyRounds);
     const jsBlockMs = median(jsRounds);
     const pyOwnWorkMs = Number(own.trim());
     const pyOverheadMs = pyBlockMs - pyOwnWorkMs;
-    return { reps: 3 * Math.ceil(reps / 3), pyBlockMs: r3(pyBlockMs), jsBlockMs: r3(jsBlockMs), pyOwnWorkMs: r3(pyOwnWorkMs), pyOverheadMs: r3(pyOverheadMs), goalMs: 2, vsGoal: r3(pyOverheadMs / 2), pyOverJs: r2(pyBlockMs / jsBlockMs) };
+    return {
+      reps: 3 * Math.ceil(reps / 3),
+      pyBlockMs: r3(pyBlockMs),
+      jsBlockMs: r3(jsBlockMs),
+      pyOwnWorkMs: r3(pyOwnWorkMs),
+      pyOverheadMs: r3(pyOverheadMs),
+      goalMs: 2,
+      vsGoal: r3(pyOverheadMs / 2),
+      pyOverJs: r2(pyBlockMs / jsBlockMs),
+    };
   } finally {
     py.dispose();
     js.dispose();
@@ -91,7 +108,8 @@ async function context100(reps: number) {
         const t1 = performance.now();
         const out = await run(r, language === 'python' ? 'print(len(context))' : 'print(context.length)');
         const t2 = performance.now();
-        if (out.trim() !== String(text.length)) throw new Error(`${language} saw a context of ${out.trim()} characters, not ${text.length}`);
+        if (out.trim() !== String(text.length))
+          throw new Error(`${language} saw a context of ${out.trim()} characters, not ${text.length}`);
         (language === 'python' ? py : js).push({ load: t1 - t0, first: t2 - t1 });
       } finally {
         r.dispose();
@@ -126,10 +144,15 @@ interface StartChild {
 
 function startChild(cacheDir: string): Promise<StartChild> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--no-node-snapshot', join(root, 'bench/python-start.ts')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, RLM_STUDIO_CACHE: cacheDir } });
+    const child = spawn(process.execPath, ['--no-node-snapshot', join(root, 'bench/python-start.ts')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, RLM_STUDIO_CACHE: cacheDir },
+    });
     let text = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
-    child.on('close', (code) => (code === 0 ? res(JSON.parse(text) as StartChild) : rej(new Error(`bench/python-start.ts exited with ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? res(JSON.parse(text) as StartChild) : rej(new Error(`bench/python-start.ts exited with ${code}`)),
+    );
   });
 }
 
@@ -159,8 +182,20 @@ async function interpreterStart(work: string, reps: number) {
       r.dispose();
     }
     return {
-      cold: { processStartToReadyMs: Math.round(cold.processStartToReadyMs), prepareMs: Math.round(cold.prepareMs), firstStartMs: Math.round(cold.firstStartMs), totalMs: Math.round(cold.firstTotalMs) },
-      snapshot: { reps, processStartToReadyMs: m('processStartToReadyMs'), prepareMs: m('prepareMs'), firstStartMs: m('firstStartMs'), totalMs: m('firstTotalMs'), inProcessStartMs: m('secondStartMs') },
+      cold: {
+        processStartToReadyMs: Math.round(cold.processStartToReadyMs),
+        prepareMs: Math.round(cold.prepareMs),
+        firstStartMs: Math.round(cold.firstStartMs),
+        totalMs: Math.round(cold.firstTotalMs),
+      },
+      snapshot: {
+        reps,
+        processStartToReadyMs: m('processStartToReadyMs'),
+        prepareMs: m('prepareMs'),
+        firstStartMs: m('firstStartMs'),
+        totalMs: m('firstTotalMs'),
+        inProcessStartMs: m('secondStartMs'),
+      },
       warm: { reps, takeMs: r2(median(takes)), newReplFirstBlockMs: r2(median(firstBlocks)) },
     };
   } finally {
@@ -180,7 +215,9 @@ async function recordingMock() {
   const policy = (req: PolicyRequest): string => {
     arrivals.push(performance.now());
     if (!req.messages.some((m) => m.role === 'assistant')) return repl('print(1)');
-    return repl(language === 'python' ? 'answer["content"] = "ok"\nanswer["ready"] = True' : "answer.content = 'ok';\nanswer.ready = true;");
+    return repl(
+      language === 'python' ? 'answer["content"] = "ok"\nanswer["ready"] = True' : "answer.content = 'ok';\nanswer.ready = true;",
+    );
   };
   const server = await startMockLlm({ policy, latencyMs: 0 });
   return {
@@ -206,7 +243,14 @@ interface StartRow {
 
 function startRow(path: StartRow['path'], language: ReplLanguage, samples: { first: number; second: number }[]): StartRow {
   const first = median(samples.map((s) => s.first));
-  return { path, language, reps: samples.length, firstRequestMs: r2(first), secondRequestMs: r2(median(samples.map((s) => s.second))), vsGoal: r3(first / 200) };
+  return {
+    path,
+    language,
+    reps: samples.length,
+    firstRequestMs: r2(first),
+    secondRequestMs: r2(median(samples.map((s) => s.second))),
+    vsGoal: r3(first / 200),
+  };
 }
 
 /** Idle time given to a booted spare before a timed session (a Python interpreter starts in ~0.4 s). */
@@ -245,13 +289,21 @@ async function hostStart(mock: Awaited<ReturnType<typeof recordingMock>>, work: 
     ['python', []],
   ]);
   try {
-    await client.call('profiles.save', { profile: { name: 'bench', baseUrl: mock.url, model: 'mock-root', subModel: null, apiKeyRef: null, prices: {} } });
+    await client.call('profiles.save', {
+      profile: { name: 'bench', baseUrl: mock.url, model: 'mock-root', subModel: null, apiKeyRef: null, prices: {} },
+    });
     const once = async (language: ReplLanguage): Promise<{ first: number; second: number }> => {
       mock.reset(language);
       const t0 = performance.now();
-      const { session } = await client.call('session.start', { params: { profile: 'bench', context: { kind: 'text', text: 'hello' }, query: 'bench', repl: language } });
-      await until(() => ['finished', 'failed', 'cancelled'].includes(statuses.get(session.sessionId) ?? ''), `${language} session ${session.sessionId}`);
-      if (statuses.get(session.sessionId) !== 'finished' || mock.arrivals.length !== 2) throw new Error(`${language} session ended ${statuses.get(session.sessionId)} after ${mock.arrivals.length} requests`);
+      const { session } = await client.call('session.start', {
+        params: { profile: 'bench', context: { kind: 'text', text: 'hello' }, query: 'bench', repl: language },
+      });
+      await until(
+        () => ['finished', 'failed', 'cancelled'].includes(statuses.get(session.sessionId) ?? ''),
+        `${language} session ${session.sessionId}`,
+      );
+      if (statuses.get(session.sessionId) !== 'finished' || mock.arrivals.length !== 2)
+        throw new Error(`${language} session ended ${statuses.get(session.sessionId)} after ${mock.arrivals.length} requests`);
       return { first: mock.arrivals[0]! - t0, second: mock.arrivals[1]! - t0 };
     };
     // Untimed: the first session forks its own worker; a Python one tells a host that warms
@@ -286,7 +338,8 @@ async function engineStart(mock: Awaited<ReturnType<typeof recordingMock>>, reps
     const t0 = performance.now();
     try {
       const outcome = await s.completion('hello', 'bench');
-      if (outcome.answer !== 'ok' || mock.arrivals.length !== 2) throw new Error(`${language} session: ${outcome.stopReason}, ${mock.arrivals.length} requests`);
+      if (outcome.answer !== 'ok' || mock.arrivals.length !== 2)
+        throw new Error(`${language} session: ${outcome.stopReason}, ${mock.arrivals.length} requests`);
     } finally {
       s.close();
     }
@@ -321,7 +374,11 @@ async function wholeProcess(work: string, reps: number, reference: ReferenceLib 
   const pyMock = await startMock(['--latency-ms', String(latency), '--script', writeScript(work, 'needle-py', needleRules('python'))]);
   const cli = (url: string, language: ReplLanguage) => () => {
     const t0 = performance.now();
-    const out = execFileSync(join(root, 'bin/rlm-studio'), ['run', '--repl', language, '--context', file, '--query', query, '--base-url', url, '--model', 'mock-root', '--json'], { encoding: 'utf8', maxBuffer: 64 * MB, timeout: 120_000 });
+    const out = execFileSync(
+      join(root, 'bin/rlm-studio'),
+      ['run', '--repl', language, '--context', file, '--query', query, '--base-url', url, '--model', 'mock-root', '--json'],
+      { encoding: 'utf8', maxBuffer: 64 * MB, timeout: 120_000 },
+    );
     const res = JSON.parse(out) as { answer: string; usage: { calls: number } };
     return { answer: res.answer, calls: res.usage.calls, wallS: (performance.now() - t0) / 1000 };
   };
@@ -329,7 +386,8 @@ async function wholeProcess(work: string, reps: number, reference: ReferenceLib 
     { name: 'rlm-studio run --repl javascript', go: cli(jsMock.url, 'javascript') },
     { name: 'rlm-studio run --repl python', go: cli(pyMock.url, 'python') },
   ];
-  if (!('unavailable' in reference)) cases.push({ name: `reference library (Python ${reference.python})`, go: () => reference.run(pyMock.url, file, query) });
+  if (!('unavailable' in reference))
+    cases.push({ name: `reference library (Python ${reference.python})`, go: () => reference.run(pyMock.url, file, query) });
   const times = cases.map(() => [] as number[]);
   const ok = cases.map(() => true);
   try {
@@ -392,7 +450,10 @@ export async function pythonBench(cfg: PythonConfig) {
         rows: cli,
         pyOverJs: r3(py.wallS / js.wallS),
         pyOverReference: ref ? r3(py.wallS / ref.wallS) : null,
-        reference: 'unavailable' in reference ? { ran: false, why: reference.unavailable, designS: 1.36 } : { ran: true, source: reference.source, designS: 1.36 },
+        reference:
+          'unavailable' in reference
+            ? { ran: false, why: reference.unavailable, designS: 1.36 }
+            : { ran: true, source: reference.source, designS: 1.36 },
       },
     };
   } finally {
@@ -434,7 +495,14 @@ export function pythonMarkdown(p: PythonReport, table: (rows: Record<string, unk
     '',
     `### Session start to the first model request (mock-llm in this process, no latency; goal ≤ 200 ms with a warm host)`,
     '',
-    table(p.sessionStart.rows as unknown as Record<string, unknown>[], ['path', 'language', 'reps', 'firstRequestMs', 'secondRequestMs', 'vsGoal']),
+    table(p.sessionStart.rows as unknown as Record<string, unknown>[], [
+      'path',
+      'language',
+      'reps',
+      'firstRequestMs',
+      'secondRequestMs',
+      'vsGoal',
+    ]),
     '',
     `host: \`session.start\` on an in-process \`Host\` whose spare worker has booted, to the mock receiving the request; engine: \`RlmSession.completion()\` in this process with \`warmPython()\` done. The second request follows the first block (\`print(1)\`), so it includes the REPL being ready. Spare workers ${p.sessionStart.spareWarmsPython ? 'can call' : 'do not call'} \`warmPython()\` (read from \`src-main/host/worker.ts\`)${p.sessionStart.spareWarmsPython ? '; each timed host session starts 1.5 s after its spare booted, after an untimed Python session' : ': a Python session in a host worker starts its interpreter from the snapshot while the first request is in flight'}.${hostPy ? ` Host, Python: ${hostPy.firstRequestMs} ms to the first request (${hostPy.vsGoal} × the goal), ${hostPy.secondRequestMs} ms to the second.` : ''}`,
     '',

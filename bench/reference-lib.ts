@@ -157,7 +157,11 @@ export function prepareReference(work: string): ReferenceLib | { unavailable: st
     execFileSync('git', ['--git-dir', gitDir, 'archive', '--output', tar, 'HEAD', 'rlm']);
     execFileSync('tar', ['-xf', tar, '-C', dir]);
     const py = (code: string, path: string[]): string =>
-      execFileSync('python3', ['-c', code], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONPATH: path.join(':') } }).trim();
+      execFileSync('python3', ['-c', code], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, PYTHONPATH: path.join(':') },
+      }).trim();
     const version = py('import sys; print(sys.version.split()[0])', []);
     // Stand-ins only where the machine lacks the real package.
     const missing = (m: string): boolean => {
@@ -196,7 +200,12 @@ export function prepareReference(work: string): ReferenceLib | { unavailable: st
       python: version,
       run(baseUrl, contextFile, query) {
         const t0 = performance.now();
-        const out = execFileSync('python3', [driver, baseUrl, contextFile, query], { encoding: 'utf8', env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
+        const out = execFileSync('python3', [driver, baseUrl, contextFile, query], {
+          encoding: 'utf8',
+          env,
+          timeout: 120_000,
+          maxBuffer: 64 * 1024 * 1024,
+        });
         const wallS = (performance.now() - t0) / 1000;
         const res = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { answer: string; calls: number };
         return { answer: res.answer, calls: res.calls, wallS };

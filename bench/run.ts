@@ -22,7 +22,9 @@ import { log, MB, median, needleRules, r2, r3, repl, root, startMock, writeScrip
 import { exitProcess } from '../src-main/sandbox/python/lifecycle.ts';
 import { pythonBench, pythonMarkdown } from './python.ts';
 
-const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, json: { type: 'string' } } });
+const { values: args } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, json: { type: 'string' } },
+});
 const quick = args.quick ?? false;
 const work = mkdtempSync(join(tmpdir(), 'rlm-bench-'));
 const writeScript = (name: string, rules: ScriptRule[]): string => writeScriptIn(work, name, rules);
@@ -67,7 +69,16 @@ async function engineOverhead(latencyMs: number, sizes: number[]): Promise<Overh
         // Model calls on the critical path, each costs exactly `latencyMs` at the server.
         const pathCalls = criticalPath(state, rootId).filter((s) => s.kind === 'model' || s.kind === 'llm').length;
         const floorMs = pathCalls * latencyMs;
-        rows.push({ kind, sizeTokens, wallMs: r2(wallMs), pathCalls, floorMs, ratio: r3(wallMs / floorMs), calls: outcome.usage.calls, correct: scoreAnswer(task.scorer, task.expected, outcome.answer).correct });
+        rows.push({
+          kind,
+          sizeTokens,
+          wallMs: r2(wallMs),
+          pathCalls,
+          floorMs,
+          ratio: r3(wallMs / floorMs),
+          calls: outcome.usage.calls,
+          correct: scoreAnswer(task.scorer, task.expected, outcome.answer).correct,
+        });
         log(`overhead ${kind} 2^${Math.log2(sizeTokens)}: ${r3(wallMs / floorMs)}`);
       }
     }
@@ -92,7 +103,12 @@ interface ConcurrencyRow {
 
 async function concurrency(calls: number, latencyMs: number, levels: number[]): Promise<ConcurrencyRow[]> {
   const script = writeScript('concurrency', [
-    { match: { kind: 'rlm' }, reply: repl(`const rs = llm_query_batched(Array.from({ length: ${calls} }, (_, i) => 'ping ' + i));\nprint(rs.length);\nanswer.content = String(rs.length);\nanswer.ready = true;`) },
+    {
+      match: { kind: 'rlm' },
+      reply: repl(
+        `const rs = llm_query_batched(Array.from({ length: ${calls} }, (_, i) => 'ping ' + i));\nprint(rs.length);\nanswer.content = String(rs.length);\nanswer.ready = true;`,
+      ),
+    },
     { match: { kind: 'sub' }, reply: 'pong' },
   ]);
   const mock = await startMock(['--latency-ms', String(latencyMs), '--script', script]);
@@ -104,7 +120,16 @@ async function concurrency(calls: number, latencyMs: number, levels: number[]): 
       const block = events.find((e): e is Extract<TrajectoryEvent, { type: 'block.end' }> => e.type === 'block.end');
       const batchMs = block?.durationMs ?? Number.NaN;
       const idealMs = Math.ceil(calls / c) * latencyMs;
-      rows.push({ concurrency: c, calls, latencyMs, batchMs: r2(batchMs), idealMs, callsPerSec: r2((calls / batchMs) * 1000), idealCallsPerSec: r2((calls / idealMs) * 1000), ratio: r3(idealMs / batchMs) });
+      rows.push({
+        concurrency: c,
+        calls,
+        latencyMs,
+        batchMs: r2(batchMs),
+        idealMs,
+        callsPerSec: r2((calls / batchMs) * 1000),
+        idealCallsPerSec: r2((calls / idealMs) * 1000),
+        ratio: r3(idealMs / batchMs),
+      });
       log(`concurrency ${c}: ${r3(idealMs / batchMs)}`);
     }
   } finally {
@@ -119,10 +144,17 @@ async function contextScale(sizes: { mb: number; shape: 'string' | 'array' }[]):
   const rows: Record<string, unknown>[] = [];
   for (const s of sizes) {
     const out = await new Promise<string>((res) => {
-      const child = spawn(process.execPath, ['--no-node-snapshot', join(root, 'bench/context-scale.ts'), String(s.mb), s.shape], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--no-node-snapshot', join(root, 'bench/context-scale.ts'), String(s.mb), s.shape], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let text = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
-      child.on('close', (code, signal) => res(text.trim() || JSON.stringify({ sizeMb: s.mb, shape: s.shape, ok: false, error: `process ended (${signal ?? code}) without a result` })));
+      child.on('close', (code, signal) =>
+        res(
+          text.trim() ||
+            JSON.stringify({ sizeMb: s.mb, shape: s.shape, ok: false, error: `process ended (${signal ?? code}) without a result` }),
+        ),
+      );
     });
     const row = JSON.parse(out) as Record<string, unknown>;
     rows.push(row);
@@ -134,7 +166,12 @@ async function contextScale(sizes: { mb: number; shape: 'string' | 'array' }[]):
 // ---- 4. sandbox per-block overhead ----------------------------------------------------
 
 async function sandbox(reps: number): Promise<Record<string, number>> {
-  const bridge: SubcallBridge = { llmQuery: async () => '', llmQueryBatched: async (p) => p.map(() => ''), rlmQuery: async () => '', rlmQueryBatched: async (p) => p.map(() => '') };
+  const bridge: SubcallBridge = {
+    llmQuery: async () => '',
+    llmQueryBatched: async (p) => p.map(() => ''),
+    rlmQuery: async () => '',
+    rlmQueryBatched: async (p) => p.map(() => ''),
+  };
   const r = await createIsolatedRepl({ bridge });
   await r.addContext(0, needleContext(10 * MB, 3).text);
   const time = async (code: string): Promise<number> => {
@@ -152,7 +189,7 @@ async function sandbox(reps: number): Promise<Record<string, number>> {
     return {
       emptyBlockMs: await time(''),
       print10KbMs: await time("print('x'.repeat(10240))"),
-      regex10MbMs: await time("print((context.match(/magic number is \\d+/g) || []).length)"),
+      regex10MbMs: await time('print((context.match(/magic number is \\d+/g) || []).length)'),
     };
   } finally {
     r.dispose();
@@ -172,8 +209,30 @@ async function logIo(events: number, bigMb: number): Promise<Record<string, numb
   const t0 = performance.now();
   for (let i = 0; i < events / 2; i++) {
     const callId = `call-${i}`;
-    recorder.emit({ type: 'subcall.start', ...env, runId: env.runId as never, callId: callId as never, iteration: 1, block: 0, kind: 'llm', leaf: false, prompt, model: 'm', batch: null, childRunId: null });
-    recorder.emit({ type: 'subcall.end', ...env, runId: env.runId as never, callId: callId as never, response: '{"billing": 3}', error: null, usage: { inputTokens: 100, outputTokens: 5, costUsd: 0.0001 }, latencyMs: 300 });
+    recorder.emit({
+      type: 'subcall.start',
+      ...env,
+      runId: env.runId as never,
+      callId: callId as never,
+      iteration: 1,
+      block: 0,
+      kind: 'llm',
+      leaf: false,
+      prompt,
+      model: 'm',
+      batch: null,
+      childRunId: null,
+    });
+    recorder.emit({
+      type: 'subcall.end',
+      ...env,
+      runId: env.runId as never,
+      callId: callId as never,
+      response: '{"billing": 3}',
+      error: null,
+      usage: { inputTokens: 100, outputTokens: 5, costUsd: 0.0001 },
+      latencyMs: 300,
+    });
   }
   const writeMs = performance.now() - t0;
   file.close();
@@ -193,7 +252,12 @@ async function logIo(events: number, bigMb: number): Promise<Record<string, numb
   let seq = 0;
   for (let k = 0; bytes < bigMb * MB; k++) {
     for (const e of sample) {
-      const copy = { ...e, seq: seq++, runId: `${e.runId}-${k}`, parentRunId: e.parentRunId === null ? null : `${e.parentRunId}-${k}` } as TrajectoryEvent;
+      const copy = {
+        ...e,
+        seq: seq++,
+        runId: `${e.runId}-${k}`,
+        parentRunId: e.parentRunId === null ? null : `${e.parentRunId}-${k}`,
+      } as TrajectoryEvent;
       big.append(copy);
       bytes += JSON.stringify(copy).length + 1;
     }
@@ -238,7 +302,10 @@ async function numbersToBeat(reps: number): Promise<VsReference[]> {
   // Aggregation, 21 calls with a 5-call floor: inspect; one batch of 17 counts (concurrent) and one
   // combining call; submit.
   const aggScript = writeScript('aggregate', [
-    { match: { kind: 'rlm', turn: 1 }, reply: repl("const items = context.split('\\n');\nprint(items.length, JSON.stringify(items.slice(0, 2)));") },
+    {
+      match: { kind: 'rlm', turn: 1 },
+      reply: repl("const items = context.split('\\n');\nprint(items.length, JSON.stringify(items.slice(0, 2)));"),
+    },
     {
       match: { kind: 'rlm', turn: 2 },
       reply: repl(
@@ -251,7 +318,16 @@ async function numbersToBeat(reps: number): Promise<VsReference[]> {
   const aggFile = join(work, 'tickets.txt');
   writeFileSync(aggFile, tickets.items.join('\n'));
   const cases = [
-    { name: '21-call batched aggregation', script: aggScript, file: aggFile, query: 'How many tickets have the label billing?', expect: String(tickets.counts['billing']), calls: 21, floorS: 1.5, referenceS: 1.96 },
+    {
+      name: '21-call batched aggregation',
+      script: aggScript,
+      file: aggFile,
+      query: 'How many tickets have the label billing?',
+      expect: String(tickets.counts['billing']),
+      calls: 21,
+      floorS: 1.5,
+      referenceS: 1.96,
+    },
     ...[
       { mb: 4, referenceS: 1.36 },
       { mb: 40, referenceS: 2.24 },
@@ -259,7 +335,16 @@ async function numbersToBeat(reps: number): Promise<VsReference[]> {
       const ctx = needleContext(n.mb * 1_000_000, 42);
       const file = join(work, `needle-${n.mb}.txt`);
       writeFileSync(file, ctx.text);
-      return { name: `${n.mb} MB needle search`, script: needleScript, file, query: 'What is the magic number?', expect: ctx.answer, calls: 3, floorS: 0.9, referenceS: n.referenceS };
+      return {
+        name: `${n.mb} MB needle search`,
+        script: needleScript,
+        file,
+        query: 'What is the magic number?',
+        expect: ctx.answer,
+        calls: 3,
+        floorS: 0.9,
+        referenceS: n.referenceS,
+      };
     }),
   ];
   const rows: VsReference[] = [];
@@ -271,14 +356,40 @@ async function numbersToBeat(reps: number): Promise<VsReference[]> {
       // One untimed run fills the compile cache, as any second use of the command would.
       for (let i = 0; i <= reps; i++) {
         const t0 = performance.now();
-        const out = execFileSync(join(root, 'bin/rlm-studio'), ['run', '--context', c.file, '--query', c.query, '--base-url', mock.url, '--model', 'mock-root', '--max-concurrency', '32', '--json'], { encoding: 'utf8', maxBuffer: 64 * MB });
+        const out = execFileSync(
+          join(root, 'bin/rlm-studio'),
+          [
+            'run',
+            '--context',
+            c.file,
+            '--query',
+            c.query,
+            '--base-url',
+            mock.url,
+            '--model',
+            'mock-root',
+            '--max-concurrency',
+            '32',
+            '--json',
+          ],
+          { encoding: 'utf8', maxBuffer: 64 * MB },
+        );
         const s = (performance.now() - t0) / 1000;
         const res = JSON.parse(out) as { answer: string; usage: { calls: number } };
         if (i > 0) times.push(s);
         ok &&= res.answer === c.expect && res.usage.calls === c.calls;
       }
       const ours = median(times);
-      rows.push({ name: c.name, calls: c.calls, floorS: c.floorS, referenceS: c.referenceS, oursS: r3(ours), vsReference: r3(ours / c.referenceS), vsFloor: r3(ours / c.floorS), answerOk: ok });
+      rows.push({
+        name: c.name,
+        calls: c.calls,
+        floorS: c.floorS,
+        referenceS: c.referenceS,
+        oursS: r3(ours),
+        vsReference: r3(ours / c.referenceS),
+        vsFloor: r3(ours / c.floorS),
+        answerOk: ok,
+      });
       log(`vs reference ${c.name}: ${r3(ours)} s`);
     } finally {
       await mock.close();
@@ -291,18 +402,40 @@ async function numbersToBeat(reps: number): Promise<VsReference[]> {
 
 function table(rows: Record<string, unknown>[], cols: string[]): string {
   const fmt = (v: unknown): string => (typeof v === 'number' ? String(v) : v === undefined ? '' : String(v));
-  return [`| ${cols.join(' | ')} |`, `| ${cols.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${cols.map((c) => fmt(r[c])).join(' | ')} |`)].join('\n');
+  return [
+    `| ${cols.join(' | ')} |`,
+    `| ${cols.map(() => '---').join(' | ')} |`,
+    ...rows.map((r) => `| ${cols.map((c) => fmt(r[c])).join(' | ')} |`),
+  ].join('\n');
 }
 
 const started = performance.now();
 const config = quick
-  ? { latencyMs: 50, sizes: [2 ** 13], calls: 200, callLatencyMs: 20, contexts: [{ mb: 1, shape: 'string' as const }, { mb: 16, shape: 'string' as const }], reps: 5, events: 20_000, bigMb: 5, vsReps: 1 }
+  ? {
+      latencyMs: 50,
+      sizes: [2 ** 13],
+      calls: 200,
+      callLatencyMs: 20,
+      contexts: [
+        { mb: 1, shape: 'string' as const },
+        { mb: 16, shape: 'string' as const },
+      ],
+      reps: 5,
+      events: 20_000,
+      bigMb: 5,
+      vsReps: 1,
+    }
   : {
       latencyMs: 200,
       sizes: [2 ** 13, 2 ** 16, 2 ** 18, 2 ** 20],
       calls: 1000,
       callLatencyMs: 50,
-      contexts: [{ mb: 1, shape: 'string' as const }, { mb: 100, shape: 'string' as const }, { mb: 1024, shape: 'string' as const }, { mb: 1024, shape: 'array' as const }],
+      contexts: [
+        { mb: 1, shape: 'string' as const },
+        { mb: 100, shape: 'string' as const },
+        { mb: 1024, shape: 'string' as const },
+        { mb: 1024, shape: 'array' as const },
+      ],
       reps: 20,
       events: 200_000,
       bigMb: 100,
@@ -342,9 +475,18 @@ try {
     '',
     '## DESIGN.md "Numbers to beat": whole process, 300 ms per call',
     '',
-    'Wall time of `./bin/rlm-studio run … --json` from spawn to exit (median), mock-llm `--script` replies shaped like the reference\'s scripted model. Target: ≤ 0.8 × reference and ≤ 1.3 × floor.',
+    "Wall time of `./bin/rlm-studio run … --json` from spawn to exit (median), mock-llm `--script` replies shaped like the reference's scripted model. Target: ≤ 0.8 × reference and ≤ 1.3 × floor.",
     '',
-    table(report.numbersToBeat as unknown as Record<string, unknown>[], ['name', 'calls', 'floorS', 'referenceS', 'oursS', 'vsReference', 'vsFloor', 'answerOk']),
+    table(report.numbersToBeat as unknown as Record<string, unknown>[], [
+      'name',
+      'calls',
+      'floorS',
+      'referenceS',
+      'oursS',
+      'vsReference',
+      'vsFloor',
+      'answerOk',
+    ]),
     '',
     `## Engine overhead (session wall ÷ model latency on the critical path, ${config.latencyMs} ms per call; goal ≤ 1.05)`,
     '',
@@ -354,12 +496,27 @@ try {
     '',
     `## Concurrency (${config.calls} batched sub-calls at ${config.callLatencyMs} ms each; ratio = achieved calls/s ÷ ideal)`,
     '',
-    table(report.concurrency as unknown as Record<string, unknown>[], ['concurrency', 'calls', 'batchMs', 'idealMs', 'callsPerSec', 'idealCallsPerSec', 'ratio']),
+    table(report.concurrency as unknown as Record<string, unknown>[], [
+      'concurrency',
+      'calls',
+      'batchMs',
+      'idealMs',
+      'callsPerSec',
+      'idealCallsPerSec',
+      'ratio',
+    ]),
     '',
     '## Context scale (fresh process per size: read the file, load into the REPL, first block; peak RSS ÷ context size)',
     '',
     table(
-      report.contextScale.map((r) => ({ ...r, readMs: typeof r['readMs'] === 'number' ? r2(r['readMs']) : '', loadMs: typeof r['loadMs'] === 'number' ? r2(r['loadMs']) : '', firstBlockMs: typeof r['firstBlockMs'] === 'number' ? r2(r['firstBlockMs']) : '', peakOverSize: typeof r['peakOverSize'] === 'number' ? r2(r['peakOverSize']) : '', peakRssMb: typeof r['peakRssBytes'] === 'number' ? Math.round(r['peakRssBytes'] / MB) : '' })),
+      report.contextScale.map((r) => ({
+        ...r,
+        readMs: typeof r['readMs'] === 'number' ? r2(r['readMs']) : '',
+        loadMs: typeof r['loadMs'] === 'number' ? r2(r['loadMs']) : '',
+        firstBlockMs: typeof r['firstBlockMs'] === 'number' ? r2(r['firstBlockMs']) : '',
+        peakOverSize: typeof r['peakOverSize'] === 'number' ? r2(r['peakOverSize']) : '',
+        peakRssMb: typeof r['peakRssBytes'] === 'number' ? Math.round(r['peakRssBytes'] / MB) : '',
+      })),
       ['sizeMb', 'shape', 'ok', 'readMs', 'loadMs', 'firstBlockMs', 'peakRssMb', 'peakOverSize', 'error'],
     ),
     '',

@@ -14,8 +14,16 @@ const store = createStudioStore();
 const token = new URLSearchParams(window.location.search).get('token');
 // A host session's raw log, read by the parse worker (served by `rlm-studio serve`; not in Electron).
 const logUrlOf = (sessionId: string): string | null =>
-  token && (window.location.protocol === 'http:' || window.location.protocol === 'https:') ? `${window.location.origin}/api/log?session=${encodeURIComponent(sessionId)}&token=${encodeURIComponent(token)}` : null;
-const services = new Services(store, carrierForPage(window.location, window), () => new Worker(new URL('./workers/parse.worker.ts', import.meta.url), { type: 'module' }), logUrlOf, shareableHtmlFrom(document.baseURI));
+  token && (window.location.protocol === 'http:' || window.location.protocol === 'https:')
+    ? `${window.location.origin}/api/log?session=${encodeURIComponent(sessionId)}&token=${encodeURIComponent(token)}`
+    : null;
+const services = new Services(
+  store,
+  carrierForPage(window.location, window),
+  () => new Worker(new URL('./workers/parse.worker.ts', import.meta.url), { type: 'module' }),
+  logUrlOf,
+  shareableHtmlFrom(document.baseURI),
+);
 services.prewarm();
 // For end-to-end tests and the console: read-only handles, no secrets.
 (window as unknown as { __rlmStudio: unknown }).__rlmStudio = { store, services };

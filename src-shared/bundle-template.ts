@@ -5,9 +5,9 @@
 // goes in the same way.
 
 /** Where the name goes: inside an attribute value of the data block. */
-export const NAME_MARK = '__RLM_STUDIO_BUNDLE_NAME__';
+const NAME_MARK = '__RLM_STUDIO_BUNDLE_NAME__';
 /** Where the log goes: the data block's content. */
-export const LOG_MARK = '__RLM_STUDIO_BUNDLE_LOG__';
+const LOG_MARK = '__RLM_STUDIO_BUNDLE_LOG__';
 /** The data block the template holds (the build puts it in place of the page's placeholder). */
 export const LOG_ELEMENT = `<script id="rlm-log" type="application/x-rlm-log+gzip+base64" data-name="${NAME_MARK}">${LOG_MARK}</script>`;
 export const LOG_ELEMENT_ID = 'rlm-log';

@@ -12,15 +12,15 @@ export type RunId = Brand<string, 'RunId'>;
 export type CallId = Brand<string, 'CallId'>;
 export type SessionId = Brand<string, 'SessionId'>;
 /** Milliseconds. */
-export type Ms = number;
+type Ms = number;
 /** US dollars. */
-export type Usd = number;
+type Usd = number;
 
 export const asRunId = (s: string): RunId => s as RunId;
 export const asCallId = (s: string): CallId => s as CallId;
 export const asSessionId = (s: string): SessionId => s as SessionId;
 
-export type Role = 'system' | 'user' | 'assistant';
+type Role = 'system' | 'user' | 'assistant';
 export interface ChatMessage {
   role: Role;
   content: string;
@@ -33,15 +33,7 @@ export interface Usage {
   costUsd: Usd | null;
 }
 
-export type StopReason =
-  | 'answered'
-  | 'max_iterations'
-  | 'max_budget'
-  | 'max_timeout'
-  | 'max_tokens'
-  | 'max_errors'
-  | 'cancelled'
-  | 'error';
+export type StopReason = 'answered' | 'max_iterations' | 'max_budget' | 'max_timeout' | 'max_tokens' | 'max_errors' | 'cancelled' | 'error';
 
 export const STOP_REASONS: readonly StopReason[] = [
   'answered',
@@ -381,14 +373,8 @@ export type TrajectoryEvent =
   | LimitEvent
   | RunEndEvent;
 
-export type EventType = TrajectoryEvent['type'];
-
 /** An event before the sink stamps `v`, `seq`, `t` and `ts`. */
-export type EventDraft = TrajectoryEvent extends infer E
-  ? E extends TrajectoryEvent
-    ? Omit<E, 'v' | 'seq' | 't' | 'ts'>
-    : never
-  : never;
+export type EventDraft = TrajectoryEvent extends infer E ? (E extends TrajectoryEvent ? Omit<E, 'v' | 'seq' | 't' | 'ts'> : never) : never;
 
 /** Where the engine sends its events. It has no idea who listens. */
 export interface EventSink {

@@ -57,7 +57,9 @@ export const EndpointProfile = z.strictObject({
   /** Web mode: the environment variable holding the key. Desktop: a keychain entry name. */
   apiKeyRef: z.string().max(200).nullable().default(null),
   /** USD per million tokens, by model name; overrides the built-in table. */
-  prices: z.record(z.string(), z.strictObject({ inputPerMTok: z.number().nonnegative(), outputPerMTok: z.number().nonnegative() })).default({}),
+  prices: z
+    .record(z.string(), z.strictObject({ inputPerMTok: z.number().nonnegative(), outputPerMTok: z.number().nonnegative() }))
+    .default({}),
   /** The REPL its sessions use unless the new run says otherwise (absent: JavaScript). */
   repl: ReplLanguageInput.optional(),
   /** Replaces the built-in system prompt for its sessions (absent: the built-in one). */
@@ -235,7 +237,11 @@ export const Command = z.discriminatedUnion('type', [
    * profile without `apiKeyRef` gets one. Web mode refuses: keys come from the environment.
    * The reply never carries the key.
    */
-  z.strictObject({ type: z.literal('profiles.setKey'), profile: z.string().min(1).max(100), key: z.string().min(1).max(10_000).nullable() }),
+  z.strictObject({
+    type: z.literal('profiles.setKey'),
+    profile: z.string().min(1).max(100),
+    key: z.string().min(1).max(10_000).nullable(),
+  }),
   z.strictObject({ type: z.literal('runs.recent'), limit: positiveInt.max(1000).default(50) }),
   z.strictObject({ type: z.literal('subscribe'), sessionId, fromSeq: nonNegInt.default(0) }),
   z.strictObject({ type: z.literal('unsubscribe'), sessionId }),

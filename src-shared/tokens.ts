@@ -4,7 +4,7 @@
 // rounded up, so native and imported logs of the same messages agree.
 import type { ChatMessage } from './events.ts';
 
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 
 /** Estimated tokens of a message list: its characters / 4, rounded up (no per-message overhead). */
 export function estimateTokens(messages: readonly Pick<ChatMessage, 'content'>[]): number {

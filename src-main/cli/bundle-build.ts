@@ -56,11 +56,25 @@ export function buildBundleTemplate(target: string): void {
   // Pieces of each build in a folder of its own: builds of two UI folders may run at once.
   const pieces = mkdtempSync(join(tmpdir(), 'rlm-bundle-pieces-'));
   try {
-    execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '-c', join(repoRoot, 'vite.bundle.config.ts'), '--logLevel', 'warn', '--outDir', pieces, '--emptyOutDir'], {
-      cwd: repoRoot,
-      env: { ...process.env, NODE_ENV: 'production' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    execFileSync(
+      process.execPath,
+      [
+        join(repoRoot, 'node_modules/vite/bin/vite.js'),
+        'build',
+        '-c',
+        join(repoRoot, 'vite.bundle.config.ts'),
+        '--logLevel',
+        'warn',
+        '--outDir',
+        pieces,
+        '--emptyOutDir',
+      ],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, NODE_ENV: 'production' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     const page = join(pieces, 'bundle/index.html');
     const html = inlineAssets(readFileSync(page, 'utf8'), (ref) => readFileSync(resolve(dirname(page), ref), 'utf8'));
     mkdirSync(dirname(target), { recursive: true });

@@ -5,11 +5,7 @@ import { UsageError } from './errors.ts';
 import { exitProcess, pythonUsed } from '../sandbox/python/lifecycle.ts';
 
 const program = new Command();
-program
-  .name('rlm-studio')
-  .description('Run, record and inspect Recursive Language Models.')
-  .showHelpAfterError()
-  .exitOverride();
+program.name('rlm-studio').description('Run, record and inspect Recursive Language Models.').showHelpAfterError().exitOverride();
 
 await registerCommands(program, process.argv);
 

@@ -1,13 +1,21 @@
 // Option parsing shared by the commands: number parsers that name the option in their
 // error, and the limit options `run` and `eval` both take (scripts rely on these names).
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { CHILD_LLM_MODELS, type ChildLlmModel, MAX_ERRORS_MODES, type MaxErrorsMode, REPL_LANGUAGES, type ReplLanguage } from '../../src-shared/events.ts';
+import {
+  CHILD_LLM_MODELS,
+  type ChildLlmModel,
+  MAX_ERRORS_MODES,
+  type MaxErrorsMode,
+  REPL_LANGUAGES,
+  type ReplLanguage,
+} from '../../src-shared/events.ts';
 import { DEFAULTS, type SessionSettings } from '../engine/config.ts';
 
 export function positiveInt(name: string) {
   return (v: string): number => {
     const n = Number(v);
-    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got "${v}".`);
+    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < 1)
+      throw new InvalidArgumentError(`${name} must be a positive integer, got "${v}".`);
     return n;
   };
 }
@@ -20,7 +28,7 @@ export function nonNegativeInt(name: string) {
   };
 }
 
-export function positiveNumber(name: string) {
+function positiveNumber(name: string) {
   return (v: string): number => {
     const n = Number(v);
     if (v.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${v}".`);
@@ -68,27 +76,42 @@ export function addLimitOptions(cmd: Command): Command {
         `recursion cap: rlm_query spawns children while depth + 1 < n; 0 = no REPL, one plain call with the whole context and query, the reference's baseline (default ${DEFAULTS.maxDepth})`,
       ).argParser(nonNegativeInt('--max-depth')),
     )
-    .addOption(new Option('--max-iterations <n>', 'turns per run before asking for a final answer').argParser(positiveInt('--max-iterations')))
-    .addOption(new Option('--max-budget <usd>', 'stop when a session has spent this many dollars').argParser(positiveNumber('--max-budget')))
+    .addOption(
+      new Option('--max-iterations <n>', 'turns per run before asking for a final answer').argParser(positiveInt('--max-iterations')),
+    )
+    .addOption(
+      new Option('--max-budget <usd>', 'stop when a session has spent this many dollars').argParser(positiveNumber('--max-budget')),
+    )
     .addOption(new Option('--max-timeout <seconds>', 'stop a session after this much wall time').argParser(positiveNumber('--max-timeout')))
     .addOption(new Option('--max-tokens <n>', 'stop when input+output tokens exceed n').argParser(positiveInt('--max-tokens')))
-    .addOption(new Option('--max-errors <n>', 'stop after n consecutive iterations with errors (see --max-errors-mode; default: no limit)').argParser(positiveInt('--max-errors')))
+    .addOption(
+      new Option(
+        '--max-errors <n>',
+        'stop after n consecutive iterations with errors (see --max-errors-mode; default: no limit)',
+      ).argParser(positiveInt('--max-errors')),
+    )
     .addOption(
       new Option(
         '--max-errors-mode <mode>',
         `what --max-errors counts: thrown = iterations with a block that raised, stderr = any stderr output too, as the reference counts (default ${DEFAULTS.maxErrorsMode})`,
       ).choices(MAX_ERRORS_MODES),
     )
-    .addOption(new Option('--max-concurrency <n>', 'sets both --max-concurrency-llm and --max-concurrency-rlm').argParser(positiveInt('--max-concurrency')))
     .addOption(
-      new Option('--max-concurrency-llm <n>', `concurrent calls within one llm_query_batched (default ${DEFAULTS.maxConcurrencyLlm}, as the reference)`).argParser(
-        positiveInt('--max-concurrency-llm'),
+      new Option('--max-concurrency <n>', 'sets both --max-concurrency-llm and --max-concurrency-rlm').argParser(
+        positiveInt('--max-concurrency'),
       ),
     )
     .addOption(
-      new Option('--max-concurrency-rlm <n>', `concurrent child runs within one rlm_query_batched (default ${DEFAULTS.maxConcurrencyRlm}, as the reference)`).argParser(
-        positiveInt('--max-concurrency-rlm'),
-      ),
+      new Option(
+        '--max-concurrency-llm <n>',
+        `concurrent calls within one llm_query_batched (default ${DEFAULTS.maxConcurrencyLlm}, as the reference)`,
+      ).argParser(positiveInt('--max-concurrency-llm')),
+    )
+    .addOption(
+      new Option(
+        '--max-concurrency-rlm <n>',
+        `concurrent child runs within one rlm_query_batched (default ${DEFAULTS.maxConcurrencyRlm}, as the reference)`,
+      ).argParser(positiveInt('--max-concurrency-rlm')),
     )
     .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
     .option('--final-patterns', 'paper-era protocol: FINAL(answer) / FINAL_VAR(name) in replies (code included) and as REPL functions')

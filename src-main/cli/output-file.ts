@@ -13,7 +13,11 @@ export async function fileSink(path: string): Promise<Sink> {
   await new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve());
     stream.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EEXIST' ? new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`) : new UsageError(`${path}: cannot create it (${err.code ?? err.message})`)),
+      reject(
+        err.code === 'EEXIST'
+          ? new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`)
+          : new UsageError(`${path}: cannot create it (${err.code ?? err.message})`),
+      ),
     );
   });
   return {

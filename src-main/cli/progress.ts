@@ -11,7 +11,9 @@ export function progressLine(e: TrajectoryEvent): string | null {
   const pad = e.depth === 0 ? '' : `${'  '.repeat(e.depth)}[${e.runId}] `;
   switch (e.type) {
     case 'run.start':
-      return e.depth === 0 ? `${pad}run ${e.runId}${e.turn > 0 ? ` (turn ${e.turn})` : ''}: ${e.model}, context ${e.context.type} of ${e.context.totalChars} chars` : `${pad}child run started (depth ${e.depth})`;
+      return e.depth === 0
+        ? `${pad}run ${e.runId}${e.turn > 0 ? ` (turn ${e.turn})` : ''}: ${e.model}, context ${e.context.type} of ${e.context.totalChars} chars`
+        : `${pad}child run started (depth ${e.depth})`;
     case 'iteration.start':
       return `${pad}iteration ${e.iteration}`;
     case 'model.reply':

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from
 import { dirname, join, resolve } from 'node:path';
 import { BUNDLE_TEMPLATE, buildBundleTemplate } from './bundle-build.ts';
 
-export const repoRoot = resolve(import.meta.dirname, '../..');
+const repoRoot = resolve(import.meta.dirname, '../..');
 
 /** Where the desktop shell loads the UI from (beside dist/electron); fixed by its bundle. */
 export const defaultRendererDist = join(repoRoot, 'dist/renderer');
@@ -18,7 +18,14 @@ export const defaultRendererDist = join(repoRoot, 'dist/renderer');
 export const rendererDist = process.env['RLM_STUDIO_UI_DIR'] ? resolve(process.env['RLM_STUDIO_UI_DIR']) : defaultRendererDist;
 
 /** Everything the build reads: a change to any of them makes the built UI stale. */
-export const rendererSources: readonly string[] = ['src-renderer', 'src-shared', 'vite.config.ts', 'package-lock.json', 'vite.bundle.config.ts', 'src-main/cli/bundle-build.ts'].map((p) => join(repoRoot, p));
+export const rendererSources: readonly string[] = [
+  'src-renderer',
+  'src-shared',
+  'vite.config.ts',
+  'package-lock.json',
+  'vite.bundle.config.ts',
+  'src-main/cli/bundle-build.ts',
+].map((p) => join(repoRoot, p));
 
 function newest(path: string): number {
   if (!existsSync(path)) return 0;
@@ -67,7 +74,8 @@ function withBuildLock(dist: string, fn: () => void): void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const age = ageMs(lock);
       if (age !== null && age > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
-      else if (Date.now() > giveUp) throw new Error(`another build of the UI has held ${lock} for too long; remove it if no build is running`, { cause: err });
+      else if (Date.now() > giveUp)
+        throw new Error(`another build of the UI has held ${lock} for too long; remove it if no build is running`, { cause: err });
       else sleepSync(200);
     }
   }
@@ -90,12 +98,16 @@ export function ensureRendererBuilt(dist: string = rendererDist): void {
     process.stderr.write(`rlm-studio: building the UI into ${dist} (it is missing or older than its sources)\n`);
     const fresh = `${dist}.new-${process.pid}`;
     try {
-      execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', '--outDir', fresh, '--emptyOutDir'], {
-        cwd: repoRoot,
-        // Vitest runs this with NODE_ENV=test, which would make Vite build React's development bundle.
-        env: { ...process.env, NODE_ENV: 'production' },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
+      execFileSync(
+        process.execPath,
+        [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', '--outDir', fresh, '--emptyOutDir'],
+        {
+          cwd: repoRoot,
+          // Vitest runs this with NODE_ENV=test, which would make Vite build React's development bundle.
+          env: { ...process.env, NODE_ENV: 'production' },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      );
       buildBundleTemplate(join(fresh, BUNDLE_TEMPLATE));
     } catch {
       rmSync(fresh, { recursive: true, force: true });

@@ -50,20 +50,36 @@ const SAMPLING_FLAGS: readonly { key: keyof Sampling; flag: string; value: strin
   { key: 'temperature', flag: 'temperature', value: '<t>', help: 'sampling temperature (≥ 0)' },
   { key: 'topP', flag: 'top-p', value: '<p>', help: 'nucleus sampling top_p, in (0, 1]' },
   { key: 'seed', flag: 'seed', value: '<n>', help: 'sampling seed (integer)' },
-  { key: 'maxOutputTokens', flag: 'max-output-tokens', value: '<n>', help: 'cap on the tokens of each reply (sent as max_completion_tokens)' },
+  {
+    key: 'maxOutputTokens',
+    flag: 'max-output-tokens',
+    value: '<n>',
+    help: 'cap on the tokens of each reply (sent as max_completion_tokens)',
+  },
 ];
 
 /** `--sub-base-url`, `--sub-api-key-env` and the sampling flags of both roles. */
 export function addRoleOptions(cmd: Command): Command {
   cmd
-    .addOption(new Option('--sub-base-url <url>', 'OpenAI-compatible endpoint for sub-calls (llm_query, batched, rlm_query at max depth); default: --base-url').argParser(urlArg('--sub-base-url')))
+    .addOption(
+      new Option(
+        '--sub-base-url <url>',
+        'OpenAI-compatible endpoint for sub-calls (llm_query, batched, rlm_query at max depth); default: --base-url',
+      ).argParser(urlArg('--sub-base-url')),
+    )
     .option('--sub-api-key-env <var>', 'environment variable holding the key of --sub-base-url (default OPENAI_API_KEY)');
   for (const s of SAMPLING_FLAGS) {
-    cmd.addOption(new Option(`--${s.flag} ${s.value}`, `${s.help} for root calls (the turns of the root and of child runs)`).argParser(samplingArg(`--${s.flag}`, s.key)));
+    cmd.addOption(
+      new Option(`--${s.flag} ${s.value}`, `${s.help} for root calls (the turns of the root and of child runs)`).argParser(
+        samplingArg(`--${s.flag}`, s.key),
+      ),
+    );
   }
   for (const s of SAMPLING_FLAGS) {
     cmd.addOption(
-      new Option(`--sub-${s.flag} ${s.value}`, `${s.help} for sub-calls (default: --${s.flag} unless --sub-base-url is given)`).argParser(samplingArg(`--sub-${s.flag}`, s.key)),
+      new Option(`--sub-${s.flag} ${s.value}`, `${s.help} for sub-calls (default: --${s.flag} unless --sub-base-url is given)`).argParser(
+        samplingArg(`--sub-${s.flag}`, s.key),
+      ),
     );
   }
   return cmd;
@@ -74,7 +90,7 @@ export function rootSampling(o: RoleOptions): Sampling {
 }
 
 /** The sub-calls' own flags only. */
-export function subSamplingFlags(o: RoleOptions): Sampling {
+function subSamplingFlags(o: RoleOptions): Sampling {
   return pick({ temperature: o.subTemperature, topP: o.subTopP, seed: o.subSeed, maxOutputTokens: o.subMaxOutputTokens });
 }
 
@@ -85,7 +101,7 @@ function pick(s: Sampling): Sampling {
 }
 
 /** The key in `envVar` (default OPENAI_API_KEY); a named variable that is unset is an error naming `flag`. */
-export function apiKeyFrom(envVar: string | undefined, flag: string): string {
+function apiKeyFrom(envVar: string | undefined, flag: string): string {
   const key = process.env[envVar ?? 'OPENAI_API_KEY'];
   if (key) return key;
   if (envVar) throw new UsageError(`${flag} ${envVar}: that environment variable is not set`);

@@ -20,7 +20,9 @@ export function reportContext(sections: number, charsPerSection: number, seed: n
   for (let i = 0; i < sections; i++) {
     const topic = TOPICS[i % TOPICS.length]!;
     topics.push(topic);
-    parts.push(`## Section ${i + 1}: ${topic}\nThis section is about ${topic}. ${filler(rand, charsPerSection)}\nKey finding: ${topic} affected ${10 + Math.floor(rand() * 90)} customers.`);
+    parts.push(
+      `## Section ${i + 1}: ${topic}\nThis section is about ${topic}. ${filler(rand, charsPerSection)}\nKey finding: ${topic} affected ${10 + Math.floor(rand() * 90)} customers.`,
+    );
   }
   return { text: parts.join('\n\n'), topics };
 }

@@ -52,7 +52,9 @@ export class KeychainFile {
   set(ref: string, key: string | null): void {
     if (!REF.test(ref)) throw new Error(`"${ref}" is not a valid key reference`);
     if (key !== null && !this.safe.isEncryptionAvailable()) {
-      throw new Error('the OS keychain is not available (safeStorage cannot encrypt here), so the key was not stored; set it in the environment instead');
+      throw new Error(
+        'the OS keychain is not available (safeStorage cannot encrypt here), so the key was not stored; set it in the environment instead',
+      );
     }
     const all = this.readRaw();
     if (key === null) delete all[ref];

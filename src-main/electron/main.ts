@@ -65,12 +65,22 @@ function trusted(event: IpcMainEventLike): boolean {
  */
 function utilityLaunch(keychain: KeychainFile): (entry: string, env: NodeJS.ProcessEnv) => HostChild {
   return (entry, env) => {
-    const child = utilityProcess.fork(entry, [], { serviceName: 'RLM Studio host', env, execArgv: ['--no-node-snapshot'], stdio: 'inherit' });
+    const child = utilityProcess.fork(entry, [], {
+      serviceName: 'RLM Studio host',
+      env,
+      execArgv: ['--no-node-snapshot'],
+      stdio: 'inherit',
+    });
     const broker = new WorkerBroker({
       // Workers get this process's environment, not the host's (which holds keychain keys):
       // a worker receives only its own session's key, in its start message.
       forkWorker: () =>
-        utilityProcess.fork(workerEntry, [], { serviceName: 'RLM Studio session', env: { ...process.env }, execArgv: ['--no-node-snapshot'], stdio: ['ignore', 'ignore', 'pipe'] }),
+        utilityProcess.fork(workerEntry, [], {
+          serviceName: 'RLM Studio session',
+          env: { ...process.env },
+          execArgv: ['--no-node-snapshot'],
+          stdio: ['ignore', 'ignore', 'pipe'],
+        }),
       channel: () => new MessageChannelMain(),
       toHost: (m, transfer) => child.postMessage(m, transfer as Electron.MessagePortMain[] | undefined),
       setKey: (ref, key) => keychain.set(ref, key),
@@ -134,7 +144,8 @@ async function main(): Promise<void> {
     const url = new URL(request.url);
     const headers = { 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff' };
     if (url.host !== 'rlm-studio') return new Response('not found', { status: 404 });
-    if (!existsSync(join(rendererDir, 'index.html'))) return new Response(NOT_BUILT, { headers: { ...headers, 'Content-Type': 'text/html' } });
+    if (!existsSync(join(rendererDir, 'index.html')))
+      return new Response(NOT_BUILT, { headers: { ...headers, 'Content-Type': 'text/html' } });
     const file = resolve(rendererDir, `.${decodeURIComponent(url.pathname)}`);
     if (file !== rendererDir && !file.startsWith(rendererDir + sep)) return new Response('forbidden', { status: 403 });
     const res = await net.fetch(pathToFileURL(existsSync(file) ? file : join(rendererDir, 'index.html')).toString());

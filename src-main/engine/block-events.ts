@@ -5,7 +5,9 @@ import type { ExecResult } from '../sandbox/types.ts';
 
 const ms = (x: number): number => Math.round(x * 1000) / 1000;
 
-export function blockEndFields(res: ExecResult): Pick<BlockEndEvent, 'stdout' | 'stderr' | 'error' | 'durationMs' | 'cpuMs' | 'submitted' | 'variables' | 'replReset' | 'locals'> {
+export function blockEndFields(
+  res: ExecResult,
+): Pick<BlockEndEvent, 'stdout' | 'stderr' | 'error' | 'durationMs' | 'cpuMs' | 'submitted' | 'variables' | 'replReset' | 'locals'> {
   return {
     stdout: res.stdout,
     stderr: res.stderr,

@@ -34,5 +34,8 @@ export function findFinalSignal(text: string): FinalSignal | null {
 
 /** A FINAL_VAR argument as a variable name: the reference strips blanks, then double, then single quotes. */
 function stripName(raw: string): string {
-  return raw.trim().replace(/^"+|"+$/g, '').replace(/^'+|'+$/g, '');
+  return raw
+    .trim()
+    .replace(/^"+|"+$/g, '')
+    .replace(/^'+|'+$/g, '');
 }

@@ -1,5 +1,13 @@
 // What a run is configured with. Limits use the reference library's meaning.
-import { CHILD_LLM_MODELS, type ChildLlmModel, type Limits, MAX_ERRORS_MODES, type MaxErrorsMode, REPL_LANGUAGES, type ReplLanguage } from '../../src-shared/events.ts';
+import {
+  CHILD_LLM_MODELS,
+  type ChildLlmModel,
+  type Limits,
+  MAX_ERRORS_MODES,
+  type MaxErrorsMode,
+  REPL_LANGUAGES,
+  type ReplLanguage,
+} from '../../src-shared/events.ts';
 import type { LmClient } from '../lm/types.ts';
 import type { HostFunction, SandboxValue } from '../sandbox/types.ts';
 import type { EngineGates } from './gates.ts';
@@ -173,8 +181,23 @@ export function validateConfig(c: RlmConfig): void {
   if (c.compactionThreshold !== undefined && !(c.compactionThreshold > 0 && c.compactionThreshold <= 1)) {
     throw new RangeError(`compactionThreshold must be in (0, 1], got ${c.compactionThreshold}`);
   }
-  const reserved = new Set(['context', 'history', 'answer', 'print', 'llm_query', 'llm_query_batched', 'rlm_query', 'rlm_query_batched', 'SHOW_VARS', 'FINAL_VAR', 'FINAL']);
-  for (const [which, tools] of [['tools', c.tools], ['subTools', c.subTools]] as const) {
+  const reserved = new Set([
+    'context',
+    'history',
+    'answer',
+    'print',
+    'llm_query',
+    'llm_query_batched',
+    'rlm_query',
+    'rlm_query_batched',
+    'SHOW_VARS',
+    'FINAL_VAR',
+    'FINAL',
+  ]);
+  for (const [which, tools] of [
+    ['tools', c.tools],
+    ['subTools', c.subTools],
+  ] as const) {
     const clash = Object.keys(tools ?? {}).filter((n) => reserved.has(n) || /^(context|history)_\d+$/.test(n));
     if (clash.length > 0) throw new RangeError(`${which} use reserved names: ${clash.join(', ')}`);
   }

@@ -32,7 +32,7 @@ export interface DirectRunParams {
 }
 
 /** The one message of a direct call: the context as text (JSON for an array or object), then the query. */
-export function directPrompt(context: SandboxValue, query: string | null): string {
+function directPrompt(context: SandboxValue, query: string | null): string {
   const text = typeof context === 'string' ? context : JSON.stringify(context, null, 2);
   return query === null || query === '' ? text : `${text}\n\n${query}`;
 }
@@ -108,5 +108,14 @@ export async function runDirect(p: DirectRunParams): Promise<RunOutcome> {
   const durationMs = Math.round(performance.now() - started);
   const usage = ledger.summary();
   p.sink.emit({ type: 'run.end', ...envelope, answer, stopReason, message, iterations: 0, durationMs, usage });
-  return { runId: p.runId, answer, stopReason, message, iterations: 0, durationMs, usage: { ...usage, byModel: ledger.byModel() }, messages };
+  return {
+    runId: p.runId,
+    answer,
+    stopReason,
+    message,
+    iterations: 0,
+    durationMs,
+    usage: { ...usage, byModel: ledger.byModel() },
+    messages,
+  };
 }

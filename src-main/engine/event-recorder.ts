@@ -1,11 +1,6 @@
 // Stamps event drafts (version, sequence, session-relative time, wall clock) and hands
 // them to every listener in order. The engine only sees the EventSink side.
-import {
-  EVENT_SCHEMA_VERSION,
-  type EventDraft,
-  type EventSink,
-  type TrajectoryEvent,
-} from '../../src-shared/events.ts';
+import { EVENT_SCHEMA_VERSION, type EventDraft, type EventSink, type TrajectoryEvent } from '../../src-shared/events.ts';
 
 export type EventListener = (event: TrajectoryEvent) => void;
 

@@ -5,4 +5,10 @@ export type { EngineGates, GateRun, ReplyEdit } from './gates.ts';
 export type { RunOutcome } from './run.ts';
 export { RlmSession, type SessionOptions, type CompletionOptions, type ReplFactory } from './session.ts';
 export { EventRecorder, type EventListener } from './event-recorder.ts';
-export { DEFAULT_EXAMPLE_BUDGET, renderWorkedExample, workedExamplesSection, WorkedExampleError, type WorkedExample } from './worked-example.ts';
+export {
+  DEFAULT_EXAMPLE_BUDGET,
+  renderWorkedExample,
+  workedExamplesSection,
+  WorkedExampleError,
+  type WorkedExample,
+} from './worked-example.ts';

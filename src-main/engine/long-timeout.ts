@@ -2,7 +2,7 @@
 // 1 ms instead, so a longer delay is waited out in steps.
 
 /** Node's largest timer delay. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Calls `fn` once `ms` have passed (however large); returns the function that cancels it. */
 export function setLongTimeout(fn: () => void, ms: number): () => void {

@@ -8,10 +8,10 @@ import { subLmBudgets, type SubLmBudgets } from './sub-lm-budgets.ts';
 import { MARKERS } from '../lm/prompt-markers.ts';
 
 /** How many chunk lengths the metadata message lists before eliding the rest. */
-export const MAX_LISTED_CHUNKS = 100;
+const MAX_LISTED_CHUNKS = 100;
 
 /** Budgets quoted when the sub-model's window is not known (the table's default window). */
-export const DEFAULT_SUB_LM_BUDGETS: SubLmBudgets = subLmBudgets(DEFAULT_CONTEXT_WINDOW);
+const DEFAULT_SUB_LM_BUDGETS: SubLmBudgets = subLmBudgets(DEFAULT_CONTEXT_WINDOW);
 
 export interface ToolDescription {
   name: string;
@@ -32,7 +32,7 @@ export interface SystemPromptOptions {
 }
 
 /** One sentence on the model a child run's `llm_query` uses, for prompts that describe child runs. */
-export function childLlmModelSentence(which: ChildLlmModel): string {
+function childLlmModelSentence(which: ChildLlmModel): string {
   return which === 'own'
     ? "A child RLM's `llm_query` calls go to the child's own model (the one named in `rlm_query(prompt, model)`, else yours)."
     : "A child RLM's `llm_query` calls go to the same sub-LM as yours.";
@@ -97,7 +97,7 @@ const fence = (code: string): string => `\`\`\`repl\n${code}\n\`\`\``;
 const chars = (n: number): string => n.toLocaleString('en-US');
 
 /** The custom tools as the system prompt lists them, one line each ('' when there are none). */
-export function formatToolList(tools: ToolDescription[]): string {
+function formatToolList(tools: ToolDescription[]): string {
   return tools.map((t) => `- \`${t.name}\`: ${t.description}`).join('\n');
 }
 
@@ -106,12 +106,19 @@ export function defaultToolDescription(value: unknown, language: ReplLanguage = 
   if (typeof value === 'function') return 'a custom function';
   if (language === 'javascript') return `a custom ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value} value`;
   const type =
-    value === null ? 'None'
-    : Array.isArray(value) ? 'list'
-    : typeof value === 'string' ? 'str'
-    : typeof value === 'boolean' ? 'bool'
-    : typeof value === 'number' ? (Number.isInteger(value) ? 'int' : 'float')
-    : 'dict';
+    value === null
+      ? 'None'
+      : Array.isArray(value)
+        ? 'list'
+        : typeof value === 'string'
+          ? 'str'
+          : typeof value === 'boolean'
+            ? 'bool'
+            : typeof value === 'number'
+              ? Number.isInteger(value)
+                ? 'int'
+                : 'float'
+              : 'dict';
   return `a custom ${type} value`;
 }
 
@@ -175,7 +182,7 @@ ${finish}`;
 }
 
 /** The context's type as the REPL's language names it. */
-export function contextTypeName(meta: ContextMeta, language: ReplLanguage = 'javascript'): string {
+function contextTypeName(meta: ContextMeta, language: ReplLanguage = 'javascript'): string {
   if (language === 'python') return meta.type === 'string' ? 'str' : meta.type === 'array' ? 'list' : 'dict';
   return meta.type;
 }
@@ -189,8 +196,7 @@ export function buildMetadataMessage(
   budgets: SubLmBudgets = DEFAULT_SUB_LM_BUDGETS,
 ): string {
   const listed = meta.chunkLengths.slice(0, MAX_LISTED_CHUNKS).join(', ');
-  const more =
-    meta.chunkLengths.length > MAX_LISTED_CHUNKS ? `, … and ${meta.chunkLengths.length - MAX_LISTED_CHUNKS} more` : '';
+  const more = meta.chunkLengths.length > MAX_LISTED_CHUNKS ? `, … and ${meta.chunkLengths.length - MAX_LISTED_CHUNKS} more` : '';
   const n = meta.chunkLengths.length;
   const chunks =
     meta.type === 'string'
@@ -213,9 +219,7 @@ export interface TurnPromptOptions {
 export function buildTurnPrompt(o: TurnPromptOptions): string {
   const parts: string[] = [];
   if (o.turn === 1) {
-    parts.push(
-      'You have not looked at the context yet. Start by inspecting it in the REPL; do not answer before you have seen it.',
-    );
+    parts.push('You have not looked at the context yet. Start by inspecting it in the REPL; do not answer before you have seen it.');
   }
   parts.push(`Turn ${o.turn}/${o.maxIterations}:`);
   if (o.contextCount > 1) {
@@ -240,7 +244,7 @@ export interface BlockOutput {
 /** Characters of one block's formatted output the model sees before the rest is cut. */
 export const OUTPUT_CAP_CHARS = 20_000;
 
-export function truncateForModel(text: string, cap = OUTPUT_CAP_CHARS): string {
+function truncateForModel(text: string, cap = OUTPUT_CAP_CHARS): string {
   if (text.length <= cap) return text;
   return `${text.slice(0, cap)}\n... [${text.length - cap} more characters cut]`;
 }
@@ -263,11 +267,8 @@ function formatBlock(b: BlockOutput, language: ReplLanguage): string {
 /** One user message with every block's output, each block capped separately. */
 export function buildReplOutputMessage(blocks: BlockOutput[], language: ReplLanguage = 'javascript'): string {
   if (blocks.length === 1) return `${MARKERS.replOutput}:\n${truncateForModel(formatBlock(blocks[0]!, language))}`;
-  return blocks
-    .map((b, i) => `${MARKERS.replOutput} (block ${i + 1}):\n${truncateForModel(formatBlock(b, language))}`)
-    .join('\n\n');
+  return blocks.map((b, i) => `${MARKERS.replOutput} (block ${i + 1}):\n${truncateForModel(formatBlock(b, language))}`).join('\n\n');
 }
-
 
 export function compactionNote(count: number): string {
   return `The conversation was compacted ${count} time${count === 1 ? '' : 's'}; the summary above replaces it. Continue from there without redoing finished work: SHOW_VARS() lists your variables and \`history\` holds the full earlier conversation.`;

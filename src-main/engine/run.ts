@@ -207,7 +207,10 @@ export class RlmRun implements SubcallBridge {
           });
     return [
       { role: 'system', content: system + (this.examples.length > 0 ? workedExamplesSection(this.examples, this.language) : '') },
-      { role: 'user', content: buildMetadataMessage(describeContext(this.p.context), this.p.query, this.language, subLmBudgets(this.llmQueryModel)) },
+      {
+        role: 'user',
+        content: buildMetadataMessage(describeContext(this.p.context), this.p.query, this.language, subLmBudgets(this.llmQueryModel)),
+      },
     ];
   }
 
@@ -223,12 +226,18 @@ export class RlmRun implements SubcallBridge {
       subModel: this.cfg.subModel ?? null,
       query: this.p.query,
       context: describeContext(this.p.context),
-      limits: { ...this.limits, maxBudgetUsd: this.p.budgetUsd, maxTimeoutMs: this.p.deadline === null ? null : Math.max(0, Math.round(this.p.deadline - performance.now())) },
+      limits: {
+        ...this.limits,
+        maxBudgetUsd: this.p.budgetUsd,
+        maxTimeoutMs: this.p.deadline === null ? null : Math.max(0, Math.round(this.p.deadline - performance.now())),
+      },
       // Copies: listeners keep events, and the history array goes on changing.
       messages: [...this.messages],
       tools: Object.keys(this.p.tools),
       repl: this.language,
-      ...(this.examples.length > 0 ? { examples: this.examples.map((e) => ({ source: e.source, chars: e.text.length, repl: e.repl })) } : {}),
+      ...(this.examples.length > 0
+        ? { examples: this.examples.map((e) => ({ source: e.source, chars: e.text.length, repl: e.repl })) }
+        : {}),
     });
 
     let answer: string | null = null;
@@ -294,7 +303,10 @@ export class RlmRun implements SubcallBridge {
   private checkLimitsAfterTurn(consecutiveErrors: number, lastError: string | null): void {
     const { maxErrors, maxTokens } = this.limits;
     if (maxErrors !== null && consecutiveErrors >= maxErrors) {
-      throw new StopRun('max_errors', `${consecutiveErrors} consecutive iterations with errors (limit ${maxErrors}); last: ${lastError ?? 'unknown'}`);
+      throw new StopRun(
+        'max_errors',
+        `${consecutiveErrors} consecutive iterations with errors (limit ${maxErrors}); last: ${lastError ?? 'unknown'}`,
+      );
     }
     const spent = this.p.ledger.totals.costUsd;
     if (this.p.budgetUsd !== null && spent > this.p.budgetUsd) {
@@ -314,7 +326,16 @@ export class RlmRun implements SubcallBridge {
     const usage = this.p.ledger.summary();
     const iterations = Math.min(this.iteration, this.limits.maxIterations);
     this.sink.emit({ type: 'run.end', ...this.envelope(), answer, stopReason, message, iterations, durationMs, usage });
-    return { runId: this.p.runId, answer, stopReason, message, iterations, durationMs, usage: { ...usage, byModel: this.p.ledger.byModel() }, messages: this.messages };
+    return {
+      runId: this.p.runId,
+      answer,
+      stopReason,
+      message,
+      iterations,
+      durationMs,
+      usage: { ...usage, byModel: this.p.ledger.byModel() },
+      messages: this.messages,
+    };
   }
 
   /** Calls the run's model with the history plus `transient` messages that are not kept. */
@@ -327,7 +348,14 @@ export class RlmRun implements SubcallBridge {
       reply = await this.cfg.client.complete({ model: this.p.model, messages, signal: this.abort.signal, ...(onSent ? { onSent } : {}) });
     } catch (err) {
       if (this.abort.signal.aborted) throw this.asStop(err);
-      this.sink.emit({ type: 'model.error', ...this.envelope(), iteration: this.iteration, purpose, model: this.p.model, message: errorText(err) });
+      this.sink.emit({
+        type: 'model.error',
+        ...this.envelope(),
+        iteration: this.iteration,
+        purpose,
+        model: this.p.model,
+        message: errorText(err),
+      });
       throw new StopRun('error', `model call failed: ${errorText(err)}`);
     } finally {
       this.p.onModelCallSent?.(); // clients that give no hint: at the latest when the call ends
@@ -551,15 +579,29 @@ export class RlmRun implements SubcallBridge {
   }
 
   /** Records the start of a sub-call; returns its id and the function that records its end. */
-  private beginSubcall(
-    fields: { prompt: string; model: string; site: CallSite; kind: SubcallKind; leaf: boolean; batch: Batch | null; childRunId: RunId | null },
-  ): { callId: CallId; end: (response: string, error: string | null, usage?: Usage) => string } {
+  private beginSubcall(fields: {
+    prompt: string;
+    model: string;
+    site: CallSite;
+    kind: SubcallKind;
+    leaf: boolean;
+    batch: Batch | null;
+    childRunId: RunId | null;
+  }): { callId: CallId; end: (response: string, error: string | null, usage?: Usage) => string } {
     const callId = this.p.services.newCallId();
     const { site, ...rest } = fields;
     this.sink.emit({ type: 'subcall.start', ...this.envelope(), callId, iteration: site.iteration, block: site.block, ...rest });
     const t0 = performance.now();
     const end = (response: string, error: string | null, usage: Usage = ZERO_USAGE): string => {
-      this.sink.emit({ type: 'subcall.end', ...this.envelope(), callId, response, error, usage, latencyMs: Math.round(performance.now() - t0) });
+      this.sink.emit({
+        type: 'subcall.end',
+        ...this.envelope(),
+        callId,
+        response,
+        error,
+        usage,
+        latencyMs: Math.round(performance.now() - t0),
+      });
       return response;
     };
     return { callId, end };
@@ -598,12 +640,7 @@ export class RlmRun implements SubcallBridge {
     return model === this.cfg.model && subModel !== undefined && subModel !== null && subModel !== this.cfg.model ? client : subClient;
   }
 
-  private async childRun(
-    prompt: string,
-    modelArg: string | undefined,
-    site: CallSite,
-    batch: Batch | null,
-  ): Promise<string> {
+  private async childRun(prompt: string, modelArg: string | undefined, site: CallSite, batch: Batch | null): Promise<string> {
     const svc = this.p.services;
     const resolved = this.resolveModel(modelArg);
     const model = 'model' in resolved ? (modelArg ? resolved.model : this.p.model) : (modelArg ?? '');
@@ -626,7 +663,11 @@ export class RlmRun implements SubcallBridge {
     try {
       let child: RlmRun | null = null;
       // The REPL needs its bridge before the run that answers it exists.
-      repl = await svc.createChildRepl(prompt, tools, forwardingBridge(() => child));
+      repl = await svc.createChildRepl(
+        prompt,
+        tools,
+        forwardingBridge(() => child),
+      );
       child = new RlmRun({
         services: svc,
         runId: childRunId,
@@ -650,7 +691,10 @@ export class RlmRun implements SubcallBridge {
       const out = await child.run();
       if (out.stopReason === 'answered' || out.stopReason === 'max_iterations') return end(out.answer ?? '', null);
       const partial = out.answer ? ` Partial answer: ${out.answer}` : '';
-      return end(`Error: child RLM stopped (${out.stopReason}): ${out.message ?? ''}.${partial}`, `${out.stopReason}: ${out.message ?? ''}`);
+      return end(
+        `Error: child RLM stopped (${out.stopReason}): ${out.message ?? ''}.${partial}`,
+        `${out.stopReason}: ${out.message ?? ''}`,
+      );
     } catch (err) {
       return end(`Error: child RLM failed - ${errorText(err)}`, errorText(err));
     } finally {

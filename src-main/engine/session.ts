@@ -50,7 +50,11 @@ function deferredRepl(ready: Promise<Repl>, begin: () => void): Repl {
     setGlobal: async (name, value) => (await repl()).setGlobal(name, value),
     execute: async (code, site) => (await repl()).execute(code, site),
     listVariables: async () => (await repl()).listVariables(),
-    dispose: () => void ready.then((r) => r.dispose(), () => undefined),
+    dispose: () =>
+      void ready.then(
+        (r) => r.dispose(),
+        () => undefined,
+      ),
   };
 }
 
@@ -149,7 +153,12 @@ export class RlmSession {
     const go = new Promise<void>((resolve) => (begin = resolve));
     const setup = go.then(async (): Promise<Repl> => {
       if (this.repl === null || !persistent) {
-        const repl = await this.replFactory(this.replOptions(tools, forwardingBridge(() => this.current)));
+        const repl = await this.replFactory(
+          this.replOptions(
+            tools,
+            forwardingBridge(() => this.current),
+          ),
+        );
         this.repl = repl;
         // A persistent session's fresh REPL: the earlier turns' contexts and histories first.
         for (let i = 0; persistent && i < contextIndex; i++) await repl.addContext(i, this.pastContexts[i] ?? '');

@@ -104,10 +104,13 @@ export async function loadToolsModule(path: string): Promise<Record<string, Tool
   if ('default' in mod) {
     const d = mod['default'];
     if (!isPlainObject(d)) {
-      throw new ToolsModuleError(`--tools ${path}: the default export must be a plain object of tools; export each tool by name instead (export const name = …)`);
+      throw new ToolsModuleError(
+        `--tools ${path}: the default export must be a plain object of tools; export each tool by name instead (export const name = …)`,
+      );
     }
     for (const [k, v] of Object.entries(d)) {
-      if (k in mod && k !== 'default') throw new ToolsModuleError(`--tools ${path}: \`${k}\` is both a named export and a key of the default export`);
+      if (k in mod && k !== 'default')
+        throw new ToolsModuleError(`--tools ${path}: \`${k}\` is both a named export and a key of the default export`);
       entries.push([k, v]);
     }
   }

@@ -151,7 +151,9 @@ export function renderWorkedExample(state: TrajectoryState, source: string, budg
     if (text.length <= budget) return { source, repl: language, text };
   }
   if (order.length === 0) shortest = render(title, query, turns, answer, outputCap, answerCap).length;
-  throw new WorkedExampleError(`the example budget of ${budget} characters is too small for ${source}: its shortest rendering has ${shortest}`);
+  throw new WorkedExampleError(
+    `the example budget of ${budget} characters is too small for ${source}: its shortest rendering has ${shortest}`,
+  );
 }
 
 /**
@@ -172,7 +174,10 @@ function middleOutOrder(n: number): number[] {
 export function workedExamplesSection(examples: WorkedExample[], language: ReplLanguage): string {
   const name = (l: ReplLanguage): string => (l === 'python' ? 'Python' : 'JavaScript');
   const blocks = examples.map((e, i) => {
-    const note = e.repl === language ? '' : `\n(This example's code is ${name(e.repl)}; your REPL is ${name(language)}: take the approach, write it in ${name(language)}.)`;
+    const note =
+      e.repl === language
+        ? ''
+        : `\n(This example's code is ${name(e.repl)}; your REPL is ${name(language)}: take the approach, write it in ${name(language)}.)`;
     return `--- Worked example ${i + 1} ---\n${e.text}${note}`;
   });
   return `\n\nWorked examples\nThe following ${examples.length === 1 ? 'is a run' : 'are runs'} on other contexts and queries, recorded earlier and shortened, to show the way of working. ${examples.length === 1 ? 'Its' : 'Their'} data, variables and answers are not yours: your context is in your REPL.\n\n${blocks.join('\n\n')}`;

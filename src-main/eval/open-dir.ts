@@ -73,15 +73,34 @@ export function readEvalDir(path: string): EvalOverview {
   const resultsPath = join(dir, 'results.jsonl');
   const metaPath = join(dir, 'eval.json');
   if (!existsSync(resultsPath) && !existsSync(metaPath)) {
-    throw new EvalDirError('bad_request', `${path} is not an evaluation directory: it has neither results.jsonl nor eval.json (written by rlm-studio eval --out)`);
+    throw new EvalDirError(
+      'bad_request',
+      `${path} is not an evaluation directory: it has neither results.jsonl nor eval.json (written by rlm-studio eval --out)`,
+    );
   }
   const problems: string[] = [];
 
-  let settings: EvalSettings = { dataset: null, model: null, subModel: null, maxDepth: null, maxIterations: null, baseUrl: null, createdAt: null };
+  let settings: EvalSettings = {
+    dataset: null,
+    model: null,
+    subModel: null,
+    maxDepth: null,
+    maxIterations: null,
+    baseUrl: null,
+    createdAt: null,
+  };
   if (existsSync(metaPath)) {
     try {
       const m = EvalJson.parse(JSON.parse(readFileSync(metaPath, 'utf8')));
-      settings = { dataset: m.dataset, model: m.model, subModel: m.subModel, maxDepth: m.maxDepth, maxIterations: m.maxIterations, baseUrl: m.baseUrl, createdAt: m.createdAt };
+      settings = {
+        dataset: m.dataset,
+        model: m.model,
+        subModel: m.subModel,
+        maxDepth: m.maxDepth,
+        maxIterations: m.maxIterations,
+        baseUrl: m.baseUrl,
+        createdAt: m.createdAt,
+      };
     } catch (err) {
       problems.push(`eval.json is unreadable (${(err as Error).message.split('\n')[0]}); settings unknown`);
     }
@@ -107,13 +126,19 @@ export function readEvalDir(path: string): EvalOverview {
     try {
       raw = JSON.parse(line);
     } catch {
-      problems.push(last ? `results.jsonl line ${i + 1} is incomplete (cut off mid-write?) and was skipped` : `results.jsonl line ${i + 1} is not JSON and was skipped`);
+      problems.push(
+        last
+          ? `results.jsonl line ${i + 1} is incomplete (cut off mid-write?) and was skipped`
+          : `results.jsonl line ${i + 1} is not JSON and was skipped`,
+      );
       return;
     }
     const r = ResultLine.safeParse(raw);
     if (!r.success) {
       const issue = r.error.issues[0];
-      problems.push(`results.jsonl line ${i + 1} is not a task result (${issue ? `${issue.path.join('.') || 'line'}: ${issue.message}` : 'invalid'}) and was skipped`);
+      problems.push(
+        `results.jsonl line ${i + 1} is not a task result (${issue ? `${issue.path.join('.') || 'line'}: ${issue.message}` : 'invalid'}) and was skipped`,
+      );
       return;
     }
     const d = r.data;

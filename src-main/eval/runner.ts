@@ -70,7 +70,10 @@ function configKey(o: EvalOptions, dataset: Dataset): Record<string, unknown> {
     systemPrompt: o.systemPrompt === undefined ? null : createHash('sha256').update(o.systemPrompt).digest('hex').slice(0, 16),
     tools: o.tools === undefined ? null : Object.keys(o.tools).sort(),
     // Each example by its file and the hash of its rendering (which the budget shapes).
-    examples: o.examples === undefined || o.examples.length === 0 ? null : o.examples.map((e) => ({ source: e.source, text: createHash('sha256').update(e.text).digest('hex').slice(0, 16) })),
+    examples:
+      o.examples === undefined || o.examples.length === 0
+        ? null
+        : o.examples.map((e) => ({ source: e.source, text: createHash('sha256').update(e.text).digest('hex').slice(0, 16) })),
     // Absent (null) when unset, so evaluations recorded before these existed still resume.
     sampling: o.roles && Object.keys(o.roles.sampling).length > 0 ? o.roles.sampling : null,
     subCalls: o.roles?.sub ?? null,
@@ -83,7 +86,11 @@ function checkConfig(metaPath: string, key: Record<string, unknown>, baseUrl: st
     return;
   }
   // Evaluations recorded before Python ran JavaScript (and routed a child's llm_query to the sub model).
-  const prev: Record<string, unknown> = { repl: 'javascript', childLlmModel: 'sub', ...(JSON.parse(readFileSync(metaPath, 'utf8')) as Record<string, unknown>) };
+  const prev: Record<string, unknown> = {
+    repl: 'javascript',
+    childLlmModel: 'sub',
+    ...(JSON.parse(readFileSync(metaPath, 'utf8')) as Record<string, unknown>),
+  };
   const diff = Object.keys(key).filter((k) => JSON.stringify(prev[k] ?? null) !== JSON.stringify(key[k] ?? null));
   if (diff.length > 0) {
     throw new EvalConfigError(
@@ -107,7 +114,8 @@ function logPathFor(logsDir: string, id: string): string {
 
 export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
   // Refused here, not task by task: every session would fail the same way.
-  if ((o.examples?.length ?? 0) > 0 && o.maxDepth === 0) throw new EvalConfigError('worked examples need a REPL: maxDepth 0 is a direct call with no code to write');
+  if ((o.examples?.length ?? 0) > 0 && o.maxDepth === 0)
+    throw new EvalConfigError('worked examples need a REPL: maxDepth 0 is a direct call with no code to write');
   const dataset = await readDataset(o.dataset);
   const outDir = resolve(o.outDir);
   const logsDir = join(outDir, 'logs');
@@ -162,7 +170,9 @@ export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
   writeFileSync(join(outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   writeFileSync(join(outDir, 'summary.md'), summaryMarkdown(summary));
   const interrupted = o.signal?.aborted ?? false;
-  say(`eval: ${summary.finished}/${summary.tasks} finished, accuracy ${Number.isFinite(summary.accuracy) ? summary.accuracy.toFixed(3) : '–'}, ${summary.correct} correct${interrupted ? ' (interrupted: run the same command again to resume)' : ''}; ${join(outDir, 'summary.md')}`);
+  say(
+    `eval: ${summary.finished}/${summary.tasks} finished, accuracy ${Number.isFinite(summary.accuracy) ? summary.accuracy.toFixed(3) : '–'}, ${summary.correct} correct${interrupted ? ' (interrupted: run the same command again to resume)' : ''}; ${join(outDir, 'summary.md')}`,
+  );
   return { summary, ran, skipped, interrupted, outDir };
 }
 
@@ -202,11 +212,17 @@ async function runTask(task: EvalTask, dataset: Dataset, logsDir: string, o: Eva
   let outcome: RunOutcome;
   let session: RlmSession | null = null;
   try {
-    const { dataset: _dataset, outDir: _outDir, baseUrl: _baseUrl, parallel: _parallel, onProgress: _onProgress, signal: _signal, roles: _roles, ...config } = o;
-    session = new RlmSession(
-      config,
-      { sink: recorder },
-    );
+    const {
+      dataset: _dataset,
+      outDir: _outDir,
+      baseUrl: _baseUrl,
+      parallel: _parallel,
+      onProgress: _onProgress,
+      signal: _signal,
+      roles: _roles,
+      ...config
+    } = o;
+    session = new RlmSession(config, { sink: recorder });
     outcome = await session.completion(context, task.query, o.signal ? { signal: o.signal } : {});
   } catch (err) {
     return { ...failed((err as Error).message), logFile: log.path };

@@ -3,7 +3,7 @@ import { quartiles, type Quartiles } from '../../src-shared/trajectory/analytics
 import { addByModel, roundedByModel, type UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import type { TaskResult } from './results.ts';
 
-export interface GroupSummary {
+interface GroupSummary {
   n: number;
   meanScore: number;
   correct: number;
@@ -45,7 +45,10 @@ function group(rs: TaskResult[]): GroupSummary {
   };
 }
 
-export function summarize(results: TaskResult[], meta: { dataset: string; model: string; subModel: string | null; maxDepth: number; tasks: number }): EvalSummary {
+export function summarize(
+  results: TaskResult[],
+  meta: { dataset: string; model: string; subModel: string | null; maxDepth: number; tasks: number },
+): EvalSummary {
   const byKind: EvalSummary['byKind'] = {};
   const byKindSize: EvalSummary['byKindSize'] = {};
   const kinds = [...new Set(results.map((r) => r.kind))].sort();
@@ -93,7 +96,8 @@ export function summaryMarkdown(s: EvalSummary): string {
     '| kind | size (tokens) | n | mean score | correct | runtime p25 / p50 / p75 | cost p50 |',
     '| --- | ---: | ---: | ---: | ---: | --- | ---: |',
     ...Object.values(s.byKindSize).map(
-      (g) => `| ${g.kind} | ${g.sizeTokens ?? '–'} | ${g.n} | ${f(g.meanScore)} | ${g.correct} | ${sec(g.durationMs.p25)} / ${sec(g.durationMs.p50)} / ${sec(g.durationMs.p75)} | ${usd(g.costUsd.p50)} |`,
+      (g) =>
+        `| ${g.kind} | ${g.sizeTokens ?? '–'} | ${g.n} | ${f(g.meanScore)} | ${g.correct} | ${sec(g.durationMs.p25)} / ${sec(g.durationMs.p50)} / ${sec(g.durationMs.p75)} | ${usd(g.costUsd.p50)} |`,
     ),
     '',
     '| over all tasks | min | p25 | p50 | p75 | p95 | max |',
@@ -102,14 +106,20 @@ export function summaryMarkdown(s: EvalSummary): string {
     `| cost | ${usd(s.costUsd.min)} | ${usd(s.costUsd.p25)} | ${usd(s.costUsd.p50)} | ${usd(s.costUsd.p75)} | ${usd(s.costUsd.p95)} | ${usd(s.costUsd.max)} |`,
     `| model calls | ${f(s.calls.min, 0)} | ${f(s.calls.p25, 1)} | ${f(s.calls.p50, 1)} | ${f(s.calls.p75, 1)} | ${f(s.calls.p95, 1)} | ${f(s.calls.max, 0)} |`,
     '',
-    `Stop reasons: ${Object.entries(s.stopReasons).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}.`,
+    `Stop reasons: ${
+      Object.entries(s.stopReasons)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }.`,
     '',
     ...(Object.keys(s.byModel).length === 0
       ? []
       : [
           '| model | calls | input tokens | output tokens | cost |',
           '| --- | ---: | ---: | ---: | ---: |',
-          ...Object.entries(s.byModel).map(([m, u]) => `| ${m} | ${u.calls} | ${u.inputTokens} | ${u.outputTokens} | ${u.costUsd === null ? '–' : usd(u.costUsd)} |`),
+          ...Object.entries(s.byModel).map(
+            ([m, u]) => `| ${m} | ${u.calls} | ${u.inputTokens} | ${u.outputTokens} | ${u.costUsd === null ? '–' : usd(u.costUsd)} |`,
+          ),
           '',
         ]),
   ];

@@ -42,7 +42,7 @@ export const WHERE_FIELDS = [
 ] as const;
 type WhereField = (typeof WHERE_FIELDS)[number];
 
-export function whereFields(l: CallLine): Record<WhereField, string | number | boolean> {
+function whereFields(l: CallLine): Record<WhereField, string | number | boolean> {
   return {
     kind: l.kind,
     leaf: l.leaf,

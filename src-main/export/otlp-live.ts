@@ -21,7 +21,8 @@ function reporting(inner: SpanExporter, url: string, warn: (m: string) => void):
   return {
     export: (spans, done) =>
       inner.export(spans, (r) => {
-        if (r.code !== ExportResultCode.SUCCESS && !failing) warn(`rlm-studio: OTLP collector ${url} did not take ${spans.length} span(s): ${r.error?.message ?? 'failed'}\n`);
+        if (r.code !== ExportResultCode.SUCCESS && !failing)
+          warn(`rlm-studio: OTLP collector ${url} did not take ${spans.length} span(s): ${r.error?.message ?? 'failed'}\n`);
         failing = r.code !== ExportResultCode.SUCCESS;
         done(r);
       }),
@@ -39,7 +40,12 @@ export class OtlpLiveExporter {
     this.content = o.content;
     const exporter = reporting(collectorExporter(o), tracesUrl(o.endpoint), o.warn);
     // A big session ends many spans at once (a run's blocks and calls); the default queue of 2048 would drop some.
-    this.processor = new BatchSpanProcessor({ exporter, scheduledDelayMillis: o.delayMs ?? 1000, maxQueueSize: 65_536, maxExportBatchSize: 256 });
+    this.processor = new BatchSpanProcessor({
+      exporter,
+      scheduledDelayMillis: o.delayMs ?? 1000,
+      maxQueueSize: 65_536,
+      maxExportBatchSize: 256,
+    });
   }
 
   /** Events of one live session, in order, as they arrive. */

@@ -25,7 +25,8 @@ export function tracesUrl(endpoint: string): string {
   } catch {
     throw new OtlpTargetError(`--endpoint ${JSON.stringify(endpoint)} is not a URL (expected e.g. http://localhost:4318)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OtlpTargetError(`--endpoint ${endpoint}: OTLP/HTTP needs an http: or https: URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new OtlpTargetError(`--endpoint ${endpoint}: OTLP/HTTP needs an http: or https: URL`);
   if (!url.pathname.endsWith(TRACES_PATH)) url.pathname = `${url.pathname.replace(/\/+$/, '')}${TRACES_PATH}`;
   return url.toString();
 }

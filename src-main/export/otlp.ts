@@ -31,20 +31,29 @@ import {
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from '@opentelemetry/semantic-conventions/incubating';
-import type { BlockStartEvent, CallId, ChatMessage, RunId, RunStartEvent, SubcallStartEvent, TrajectoryEvent, Usage } from '../../src-shared/events.ts';
+import type {
+  BlockStartEvent,
+  CallId,
+  ChatMessage,
+  RunId,
+  RunStartEvent,
+  SubcallStartEvent,
+  TrajectoryEvent,
+  Usage,
+} from '../../src-shared/events.ts';
 import { ModelCallFolder } from '../../src-shared/trajectory/model-calls.ts';
 
 /** What the agent spans call the agent. */
-export const AGENT_NAME = 'rlm';
+const AGENT_NAME = 'rlm';
 /** The REPL as the tool the blocks execute. */
-export const REPL_TOOL = 'repl';
+const REPL_TOOL = 'repl';
 /**
  * Every model request goes through an OpenAI-compatible client; the conventions ask for
  * `openai` in that case whatever serves the endpoint.
  */
 const PROVIDER = 'openai';
 
-export const OTLP_RESOURCE: Resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'rlm-studio' });
+const OTLP_RESOURCE: Resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'rlm-studio' });
 const SCOPE: InstrumentationScope = { name: 'rlm-studio' };
 
 export interface OtlpMapOptions {
@@ -54,7 +63,10 @@ export interface OtlpMapOptions {
 
 /** A hex id of `bytes` bytes derived from the session and a key, never all zeros (invalid in OTLP). */
 function derivedId(sessionId: string, key: string, bytes: number): string {
-  const hex = createHash('sha256').update(`${sessionId}\u0000${key}`).digest('hex').slice(0, bytes * 2);
+  const hex = createHash('sha256')
+    .update(`${sessionId}\u0000${key}`)
+    .digest('hex')
+    .slice(0, bytes * 2);
   return /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
 }
 
@@ -180,7 +192,15 @@ export class OtlpSpanFolder {
         // A child run hangs under the block whose code spawned it.
         const parentSpanId = place === null ? null : this.blockSpanId(place.runId, place.iteration, place.block);
         if (place !== null) this.spawned.add(e.runId);
-        this.runs.set(e.runId, { start: e, traceId: rootTrace, spanId: runSpanIdOf(this.sessionId, e.runId), parentSpanId, modelCalls: 0, lastT: e.t, events: [] });
+        this.runs.set(e.runId, {
+          start: e,
+          traceId: rootTrace,
+          spanId: runSpanIdOf(this.sessionId, e.runId),
+          parentSpanId,
+          modelCalls: 0,
+          lastT: e.t,
+          events: [],
+        });
         return;
       }
       case 'run.end': {
@@ -196,7 +216,9 @@ export class OtlpSpanFolder {
         if (this.opts.content && e.answer !== null) attrs[ATTR_GEN_AI_OUTPUT_MESSAGES] = outputJson(e.answer);
         const failed = e.stopReason === 'error';
         if (failed) attrs[ATTR_ERROR_TYPE] = 'error';
-        const status: SpanStatus = failed ? { code: SpanStatusCode.ERROR, message: e.message ?? 'the run failed' } : { code: SpanStatusCode.UNSET };
+        const status: SpanStatus = failed
+          ? { code: SpanStatusCode.ERROR, message: e.message ?? 'the run failed' }
+          : { code: SpanStatusCode.UNSET };
         this.emit(this.runSpan(run, e.t, attrs, status));
         return;
       }
@@ -246,7 +268,11 @@ export class OtlpSpanFolder {
       case 'block.start': {
         const run = this.runs.get(e.runId);
         if (!run) return;
-        this.blocks.set(this.blockKey(e.runId, e.iteration, e.block), { start: e, spanId: this.blockSpanId(e.runId, e.iteration, e.block), run });
+        this.blocks.set(this.blockKey(e.runId, e.iteration, e.block), {
+          start: e,
+          spanId: this.blockSpanId(e.runId, e.iteration, e.block),
+          run,
+        });
         return;
       }
       case 'block.end': {
@@ -257,7 +283,8 @@ export class OtlpSpanFolder {
         const attrs: Attributes = { 'rlm.cpu_ms': e.cpuMs };
         if (e.replReset !== null) attrs['rlm.repl_reset'] = e.replReset;
         if (e.submitted !== null) attrs['rlm.submitted'] = true;
-        if (this.opts.content) attrs[ATTR_GEN_AI_TOOL_CALL_RESULT] = e.stderr === '' ? e.stdout : `${e.stdout}${e.stdout === '' ? '' : '\n'}${e.stderr}`;
+        if (this.opts.content)
+          attrs[ATTR_GEN_AI_TOOL_CALL_RESULT] = e.stderr === '' ? e.stdout : `${e.stdout}${e.stdout === '' ? '' : '\n'}${e.stderr}`;
         let status: SpanStatus = { code: SpanStatusCode.UNSET };
         if (e.error !== null) {
           attrs[ATTR_ERROR_TYPE] = e.error.name;
@@ -269,7 +296,12 @@ export class OtlpSpanFolder {
       case 'subcall.start': {
         const run = this.runs.get(e.runId);
         if (!run) return;
-        this.subcalls.set(e.callId, { start: e, spanId: derivedId(this.sessionId, `subcall/${e.callId}`, 8), parentSpanId: this.blockSpanId(e.runId, e.iteration, e.block), run });
+        this.subcalls.set(e.callId, {
+          start: e,
+          spanId: derivedId(this.sessionId, `subcall/${e.callId}`, 8),
+          parentSpanId: this.blockSpanId(e.runId, e.iteration, e.block),
+          run,
+        });
         return;
       }
       case 'subcall.end': {
@@ -284,13 +316,23 @@ export class OtlpSpanFolder {
         return;
       }
       case 'limit':
-        this.runs.get(e.runId)?.events.push({ time: this.hr(e.t), name: 'rlm.limit', attributes: { 'rlm.limit': e.limit, 'rlm.message': e.message } });
+        this.runs
+          .get(e.runId)
+          ?.events.push({ time: this.hr(e.t), name: 'rlm.limit', attributes: { 'rlm.limit': e.limit, 'rlm.message': e.message } });
         return;
       case 'compaction':
-        this.runs.get(e.runId)?.events.push({ time: this.hr(e.t), name: 'rlm.compaction', attributes: { 'rlm.iteration': e.iteration, 'rlm.tokens_before': e.tokensBefore } });
+        this.runs.get(e.runId)?.events.push({
+          time: this.hr(e.t),
+          name: 'rlm.compaction',
+          attributes: { 'rlm.iteration': e.iteration, 'rlm.tokens_before': e.tokensBefore },
+        });
         return;
       case 'repl.reset':
-        this.runs.get(e.runId)?.events.push({ time: this.hr(e.t), name: 'rlm.repl_reset', attributes: { 'rlm.iteration': e.iteration, 'rlm.block': e.block, 'rlm.reason': e.reason } });
+        this.runs.get(e.runId)?.events.push({
+          time: this.hr(e.t),
+          name: 'rlm.repl_reset',
+          attributes: { 'rlm.iteration': e.iteration, 'rlm.block': e.block, 'rlm.reason': e.reason },
+        });
         return;
       case 'iteration.start':
       case 'iteration.end':
@@ -396,7 +438,8 @@ export class OtlpSpanFolder {
       'rlm.subcall.kind': st.kind,
       'rlm.subcall.leaf': st.leaf,
     };
-    if (st.batch !== null) Object.assign(attrs, { 'rlm.batch.id': st.batch.batchId, 'rlm.batch.index': st.batch.index, 'rlm.batch.size': st.batch.size });
+    if (st.batch !== null)
+      Object.assign(attrs, { 'rlm.batch.id': st.batch.batchId, 'rlm.batch.index': st.batch.index, 'rlm.batch.size': st.batch.size });
     if (this.opts.content) attrs[ATTR_GEN_AI_INPUT_MESSAGES] = messagesJson([{ role: 'user', content: st.prompt }]);
     let status: SpanStatus = { code: SpanStatusCode.UNSET };
     if (error !== null) {
@@ -438,7 +481,9 @@ export class OtlpSpanFolder {
       name: p.name,
       kind: p.kind,
       spanContext: () => ctx,
-      ...(p.parentSpanId === null ? {} : { parentSpanContext: { traceId: p.traceId, spanId: p.parentSpanId, traceFlags: TraceFlags.SAMPLED } }),
+      ...(p.parentSpanId === null
+        ? {}
+        : { parentSpanContext: { traceId: p.traceId, spanId: p.parentSpanId, traceFlags: TraceFlags.SAMPLED } }),
       startTime: msToHrTime(startMs),
       endTime: msToHrTime(endMs),
       duration: msToHrTime(endMs - startMs),

@@ -59,7 +59,7 @@ function mergeRuns(messages: readonly ChatMessage[]): ChatMessage[] {
 }
 
 /** One example in a trainer's format. */
-export function formatExample(call: Pick<ModelCall, 'messages' | 'reply'>, format: SftFormat): Line {
+function formatExample(call: Pick<ModelCall, 'messages' | 'reply'>, format: SftFormat): Line {
   const reply: ChatMessage = { role: 'assistant', content: call.reply };
   switch (format) {
     case 'openai':
@@ -67,7 +67,10 @@ export function formatExample(call: Pick<ModelCall, 'messages' | 'reply'>, forma
     case 'prompt-completion':
       return { prompt: call.messages, completion: [reply] };
     case 'sharegpt': {
-      const system = call.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+      const system = call.messages
+        .filter((m) => m.role === 'system')
+        .map((m) => m.content)
+        .join('\n\n');
       const turns = mergeRuns([...call.messages.filter((m) => m.role !== 'system'), reply]);
       const conversations = turns.map((m) => ({ from: m.role === 'user' ? 'human' : 'gpt', value: m.content }));
       return system === '' ? { conversations } : { system, conversations };
@@ -220,7 +223,9 @@ export function formatSftReport(r: SftReport, output: string): string {
     for (const [reason, n] of dropped) lines.push(`  ${String(n).padStart(7)}  ${reason}`);
   }
   if (r.examples.kept > 0) {
-    lines.push(`estimated tokens per example (mean ${Math.round(r.tokens.total / r.examples.kept).toLocaleString('en-US')}, max ${r.tokens.max.toLocaleString('en-US')}):`);
+    lines.push(
+      `estimated tokens per example (mean ${Math.round(r.tokens.total / r.examples.kept).toLocaleString('en-US')}, max ${r.tokens.max.toLocaleString('en-US')}):`,
+    );
     const peak = Math.max(...r.tokenHistogram.map((b) => b.count));
     let prev = 0;
     for (const b of r.tokenHistogram) {

@@ -11,7 +11,15 @@ export const HostToBroker = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('worker.spawn'), id }),
   z.strictObject({ t: z.literal('worker.kill'), id }),
   /** Store (or, with null, remove) a key under a keychain reference. The reply never carries the key. */
-  z.strictObject({ t: z.literal('keys.set'), req: id, ref: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(200), key: z.string().min(1).max(10_000).nullable() }),
+  z.strictObject({
+    t: z.literal('keys.set'),
+    req: id,
+    ref: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .max(200),
+    key: z.string().min(1).max(10_000).nullable(),
+  }),
 ]);
 export type HostToBroker = z.infer<typeof HostToBroker>;
 

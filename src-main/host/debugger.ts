@@ -131,7 +131,11 @@ export class Debugger {
     this.events.onPause(this.paused);
   }
 
-  private async hold(kinds: BreakpointKind[], run: GateRun, at: { iteration: number; block: number | null; reply: PauseInfo['reply'] }): Promise<ReplyEdit | null> {
+  private async hold(
+    kinds: BreakpointKind[],
+    run: GateRun,
+    at: { iteration: number; block: number | null; reply: PauseInfo['reply'] },
+  ): Promise<ReplyEdit | null> {
     this.repls.set(run.runId, run.repl);
     this.beforeGate?.(run);
     if (this.cancelled) return null;

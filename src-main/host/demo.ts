@@ -5,7 +5,11 @@ import { needleContext, reportContext, ticketsContext } from '../demo/contexts.t
 export type DemoName = 'recursive' | 'needle' | 'aggregate';
 
 export const DEMO_SCENARIOS: Record<DemoName, { query: string; maxDepth: number; title: string }> = {
-  recursive: { query: 'Summarise each section of the report and what it found (recursive, per section).', maxDepth: 2, title: 'Demo: recursive report summary' },
+  recursive: {
+    query: 'Summarise each section of the report and what it found (recursive, per section).',
+    maxDepth: 2,
+    title: 'Demo: recursive report summary',
+  },
   needle: { query: 'What is the magic number hidden in the context?', maxDepth: 1, title: 'Demo: needle in 2 MB' },
   aggregate: { query: 'How many tickets have the label billing?', maxDepth: 1, title: 'Demo: count 2000 tickets' },
 };

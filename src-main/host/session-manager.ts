@@ -122,7 +122,7 @@ function keychainRefOf(profile: string): string {
   return `RLM_STUDIO_KEY_${profile.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}`;
 }
 
-export function recipePathFor(logFile: string): string {
+function recipePathFor(logFile: string): string {
   return logFile.replace(/\.rlm\.jsonl$/, '') + '.rlm.session.json';
 }
 
@@ -243,7 +243,10 @@ export class Host implements HostEndpoint {
   private async receive(client: Client, raw: unknown): Promise<void> {
     const parsed = parseClientMessage(raw);
     if (!parsed.ok) {
-      const id = typeof raw === 'object' && raw !== null && 'id' in raw && Number.isInteger((raw as { id: unknown }).id) ? Math.max(0, (raw as { id: number }).id) : 0;
+      const id =
+        typeof raw === 'object' && raw !== null && 'id' in raw && Number.isInteger((raw as { id: unknown }).id)
+          ? Math.max(0, (raw as { id: number }).id)
+          : 0;
       this.safeSend(client, { kind: 'reply', id, ok: false, error: { code: 'bad_request', message: parsed.error } });
       return;
     }
@@ -264,7 +267,8 @@ export class Host implements HostEndpoint {
     const c = msg.command;
     switch (c.type) {
       case 'hello':
-        if (c.protocol !== PROTOCOL_VERSION) throw new HostError('bad_request', `protocol ${c.protocol} is not supported; this host speaks ${PROTOCOL_VERSION}`);
+        if (c.protocol !== PROTOCOL_VERSION)
+          throw new HostError('bad_request', `protocol ${c.protocol} is not supported; this host speaks ${PROTOCOL_VERSION}`);
         return { protocol: PROTOCOL_VERSION, host: this.opts.label ?? 'rlm-studio' } satisfies Replies['hello'];
       case 'sessions.list':
         return { sessions: [...this.sessions.values()].map((s) => this.summary(s)) } satisfies Replies['sessions.list'];
@@ -564,7 +568,10 @@ export class Host implements HostEndpoint {
       try {
         await this.opts.keyStore.set(ref, null);
       } catch (err) {
-        throw new HostError('conflict', `"${name}" was deleted, but its key could not be removed from the keychain: ${(err as Error).message}`);
+        throw new HostError(
+          'conflict',
+          `"${name}" was deleted, but its key could not be removed from the keychain: ${(err as Error).message}`,
+        );
       }
     }
     return { profiles: [this.demoProfile(), ...this.profiles.list()] };
@@ -579,8 +586,13 @@ export class Host implements HostEndpoint {
     if (!profile) throw new HostError('not_found', `no endpoint profile named "${name}"`);
     let apiKey: string | null = null;
     if (profile.apiKeyRef) {
-      apiKey = this.storedKeys.get(profile.apiKeyRef) ?? this.opts.resolveKey?.(profile.apiKeyRef) ?? (this.opts.env ?? process.env)[profile.apiKeyRef] ?? null;
-      if (apiKey === null) throw new HostError('bad_request', `profile "${name}": its API key (${profile.apiKeyRef}) is not set in the host's environment`);
+      apiKey =
+        this.storedKeys.get(profile.apiKeyRef) ??
+        this.opts.resolveKey?.(profile.apiKeyRef) ??
+        (this.opts.env ?? process.env)[profile.apiKeyRef] ??
+        null;
+      if (apiKey === null)
+        throw new HostError('bad_request', `profile "${name}": its API key (${profile.apiKeyRef}) is not set in the host's environment`);
     }
     return { profile, baseUrl: profile.baseUrl, apiKey };
   }
@@ -653,7 +665,13 @@ export class Host implements HostEndpoint {
       title,
       replay: null,
       forkOf: null,
-      fromProfile: { repl: !p.repl, systemPrompt: promptFromProfile, finalPatterns: p.finalPatterns === undefined, examples: p.examples === undefined, exampleBudget: p.exampleBudget === undefined },
+      fromProfile: {
+        repl: !p.repl,
+        systemPrompt: promptFromProfile,
+        finalPatterns: p.finalPatterns === undefined,
+        examples: p.examples === undefined,
+        exampleBudget: p.exampleBudget === undefined,
+      },
     });
   }
 
@@ -736,7 +754,8 @@ export class Host implements HostEndpoint {
   private async loadExamples(recipe: SessionRecipe): Promise<WorkedExample[]> {
     const paths = recipe.examples ?? [];
     if (paths.length === 0) return [];
-    if (recipe.limits.maxDepth === 0) throw new HostError('bad_request', 'worked examples need a REPL: depth 0 is a direct call with no code to write');
+    if (recipe.limits.maxDepth === 0)
+      throw new HostError('bad_request', 'worked examples need a REPL: depth 0 is a direct call with no code to write');
     try {
       return await loadWorkedExamples(paths, recipe.exampleBudget ?? DEFAULT_EXAMPLE_BUDGET);
     } catch (err) {
@@ -904,7 +923,10 @@ export class Host implements HostEndpoint {
     const s = this.get(f.sessionId);
     const state = this.followUpState(s);
     if (!state.ready || !s.kept) {
-      throw new HostError(s.readOnly ? 'read_only' : 'conflict', `session ${s.id} cannot take a follow-up: ${state.reason ?? 'its REPL is not kept'}`);
+      throw new HostError(
+        s.readOnly ? 'read_only' : 'conflict',
+        `session ${s.id} cannot take a follow-up: ${state.reason ?? 'its REPL is not kept'}`,
+      );
     }
     if (f.context) this.checkContext(f.context);
     clearTimeout(s.kept.timer);
@@ -937,23 +959,37 @@ export class Host implements HostEndpoint {
 
   private followUpState(s: Session): { ready: boolean; reason: string | null } {
     if (s.kept) return { ready: true, reason: null };
-    if (s.readOnly) return { ready: false, reason: 'a saved or imported log keeps no REPL to continue in; fork it from an iteration instead' };
+    if (s.readOnly)
+      return { ready: false, reason: 'a saved or imported log keeps no REPL to continue in; fork it from an iteration instead' };
     if (!TERMINAL.has(s.status)) return { ready: false, reason: `the session is ${s.status}; ask once it has finished` };
     if (s.followUpGone) return { ready: false, reason: s.followUpGone };
     if (!s.followUps) return { ready: false, reason: 'a re-execution cannot be followed up' };
-    return { ready: false, reason: `a ${s.status} session's REPL is not kept; only a finished one (answered or stopped at a limit) can be followed up` };
+    return {
+      ready: false,
+      reason: `a ${s.status} session's REPL is not kept; only a finished one (answered or stopped at a limit) can be followed up`,
+    };
   }
 
   /** The worker holds this finished session's REPL: released when idle too long or when more are kept. */
   private keep(s: Session): void {
     const idleMs = this.opts.followUpIdleMs ?? 10 * 60_000;
-    const timer = setTimeout(() => this.release(s, `its REPL was released after ${Math.round(idleMs / 60_000) || '<1'} min idle; start a new run (or fork) to continue`), idleMs);
+    const timer = setTimeout(
+      () =>
+        this.release(
+          s,
+          `its REPL was released after ${Math.round(idleMs / 60_000) || '<1'} min idle; start a new run (or fork) to continue`,
+        ),
+      idleMs,
+    );
     timer.unref();
     s.kept = { since: performance.now(), timer };
     const kept = [...this.sessions.values()].filter((x) => x.kept !== null).sort((a, b) => a.kept!.since - b.kept!.since);
     const max = this.opts.followUpKeep ?? 4;
     for (const old of kept.slice(0, Math.max(0, kept.length - max))) {
-      this.release(old, `its REPL was released to make room for newer sessions (the host keeps ${max}); start a new run (or fork) to continue`);
+      this.release(
+        old,
+        `its REPL was released to make room for newer sessions (the host keeps ${max}); start a new run (or fork) to continue`,
+      );
     }
   }
 
@@ -1000,7 +1036,10 @@ export class Host implements HostEndpoint {
     if (f.iteration > last) throw new HostError('bad_request', `run ${f.runId} has ${last} iteration(s); fork at 1…${last}`);
     const runStart = srcEvents.find((e) => e.type === 'run.start' && e.runId === f.runId);
     if (runStart?.type === 'run.start' && runStart.turn > 0) {
-      throw new HostError('bad_request', `run ${f.runId} is follow-up turn ${runStart.turn}; a fork replays the first turn only, so fork a run of turn 0`);
+      throw new HostError(
+        'bad_request',
+        `run ${f.runId} is follow-up turn ${runStart.turn}; a fork replays the first turn only, so fork a run of turn 0`,
+      );
     }
     let plan: ReplayPlan;
     try {
@@ -1034,7 +1073,10 @@ export class Host implements HostEndpoint {
   private recipeForImported(src: Session, events: TrajectoryEvent[], f: ForkSession): SessionRecipe {
     const context = f.context ?? src.rerunSource?.context;
     if (!context) {
-      throw new HostError('bad_request', `session ${f.sessionId} has no recorded context (a reference-library or dropped log); give the context it was made from to fork it`);
+      throw new HostError(
+        'bad_request',
+        `session ${f.sessionId} has no recorded context (a reference-library or dropped log); give the context it was made from to fork it`,
+      );
     }
     if (!f.profile) throw new HostError('bad_request', `forking session ${f.sessionId} needs a profile: the endpoint it continues against`);
     const root = events.find((e) => e.type === 'run.start' && e.parentRunId === null);
@@ -1064,7 +1106,8 @@ export class Host implements HostEndpoint {
   private async rerun(r: RerunSession): Promise<Session> {
     if (this.closed) throw new HostError('conflict', 'the host is shutting down');
     const src = this.get(r.sessionId);
-    if (!TERMINAL.has(src.status)) throw new HostError('conflict', `session ${r.sessionId} is still ${src.status}; re-execute it once it has ended`);
+    if (!TERMINAL.has(src.status))
+      throw new HostError('conflict', `session ${r.sessionId} is still ${src.status}; re-execute it once it has ended`);
     if (src.format === 'rlm-python' && r.repl === 'javascript') {
       throw new HostError('bad_request', 'a reference-library log is Python; it cannot be re-executed as JavaScript');
     }
@@ -1074,11 +1117,21 @@ export class Host implements HostEndpoint {
       if (parsed.success) recipe = parsed.data;
     }
     const context = r.context ?? recipe?.context ?? src.rerunSource?.context;
-    if (!context) throw new HostError('bad_request', `session ${r.sessionId} has no recorded context (a reference-library or dropped log); give the context it was made from`);
+    if (!context)
+      throw new HostError(
+        'bad_request',
+        `session ${r.sessionId} has no recorded context (a reference-library or dropped log); give the context it was made from`,
+      );
     const events = await this.eventsOf(src);
     const root = events.find((e) => e.type === 'run.start' && e.parentRunId === null);
     const repl = this.languageOf(src, root?.type === 'run.start' ? root.repl : undefined, r.repl);
-    const s = this.newSession({ title: `Re-execution of ${src.title}`, status: 'starting', readOnly: false, format: 'native', rerunSource: { context, repl, tools: r.tools ?? null } });
+    const s = this.newSession({
+      title: `Re-execution of ${src.title}`,
+      status: 'starting',
+      readOnly: false,
+      format: 'native',
+      rerunSource: { context, repl, tools: r.tools ?? null },
+    });
     const created = new Date(s.createdAt);
     s.header = { ...makeHeader(asSessionId(s.id), created), repl, rerunOf: { logFile: src.logFile ?? src.title, format: src.format } };
     const logFile = join(this.opts.runsDir, nativeLogName(s.id, created));
@@ -1121,7 +1174,9 @@ export class Host implements HostEndpoint {
     // A large log is not held in memory; subscriptions stream it from the file.
     s.onDisk = size > (this.opts.inMemoryLogMaxBytes ?? 64 * 1024 * 1024);
     const problems: string[] = [];
-    const iterator = readLogBatches(abs, { onProgress: (bytesRead, totalBytes) => this.progress(s, bytesRead, totalBytes) })[Symbol.asyncIterator]();
+    const iterator = readLogBatches(abs, { onProgress: (bytesRead, totalBytes) => this.progress(s, bytesRead, totalBytes) })[
+      Symbol.asyncIterator
+    ]();
     const take = (batch: LogItem[]): void => this.takeItems(s, batch, problems);
     let first: IteratorResult<LogItem[]>;
     try {
@@ -1196,7 +1251,8 @@ export class Host implements HostEndpoint {
       else if (item.kind === 'header') {
         s.header = item.header;
         s.createdAt = item.header.createdAt;
-        if (item.header.forkOf) s.forkOf = { sessionId: item.header.forkOf.sessionId, runId: item.header.forkOf.runId, iteration: item.header.forkOf.iteration };
+        if (item.header.forkOf)
+          s.forkOf = { sessionId: item.header.forkOf.sessionId, runId: item.header.forkOf.runId, iteration: item.header.forkOf.iteration };
       } else if (item.kind === 'event') events.push(item.event);
       else if (item.kind === 'problem' && item.problem.severity === 'error') problems.push(formatProblem(item.problem));
     }

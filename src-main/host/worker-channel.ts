@@ -19,7 +19,7 @@ interface UtilityParentPort {
   once(event: 'message', listener: (e: { data: unknown; ports: readonly PortLike[] }) => void): unknown;
 }
 
-export function processChannel(): WorkerChannel {
+function processChannel(): WorkerChannel {
   return {
     // After the host is gone a send would throw, and an error on the way out can leave the
     // process hung in exit.
@@ -37,7 +37,7 @@ export function processChannel(): WorkerChannel {
   };
 }
 
-export function portChannel(port: PortLike): WorkerChannel {
+function portChannel(port: PortLike): WorkerChannel {
   let open = true;
   const closers: (() => void)[] = [];
   port.on('close', () => {

@@ -12,9 +12,9 @@ import { resolve } from 'node:path';
 import { BrokerToHost, type HostToBroker } from './broker-protocol.ts';
 import type { ToWorker } from './worker-protocol.ts';
 
-export const WORKER_ENTRY = resolve(import.meta.dirname, 'worker.ts');
+const WORKER_ENTRY = resolve(import.meta.dirname, 'worker.ts');
 
-export interface WorkerListeners {
+interface WorkerListeners {
   message(raw: unknown): void;
   stderr(text: string): void;
   /** Once, with how it ended in words ("exited with code 1", "was killed (SIGKILL)"). */
@@ -109,9 +109,14 @@ export interface ParentPortLike {
  * returned `handle` routes the main process's replies (call it for every parentPort
  * message; it returns false for messages that are not about workers).
  */
-export function brokeredLauncher(post: (m: HostToBroker) => void): WorkerLauncher & { handle(data: unknown, ports: readonly PortLike[]): boolean } {
+export function brokeredLauncher(
+  post: (m: HostToBroker) => void,
+): WorkerLauncher & { handle(data: unknown, ports: readonly PortLike[]): boolean } {
   let nextId = 1;
-  const workers = new Map<number, { port: PortLike | null; queue: ToWorker[]; l: WorkerListeners; exited: boolean; pid: number | undefined; onExit: (() => void)[] }>();
+  const workers = new Map<
+    number,
+    { port: PortLike | null; queue: ToWorker[]; l: WorkerListeners; exited: boolean; pid: number | undefined; onExit: (() => void)[] }
+  >();
   return {
     handle(data, ports) {
       const parsed = BrokerToHost.safeParse(data);
@@ -145,7 +150,14 @@ export function brokeredLauncher(post: (m: HostToBroker) => void): WorkerLaunche
     },
     launch(): WorkerHandle {
       const id = nextId++;
-      const w = { port: null as PortLike | null, queue: [] as ToWorker[], l: NO_LISTENERS, exited: false, pid: undefined as number | undefined, onExit: [] as (() => void)[] };
+      const w = {
+        port: null as PortLike | null,
+        queue: [] as ToWorker[],
+        l: NO_LISTENERS,
+        exited: false,
+        pid: undefined as number | undefined,
+        onExit: [] as (() => void)[],
+      };
       workers.set(id, w);
       post({ t: 'worker.spawn', id });
       return {

@@ -92,7 +92,7 @@ export const ToWorker = z.discriminatedUnion('t', [
 ]);
 export type ToWorker = z.infer<typeof ToWorker>;
 
-export const PauseInfoSchema = z.strictObject({
+const PauseInfoSchema = z.strictObject({
   kind: z.union([BreakpointKind, z.literal('manual')]),
   runId: z.string(),
   depth: z.number().int(),
@@ -116,7 +116,12 @@ export const FromWorker = z.discriminatedUnion('t', [
     variables: z.array(VariableViewSchema).optional(),
     pause: PauseInfoSchema.nullable().optional(),
   }),
-  z.strictObject({ t: z.literal('done'), stopReason: z.string(), message: z.string().nullable(), replay: z.strictObject({ replayed: z.number(), live: z.number(), edited: z.number() }).nullable() }),
+  z.strictObject({
+    t: z.literal('done'),
+    stopReason: z.string(),
+    message: z.string().nullable(),
+    replay: z.strictObject({ replayed: z.number(), live: z.number(), edited: z.number() }).nullable(),
+  }),
   z.strictObject({ t: z.literal('fatal'), message: z.string() }),
 ]);
 export type FromWorker = z.infer<typeof FromWorker>;

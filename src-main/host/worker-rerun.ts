@@ -38,7 +38,12 @@ export function rerunSummary(r: ReexecuteResult): string {
   return `re-executed ${r.blocks} block(s): ${r.same} same, ${r.different.length} different`;
 }
 
-export async function rerunInWorker(spec: RerunSpec, context: SandboxValue, sink: EventSink, signal: AbortSignal): Promise<ReexecuteResult> {
+export async function rerunInWorker(
+  spec: RerunSpec,
+  context: SandboxValue,
+  sink: EventSink,
+  signal: AbortSignal,
+): Promise<ReexecuteResult> {
   const log = await recordedLog(spec);
   const tools: Record<string, ToolSpec> = spec.tools === null ? {} : await loadToolsModule(spec.tools);
   const plan = planRerun({ ...log, format: spec.format }, context, contextLabel(spec.context), spec.repl);

@@ -159,7 +159,12 @@ async function start(spec: WorkerSpec): Promise<boolean> {
     flushEvents();
     keep = spec.followUps === true && keepsFor(outcome.stopReason);
     if (keep) kept = session;
-    await sendAndWait({ t: 'done', stopReason: outcome.stopReason, message: outcome.message, replay: replay ? { ...replay.counts } : null });
+    await sendAndWait({
+      t: 'done',
+      stopReason: outcome.stopReason,
+      message: outcome.message,
+      replay: replay ? { ...replay.counts } : null,
+    });
   } finally {
     if (!keep) session.close();
   }

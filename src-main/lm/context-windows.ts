@@ -4,7 +4,7 @@
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
-export const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
+const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
   'gpt-5': 272_000,
   'gpt-4o': 128_000,
   'gpt-4o-mini': 128_000,

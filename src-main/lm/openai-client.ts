@@ -5,19 +5,14 @@
 import { subscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import type { OpenAI } from 'openai';
-import type {
-  ChatCompletionCreateParamsBase,
-  ChatCompletionMessageParam,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatMessage, Usage } from '../../src-shared/events.ts';
 import { estimateTextTokens, estimateTokens } from '../../src-shared/tokens.ts';
 import { costFromPrice, DEFAULT_PRICES, priceFor } from './prices.ts';
 import type { CompletionRequest, CompletionResult, LmClient, PriceTable } from './types.ts';
 
 /** Sampling arguments sent with every request (temperature, max_tokens, seed…). */
-export type SamplingArgs = Partial<
-  Omit<ChatCompletionCreateParamsBase, 'model' | 'messages' | 'stream' | 'stream_options'>
->;
+export type SamplingArgs = Partial<Omit<ChatCompletionCreateParamsBase, 'model' | 'messages' | 'stream' | 'stream_options'>>;
 
 export interface OpenAiClientOptions {
   baseUrl: string;
@@ -74,8 +69,8 @@ const sdkReady: Promise<Sdk> = new Promise<Sdk>((resolve, reject) => {
 });
 sdkReady.catch(() => undefined); // a failed import is reported by the first call that needs it
 
-export const DEFAULT_TIMEOUT_MS = 300_000;
-export const DEFAULT_MAX_RETRIES = 4;
+const DEFAULT_TIMEOUT_MS = 300_000;
+const DEFAULT_MAX_RETRIES = 4;
 
 /** A failed call to the endpoint, with the endpoint and the problem in the message. */
 export class LmEndpointError extends Error {
@@ -98,7 +93,11 @@ export class LmAbortError extends Error {
 /** True for any abort: ours, the SDK's, or a DOM/undici AbortError. */
 export function isAbortError(err: unknown): boolean {
   // Without the SDK loaded, no error can be one of its classes.
-  return err instanceof LmAbortError || (sdkModule !== null && err instanceof sdkModule.APIUserAbortError) || (err instanceof Error && err.name === 'AbortError');
+  return (
+    err instanceof LmAbortError ||
+    (sdkModule !== null && err instanceof sdkModule.APIUserAbortError) ||
+    (err instanceof Error && err.name === 'AbortError')
+  );
 }
 
 export class OpenAiCompatibleClient implements LmClient {
@@ -140,7 +139,13 @@ export class OpenAiCompatibleClient implements LmClient {
     if (signal?.aborted) throw new LmAbortError(`LM call to ${this.baseUrl} was aborted before it started`);
     const started = performance.now();
     let onSent = req.onSent ?? null;
-    const forget = onSent ? whenSent(() => { const f = onSent; onSent = null; f?.(); }) : null;
+    const forget = onSent
+      ? whenSent(() => {
+          const f = onSent;
+          onSent = null;
+          f?.();
+        })
+      : null;
     try {
       const { text, model, usage } = this.stream ? await this.completeStreaming(req) : await this.completeOnce(req);
       return { text, model, usage, latencyMs: performance.now() - started };
@@ -162,10 +167,7 @@ export class OpenAiCompatibleClient implements LmClient {
 
   private async completeOnce(req: CompletionRequest): Promise<Reply> {
     const sdk = await this.sdk();
-    const res = await sdk.chat.completions.create(
-      { ...this.body(req), stream: false },
-      req.signal ? { signal: req.signal } : {},
-    );
+    const res = await sdk.chat.completions.create({ ...this.body(req), stream: false }, req.signal ? { signal: req.signal } : {});
     const choice = res.choices?.[0];
     if (!choice) throw new LmEndpointError(this.baseUrl, null, `LM endpoint ${this.baseUrl} returned no choices`);
     const text = choice.message?.content ?? '';
@@ -208,7 +210,12 @@ export class OpenAiCompatibleClient implements LmClient {
     const at = this.baseUrl;
     if (sdkModule === null) {
       // The SDK failed to load: no call was made.
-      return new LmEndpointError(at, null, `LM endpoint ${at} failed: the openai SDK did not load: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      return new LmEndpointError(
+        at,
+        null,
+        `LM endpoint ${at} failed: the openai SDK did not load: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
     }
     const { APIConnectionError, APIConnectionTimeoutError, APIError } = sdkModule;
     if (signal?.aborted || isAbortError(err)) {

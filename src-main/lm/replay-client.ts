@@ -46,7 +46,11 @@ export const ReplayPlan = z.strictObject({
 export type ReplayPlan = z.infer<typeof ReplayPlan>;
 
 /** Builds the plan for a fork at (runId, iteration) from the original session's events. */
-export function buildReplayPlan(events: readonly TrajectoryEvent[], target: { runId: string; iteration: number }, editedReply: string | null): ReplayPlan {
+export function buildReplayPlan(
+  events: readonly TrajectoryEvent[],
+  target: { runId: string; iteration: number },
+  editedReply: string | null,
+): ReplayPlan {
   const runs: ReplayPlan['runs'] = [];
   const replies: ReplayPlan['replies'] = [];
   const subcalls = new Map<string, ReplayPlan['subcalls'][number]>();
@@ -190,7 +194,14 @@ export class ReplayClient implements LmClient {
   }
 
   /** The n-th recorded call with this key, n counting the calls seen so far. */
-  private takeRecorded(orig: string, iteration: number, block: number, kind: 'llm' | 'rlm', prompt: string, child: boolean): ReplayPlan['subcalls'][number] | null {
+  private takeRecorded(
+    orig: string,
+    iteration: number,
+    block: number,
+    kind: 'llm' | 'rlm',
+    prompt: string,
+    child: boolean,
+  ): ReplayPlan['subcalls'][number] | null {
     const key = subcallKey(orig, iteration, block, kind, prompt, child);
     const n = this.occurrences.get(key) ?? 0;
     this.occurrences.set(key, n + 1);

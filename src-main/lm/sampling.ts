@@ -11,12 +11,7 @@ export interface Sampling {
   maxOutputTokens?: number;
 }
 
-export const SAMPLING_KEYS = ['temperature', 'topP', 'seed', 'maxOutputTokens'] as const satisfies readonly (keyof Sampling)[];
-
-/** A bad sampling value; the message names the setting (a flag, a profile field). */
-export class SamplingError extends RangeError {
-  override name = 'SamplingError';
-}
+const SAMPLING_KEYS = ['temperature', 'topP', 'seed', 'maxOutputTokens'] as const satisfies readonly (keyof Sampling)[];
 
 /**
  * The problem with one value, or null when it is fine. `temperature` ≥ 0, `topP` in (0, 1],
@@ -33,16 +28,6 @@ export function samplingProblem(key: keyof Sampling, v: number): string | null {
       return Number.isSafeInteger(v) ? null : 'must be an integer';
     case 'maxOutputTokens':
       return Number.isSafeInteger(v) && v >= 1 ? null : 'must be a positive integer';
-  }
-}
-
-/** Throws a SamplingError naming `label(key)` for the first bad value. */
-export function validateSampling(s: Sampling, label: (key: keyof Sampling) => string): void {
-  for (const key of SAMPLING_KEYS) {
-    const v = s[key];
-    if (v === undefined) continue;
-    const problem = samplingProblem(key, v);
-    if (problem) throw new SamplingError(`${label(key)} ${problem}, got ${v}`);
   }
 }
 

@@ -50,11 +50,12 @@ export interface LogContents {
 /** Reads a whole log into memory (events kept); use `readLog` to stream. */
 export async function readLogFile(path: string, options: ReadLogOptions = {}): Promise<LogContents> {
   const out: LogContents = { format: null, header: null, events: [], problems: [] };
-  for await (const batch of readLogBatches(path, options)) for (const item of batch) {
-    if (item.kind === 'format') out.format = item.format;
-    else if (item.kind === 'header') out.header = item.header;
-    else if (item.kind === 'event') out.events.push(item.event);
-    else if (item.kind === 'problem') out.problems.push(item.problem);
-  }
+  for await (const batch of readLogBatches(path, options))
+    for (const item of batch) {
+      if (item.kind === 'format') out.format = item.format;
+      else if (item.kind === 'header') out.header = item.header;
+      else if (item.kind === 'event') out.events.push(item.event);
+      else if (item.kind === 'problem') out.problems.push(item.problem);
+    }
   return out;
 }

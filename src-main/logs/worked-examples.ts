@@ -11,7 +11,8 @@ import { readLogFile } from './read-log.ts';
  * root iteration with code, or does not fit its share.
  */
 export async function loadWorkedExamples(paths: string[], budget: number): Promise<WorkedExample[]> {
-  if (!Number.isInteger(budget) || budget < 1) throw new WorkedExampleError(`the example budget must be a positive whole number of characters, got ${budget}`);
+  if (!Number.isInteger(budget) || budget < 1)
+    throw new WorkedExampleError(`the example budget must be a positive whole number of characters, got ${budget}`);
   const share = Math.floor(budget / Math.max(1, paths.length));
   const out: WorkedExample[] = [];
   for (const path of paths) {
@@ -20,7 +21,7 @@ export async function loadWorkedExamples(paths: string[], budget: number): Promi
       contents = await readLogFile(path);
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      throw new WorkedExampleError(`cannot read example log ${path}: ${e.code === 'ENOENT' ? 'no such file' : e.code ?? e.message}`);
+      throw new WorkedExampleError(`cannot read example log ${path}: ${e.code === 'ENOENT' ? 'no such file' : (e.code ?? e.message)}`);
     }
     if (contents.format === null || contents.events.length === 0) {
       const why = contents.problems[0]?.message ?? 'no events in it';

@@ -21,7 +21,7 @@ export type Policy = (req: PolicyRequest) => string;
  * rlm: a turn of an RLM (system prompt present); final: the last-chance answer request;
  * compaction: the summary request; sub: a plain sub-LM call (no RLM system prompt).
  */
-export type RequestKind = 'rlm' | 'final' | 'compaction' | 'sub';
+type RequestKind = 'rlm' | 'final' | 'compaction' | 'sub';
 
 export interface Classified {
   kind: RequestKind;
@@ -44,7 +44,7 @@ export interface Classified {
   assistantTurns: number;
 }
 
-export interface Tag {
+interface Tag {
   scope: string;
   step: string;
   value: string;
@@ -145,14 +145,4 @@ export function lastReplError(c: Classified): string | null {
   if (!out) return null;
   const m = /^([A-Z]\w*(?:Error|Exception)): (.*)$/m.exec(out);
   return m ? `${m[1]}: ${m[2]}` : null;
-}
-
-/** Deterministic 32-bit FNV-1a hash, for choosing among phrasings without randomness. */
-export function hash(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }

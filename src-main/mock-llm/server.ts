@@ -54,7 +54,7 @@ export interface RecordedRequest {
   messages: { role: string; chars: number; content?: string }[];
 }
 
-export interface MockLlmStats {
+interface MockLlmStats {
   /** Chat completion requests received, injected failures and bad requests included. */
   requests: number;
   /** Replies fully sent. */
@@ -77,7 +77,7 @@ export interface MockLlmServer {
   requests(): RecordedRequest[];
 }
 
-export const DEFAULT_MOCK_MODELS = ['mock-llm', 'mock-root', 'mock-sub'];
+const DEFAULT_MOCK_MODELS = ['mock-llm', 'mock-root', 'mock-sub'];
 
 const ContentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
 const WireMessage = z.looseObject({
@@ -149,7 +149,12 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmSe
       return;
     }
     if (path !== '/v1/chat/completions') {
-      sendError(res, 404, `mock-llm has no ${req.method ?? 'GET'} ${path}; it serves POST /v1/chat/completions and GET /v1/models`, 'not_found');
+      sendError(
+        res,
+        404,
+        `mock-llm has no ${req.method ?? 'GET'} ${path}; it serves POST /v1/chat/completions and GET /v1/models`,
+        'not_found',
+      );
       return;
     }
     if (req.method !== 'POST') {
@@ -178,7 +183,13 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmSe
         stats.failures += 1;
         const headers: Record<string, string> = {};
         if (opts.failRetryAfterMs !== undefined) headers['retry-after-ms'] = String(opts.failRetryAfterMs);
-        sendError(res, failStatus, `mock-llm injected failure (request ${n}, every ${failEvery})`, failStatus === 429 ? 'rate_limit_error' : 'server_error', headers);
+        sendError(
+          res,
+          failStatus,
+          `mock-llm injected failure (request ${n}, every ${failEvery})`,
+          failStatus === 429 ? 'rate_limit_error' : 'server_error',
+          headers,
+        );
         return;
       }
       const messages = body.messages.map(toMockMessage);
@@ -281,7 +292,7 @@ interface WireUsage {
 }
 
 /** The shared estimate (ceil(chars / 4)) each way: deterministic and close enough to real tokenisers for budgets. */
-export function usageFor(messages: MockMessage[], reply: string, costPerMTok: number | null): WireUsage {
+function usageFor(messages: MockMessage[], reply: string, costPerMTok: number | null): WireUsage {
   const prompt_tokens = estimateTokens(messages);
   const completion_tokens = estimateTextTokens(reply);
   const total_tokens = prompt_tokens + completion_tokens;
@@ -326,7 +337,13 @@ function sendJson(res: ServerResponse, status: number, value: unknown, headers: 
   res.end(text);
 }
 
-function sendError(res: ServerResponse, status: number, message: string, type = 'invalid_request_error', headers: Record<string, string> = {}): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  type = 'invalid_request_error',
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, { error: { message, type, code: status } }, headers);
 }
 

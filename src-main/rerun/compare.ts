@@ -11,13 +11,13 @@ export function recordedOutput(end: BlockEndEvent | null, terms: ComparisonTerms
   return { stdout: end.stdout, stderr: end.stderr, error: terms === 'native' ? end.error : null, submitted: end.submitted };
 }
 
-export function newOutput(res: ExecResult, terms: ComparisonTerms): ComparedOutput {
+function newOutput(res: ExecResult, terms: ComparisonTerms): ComparedOutput {
   if (terms === 'native') return { stdout: res.stdout, stderr: res.stderr, error: res.error, submitted: res.submitted };
   const stderr = res.error ? `${res.stderr}\n${res.error.name}: ${res.error.message}` : res.stderr;
   return { stdout: res.stdout, stderr, error: null, submitted: res.submitted };
 }
 
-export function sameOutput(a: ComparedOutput, b: ComparedOutput): boolean {
+function sameOutput(a: ComparedOutput, b: ComparedOutput): boolean {
   return (
     a.stdout === b.stdout &&
     a.stderr === b.stderr &&

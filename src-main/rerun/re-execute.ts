@@ -4,15 +4,7 @@
 // REPLs of their own when the parent's code spawns them again. The re-execution is itself a
 // trajectory: the recorded events, with each block.end replaced by the new output and its
 // comparison (`rerun`), go to the sink in the order they happen.
-import type {
-  BlockRerun,
-  CallId,
-  ComparedOutput,
-  EventDraft,
-  EventSink,
-  RunId,
-  TrajectoryEvent,
-} from '../../src-shared/events.ts';
+import type { BlockRerun, CallId, ComparedOutput, EventDraft, EventSink, RunId, TrajectoryEvent } from '../../src-shared/events.ts';
 import { asCallId } from '../../src-shared/events.ts';
 import { blocksOf } from '../../src-shared/trajectory/reducer.ts';
 import type { CallNode, IterationNode, RunNode, TrajectoryState } from '../../src-shared/trajectory/types.ts';
@@ -58,7 +50,7 @@ function draftOf(e: TrajectoryEvent): EventDraft {
   return rest as EventDraft;
 }
 
-export class ReexecutionAborted extends Error {
+class ReexecutionAborted extends Error {
   override name = 'ReexecutionAborted';
 }
 
@@ -82,7 +74,9 @@ class Reexecution {
     const root = roots[0];
     if (!root) throw new RerunInputError('the log has no run to re-execute');
     if (roots.length > 1) {
-      throw new RerunInputError(`the log holds ${roots.length} completions of a multi-turn session; rerun re-executes logs of one completion`);
+      throw new RerunInputError(
+        `the log holds ${roots.length} completions of a multi-turn session; rerun re-executes logs of one completion`,
+      );
     }
     await this.runWithRepl(root, this.o.context);
     this.reportUnreached();
@@ -138,7 +132,8 @@ class Reexecution {
       const res = await repl.execute(b.start.code, { iteration: b.iteration, block: b.block });
       const rerun: BlockRerun = compareBlock(b.end, res, this.o.terms);
       const envelope = { runId: run.id, parentRunId: run.parentRunId, depth: run.depth };
-      if (res.replReset) this.o.sink.emit({ type: 'repl.reset', ...envelope, iteration: b.iteration, block: b.block, reason: res.replReset });
+      if (res.replReset)
+        this.o.sink.emit({ type: 'repl.reset', ...envelope, iteration: b.iteration, block: b.block, reason: res.replReset });
       this.o.sink.emit({
         type: 'block.end',
         ...envelope,
@@ -166,7 +161,14 @@ class Reexecution {
       for (const it of run.iterations) {
         for (const b of blocksOf(it)) {
           if (!b.start || this.reached.has(`${run.id}|${b.iteration}|${b.block}`)) continue;
-          this.record({ run: run.id, iteration: b.iteration, block: b.block, same: false, recorded: recordedOutput(b.end, this.o.terms), new: null });
+          this.record({
+            run: run.id,
+            iteration: b.iteration,
+            block: b.block,
+            same: false,
+            recorded: recordedOutput(b.end, this.o.terms),
+            new: null,
+          });
         }
       }
     }
@@ -181,7 +183,9 @@ class Reexecution {
       llmQuery: (prompt, _model, site) => this.plain(run, calls, prompt, site, 'llm', null),
       llmQueryBatched: (prompts, _model, site) => {
         const batchId = `rerun-batch-${this.batchCounter++}`;
-        return Promise.all(prompts.map((p, index) => this.plain(run, calls, p, site, 'llm_batched', { batchId, index, size: prompts.length })));
+        return Promise.all(
+          prompts.map((p, index) => this.plain(run, calls, p, site, 'llm_batched', { batchId, index, size: prompts.length })),
+        );
       },
       rlmQuery: (prompt, _model, site) => this.rlm(run, calls, prompt, site, null),
       rlmQueryBatched: (prompts, _model, site) => {
@@ -218,7 +222,15 @@ class Reexecution {
       batch,
       childRunId: null,
     });
-    this.o.sink.emit({ type: 'subcall.end', ...envelope, callId, response, error: response.replace(/^Error: /, ''), usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, latencyMs: 0 });
+    this.o.sink.emit({
+      type: 'subcall.end',
+      ...envelope,
+      callId,
+      response,
+      error: response.replace(/^Error: /, ''),
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      latencyMs: 0,
+    });
     return response;
   }
 

@@ -49,7 +49,8 @@ export async function readRecordedLog(path: string): Promise<RecordedLog> {
   }
   const problems = contents.problems.map(formatProblem);
   if (contents.format === null) throw new RerunInputError(`${path}: ${problems[0] ?? 'not a log this reader knows'}`);
-  if (contents.events.length === 0) throw new RerunInputError(`${path}: the log has no events to re-execute${problems[0] ? ` (${problems[0]})` : ''}`);
+  if (contents.events.length === 0)
+    throw new RerunInputError(`${path}: the log has no events to re-execute${problems[0] ? ` (${problems[0]})` : ''}`);
   const state = reduceEvents(contents.events, contents.header);
   return { path, format: contents.format, header: contents.header, events: contents.events, state, warnings: problems };
 }
@@ -72,7 +73,9 @@ export interface RerunPlan {
 export function planRerun(log: RecordedLog, context: SandboxValue, contextLabel: string, override?: ReplLanguage): RerunPlan {
   const terms: ComparisonTerms = log.format === 'rlm-python' ? 'rlm-python' : 'native';
   if (terms === 'rlm-python' && override === 'javascript') {
-    throw new RerunInputError(`${log.path} was written by the reference library, whose code is Python; it cannot be re-executed as JavaScript`);
+    throw new RerunInputError(
+      `${log.path} was written by the reference library, whose code is Python; it cannot be re-executed as JavaScript`,
+    );
   }
   const language: ReplLanguage = terms === 'rlm-python' ? 'python' : (override ?? declaredLanguage(log) ?? 'javascript');
   const root = log.state.roots[0] === undefined ? undefined : log.state.runs.get(log.state.roots[0]);
@@ -125,7 +128,10 @@ export async function rerunLog(o: RerunLogOptions): Promise<RerunReport> {
   if (o.logDir !== null) {
     const sessionId = asSessionId(randomUUID());
     const created = new Date();
-    const header: LogHeader = { ...makeHeader(sessionId, created, undefined, plan.language), rerunOf: { logFile: resolve(o.logPath), format: log.format } };
+    const header: LogHeader = {
+      ...makeHeader(sessionId, created, undefined, plan.language),
+      rerunOf: { logFile: resolve(o.logPath), format: log.format },
+    };
     try {
       file = new NativeLogFile(join(resolve(o.logDir), nativeLogName(sessionId, created)), header);
     } catch (err) {

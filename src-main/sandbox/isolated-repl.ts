@@ -21,7 +21,7 @@ import type {
   VariableInfo,
 } from './types.ts';
 
-export const DEFAULTS = {
+const DEFAULTS = {
   memoryLimitMb: 256,
   cpuLimitMs: 10_000,
   wallLimitMs: 60_000,
@@ -243,7 +243,14 @@ class IsolatedRepl implements Repl {
         }
         block.enterBridge();
         try {
-          return await dispatchHostCall(this.#bridge, (name, args) => this.#callTool(name, args), String(kind), String(a), String(b), block.site);
+          return await dispatchHostCall(
+            this.#bridge,
+            (name, args) => this.#callTool(name, args),
+            String(kind),
+            String(a),
+            String(b),
+            block.site,
+          );
         } finally {
           block.leaveBridge();
         }
@@ -373,11 +380,17 @@ class IsolatedRepl implements Repl {
         replReset: pending ? pending.reason : null,
       };
     }
-    const reason: ReplResetReason =
-      killed ?? (/memory limit/i.test(errorMessage(failure)) ? 'memory_limit' : 'crash');
+    const reason: ReplResetReason = killed ?? (/memory limit/i.test(errorMessage(failure)) ? 'memory_limit' : 'crash');
     const error = resetError(
       reason,
-      { cpuLimitMs: this.#limits.cpuLimitMs, wallLimitMs: this.#limits.wallLimitMs, memoryLimitMb: session.memoryLimitMb, memoryError: 'RangeError', crashError: 'Error', crashed: 'The REPL' },
+      {
+        cpuLimitMs: this.#limits.cpuLimitMs,
+        wallLimitMs: this.#limits.wallLimitMs,
+        memoryLimitMb: session.memoryLimitMb,
+        memoryError: 'RangeError',
+        crashError: 'Error',
+        crashed: 'The REPL',
+      },
       failure,
     );
     disposeSession(session);
@@ -455,9 +468,7 @@ function parseOutcome(raw: unknown): ParsedOutcome {
   const value = JSON.parse(String(raw)) as Partial<RunOutcome>;
   const e = value.error;
   const error =
-    e && typeof e === 'object' && typeof e.name === 'string' && typeof e.message === 'string'
-      ? { name: e.name, message: e.message }
-      : null;
+    e && typeof e === 'object' && typeof e.name === 'string' && typeof e.message === 'string' ? { name: e.name, message: e.message } : null;
   const variables = Array.isArray(value.variables) ? value.variables.filter((v) => typeof v === 'string') : [];
   const d = Array.isArray(value.dropped) ? value.dropped : [0, 0];
   const num = (n: unknown): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
@@ -468,4 +479,3 @@ function parseOutcome(raw: unknown): ParsedOutcome {
 function sortedKeys(map: Map<number, Loaded>): number[] {
   return [...map.keys()].sort((a, b) => a - b);
 }
-

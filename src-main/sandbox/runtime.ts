@@ -25,7 +25,7 @@ export interface RunOutcome {
 }
 
 /** What the `list` op returns (as JSON). */
-export interface ListedVariable {
+interface ListedVariable {
   name: string;
   type: string;
   size: number | null;
@@ -370,7 +370,11 @@ export function sandboxRuntime(
   }
   /** The submitted text of `answer.content`: JSON for an array or plain object, else `String()`. */
   function answerText(content: unknown): string {
-    if (typeof content === 'object' && content !== null && (isArray(content) || getProto(content) === ObjectProto || getProto(content) === null)) {
+    if (
+      typeof content === 'object' &&
+      content !== null &&
+      (isArray(content) || getProto(content) === ObjectProto || getProto(content) === null)
+    ) {
       try {
         const json = jsonStringify(content);
         if (typeof json === 'string') return json;

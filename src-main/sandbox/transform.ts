@@ -6,14 +6,7 @@
 // assignment to a global property instead; the sandbox runtime pre-creates those properties
 // (`names`) before evaluating, so the assignments also work under "use strict".
 import { parse } from 'acorn';
-import type {
-  ClassDeclaration,
-  FunctionDeclaration,
-  Node,
-  Pattern,
-  Program,
-  VariableDeclaration,
-} from 'acorn';
+import type { ClassDeclaration, FunctionDeclaration, Node, Pattern, Program, VariableDeclaration } from 'acorn';
 
 export interface TransformedBlock {
   ok: true;
@@ -25,7 +18,7 @@ export interface TransformedBlock {
   names: string[];
 }
 
-export interface TransformSyntaxError {
+interface TransformSyntaxError {
   ok: false;
   error: { name: 'SyntaxError'; message: string; line: number; column: number };
 }

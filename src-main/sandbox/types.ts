@@ -2,13 +2,7 @@
 import type { BlockError, ReplResetReason } from '../../src-shared/events.ts';
 
 /** A JSON-like value that can be copied into the sandbox. */
-export type SandboxValue =
-  | string
-  | number
-  | boolean
-  | null
-  | SandboxValue[]
-  | { [key: string]: SandboxValue };
+export type SandboxValue = string | number | boolean | null | SandboxValue[] | { [key: string]: SandboxValue };
 
 /** A host function a user (or the engine) exposes to the code. Arguments arrive copied. */
 export type HostFunction = (...args: SandboxValue[]) => SandboxValue | undefined | Promise<SandboxValue | undefined>;

@@ -11,7 +11,12 @@ export interface Watchdog {
   stop(): { cpuMs: number; killed: ReplResetReason | null };
 }
 
-export function watchBlock(isolate: ivm.Isolate, block: BlockState, started: number, limits: { cpuLimitMs: number; wallLimitMs: number }): Watchdog {
+export function watchBlock(
+  isolate: ivm.Isolate,
+  block: BlockState,
+  started: number,
+  limits: { cpuLimitMs: number; wallLimitMs: number },
+): Watchdog {
   const cpuStart = isolate.cpuTime;
   let cpuNow = cpuStart;
   let killed: ReplResetReason | null = null;

@@ -52,7 +52,10 @@ function onMessage(raw: unknown): void {
   switch (m.data.t) {
     case 'open':
       conns.get(c)?.close();
-      conns.set(c, host.connect((msg) => post({ c, m: msg })));
+      conns.set(
+        c,
+        host.connect((msg) => post({ c, m: msg })),
+      );
       return;
     case 'msg':
       conns.get(c)?.receive(m.data.m);

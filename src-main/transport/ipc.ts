@@ -6,7 +6,7 @@
 import type { HostMessage } from '../../src-shared/protocol.ts';
 import type { HostConnection, HostEndpoint } from '../host/endpoint.ts';
 
-export const IPC_CHANNELS = {
+const IPC_CHANNELS = {
   /** Renderer → main: the page can receive pushes now. */
   ready: 'rlm-host:ready',
   /** Renderer → main: one ClientMessage. */
@@ -53,10 +53,11 @@ export function attachIpcMain(ipcMain: IpcMainLike, endpoint: HostEndpoint, trus
     const conn = endpoint.connect((m: HostMessage) => {
       if (!sender.isDestroyed()) sender.send(IPC_CHANNELS.fromHost, m);
     });
-    if (!conns.has(sender.id)) sender.once('destroyed', () => {
-      conns.get(sender.id)?.close();
-      conns.delete(sender.id);
-    });
+    if (!conns.has(sender.id))
+      sender.once('destroyed', () => {
+        conns.get(sender.id)?.close();
+        conns.delete(sender.id);
+      });
     conns.set(sender.id, conn);
   };
   const onMessage = (event: IpcMainEventLike, ...args: unknown[]): void => {

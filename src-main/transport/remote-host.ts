@@ -14,11 +14,16 @@ export interface HostChild {
   kill(): void;
 }
 
-export const HOST_PROCESS_ENTRY = resolve(import.meta.dirname, 'host-process.ts');
+const HOST_PROCESS_ENTRY = resolve(import.meta.dirname, 'host-process.ts');
 
 /** Starts host-process.ts with child_process.fork. */
-export function forkHostChild(entry: string, env: NodeJS.ProcessEnv, execPath?: string): HostChild {
-  const child: ChildProcess = fork(entry, [], { execArgv: ['--no-node-snapshot'], execPath: execPath ?? process.execPath, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+function forkHostChild(entry: string, env: NodeJS.ProcessEnv, execPath?: string): HostChild {
+  const child: ChildProcess = fork(entry, [], {
+    execArgv: ['--no-node-snapshot'],
+    execPath: execPath ?? process.execPath,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return {
     get pid() {
       return child.pid;
@@ -67,7 +72,12 @@ export class RemoteHost implements HostEndpoint {
   private spawn(): void {
     const env: NodeJS.ProcessEnv = {
       ...(typeof this.opts.env === 'function' ? this.opts.env() : (this.opts.env ?? process.env)),
-      RLM_HOST_OPTIONS: JSON.stringify({ runsDir: this.opts.runsDir, settingsDir: this.opts.settingsDir, demoLatencyMs: this.opts.demoLatencyMs, workerEntry: this.opts.workerEntry }),
+      RLM_HOST_OPTIONS: JSON.stringify({
+        runsDir: this.opts.runsDir,
+        settingsDir: this.opts.settingsDir,
+        demoLatencyMs: this.opts.demoLatencyMs,
+        workerEntry: this.opts.workerEntry,
+      }),
     };
     const entry = this.opts.entry ?? HOST_PROCESS_ENTRY;
     const child = this.opts.launch ? this.opts.launch(entry, env) : forkHostChild(entry, env, this.opts.execPath);

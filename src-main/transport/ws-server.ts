@@ -150,7 +150,9 @@ function serveStatic(staticDir: string | null, req: IncomingMessage, res: Server
 }
 
 function refuse(socket: Duplex, status: number, text: string): void {
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\n\r\n${text}`,
+  );
 }
 
 export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
@@ -179,8 +181,14 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     if (req.headers.range !== undefined) {
       const start = range ? Number(range[1]) : NaN;
       const end = range && range[2] !== '' ? Math.min(Number(range[2]), size - 1) : size - 1;
-      if (!range || !(start <= end) || start >= size) return void res.writeHead(416, { 'Content-Range': `bytes */${size}` }).end('Range Not Satisfiable');
-      res.writeHead(206, { 'Content-Type': type, 'Content-Length': String(end - start + 1), 'Content-Range': `bytes ${start}-${end}/${size}`, 'Accept-Ranges': 'bytes' });
+      if (!range || !(start <= end) || start >= size)
+        return void res.writeHead(416, { 'Content-Range': `bytes */${size}` }).end('Range Not Satisfiable');
+      res.writeHead(206, {
+        'Content-Type': type,
+        'Content-Length': String(end - start + 1),
+        'Content-Range': `bytes ${start}-${end}/${size}`,
+        'Accept-Ranges': 'bytes',
+      });
       if (req.method === 'HEAD') return void res.end();
       return void createReadStream(file, { start, end }).pipe(res);
     }

@@ -96,7 +96,12 @@ export function App() {
             </button>
           </>
         ) : null}
-        <select aria-label="Session" value={activeId ?? ''} onChange={(e) => void svc.openSession(e.target.value)} data-testid="session-select">
+        <select
+          aria-label="Session"
+          value={activeId ?? ''}
+          onChange={(e) => void svc.openSession(e.target.value)}
+          data-testid="session-select"
+        >
           <option value="">— sessions ({order.length}) —</option>
           {order.map((id) => (
             <option key={id} value={id}>
@@ -104,12 +109,27 @@ export function App() {
             </option>
           ))}
         </select>
-        <button type="button" onClick={() => activeId && void svc.closeSession(activeId)} disabled={!activeId} aria-label="Close this session" title="Close this session (frees its memory; nothing on disk is touched)" data-testid="session-close">
+        <button
+          type="button"
+          onClick={() => activeId && void svc.closeSession(activeId)}
+          disabled={!activeId}
+          aria-label="Close this session"
+          title="Close this session (frees its memory; nothing on disk is touched)"
+          data-testid="session-close"
+        >
           ×
         </button>
         <nav className="tabs" role="tablist">
           {PANELS.map((p) => (
-            <button key={p.id} type="button" role="tab" aria-selected={panel === p.id} onClick={() => svc.store.getState().setPanel(p.id)} title={`Alt+${p.key}`} data-testid={`tab-${p.id}`}>
+            <button
+              key={p.id}
+              type="button"
+              role="tab"
+              aria-selected={panel === p.id}
+              onClick={() => svc.store.getState().setPanel(p.id)}
+              title={`Alt+${p.key}`}
+              data-testid={`tab-${p.id}`}
+            >
               {p.label}
             </button>
           ))}
@@ -118,7 +138,12 @@ export function App() {
         <span className={`conn conn-${connection}`} title="Host connection" data-testid="connection">
           {connection === 'none' ? 'local only' : connection}
         </span>
-        <button type="button" onClick={() => setPrefs({ theme: theme === 'dark' ? 'light' : 'dark' })} aria-label="Toggle theme" data-testid="theme">
+        <button
+          type="button"
+          onClick={() => setPrefs({ theme: theme === 'dark' ? 'light' : 'dark' })}
+          aria-label="Toggle theme"
+          data-testid="theme"
+        >
           {theme === 'dark' ? '☀' : '☾'}
         </button>
         <button type="button" onClick={() => setHelp((h) => !h)} aria-label="Keyboard shortcuts">
@@ -152,7 +177,13 @@ export function App() {
               <TreePanel sessionId={active.id} />
             </aside>
             <section className="center">
-              {panel === 'charts' ? <ChartsView sessionId={active.id} /> : panel === 'search' ? <SearchView sessionId={active.id} query={query} setQuery={setQuery} /> : <RunView sessionId={active.id} />}
+              {panel === 'charts' ? (
+                <ChartsView sessionId={active.id} />
+              ) : panel === 'search' ? (
+                <SearchView sessionId={active.id} query={query} setQuery={setQuery} />
+              ) : (
+                <RunView sessionId={active.id} />
+              )}
             </section>
           </>
         ) : null}

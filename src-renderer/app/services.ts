@@ -5,7 +5,15 @@ import { encodeNative } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { exportRlmPython } from '../../src-shared/codecs/rlm-python.ts';
 import { asSessionId } from '../../src-shared/events.ts';
-import type { Breakpoint, ContextSource, ForkSession, RerunSession, ReplyOf, SessionSummary, StartSession } from '../../src-shared/protocol.ts';
+import type {
+  Breakpoint,
+  ContextSource,
+  ForkSession,
+  RerunSession,
+  ReplyOf,
+  SessionSummary,
+  StartSession,
+} from '../../src-shared/protocol.ts';
 import type { Carrier } from '../transport/carrier.ts';
 import { HostClient } from '../transport/host-client.ts';
 import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type TextsIn } from '../workers/parse-core.ts';
@@ -46,7 +54,13 @@ export class Services {
   /** Texts already asked for, per session (an event shown twice is read once). */
   private readonly inFlight = new Map<string, Map<TrajectoryEvent, Promise<void>>>();
 
-  constructor(store: StudioStore, carrier: Carrier | null, makeWorker: WorkerFactory, logUrlOf: LogUrlOf = () => null, shareableHtml: ShareableHtml | null = null) {
+  constructor(
+    store: StudioStore,
+    carrier: Carrier | null,
+    makeWorker: WorkerFactory,
+    logUrlOf: LogUrlOf = () => null,
+    shareableHtml: ShareableHtml | null = null,
+  ) {
     this.store = store;
     this.makeWorker = makeWorker;
     this.logUrlOf = logUrlOf;
@@ -260,13 +274,16 @@ export class Services {
       try {
         // `#session=` arrives before the session list: look the summary up (a saved log loads through /api/log).
         let summary = entry?.summary ?? null;
-        if (!summary) summary = (await this.host.request({ type: 'sessions.list' })).sessions.find((x) => x.sessionId === sessionId) ?? null;
+        if (!summary)
+          summary = (await this.host.request({ type: 'sessions.list' })).sessions.find((x) => x.sessionId === sessionId) ?? null;
         if (summary) {
           this.store.getState().upsertSummary(summary);
           this.store.getState().setActive(sessionId);
           this.store.getState().setPanel('run');
         }
-        const reply = summary ? await this.subscribeHost(summary, entry ? entry.events.length : 0) : await this.host.subscribe(sessionId, entry ? entry.events.length : 0);
+        const reply = summary
+          ? await this.subscribeHost(summary, entry ? entry.events.length : 0)
+          : await this.host.subscribe(sessionId, entry ? entry.events.length : 0);
         if (!reply) return;
         const s = this.store.getState();
         s.upsertSummary(reply.session);
@@ -406,7 +423,10 @@ export class Services {
   async fork(sessionId: string, runId: RunId, iteration: number, extra: Partial<ForkSession> = {}): Promise<string | null> {
     try {
       const hostId = await this.hostSessionFor(sessionId);
-      const { session } = await this.needHost().request({ type: 'session.fork', params: { breakpoints: [], ...extra, sessionId: hostId, runId, iteration } });
+      const { session } = await this.needHost().request({
+        type: 'session.fork',
+        params: { breakpoints: [], ...extra, sessionId: hostId, runId, iteration },
+      });
       return await this.adopt(session);
     } catch (err) {
       this.fail('fork failed', err);
@@ -422,7 +442,10 @@ export class Services {
     try {
       const hostId = hostIdOf(this.store.getState().sessions.get(sessionId));
       if (hostId === null) throw new Error('a log opened in this page keeps no REPL to continue in');
-      const { session } = await this.needHost().request({ type: 'session.followUp', params: { sessionId: hostId, query, ...(context ? { context } : {}) } });
+      const { session } = await this.needHost().request({
+        type: 'session.followUp',
+        params: { sessionId: hostId, query, ...(context ? { context } : {}) },
+      });
       this.store.getState().upsertSummary(session);
       return true;
     } catch (err) {
@@ -488,9 +511,11 @@ export class Services {
         st.fillTexts(sessionId, filled);
         if (problems.length > 0) st.addProblems(sessionId, problems);
       });
-      const settled = done.catch((err: unknown) => this.fail('could not read the full texts', err)).finally(() => {
-        for (const w of wanted) flying.delete(w.event);
-      });
+      const settled = done
+        .catch((err: unknown) => this.fail('could not read the full texts', err))
+        .finally(() => {
+          for (const w of wanted) flying.delete(w.event);
+        });
       for (const w of wanted) flying.set(w.event, settled);
       waits.push(settled);
     }
@@ -508,7 +533,13 @@ export class Services {
   private async wholeTexts(sessionId: string): Promise<void> {
     await this.allTexts(sessionId);
     const lost = this.store.getState().sessions.get(sessionId)?.textsLost ?? 0;
-    if (lost > 0) this.store.getState().notify('error', `${lost} long prompt${lost === 1 ? '' : 's'} could not be read back from the file (see the problems); they are only previews in what is exported or sent`);
+    if (lost > 0)
+      this.store
+        .getState()
+        .notify(
+          'error',
+          `${lost} long prompt${lost === 1 ? '' : 's'} could not be read back from the file (see the problems); they are only previews in what is exported or sent`,
+        );
   }
 
   private readTexts(source: Blob | string, cuts: TextsIn['cuts']): Promise<Extract<ParseOut, { kind: 'texts' }>> {

@@ -6,7 +6,13 @@ import { useServices } from './context.tsx';
 
 function typing(t: EventTarget | null): boolean {
   if (!(t instanceof HTMLElement)) return false;
-  return t.isContentEditable || t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.closest('.monaco-editor') !== null;
+  return (
+    t.isContentEditable ||
+    t.tagName === 'INPUT' ||
+    t.tagName === 'TEXTAREA' ||
+    t.tagName === 'SELECT' ||
+    t.closest('.monaco-editor') !== null
+  );
 }
 
 export function useShortcuts(setHelp: (f: (h: boolean) => boolean) => void): void {

@@ -9,7 +9,13 @@ export default function PlainCodeView(props: CodeViewProps) {
   useEffect(() => onReady?.(), [onReady]);
   const cut = cutAt !== undefined && cutAt !== null && cutAt < value.length ? cutAt : null;
   return (
-    <pre className="code-plain" data-testid={props.testId} aria-label={props.ariaLabel} data-readonly="true" style={{ maxHeight: (props.maxLines ?? 30) * 19 + 12 }}>
+    <pre
+      className="code-plain"
+      data-testid={props.testId}
+      aria-label={props.ariaLabel}
+      data-readonly="true"
+      style={{ maxHeight: (props.maxLines ?? 30) * 19 + 12 }}
+    >
       {cut === null ? (
         value
       ) : (

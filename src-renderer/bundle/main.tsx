@@ -36,7 +36,8 @@ readEmbeddedLog(document).then(
     document.title = `${file.name} — RLM Studio`;
     void services.openFile(file);
   },
-  (err: unknown) => store.getState().notify('error', `could not read the log in this file: ${err instanceof Error ? err.message : String(err)}`),
+  (err: unknown) =>
+    store.getState().notify('error', `could not read the log in this file: ${err instanceof Error ? err.message : String(err)}`),
 );
 
 if (typeof requestIdleCallback === 'function') requestIdleCallback(() => prewarmText(), { timeout: 2000 });

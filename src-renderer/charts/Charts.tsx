@@ -2,10 +2,31 @@
 // session's calls over time with concurrency and the critical path; token growth of the
 // root history with compaction marked; quartiles and histograms across loaded sessions.
 // Each chart can be saved as SVG or PNG.
-import { axisBottom, axisLeft, axisRight, histogram as d3hist, max as d3max, scaleBand, scaleLinear, select, line as d3line, area as d3area, curveStepAfter } from 'd3';
+import {
+  axisBottom,
+  axisLeft,
+  axisRight,
+  histogram as d3hist,
+  max as d3max,
+  scaleBand,
+  scaleLinear,
+  select,
+  line as d3line,
+  area as d3area,
+  curveStepAfter,
+} from 'd3';
 import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
-import { blocksOf, criticalPath, depthTotals, iterationTotals, quartiles, sessionTotals, walkRuns, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import {
+  blocksOf,
+  criticalPath,
+  depthTotals,
+  iterationTotals,
+  quartiles,
+  sessionTotals,
+  walkRuns,
+  type TrajectoryState,
+} from '../../src-shared/trajectory/index.ts';
 import { useStudio } from '../app/context.tsx';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { downloadBlob } from '../lib/download.ts';
@@ -17,7 +38,21 @@ const M = { top: 14, right: 60, bottom: 28, left: 54 };
 
 type Draw = (svg: SVGSVGElement) => void;
 
-export function ChartFrame({ title, draw, deps, height = H, testId, children }: { title: string; draw: Draw; deps: unknown[]; height?: number; testId: string; children?: ReactNode }) {
+export function ChartFrame({
+  title,
+  draw,
+  deps,
+  height = H,
+  testId,
+  children,
+}: {
+  title: string;
+  draw: Draw;
+  deps: unknown[];
+  height?: number;
+  testId: string;
+  children?: ReactNode;
+}) {
   const ref = useRef<SVGSVGElement>(null);
   useEffect(() => {
     if (ref.current) {
@@ -39,7 +74,15 @@ export function ChartFrame({ title, draw, deps, height = H, testId, children }: 
           </button>
         </span>
       </figcaption>
-      <svg ref={ref} width={W} height={height} viewBox={`0 0 ${W} ${height}`} role="img" aria-label={title} xmlns="http://www.w3.org/2000/svg" />
+      <svg
+        ref={ref}
+        width={W}
+        height={height}
+        viewBox={`0 0 ${W} ${height}`}
+        role="img"
+        aria-label={title}
+        xmlns="http://www.w3.org/2000/svg"
+      />
       {children}
     </figure>
   );
@@ -48,15 +91,18 @@ export function ChartFrame({ title, draw, deps, height = H, testId, children }: 
 function serialize(svg: SVGSVGElement): string {
   const clone = svg.cloneNode(true) as SVGSVGElement;
   const style = getComputedStyle(document.documentElement);
-  clone.setAttribute('style', `background:${style.getPropertyValue('--bg') || '#fff'};color:${style.getPropertyValue('--fg') || '#000'};font-family:sans-serif`);
+  clone.setAttribute(
+    'style',
+    `background:${style.getPropertyValue('--bg') || '#fff'};color:${style.getPropertyValue('--fg') || '#000'};font-family:sans-serif`,
+  );
   return new XMLSerializer().serializeToString(clone);
 }
 
-export function saveSvg(svg: SVGSVGElement, name: string): void {
+function saveSvg(svg: SVGSVGElement, name: string): void {
   downloadBlob(`${name}.svg`, new Blob([serialize(svg)], { type: 'image/svg+xml' }));
 }
 
-export async function savePng(svg: SVGSVGElement, name: string): Promise<void> {
+async function savePng(svg: SVGSVGElement, name: string): Promise<void> {
   const url = URL.createObjectURL(new Blob([serialize(svg)], { type: 'image/svg+xml' }));
   try {
     const img = new Image();
@@ -89,19 +135,65 @@ interface Bar {
 }
 
 /** Two measures side by side per category (cost on the left axis scale, time on its own). */
-function drawBars(svg: SVGSVGElement, bars: Bar[], aName: string, bName: string, fa: (v: number) => string, fb: (v: number) => string): void {
+function drawBars(
+  svg: SVGSVGElement,
+  bars: Bar[],
+  aName: string,
+  bName: string,
+  fa: (v: number) => string,
+  fb: (v: number) => string,
+): void {
   const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
   const iw = W - M.left - M.right;
   const ih = H - M.top - M.bottom;
-  const x = scaleBand<string>().domain(bars.map((d) => d.label)).range([0, iw]).padding(0.2);
-  const ya = scaleLinear().domain([0, d3max(bars, (d) => d.a) || 1]).nice().range([ih, 0]);
-  const yb = scaleLinear().domain([0, d3max(bars, (d) => d.b) || 1]).nice().range([ih, 0]);
+  const x = scaleBand<string>()
+    .domain(bars.map((d) => d.label))
+    .range([0, iw])
+    .padding(0.2);
+  const ya = scaleLinear()
+    .domain([0, d3max(bars, (d) => d.a) || 1])
+    .nice()
+    .range([ih, 0]);
+  const yb = scaleLinear()
+    .domain([0, d3max(bars, (d) => d.b) || 1])
+    .nice()
+    .range([ih, 0]);
   const bw = x.bandwidth() / 2;
-  g.append('g').attr('transform', `translate(0,${ih})`).call(axisBottom(x).tickValues(x.domain().filter((_, i) => i % Math.ceil(bars.length / 20) === 0)));
-  g.append('g').call(axisLeft(ya).ticks(5).tickFormat((v) => fa(Number(v))));
-  g.append('g').attr('transform', `translate(${iw},0)`).call(axisRight(yb).ticks(5).tickFormat((v) => fb(Number(v))));
-  g.selectAll('rect.a').data(bars).join('rect').attr('class', 'bar-a').attr('x', (d) => x(d.label) ?? 0).attr('width', bw).attr('y', (d) => ya(d.a)).attr('height', (d) => ih - ya(d.a)).append('title').text((d) => `${d.label}: ${aName} ${fa(d.a)}`);
-  g.selectAll('rect.b').data(bars).join('rect').attr('class', 'bar-b').attr('x', (d) => (x(d.label) ?? 0) + bw).attr('width', bw).attr('y', (d) => yb(d.b)).attr('height', (d) => ih - yb(d.b)).append('title').text((d) => `${d.label}: ${bName} ${fb(d.b)}`);
+  g.append('g')
+    .attr('transform', `translate(0,${ih})`)
+    .call(axisBottom(x).tickValues(x.domain().filter((_, i) => i % Math.ceil(bars.length / 20) === 0)));
+  g.append('g').call(
+    axisLeft(ya)
+      .ticks(5)
+      .tickFormat((v) => fa(Number(v))),
+  );
+  g.append('g')
+    .attr('transform', `translate(${iw},0)`)
+    .call(
+      axisRight(yb)
+        .ticks(5)
+        .tickFormat((v) => fb(Number(v))),
+    );
+  g.selectAll('rect.a')
+    .data(bars)
+    .join('rect')
+    .attr('class', 'bar-a')
+    .attr('x', (d) => x(d.label) ?? 0)
+    .attr('width', bw)
+    .attr('y', (d) => ya(d.a))
+    .attr('height', (d) => ih - ya(d.a))
+    .append('title')
+    .text((d) => `${d.label}: ${aName} ${fa(d.a)}`);
+  g.selectAll('rect.b')
+    .data(bars)
+    .join('rect')
+    .attr('class', 'bar-b')
+    .attr('x', (d) => (x(d.label) ?? 0) + bw)
+    .attr('width', bw)
+    .attr('y', (d) => yb(d.b))
+    .attr('height', (d) => ih - yb(d.b))
+    .append('title')
+    .text((d) => `${d.label}: ${bName} ${fb(d.b)}`);
   const legend = g.append('g').attr('transform', `translate(${iw - 170},0)`);
   legend.append('rect').attr('class', 'bar-a').attr('width', 10).attr('height', 10);
   legend.append('text').attr('x', 14).attr('y', 9).text(aName);
@@ -120,16 +212,43 @@ interface Span {
 }
 
 /** Every model call, block and sub-call of the session as a time span. */
-export function sessionSpans(traj: TrajectoryState, limit = 3000): Span[] {
+function sessionSpans(traj: TrajectoryState, limit = 3000): Span[] {
   const spans: Span[] = [];
   for (const run of walkRuns(traj)) {
     for (const it of run.iterations) {
-      if (it.reply) spans.push({ key: `m:${run.id}:${it.iteration}`, kind: 'model', runId: run.id, depth: run.depth, start: it.reply.t - it.reply.latencyMs, end: it.reply.t, label: `${run.id} #${it.iteration} model` });
+      if (it.reply)
+        spans.push({
+          key: `m:${run.id}:${it.iteration}`,
+          kind: 'model',
+          runId: run.id,
+          depth: run.depth,
+          start: it.reply.t - it.reply.latencyMs,
+          end: it.reply.t,
+          label: `${run.id} #${it.iteration} model`,
+        });
       for (const b of blocksOf(it)) {
-        if (b.end) spans.push({ key: `b:${run.id}:${it.iteration}:${b.block}`, kind: 'block', runId: run.id, depth: run.depth, start: b.start ? b.start.t : b.end.t - b.end.durationMs, end: b.end.t, label: `${run.id} #${it.iteration} block ${b.block + 1}` });
+        if (b.end)
+          spans.push({
+            key: `b:${run.id}:${it.iteration}:${b.block}`,
+            kind: 'block',
+            runId: run.id,
+            depth: run.depth,
+            start: b.start ? b.start.t : b.end.t - b.end.durationMs,
+            end: b.end.t,
+            label: `${run.id} #${it.iteration} block ${b.block + 1}`,
+          });
         for (const cid of b.calls) {
           const c = traj.calls.get(cid);
-          if (c?.end && !c.start.childRunId) spans.push({ key: `c:${cid}`, kind: 'llm', runId: run.id, depth: run.depth + 1, start: c.start.t, end: c.end.t, label: `${c.start.kind} call ${cid}` });
+          if (c?.end && !c.start.childRunId)
+            spans.push({
+              key: `c:${cid}`,
+              kind: 'llm',
+              runId: run.id,
+              depth: run.depth + 1,
+              start: c.start.t,
+              end: c.end.t,
+              label: `${c.start.kind} call ${cid}`,
+            });
         }
       }
       if (spans.length >= limit) return spans;
@@ -143,7 +262,15 @@ function Waterfall({ traj, rev }: { traj: TrajectoryState; rev: number }) {
     const spans = sessionSpans(traj).sort((a, b) => a.start - b.start);
     const root = traj.roots[0];
     const crit = new Set<string>();
-    if (root) for (const s of criticalPath(traj, root)) crit.add(s.kind === 'model' ? `m:${s.runId}:${s.iteration}` : s.kind === 'block' ? `b:${s.runId}:${s.iteration}:${s.block}` : `c:${s.callId}`);
+    if (root)
+      for (const s of criticalPath(traj, root))
+        crit.add(
+          s.kind === 'model'
+            ? `m:${s.runId}:${s.iteration}`
+            : s.kind === 'block'
+              ? `b:${s.runId}:${s.iteration}:${s.block}`
+              : `c:${s.callId}`,
+        );
     // Concurrency: model and plain calls in flight over time (sweep over start/end points).
     const pts: [number, number][] = [];
     for (const s of spans) if (s.kind !== 'block') pts.push([s.start, 1], [s.end, -1]);
@@ -169,10 +296,24 @@ function Waterfall({ traj, rev }: { traj: TrajectoryState; rev: number }) {
         const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
         const iw = W - M.left - M.right;
         const tMax = d3max(data.spans, (s) => s.end) ?? 1;
-        const x = scaleLinear().domain([0, tMax || 1]).range([0, iw]);
+        const x = scaleLinear()
+          .domain([0, tMax || 1])
+          .range([0, iw]);
         const cmax = d3max(data.conc, (c) => c.n) ?? 1;
-        const yc = scaleLinear().domain([0, cmax || 1]).range([50, 0]);
-        g.append('path').datum(data.conc).attr('class', 'conc').attr('d', d3area<{ t: number; n: number }>().x((d) => x(d.t)).y0(50).y1((d) => yc(d.n)).curve(curveStepAfter));
+        const yc = scaleLinear()
+          .domain([0, cmax || 1])
+          .range([50, 0]);
+        g.append('path')
+          .datum(data.conc)
+          .attr('class', 'conc')
+          .attr(
+            'd',
+            d3area<{ t: number; n: number }>()
+              .x((d) => x(d.t))
+              .y0(50)
+              .y1((d) => yc(d.n))
+              .curve(curveStepAfter),
+          );
         g.append('g').call(axisLeft(yc).ticks(2));
         g.append('text').attr('x', 4).attr('y', 10).attr('class', 'muted-text').text(`max ${cmax} in flight`);
         const rows = g.append('g').attr('transform', 'translate(0,60)');
@@ -189,7 +330,13 @@ function Waterfall({ traj, rev }: { traj: TrajectoryState; rev: number }) {
           .attr('height', Math.max(1, rh - 1))
           .append('title')
           .text((s) => `${s.label}: ${fmtMs(s.end - s.start)}`);
-        g.append('g').attr('transform', `translate(0,${height - M.top - M.bottom})`).call(axisBottom(x).ticks(6).tickFormat((v) => fmtMs(Number(v))));
+        g.append('g')
+          .attr('transform', `translate(0,${height - M.top - M.bottom})`)
+          .call(
+            axisBottom(x)
+              .ticks(6)
+              .tickFormat((v) => fmtMs(Number(v))),
+          );
       }}
     />
   );
@@ -199,7 +346,9 @@ function TokenGrowth({ traj, rev }: { traj: TrajectoryState; rev: number }) {
   const pts = useMemo(() => {
     const root = traj.roots[0] ? traj.runs.get(traj.roots[0]) : undefined;
     if (!root) return [];
-    return root.iterations.filter((i) => i.start).map((i) => ({ it: i.iteration, tokens: i.start?.historyTokens ?? 0, compacted: i.compaction !== null }));
+    return root.iterations
+      .filter((i) => i.start)
+      .map((i) => ({ it: i.iteration, tokens: i.start?.historyTokens ?? 0, compacted: i.compaction !== null }));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [traj, rev]);
   return (
@@ -211,13 +360,39 @@ function TokenGrowth({ traj, rev }: { traj: TrajectoryState; rev: number }) {
         const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
         const iw = W - M.left - M.right;
         const ih = H - M.top - M.bottom;
-        const x = scaleLinear().domain([1, Math.max(2, d3max(pts, (p) => p.it) ?? 2)]).range([0, iw]);
-        const y = scaleLinear().domain([0, d3max(pts, (p) => p.tokens) || 1]).nice().range([ih, 0]);
-        g.append('g').attr('transform', `translate(0,${ih})`).call(axisBottom(x).ticks(Math.min(10, pts.length)));
+        const x = scaleLinear()
+          .domain([1, Math.max(2, d3max(pts, (p) => p.it) ?? 2)])
+          .range([0, iw]);
+        const y = scaleLinear()
+          .domain([0, d3max(pts, (p) => p.tokens) || 1])
+          .nice()
+          .range([ih, 0]);
+        g.append('g')
+          .attr('transform', `translate(0,${ih})`)
+          .call(axisBottom(x).ticks(Math.min(10, pts.length)));
         g.append('g').call(axisLeft(y).ticks(5));
-        g.append('path').datum(pts).attr('class', 'line').attr('d', d3line<(typeof pts)[number]>().x((p) => x(p.it)).y((p) => y(p.tokens)));
-        g.selectAll('circle').data(pts).join('circle').attr('cx', (p) => x(p.it)).attr('cy', (p) => y(p.tokens)).attr('r', 3).attr('class', 'pt');
-        g.selectAll('path.compact').data(pts.filter((p) => p.compacted)).join('path').attr('class', 'compact').attr('d', 'M0,-6L6,0L0,6L-6,0Z').attr('transform', (p) => `translate(${x(p.it)},${y(p.tokens)})`);
+        g.append('path')
+          .datum(pts)
+          .attr('class', 'line')
+          .attr(
+            'd',
+            d3line<(typeof pts)[number]>()
+              .x((p) => x(p.it))
+              .y((p) => y(p.tokens)),
+          );
+        g.selectAll('circle')
+          .data(pts)
+          .join('circle')
+          .attr('cx', (p) => x(p.it))
+          .attr('cy', (p) => y(p.tokens))
+          .attr('r', 3)
+          .attr('class', 'pt');
+        g.selectAll('path.compact')
+          .data(pts.filter((p) => p.compacted))
+          .join('path')
+          .attr('class', 'compact')
+          .attr('d', 'M0,-6L6,0L0,6L-6,0Z')
+          .attr('transform', (p) => `translate(${x(p.it)},${y(p.tokens)})`);
       }}
     />
   );
@@ -232,21 +407,62 @@ export function drawDistribution(svg: SVGSVGElement, values: readonly number[], 
   const iw = W - M.left - M.right;
   const ih = H - M.top - M.bottom - 40;
   if (values.length === 0) return;
-  const x = scaleLinear().domain([0, d3max(values) || 1]).nice().range([0, iw]);
-  const bins = d3hist().domain(x.domain() as [number, number]).thresholds(20)([...values]);
-  const y = scaleLinear().domain([0, d3max(bins, (b) => b.length) || 1]).range([ih, 0]);
-  g.selectAll('rect').data(bins).join('rect').attr('class', 'bar-a').attr('x', (b) => x(b.x0 ?? 0)).attr('width', (b) => Math.max(1, x(b.x1 ?? 0) - x(b.x0 ?? 0) - 1)).attr('y', (b) => y(b.length)).attr('height', (b) => ih - y(b.length));
+  const x = scaleLinear()
+    .domain([0, d3max(values) || 1])
+    .nice()
+    .range([0, iw]);
+  const bins = d3hist()
+    .domain(x.domain() as [number, number])
+    .thresholds(20)([...values]);
+  const y = scaleLinear()
+    .domain([0, d3max(bins, (b) => b.length) || 1])
+    .range([ih, 0]);
+  g.selectAll('rect')
+    .data(bins)
+    .join('rect')
+    .attr('class', 'bar-a')
+    .attr('x', (b) => x(b.x0 ?? 0))
+    .attr('width', (b) => Math.max(1, x(b.x1 ?? 0) - x(b.x0 ?? 0) - 1))
+    .attr('y', (b) => y(b.length))
+    .attr('height', (b) => ih - y(b.length));
   g.append('g').call(axisLeft(y).ticks(4));
   const q = quartiles(values);
   const p95 = q.p95;
   const by = ih + 20;
   const box = g.append('g').attr('class', 'box');
   box.append('line').attr('x1', x(q.min)).attr('x2', x(p95)).attr('y1', by).attr('y2', by);
-  box.append('rect').attr('x', x(q.p25)).attr('width', Math.max(1, x(q.p75) - x(q.p25))).attr('y', by - 7).attr('height', 14);
-  box.append('line').attr('x1', x(q.p50)).attr('x2', x(q.p50)).attr('y1', by - 7).attr('y2', by + 7).attr('class', 'median');
-  box.append('line').attr('x1', x(p95)).attr('x2', x(p95)).attr('y1', by - 5).attr('y2', by + 5);
-  g.append('g').attr('transform', `translate(0,${ih + 32})`).call(axisBottom(x).ticks(5).tickFormat((v) => fmt(Number(v))));
-  g.append('text').attr('x', iw - 4).attr('y', 10).attr('text-anchor', 'end').attr('class', 'muted-text').text(`n=${values.length} · p25 ${fmt(q.p25)} · p50 ${fmt(q.p50)} · p75 ${fmt(q.p75)} · p95 ${fmt(p95)}`);
+  box
+    .append('rect')
+    .attr('x', x(q.p25))
+    .attr('width', Math.max(1, x(q.p75) - x(q.p25)))
+    .attr('y', by - 7)
+    .attr('height', 14);
+  box
+    .append('line')
+    .attr('x1', x(q.p50))
+    .attr('x2', x(q.p50))
+    .attr('y1', by - 7)
+    .attr('y2', by + 7)
+    .attr('class', 'median');
+  box
+    .append('line')
+    .attr('x1', x(p95))
+    .attr('x2', x(p95))
+    .attr('y1', by - 5)
+    .attr('y2', by + 5);
+  g.append('g')
+    .attr('transform', `translate(0,${ih + 32})`)
+    .call(
+      axisBottom(x)
+        .ticks(5)
+        .tickFormat((v) => fmt(Number(v))),
+    );
+  g.append('text')
+    .attr('x', iw - 4)
+    .attr('y', 10)
+    .attr('text-anchor', 'end')
+    .attr('class', 'muted-text')
+    .text(`n=${values.length} · p25 ${fmt(q.p25)} · p50 ${fmt(q.p50)} · p75 ${fmt(q.p75)} · p95 ${fmt(p95)}`);
 }
 
 function CrossSession() {
@@ -254,16 +470,22 @@ function CrossSession() {
   const data = useMemo(() => {
     const cost: number[] = [];
     const wall: number[] = [];
-    for (const e of sessions.values()) for (const t of sessionTotals(e.traj)) {
-      cost.push(t.costUsd);
-      wall.push(t.wallMs);
-    }
+    for (const e of sessions.values())
+      for (const t of sessionTotals(e.traj)) {
+        cost.push(t.costUsd);
+        wall.push(t.wallMs);
+      }
     return { cost, wall };
   }, [sessions]);
   const draw = (values: number[], fmt: (v: number) => string) => (svg: SVGSVGElement) => drawDistribution(svg, values, fmt);
   return (
     <>
-      <ChartFrame title="Across loaded sessions: cost (histogram; box = p25–p75, median, whisker to p95)" testId="chart-cross-cost" deps={[data]} draw={draw(data.cost, fmtUsd)} />
+      <ChartFrame
+        title="Across loaded sessions: cost (histogram; box = p25–p75, median, whisker to p95)"
+        testId="chart-cross-cost"
+        deps={[data]}
+        draw={draw(data.cost, fmtUsd)}
+      />
       <ChartFrame title="Across loaded sessions: runtime" testId="chart-cross-time" deps={[data]} draw={draw(data.wall, fmtMs)} />
     </>
   );
@@ -293,8 +515,18 @@ export function ChartsView({ sessionId }: { sessionId: string }) {
   if (!traj) return null;
   return (
     <div className="charts" data-testid="charts">
-      <ChartFrame title={`Cost and time per iteration (run ${selRun ?? traj.roots[0] ?? ''})`} testId="chart-iterations" deps={[perIt]} draw={(svg) => drawBars(svg, perIt, 'cost', 'time', fmtUsd, fmtMs)} />
-      <ChartFrame title="Cost and time per depth (runs' own work)" testId="chart-depth" deps={[perDepth]} draw={(svg) => drawBars(svg, perDepth, 'cost', 'time', fmtUsd, fmtMs)} />
+      <ChartFrame
+        title={`Cost and time per iteration (run ${selRun ?? traj.roots[0] ?? ''})`}
+        testId="chart-iterations"
+        deps={[perIt]}
+        draw={(svg) => drawBars(svg, perIt, 'cost', 'time', fmtUsd, fmtMs)}
+      />
+      <ChartFrame
+        title="Cost and time per depth (runs' own work)"
+        testId="chart-depth"
+        deps={[perDepth]}
+        draw={(svg) => drawBars(svg, perDepth, 'cost', 'time', fmtUsd, fmtMs)}
+      />
       <Waterfall traj={traj} rev={rev} />
       <TokenGrowth traj={traj} rev={rev} />
       <CrossSession />

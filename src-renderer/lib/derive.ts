@@ -2,7 +2,18 @@
 // generateRowStates idea: the tree becomes rows here, the list virtualises them).
 import type { RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
-import { blocksOf, runOwnTotals, runWallMs, walkRuns, emptyTotals, addTotals, type RunNode, type Totals, type TrajectoryState, type IterationNode } from '../../src-shared/trajectory/index.ts';
+import {
+  blocksOf,
+  runOwnTotals,
+  runWallMs,
+  walkRuns,
+  emptyTotals,
+  addTotals,
+  type RunNode,
+  type Totals,
+  type TrajectoryState,
+  type IterationNode,
+} from '../../src-shared/trajectory/index.ts';
 
 export type RunStatus = 'running' | 'paused' | 'answered' | 'failed' | 'limit' | 'cancelled';
 
@@ -100,7 +111,7 @@ function ownTotalsAll(state: TrajectoryState): Map<RunId, Totals> {
   return all;
 }
 
-export function cachedOwnTotals(state: TrajectoryState, run: RunNode): Totals {
+function cachedOwnTotals(state: TrajectoryState, run: RunNode): Totals {
   const key = ownKey(run);
   const hit = ownCache.get(run);
   if (hit && hit.key === key) return hit.own;
@@ -200,7 +211,17 @@ export function measureOf(m: RunMetrics | undefined, measure: Measure): number {
 
 export type TreeRow =
   | { kind: 'run'; key: string; runId: RunId; level: number; hasChildren: boolean; expanded: boolean; parentKey: string | null }
-  | { kind: 'batch'; key: string; runId: RunId; batchId: string; size: number; level: number; expanded: boolean; parentKey: string | null; failed: number };
+  | {
+      kind: 'batch';
+      key: string;
+      runId: RunId;
+      batchId: string;
+      size: number;
+      level: number;
+      expanded: boolean;
+      parentKey: string | null;
+      failed: number;
+    };
 
 /** The batch a child run was spawned in (if its parent spawned it through *_batched with >1 prompt). */
 function batchOf(state: TrajectoryState, run: RunNode): string | null {
@@ -225,7 +246,9 @@ const batchCache = new WeakMap<RunNode, string | null>();
  */
 export function treeRows(state: TrajectoryState, collapsed: ReadonlySet<string>, visible: ReadonlySet<RunId> | null = null): TreeRow[] {
   const rows: TreeRow[] = [];
-  type Item = { kind: 'run'; id: RunId; level: number; parentKey: string | null } | { kind: 'batch'; parent: RunId; batchId: string; ids: RunId[]; level: number; parentKey: string | null };
+  type Item =
+    | { kind: 'run'; id: RunId; level: number; parentKey: string | null }
+    | { kind: 'batch'; parent: RunId; batchId: string; ids: RunId[]; level: number; parentKey: string | null };
   const stack: Item[] = [];
   const pushChildren = (run: RunNode, level: number, parentKey: string): void => {
     // Group consecutive-or-not children by batch, keeping first-seen order.
@@ -256,7 +279,8 @@ export function treeRows(state: TrajectoryState, collapsed: ReadonlySet<string>,
   };
   const roots = state.roots.filter((r) => !visible || visible.has(r));
   // Orphans (parent never seen) show as roots so nothing read is hidden.
-  for (const run of state.runs.values()) if (run.parentRunId !== null && !state.runs.has(run.parentRunId) && (!visible || visible.has(run.id))) roots.push(run.id);
+  for (const run of state.runs.values())
+    if (run.parentRunId !== null && !state.runs.has(run.parentRunId) && (!visible || visible.has(run.id))) roots.push(run.id);
   for (let i = roots.length - 1; i >= 0; i--) stack.push({ kind: 'run', id: roots[i] as RunId, level: 0, parentKey: null });
   while (stack.length > 0) {
     const item = stack.pop() as Item;
@@ -276,8 +300,20 @@ export function treeRows(state: TrajectoryState, collapsed: ReadonlySet<string>,
         const r = state.runs.get(id);
         if (r?.end && r.end.stopReason !== 'answered') failed++;
       }
-      rows.push({ kind: 'batch', key, runId: item.parent, batchId: item.batchId, size: item.ids.length, level: item.level, expanded, parentKey: item.parentKey, failed });
-      if (expanded) for (let i = item.ids.length - 1; i >= 0; i--) stack.push({ kind: 'run', id: item.ids[i] as RunId, level: item.level + 1, parentKey: key });
+      rows.push({
+        kind: 'batch',
+        key,
+        runId: item.parent,
+        batchId: item.batchId,
+        size: item.ids.length,
+        level: item.level,
+        expanded,
+        parentKey: item.parentKey,
+        failed,
+      });
+      if (expanded)
+        for (let i = item.ids.length - 1; i >= 0; i--)
+          stack.push({ kind: 'run', id: item.ids[i] as RunId, level: item.level + 1, parentKey: key });
     }
   }
   return rows;
@@ -292,7 +328,10 @@ export function runLabel(state: TrajectoryState, run: RunNode, max = 80): string
   const call = run.spawnedBy ? state.calls.get(run.spawnedBy.callId) : undefined;
   const text = run.start?.query || call?.start.prompt || run.start?.messages.find((m) => m.role === 'user')?.content || '';
   // Only the head is shown: flattening a whole prompt (it may carry a context chunk) per row render cost 70 ms per commit on a big tree.
-  const flat = text.slice(0, max * 4).replace(/\s+/g, ' ').trim();
+  const flat = text
+    .slice(0, max * 4)
+    .replace(/\s+/g, ' ')
+    .trim();
   if (flat === '') return run.start?.model ?? run.id;
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
@@ -303,7 +342,8 @@ export function runsMatching(state: TrajectoryState, query: string): Set<RunId> 
   if (q === '') return null;
   const keep = new Set<RunId>();
   for (const run of state.runs.values()) {
-    const hay = `${run.id} ${run.start?.model ?? ''} ${runLabel(state, run, 400)} ${run.end?.answer ?? ''} ${run.end?.stopReason ?? ''}`.toLowerCase();
+    const hay =
+      `${run.id} ${run.start?.model ?? ''} ${runLabel(state, run, 400)} ${run.end?.answer ?? ''} ${run.end?.stopReason ?? ''}`.toLowerCase();
     if (hay.includes(q)) {
       let cur: RunNode | undefined = run;
       while (cur && !keep.has(cur.id)) {
@@ -317,7 +357,7 @@ export function runsMatching(state: TrajectoryState, query: string): Set<RunId> 
 
 // --- full-text search across a session ------------------------------------------------------
 
-export type HitField = 'prompt' | 'reply' | 'code' | 'output' | 'subcall' | 'answer';
+type HitField = 'prompt' | 'reply' | 'code' | 'output' | 'subcall' | 'answer';
 export interface SearchHit {
   runId: RunId;
   iteration: number | null;
@@ -370,7 +410,7 @@ export function searchSession(state: TrajectoryState, query: string, limit = 500
  * Characters of one block's output the model sees (the engine's OUTPUT_CAP_CHARS in
  * src-main/engine/prompts.ts; duplicated because the renderer may not import src-main).
  */
-export const MODEL_OUTPUT_CAP = 20_000;
+const MODEL_OUTPUT_CAP = 20_000;
 
 /** Where the model's view of this output text was cut, if it was. */
 export function truncationOf(text: string, cap = MODEL_OUTPUT_CAP): { cutAt: number; total: number } | null {
@@ -378,13 +418,6 @@ export function truncationOf(text: string, cap = MODEL_OUTPUT_CAP): { cutAt: num
 }
 
 // --- compare --------------------------------------------------------------------------------
-
-export interface CompareRow {
-  label: string;
-  a: string;
-  b: string;
-  differs: boolean;
-}
 
 function rootRun(state: TrajectoryState): RunNode | null {
   const id = state.roots[0];
@@ -406,11 +439,19 @@ export function firstDivergence(a: TrajectoryState, b: TrajectoryState): { itera
   for (let i = 0; i < n; i++) {
     const ia = ra.iterations[i];
     const ib = rb.iterations[i];
-    if (!ia || !ib) return { iteration: (ia ?? ib)?.iteration ?? i + 1, why: ia ? 'the second session has no such iteration' : 'the first session has no such iteration' };
+    if (!ia || !ib)
+      return {
+        iteration: (ia ?? ib)?.iteration ?? i + 1,
+        why: ia ? 'the second session has no such iteration' : 'the first session has no such iteration',
+      };
     if (codeOf(ia) !== codeOf(ib)) return { iteration: ia.iteration, why: 'code differs' };
     if ((ia.reply?.text ?? '') !== (ib.reply?.text ?? '')) return { iteration: ia.iteration, why: 'reply text differs' };
-    const oa = blocksOf(ia).map((x) => x.end?.stdout ?? '').join('');
-    const ob = blocksOf(ib).map((x) => x.end?.stdout ?? '').join('');
+    const oa = blocksOf(ia)
+      .map((x) => x.end?.stdout ?? '')
+      .join('');
+    const ob = blocksOf(ib)
+      .map((x) => x.end?.stdout ?? '')
+      .join('');
     if (oa !== ob) return { iteration: ia.iteration, why: 'output differs' };
   }
   return null;

@@ -3,7 +3,7 @@
 // `maxEdits` differing lines the diff gives up on alignment and shows all of one side
 // removed and all of the other added, which is still correct, only less helpful.
 
-export type DiffOp = 'same' | 'removed' | 'added';
+type DiffOp = 'same' | 'removed' | 'added';
 
 export interface DiffLine {
   op: DiffOp;
@@ -48,7 +48,10 @@ function myers(a: string[], b: string[], maxEdits: number): DiffLine[] {
     trace.push(v.slice());
     const next = v.slice();
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number)) ? (v[offset + k + 1] as number) : (v[offset + k - 1] as number) + 1;
+      let x =
+        k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number))
+          ? (v[offset + k + 1] as number)
+          : (v[offset + k - 1] as number) + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
         x++;

@@ -13,7 +13,14 @@ export interface AccuracyGroup {
 }
 
 function group(key: string, kind: string, sizeTokens: number | null, rows: EvalTaskRow[]): AccuracyGroup {
-  return { key, kind, sizeTokens, n: rows.length, correct: rows.filter((r) => r.correct).length, meanScore: rows.reduce((a, r) => a + r.score, 0) / Math.max(1, rows.length) };
+  return {
+    key,
+    kind,
+    sizeTokens,
+    n: rows.length,
+    correct: rows.filter((r) => r.correct).length,
+    meanScore: rows.reduce((a, r) => a + r.score, 0) / Math.max(1, rows.length),
+  };
 }
 
 /** One group per kind, each followed by its sizes (ascending); the same grouping as summary.md. */
@@ -24,7 +31,14 @@ export function accuracyBy(rows: readonly EvalTaskRow[]): { kinds: AccuracyGroup
     const rs = rows.filter((r) => r.kind === kind);
     kinds.push(group(kind, kind, null, rs));
     for (const size of [...new Set(rs.map((r) => r.sizeTokens))].sort((a, b) => (a ?? 0) - (b ?? 0))) {
-      kindSizes.push(group(`${kind}@${size ?? '-'}`, kind, size, rs.filter((r) => r.sizeTokens === size)));
+      kindSizes.push(
+        group(
+          `${kind}@${size ?? '-'}`,
+          kind,
+          size,
+          rs.filter((r) => r.sizeTokens === size),
+        ),
+      );
     }
   }
   return { kinds, kindSizes };
@@ -33,7 +47,8 @@ export function accuracyBy(rows: readonly EvalTaskRow[]): { kinds: AccuracyGroup
 export type SortKey = 'id' | 'score' | 'cost' | 'time';
 
 export function sortRows(rows: readonly EvalTaskRow[], key: SortKey, desc: boolean): EvalTaskRow[] {
-  const val = (r: EvalTaskRow): number | string => (key === 'id' ? r.id : key === 'score' ? r.score : key === 'cost' ? (r.costUsd ?? -1) : r.durationMs);
+  const val = (r: EvalTaskRow): number | string =>
+    key === 'id' ? r.id : key === 'score' ? r.score : key === 'cost' ? (r.costUsd ?? -1) : r.durationMs;
   const out = [...rows].sort((x, y) => {
     const a = val(x);
     const b = val(y);

@@ -4,7 +4,7 @@
 import type { ComparedOutput, LogHeader, RunId } from '../../src-shared/events.ts';
 import { blocksOf, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 
-export interface RerunBlockRef {
+interface RerunBlockRef {
   runId: RunId;
   depth: number;
   iteration: number;

@@ -16,7 +16,7 @@ export function bytesToBase64(bytes: Uint8Array): string {
   return parts.join('');
 }
 
-export async function gzip(data: Blob): Promise<Uint8Array> {
+async function gzip(data: Blob): Promise<Uint8Array> {
   return new Uint8Array(await new Response(data.stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer());
 }
 

@@ -87,7 +87,11 @@ function useMountTurn(): [boolean, () => void] {
 export function CodeView(props: CodeViewProps) {
   const theme = usePrefs((p) => p.theme);
   const [turn, ready] = useMountTurn();
-  const fallback = <pre className="code-fallback" data-testid={props.testId}>{props.value.slice(0, 5000)}</pre>;
+  const fallback = (
+    <pre className="code-fallback" data-testid={props.testId}>
+      {props.value.slice(0, 5000)}
+    </pre>
+  );
   if (!turn) return fallback;
   return (
     <Suspense fallback={fallback}>

@@ -21,15 +21,27 @@ export default function CodeViewImpl(props: CodeViewProps) {
     const from = model.getPositionAt(cutAt);
     const to = model.getPositionAt(model.getValueLength());
     decoRef.current = ed.createDecorationsCollection([
-      { range: new monaco.Range(from.lineNumber, from.column, to.lineNumber, to.column), options: { inlineClassName: 'monaco-cut', hoverMessage: { value: 'The model did not see this part (output cap).' } } },
-      { range: new monaco.Range(from.lineNumber, 1, from.lineNumber, 1), options: { isWholeLine: true, className: 'monaco-cut-line', linesDecorationsClassName: 'monaco-cut-gutter' } },
+      {
+        range: new monaco.Range(from.lineNumber, from.column, to.lineNumber, to.column),
+        options: { inlineClassName: 'monaco-cut', hoverMessage: { value: 'The model did not see this part (output cap).' } },
+      },
+      {
+        range: new monaco.Range(from.lineNumber, 1, from.lineNumber, 1),
+        options: { isWholeLine: true, className: 'monaco-cut-line', linesDecorationsClassName: 'monaco-cut-gutter' },
+      },
     ]);
   };
 
   useEffect(mark, [cutAt, value]);
 
   return (
-    <div className="code-view" data-testid={props.testId} aria-label={props.ariaLabel} data-readonly={readOnly ? 'true' : 'false'} style={{ height }}>
+    <div
+      className="code-view"
+      data-testid={props.testId}
+      aria-label={props.ariaLabel}
+      data-readonly={readOnly ? 'true' : 'false'}
+      style={{ height }}
+    >
       <Editor
         // Editable editors are uncontrolled: feeding each keystroke back as `value` races
         // with fast typing and drops characters.
@@ -77,7 +89,20 @@ export async function warmUp(theme: 'dark' | 'light'): Promise<void> {
   // The theme the real editors will use: switching it later re-styles every editor (~150 ms).
   monaco.editor.setTheme(theme === 'light' ? 'vs' : 'vs-dark');
   await nextTask();
-  const ed = monaco.editor.create(host, { value: 'const x = 1;\nconsole.log(x);', language: READ_ONLY_JS, readOnly: true, minimap: { enabled: false }, automaticLayout: false, fontSize: 13, wordWrap: 'on', lineNumbers: 'on', scrollBeyondLastLine: false, renderValidationDecorations: 'off', links: false, contextmenu: false });
+  const ed = monaco.editor.create(host, {
+    value: 'const x = 1;\nconsole.log(x);',
+    language: READ_ONLY_JS,
+    readOnly: true,
+    minimap: { enabled: false },
+    automaticLayout: false,
+    fontSize: 13,
+    wordWrap: 'on',
+    lineNumbers: 'on',
+    scrollBeyondLastLine: false,
+    renderValidationDecorations: 'off',
+    links: false,
+    contextmenu: false,
+  });
   await nextFrame();
   await nextTask();
   const model = ed.getModel();

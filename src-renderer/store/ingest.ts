@@ -31,7 +31,8 @@ const soon = typeof document !== 'undefined' ? makeSoon() : undefined;
 
 export const frameScheduler: Scheduler = {
   request: (cb) => {
-    if (typeof requestAnimationFrame === 'function' && typeof document !== 'undefined' && document.visibilityState !== 'hidden') requestAnimationFrame(() => cb());
+    if (typeof requestAnimationFrame === 'function' && typeof document !== 'undefined' && document.visibilityState !== 'hidden')
+      requestAnimationFrame(() => cb());
     else setTimeout(cb, 16);
   },
   ...(soon ? { soon } : {}),

@@ -6,17 +6,25 @@
 // each kind of UI state lives.
 import { create } from 'zustand';
 import type { LogHeader, RunId, TrajectoryEvent } from '../../src-shared/events.ts';
-import type { Breakpoint, EndpointProfile, EvalOverview, PauseInfo, RecentRun, SessionSummary, StartSession, VariableView, ForkSession } from '../../src-shared/protocol.ts';
+import type {
+  Breakpoint,
+  EndpointProfile,
+  EvalOverview,
+  PauseInfo,
+  RecentRun,
+  SessionSummary,
+  VariableView,
+} from '../../src-shared/protocol.ts';
 import { applyEvent, createTrajectoryState, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import type { CarrierState } from '../transport/carrier.ts';
-import type { HostClient } from '../transport/host-client.ts';
 import { EventIngest, frameScheduler, type Scheduler } from './ingest.ts';
 import { markRunDirty, settleOwnTotals } from '../lib/derive.ts';
 import { setAt, type Elision } from '../workers/elide.ts';
 import type { Spent } from '../workers/parse-core.ts';
 import type { LogFormat } from '../../src-shared/codecs/detect.ts';
 
-const samePath = (a: readonly (string | number)[], b: readonly (string | number)[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const samePath = (a: readonly (string | number)[], b: readonly (string | number)[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 export interface SessionEntry {
   id: string;
@@ -49,7 +57,7 @@ export interface SessionEntry {
   hostSessionId: string | null;
 }
 
-export interface Selection {
+interface Selection {
   runId: RunId | null;
   iteration: number | null;
 }
@@ -64,7 +72,7 @@ export interface ReplayState {
 
 export type Panel = 'run' | 'charts' | 'compare' | 'search' | 'new' | 'eval';
 
-export interface Notice {
+interface Notice {
   kind: 'error' | 'info';
   text: string;
   id: number;
@@ -92,7 +100,7 @@ export interface StudioData {
   evalView: { active: string | null; a: string | null; b: string | null };
 }
 
-export interface StudioActions {
+interface StudioActions {
   setPanel(p: Panel): void;
   setActive(id: string | null): void;
   select(sessionId: string, sel: Partial<Selection>): void;
@@ -108,7 +116,10 @@ export interface StudioActions {
   upsertSummary(summary: SessionSummary): void;
   ingestEvents(sessionId: string, events: TrajectoryEvent[], elided?: readonly [number, Elision[]][]): void;
   /** Puts whole texts back into events (in place; null: keep the preview, ask no more) and bumps `textsRev`. */
-  fillTexts(sessionId: string, filled: readonly { event: TrajectoryEvent; path: readonly (string | number)[]; text: string | null }[]): void;
+  fillTexts(
+    sessionId: string,
+    filled: readonly { event: TrajectoryEvent; path: readonly (string | number)[]; text: string | null }[],
+  ): void;
   flushEvents(): void;
   closeSession(id: string): void;
   setCompare(c: Partial<StudioData['compare']>): void;
@@ -124,7 +135,7 @@ export interface StudioActions {
 
 export type StudioState = StudioData & StudioActions;
 
-export function initialStudioData(): StudioData {
+function initialStudioData(): StudioData {
   return {
     sessions: new Map(),
     order: [],
@@ -200,10 +211,11 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
           if (e) sessions.set(id, { ...e, rev: e.rev + 1 });
         }
         set({ sessions });
-        if (follow) for (const id of touched) {
-          const p = lastPlace.get(id);
-          if (p) follow(id, p.runId, p.iteration);
-        }
+        if (follow)
+          for (const id of touched) {
+            const p = lastPlace.get(id);
+            if (p) follow(id, p.runId, p.iteration);
+          }
       },
       scheduler,
     );
@@ -320,12 +332,6 @@ export type StudioStore = ReturnType<typeof createStudioStore>;
 
 // --- module-level selectors (stable identities: no re-subscription per render) -------------
 
-export const selectActiveId = (s: StudioState): string | null => s.activeId;
-export const selectOrder = (s: StudioState): string[] => s.order;
-export const selectPanel = (s: StudioState): Panel => s.panel;
-export const selectConnection = (s: StudioState): StudioData['connection'] => s.connection;
-export const selectNotices = (s: StudioState): Notice[] => s.notices;
-
 /** The trajectory a view should show: the replay's state when replaying, else the live one. */
 export function viewTraj(s: StudioState, id: string | null): TrajectoryState | null {
   if (!id) return null;
@@ -351,5 +357,3 @@ export function hostIdOf(entry: SessionEntry | undefined): string | null {
   if (!entry) return null;
   return entry.source === 'host' ? entry.id : entry.hostSessionId;
 }
-
-export type { StartSession, ForkSession, HostClient };

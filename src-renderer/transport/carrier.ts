@@ -16,7 +16,7 @@ export interface Carrier {
 }
 
 /** What the Electron preload exposes on `window.rlmHost` (named methods only). */
-export interface PreloadBridge {
+interface PreloadBridge {
   send(message: ClientMessage): void;
   onMessage(listener: (message: unknown) => void): (() => void) | void;
 }
@@ -66,7 +66,7 @@ class Listeners<T> {
 }
 
 /** WebSocket carrier with reconnect (capped exponential backoff). */
-export class WebSocketCarrier implements Carrier {
+class WebSocketCarrier implements Carrier {
   readonly kind = 'websocket' as const;
   private ws: WebSocket | null = null;
   private messages = new Listeners<HostMessage>();
@@ -140,7 +140,7 @@ export class WebSocketCarrier implements Carrier {
 }
 
 /** Electron carrier: the preload bridge is always "open" (IPC has no reconnects). */
-export class PreloadCarrier implements Carrier {
+class PreloadCarrier implements Carrier {
   readonly kind = 'electron' as const;
   private messages = new Listeners<HostMessage>();
   private states = new Listeners<CarrierState>();

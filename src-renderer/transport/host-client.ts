@@ -2,7 +2,15 @@
 // is (re)connecting, and resumes every subscription from the next sequence number after a
 // reconnect so no event is lost or applied twice.
 import type { TrajectoryEvent } from '../../src-shared/events.ts';
-import { PROTOCOL_VERSION, type Command, type CommandType, type HostMessage, type ReplyOf, type SessionSummary, type ErrorCode } from '../../src-shared/protocol.ts';
+import {
+  PROTOCOL_VERSION,
+  type Command,
+  type CommandType,
+  type HostMessage,
+  type ReplyOf,
+  type SessionSummary,
+  type ErrorCode,
+} from '../../src-shared/protocol.ts';
 import type { Carrier, CarrierState } from './carrier.ts';
 
 export type CommandOf<T extends CommandType> = Extract<Command, { type: T }>;

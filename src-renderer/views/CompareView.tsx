@@ -33,7 +33,11 @@ export function CompareView() {
       r('llm sub-calls', String(sa.llmCalls), String(sb.llmCalls)),
       r('rlm sub-calls (child runs)', String(sa.rlmCalls), String(sb.rlmCalls)),
       r('code errors', String(sa.errors), String(sb.errors)),
-      r('tokens in / out', `${fmtInt(sa.inputTokens)} / ${fmtInt(sa.outputTokens)}`, `${fmtInt(sb.inputTokens)} / ${fmtInt(sb.outputTokens)}`),
+      r(
+        'tokens in / out',
+        `${fmtInt(sa.inputTokens)} / ${fmtInt(sa.outputTokens)}`,
+        `${fmtInt(sb.inputTokens)} / ${fmtInt(sb.outputTokens)}`,
+      ),
     ];
   }, [ea, eb]);
   const div = useMemo(() => (ea && eb ? firstDivergence(ea.traj, eb.traj) : null), [ea, eb]);
@@ -43,7 +47,13 @@ export function CompareView() {
       <h2>Compare sessions</h2>
       <div className="compare-pick">
         {(['a', 'b'] as const).map((w) => (
-          <select key={w} aria-label={`Session ${w.toUpperCase()}`} value={(w === 'a' ? a : b) ?? ''} onChange={(e) => pick(w, e.target.value)} data-testid={`compare-${w}`}>
+          <select
+            key={w}
+            aria-label={`Session ${w.toUpperCase()}`}
+            value={(w === 'a' ? a : b) ?? ''}
+            onChange={(e) => pick(w, e.target.value)}
+            data-testid={`compare-${w}`}
+          >
             <option value="">— choose —</option>
             {order.map((id) => (
               <option key={id} value={id}>

@@ -43,18 +43,47 @@ export function contextSourceOf(c: ContextChoice): ContextSource | null {
   return c.json ? { kind: 'json', json: c.text } : { kind: 'text', text: c.text };
 }
 
-export function ContextFields({ value, onChange, idPrefix, optional = false }: { value: ContextChoice; onChange: (c: ContextChoice) => void; idPrefix: string; optional?: boolean }) {
+export function ContextFields({
+  value,
+  onChange,
+  idPrefix,
+  optional = false,
+}: {
+  value: ContextChoice;
+  onChange: (c: ContextChoice) => void;
+  idPrefix: string;
+  optional?: boolean;
+}) {
   return (
     <fieldset className="context-fields">
       <legend>Context the log was made from{optional ? ' (leave empty: the one the host recorded)' : ''}</legend>
       <label>
-        <input type="radio" name={`${idPrefix}-ctx`} checked={value.kind === 'path'} onChange={() => onChange({ ...value, kind: 'path' })} /> a file on the host
+        <input
+          type="radio"
+          name={`${idPrefix}-ctx`}
+          checked={value.kind === 'path'}
+          onChange={() => onChange({ ...value, kind: 'path' })}
+        />{' '}
+        a file on the host
       </label>
       <label>
-        <input type="radio" name={`${idPrefix}-ctx`} checked={value.kind === 'upload'} onChange={() => onChange({ ...value, kind: 'upload' })} /> a file from this computer
+        <input
+          type="radio"
+          name={`${idPrefix}-ctx`}
+          checked={value.kind === 'upload'}
+          onChange={() => onChange({ ...value, kind: 'upload' })}
+        />{' '}
+        a file from this computer
       </label>
       {value.kind === 'path' ? (
-        <input value={value.path} onChange={(e) => onChange({ ...value, path: e.target.value })} placeholder="path on the host, e.g. contexts/a_needle.txt" aria-label="Context file on the host" data-testid={`${idPrefix}-context-path`} spellCheck={false} />
+        <input
+          value={value.path}
+          onChange={(e) => onChange({ ...value, path: e.target.value })}
+          placeholder="path on the host, e.g. contexts/a_needle.txt"
+          aria-label="Context file on the host"
+          data-testid={`${idPrefix}-context-path`}
+          spellCheck={false}
+        />
       ) : (
         <input
           type="file"

@@ -30,7 +30,11 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
   const [rerunning, setRerunning] = useState(false);
   if (!entry) return null;
   const summary = entry.summary;
-  const live = entry.source === 'host' && summary !== null && !summary.readOnly && (summary.status === 'running' || summary.status === 'paused' || summary.status === 'starting');
+  const live =
+    entry.source === 'host' &&
+    summary !== null &&
+    !summary.readOnly &&
+    (summary.status === 'running' || summary.status === 'paused' || summary.status === 'starting');
   const paused = summary?.status === 'paused';
   const hostId = hostIdOf(entry);
   const toggleBp = (kind: BreakpointKind): void => {
@@ -48,19 +52,35 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
             paused: {summary.pause.kind} · {summary.pause.runId} it {summary.pause.iteration}
           </span>
         ) : null}
-        {entry.loading ? (
-          <progress max={entry.loading.total} value={entry.loading.bytes} aria-label="Loading" />
-        ) : null}
+        {entry.loading ? <progress max={entry.loading.total} value={entry.loading.bytes} aria-label="Loading" /> : null}
       </div>
       {live ? (
         <div className="buttons">
-          <button type="button" disabled={paused} onClick={() => void svc.control(sessionId, 'pause')} data-testid="pause" title="Pause (F6)">
+          <button
+            type="button"
+            disabled={paused}
+            onClick={() => void svc.control(sessionId, 'pause')}
+            data-testid="pause"
+            title="Pause (F6)"
+          >
             ⏸ Pause
           </button>
-          <button type="button" disabled={!paused} onClick={() => void svc.control(sessionId, 'step')} data-testid="step" title="Step (F10)">
+          <button
+            type="button"
+            disabled={!paused}
+            onClick={() => void svc.control(sessionId, 'step')}
+            data-testid="step"
+            title="Step (F10)"
+          >
             ⤼ Step
           </button>
-          <button type="button" disabled={!paused} onClick={() => void svc.control(sessionId, 'continue')} data-testid="continue" title="Continue (F8)">
+          <button
+            type="button"
+            disabled={!paused}
+            onClick={() => void svc.control(sessionId, 'continue')}
+            data-testid="continue"
+            title="Continue (F8)"
+          >
             ▶ Continue
           </button>
           <button type="button" onClick={() => void svc.control(sessionId, 'cancel')} data-testid="cancel">
@@ -73,13 +93,20 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
           <legend>Breakpoints</legend>
           {KINDS.map((k) => (
             <label key={k.kind}>
-              <input type="checkbox" checked={bps.some((b) => b.kind === k.kind)} onChange={() => toggleBp(k.kind)} data-testid={`bp-${k.kind}`} /> {k.label}
+              <input
+                type="checkbox"
+                checked={bps.some((b) => b.kind === k.kind)}
+                onChange={() => toggleBp(k.kind)}
+                data-testid={`bp-${k.kind}`}
+              />{' '}
+              {k.label}
             </label>
           ))}
         </fieldset>
       ) : null}
       <label className="follow">
-        <input type="checkbox" checked={follow} onChange={(e) => setPrefs({ follow: e.target.checked })} data-testid="follow" /> follow the live run
+        <input type="checkbox" checked={follow} onChange={(e) => setPrefs({ follow: e.target.checked })} data-testid="follow" /> follow the
+        live run
       </label>
       <div className="buttons">
         <button type="button" onClick={() => void svc.exportSession(sessionId, 'native')} data-testid="export-native">
@@ -89,7 +116,13 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
           Export rlm-python
         </button>
         {svc.canShareHtml ? (
-          <button type="button" onClick={() => void svc.exportShareableHtml(sessionId)} disabled={entry.loading !== null} title="One HTML file with a read-only viewer and this log: opens in any browser, offline" data-testid="export-html">
+          <button
+            type="button"
+            onClick={() => void svc.exportShareableHtml(sessionId)}
+            disabled={entry.loading !== null}
+            title="One HTML file with a read-only viewer and this log: opens in any browser, offline"
+            data-testid="export-html"
+          >
             Export shareable HTML
           </button>
         ) : null}
@@ -106,7 +139,13 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
           </button>
         ) : null}
         {connected && !live && entry.events.length > 0 && !entry.loading ? (
-          <button type="button" aria-expanded={rerunning} onClick={() => setRerunning((r) => !r)} title="Run every recorded code block again and compare the outputs" data-testid="rerun">
+          <button
+            type="button"
+            aria-expanded={rerunning}
+            onClick={() => setRerunning((r) => !r)}
+            title="Run every recorded code block again and compare the outputs"
+            data-testid="rerun"
+          >
             Re-execute…
           </button>
         ) : null}
@@ -119,7 +158,9 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
               <tr>
                 <th scope="col">name</th>
                 <th scope="col">type</th>
-                <th scope="col" title="len() in Python; length or key count in JavaScript">size</th>
+                <th scope="col" title="len() in Python; length or key count in JavaScript">
+                  size
+                </th>
                 <th scope="col">value</th>
               </tr>
             </thead>
@@ -157,8 +198,12 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
       ) : null}
       {entry.timings?.fullMs != null ? (
         <div className="timings" data-testid="timings">
-          first view {Math.round(entry.timings.firstViewMs ?? 0)} ms · loaded {Math.round(entry.timings.fullMs)} ms · {entry.events.length.toLocaleString('en-US')} events{entry.timings.parsedMs != null ? ` · worker done at ${Math.round(entry.timings.parsedMs)} ms` : ''}
-          {entry.timings.spent ? ` (read ${Math.round(entry.timings.spent.read)} · decode ${Math.round(entry.timings.spent.decode)} · parse ${Math.round(entry.timings.spent.parse)} · post ${Math.round(entry.timings.spent.post)} ms)` : ''}
+          first view {Math.round(entry.timings.firstViewMs ?? 0)} ms · loaded {Math.round(entry.timings.fullMs)} ms ·{' '}
+          {entry.events.length.toLocaleString('en-US')} events
+          {entry.timings.parsedMs != null ? ` · worker done at ${Math.round(entry.timings.parsedMs)} ms` : ''}
+          {entry.timings.spent
+            ? ` (read ${Math.round(entry.timings.spent.read)} · decode ${Math.round(entry.timings.spent.decode)} · parse ${Math.round(entry.timings.spent.parse)} · post ${Math.round(entry.timings.spent.post)} ms)`
+            : ''}
         </div>
       ) : null}
     </div>

@@ -29,7 +29,12 @@ export function EvaluationView() {
       {evals.size > 0 ? (
         <label className="eval-pick">
           Showing{' '}
-          <select aria-label="Evaluation" value={view.active ?? ''} onChange={(e) => svc.store.getState().setEvalView({ active: e.target.value || null })} data-testid="eval-select">
+          <select
+            aria-label="Evaluation"
+            value={view.active ?? ''}
+            onChange={(e) => svc.store.getState().setEvalView({ active: e.target.value || null })}
+            data-testid="eval-select"
+          >
             {[...evals.values()].map((e) => (
               <option key={e.dir} value={e.dir}>
                 {e.name} — {e.dir}
@@ -38,7 +43,9 @@ export function EvaluationView() {
           </select>
         </label>
       ) : (
-        <p className="muted">Open the --out directory of `rlm-studio eval` (it holds results.jsonl), or start the app with `rlm-studio view DIR`.</p>
+        <p className="muted">
+          Open the --out directory of `rlm-studio eval` (it holds results.jsonl), or start the app with `rlm-studio view DIR`.
+        </p>
       )}
       {active ? <EvalDetail evaluation={active} /> : null}
       {evals.size > 0 ? <EvalCompare /> : null}
@@ -77,7 +84,8 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
           </>
         ) : null}
         , max depth {st.maxDepth ?? '?'}, max iterations {st.maxIterations ?? 'default'}. {totals.finished}
-        {e.datasetTasks !== null ? ` of ${e.datasetTasks}` : ''} tasks finished; accuracy <b>{pct(totals.accuracy)}</b> ({totals.correct} fully correct); total cost {fmtUsd(totals.totalCostUsd)}.
+        {e.datasetTasks !== null ? ` of ${e.datasetTasks}` : ''} tasks finished; accuracy <b>{pct(totals.accuracy)}</b> ({totals.correct}{' '}
+        fully correct); total cost {fmtUsd(totals.totalCostUsd)}.
       </p>
       {e.problems.length > 0 ? (
         <ul className="eval-problems" data-testid="eval-problems">
@@ -120,7 +128,12 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
         </tbody>
       </table>
       <div className="charts">
-        <ChartFrame title="Cost per task (histogram; box = p25–p75, median, whisker to p95)" testId="eval-chart-cost" deps={[cost]} draw={(svg) => drawDistribution(svg, cost, fmtUsd)} />
+        <ChartFrame
+          title="Cost per task (histogram; box = p25–p75, median, whisker to p95)"
+          testId="eval-chart-cost"
+          deps={[cost]}
+          draw={(svg) => drawDistribution(svg, cost, fmtUsd)}
+        />
         <ChartFrame title="Runtime per task" testId="eval-chart-time" deps={[time]} draw={(svg) => drawDistribution(svg, time, fmtMs)} />
       </div>
       <TaskTable evaluation={e} />
@@ -150,7 +163,11 @@ function TaskTable({ evaluation: e }: { evaluation: EvalOverview }) {
     <div className="eval-table" role="table" aria-label="Tasks" aria-rowcount={rows.length + 1} data-testid="eval-table">
       <div className="eval-row eval-head" role="row">
         {COLUMNS.map((c) => (
-          <span key={c.label} role="columnheader" aria-sort={c.key !== null && sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : undefined}>
+          <span
+            key={c.label}
+            role="columnheader"
+            aria-sort={c.key !== null && sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : undefined}
+          >
             {c.key !== null ? (
               <button type="button" className="link" onClick={() => by(c.key as SortKey)} data-testid={`eval-sort-${c.key}`}>
                 {c.label}
@@ -184,7 +201,9 @@ function TaskTable({ evaluation: e }: { evaluation: EvalOverview }) {
                 <span role="cell">{r.id}</span>
                 <span role="cell">{r.kind}</span>
                 <span role="cell">{r.sizeTokens ?? '–'}</span>
-                <span role="cell">{r.correct ? '✓' : r.score > 0 ? '~' : '✗'} {r.score.toFixed(3)}</span>
+                <span role="cell">
+                  {r.correct ? '✓' : r.score > 0 ? '~' : '✗'} {r.score.toFixed(3)}
+                </span>
                 <span role="cell">{r.stopReason}</span>
                 <span role="cell">{usd(r.costUsd)}</span>
                 <span role="cell">{fmtMs(r.durationMs)}</span>
@@ -233,7 +252,13 @@ function EvalCompare() {
       <h3>Compare two evaluations</h3>
       <div className="compare-pick">
         {(['a', 'b'] as const).map((w) => (
-          <select key={w} aria-label={`Evaluation ${w.toUpperCase()}`} value={(w === 'a' ? a : b) ?? ''} onChange={(e) => pick(w, e.target.value)} data-testid={`eval-compare-${w}`}>
+          <select
+            key={w}
+            aria-label={`Evaluation ${w.toUpperCase()}`}
+            value={(w === 'a' ? a : b) ?? ''}
+            onChange={(e) => pick(w, e.target.value)}
+            data-testid={`eval-compare-${w}`}
+          >
             <option value="">— choose —</option>
             {[...evals.values()].map((e) => (
               <option key={e.dir} value={e.dir}>
@@ -264,8 +289,11 @@ function EvalCompare() {
             </tbody>
           </table>
           <p data-testid="eval-compare-counts">
-            Of {cmp.common} tasks in both: {cmp.both} solved by both, {cmp.neither} by neither, {cmp.onlyA.length} only by A, {cmp.onlyB.length} only by B.
-            {cmp.missingInA.length + cmp.missingInB.length > 0 ? ` ${cmp.missingInB.length} task(s) only in A and ${cmp.missingInA.length} only in B are left out.` : ''}
+            Of {cmp.common} tasks in both: {cmp.both} solved by both, {cmp.neither} by neither, {cmp.onlyA.length} only by A,{' '}
+            {cmp.onlyB.length} only by B.
+            {cmp.missingInA.length + cmp.missingInB.length > 0
+              ? ` ${cmp.missingInB.length} task(s) only in A and ${cmp.missingInA.length} only in B are left out.`
+              : ''}
           </p>
           <div className="eval-only-lists">
             <div>

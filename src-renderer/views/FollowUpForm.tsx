@@ -46,7 +46,12 @@ export const FollowUpForm = memo(function FollowUpForm({ sessionId }: { sessionI
   if (!finished) return null;
   const state = summary?.followUp;
   if (entry.source !== 'host' || !connected || !state?.ready) {
-    const reason = entry.source !== 'host' ? 'a log opened in this page keeps no REPL to continue in; fork it from an iteration instead' : !connected ? 'not connected to the host' : (state?.reason ?? 'the host keeps no REPL for this session');
+    const reason =
+      entry.source !== 'host'
+        ? 'a log opened in this page keeps no REPL to continue in; fork it from an iteration instead'
+        : !connected
+          ? 'not connected to the host'
+          : (state?.reason ?? 'the host keeps no REPL for this session');
     return (
       <div className="follow-up-off muted" data-testid="follow-up-unavailable">
         No follow-up: {reason}.
@@ -73,21 +78,49 @@ export const FollowUpForm = memo(function FollowUpForm({ sessionId }: { sessionI
     >
       <h4>Ask a follow-up</h4>
       <small className="muted">
-        Turn {turns} runs in the same REPL: its context becomes <code>context_{turns}</code>, the earlier turns' messages are <code>history_0</code>…<code>history_{turns - 1}</code>.
+        Turn {turns} runs in the same REPL: its context becomes <code>context_{turns}</code>, the earlier turns' messages are{' '}
+        <code>history_0</code>…<code>history_{turns - 1}</code>.
       </small>
-      <textarea rows={3} value={draft.query} onChange={(e) => set({ query: e.target.value })} placeholder="Your next question" aria-label="Follow-up question" data-testid="fu-query" />
+      <textarea
+        rows={3}
+        value={draft.query}
+        onChange={(e) => set({ query: e.target.value })}
+        placeholder="Your next question"
+        aria-label="Follow-up question"
+        data-testid="fu-query"
+      />
       <label>
         context{' '}
-        <select value={draft.kind} onChange={(e) => set({ kind: e.target.value as ContextKind })} aria-label="Follow-up context" data-testid="fu-context-kind">
+        <select
+          value={draft.kind}
+          onChange={(e) => set({ kind: e.target.value as ContextKind })}
+          aria-label="Follow-up context"
+          data-testid="fu-context-kind"
+        >
           <option value="question">the question itself</option>
           <option value="text">text pasted here</option>
           <option value="path">a file on the host</option>
           <option value="upload">a file from this computer</option>
         </select>
       </label>
-      {draft.kind === 'text' ? <textarea rows={4} value={draft.text} onChange={(e) => set({ text: e.target.value })} aria-label="Follow-up context text" data-testid="fu-context-text" /> : null}
+      {draft.kind === 'text' ? (
+        <textarea
+          rows={4}
+          value={draft.text}
+          onChange={(e) => set({ text: e.target.value })}
+          aria-label="Follow-up context text"
+          data-testid="fu-context-text"
+        />
+      ) : null}
       {draft.kind === 'path' ? (
-        <input value={draft.path} onChange={(e) => set({ path: e.target.value })} placeholder="path on the host" aria-label="Follow-up context file on the host" data-testid="fu-context-path" spellCheck={false} />
+        <input
+          value={draft.path}
+          onChange={(e) => set({ path: e.target.value })}
+          placeholder="path on the host"
+          aria-label="Follow-up context file on the host"
+          data-testid="fu-context-path"
+          spellCheck={false}
+        />
       ) : null}
       {draft.kind === 'upload' ? (
         <input

@@ -48,7 +48,8 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
       return;
     }
     // Paused after the kept reply: only there (replayed iterations before it run straight through).
-    const breakpoints: Breakpoint[] = at === 'edit' ? [{ kind: 'after_reply', depths: [target.depth], iterations: [target.iteration] }] : [];
+    const breakpoints: Breakpoint[] =
+      at === 'edit' ? [{ kind: 'after_reply', depths: [target.depth], iterations: [target.iteration] }] : [];
     const extra: Partial<ForkSession> = {
       breakpoints,
       ...(profile ? { profile } : {}),
@@ -77,7 +78,8 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
       }}
     >
       <p className="muted">
-        A new session replays this run's recorded replies and sub-call results up to iteration {target.iteration}, then continues with the endpoint below.
+        A new session replays this run's recorded replies and sub-call results up to iteration {target.iteration}, then continues with the
+        endpoint below.
       </p>
       <label>
         Endpoint
@@ -114,19 +116,27 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
       <fieldset>
         <legend>At iteration {target.iteration}</legend>
         <label>
-          <input type="radio" name="fork-at" checked={at === 'live'} onChange={() => setAt('live')} data-testid="fork-live" /> ask the model again and continue live
+          <input type="radio" name="fork-at" checked={at === 'live'} onChange={() => setAt('live')} data-testid="fork-live" /> ask the model
+          again and continue live
         </label>
         {target.reply !== null ? (
           <label>
-            <input type="radio" name="fork-at" checked={at === 'edit'} onChange={() => setAt('edit')} data-testid="fork-edit" /> keep the recorded reply and pause, to edit its code before it runs
+            <input type="radio" name="fork-at" checked={at === 'edit'} onChange={() => setAt('edit')} data-testid="fork-edit" /> keep the
+            recorded reply and pause, to edit its code before it runs
           </label>
         ) : null}
       </fieldset>
-      {target.context !== 'none' ? <ContextFields value={context} onChange={setContext} idPrefix="fork" optional={target.context === 'optional'} /> : null}
+      {target.context !== 'none' ? (
+        <ContextFields value={context} onChange={setContext} idPrefix="fork" optional={target.context === 'optional'} />
+      ) : null}
       <ToolsField value={tools} onChange={setTools} idPrefix="fork" />
       <label>
         Paper-era FINAL(answer) / FINAL_VAR(name)
-        <select value={finalPatterns} onChange={(e) => setFinalPatterns(e.target.value === 'on' ? 'on' : e.target.value === 'off' ? 'off' : 'source')} data-testid="fork-final-patterns">
+        <select
+          value={finalPatterns}
+          onChange={(e) => setFinalPatterns(e.target.value === 'on' ? 'on' : e.target.value === 'off' ? 'off' : 'source')}
+          data-testid="fork-final-patterns"
+        >
           <option value="source">as the source session (off for a log made elsewhere)</option>
           <option value="on">accept</option>
           <option value="off">do not accept</option>

@@ -20,7 +20,15 @@ export function HostPathForm(props: {
         if (path.trim()) props.onOpen(path.trim());
       }}
     >
-      <input type="text" placeholder={props.placeholder} aria-label={props.label} value={path} onChange={(e) => setPath(e.target.value)} data-testid={props.inputTestId} disabled={disabled} />
+      <input
+        type="text"
+        placeholder={props.placeholder}
+        aria-label={props.label}
+        value={path}
+        onChange={(e) => setPath(e.target.value)}
+        data-testid={props.inputTestId}
+        disabled={disabled}
+      />
       <button type="submit" data-testid={props.submitTestId} disabled={disabled}>
         {props.submitText}
       </button>

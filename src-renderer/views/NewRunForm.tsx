@@ -76,7 +76,13 @@ export function NewRunForm() {
 
   const submit = async (): Promise<void> => {
     const context: ContextSource =
-      ctxKind === 'demo' ? { kind: 'demo', name: demo } : ctxKind === 'file' ? { kind: 'file', path } : ctxKind === 'json' ? { kind: 'json', json: text } : { kind: 'text', text };
+      ctxKind === 'demo'
+        ? { kind: 'demo', name: demo }
+        : ctxKind === 'file'
+          ? { kind: 'file', path }
+          : ctxKind === 'json'
+            ? { kind: 'json', json: text }
+            : { kind: 'text', text };
     const limits: RunLimitsInput = {};
     const d = num(maxDepth);
     if (d !== undefined) limits.maxDepth = d;
@@ -112,7 +118,11 @@ export function NewRunForm() {
       ...(subProfile ? { subProfile } : {}),
     });
     if (!parsed.success) {
-      setProblem(promptMode === 'custom' && systemPrompt.trim() === '' ? 'The custom system prompt is empty: type it or load it from a file.' : firstIssue(parsed.error));
+      setProblem(
+        promptMode === 'custom' && systemPrompt.trim() === ''
+          ? 'The custom system prompt is empty: type it or load it from a file.'
+          : firstIssue(parsed.error),
+      );
       return;
     }
     setProblem(null);
@@ -168,10 +178,17 @@ export function NewRunForm() {
               </option>
             ))}
         </select>
-        <small className="muted">The endpoint, key, sampling and model of llm_query and leaf rlm_query calls; child runs' turns use the profile above.</small>
+        <small className="muted">
+          The endpoint, key, sampling and model of llm_query and leaf rlm_query calls; child runs' turns use the profile above.
+        </small>
       </label>
       <label>
-        Sub-model <input value={subModel} onChange={(e) => setSubModel(e.target.value)} placeholder={subProfile ? 'the sub-calls profile\'s model' : 'profile default'} />
+        Sub-model{' '}
+        <input
+          value={subModel}
+          onChange={(e) => setSubModel(e.target.value)}
+          placeholder={subProfile ? "the sub-calls profile's model" : 'profile default'}
+        />
       </label>
       <label>
         REPL language
@@ -183,20 +200,49 @@ export function NewRunForm() {
       <fieldset className="nr-prompt">
         <legend>System prompt</legend>
         <label>
-          <input type="radio" name="prompt" checked={promptMode === 'profile'} onChange={() => setPromptMode('profile')} data-testid="nr-prompt-profile" />{' '}
-          {chosen?.systemPrompt ? `the profile's own (${chosen.systemPrompt.length.toLocaleString('en-US')} characters)` : `built-in, for ${REPL_LABEL[repl]}`}
+          <input
+            type="radio"
+            name="prompt"
+            checked={promptMode === 'profile'}
+            onChange={() => setPromptMode('profile')}
+            data-testid="nr-prompt-profile"
+          />{' '}
+          {chosen?.systemPrompt
+            ? `the profile's own (${chosen.systemPrompt.length.toLocaleString('en-US')} characters)`
+            : `built-in, for ${REPL_LABEL[repl]}`}
         </label>
         {chosen?.systemPrompt ? (
           <label>
-            <input type="radio" name="prompt" checked={promptMode === 'builtin'} onChange={() => setPromptMode('builtin')} data-testid="nr-prompt-builtin" /> built-in, for {REPL_LABEL[repl]}
+            <input
+              type="radio"
+              name="prompt"
+              checked={promptMode === 'builtin'}
+              onChange={() => setPromptMode('builtin')}
+              data-testid="nr-prompt-builtin"
+            />{' '}
+            built-in, for {REPL_LABEL[repl]}
           </label>
         ) : null}
         <label>
-          <input type="radio" name="prompt" checked={promptMode === 'custom'} onChange={() => setPromptMode('custom')} data-testid="nr-prompt-custom" /> my own
+          <input
+            type="radio"
+            name="prompt"
+            checked={promptMode === 'custom'}
+            onChange={() => setPromptMode('custom')}
+            data-testid="nr-prompt-custom"
+          />{' '}
+          my own
         </label>
         {promptMode === 'custom' ? (
           <>
-            <textarea value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} rows={6} spellCheck={false} aria-label="System prompt text" data-testid="nr-system-prompt" />
+            <textarea
+              value={systemPrompt}
+              onChange={(e) => setSystemPrompt(e.target.value)}
+              rows={6}
+              spellCheck={false}
+              aria-label="System prompt text"
+              data-testid="nr-system-prompt"
+            />
             <small className="muted">Replaces the built-in prompt; {'{tools}'} is replaced by the list of tools.</small>
             <input
               type="file"
@@ -212,7 +258,13 @@ export function NewRunForm() {
       </fieldset>
       <label className="nr-check">
         <span>
-          <input type="checkbox" checked={finalPatterns} onChange={(e) => setFinalPatterns(e.target.checked)} data-testid="nr-final-patterns" /> paper-era protocol: accept FINAL(answer) and FINAL_VAR(name) in replies, code included, and as REPL functions
+          <input
+            type="checkbox"
+            checked={finalPatterns}
+            onChange={(e) => setFinalPatterns(e.target.checked)}
+            data-testid="nr-final-patterns"
+          />{' '}
+          paper-era protocol: accept FINAL(answer) and FINAL_VAR(name) in replies, code included, and as REPL functions
         </span>
       </label>
       <ToolsField value={tools} onChange={setTools} idPrefix="nr" />
@@ -272,7 +324,11 @@ export function NewRunForm() {
         </label>
         <label title="The model of a child run's llm_query that names none">
           child llm_query{' '}
-          <select value={childLlmModel} onChange={(e) => setChildLlmModel(e.target.value === 'own' ? 'own' : 'sub')} data-testid="nr-child-llm-model">
+          <select
+            value={childLlmModel}
+            onChange={(e) => setChildLlmModel(e.target.value === 'own' ? 'own' : 'sub')}
+            data-testid="nr-child-llm-model"
+          >
             <option value="sub">sub model</option>
             <option value="own">child's own model (as the reference)</option>
           </select>
@@ -282,7 +338,13 @@ export function NewRunForm() {
         <legend>Breakpoints</legend>
         {BP_KINDS.map((k) => (
           <label key={k}>
-            <input type="checkbox" checked={bps.includes(k)} onChange={() => setBps((p) => (p.includes(k) ? p.filter((x) => x !== k) : [...p, k]))} data-testid={`nr-bp-${k}`} /> {k}
+            <input
+              type="checkbox"
+              checked={bps.includes(k)}
+              onChange={() => setBps((p) => (p.includes(k) ? p.filter((x) => x !== k) : [...p, k]))}
+              data-testid={`nr-bp-${k}`}
+            />{' '}
+            {k}
           </label>
         ))}
         <label>

@@ -12,9 +12,9 @@ import { deleteProfile, saveProfile, setProfileKey } from '../app/profile-servic
 import { ExamplesField, examplesOf } from './ExamplesField.tsx';
 
 /** The host's built-in profile (bundled mock model); it refuses to save over it. */
-export const DEMO_PROFILE = 'demo';
+const DEMO_PROFILE = 'demo';
 
-export interface PriceRow {
+interface PriceRow {
   model: string;
   input: string;
   output: string;
@@ -42,7 +42,7 @@ export interface ProfileDraft {
   exampleBudget: string;
 }
 
-export interface SamplingDraft {
+interface SamplingDraft {
   temperature: string;
   topP: string;
   seed: string;
@@ -54,7 +54,21 @@ const NO_SAMPLING: SamplingDraft = { temperature: '', topP: '', seed: '', maxOut
 const DRAFT_FIELDS = ['name', 'baseUrl', 'model', 'apiKeyRef', 'prices', 'systemPrompt', 'sampling', 'examples'] as const;
 export type DraftErrors = Partial<Record<(typeof DRAFT_FIELDS)[number], string>>;
 
-const EMPTY: ProfileDraft = { original: null, name: '', baseUrl: '', model: '', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: NO_SAMPLING, examples: '', exampleBudget: '' };
+const EMPTY: ProfileDraft = {
+  original: null,
+  name: '',
+  baseUrl: '',
+  model: '',
+  subModel: '',
+  apiKeyRef: '',
+  prices: [],
+  repl: 'javascript',
+  systemPrompt: '',
+  finalPatterns: false,
+  sampling: NO_SAMPLING,
+  examples: '',
+  exampleBudget: '',
+};
 
 function draftOf(p: EndpointProfile): ProfileDraft {
   return {
@@ -79,7 +93,12 @@ function draftOf(p: EndpointProfile): ProfileDraft {
   };
 }
 
-const SAMPLING_LABELS: Record<keyof SamplingDraft, string> = { temperature: 'Temperature', topP: 'Top p', seed: 'Seed', maxOutputTokens: 'Max output tokens' };
+const SAMPLING_LABELS: Record<keyof SamplingDraft, string> = {
+  temperature: 'Temperature',
+  topP: 'Top p',
+  seed: 'Seed',
+  maxOutputTokens: 'Max output tokens',
+};
 
 /** The sampling settings typed, or what is wrong with the first bad one. */
 function samplingOf(d: SamplingDraft): { sampling: SamplingInput } | { error: string } {
@@ -90,9 +109,22 @@ function samplingOf(d: SamplingDraft): { sampling: SamplingInput } | { error: st
     const n = Number(text);
     const ok =
       Number.isFinite(n) &&
-      (key === 'temperature' ? n >= 0 : key === 'topP' ? n > 0 && n <= 1 : key === 'seed' ? Number.isSafeInteger(n) : Number.isSafeInteger(n) && n >= 1);
+      (key === 'temperature'
+        ? n >= 0
+        : key === 'topP'
+          ? n > 0 && n <= 1
+          : key === 'seed'
+            ? Number.isSafeInteger(n)
+            : Number.isSafeInteger(n) && n >= 1);
     if (!ok) {
-      const want = key === 'temperature' ? 'a number ≥ 0' : key === 'topP' ? 'a number in (0, 1]' : key === 'seed' ? 'an integer' : 'a positive integer';
+      const want =
+        key === 'temperature'
+          ? 'a number ≥ 0'
+          : key === 'topP'
+            ? 'a number in (0, 1]'
+            : key === 'seed'
+              ? 'an integer'
+              : 'a positive integer';
       return { error: `${SAMPLING_LABELS[key]} must be ${want}, got "${text}".` };
     }
     out[key] = n;
@@ -121,10 +153,12 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
     url = null;
   }
   // The host calls it with the OpenAI client: only http(s) makes sense.
-  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) errors.baseUrl = 'Base URL must be an http:// or https:// URL, e.g. https://api.openai.com/v1.';
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    errors.baseUrl = 'Base URL must be an http:// or https:// URL, e.g. https://api.openai.com/v1.';
   if (d.model.trim() === '') errors.model = 'Model is required.';
   const ref = d.apiKeyRef.trim();
-  if (ref !== '' && !/^[A-Za-z_][A-Za-z0-9_]{0,199}$/.test(ref)) errors.apiKeyRef = 'An environment variable name: letters, digits and _, not starting with a digit.';
+  if (ref !== '' && !/^[A-Za-z_][A-Za-z0-9_]{0,199}$/.test(ref))
+    errors.apiKeyRef = 'An environment variable name: letters, digits and _, not starting with a digit.';
   const prices: EndpointProfile['prices'] = {};
   for (const [i, r] of d.prices.entries()) {
     const m = r.model.trim();
@@ -142,7 +176,14 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
   const examples = examplesOf(d.examples, d.exampleBudget);
   if ('error' in examples) errors.examples = examples.error;
   if (Object.keys(errors).length > 0 || 'error' in sampling || 'error' in examples) return { errors };
-  const profile: EndpointProfile = { name, baseUrl, model: d.model.trim(), subModel: d.subModel.trim() === '' ? null : d.subModel.trim(), apiKeyRef: ref === '' ? null : ref, prices };
+  const profile: EndpointProfile = {
+    name,
+    baseUrl,
+    model: d.model.trim(),
+    subModel: d.subModel.trim() === '' ? null : d.subModel.trim(),
+    apiKeyRef: ref === '' ? null : ref,
+    prices,
+  };
   // JavaScript is what an absent language means: left out, as in profiles saved before Python.
   if (d.repl !== 'javascript') profile.repl = d.repl;
   if (d.systemPrompt.trim() !== '') profile.systemPrompt = d.systemPrompt;
@@ -164,7 +205,9 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
 
 function samplingText(s: SamplingInput | undefined): string {
   if (!s) return '—';
-  const parts = (Object.keys(SAMPLING_LABELS) as (keyof SamplingDraft)[]).filter((k) => s[k] !== undefined).map((k) => `${SAMPLING_LABELS[k].toLowerCase()} ${s[k]}`);
+  const parts = (Object.keys(SAMPLING_LABELS) as (keyof SamplingDraft)[])
+    .filter((k) => s[k] !== undefined)
+    .map((k) => `${SAMPLING_LABELS[k].toLowerCase()} ${s[k]}`);
   return parts.length > 0 ? parts.join(', ') : '—';
 }
 
@@ -277,7 +320,13 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
                 <td>{p.model}</td>
                 <td>{p.subModel ?? '—'}</td>
                 <td>{p.apiKeyRef ?? '—'}</td>
-                <td>{Object.keys(p.prices).length > 0 ? Object.entries(p.prices).map(([m, v]) => `${m}: $${v.inputPerMTok} / $${v.outputPerMTok}`).join('; ') : '—'}</td>
+                <td>
+                  {Object.keys(p.prices).length > 0
+                    ? Object.entries(p.prices)
+                        .map(([m, v]) => `${m}: $${v.inputPerMTok} / $${v.outputPerMTok}`)
+                        .join('; ')
+                    : '—'}
+                </td>
                 <td>{REPL_LABEL[p.repl ?? 'javascript']}</td>
                 <td>{p.systemPrompt ? `own (${p.systemPrompt.length.toLocaleString('en-US')} characters)` : 'built-in'}</td>
                 <td>{p.finalPatterns ? 'accepted' : '—'}</td>
@@ -288,7 +337,13 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
                   </button>
                   {confirming === p.name ? (
                     <>
-                      <button type="button" className="danger" onClick={() => void remove(p.name)} aria-label={`Really delete ${p.name}`} data-testid={`pp-delete-confirm-${p.name}`}>
+                      <button
+                        type="button"
+                        className="danger"
+                        onClick={() => void remove(p.name)}
+                        aria-label={`Really delete ${p.name}`}
+                        data-testid={`pp-delete-confirm-${p.name}`}
+                      >
                         Really delete
                       </button>
                       <button type="button" onClick={() => setConfirming(null)} aria-label={`Keep ${p.name}`}>
@@ -296,7 +351,12 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
                       </button>
                     </>
                   ) : (
-                    <button type="button" onClick={() => setConfirming(p.name)} aria-label={`Delete ${p.name}`} data-testid={`pp-delete-${p.name}`}>
+                    <button
+                      type="button"
+                      onClick={() => setConfirming(p.name)}
+                      aria-label={`Delete ${p.name}`}
+                      data-testid={`pp-delete-${p.name}`}
+                    >
                       Delete
                     </button>
                   )}
@@ -306,11 +366,17 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
           </tbody>
         </table>
         {deleted ? (
-          <p role={deleted.kind === 'error' ? 'alert' : 'status'} className={deleted.kind === 'error' ? 'pp-error' : 'pp-ok'} data-testid="pp-delete-status">
+          <p
+            role={deleted.kind === 'error' ? 'alert' : 'status'}
+            className={deleted.kind === 'error' ? 'pp-error' : 'pp-ok'}
+            data-testid="pp-delete-status"
+          >
             {deleted.text}
           </p>
         ) : null}
-        {editor ? <ProfileEditor key={editor.seq} initial={editor.draft} profiles={saved} onSaved={onSaved} onCancel={() => setEditor(null)} /> : null}
+        {editor ? (
+          <ProfileEditor key={editor.seq} initial={editor.draft} profiles={saved} onSaved={onSaved} onCancel={() => setEditor(null)} />
+        ) : null}
       </div>
     </div>,
     document.body,
@@ -335,12 +401,16 @@ function ProfileEditor({
   const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   const ids = useId();
   const set = (patch: Partial<ProfileDraft>): void => setD((x) => ({ ...x, ...patch }));
-  const setPrice = (i: number, patch: Partial<PriceRow>): void => setD((x) => ({ ...x, prices: x.prices.map((r, j) => (j === i ? { ...r, ...patch } : r)) }));
+  const setPrice = (i: number, patch: Partial<PriceRow>): void =>
+    setD((x) => ({ ...x, prices: x.prices.map((r, j) => (j === i ? { ...r, ...patch } : r)) }));
   const editing = d.original !== null;
 
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
-    const res = validateDraft(d, profiles.map((p) => p.name));
+    const res = validateDraft(
+      d,
+      profiles.map((p) => p.name),
+    );
     if ('errors' in res) {
       setErrors(res.errors);
       setStatus({ kind: 'error', text: 'Fix the fields marked below.' });
@@ -372,13 +442,26 @@ function ProfileEditor({
         <h3>{editing ? `Edit profile “${d.original}”` : 'New profile'}</h3>
         <label>
           Name
-          <input value={d.name} onChange={(e) => set({ name: e.target.value })} readOnly={editing} data-testid="pp-name" {...described('name')} />
+          <input
+            value={d.name}
+            onChange={(e) => set({ name: e.target.value })}
+            readOnly={editing}
+            data-testid="pp-name"
+            {...described('name')}
+          />
           {editing ? <small className="muted">Profiles are saved by name; to rename, add a new one.</small> : null}
           {err('name')}
         </label>
         <label>
           Base URL
-          <input type="url" value={d.baseUrl} onChange={(e) => set({ baseUrl: e.target.value })} placeholder="https://api.openai.com/v1" data-testid="pp-base-url" {...described('baseUrl')} />
+          <input
+            type="url"
+            value={d.baseUrl}
+            onChange={(e) => set({ baseUrl: e.target.value })}
+            placeholder="https://api.openai.com/v1"
+            data-testid="pp-base-url"
+            {...described('baseUrl')}
+          />
           {err('baseUrl')}
         </label>
         <label>
@@ -388,17 +471,35 @@ function ProfileEditor({
         </label>
         <label>
           Sub-model
-          <input value={d.subModel} onChange={(e) => set({ subModel: e.target.value })} placeholder="same as the model" data-testid="pp-sub-model" />
+          <input
+            value={d.subModel}
+            onChange={(e) => set({ subModel: e.target.value })}
+            placeholder="same as the model"
+            data-testid="pp-sub-model"
+          />
         </label>
         <label>
           API key environment variable
-          <input value={d.apiKeyRef} onChange={(e) => set({ apiKeyRef: e.target.value })} placeholder="e.g. OPENAI_API_KEY" spellCheck={false} data-testid="pp-key-ref" {...described('apiKeyRef')} />
-          <small className="muted">Web mode reads the key from this variable where rlm-studio serve runs. The desktop app fills it in when you store a key.</small>
+          <input
+            value={d.apiKeyRef}
+            onChange={(e) => set({ apiKeyRef: e.target.value })}
+            placeholder="e.g. OPENAI_API_KEY"
+            spellCheck={false}
+            data-testid="pp-key-ref"
+            {...described('apiKeyRef')}
+          />
+          <small className="muted">
+            Web mode reads the key from this variable where rlm-studio serve runs. The desktop app fills it in when you store a key.
+          </small>
           {err('apiKeyRef')}
         </label>
         <label>
           REPL language
-          <select value={d.repl} onChange={(e) => set({ repl: e.target.value === 'python' ? 'python' : 'javascript' })} data-testid="pp-repl">
+          <select
+            value={d.repl}
+            onChange={(e) => set({ repl: e.target.value === 'python' ? 'python' : 'javascript' })}
+            data-testid="pp-repl"
+          >
             <option value="javascript">{REPL_LABEL.javascript}</option>
             <option value="python">{REPL_LABEL.python}</option>
           </select>
@@ -406,14 +507,29 @@ function ProfileEditor({
         </label>
         <label>
           System prompt
-          <textarea value={d.systemPrompt} onChange={(e) => set({ systemPrompt: e.target.value })} rows={4} spellCheck={false} placeholder="empty: the built-in prompt for the run's language" data-testid="pp-system-prompt" {...described('systemPrompt')} />
-          <small className="muted">Replaces the built-in prompt (e.g. the one a model was trained on); {'{tools}'} is replaced by the list of tools.</small>
+          <textarea
+            value={d.systemPrompt}
+            onChange={(e) => set({ systemPrompt: e.target.value })}
+            rows={4}
+            spellCheck={false}
+            placeholder="empty: the built-in prompt for the run's language"
+            data-testid="pp-system-prompt"
+            {...described('systemPrompt')}
+          />
+          <small className="muted">
+            Replaces the built-in prompt (e.g. the one a model was trained on); {'{tools}'} is replaced by the list of tools.
+          </small>
           {err('systemPrompt')}
         </label>
         <label className="nr-check">
           <span>
-            <input type="checkbox" checked={d.finalPatterns} onChange={(e) => set({ finalPatterns: e.target.checked })} data-testid="pp-final-patterns" /> paper-era protocol: accept FINAL(answer) and
-            FINAL_VAR(name)
+            <input
+              type="checkbox"
+              checked={d.finalPatterns}
+              onChange={(e) => set({ finalPatterns: e.target.checked })}
+              data-testid="pp-final-patterns"
+            />{' '}
+            paper-era protocol: accept FINAL(answer) and FINAL_VAR(name)
           </span>
           <small className="muted">For models trained on the paper-era prompt. Its runs use it unless the new run says otherwise.</small>
         </label>
@@ -429,7 +545,13 @@ function ProfileEditor({
           />
         </label>
         <div {...described('examples')}>
-          <ExamplesField paths={d.examples} budget={d.exampleBudget} onPaths={(v) => set({ examples: v })} onBudget={(v) => set({ exampleBudget: v })} idPrefix="pp" />
+          <ExamplesField
+            paths={d.examples}
+            budget={d.exampleBudget}
+            onPaths={(v) => set({ examples: v })}
+            onBudget={(v) => set({ exampleBudget: v })}
+            idPrefix="pp"
+          />
           <small className="muted">Its runs get these unless the new run changes them.</small>
           {err('examples')}
         </div>
@@ -447,7 +569,9 @@ function ProfileEditor({
               />
             </label>
           ))}
-          <small className="muted">Sent with the calls this profile serves: root calls, or sub-calls when a run picks it as its sub-calls profile.</small>
+          <small className="muted">
+            Sent with the calls this profile serves: root calls, or sub-calls when a run picks it as its sub-calls profile.
+          </small>
           {err('sampling')}
         </fieldset>
         <fieldset className="pp-prices">
@@ -460,18 +584,38 @@ function ProfileEditor({
               </label>
               <label>
                 Input
-                <input value={r.input} onChange={(e) => setPrice(i, { input: e.target.value })} inputMode="decimal" size={7} aria-label={`Price ${i + 1}: input USD per million tokens`} />
+                <input
+                  value={r.input}
+                  onChange={(e) => setPrice(i, { input: e.target.value })}
+                  inputMode="decimal"
+                  size={7}
+                  aria-label={`Price ${i + 1}: input USD per million tokens`}
+                />
               </label>
               <label>
                 Output
-                <input value={r.output} onChange={(e) => setPrice(i, { output: e.target.value })} inputMode="decimal" size={7} aria-label={`Price ${i + 1}: output USD per million tokens`} />
+                <input
+                  value={r.output}
+                  onChange={(e) => setPrice(i, { output: e.target.value })}
+                  inputMode="decimal"
+                  size={7}
+                  aria-label={`Price ${i + 1}: output USD per million tokens`}
+                />
               </label>
-              <button type="button" onClick={() => setD((x) => ({ ...x, prices: x.prices.filter((_, j) => j !== i) }))} aria-label={`Remove price ${i + 1}`}>
+              <button
+                type="button"
+                onClick={() => setD((x) => ({ ...x, prices: x.prices.filter((_, j) => j !== i) }))}
+                aria-label={`Remove price ${i + 1}`}
+              >
                 Remove
               </button>
             </div>
           ))}
-          <button type="button" onClick={() => setD((x) => ({ ...x, prices: [...x.prices, { model: '', input: '', output: '' }] }))} data-testid="pp-price-add">
+          <button
+            type="button"
+            onClick={() => setD((x) => ({ ...x, prices: [...x.prices, { model: '', input: '', output: '' }] }))}
+            data-testid="pp-price-add"
+          >
             Add price
           </button>
           {err('prices')}
@@ -484,13 +628,19 @@ function ProfileEditor({
             {editing ? 'Done' : 'Cancel'}
           </button>
           {status ? (
-            <span role={status.kind === 'error' ? 'alert' : 'status'} className={status.kind === 'error' ? 'pp-error' : 'pp-ok'} data-testid="pp-status">
+            <span
+              role={status.kind === 'error' ? 'alert' : 'status'}
+              className={status.kind === 'error' ? 'pp-error' : 'pp-ok'}
+              data-testid="pp-status"
+            >
               {status.text}
             </span>
           ) : null}
         </div>
       </form>
-      {d.original !== null ? <KeyForm profile={d.original} apiKeyRef={profiles.find((p) => p.name === d.original)?.apiKeyRef ?? null} /> : null}
+      {d.original !== null ? (
+        <KeyForm profile={d.original} apiKeyRef={profiles.find((p) => p.name === d.original)?.apiKeyRef ?? null} />
+      ) : null}
     </div>
   );
 }
@@ -540,7 +690,11 @@ function KeyForm({ profile, apiKeyRef }: { profile: string; apiKeyRef: string | 
           Remove stored key
         </button>
         {status ? (
-          <span role={status.kind === 'error' ? 'alert' : 'status'} className={status.kind === 'error' ? 'pp-error' : 'pp-ok'} data-testid="pp-key-status">
+          <span
+            role={status.kind === 'error' ? 'alert' : 'status'}
+            className={status.kind === 'error' ? 'pp-error' : 'pp-ok'}
+            data-testid="pp-key-status"
+          >
             {status.text}
           </span>
         ) : null}

@@ -76,17 +76,38 @@ export function ReplayBar({ sessionId }: { sessionId: string }) {
       <button type="button" onClick={() => seek(svc.store, sessionId, replay.cursor - 1)} aria-label="Step back" data-testid="replay-back">
         ⏮
       </button>
-      <button type="button" onClick={() => seek(svc.store, sessionId, replay.cursor, { playing: !replay.playing })} data-testid="replay-play">
+      <button
+        type="button"
+        onClick={() => seek(svc.store, sessionId, replay.cursor, { playing: !replay.playing })}
+        data-testid="replay-play"
+      >
         {replay.playing ? '⏸' : '▶'}
       </button>
-      <button type="button" onClick={() => seek(svc.store, sessionId, replay.cursor + 1)} aria-label="Step forward" data-testid="replay-step">
+      <button
+        type="button"
+        onClick={() => seek(svc.store, sessionId, replay.cursor + 1)}
+        aria-label="Step forward"
+        data-testid="replay-step"
+      >
         ⏭
       </button>
-      <input type="range" min={0} max={total} value={replay.cursor} onChange={(e) => seek(svc.store, sessionId, Number(e.target.value))} aria-label="Replay position" data-testid="replay-slider" />
+      <input
+        type="range"
+        min={0}
+        max={total}
+        value={replay.cursor}
+        onChange={(e) => seek(svc.store, sessionId, Number(e.target.value))}
+        aria-label="Replay position"
+        data-testid="replay-slider"
+      />
       <span className="replay-pos" data-testid="replay-pos">
         event {replay.cursor}/{total} · {fmtMs(curT)}
       </span>
-      <select aria-label="Speed" value={replay.speed} onChange={(e) => seek(svc.store, sessionId, replay.cursor, { speed: Number(e.target.value) })}>
+      <select
+        aria-label="Speed"
+        value={replay.speed}
+        onChange={(e) => seek(svc.store, sessionId, replay.cursor, { speed: Number(e.target.value) })}
+      >
         {SPEEDS.map((s) => (
           <option key={s} value={s}>
             {s}×

@@ -19,7 +19,10 @@ export function RerunForm({ sessionId, context: need, onDone }: { sessionId: str
       setProblem('This log does not hold its context: give the file it was made from.');
       return;
     }
-    const extra: Omit<RerunSession, 'sessionId'> = { ...(source ? { context: source } : {}), ...(tools.trim() ? { tools: tools.trim() } : {}) };
+    const extra: Omit<RerunSession, 'sessionId'> = {
+      ...(source ? { context: source } : {}),
+      ...(tools.trim() ? { tools: tools.trim() } : {}),
+    };
     setProblem(null);
     setBusy(true);
     const id = await svc.rerun(sessionId, extra);
@@ -36,7 +39,10 @@ export function RerunForm({ sessionId, context: need, onDone }: { sessionId: str
         void submit();
       }}
     >
-      <p className="muted">Runs every recorded code block again, with the recorded replies and sub-call results, and marks each block's output same or different.</p>
+      <p className="muted">
+        Runs every recorded code block again, with the recorded replies and sub-call results, and marks each block's output same or
+        different.
+      </p>
       {need !== 'none' ? <ContextFields value={context} onChange={setContext} idPrefix="rerun" optional={need === 'optional'} /> : null}
       <ToolsField value={tools} onChange={setTools} idPrefix="rerun" />
       {problem ? (

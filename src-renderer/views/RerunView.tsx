@@ -21,7 +21,13 @@ export const RerunBanner = memo(function RerunBanner({ sessionId, traj, rev }: {
   const { source, blocks, same, different } = summary;
   const from = source ? source.logFile.split(/[\\/]/).pop() : null;
   return (
-    <section className={`rerun-summary${different.length > 0 ? ' has-diff' : ''}`} aria-label="Re-execution" data-testid="rerun-summary" data-blocks={blocks} data-different={different.length}>
+    <section
+      className={`rerun-summary${different.length > 0 ? ' has-diff' : ''}`}
+      aria-label="Re-execution"
+      data-testid="rerun-summary"
+      data-blocks={blocks}
+      data-different={different.length}
+    >
       <b>Re-execution</b>
       {from ? (
         <>
@@ -29,12 +35,18 @@ export const RerunBanner = memo(function RerunBanner({ sessionId, traj, rev }: {
           of <code title={source?.logFile}>{from}</code> ({source?.format === 'rlm-python' ? 'reference library log' : 'native log'})
         </>
       ) : null}
-      : {blocks} block{blocks === 1 ? '' : 's'} run again · <span className="rerun-same">{same} same</span> · <span className={different.length > 0 ? 'rerun-different' : ''}>{different.length} different</span>
+      : {blocks} block{blocks === 1 ? '' : 's'} run again · <span className="rerun-same">{same} same</span> ·{' '}
+      <span className={different.length > 0 ? 'rerun-different' : ''}>{different.length} different</span>
       {different.length > 0 ? (
         <ul className="rerun-list">
           {different.slice(0, MAX_LISTED).map((d) => (
             <li key={`${d.runId}:${d.iteration}:${d.block}`}>
-              <button type="button" className="link" onClick={() => svc.store.getState().select(sessionId, { runId: d.runId, iteration: d.iteration })} data-testid="rerun-show-diff">
+              <button
+                type="button"
+                className="link"
+                onClick={() => svc.store.getState().select(sessionId, { runId: d.runId, iteration: d.iteration })}
+                data-testid="rerun-show-diff"
+              >
                 {d.depth > 0 ? `depth ${d.depth} run ${d.runId} · ` : ''}iteration {d.iteration}, block {d.block + 1}
               </button>
             </li>
@@ -51,7 +63,9 @@ export function BlockRerunView({ block, rerun }: { block: number; rerun: BlockRe
   const lines = useMemo(() => (rerun.same ? [] : diffLines(comparedText(rerun.recorded), comparedText(rerun.new))), [rerun]);
   return (
     <div className="block-rerun" data-testid={`rerun-${block}`} data-same={rerun.same ? 'true' : 'false'}>
-      <span className={`badge ${rerun.same ? 'rerun-same' : 'rerun-different'}`}>{rerun.same ? 'same as recorded' : 'different from recorded'}</span>
+      <span className={`badge ${rerun.same ? 'rerun-same' : 'rerun-different'}`}>
+        {rerun.same ? 'same as recorded' : 'different from recorded'}
+      </span>
       {rerun.terms === 'rlm-python' ? <small className="muted"> compared as the reference library records output</small> : null}
       {rerun.same ? null : (
         <div className="rerun-diff" data-testid={`rerun-diff-${block}`} aria-label={`Recorded against new output of block ${block + 1}`}>

@@ -3,7 +3,16 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { ChatMessage, RunId, WorkedExampleRef } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
-import { blocksOf, isDirectCall, iterationCount, iterationTotals, type BlockNode, type IterationNode, type RunNode, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import {
+  blocksOf,
+  isDirectCall,
+  iterationCount,
+  iterationTotals,
+  type BlockNode,
+  type IterationNode,
+  type RunNode,
+  type TrajectoryState,
+} from '../../src-shared/trajectory/index.ts';
 import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { fmtInt, fmtMs, fmtUsd, inclusiveTotals, runStatus, truncationOf } from '../lib/derive.ts';
@@ -37,13 +46,25 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
       <RunHeader traj={traj} run={run} pause={pause} sessionId={sessionId} language={language} />
       {run.parentRunId === null ? <FollowUpForm sessionId={sessionId} /> : null}
       <IterationTimeline sessionId={sessionId} run={run} selected={iteration} />
-      {it ? <IterationDetail key={`${run.id}:${it.iteration}`} sessionId={sessionId} traj={traj} run={run} it={it} pause={pause} language={language} /> : <div className="empty">No iterations yet.</div>}
+      {it ? (
+        <IterationDetail
+          key={`${run.id}:${it.iteration}`}
+          sessionId={sessionId}
+          traj={traj}
+          run={run}
+          it={it}
+          pause={pause}
+          language={language}
+        />
+      ) : (
+        <div className="empty">No iterations yet.</div>
+      )}
     </div>
   );
 });
 
 /** The run's (and its descendants') usage per model name, beside the totals above. */
-export function UsageByModelTable({ byModel }: { byModel: UsageByModel }) {
+function UsageByModelTable({ byModel }: { byModel: UsageByModel }) {
   const rows = Object.entries(byModel);
   if (rows.length === 0) return null;
   return (
@@ -72,7 +93,19 @@ export function UsageByModelTable({ byModel }: { byModel: UsageByModel }) {
   );
 }
 
-function RunHeader({ traj, run, pause, sessionId, language }: { traj: TrajectoryState; run: RunNode; pause: PauseInfo | null; sessionId: string; language: ReplLanguage }) {
+function RunHeader({
+  traj,
+  run,
+  pause,
+  sessionId,
+  language,
+}: {
+  traj: TrajectoryState;
+  run: RunNode;
+  pause: PauseInfo | null;
+  sessionId: string;
+  language: ReplLanguage;
+}) {
   const svc = useServices();
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const totals = useMemo(() => inclusiveTotals(traj, run.id), [traj, run, traj.revision]);
@@ -91,22 +124,36 @@ function RunHeader({ traj, run, pause, sessionId, language }: { traj: Trajectory
           {traj.roots.length > 1 ? ` · turn ${run.turn}` : ''}
         </h2>
         {direct ? (
-          <span className="badge repl" data-testid="run-repl" title="maxDepth 0: the context and query went to the model in one plain call, without a REPL">
+          <span
+            className="badge repl"
+            data-testid="run-repl"
+            title="maxDepth 0: the context and query went to the model in one plain call, without a REPL"
+          >
             direct call, no REPL
           </span>
         ) : (
-          <span className={`badge repl repl-${language}`} data-testid="run-repl" title={`The code of this run runs in a ${REPL_LABEL[language]} REPL`}>
+          <span
+            className={`badge repl repl-${language}`}
+            data-testid="run-repl"
+            title={`The code of this run runs in a ${REPL_LABEL[language]} REPL`}
+          >
             {REPL_LABEL[language]} REPL
           </span>
         )}
         {parent ? (
-          <button type="button" className="link" onClick={() => svc.store.getState().select(sessionId, { runId: parent, iteration: run.spawnedBy?.iteration ?? null })}>
+          <button
+            type="button"
+            className="link"
+            onClick={() => svc.store.getState().select(sessionId, { runId: parent, iteration: run.spawnedBy?.iteration ?? null })}
+          >
             ↑ parent run
           </button>
         ) : null}
       </div>
       <div className="run-meta">
-        model {run.start?.model ?? '?'} · {iterations} iterations{direct ? ' · 1 direct call' : ''} · {totals.runs} runs · {totals.llmCalls} llm / {totals.rlmCalls} rlm calls · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out tokens · {fmtUsd(totals.costUsd)} · {fmtMs(run.end?.durationMs ?? run.lastT - run.firstT)}
+        model {run.start?.model ?? '?'} · {iterations} iterations{direct ? ' · 1 direct call' : ''} · {totals.runs} runs · {totals.llmCalls}{' '}
+        llm / {totals.rlmCalls} rlm calls · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out tokens ·{' '}
+        {fmtUsd(totals.costUsd)} · {fmtMs(run.end?.durationMs ?? run.lastT - run.firstT)}
         {run.end ? ` · stop: ${run.end.stopReason}` : ''}
       </div>
       <UsageByModelTable byModel={totals.byModel} />
@@ -137,14 +184,18 @@ function RunHeader({ traj, run, pause, sessionId, language }: { traj: Trajectory
  * The saved logs this run was shown as worked examples. With a host each opens in the app (the
  * path is the host's); without one (a bundle, a file opened in the browser) the path can be copied.
  */
-export function WorkedExamplesLine({ examples }: { examples: WorkedExampleRef[] }) {
+function WorkedExamplesLine({ examples }: { examples: WorkedExampleRef[] }) {
   const svc = useServices();
   const [copied, setCopied] = useState<string | null>(null);
   return (
     <div className="run-examples" data-testid="run-examples">
       worked examples:
       {examples.map((e, i) => (
-        <span key={i} className="run-example" title={`${fmtInt(e.chars)} characters of the system prompt${e.repl ? `, ${REPL_LABEL[e.repl]} code` : ''}`}>
+        <span
+          key={i}
+          className="run-example"
+          title={`${fmtInt(e.chars)} characters of the system prompt${e.repl ? `, ${REPL_LABEL[e.repl]} code` : ''}`}
+        >
           {' '}
           {svc.host ? (
             <button type="button" className="link" onClick={() => void svc.openPath(e.source)} data-testid={`run-example-open-${i}`}>
@@ -155,7 +206,12 @@ export function WorkedExamplesLine({ examples }: { examples: WorkedExampleRef[] 
               <code>{e.source}</code>{' '}
               <button
                 type="button"
-                onClick={() => void navigator.clipboard?.writeText(e.source).then(() => setCopied(e.source), () => setCopied(null))}
+                onClick={() =>
+                  void navigator.clipboard?.writeText(e.source).then(
+                    () => setCopied(e.source),
+                    () => setCopied(null),
+                  )
+                }
                 aria-label={`Copy the path ${e.source}`}
                 data-testid={`run-example-copy-${i}`}
               >
@@ -202,7 +258,13 @@ function IterationTimeline({ sessionId, run, selected }: { sessionId: string; ru
   const ref = useRef<HTMLDivElement>(null);
   const its = run.iterations;
   const maxMs = Math.max(1, ...its.map((i) => i.lastT - i.firstT));
-  const virt = useVirtualizer({ horizontal: true, count: its.length, getScrollElement: () => ref.current, estimateSize: () => 92, overscan: 8 });
+  const virt = useVirtualizer({
+    horizontal: true,
+    count: its.length,
+    getScrollElement: () => ref.current,
+    estimateSize: () => 92,
+    overscan: 8,
+  });
   const selIndex = its.findIndex((i) => i.iteration === selected);
   useEffect(() => {
     if (selIndex >= 0) virt.scrollToIndex(selIndex, { align: 'auto' });
@@ -259,12 +321,27 @@ function MessageList({ messages, label }: { messages: ChatMessage[]; label: stri
   );
 }
 
-function IterationDetail({ sessionId, traj, run, it, pause, language }: { sessionId: string; traj: TrajectoryState; run: RunNode; it: IterationNode; pause: PauseInfo | null; language: ReplLanguage }) {
+function IterationDetail({
+  sessionId,
+  traj,
+  run,
+  it,
+  pause,
+  language,
+}: {
+  sessionId: string;
+  traj: TrajectoryState;
+  run: RunNode;
+  it: IterationNode;
+  pause: PauseInfo | null;
+  language: ReplLanguage;
+}) {
   const svc = useServices();
   const totals = iterationTotals(traj, it);
   const first = run.iterations[0] === it;
   const direct = isDirectCall(it);
-  const pausedHere = pause && pause.runId === run.id && pause.iteration === it.iteration && pause.reply !== null && pause.kind !== 'before_model_call';
+  const pausedHere =
+    pause && pause.runId === run.id && pause.iteration === it.iteration && pause.reply !== null && pause.kind !== 'before_model_call';
   const blocks = blocksOf(it);
   const entry = useStudio((s) => s.sessions.get(sessionId));
   // A direct call has no turn to replay up to: there is nothing to fork from.
@@ -300,7 +377,13 @@ function IterationDetail({ sessionId, traj, run, it, pause, language }: { sessio
         <button
           type="button"
           disabled={!canFork}
-          title={canFork ? 'Start a new session that replays up to here, then goes live' : direct ? 'A direct call has no turns to fork from' : 'Fork needs the host (rlm-studio serve)'}
+          title={
+            canFork
+              ? 'Start a new session that replays up to here, then goes live'
+              : direct
+                ? 'A direct call has no turns to fork from'
+                : 'Fork needs the host (rlm-studio serve)'
+          }
           aria-expanded={forking}
           onClick={() => setForking((f) => !f)}
           data-testid="fork"
@@ -317,11 +400,15 @@ function IterationDetail({ sessionId, traj, run, it, pause, language }: { sessio
       ) : null}
       <details open={it.iteration <= 1 || undefined}>
         <summary>
-          Prompt messages ({(first ? (run.start?.messages.length ?? 0) : 0) + (it.start?.appended.length ?? 0) + (it.reply?.transient?.length ?? 0)}){leftOut ? <span data-testid="texts-loading"> · reading the full texts…</span> : null}
+          Prompt messages (
+          {(first ? (run.start?.messages.length ?? 0) : 0) + (it.start?.appended.length ?? 0) + (it.reply?.transient?.length ?? 0)})
+          {leftOut ? <span data-testid="texts-loading"> · reading the full texts…</span> : null}
         </summary>
         {first && run.start ? <MessageList messages={run.start.messages} label="Initial messages" /> : null}
         {it.start ? <MessageList messages={it.start.appended} label="Appended before the call" /> : null}
-        {it.reply?.transient ? <MessageList messages={it.reply.transient} label="Sent with this call only (not kept in the history)" /> : null}
+        {it.reply?.transient ? (
+          <MessageList messages={it.reply.transient} label="Sent with this call only (not kept in the history)" />
+        ) : null}
       </details>
       {it.modelErrors.map((e) => (
         <div key={e.seq} className="error">
@@ -331,12 +418,18 @@ function IterationDetail({ sessionId, traj, run, it, pause, language }: { sessio
       {it.reply ? (
         <div className="reply">
           <h4>
-            Model reply <small>({it.reply.model} · {fmtMs(it.reply.latencyMs)}{it.reply.purpose !== 'turn' ? ` · ${it.reply.purpose}` : ''})</small>
+            Model reply{' '}
+            <small>
+              ({it.reply.model} · {fmtMs(it.reply.latencyMs)}
+              {it.reply.purpose !== 'turn' ? ` · ${it.reply.purpose}` : ''})
+            </small>
           </h4>
           <TextBlock text={it.reply.text} testId="reply-text" />
         </div>
       ) : null}
-      {pausedHere && pause.reply ? <PausedEditor sessionId={entry ? (hostIdOf(entry) ?? sessionId) : sessionId} blocks={pause.reply.blocks} language={language} /> : null}
+      {pausedHere && pause.reply ? (
+        <PausedEditor sessionId={entry ? (hostIdOf(entry) ?? sessionId) : sessionId} blocks={pause.reply.blocks} language={language} />
+      ) : null}
       {blocks.map((b) => (
         <BlockView key={b.block} sessionId={sessionId} traj={traj} b={b} language={language} />
       ))}
@@ -404,9 +497,18 @@ function BlockView({ sessionId, traj, b, language }: { sessionId: string; traj: 
       <h4>
         Code block {b.block + 1}
         {b.start?.edited ? <span className="badge">edited by hand</span> : null}
-        {b.end ? <small> · {fmtMs(b.end.durationMs)} (cpu {fmtMs(b.end.cpuMs)})</small> : <small> · running…</small>}
+        {b.end ? (
+          <small>
+            {' '}
+            · {fmtMs(b.end.durationMs)} (cpu {fmtMs(b.end.cpuMs)})
+          </small>
+        ) : (
+          <small> · running…</small>
+        )}
       </h4>
-      {b.start ? <CodeView value={b.start.code} language={language} readOnly testId={`code-${b.block}`} ariaLabel={`Code block ${b.block + 1}`} /> : null}
+      {b.start ? (
+        <CodeView value={b.start.code} language={language} readOnly testId={`code-${b.block}`} ariaLabel={`Code block ${b.block + 1}`} />
+      ) : null}
       {b.end ? (
         <>
           <div className="out-head">
@@ -414,11 +516,20 @@ function BlockView({ sessionId, traj, b, language }: { sessionId: string; traj: 
             {cut ? (
               <span className="cut-note" data-testid="cut-note">
                 {' '}
-                · the model saw the first {cut.cutAt.toLocaleString('en-US')} of {cut.total.toLocaleString('en-US')} characters (the rest is shaded)
+                · the model saw the first {cut.cutAt.toLocaleString('en-US')} of {cut.total.toLocaleString('en-US')} characters (the rest is
+                shaded)
               </span>
             ) : null}
           </div>
-          <CodeView value={out || '(no output)'} language="plaintext" readOnly cutAt={cut?.cutAt ?? null} testId={`output-${b.block}`} ariaLabel={`Output of block ${b.block + 1}`} maxLines={20} />
+          <CodeView
+            value={out || '(no output)'}
+            language="plaintext"
+            readOnly
+            cutAt={cut?.cutAt ?? null}
+            testId={`output-${b.block}`}
+            ariaLabel={`Output of block ${b.block + 1}`}
+            maxLines={20}
+          />
           {b.end.variables.length > 0 ? <div className="vars-line">variables: {b.end.variables.join(', ')}</div> : null}
           {b.end.submitted !== null ? <div className="vars-line">submitted the answer</div> : null}
           {b.end.rerun ? <BlockRerunView block={b.block} rerun={b.end.rerun} /> : null}
@@ -461,13 +572,18 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
                   {open === cid ? <TextBlock text={c.start.prompt} /> : c.start.prompt.slice(0, 120)}
                 </td>
                 <td className="clip" onClick={() => setOpen(open === cid ? null : cid)}>
-                  {c.end ? (open === cid ? <TextBlock text={c.end.response} /> : c.end.response.slice(0, 120)) : '…'}
+                  {c.end ? open === cid ? <TextBlock text={c.end.response} /> : c.end.response.slice(0, 120) : '…'}
                 </td>
                 <td>{c.end ? fmtMs(c.end.latencyMs) : ''}</td>
                 <td>{c.end ? fmtInt(c.end.usage.inputTokens + c.end.usage.outputTokens) : ''}</td>
                 <td>
                   {child && traj.runs.has(child) ? (
-                    <button type="button" className="link" onClick={() => svc.store.getState().select(sessionId, { runId: child, iteration: null })} data-testid="open-child">
+                    <button
+                      type="button"
+                      className="link"
+                      onClick={() => svc.store.getState().select(sessionId, { runId: child, iteration: null })}
+                      data-testid="open-child"
+                    >
                       open child run →
                     </button>
                   ) : null}

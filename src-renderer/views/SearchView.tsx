@@ -22,7 +22,16 @@ export function SearchView({ sessionId, query, setQuery }: { sessionId: string; 
   const virt = useVirtualizer({ count: hits.length, getScrollElement: () => ref.current, estimateSize: () => 44, overscan: 10 });
   return (
     <div className="search-view">
-      <input id="global-search" type="search" autoFocus placeholder="Search prompts, replies, code, output…" aria-label="Search the session" value={query} onChange={(e) => setQuery(e.target.value)} data-testid="search-input" />
+      <input
+        id="global-search"
+        type="search"
+        autoFocus
+        placeholder="Search prompts, replies, code, output…"
+        aria-label="Search the session"
+        value={query}
+        onChange={(e) => setQuery(e.target.value)}
+        data-testid="search-input"
+      />
       <div className="muted">
         {q.length < 2 ? 'Type at least 2 characters.' : `${hits.length}${hits.length >= 500 ? '+' : ''} matches`}
         {leftOut ? ' · reading the full prompts…' : ''}

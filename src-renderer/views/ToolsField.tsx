@@ -4,7 +4,13 @@ export function ToolsField({ value, onChange, idPrefix }: { value: string; onCha
   return (
     <label>
       Custom tools (optional)
-      <input value={value} onChange={(e) => onChange(e.target.value)} placeholder="a tools module on the host, e.g. tools.mjs" spellCheck={false} data-testid={`${idPrefix}-tools`} />
+      <input
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder="a tools module on the host, e.g. tools.mjs"
+        spellCheck={false}
+        data-testid={`${idPrefix}-tools`}
+      />
     </label>
   );
 }

@@ -1,7 +1,18 @@
 // The recursion tree drawn with d3's tree layout on a canvas (10,000 runs stay smooth: one
 // draw per zoom event, no DOM per node), with d3-zoom for zoom and pan and a quadtree for
 // picking. The accessible list (TreePanel) is the keyboard route to the same runs.
-import { hierarchy, interpolateViridis, quadtree, scaleSequential, select, tree, zoom, zoomIdentity, type HierarchyPointNode, type ZoomTransform } from 'd3';
+import {
+  hierarchy,
+  interpolateViridis,
+  quadtree,
+  scaleSequential,
+  select,
+  tree,
+  zoom,
+  zoomIdentity,
+  type HierarchyPointNode,
+  type ZoomTransform,
+} from 'd3';
 import { useEffect, useMemo, useRef } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
@@ -13,9 +24,24 @@ interface Datum {
   children: Datum[];
 }
 
-const STATUS_COLOUR: Record<string, string> = { running: '#4ea1ff', paused: '#f5a623', answered: '#3fb950', failed: '#f85149', limit: '#d29922', cancelled: '#8b949e' };
+const STATUS_COLOUR: Record<string, string> = {
+  running: '#4ea1ff',
+  paused: '#f5a623',
+  answered: '#3fb950',
+  failed: '#f85149',
+  limit: '#d29922',
+  cancelled: '#8b949e',
+};
 
-export function TreeGraph(props: { traj: TrajectoryState; rev: number; metrics: Map<RunId, RunMetrics>; colourBy: Measure; selected: RunId | null; onSelect(id: RunId): void; pause: PauseInfo | null }) {
+export function TreeGraph(props: {
+  traj: TrajectoryState;
+  rev: number;
+  metrics: Map<RunId, RunMetrics>;
+  colourBy: Measure;
+  selected: RunId | null;
+  onSelect(id: RunId): void;
+  pause: PauseInfo | null;
+}) {
   const { traj, rev, metrics, colourBy, selected, onSelect, pause } = props;
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const transformRef = useRef<ZoomTransform>(zoomIdentity);

@@ -8,7 +8,21 @@ import type { RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { iterationCount, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { fmtInt, fmtMs, fmtUsd, measureOf, MEASURES, runLabel, runMetrics, runStatus, runsMatching, treeRows, type Measure, type RunMetrics, type TreeRow } from '../lib/derive.ts';
+import {
+  fmtInt,
+  fmtMs,
+  fmtUsd,
+  measureOf,
+  MEASURES,
+  runLabel,
+  runMetrics,
+  runStatus,
+  runsMatching,
+  treeRows,
+  type Measure,
+  type RunMetrics,
+  type TreeRow,
+} from '../lib/derive.ts';
 import { REPL_LABEL, REPL_TAG, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { usePrefs } from '../store/prefs.ts';
 import { pauseOf, viewRev, viewTraj } from '../store/studio.ts';
@@ -62,7 +76,14 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   return (
     <div className="tree-panel">
       <div className="tree-tools">
-        <input className="tree-search" type="search" placeholder="Filter runs…" aria-label="Filter runs" value={query} onChange={(e) => setQuery(e.target.value)} />
+        <input
+          className="tree-search"
+          type="search"
+          placeholder="Filter runs…"
+          aria-label="Filter runs"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+        />
         <label>
           colour{' '}
           <select aria-label="Colour by" value={colourBy} onChange={(e) => setPrefs({ colourBy: e.target.value as Measure })}>
@@ -73,7 +94,12 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
             ))}
           </select>
         </label>
-        <button type="button" aria-pressed={treeMode === 'graph'} onClick={() => setPrefs({ treeMode: treeMode === 'graph' ? 'list' : 'graph' })} title="Switch between the list and the graph">
+        <button
+          type="button"
+          aria-pressed={treeMode === 'graph'}
+          onClick={() => setPrefs({ treeMode: treeMode === 'graph' ? 'list' : 'graph' })}
+          title="Switch between the list and the graph"
+        >
           {treeMode === 'graph' ? 'List' : 'Graph'}
         </button>
       </div>
@@ -83,7 +109,19 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
       {treeMode === 'graph' ? (
         <TreeGraph traj={traj} rev={rev} metrics={metrics} colourBy={colourBy} selected={selected} onSelect={select} pause={pause} />
       ) : (
-        <TreeList traj={traj} rows={rows} metrics={metrics} colour={colour} colourBy={colourBy} selected={selected} onSelect={select} onToggle={toggle} pause={pause} rev={rev} language={language} />
+        <TreeList
+          traj={traj}
+          rows={rows}
+          metrics={metrics}
+          colour={colour}
+          colourBy={colourBy}
+          selected={selected}
+          onSelect={select}
+          onToggle={toggle}
+          pause={pause}
+          rev={rev}
+          language={language}
+        />
       )}
     </div>
   );
@@ -180,7 +218,10 @@ function TreeList({ traj, rows, metrics, colour, colourBy, selected, onSelect, o
         {virt.getVirtualItems().map((vi) => {
           const row = rows[vi.index] as TreeRow;
           return (
-            <div key={row.key} style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_H, transform: `translateY(${vi.start}px)` }}>
+            <div
+              key={row.key}
+              style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_H, transform: `translateY(${vi.start}px)` }}
+            >
               <TreeRowView
                 row={row}
                 traj={traj}
@@ -224,7 +265,20 @@ interface RowProps {
   language: ReplLanguage;
 }
 
-const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colourBy, selected, active, onSelect, onToggle, onFocusRow, pause, language: sessionLang }: RowProps) {
+const TreeRowView = memo(function TreeRowView({
+  row,
+  traj,
+  metrics,
+  colour,
+  colourBy,
+  selected,
+  active,
+  onSelect,
+  onToggle,
+  onFocusRow,
+  pause,
+  language: sessionLang,
+}: RowProps) {
   const indent = { paddingLeft: 6 + row.level * 14 };
   const expandable = row.kind === 'batch' || row.hasChildren;
   const twisty = (
@@ -241,10 +295,19 @@ const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colo
   );
   if (row.kind === 'batch') {
     return (
-      <div id={domId(row.key)} role="treeitem" aria-level={row.level + 1} aria-expanded={row.expanded} aria-selected={false} className={`tree-row batch${active ? ' active' : ''}`} style={indent} onClick={() => {
-        onFocusRow();
-        onToggle(row.key);
-      }}>
+      <div
+        id={domId(row.key)}
+        role="treeitem"
+        aria-level={row.level + 1}
+        aria-expanded={row.expanded}
+        aria-selected={false}
+        className={`tree-row batch${active ? ' active' : ''}`}
+        style={indent}
+        onClick={() => {
+          onFocusRow();
+          onToggle(row.key);
+        }}
+      >
         {twisty}
         <span className="batch-label">batch ×{row.size}</span>
         {row.failed > 0 ? <span className="status-failed"> {row.failed} not answered</span> : null}
@@ -285,7 +348,8 @@ const TreeRowView = memo(function TreeRowView({ row, traj, metrics, colour, colo
         {REPL_TAG[language]}
       </span>
       <span className="run-nums">
-        {iterationCount(run)} it · {fmtInt((metrics?.total.inputTokens ?? 0) + (metrics?.total.outputTokens ?? 0))} tok · {fmtUsd(metrics?.total.costUsd ?? 0)} · {fmtMs(metrics?.wallMs ?? 0)}
+        {iterationCount(run)} it · {fmtInt((metrics?.total.inputTokens ?? 0) + (metrics?.total.outputTokens ?? 0))} tok ·{' '}
+        {fmtUsd(metrics?.total.costUsd ?? 0)} · {fmtMs(metrics?.wallMs ?? 0)}
       </span>
     </div>
   );

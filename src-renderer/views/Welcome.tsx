@@ -20,7 +20,11 @@ export function Welcome() {
           </button>
         ) : null}
       </div>
-      {connected ? <OpenPath /> : <p className="muted">Not connected to a host: logs open locally; running, fork and recent runs need `rlm-studio serve`.</p>}
+      {connected ? (
+        <OpenPath />
+      ) : (
+        <p className="muted">Not connected to a host: logs open locally; running, fork and recent runs need `rlm-studio serve`.</p>
+      )}
       {order.length > 0 ? (
         <>
           <h2>Sessions</h2>
@@ -84,5 +88,12 @@ export function OpenFileButton({ viaHost = false, testId }: { viaHost?: boolean;
 
 function OpenPath() {
   const svc = useServices();
-  return <HostPathForm placeholder="/path/to/log.jsonl on the host" label="Log path on the host" submitText="Open path" onOpen={(path) => void svc.openPath(path)} />;
+  return (
+    <HostPathForm
+      placeholder="/path/to/log.jsonl on the host"
+      label="Log path on the host"
+      submitText="Open path"
+      onOpen={(path) => void svc.openPath(path)}
+    />
+  );
 }

@@ -135,7 +135,6 @@ export class Elider {
     if (this.scratch.length < n) this.scratch = new Uint8Array(Math.max(n, this.scratch.length * 2));
     return this.scratch;
   }
-
 }
 
 /**

@@ -35,8 +35,8 @@ export type ParseIn = ({ file: Blob } | { url: string }) & { elideOver?: number 
 /** Asks for the whole texts of left-out strings (`texts` is the request's id). */
 export type TextsIn = { texts: number; source: Blob | string; cuts: Cut[] };
 
-export const ELIDE_OVER = 1024;
-export const ELIDE_FROM_FILE_BYTES = 8 * 1024 * 1024;
+const ELIDE_OVER = 1024;
+const ELIDE_FROM_FILE_BYTES = 8 * 1024 * 1024;
 
 function elideOver(input: ParseIn, size: number): number | null {
   if (input.elideOver !== undefined) return input.elideOver;
@@ -436,7 +436,9 @@ export async function readTexts(source: Blob | string, cuts: readonly Cut[]): Pr
         if (typeof v !== 'string') throw new Error('not a string');
         texts[idx] = v;
       } catch (err) {
-        problems.push(`bytes ${c.start}–${c.end}: the text could not be read again (${err instanceof Error ? err.message : String(err)}); was the file changed?`);
+        problems.push(
+          `bytes ${c.start}–${c.end}: the text could not be read again (${err instanceof Error ? err.message : String(err)}); was the file changed?`,
+        );
       }
     }
     i = j;

@@ -2,14 +2,16 @@
 // and reads back the long texts a parse left out, when the page shows them.
 import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type TextsIn } from './parse-core.ts';
 
-const post = (m: ParseOut, transfer: Transferable[] = []): void => (self as unknown as { postMessage(m: ParseOut, transfer: Transferable[]): void }).postMessage(m, transfer);
+const post = (m: ParseOut, transfer: Transferable[] = []): void =>
+  (self as unknown as { postMessage(m: ParseOut, transfer: Transferable[]): void }).postMessage(m, transfer);
 
 self.addEventListener('message', (ev: MessageEvent<ParseIn | TextsIn>) => {
   const m = ev.data;
   if ('texts' in m) {
     readTexts(m.source, m.cuts).then(
       (r) => post({ kind: 'texts', id: m.texts, ...r }),
-      (err: unknown) => post({ kind: 'texts', id: m.texts, texts: m.cuts.map(() => null), problems: [err instanceof Error ? err.message : String(err)] }),
+      (err: unknown) =>
+        post({ kind: 'texts', id: m.texts, texts: m.cuts.map(() => null), problems: [err instanceof Error ? err.message : String(err)] }),
     );
     return;
   }

@@ -23,7 +23,12 @@ export function detectFormat(prefix: string, complete = false): LogFormat | null
   const head = (nl >= 0 ? start.slice(0, nl) : start).slice(0, DETECT_PREFIX_CHARS);
   if (new RegExp(`"format"\\s*:\\s*"${NATIVE_FORMAT}"`).test(head)) return 'native';
   if (/^\{\s*"type"\s*:\s*"(metadata|iteration)"/.test(head)) return 'rlm-python';
-  if (/"type"\s*:\s*"(run\.start|run\.end|iteration\.(start|end)|model\.(reply|error)|block\.(start|end)|subcall\.(start|end)|compaction|repl\.reset|limit)"/.test(head) && /"seq"\s*:/.test(head)) {
+  if (
+    /"type"\s*:\s*"(run\.start|run\.end|iteration\.(start|end)|model\.(reply|error)|block\.(start|end)|subcall\.(start|end)|compaction|repl\.reset|limit)"/.test(
+      head,
+    ) &&
+    /"seq"\s*:/.test(head)
+  ) {
     return 'native';
   }
   if (/"type"\s*:\s*"(metadata|iteration)"/.test(head) || /"code_blocks"\s*:/.test(head)) return 'rlm-python';
@@ -73,7 +78,10 @@ export class AnyLogReader {
 
   private tryDetect(complete: boolean): LogItem[] {
     const prefix = this.buffered.join('');
-    const found = detectFormat(prefix.length > DETECT_PREFIX_CHARS * 4 ? prefix.slice(0, DETECT_PREFIX_CHARS * 4) : prefix, complete || this.bufferedChars > DETECT_PREFIX_CHARS * 4);
+    const found = detectFormat(
+      prefix.length > DETECT_PREFIX_CHARS * 4 ? prefix.slice(0, DETECT_PREFIX_CHARS * 4) : prefix,
+      complete || this.bufferedChars > DETECT_PREFIX_CHARS * 4,
+    );
     if (found === 'undecided') return [];
     if (found === null) {
       this.failed = true;

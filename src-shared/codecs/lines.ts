@@ -53,11 +53,6 @@ function stripCr(s: string): string {
   return s.endsWith('\r') ? s.slice(0, -1) : s;
 }
 
-export function splitLines(text: string): Line[] {
-  const s = new LineSplitter();
-  return [...s.push(text), ...s.end()];
-}
-
 /** A problem found while reading a file: where, how bad, and what in words. */
 export interface ReadProblem {
   /** 1-based line number, or null for the file as a whole. */
@@ -103,7 +98,11 @@ export class ProblemLimiter {
     const out: ReadProblem[] = [];
     for (const [kind, c] of this.counts) {
       if (c.hidden > 0) {
-        out.push({ line: null, severity: c.severity, message: `${c.hidden} more line(s) with the same problem (${kind}), from line ${c.firstHiddenLine ?? '?'}` });
+        out.push({
+          line: null,
+          severity: c.severity,
+          message: `${c.hidden} more line(s) with the same problem (${kind}), from line ${c.firstHiddenLine ?? '?'}`,
+        });
       }
     }
     return out;

@@ -1,12 +1,5 @@
 // Line encoding of the native `*.rlm.jsonl` format: a header line, then one event per line.
-import {
-  EVENT_SCHEMA_VERSION,
-  NATIVE_FORMAT,
-  type LogHeader,
-  type ReplLanguage,
-  type SessionId,
-  type TrajectoryEvent,
-} from '../events.ts';
+import { EVENT_SCHEMA_VERSION, NATIVE_FORMAT, type LogHeader, type ReplLanguage, type SessionId, type TrajectoryEvent } from '../events.ts';
 
 export function makeHeader(sessionId: SessionId, createdAt: Date, forkOf?: LogHeader['forkOf'], repl?: ReplLanguage): LogHeader {
   const header: LogHeader = { format: NATIVE_FORMAT, version: EVENT_SCHEMA_VERSION, sessionId, createdAt: createdAt.toISOString() };

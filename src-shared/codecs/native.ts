@@ -44,7 +44,12 @@ const envelope = {
 };
 
 const spawnPlace = z.looseObject({ runId, iteration: num, block: num, callId: str });
-const comparedOutput = z.looseObject({ stdout: str, stderr: str, error: z.looseObject({ name: str, message: str }).nullable(), submitted: str.nullable() });
+const comparedOutput = z.looseObject({
+  stdout: str,
+  stderr: str,
+  error: z.looseObject({ name: str, message: str }).nullable(),
+  submitted: str.nullable(),
+});
 
 const eventSchemas = [
   z.looseObject({
@@ -74,8 +79,25 @@ const eventSchemas = [
     repl: replLanguage.optional(),
     examples: z.array(z.looseObject({ source: str, chars: nonNegInt, repl: replLanguage.optional() })).optional(),
   }),
-  z.looseObject({ ...envelope, type: z.literal('iteration.start'), iteration: num, appended: z.array(message), historyLength: num, historyTokens: num }),
-  z.looseObject({ ...envelope, type: z.literal('model.reply'), iteration: num, purpose, model: str, text: str, usage, latencyMs: num, transient: z.array(message).optional() }),
+  z.looseObject({
+    ...envelope,
+    type: z.literal('iteration.start'),
+    iteration: num,
+    appended: z.array(message),
+    historyLength: num,
+    historyTokens: num,
+  }),
+  z.looseObject({
+    ...envelope,
+    type: z.literal('model.reply'),
+    iteration: num,
+    purpose,
+    model: str,
+    text: str,
+    usage,
+    latencyMs: num,
+    transient: z.array(message).optional(),
+  }),
   z.looseObject({ ...envelope, type: z.literal('model.error'), iteration: num, purpose, model: str, message: str }),
   z.looseObject({
     ...envelope,
@@ -122,8 +144,23 @@ const eventSchemas = [
     childRunId: runId.nullable(),
   }),
   z.looseObject({ ...envelope, type: z.literal('subcall.end'), callId: str, response: str, error: str.nullable(), usage, latencyMs: num }),
-  z.looseObject({ ...envelope, type: z.literal('iteration.end'), iteration: num, appended: z.array(message), finalAnswer: str.nullable(), durationMs: num }),
-  z.looseObject({ ...envelope, type: z.literal('compaction'), iteration: num, count: num, tokensBefore: num, summary: str, messages: z.array(message) }),
+  z.looseObject({
+    ...envelope,
+    type: z.literal('iteration.end'),
+    iteration: num,
+    appended: z.array(message),
+    finalAnswer: str.nullable(),
+    durationMs: num,
+  }),
+  z.looseObject({
+    ...envelope,
+    type: z.literal('compaction'),
+    iteration: num,
+    count: num,
+    tokensBefore: num,
+    summary: str,
+    messages: z.array(message),
+  }),
   z.looseObject({ ...envelope, type: z.literal('repl.reset'), iteration: num, block: nonNegInt, reason: resetReason }),
   z.looseObject({
     ...envelope,
@@ -145,7 +182,6 @@ const eventSchemas = [
 
 // One schema per type, picked directly (faster than a discriminated union over 13 shapes).
 const SCHEMA_BY_TYPE = new Map<string, (typeof eventSchemas)[number]>(eventSchemas.map((s) => [s.shape.type.value, s]));
-
 
 // --- fast structural check ---------------------------------------------------------------
 // The same rules as the schemas above, as plain predicates. zod compiles its checks with
@@ -170,12 +206,17 @@ const oneOf = (values: readonly string[]): Pred => {
   const set = new Set(values);
   return (x) => typeof x === 'string' && set.has(x);
 };
-const arrayOf = (p: Pred): Pred => (x) => {
-  if (!Array.isArray(x)) return false;
-  for (let i = 0; i < x.length; i++) if (!p(x[i])) return false;
-  return true;
-};
-const nullable = (p: Pred): Pred => (x) => x === null || p(x);
+const arrayOf =
+  (p: Pred): Pred =>
+  (x) => {
+    if (!Array.isArray(x)) return false;
+    for (let i = 0; i < x.length; i++) if (!p(x[i])) return false;
+    return true;
+  };
+const nullable =
+  (p: Pred): Pred =>
+  (x) =>
+    x === null || p(x);
 const obj = (shape: Record<string, Pred>): Pred => {
   const keys = Object.keys(shape);
   const preds = keys.map((k) => shape[k] as Pred);
@@ -185,7 +226,10 @@ const obj = (shape: Record<string, Pred>): Pred => {
     return true;
   };
 };
-const optional = (p: Pred): Pred => (x) => x === undefined || p(x);
+const optional =
+  (p: Pred): Pred =>
+  (x) =>
+    x === undefined || p(x);
 const fRole = oneOf(['system', 'user', 'assistant']);
 const fMessage = (x: unknown): boolean => isObj(x) && fRole(x.role) && typeof x.content === 'string';
 const fMessages = arrayOf(fMessage);
@@ -225,9 +269,15 @@ const FAST_BY_TYPE = new Map<string, Pred>([
     }),
   ],
   ['iteration.start', obj({ iteration: fNum, appended: fMessages, historyLength: fNum, historyTokens: fNum })],
-  ['model.reply', obj({ iteration: fNum, purpose: fPurpose, model: fStr, text: fStr, usage: fUsage, latencyMs: fNum, transient: optional(fMessages) })],
+  [
+    'model.reply',
+    obj({ iteration: fNum, purpose: fPurpose, model: fStr, text: fStr, usage: fUsage, latencyMs: fNum, transient: optional(fMessages) }),
+  ],
   ['model.error', obj({ iteration: fNum, purpose: fPurpose, model: fStr, message: fStr })],
-  ['block.start', obj({ iteration: fNum, block: fNonNegInt, code: fStr, edited: optional(obj({ original: fStr, byHand: (x) => x === true })) })],
+  [
+    'block.start',
+    obj({ iteration: fNum, block: fNonNegInt, code: fStr, edited: optional(obj({ original: fStr, byHand: (x) => x === true })) }),
+  ],
   [
     'block.end',
     obj({
@@ -242,7 +292,9 @@ const FAST_BY_TYPE = new Map<string, Pred>([
       variables: arrayOf(fStr),
       locals: optional(isObj),
       replReset: nullable(fReset),
-      rerun: optional(obj({ terms: oneOf(['native', 'rlm-python']), same: (x) => typeof x === 'boolean', recorded: fCompared, new: fCompared })),
+      rerun: optional(
+        obj({ terms: oneOf(['native', 'rlm-python']), same: (x) => typeof x === 'boolean', recorded: fCompared, new: fCompared }),
+      ),
     }),
   ],
   [
@@ -316,12 +368,15 @@ export function checkEvent(value: unknown): Checked<TrajectoryEvent> {
 /** A run.start's limits in today's form (older logs have one batched-call cap for both kinds). */
 function withLimits(e: TrajectoryEvent): Checked<TrajectoryEvent> {
   if (e.type === 'run.start' && !upgradeLimits(e.limits as Partial<Limits>)) {
-    return { ok: false, message: 'invalid run.start event: `limits` has neither maxConcurrency nor maxConcurrencyLlm and maxConcurrencyRlm' };
+    return {
+      ok: false,
+      message: 'invalid run.start event: `limits` has neither maxConcurrency nor maxConcurrencyLlm and maxConcurrencyRlm',
+    };
   }
   return { ok: true, value: e };
 }
 
-export function checkHeader(value: unknown): Checked<LogHeader> {
+function checkHeader(value: unknown): Checked<LogHeader> {
   const r = headerSchema.safeParse(value);
   if (!r.success) return { ok: false, message: `invalid header: ${describeIssue(r.error)}` };
   return { ok: true, value: r.data as unknown as LogHeader };
@@ -362,7 +417,8 @@ export class NativeReader {
     this.ended = true;
     const out: NativeItem[] = [];
     for (const line of this.splitter.end()) this.line(line, out);
-    if (!this.sawAnything) this.problem(out, 'empty', { line: null, severity: 'error', message: 'the file is empty: no header and no events' });
+    if (!this.sawAnything)
+      this.problem(out, 'empty', { line: null, severity: 'error', message: 'the file is empty: no header and no events' });
     for (const p of this.limiter.summary()) out.push({ kind: 'problem', problem: p });
     return out;
   }
@@ -405,7 +461,11 @@ export class NativeReader {
     }
     if (!this.sawHeader) {
       this.sawHeader = true; // Report a missing header once, then read events anyway.
-      this.problem(out, 'header', { line: line.no, severity: 'error', message: `expected the ${NATIVE_FORMAT} header line first; reading events without it` });
+      this.problem(out, 'header', {
+        line: line.no,
+        severity: 'error',
+        message: `expected the ${NATIVE_FORMAT} header line first; reading events without it`,
+      });
     }
     const checked = checkEvent(value);
     const v = (value as { v?: unknown }).v;
@@ -431,7 +491,11 @@ export class NativeReader {
     const version = (value as { version?: unknown }).version;
     const format = (value as { format?: unknown }).format;
     if (format !== NATIVE_FORMAT) {
-      this.problem(out, 'header', { line: no, severity: 'error', message: `header names format "${String(format)}", expected "${NATIVE_FORMAT}"` });
+      this.problem(out, 'header', {
+        line: no,
+        severity: 'error',
+        message: `header names format "${String(format)}", expected "${NATIVE_FORMAT}"`,
+      });
       return;
     }
     if (typeof version === 'number' && version > EVENT_SCHEMA_VERSION) {

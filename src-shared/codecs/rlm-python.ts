@@ -126,7 +126,13 @@ function contextFromMessages(messages: ChatMessage[]): ContextMeta {
     if (!r) continue;
     const totalChars = Number((r[2] ?? '0').replace(/,/g, ''));
     const chunks = /chunks of char lengths: \[([\d,\s]*)\]/.exec(m.content);
-    const chunkLengths = chunks && chunks[1] ? chunks[1].split(',').map((x) => Number(x.trim())).filter((x) => Number.isFinite(x)) : [totalChars];
+    const chunkLengths =
+      chunks && chunks[1]
+        ? chunks[1]
+            .split(',')
+            .map((x) => Number(x.trim()))
+            .filter((x) => Number.isFinite(x))
+        : [totalChars];
     return { type: CONTEXT_TYPES[r[1] ?? ''] ?? 'string', totalChars, chunkLengths };
   }
   return { type: 'string', totalChars: 0, chunkLengths: [] };
@@ -214,7 +220,8 @@ function shortLocal(v: unknown): unknown {
 function localsField(locals: unknown): { locals?: Record<string, unknown> } {
   if (!isObj(locals)) return {};
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(locals)) Object.defineProperty(out, k, { value: shortLocal(v), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(locals))
+    Object.defineProperty(out, k, { value: shortLocal(v), enumerable: true, writable: true, configurable: true });
   return { locals: out };
 }
 
@@ -232,7 +239,7 @@ export interface RlmPythonMetadata {
 }
 
 /** What we write as `environment_type` for each of our REPLs (see `runMetadata`). */
-export const ENVIRONMENT_TYPES: Record<ReplLanguage, string> = { python: 'local', javascript: 'javascript' };
+const ENVIRONMENT_TYPES: Record<ReplLanguage, string> = { python: 'local', javascript: 'javascript' };
 
 function readMetadata(o: Obj): RlmPythonMetadata {
   return {
@@ -422,13 +429,34 @@ class RunWriter {
       const startMs = this.lastEndMs ?? endMs;
       const extLatency = entry.studio ? asNum(entry.studio['latencyMs']) : null;
       const latency = extLatency ?? (endMs !== null && startMs !== null ? Math.max(0, endMs - startMs) : 0);
-      this.emit({ type: 'limit', ...this.envelope(), limit: 'max_iterations', message: `no answer after ${this.info.limits.maxIterations} iterations; asked the model for a final answer` }, startMs);
+      this.emit(
+        {
+          type: 'limit',
+          ...this.envelope(),
+          limit: 'max_iterations',
+          message: `no answer after ${this.info.limits.maxIterations} iterations; asked the model for a final answer`,
+        },
+        startMs,
+      );
       const usage = this.replyUsage(entry);
       this.addUsage(usage);
       // The request is the last message sent with this call only (the reference sends it as role assistant).
       const request = sent.at(-1);
       const transient = request && request.role !== 'system' ? { transient: [request] } : {};
-      this.emit({ type: 'model.reply', ...this.envelope(), iteration: k, purpose: 'final_answer', model: this.info.model, text: entry.response, usage, latencyMs: latency, ...transient }, endMs);
+      this.emit(
+        {
+          type: 'model.reply',
+          ...this.envelope(),
+          iteration: k,
+          purpose: 'final_answer',
+          model: this.info.model,
+          text: entry.response,
+          usage,
+          latencyMs: latency,
+          ...transient,
+        },
+        endMs,
+      );
       this.answer = entry.finalAnswer ?? entry.response;
       this.lastEndMs = endMs;
       return;
@@ -457,7 +485,14 @@ class RunWriter {
     const before = this.appendedBefore(sent);
     const startAppended = turnPrompt ? before.slice(0, -1) : before;
     this.emit(
-      { type: 'iteration.start', ...this.envelope(), iteration: k, appended: startAppended, historyLength: sent.length, historyTokens: estimateTokens(sent) },
+      {
+        type: 'iteration.start',
+        ...this.envelope(),
+        iteration: k,
+        appended: startAppended,
+        historyLength: sent.length,
+        historyTokens: estimateTokens(sent),
+      },
       startMs,
     );
     let execMs = 0;
@@ -467,7 +502,17 @@ class RunWriter {
     const usage = this.replyUsage(entry);
     this.addUsage(usage);
     this.emit(
-      { type: 'model.reply', ...this.envelope(), iteration: k, purpose: 'turn', model: this.info.model, text: entry.response, usage, latencyMs: latency, ...(turnPrompt ? { transient: [turnPrompt] } : {}) },
+      {
+        type: 'model.reply',
+        ...this.envelope(),
+        iteration: k,
+        purpose: 'turn',
+        model: this.info.model,
+        text: entry.response,
+        usage,
+        latencyMs: latency,
+        ...(turnPrompt ? { transient: [turnPrompt] } : {}),
+      },
       startMs === null ? null : startMs + latency,
     );
     let cursor = startMs === null ? null : startMs + latency;
@@ -606,7 +651,15 @@ class RunWriter {
       this.total.calls += t.calls;
       endMs = Math.max(endMs ?? 0, this.stamper.now);
       this.emit(
-        { type: 'subcall.end', ...this.envelope(), callId, response, error: asStr(c['error'], '') || null, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, latencyMs: latency },
+        {
+          type: 'subcall.end',
+          ...this.envelope(),
+          callId,
+          response,
+          error: asStr(c['error'], '') || null,
+          usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+          latencyMs: latency,
+        },
         endMs,
       );
     } else {
@@ -614,7 +667,18 @@ class RunWriter {
       const own: Usage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd };
       this.addUsage(own);
       const failed = response.startsWith('Error:') ? response : null;
-      this.emit({ type: 'subcall.end', ...this.envelope(), callId, response, error: asStr(c['error'], '') || failed, usage: own, latencyMs: latency }, endMs);
+      this.emit(
+        {
+          type: 'subcall.end',
+          ...this.envelope(),
+          callId,
+          response,
+          error: asStr(c['error'], '') || failed,
+          usage: own,
+          latencyMs: latency,
+        },
+        endMs,
+      );
     }
     return endMs;
   }
@@ -677,7 +741,9 @@ function childPrompts(entries: Entry[], warn: Warn): ChatMessage[][] {
   const first = turns[0];
   if (!first || turns.length < 2) return entries.map((e) => e.prompt);
   const final = first.prompt;
-  const aliased = turns.every((e) => e.prompt.length === final.length && sameMessage(e.prompt[e.prompt.length - 1], final[final.length - 1]));
+  const aliased = turns.every(
+    (e) => e.prompt.length === final.length && sameMessage(e.prompt[e.prompt.length - 1], final[final.length - 1]),
+  );
   if (!aliased) return entries.map((e) => e.prompt);
   const out: ChatMessage[][] = [];
   let len = Math.min(3, final.length);
@@ -751,7 +817,12 @@ export class RlmPythonReader {
     for (const line of this.splitter.end()) this.readLine(line);
     this.closeRoot();
     if (!this.sawAnything) this.problem('empty', { line: null, severity: 'error', message: 'the file is empty' });
-    else if (this.turn < 0) this.problem('no-iterations', { line: null, severity: 'warning', message: 'the log has no iteration lines (a run that never got to its first model reply?)' });
+    else if (this.turn < 0)
+      this.problem('no-iterations', {
+        line: null,
+        severity: 'warning',
+        message: 'the log has no iteration lines (a run that never got to its first model reply?)',
+      });
     for (const p of this.limiter.summary()) this.out.push({ kind: 'problem', problem: p });
     return this.take();
   }
@@ -795,7 +866,11 @@ export class RlmPythonReader {
           message: `the last line is cut off (${line.text.length} characters, no newline); everything before it was read`,
         });
       } else {
-        this.problem('json', { line: line.no, severity: 'error', message: `not valid JSON (${err instanceof Error ? err.message : String(err)}); line skipped` });
+        this.problem('json', {
+          line: line.no,
+          severity: 'error',
+          message: `not valid JSON (${err instanceof Error ? err.message : String(err)}); line skipped`,
+        });
       }
       return;
     }
@@ -814,7 +889,11 @@ export class RlmPythonReader {
     }
     // The reference visualizer treats every non-metadata line as an iteration; so do we, but say so.
     if (value['type'] !== 'iteration') {
-      this.problem('type', { line: line.no, severity: 'warning', message: `unexpected line type ${JSON.stringify(value['type'])}; read as an iteration` });
+      this.problem('type', {
+        line: line.no,
+        severity: 'warning',
+        message: `unexpected line type ${JSON.stringify(value['type'])}; read as an iteration`,
+      });
     }
     const missing = ['iteration', 'response', 'code_blocks'].filter((k) => !(k in value));
     if (missing.length > 0 || typeof value['iteration'] !== 'number') {
@@ -827,7 +906,11 @@ export class RlmPythonReader {
     }
     const entry = readEntry(value);
     if (!this.meta) {
-      this.problem('no-meta', { line: line.no, severity: 'warning', message: 'no metadata line before the first iteration; model and limits unknown' });
+      this.problem('no-meta', {
+        line: line.no,
+        severity: 'warning',
+        message: 'no metadata line before the first iteration; model and limits unknown',
+      });
       this.meta = readMetadata({});
     }
     if (!this.root || entry.iteration <= this.lastIteration) {
@@ -960,7 +1043,9 @@ function runEntries(state: TrajectoryState, run: RunNode, epochOf: (t: number) =
     if (it.start) history.push(...it.start.appended);
     const reply = it.reply;
     const isDefault = reply?.purpose === 'final_answer';
-    const prompt = isDefault ? [...history, ...(reply.transient ?? [{ role: 'assistant', content: DEFAULT_ANSWER_REQUEST }])] : [...history, ...(reply?.transient ?? [])];
+    const prompt = isDefault
+      ? [...history, ...(reply.transient ?? [{ role: 'assistant', content: DEFAULT_ANSWER_REQUEST }])]
+      : [...history, ...(reply?.transient ?? [])];
     const codeBlocks = blocksOf(it).map((b) => {
       const calls = b.calls.map((id) => {
         const call = state.calls.get(id);

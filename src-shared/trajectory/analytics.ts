@@ -86,7 +86,7 @@ function addUsage(t: Totals, usage: Usage, model: string): void {
 }
 
 /** Is this sub-call a child RLM run (as opposed to a plain call, leaf fallbacks included)? */
-export function isChildRunCall(call: CallNode): boolean {
+function isChildRunCall(call: CallNode): boolean {
   return call.start.kind === 'rlm' && !call.start.leaf && call.start.childRunId !== null;
 }
 
@@ -223,7 +223,20 @@ export interface LogStats {
 }
 
 /** The numeric keys of LogStats, in the order `stats` prints them. */
-export const LOG_STATS_NUMBERS = ['sessions', 'runs', 'maxDepth', 'iterations', 'codeBlocks', 'llmCalls', 'rlmCalls', 'errors', 'inputTokens', 'outputTokens', 'costUsd', 'wallMs'] as const;
+export const LOG_STATS_NUMBERS = [
+  'sessions',
+  'runs',
+  'maxDepth',
+  'iterations',
+  'codeBlocks',
+  'llmCalls',
+  'rlmCalls',
+  'errors',
+  'inputTokens',
+  'outputTokens',
+  'costUsd',
+  'wallMs',
+] as const;
 export type LogStatsNumber = (typeof LOG_STATS_NUMBERS)[number];
 
 export function logStats(state: TrajectoryState): LogStats {
@@ -284,7 +297,16 @@ export function criticalPath(state: TrajectoryState, runId: RunId): PathStep[] {
   for (const it of run.iterations) {
     const reply = it.reply;
     if (reply) {
-      steps.push({ kind: 'model', runId, iteration: it.iteration, block: null, callId: null, startT: reply.t - reply.latencyMs, endT: reply.t, ms: reply.latencyMs });
+      steps.push({
+        kind: 'model',
+        runId,
+        iteration: it.iteration,
+        block: null,
+        callId: null,
+        startT: reply.t - reply.latencyMs,
+        endT: reply.t,
+        ms: reply.latencyMs,
+      });
     }
     for (const b of blocksOf(it)) {
       if (!b.end) continue;
@@ -310,10 +332,29 @@ export function criticalPath(state: TrajectoryState, runId: RunId): PathStep[] {
         const ms = end.t - c.start.t;
         covered += ms;
         if (isChildRunCall(c) && c.start.childRunId) inner.push(...criticalPath(state, c.start.childRunId));
-        else inner.push({ kind: isChildRunCall(c) ? 'rlm' : 'llm', runId, iteration: it.iteration, block: b.block, callId: c.id, startT: c.start.t, endT: end.t, ms });
+        else
+          inner.push({
+            kind: isChildRunCall(c) ? 'rlm' : 'llm',
+            runId,
+            iteration: it.iteration,
+            block: b.block,
+            callId: c.id,
+            startT: c.start.t,
+            endT: end.t,
+            ms,
+          });
       }
       const own = Math.max(0, b.end.durationMs - covered);
-      steps.push({ kind: 'block', runId, iteration: it.iteration, block: b.block, callId: null, startT: blockStart, endT: b.end.t, ms: own });
+      steps.push({
+        kind: 'block',
+        runId,
+        iteration: it.iteration,
+        block: b.block,
+        callId: null,
+        startT: blockStart,
+        endT: b.end.t,
+        ms: own,
+      });
       steps.push(...inner);
     }
   }
@@ -378,10 +419,11 @@ export function histogram(values: readonly number[], bins = 20, range?: { min: n
   const count = Math.max(1, Math.floor(bins));
   let min = range?.min ?? Number.POSITIVE_INFINITY;
   let max = range?.max ?? Number.NEGATIVE_INFINITY;
-  if (!range) for (const v of values) {
-    if (v < min) min = v;
-    if (v > max) max = v;
-  }
+  if (!range)
+    for (const v of values) {
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
   if (!Number.isFinite(min) || !Number.isFinite(max)) return { edges: [], counts: [] };
   if (max === min) max = min + 1;
   const width = (max - min) / count;
@@ -410,7 +452,10 @@ export function distributions(sessions: readonly LogStats[]): Record<LogStatsNum
  * for `stats` on files far larger than memory.
  */
 export class StatsAccumulator {
-  private runs = new Map<string, { root: boolean; depth: number; firstT: number; lastT: number; startT: number | null; durationMs: number | null }>();
+  private runs = new Map<
+    string,
+    { root: boolean; depth: number; firstT: number; lastT: number; startT: number | null; durationMs: number | null }
+  >();
   private iterations = new Set<string>();
   private blocks = new Set<string>();
   private callIsChild = new Map<string, boolean>();

@@ -4,7 +4,7 @@
 // reference library keys its `model_usage_summaries`.
 import type { Usage } from '../events.ts';
 
-export interface ModelUsage {
+interface ModelUsage {
   inputTokens: number;
   outputTokens: number;
   calls: number;
@@ -38,7 +38,12 @@ export function roundedByModel(from: UsageByModel, digits = 9): UsageByModel {
   const f = 10 ** digits;
   const out: UsageByModel = {};
   for (const [model, m] of Object.entries(from)) {
-    addModelUsage(out, model, { inputTokens: m.inputTokens, outputTokens: m.outputTokens, costUsd: m.costUsd === null ? null : Math.round(m.costUsd * f) / f }, m.calls);
+    addModelUsage(
+      out,
+      model,
+      { inputTokens: m.inputTokens, outputTokens: m.outputTokens, costUsd: m.costUsd === null ? null : Math.round(m.costUsd * f) / f },
+      m.calls,
+    );
   }
   return out;
 }

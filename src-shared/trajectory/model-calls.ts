@@ -6,7 +6,7 @@
 import type { CallId, ChatMessage, ModelCallPurpose, RunId, SubcallKind, TrajectoryEvent, Usage } from '../events.ts';
 
 /** A run's own call (as `model.reply` names it), or a plain sub-call. */
-export type CallPurpose = ModelCallPurpose | 'subcall';
+type CallPurpose = ModelCallPurpose | 'subcall';
 
 export interface ModelCall {
   /** The run whose model answered: for a plain sub-call, the run that made it. */
@@ -192,7 +192,13 @@ export class ModelCallFolder {
         }
         if (e.parentRunId === null) {
           const run = this.runs.get(e.runId);
-          this.sink.rootEnd?.({ rootRunId: e.runId, turn: run?.turn ?? 0, stopReason: e.stopReason, iterations: e.iterations, answer: e.answer });
+          this.sink.rootEnd?.({
+            rootRunId: e.runId,
+            turn: run?.turn ?? 0,
+            stopReason: e.stopReason,
+            iterations: e.iterations,
+            answer: e.answer,
+          });
         }
         return;
       }

@@ -21,7 +21,7 @@ import type {
 } from '../events.ts';
 
 /** Something the reducer could not place; the event is kept where possible. */
-export interface TrajectoryProblem {
+interface TrajectoryProblem {
   seq: number;
   runId: RunId;
   message: string;

@@ -35,7 +35,9 @@ const ACTIVE_ID = `window.__rlmStudio.store.getState().activeId`;
 
 /** The session's pause as JSON ('null' when not paused), from the page's store (read-only). */
 async function pauseOf(sessionId: string): Promise<string> {
-  return (await page.evaluate(`JSON.stringify(window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(sessionId)})?.summary?.pause ?? null)`)) as string;
+  return (await page.evaluate(
+    `JSON.stringify(window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(sessionId)})?.summary?.pause ?? null)`,
+  )) as string;
 }
 
 /** Runs `click` and returns the text of the download it starts. */
@@ -75,9 +77,17 @@ describe('RLM Studio in Chromium', () => {
     expect(code.length).toBeGreaterThan(5);
     // Coloured as Python (a reference log; several token classes), without starting the
     // TypeScript worker: it costs a core for seconds, and read-only code needs only the grammar.
-    const tokenClasses = await page.getByTestId('code-0').locator('.view-line span span').evaluateAll((els) => new Set(els.map((e) => e.className)).size);
+    const tokenClasses = await page
+      .getByTestId('code-0')
+      .locator('.view-line span span')
+      .evaluateAll((els) => new Set(els.map((e) => e.className)).size);
     expect(tokenClasses).toBeGreaterThan(2);
-    expect(page.workers().map((w) => w.url()).filter((u) => u.includes('ts.worker'))).toEqual([]);
+    expect(
+      page
+        .workers()
+        .map((w) => w.url())
+        .filter((u) => u.includes('ts.worker')),
+    ).toEqual([]);
     const output = await monacoText(page, 'output-0');
     expect(output.length).toBeGreaterThan(0);
     // Keyboard navigation in the tree.
@@ -160,7 +170,11 @@ describe('RLM Studio in Chromium', () => {
       .poll(
         async () => {
           const status = await page.getByTestId('session-status').innerText();
-          if (status.includes('paused')) await page.getByTestId('continue').click({ timeout: 2_000 }).catch(() => undefined);
+          if (status.includes('paused'))
+            await page
+              .getByTestId('continue')
+              .click({ timeout: 2_000 })
+              .catch(() => undefined);
           return status;
         },
         { timeout: 90_000, interval: 250 },
@@ -316,7 +330,11 @@ describe('rlm-studio view LOG', () => {
       const tree = b.page.getByRole('tree', { name: 'Recursion tree' });
       await expect.poll(async () => tree.locator('[role="treeitem"][data-run-id]').count(), { timeout: 30_000 }).toBeGreaterThan(0);
       const expected = exportedNative.trim().split('\n').length - 1;
-      await expect.poll(async () => b.page.evaluate(`window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(id)}).events.length`), { timeout: 30_000 }).toBe(expected);
+      await expect
+        .poll(async () => b.page.evaluate(`window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(id)}).events.length`), {
+          timeout: 30_000,
+        })
+        .toBe(expected);
       expect(logRequests.length).toBe(1);
       await shot(b.page, '12-view-log');
       expect(b.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
@@ -353,7 +371,9 @@ describe('a big native log: long prompts are left out of the first read and read
     await expect.poll(async () => tree.locator('[role="treeitem"][data-run-id]').count(), { timeout: 60_000 }).toBeGreaterThan(10);
     const id = await sessionId();
     const store = `window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(id)})`;
-    await expect.poll(async () => p.evaluate(`${store}.loading === null && ${store}.elided.size`), { timeout: 60_000 }).toBeGreaterThan(100);
+    await expect
+      .poll(async () => p.evaluate(`${store}.loading === null && ${store}.elided.size`), { timeout: 60_000 })
+      .toBeGreaterThan(100);
     const first = tree.locator('[role="treeitem"][data-run-id]').first();
     const runId = (await first.getAttribute('data-run-id')) as string;
     const full = initialMessageOf(runId);
@@ -361,7 +381,11 @@ describe('a big native log: long prompts are left out of the first read and read
     await first.click();
     await p.getByTestId('iteration-1').click();
     // The iteration asks for its prompts; the preview becomes the whole text.
-    await expect.poll(async () => p.evaluate(`${store}.traj.runs.get(${JSON.stringify(runId)}).start.messages.map((m) => m.content.length)`), { timeout: 30_000 }).toContain(full.length);
+    await expect
+      .poll(async () => p.evaluate(`${store}.traj.runs.get(${JSON.stringify(runId)}).start.messages.map((m) => m.content.length)`), {
+        timeout: 30_000,
+      })
+      .toContain(full.length);
     await p.getByTestId('texts-loading').waitFor({ state: 'detached', timeout: 30_000 });
     // (The page shows the first 4,000 characters of a long text, past the preview's 240 bytes.)
     expect(await p.getByLabel('Initial messages').innerText()).toContain(full.slice(2000, 2100));

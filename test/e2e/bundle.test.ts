@@ -38,7 +38,8 @@ function hostileLog(): string {
   return path;
 }
 
-const treeRuns = (): Promise<number> => browser.page.getByRole('tree', { name: 'Recursion tree' }).locator('[role="treeitem"][data-run-id]').count();
+const treeRuns = (): Promise<number> =>
+  browser.page.getByRole('tree', { name: 'Recursion tree' }).locator('[role="treeitem"][data-run-id]').count();
 
 async function openBundle(path: string): Promise<void> {
   await browser.page.goto(pathToFileURL(path).href);
@@ -78,16 +79,23 @@ describe('the shareable HTML file from file:', () => {
     // The log was read by the parse worker, started from a blob: URL (a file: page may not load one from a file).
     expect(workers.length).toBeGreaterThan(0);
     expect(workers.filter((u) => !u.startsWith('blob:'))).toEqual([]);
-    expect(await browser.page.evaluate('window.__rlmStudio.store.getState().sessions.values().next().value.timings.spent.read')).toBeGreaterThanOrEqual(0);
+    expect(
+      await browser.page.evaluate('window.__rlmStudio.store.getState().sessions.values().next().value.timings.spent.read'),
+    ).toBeGreaterThanOrEqual(0);
     await shot(browser.page, 'bundle-01-recursive');
   });
 
   it('shows a native log the same way', async () => {
     const native = join(dir, 'recursive.rlm.jsonl');
-    execFileSync(join(ROOT, 'bin/rlm-studio'), ['convert', join(FIXTURES, 'c_recursive.jsonl'), '--to', 'native', '-o', native], { cwd: ROOT, stdio: 'ignore' });
+    execFileSync(join(ROOT, 'bin/rlm-studio'), ['convert', join(FIXTURES, 'c_recursive.jsonl'), '--to', 'native', '-o', native], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
     await openBundle(bundle(native, 'native.html'));
     await expect.poll(treeRuns, { timeout: 30_000 }).toBe(4);
-    expect(await browser.page.evaluate('window.__rlmStudio.store.getState().sessions.values().next().value.title')).toBe('recursive.rlm.jsonl');
+    expect(await browser.page.evaluate('window.__rlmStudio.store.getState().sessions.values().next().value.title')).toBe(
+      'recursive.rlm.jsonl',
+    );
   });
 
   it('keeps a hostile log inert: text shown literally, nothing run', async () => {
@@ -128,7 +136,10 @@ describe('Export ▸ Shareable HTML in the app', () => {
       const tree = app.page.getByRole('tree', { name: 'Recursion tree' });
       await expect.poll(async () => tree.locator('[role="treeitem"][data-run-id]').count(), { timeout: 30_000 }).toBe(4);
       await expect.poll(async () => app.page.getByTestId('session-status').innerText()).not.toBe('loading');
-      const [download] = await Promise.all([app.page.waitForEvent('download', { timeout: 30_000 }), app.page.getByTestId('export-html').click()]);
+      const [download] = await Promise.all([
+        app.page.waitForEvent('download', { timeout: 30_000 }),
+        app.page.getByTestId('export-html').click(),
+      ]);
       expect(download.suggestedFilename()).toBe('c_recursive.html');
       const saved = join(dir, 'exported.html');
       copyFileSync(await download.path(), saved);

@@ -27,7 +27,11 @@ async function cli(args: string[]): Promise<string> {
 
 beforeAll(async () => {
   const ds = join(tmp, 'ds.jsonl');
-  [mock, served] = await Promise.all([startMockProcess(['--cost-per-mtok', '0.5']), startServe(), cli(['eval-gen', '--kind', 'sniah,oolong,browsecomp', '--sizes', '8192', '-o', ds])]);
+  [mock, served] = await Promise.all([
+    startMockProcess(['--cost-per-mtok', '0.5']),
+    startServe(),
+    cli(['eval-gen', '--kind', 'sniah,oolong,browsecomp', '--sizes', '8192', '-o', ds]),
+  ]);
   const common = ['eval', ds, '--base-url', mock.url, '--model', 'mock-root', '--parallel', '3'];
   await Promise.all([cli([...common, '--out', full]), cli([...common, '--out', short, '--max-iterations', '2'])]);
   browser = await openApp(served.url);
@@ -44,13 +48,19 @@ afterAll(async () => {
 async function openEvalPath(dir: string): Promise<void> {
   await page.getByTestId('eval-path').fill(dir);
   await page.getByTestId('eval-open').click();
-  await page.getByTestId('eval-summary').filter({ hasText: dir.split('/').at(-1)! }).waitFor();
+  await page
+    .getByTestId('eval-summary')
+    .filter({ hasText: dir.split('/').at(-1)! })
+    .waitFor();
 }
 
 /** expect.poll's default (1 s, for the function too) is short for a page that is also opening sessions on a loaded CI machine. */
 const WAIT = { timeout: 30_000 };
 
-const rowIds = async (): Promise<string[]> => (await page.locator('[data-testid^="eval-row-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')))).map((t) => (t ?? '').slice('eval-row-'.length));
+const rowIds = async (): Promise<string[]> =>
+  (await page.locator('[data-testid^="eval-row-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')))).map((t) =>
+    (t ?? '').slice('eval-row-'.length),
+  );
 
 describe('evaluations in the app', () => {
   it('the two runs differ deterministically on disk', () => {
@@ -70,7 +80,9 @@ describe('evaluations in the app', () => {
     await page.getByTestId('tab-eval').click();
     await openEvalPath(full);
     await expect.poll(rowIds, WAIT).toEqual(IDS);
-    await expect.poll(() => page.getByTestId('eval-summary').innerText(), WAIT).toMatch(/3 of 3 tasks finished; accuracy 100\.0% \(3 fully correct\)/);
+    await expect
+      .poll(() => page.getByTestId('eval-summary').innerText(), WAIT)
+      .toMatch(/3 of 3 tasks finished; accuracy 100\.0% \(3 fully correct\)/);
     expect(await page.getByTestId('eval-acc-browsecomp@8192').innerText()).toMatch(/8192\s+1\s+1\s+100\.0%/);
     for (const id of ['eval-chart-cost', 'eval-chart-time']) {
       expect(await page.getByTestId(id).locator('rect.bar-a').count()).toBeGreaterThan(0);
@@ -93,7 +105,9 @@ describe('evaluations in the app', () => {
     const onlyA = page.getByTestId('eval-only-a');
     await expect.poll(() => onlyA.getByRole('button').allInnerTexts(), WAIT).toEqual(['browsecomp-8192-s1']);
     expect(await page.getByTestId('eval-only-b').innerText()).toBe('none');
-    expect(await page.getByTestId('eval-compare-counts').innerText()).toMatch(/Of 3 tasks in both: 2 solved by both, 0 by neither, 1 only by A, 0 only by B\./);
+    expect(await page.getByTestId('eval-compare-counts').innerText()).toMatch(
+      /Of 3 tasks in both: 2 solved by both, 0 by neither, 1 only by A, 0 only by B\./,
+    );
     const acc = await page.getByTestId('eval-compare-table').locator('tr', { hasText: 'accuracy (mean score)' }).innerText();
     expect(acc).toMatch(/100\.0%\s+66\.7%/);
     await shot(page, 'eval-compare');

@@ -54,7 +54,9 @@ describe('Ask a follow-up', () => {
     await page.getByTestId('fu-context-text').fill('Otters in a second document.');
     await page.getByTestId('fu-ask').click();
     await page.getByTestId('turn-2').waitFor({ timeout: 60_000 });
-    await expect.poll(answer, { timeout: 60_000 }).toContain('context_0, context_1, context_2, history_0, history_1 | context_2 starts: Otters in a second document.');
+    await expect
+      .poll(answer, { timeout: 60_000 })
+      .toContain('context_0, context_1, context_2, history_0, history_1 | context_2 starts: Otters in a second document.');
     await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 30_000 }).toBe('finished');
     await shot(page, '30-follow-up-turn-2');
 
@@ -73,7 +75,9 @@ describe('Ask a follow-up', () => {
     const tree = page.getByRole('tree', { name: 'Recursion tree' });
     await expect.poll(async () => tree.locator('[role="treeitem"][data-run-id]').count(), { timeout: 30_000 }).toBe(4);
     await tree.locator('[role="treeitem"][data-run-id]').first().click();
-    await expect.poll(async () => page.getByTestId('follow-up-unavailable').innerText()).toMatch(/No follow-up: a log opened in this page keeps no REPL/);
+    await expect
+      .poll(async () => page.getByTestId('follow-up-unavailable').innerText())
+      .toMatch(/No follow-up: a log opened in this page keeps no REPL/);
     expect(await page.getByTestId('follow-up').count()).toBe(0);
   });
 

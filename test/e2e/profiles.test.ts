@@ -65,7 +65,9 @@ describe('Endpoint profiles in Chromium', () => {
     const key = dialog.getByLabel(/^API key \(desktop/);
     await key.fill('sk-e2e-not-a-real-key');
     await dialog.getByRole('button', { name: 'Store key' }).click();
-    await expect.poll(async () => dialog.getByTestId('pp-key-status').innerText(), { timeout: 30_000 }).toMatch(/web mode.*does not store API keys.*environment variable/);
+    await expect
+      .poll(async () => dialog.getByTestId('pp-key-status').innerText(), { timeout: 30_000 })
+      .toMatch(/web mode.*does not store API keys.*environment variable/);
     expect(await key.inputValue()).toBe('');
     const state = (await page.evaluate(`JSON.stringify(window.__rlmStudio.store.getState().profiles)`)) as string;
     expect(state).not.toContain('sk-e2e-not-a-real-key');

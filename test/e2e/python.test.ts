@@ -32,7 +32,9 @@ const ACTIVE_ID = `window.__rlmStudio.store.getState().activeId`;
 let imported = '';
 
 async function pauseOf(sessionId: string): Promise<string> {
-  return (await page.evaluate(`JSON.stringify(window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(sessionId)})?.summary?.pause ?? null)`)) as string;
+  return (await page.evaluate(
+    `JSON.stringify(window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(sessionId)})?.summary?.pause ?? null)`,
+  )) as string;
 }
 
 const runRows = () => page.getByRole('tree', { name: 'Recursion tree' }).locator('[role="treeitem"][data-run-id]');
@@ -40,10 +42,17 @@ const runRows = () => page.getByRole('tree', { name: 'Recursion tree' }).locator
 /** Distinct token classes Monaco drew in an editor: more than two means a grammar coloured it. */
 async function tokenClasses(testId: string): Promise<number> {
   await monacoText(page, testId);
-  return page.getByTestId(testId).locator('.view-line span span').evaluateAll((els) => new Set(els.map((e) => e.className)).size);
+  return page
+    .getByTestId(testId)
+    .locator('.view-line span span')
+    .evaluateAll((els) => new Set(els.map((e) => e.className)).size);
 }
 
-const tsWorkers = (): string[] => page.workers().map((w) => w.url()).filter((u) => u.includes('ts.worker'));
+const tsWorkers = (): string[] =>
+  page
+    .workers()
+    .map((w) => w.url())
+    .filter((u) => u.includes('ts.worker'));
 
 async function newPythonDemo(demo: string, breakpoints: string[] = []): Promise<void> {
   await page.getByTestId('topbar-new-run').click();
@@ -92,7 +101,9 @@ describe('Python sessions in Chromium', () => {
     const stop = JSON.parse(await pauseOf(sessionId)) as { runId: string };
     await page.getByText('edited by hand').first().waitFor({ timeout: 30_000 });
     expect(await monacoText(page, 'output-0')).toContain('edited in python 42');
-    await runRows().and(page.locator(`[data-run-id="${stop.runId}"]`)).click();
+    await runRows()
+      .and(page.locator(`[data-run-id="${stop.runId}"]`))
+      .click();
     await page.getByTestId('load-vars').click();
     const marker = page.getByTestId('var-e2e_marker');
     await marker.waitFor({ timeout: 30_000 });
@@ -120,7 +131,9 @@ describe('Python sessions in Chromium', () => {
     const banner = page.getByTestId('rerun-summary');
     await banner.waitFor({ timeout: 90_000 });
     await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 120_000 }).toMatch(/finished/);
-    const recordedBlocks = (await page.evaluate(`window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(imported)}).events.filter((e) => e.type === 'block.end').length`)) as number;
+    const recordedBlocks = (await page.evaluate(
+      `window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(imported)}).events.filter((e) => e.type === 'block.end').length`,
+    )) as number;
     await expect.poll(async () => Number(await banner.getAttribute('data-blocks')), { timeout: 30_000 }).toBe(recordedBlocks);
     expect(recordedBlocks).toBeGreaterThan(1);
     expect(await banner.getAttribute('data-different')).toBe('0');
@@ -136,7 +149,19 @@ describe('Python sessions in Chromium', () => {
 
   it('opens a re-execution written by `rlm-studio rerun` and shows its comparison', async () => {
     // `rlm-studio rerun` runs every recorded block of the reference library's own log again.
-    const res = spawnSync(join(ROOT, 'bin/rlm-studio'), ['rerun', join(FIXTURES, 'a_needle.jsonl'), '--context', join(FIXTURES, 'contexts/a_needle.txt'), '--log-dir', join(served.dir, 'reruns'), '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
+    const res = spawnSync(
+      join(ROOT, 'bin/rlm-studio'),
+      [
+        'rerun',
+        join(FIXTURES, 'a_needle.jsonl'),
+        '--context',
+        join(FIXTURES, 'contexts/a_needle.txt'),
+        '--log-dir',
+        join(served.dir, 'reruns'),
+        '--json',
+      ],
+      { cwd: ROOT, encoding: 'utf8', timeout: 180_000 },
+    );
     expect(res.status, res.stderr).toBe(0);
     const report = JSON.parse(res.stdout) as { blocks: number; same: number; different: unknown[]; logFile: string };
     expect(report.different).toEqual([]);

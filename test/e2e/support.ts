@@ -8,7 +8,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const FIXTURES = '/work/shared/fixtures/rlm-python';
-export const SHOTS = join(ROOT, 'test-results/screenshots');
+const SHOTS = join(ROOT, 'test-results/screenshots');
 
 export interface Served {
   url: string;
@@ -22,10 +22,25 @@ export interface Served {
  */
 export async function startServe(extraArgs: string[] = [], command: string[] = ['serve']): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'rlm-e2e-'));
-  const child: ChildProcess = spawn(join(ROOT, 'bin/rlm-studio'), [...command, '--port', '0', '--runs-dir', join(dir, 'runs'), '--settings-dir', join(dir, 'settings'), '--demo-latency-ms', '30', ...extraArgs], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    join(ROOT, 'bin/rlm-studio'),
+    [
+      ...command,
+      '--port',
+      '0',
+      '--runs-dir',
+      join(dir, 'runs'),
+      '--settings-dir',
+      join(dir, 'settings'),
+      '--demo-latency-ms',
+      '30',
+      ...extraArgs,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const url = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`serve printed no URL in 120 s:\n${out}`)), 120_000);
@@ -82,7 +97,15 @@ export async function launch(origin: string): Promise<Browser> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1500, height: 950 },
     acceptDownloads: true,
   });

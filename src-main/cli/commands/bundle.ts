@@ -51,7 +51,11 @@ async function openExclusive(path: string): Promise<WriteStream> {
   await new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve());
     stream.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EEXIST' ? new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`) : new UsageError(`${path}: cannot create it (${err.code ?? err.message})`)),
+      reject(
+        err.code === 'EEXIST'
+          ? new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`)
+          : new UsageError(`${path}: cannot create it (${err.code ?? err.message})`),
+      ),
     );
   });
   return stream;
@@ -94,7 +98,9 @@ export async function runBundle(input: string, options: { output: string }, io: 
     throw err;
   }
   const result: BundleResult = { format, logBytes: (await stat(input)).size, fileBytes: (await stat(options.output)).size };
-  io.out(`wrote ${options.output} (${mb(result.fileBytes)}: the viewer and the ${format} log of ${mb(result.logBytes)}, compressed); it opens in a browser, offline\n`);
+  io.out(
+    `wrote ${options.output} (${mb(result.fileBytes)}: the viewer and the ${format} log of ${mb(result.logBytes)}, compressed); it opens in a browser, offline\n`,
+  );
   return result;
 }
 

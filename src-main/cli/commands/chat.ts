@@ -6,7 +6,15 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { RunOutcome } from '../../engine/index.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
-import { addSessionOptions, loadContextFile, openCliSession, preparePythonFor, type RunCliOptions, type RunSummary, summaryOf } from './run.ts';
+import {
+  addSessionOptions,
+  loadContextFile,
+  openCliSession,
+  preparePythonFor,
+  type RunCliOptions,
+  type RunSummary,
+  summaryOf,
+} from './run.ts';
 
 export interface ChatCliOptions extends Omit<RunCliOptions, 'context' | 'query'> {
   /** The first turn's context file. */
@@ -67,11 +75,16 @@ export interface ChatTurnSummary extends RunSummary {
 /** Answers the questions read from `input` in one persistent session; resolves when input ends. */
 export async function chat(o: ChatCliOptions): Promise<void> {
   preparePythonFor(o);
-  let next: { value: SandboxValue; path: string } | null = o.context === undefined ? null : { value: await loadContextFile(o.context), path: o.context };
+  let next: { value: SandboxValue; path: string } | null =
+    o.context === undefined ? null : { value: await loadContextFile(o.context), path: o.context };
   const err = (line: string): void => void process.stderr.write(`${line}\n`);
   const cli = await openCliSession(o, o.json ? null : err, true);
   const interactive = process.stdin.isTTY === true;
-  const rl = createInterface({ input: process.stdin, ...(interactive ? { output: process.stderr, terminal: true } : { terminal: false }), prompt: 'chat> ' });
+  const rl = createInterface({
+    input: process.stdin,
+    ...(interactive ? { output: process.stderr, terminal: true } : { terminal: false }),
+    prompt: 'chat> ',
+  });
   let current: AbortController | null = null;
   let turn = 0;
   let failed = false;
@@ -120,7 +133,12 @@ export async function chat(o: ChatCliOptions): Promise<void> {
           current = null;
         }
         if (outcome !== null) {
-          const summary: ChatTurnSummary = { turn, query: line.text, contextFile: context?.path ?? null, ...summaryOf(outcome, cli.log?.path ?? null) };
+          const summary: ChatTurnSummary = {
+            turn,
+            query: line.text,
+            contextFile: context?.path ?? null,
+            ...summaryOf(outcome, cli.log?.path ?? null),
+          };
           if (summary.stopReason === 'error') failed = true;
           if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
           else {

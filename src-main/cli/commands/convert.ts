@@ -23,8 +23,13 @@ const stdoutOutput: Output = {
   err: (t) => void process.stderr.write(t),
 };
 
-export async function runConvert(input: string, options: { to: ConvertTarget; output?: string }, io: Output = stdoutOutput): Promise<{ events: number }> {
-  if (options.to !== 'native' && options.to !== 'rlm-python') throw new UsageError(`--to must be native or rlm-python, got "${String(options.to)}"`);
+export async function runConvert(
+  input: string,
+  options: { to: ConvertTarget; output?: string },
+  io: Output = stdoutOutput,
+): Promise<{ events: number }> {
+  if (options.to !== 'native' && options.to !== 'rlm-python')
+    throw new UsageError(`--to must be native or rlm-python, got "${String(options.to)}"`);
   await assertReadable(input);
   const sink = options.output ? await fileSink(options.output) : outputSink(io);
   const problems: ReadProblem[] = [];

@@ -61,10 +61,20 @@ async function terminalDemo(o: DemoOptions): Promise<void> {
     const s = SCENARIOS[o.scenario];
     const context = writeDemoContext(o.scenario, join(o.logDir, 'demo-contexts'));
     process.stderr.write(`demo: ${o.scenario} in a ${o.repl} REPL — "${s.query}"\ndemo: mock model at ${mock.url}, context ${context}\n\n`);
-    const opts: RunCliOptions = { context, query: s.query, baseUrl: mock.url, model: 'mock-root', maxDepth: s.maxDepth, logDir: o.logDir, repl: o.repl };
+    const opts: RunCliOptions = {
+      context,
+      query: s.query,
+      baseUrl: mock.url,
+      model: 'mock-root',
+      maxDepth: s.maxDepth,
+      logDir: o.logDir,
+      repl: o.repl,
+    };
     const summary = await runOnce(opts, (line) => process.stderr.write(`${line}\n`));
     process.stdout.write(`\nanswer (${summary.stopReason}):\n${summary.answer ?? ''}\n\n`);
-    process.stdout.write(`${summary.iterations} root iterations, ${summary.usage.calls} model calls, ${summary.usage.inputTokens}+${summary.usage.outputTokens} tokens, $${summary.usage.costUsd ?? 0}, ${(summary.durationMs / 1000).toFixed(2)} s\nlog: ${summary.logFile}\n`);
+    process.stdout.write(
+      `${summary.iterations} root iterations, ${summary.usage.calls} model calls, ${summary.usage.inputTokens}+${summary.usage.outputTokens} tokens, $${summary.usage.costUsd ?? 0}, ${(summary.durationMs / 1000).toFixed(2)} s\nlog: ${summary.logFile}\n`,
+    );
   } finally {
     await mock.close();
   }
@@ -80,7 +90,13 @@ function openInBrowser(url: string): void {
 
 /** The app in web mode with a live demo session selected. */
 async function appDemo(o: DemoOptions): Promise<void> {
-  const serveOpts = { host: '127.0.0.1', runsDir: o.logDir, settingsDir: defaultSettingsDir(), static: rendererDist, demoLatencyMs: o.latencyMs };
+  const serveOpts = {
+    host: '127.0.0.1',
+    runsDir: o.logDir,
+    settingsDir: defaultSettingsDir(),
+    static: rendererDist,
+    demoLatencyMs: o.latencyMs,
+  };
   let serving: Serving;
   try {
     serving = await startServing({ ...serveOpts, port: o.port });
@@ -94,7 +110,15 @@ async function appDemo(o: DemoOptions): Promise<void> {
     id: 0,
     command: {
       type: 'session.start',
-      params: { profile: 'demo', context: { kind: 'demo', name: o.scenario }, query: s.query, limits: { maxDepth: s.maxDepth }, breakpoints: [], startPaused: false, repl: o.repl },
+      params: {
+        profile: 'demo',
+        context: { kind: 'demo', name: o.scenario },
+        query: s.query,
+        limits: { maxDepth: s.maxDepth },
+        breakpoints: [],
+        startPaused: false,
+        repl: o.repl,
+      },
     },
   });
   if (!('session' in reply)) {
@@ -102,7 +126,9 @@ async function appDemo(o: DemoOptions): Promise<void> {
     throw new Error('the host did not start the demo session');
   }
   const url = `${serving.web.url}#session=${encodeURIComponent(reply.session.sessionId)}`;
-  process.stdout.write(`RLM Studio demo (${o.scenario}, ${o.repl} REPL, mock model, no API key): ${url}\nlogs: ${o.logDir}\nCtrl-C stops it.\n`);
+  process.stdout.write(
+    `RLM Studio demo (${o.scenario}, ${o.repl} REPL, mock model, no API key): ${url}\nlogs: ${o.logDir}\nCtrl-C stops it.\n`,
+  );
   if (o.open) openInBrowser(url);
   await serveUntilStopped(serving);
 }

@@ -23,15 +23,19 @@ interface EvalCliOptions extends LimitOptions, RoleOptions {
 }
 
 export function registerEval(program: Command): void {
-  addExampleOptions(addRoleOptions(addLimitOptions(
-    program
-      .command('eval')
-      .description('Run every task of a JSONL dataset, score it, and write logs and a results table (resumable).')
-      .argument('<dataset>', 'JSONL dataset, one task per line (see rlm-studio eval-gen)')
-      .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint')
-      .requiredOption('--model <name>', 'root model')
-      .requiredOption('--out <dir>', 'results directory: results.jsonl, summary.md/json, logs/; run again to resume'),
-  )))
+  addExampleOptions(
+    addRoleOptions(
+      addLimitOptions(
+        program
+          .command('eval')
+          .description('Run every task of a JSONL dataset, score it, and write logs and a results table (resumable).')
+          .argument('<dataset>', 'JSONL dataset, one task per line (see rlm-studio eval-gen)')
+          .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint')
+          .requiredOption('--model <name>', 'root model')
+          .requiredOption('--out <dir>', 'results directory: results.jsonl, summary.md/json, logs/; run again to resume'),
+      ),
+    ),
+  )
     .addOption(new Option('--parallel <n>', 'tasks (sessions) run at once').argParser(positiveInt('--parallel')).default(2))
     .option('--json', 'print the summary as JSON on stdout')
     .option('--system-prompt <file>', "replace the built-in system prompt of every task's session ({tools} becomes the tools list)")
@@ -91,15 +95,27 @@ export function registerEvalGen(program: Command): void {
     .command('eval-gen')
     .description('Write a generated evaluation dataset (S-NIAH, OOLONG-like, OOLONG-Pairs-like, BrowseComp-Plus-like).')
     .option('--kind <kinds>', `comma-separated: ${TASK_KINDS.join(', ')}`, TASK_KINDS.join(','))
-    .option('--sizes <list>', 'sizes in tokens (≈4 chars each): 8192,2^16,64k or a range 2^13..2^20', `2^${Math.log2(PAPER_SIZES[0]!)}..2^16`)
+    .option(
+      '--sizes <list>',
+      'sizes in tokens (≈4 chars each): 8192,2^16,64k or a range 2^13..2^20',
+      `2^${Math.log2(PAPER_SIZES[0]!)}..2^16`,
+    )
     .addOption(new Option('--seed <n>', 'first seed').argParser(nonNegativeInt('--seed')).default(1))
     .addOption(new Option('--count <n>', 'tasks per kind and size (seeds seed, seed+1, …)').argParser(positiveInt('--count')).default(1))
     .requiredOption('-o, --out <file>', 'dataset to write (JSONL); large contexts go to <name>.contexts/ beside it')
-    .addOption(new Option('--inline-max-chars <n>', 'contexts up to this many characters are stored inline').argParser(nonNegativeInt('--inline-max-chars')).default(262_144))
+    .addOption(
+      new Option('--inline-max-chars <n>', 'contexts up to this many characters are stored inline')
+        .argParser(nonNegativeInt('--inline-max-chars'))
+        .default(262_144),
+    )
     .action((o: EvalGenCliOptions) => {
-      const kinds = o.kind.split(',').map((k) => k.trim()).filter((k) => k !== '');
+      const kinds = o.kind
+        .split(',')
+        .map((k) => k.trim())
+        .filter((k) => k !== '');
       const bad = kinds.filter((k) => !isTaskKind(k));
-      if (kinds.length === 0 || bad.length > 0) throw new UsageError(`--kind: unknown kind(s) ${bad.join(', ') || '(none)'}; choose from ${TASK_KINDS.join(', ')}`);
+      if (kinds.length === 0 || bad.length > 0)
+        throw new UsageError(`--kind: unknown kind(s) ${bad.join(', ') || '(none)'}; choose from ${TASK_KINDS.join(', ')}`);
       let sizes: number[];
       try {
         sizes = parseSizes(o.sizes);

@@ -36,7 +36,12 @@ export async function runExportCalls(paths: string[], o: ExportCallsOptions, io:
     throw err;
   }
   const inputs = await logInputs(paths);
-  if (await access(o.output).then(() => true, () => false)) {
+  if (
+    await access(o.output).then(
+      () => true,
+      () => false,
+    )
+  ) {
     throw new UsageError(`${o.output} already exists; refusing to overwrite it (choose another -o path)`);
   }
   const partial = `${o.output}.partial`;
@@ -85,17 +90,25 @@ export async function runExportCalls(paths: string[], o: ExportCallsOptions, io:
   }
   await rename(partial, o.output);
   if (o.json) io.out(`${JSON.stringify(report)}\n`);
-  else io.err(`wrote ${report.kept.toLocaleString('en-US')} of ${report.calls.toLocaleString('en-US')} sub-call(s) from ${report.logs} log(s) to ${o.output}\n`);
+  else
+    io.err(
+      `wrote ${report.kept.toLocaleString('en-US')} of ${report.calls.toLocaleString('en-US')} sub-call(s) from ${report.logs} log(s) to ${o.output}\n`,
+    );
   return report;
 }
 
 export function registerExportCalls(program: Command): void {
   program
     .command('export-calls')
-    .description('Write the sub-calls of logs (either format) as JSON lines: prompt, model, response, usage, and the run and iteration each came from.')
+    .description(
+      'Write the sub-calls of logs (either format) as JSON lines: prompt, model, response, usage, and the run and iteration each came from.',
+    )
     .argument('<logs...>', 'log files, or folders searched for logs')
     .requiredOption('-o, --output <file>', 'output JSONL (never overwritten)')
-    .option('--where <expr>', `keep the calls for which the expression holds, e.g. 'kind == "llm" and latencyMs > 1000 and prompt ~= "needle"' (~= is a regular-expression match). Fields: ${WHERE_FIELDS.join(', ')}`)
+    .option(
+      '--where <expr>',
+      `keep the calls for which the expression holds, e.g. 'kind == "llm" and latencyMs > 1000 and prompt ~= "needle"' (~= is a regular-expression match). Fields: ${WHERE_FIELDS.join(', ')}`,
+    )
     .option('--json', 'print the counts as JSON on stdout')
     .action(async (paths: string[], options: ExportCallsOptions) => {
       await runExportCalls(paths, options);

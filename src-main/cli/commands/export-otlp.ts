@@ -34,7 +34,8 @@ const processOutput: Output = {
 };
 
 export async function runExportOtlp(paths: string[], o: ExportOtlpOptions, io: Output = processOutput): Promise<ExportOtlpReport> {
-  if ((o.endpoint === undefined) === (o.output === undefined)) throw new UsageError('give either --endpoint URL (a collector) or -o FILE (OTLP/JSON), not both or neither');
+  if ((o.endpoint === undefined) === (o.output === undefined))
+    throw new UsageError('give either --endpoint URL (a collector) or -o FILE (OTLP/JSON), not both or neither');
   let headers: Record<string, string>;
   try {
     headers = parseHeaders(o.header ?? []);
@@ -45,7 +46,13 @@ export async function runExportOtlp(paths: string[], o: ExportOtlpOptions, io: O
   }
   if (o.output !== undefined && Object.keys(headers).length > 0) throw new UsageError('--header goes with --endpoint');
   const inputs = await logInputs(paths);
-  if (o.output !== undefined && (await access(o.output).then(() => true, () => false))) {
+  if (
+    o.output !== undefined &&
+    (await access(o.output).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     throw new UsageError(`${o.output} already exists; refusing to overwrite it (choose another -o path)`);
   }
   const report: ExportOtlpReport = { logs: 0, traces: 0, spans: 0 };
@@ -73,7 +80,10 @@ export async function runExportOtlp(paths: string[], o: ExportOtlpOptions, io: O
           await sendSpans(exporter, spans);
         } catch (err) {
           // Not bad input: the collector is down or refused (exit 1).
-          throw new Error(`${tracesUrl(o.endpoint!)}: the collector did not take the spans of ${input.path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          throw new Error(
+            `${tracesUrl(o.endpoint!)}: the collector did not take the spans of ${input.path}: ${err instanceof Error ? err.message : String(err)}`,
+            { cause: err },
+          );
         }
       } else all.push(...spans);
     }
@@ -95,7 +105,10 @@ export async function runExportOtlp(paths: string[], o: ExportOtlpOptions, io: O
   }
   const where = o.output ?? tracesUrl(o.endpoint!);
   if (o.json) io.out(`${JSON.stringify(report)}\n`);
-  else io.err(`${o.output === undefined ? 'sent' : 'wrote'} ${report.spans.toLocaleString('en-US')} span(s) in ${report.traces} trace(s) from ${report.logs} log(s) to ${where}\n`);
+  else
+    io.err(
+      `${o.output === undefined ? 'sent' : 'wrote'} ${report.spans.toLocaleString('en-US')} span(s) in ${report.traces} trace(s) from ${report.logs} log(s) to ${where}\n`,
+    );
   return report;
 }
 
@@ -106,7 +119,9 @@ function collect(value: string, previous: string[] = []): string[] {
 export function registerExportOtlp(program: Command): void {
   program
     .command('export-otlp')
-    .description('Send logs (either format) to an OpenTelemetry collector as traces (GenAI conventions: an agent span per run, a chat span per model request, a tool span per REPL block), or write them as OTLP/JSON.')
+    .description(
+      'Send logs (either format) to an OpenTelemetry collector as traces (GenAI conventions: an agent span per run, a chat span per model request, a tool span per REPL block), or write them as OTLP/JSON.',
+    )
     .argument('<logs...>', 'log files, or folders searched for logs')
     .option('--endpoint <url>', 'OTLP/HTTP collector, e.g. http://localhost:4318 (/v1/traces is added unless the URL ends with it)')
     .option('-o, --output <file>', 'write OTLP/JSON (an ExportTraceServiceRequest) to this file instead (never overwritten)')

@@ -5,7 +5,15 @@ import { access, rename, rm } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { readResults } from '../../eval/results.ts';
 import { readEvents } from '../../export/read-events.ts';
-import { baseName, formatSftReport, SFT_FORMATS, SftExporter, type SftFormat, type SftReport, type SftSelection } from '../../export/sft.ts';
+import {
+  baseName,
+  formatSftReport,
+  SFT_FORMATS,
+  SftExporter,
+  type SftFormat,
+  type SftReport,
+  type SftSelection,
+} from '../../export/sft.ts';
 import { UsageError } from '../errors.ts';
 import { logInputs } from '../log-inputs.ts';
 import { fileSink } from '../output-file.ts';
@@ -40,7 +48,7 @@ function correctLogs(resultsPath: string): Map<string, boolean> {
 }
 
 export async function runExportSft(paths: string[], o: ExportSftOptions, io: Output = processOutput): Promise<SftReport> {
-  if (o.onlyCorrect && !o.results) throw new UsageError('--only-correct needs --results FILE (an evaluation\'s results.jsonl)');
+  if (o.onlyCorrect && !o.results) throw new UsageError("--only-correct needs --results FILE (an evaluation's results.jsonl)");
   if (o.results && !o.onlyCorrect) throw new UsageError('--results is read for --only-correct; add --only-correct');
   const selection: SftSelection = {
     onlyAnswered: o.only === 'answered',
@@ -108,14 +116,25 @@ export function registerExportSft(program: Command): void {
   program
     .command('export-sft')
     .description('Write chat fine-tuning examples (one per model call: the messages sent and the reply) from logs of either format.')
-    .argument('<logs...>', 'log files, or folders searched for logs (an evaluation\'s --out folder works)')
+    .argument('<logs...>', "log files, or folders searched for logs (an evaluation's --out folder works)")
     .requiredOption('-o, --output <file>', 'output JSONL (never overwritten)')
     .addOption(new Option('--only <which>', 'keep only trajectories whose root run submitted an answer').choices(['answered']))
-    .option('--results <file>', 'an evaluation\'s results.jsonl, for --only-correct')
+    .option('--results <file>', "an evaluation's results.jsonl, for --only-correct")
     .option('--only-correct', 'keep only logs of tasks scored correct in --results')
-    .option('--depth <n>', 'keep only calls answered at this depth (0: the root model, the paper\'s setting; plain sub-calls count one deeper than their run); default all', nonNegativeInt('--depth'))
+    .option(
+      '--depth <n>',
+      "keep only calls answered at this depth (0: the root model, the paper's setting; plain sub-calls count one deeper than their run); default all",
+      nonNegativeInt('--depth'),
+    )
     .option('--max-iterations <n>', 'keep only trajectories whose root run took at most N iterations', positiveInt('--max-iterations'))
-    .addOption(new Option('--format <format>', 'openai: {"messages"} (OpenAI, TRL, Axolotl chat_template); prompt-completion: TRL\'s {"prompt","completion"}; sharegpt: {"system","conversations"} (LLaMA-Factory, Axolotl)').choices([...SFT_FORMATS]).default('openai'))
+    .addOption(
+      new Option(
+        '--format <format>',
+        'openai: {"messages"} (OpenAI, TRL, Axolotl chat_template); prompt-completion: TRL\'s {"prompt","completion"}; sharegpt: {"system","conversations"} (LLaMA-Factory, Axolotl)',
+      )
+        .choices([...SFT_FORMATS])
+        .default('openai'),
+    )
     .option('--with-source', 'add a "source" field to each example (log, run, iteration, model, usage); some trainers reject extra fields')
     .option('--json', 'print the report as JSON on stdout')
     .action(async (paths: string[], options: ExportSftOptions) => {

@@ -51,14 +51,28 @@ export function registerMockLlm(program: Command): void {
     .option('--port <n>', 'port to listen on (0 = any free port)', intArg('--port', 0, 65535), 0)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--latency-ms <n>', 'fixed delay before each reply, in milliseconds', intArg('--latency-ms', 0), 0)
-    .addOption(new Option('--policy <name>', 'built-in policy: auto = eval tasks by query, else scenarios; sniah, oolong, oolong-pairs, browsecomp = that eval task for every query').choices(POLICY_NAMES).default('auto'))
+    .addOption(
+      new Option(
+        '--policy <name>',
+        'built-in policy: auto = eval tasks by query, else scenarios; sniah, oolong, oolong-pairs, browsecomp = that eval task for every query',
+      )
+        .choices(POLICY_NAMES)
+        .default('auto'),
+    )
     .option('--script <file>', 'JSON file of scripted reply rules (see src-main/mock-llm/README.md)')
-    .option('--cost-per-mtok <usd>', 'report an OpenRouter-style usage.cost at this USD per million tokens', nonNegativeNumber('--cost-per-mtok'))
+    .option(
+      '--cost-per-mtok <usd>',
+      'report an OpenRouter-style usage.cost at this USD per million tokens',
+      nonNegativeNumber('--cost-per-mtok'),
+    )
     .option('--fail-every <n>', 'fail every Nth chat request (N, 2N, …) with --fail-status', intArg('--fail-every', 1))
     .option('--fail-status <code>', 'HTTP status of injected failures', intArg('--fail-status', 400, 599), 500)
     .option('--fail-retry-after-ms <n>', 'send retry-after-ms with injected failures', intArg('--fail-retry-after-ms', 0))
-    .option('--record <file>', 'append one JSON line per chat request: model, every body field but the messages, and each message\'s role and length')
-    .option('--record-texts', 'with --record: keep each message\'s text in the record too')
+    .option(
+      '--record <file>',
+      "append one JSON line per chat request: model, every body field but the messages, and each message's role and length",
+    )
+    .option('--record-texts', "with --record: keep each message's text in the record too")
     .action(async (opts: MockLlmCliOptions) => {
       let policy: Policy = POLICIES[opts.policy];
       if (opts.script !== undefined) {

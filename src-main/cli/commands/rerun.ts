@@ -50,7 +50,10 @@ export function describeDifference(d: BlockComparison): string {
     const was = d.recorded[field];
     const now = d.new[field];
     if (was === now) continue;
-    lines.push(`  ${field} recorded: ${JSON.stringify(clip(was ?? 'null'))}`, `  ${field} new:      ${JSON.stringify(clip(now ?? 'null'))}`);
+    lines.push(
+      `  ${field} recorded: ${JSON.stringify(clip(was ?? 'null'))}`,
+      `  ${field} new:      ${JSON.stringify(clip(now ?? 'null'))}`,
+    );
   }
   const errOf = (o: BlockComparison['recorded']): string => (o.error ? `${o.error.name}: ${o.error.message}` : 'none');
   if (errOf(d.recorded) !== errOf(d.new)) lines.push(`  error recorded: ${errOf(d.recorded)}`, `  error new:      ${errOf(d.new)}`);
@@ -84,17 +87,31 @@ export async function runRerun(log: string, o: RerunCliOptions): Promise<RerunJs
     if (err instanceof RerunInputError) throw new UsageError(err.message);
     throw err;
   }
-  return { format: report.format, repl: report.language, blocks: report.blocks, same: report.same, different: report.different, logFile: report.logFile };
+  return {
+    format: report.format,
+    repl: report.language,
+    blocks: report.blocks,
+    same: report.same,
+    different: report.different,
+    logFile: report.logFile,
+  };
 }
 
 export function registerRerun(program: Command): void {
   program
     .command('rerun')
-    .description('Re-execute a saved log (native or reference-library JSONL): recorded replies and sub-call results are served again, every code block runs again, and each output is compared with the recorded one. Exits 1 when a block differs.')
+    .description(
+      'Re-execute a saved log (native or reference-library JSONL): recorded replies and sub-call results are served again, every code block runs again, and each output is compared with the recorded one. Exits 1 when a block differs.',
+    )
     .argument('<log>', 'log file')
     .requiredOption('--context <file>', 'the context the log was made from: .json is parsed, anything else is read as text')
     .option('--tools <file.mjs>', 'custom tools: a module whose exports are values or { fn, description }')
-    .addOption(new Option('--repl <language>', 'REPL language for a native log (default: the one it records, else javascript); reference logs are Python').argParser(parseLanguage))
+    .addOption(
+      new Option(
+        '--repl <language>',
+        'REPL language for a native log (default: the one it records, else javascript); reference logs are Python',
+      ).argParser(parseLanguage),
+    )
     .option('--log-dir <dir>', 'where the re-execution log (*.rlm.jsonl) is written (default: the runs folder)')
     .option('--json', 'print one JSON object: blocks, same, different[] ({run, iteration, block, recorded, new}), logFile')
     .action(async (log: string, o: RerunCliOptions) => {

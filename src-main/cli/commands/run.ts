@@ -6,7 +6,15 @@ import { type Command, Option } from 'commander';
 import { asSessionId, type StopReason } from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import type { UsageByModel } from '../../../src-shared/trajectory/by-model.ts';
-import { DEFAULT_EXAMPLE_BUDGET, EventRecorder, RlmSession, type RunOutcome, type ToolSpec, type WorkedExample, WorkedExampleError } from '../../engine/index.ts';
+import {
+  DEFAULT_EXAMPLE_BUDGET,
+  EventRecorder,
+  RlmSession,
+  type RunOutcome,
+  type ToolSpec,
+  type WorkedExample,
+  WorkedExampleError,
+} from '../../engine/index.ts';
 import { ContextFileError, readContextFile } from '../../engine/context-file.ts';
 import { loadWorkedExamples } from '../../logs/worked-examples.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
@@ -49,8 +57,10 @@ export async function loadExampleOptions(o: { example?: string[]; exampleBudget?
 export function addExampleOptions(cmd: Command): Command {
   return cmd
     .addOption(
-      new Option('--example <log>', 'a saved log (either format) shown to the root model as a worked example: its code, shortened outputs and answer; repeatable')
-        .argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]),
+      new Option(
+        '--example <log>',
+        'a saved log (either format) shown to the root model as a worked example: its code, shortened outputs and answer; repeatable',
+      ).argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]),
     )
     .addOption(
       new Option('--example-budget <chars>', 'characters all worked examples may take in the system prompt together, shared equally')
@@ -112,7 +122,11 @@ export interface CliSession {
  * The endpoint, the log and the engine session `run` and `chat` share: one log for the whole
  * session, progress lines to `onProgress`. `persistent` keeps one REPL across completions.
  */
-export async function openCliSession(o: Omit<RunCliOptions, 'context' | 'query'>, onProgress: ((line: string) => void) | null, persistent = false): Promise<CliSession> {
+export async function openCliSession(
+  o: Omit<RunCliOptions, 'context' | 'query'>,
+  onProgress: ((line: string) => void) | null,
+  persistent = false,
+): Promise<CliSession> {
   const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
   const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
   const examples = await loadExampleOptions(o);
@@ -123,7 +137,10 @@ export async function openCliSession(o: Omit<RunCliOptions, 'context' | 'query'>
   if (o.logDir) {
     const dir = resolve(o.logDir);
     try {
-      log = new NativeLogFile(join(dir, nativeLogName(sessionId, started)), makeHeader(sessionId, started, undefined, o.repl ?? 'javascript'));
+      log = new NativeLogFile(
+        join(dir, nativeLogName(sessionId, started)),
+        makeHeader(sessionId, started, undefined, o.repl ?? 'javascript'),
+      );
     } catch (err) {
       throw new UsageError(`cannot create a log in --log-dir ${o.logDir}: ${(err as Error).message}`);
     }
@@ -211,15 +228,19 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
 
 /** The endpoint, model, limit, log and prompt options `run` and `chat` both take. */
 export function addSessionOptions(cmd: Command): Command {
-  return addExampleOptions(addRoleOptions(addLimitOptions(
-    cmd
-      .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
-      .requiredOption('--model <name>', 'root model'),
-  ))
-    .option('--log-dir <dir>', 'write the session log (*.rlm.jsonl) into this directory')
-    .option('--compaction', 'summarise the root history when it nears the model window')
-    .option('--system-prompt <file>', 'replace the built-in system prompt with this file ({tools} in it becomes the tools list)')
-    .option('--tools <file.mjs>', 'custom tools: an ES module whose exports are values or { fn, description }'));
+  return addExampleOptions(
+    addRoleOptions(
+      addLimitOptions(
+        cmd
+          .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
+          .requiredOption('--model <name>', 'root model'),
+      ),
+    )
+      .option('--log-dir <dir>', 'write the session log (*.rlm.jsonl) into this directory')
+      .option('--compaction', 'summarise the root history when it nears the model window')
+      .option('--system-prompt <file>', 'replace the built-in system prompt with this file ({tools} in it becomes the tools list)')
+      .option('--tools <file.mjs>', 'custom tools: an ES module whose exports are values or { fn, description }'),
+  );
 }
 
 export function registerRun(program: Command): void {
@@ -241,7 +262,8 @@ export function registerRun(program: Command): void {
         if (o.json) {
           process.stdout.write(`${JSON.stringify(summary)}\n`);
         } else {
-          if (summary.stopReason !== 'answered') process.stderr.write(`stopped: ${summary.stopReason}${summary.message ? ` (${summary.message})` : ''}\n`);
+          if (summary.stopReason !== 'answered')
+            process.stderr.write(`stopped: ${summary.stopReason}${summary.message ? ` (${summary.message})` : ''}\n`);
           if (summary.logFile) process.stderr.write(`log: ${summary.logFile}\n`);
           process.stdout.write(`${summary.answer ?? ''}\n`);
         }

@@ -66,7 +66,10 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
       `rlm-studio: WARNING: listening on ${o.host}, not only on this machine. Anyone who can reach this address and has the URL's token can run code through your endpoints; prefer an SSH tunnel to 127.0.0.1.\n`,
     );
   }
-  if (staticDir === null) process.stderr.write(`rlm-studio: the UI isn't built (no ${resolve(o.static, 'index.html')}); the page will say so. The protocol works.\n`);
+  if (staticDir === null)
+    process.stderr.write(
+      `rlm-studio: the UI isn't built (no ${resolve(o.static, 'index.html')}); the page will say so. The protocol works.\n`,
+    );
   return {
     host,
     web,
@@ -81,7 +84,10 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
 
 /** The OTLP streamer, loaded only when asked for (the exporter packages cost start-up time). */
 async function startOtlpStream(endpoint: string, headerPairs: string[], content: boolean): Promise<OtlpLiveExporter> {
-  const [{ OtlpLiveExporter }, { OtlpTargetError, parseHeaders }] = await Promise.all([import('../../export/otlp-live.ts'), import('../../export/otlp-transport.ts')]);
+  const [{ OtlpLiveExporter }, { OtlpTargetError, parseHeaders }] = await Promise.all([
+    import('../../export/otlp-live.ts'),
+    import('../../export/otlp-transport.ts'),
+  ]);
   try {
     return new OtlpLiveExporter({ endpoint, headers: parseHeaders(headerPairs), content, warn: (m) => void process.stderr.write(m) });
   } catch (err) {
@@ -101,8 +107,15 @@ function addServeOptions(cmd: Command): Command {
     .option('--runs-dir <dir>', 'where session logs are written', defaultRunsDir())
     .option('--settings-dir <dir>', 'where endpoint profiles are kept', defaultSettingsDir())
     .option('--static <dir>', 'the built UI to serve (the default folder is built when missing or stale)', rendererDist)
-    .addOption(new Option('--demo-latency-ms <n>', 'simulated latency of the built-in demo model').argParser(nonNegativeInt('--demo-latency-ms')).default(120))
-    .option('--otlp-endpoint <url>', 'stream live sessions as OpenTelemetry traces to this OTLP/HTTP collector (as export-otlp does), e.g. http://localhost:4318')
+    .addOption(
+      new Option('--demo-latency-ms <n>', 'simulated latency of the built-in demo model')
+        .argParser(nonNegativeInt('--demo-latency-ms'))
+        .default(120),
+    )
+    .option(
+      '--otlp-endpoint <url>',
+      'stream live sessions as OpenTelemetry traces to this OTLP/HTTP collector (as export-otlp does), e.g. http://localhost:4318',
+    )
     .option('--otlp-header <name=value>', 'HTTP header for the collector (repeatable)', collect)
     .option('--no-otlp-content', 'leave prompts, replies, code and outputs out of the streamed spans');
 }
@@ -132,26 +145,34 @@ export function electronBinary(): string | null {
 }
 
 export function registerServe(program: Command): void {
-  addServeOptions(program.command('serve').description('Serve the app in a browser (host included), on 127.0.0.1 by default.')).action(async (o: ServeOptions) => {
-    const s = await startServing(o);
-    process.stdout.write(`RLM Studio is serving at ${s.web.url}\nruns: ${resolve(o.runsDir)}\n`);
-    await serveUntilStopped(s);
-  });
+  addServeOptions(program.command('serve').description('Serve the app in a browser (host included), on 127.0.0.1 by default.')).action(
+    async (o: ServeOptions) => {
+      const s = await startServing(o);
+      process.stdout.write(`RLM Studio is serving at ${s.web.url}\nruns: ${resolve(o.runsDir)}\n`);
+      await serveUntilStopped(s);
+    },
+  );
 
-  addServeOptions(program.command('start').description('Open the desktop app; where Electron is not available, serve the same UI in web mode.')).action(async (o: ServeOptions) => {
+  addServeOptions(
+    program.command('start').description('Open the desktop app; where Electron is not available, serve the same UI in web mode.'),
+  ).action(async (o: ServeOptions) => {
     const electron = electronBinary();
     if (electron !== null) {
       // Electron runs JavaScript only: main, preload, host process and worker are bundled
       // into dist/electron (package.json `main` points at dist/electron/main.mjs).
       // The shell loads the UI from dist/renderer beside its bundle, whatever RLM_STUDIO_UI_DIR says.
       ensureRendererBuilt(defaultRendererDist);
-      const built = spawnSync(process.execPath, [resolve(repoRoot, 'src-main/cli/electron-build.ts')], { stdio: ['ignore', 'ignore', 'inherit'] });
+      const built = spawnSync(process.execPath, [resolve(repoRoot, 'src-main/cli/electron-build.ts')], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
       if (built.status !== 0) throw new UsageError('could not bundle the desktop shell into dist/electron');
       const child = spawn(electron, [repoRoot], { stdio: 'inherit' });
       await new Promise<void>((res) => child.on('exit', (code) => ((process.exitCode = code ?? 1), res())));
       return;
     }
-    process.stderr.write('rlm-studio: the Electron binary is not available on this machine (it is downloaded on first launch, and that needs the internet). Serving the same UI in web mode instead.\n');
+    process.stderr.write(
+      'rlm-studio: the Electron binary is not available on this machine (it is downloaded on first launch, and that needs the internet). Serving the same UI in web mode instead.\n',
+    );
     const s = await startServing(o);
     process.stdout.write(`RLM Studio is serving at ${s.web.url}\nruns: ${resolve(o.runsDir)}\n`);
     await serveUntilStopped(s);
@@ -171,7 +192,9 @@ export function registerServe(program: Command): void {
         // The page opens it again from the fragment; the host reuses the sessions opened here.
         const reply = await s.host.execute(null, { id: 0, command: { type: 'eval.open', path: resolve(log), openLogs: 50 } });
         const n = 'evaluation' in reply ? reply.evaluation.tasks.length : 0;
-        process.stdout.write(`RLM Studio is serving the evaluation ${log} (${n} task(s)) at ${s.web.url}#eval=${encodeURIComponent(resolve(log))}\n`);
+        process.stdout.write(
+          `RLM Studio is serving the evaluation ${log} (${n} task(s)) at ${s.web.url}#eval=${encodeURIComponent(resolve(log))}\n`,
+        );
       } else {
         const reply = await s.host.execute(null, { id: 0, command: { type: 'session.open', path: log } });
         const id = 'session' in reply ? reply.session.sessionId : '';

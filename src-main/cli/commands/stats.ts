@@ -64,7 +64,9 @@ export function formatStatsTable(stats: LogStats, format: LogFormat | null): str
   if (models.length > 0) {
     lines.push('per model (calls, input tokens, output tokens, cost USD):');
     for (const [name, m] of models) {
-      lines.push(`  ${name}  ${m.calls.toLocaleString('en-US')}  ${m.inputTokens.toLocaleString('en-US')}  ${m.outputTokens.toLocaleString('en-US')}  ${m.costUsd === null ? 'unknown' : m.costUsd.toFixed(6)}`);
+      lines.push(
+        `  ${name}  ${m.calls.toLocaleString('en-US')}  ${m.inputTokens.toLocaleString('en-US')}  ${m.outputTokens.toLocaleString('en-US')}  ${m.costUsd === null ? 'unknown' : m.costUsd.toFixed(6)}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -76,13 +78,14 @@ export async function runStats(path: string, options: { json?: boolean }, io: Ou
   const problems: ReadProblem[] = [];
   let format: LogFormat | null = null;
   let events = 0;
-  for await (const batch of readLogBatches(path)) for (const item of batch) {
-    if (item.kind === 'event') {
-      events++;
-      acc.push(item.event);
-    } else if (item.kind === 'problem') problems.push(item.problem);
-    else if (item.kind === 'format') format = item.format;
-  }
+  for await (const batch of readLogBatches(path))
+    for (const item of batch) {
+      if (item.kind === 'event') {
+        events++;
+        acc.push(item.event);
+      } else if (item.kind === 'problem') problems.push(item.problem);
+      else if (item.kind === 'format') format = item.format;
+    }
   if (format === null) reportProblems(path, problems, io, 'no statistics');
   const stats = acc.result();
   io.out(options.json ? `${JSON.stringify(stats)}\n` : formatStatsTable(stats, format));
@@ -95,7 +98,10 @@ export function registerStats(program: Command): void {
     .command('stats')
     .description('Counts, tokens, cost and time of a log (native or reference-library JSONL, detected from content).')
     .argument('<log>', 'log file')
-    .option('--json', `print one JSON object with numeric keys ${LOG_STATS_NUMBERS.join(', ')}, and byModel: {model: {inputTokens, outputTokens, calls, costUsd}}`)
+    .option(
+      '--json',
+      `print one JSON object with numeric keys ${LOG_STATS_NUMBERS.join(', ')}, and byModel: {model: {inputTokens, outputTokens, calls, costUsd}}`,
+    )
     .action(async (log: string, options: { json?: boolean }) => {
       await runStats(log, options);
     });

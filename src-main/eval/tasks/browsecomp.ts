@@ -10,8 +10,38 @@ export const BROWSE_QUERY_MARK = 'the company that acquired the maker of the pro
 
 const SYL = ['zor', 'vex', 'lum', 'ka', 'tri', 'nol', 'quen', 'dra', 'mi', 'sar', 'bel', 'tox', 'ri', 'val', 'cor', 'nex', 'pha', 'lio'];
 const COMPANY_SUFFIX = ['Instruments', 'Labs', 'Industries', 'Systems', 'Works', 'Dynamics', 'Holdings', 'Robotics'];
-const PRODUCT_KIND = ['handheld scanner', 'water filter', 'drone', 'espresso machine', 'e-reader', 'bicycle lock', 'weather station', 'solar lantern'];
-const CITIES = ['Lisbon', 'Kyoto', 'Oslo', 'Quito', 'Nairobi', 'Tallinn', 'Perth', 'Valparaiso', 'Hanoi', 'Reykjavik', 'Cusco', 'Tbilisi', 'Dakar', 'Bergen', 'Porto', 'Krakow', 'Osaka', 'Seville', 'Utrecht', 'Ghent'];
+const PRODUCT_KIND = [
+  'handheld scanner',
+  'water filter',
+  'drone',
+  'espresso machine',
+  'e-reader',
+  'bicycle lock',
+  'weather station',
+  'solar lantern',
+];
+const CITIES = [
+  'Lisbon',
+  'Kyoto',
+  'Oslo',
+  'Quito',
+  'Nairobi',
+  'Tallinn',
+  'Perth',
+  'Valparaiso',
+  'Hanoi',
+  'Reykjavik',
+  'Cusco',
+  'Tbilisi',
+  'Dakar',
+  'Bergen',
+  'Porto',
+  'Krakow',
+  'Osaka',
+  'Seville',
+  'Utrecht',
+  'Ghent',
+];
 
 export interface BrowseDoc {
   docid: string;

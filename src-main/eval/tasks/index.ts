@@ -5,9 +5,9 @@ import { sniahTask } from './sniah.ts';
 import { TASK_KINDS, type GeneratedTask, type TaskKind } from './types.ts';
 
 export * from './types.ts';
-export { scoreAnswer, normalizeAnswer, parsePairs, type Score } from './scorers.ts';
+export { scoreAnswer } from './scorers.ts';
 
-export const GENERATORS: Record<TaskKind, (sizeTokens: number, seed: number) => GeneratedTask> = {
+const GENERATORS: Record<TaskKind, (sizeTokens: number, seed: number) => GeneratedTask> = {
   sniah: sniahTask,
   oolong: oolongTask,
   'oolong-pairs': oolongPairsTask,

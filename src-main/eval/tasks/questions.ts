@@ -6,8 +6,40 @@
 export const LABELS = ['description', 'entity', 'human', 'location', 'number', 'abbreviation'] as const;
 export type QuestionLabel = (typeof LABELS)[number];
 
-const NOUNS = ['harbor', 'bridge', 'lantern', 'river', 'festival', 'library', 'engine', 'orchard', 'tower', 'canal', 'market', 'observatory', 'railway', 'glacier', 'vineyard', 'lighthouse'];
-const PLACES = ['Lisbon', 'Kyoto', 'Oslo', 'Quito', 'Nairobi', 'Tallinn', 'Perth', 'Valparaiso', 'Hanoi', 'Reykjavik', 'Cusco', 'Tbilisi', 'Dakar', 'Bergen'];
+const NOUNS = [
+  'harbor',
+  'bridge',
+  'lantern',
+  'river',
+  'festival',
+  'library',
+  'engine',
+  'orchard',
+  'tower',
+  'canal',
+  'market',
+  'observatory',
+  'railway',
+  'glacier',
+  'vineyard',
+  'lighthouse',
+];
+const PLACES = [
+  'Lisbon',
+  'Kyoto',
+  'Oslo',
+  'Quito',
+  'Nairobi',
+  'Tallinn',
+  'Perth',
+  'Valparaiso',
+  'Hanoi',
+  'Reykjavik',
+  'Cusco',
+  'Tbilisi',
+  'Dakar',
+  'Bergen',
+];
 const ADJS = ['oldest', 'largest', 'famous', 'quiet', 'ancient', 'northern', 'tallest', 'hidden', 'busiest', 'first'];
 const ROLES = ['mayor', 'engineer', 'poet', 'captain', 'architect', 'painter', 'explorer', 'judge'];
 const ABBRS = ['NASA', 'UNESCO', 'FIFA', 'WHO', 'OPEC', 'NATO', 'CERN', 'IMF', 'UEFA', 'ASEAN', 'OECD', 'ESA'];

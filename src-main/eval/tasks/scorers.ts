@@ -62,7 +62,11 @@ export function scoreAnswer(scorer: ScorerName, expected: Expected, answer: stri
       const precision = have.size === 0 ? 0 : hit / have.size;
       const recall = want.size === 0 ? 0 : hit / want.size;
       const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
-      return { score: f1, correct: f1 === 1, detail: `${hit} of ${want.size} pairs found, ${have.size - hit} wrong (P ${precision.toFixed(3)}, R ${recall.toFixed(3)})` };
+      return {
+        score: f1,
+        correct: f1 === 1,
+        detail: `${hit} of ${want.size} pairs found, ${have.size - hit} wrong (P ${precision.toFixed(3)}, R ${recall.toFixed(3)})`,
+      };
     }
   }
 }

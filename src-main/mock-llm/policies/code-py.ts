@@ -14,7 +14,9 @@ export function py(value: unknown): string {
   if (value === false) return 'False';
   if (typeof value === 'string' || typeof value === 'number') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(py).join(', ')}]`;
-  return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${JSON.stringify(k)}: ${py(v)}`).join(', ')}}`;
+  return `{${Object.entries(value as Record<string, unknown>)
+    .map(([k, v]) => `${JSON.stringify(k)}: ${py(v)}`)
+    .join(', ')}}`;
 }
 
 /** The whole context as one string, whatever its shape. */

@@ -7,7 +7,7 @@ import { js, replWith } from './code.ts';
 import { submitPy } from './code-py.ts';
 import { browseHopPy, browseInspectPy } from './eval-py.ts';
 
-export function browseProduct(query: string): string | null {
+function browseProduct(query: string): string | null {
   return /maker of the product "([^"]+)"/.exec(query)?.[1] ?? null;
 }
 
@@ -31,7 +31,9 @@ export function browseTurn(c: Classified): string {
   if (!hasTag(c, 'browse', 'inspect')) {
     return replWith(
       'Let me look at the corpus first: how many documents, and what a few of them look like.',
-      python ? browseInspectPy() : `${HELPERS}
+      python
+        ? browseInspectPy()
+        : `${HELPERS}
 print('[browse:inspect] docs=' + docs.length);
 for (const d of docs.slice(0, 3)) print('sample:', JSON.stringify(docText(d).slice(0, 160)));`,
     );
@@ -42,7 +44,10 @@ for (const d of docs.slice(0, 3)) print('sample:', JSON.stringify(docText(d).sli
   const dead = [city, acquirer, maker].includes('NONE');
   if (city !== null || dead) {
     const value = city !== null && city !== 'NONE' ? city : 'unknown';
-    return replWith(`The chain is complete: the answer is ${value}. Submitting it.`, python ? submitPy(value) : `answer.content = ${js(value)};\nanswer.ready = true;`);
+    return replWith(
+      `The chain is complete: the answer is ${value}. Submitting it.`,
+      python ? submitPy(value) : `answer.content = ${js(value)};\nanswer.ready = true;`,
+    );
   }
   if (acquirer !== null) {
     return replWith(

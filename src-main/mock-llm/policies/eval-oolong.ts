@@ -8,13 +8,18 @@ import { submitPy } from './code-py.ts';
 import { OOLONG_INSPECT_PY, oolongCountPy, oolongLabellingPy, PAIRS_PARTIAL_PY, pairsPy } from './eval-py.ts';
 
 /** The labels listed in the query ("…labels: a, b, c."), lower-cased. */
-export function queryLabels(query: string): string[] {
+function queryLabels(query: string): string[] {
   const m = /labels: ([^.]+)\./i.exec(query);
-  return m ? m[1]!.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '') : [];
+  return m
+    ? m[1]!
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter((s) => s !== '')
+    : [];
 }
 
 /** The quoted labels of the query in order: the one to count, or A and B of the pairs. */
-export function quotedLabels(query: string): string[] {
+function quotedLabels(query: string): string[] {
   return [...query.matchAll(/labell?ed "([^"]+)"|classified as "([^"]+)"/gi)].map((m) => (m[1] ?? m[2] ?? '').toLowerCase());
 }
 
@@ -60,14 +65,20 @@ export function oolongTurn(c: Classified): string {
   const python = c.language === 'python';
   const partial = lastTag(c, 'oolong', 'count');
   if (partial !== null) {
-    return replWith(`Some chunks could not be labelled, but the count over the rest is ${partial}; submitting it.`, python ? submitPy(partial) : `answer.content = ${js(partial)};\nanswer.ready = true;`);
+    return replWith(
+      `Some chunks could not be labelled, but the count over the rest is ${partial}; submitting it.`,
+      python ? submitPy(partial) : `answer.content = ${js(partial)};\nanswer.ready = true;`,
+    );
   }
-  if (!hasTag(c, 'oolong', 'inspect')) return replWith('Let me look at the records first: how many there are and a few samples.', python ? OOLONG_INSPECT_PY : INSPECT);
+  if (!hasTag(c, 'oolong', 'inspect'))
+    return replWith('Let me look at the records first: how many there are and a few samples.', python ? OOLONG_INSPECT_PY : INSPECT);
   const query = c.query ?? '';
   const asked = quotedLabels(query)[0] ?? '';
   return replWith(
     `The label of each question is not written down, so every record has to be read. I will have sub-LMs label the questions in chunks, in one batch, then count "${asked}" in code.`,
-    python ? `${oolongLabellingPy(queryLabels(query))}${oolongCountPy(asked)}` : String.raw`${labellingCode(queryLabels(query))}
+    python
+      ? `${oolongLabellingPy(queryLabels(query))}${oolongCountPy(asked)}`
+      : String.raw`${labellingCode(queryLabels(query))}
 const count = labelOf.filter((l) => l === ${js(asked)}).length;
 print('[oolong:count]', count);
 if (failed.length === 0) {
@@ -81,14 +92,20 @@ export function pairsTurn(c: Classified): string {
   const python = c.language === 'python';
   const partial = lastTag(c, 'pairs', 'count');
   if (partial !== null) {
-    return replWith('Some chunks could not be labelled; submitting the pairs found from the rest.', python ? PAIRS_PARTIAL_PY : `answer.content = pairs.join('\\n');\nanswer.ready = true;`);
+    return replWith(
+      'Some chunks could not be labelled; submitting the pairs found from the rest.',
+      python ? PAIRS_PARTIAL_PY : `answer.content = pairs.join('\\n');\nanswer.ready = true;`,
+    );
   }
-  if (!hasTag(c, 'oolong', 'inspect')) return replWith('Let me look at the records first: how many there are and a few samples.', python ? OOLONG_INSPECT_PY : INSPECT);
+  if (!hasTag(c, 'oolong', 'inspect'))
+    return replWith('Let me look at the records first: how many there are and a few samples.', python ? OOLONG_INSPECT_PY : INSPECT);
   const query = c.query ?? '';
   const [a = '', b = ''] = quotedLabels(query);
   return replWith(
     `I need each user's labels, which means labelling every question: sub-LMs label them in chunks in one batch, then code collects the users with "${a}" and with "${b}" and forms the pairs.`,
-    python ? `${oolongLabellingPy(queryLabels(query))}${pairsPy(a, b)}` : String.raw`${labellingCode(queryLabels(query))}
+    python
+      ? `${oolongLabellingPy(queryLabels(query))}${pairsPy(a, b)}`
+      : String.raw`${labellingCode(queryLabels(query))}
 const withA = new Set();
 const withB = new Set();
 records.forEach((l, i) => {

@@ -116,7 +116,7 @@ if not failed:
 
 export const PAIRS_PARTIAL_PY = 'answer["content"] = "\\n".join(pairs)\nanswer["ready"] = True';
 
-export const BROWSE_HELPERS_PY = String.raw`
+const BROWSE_HELPERS_PY = String.raw`
 import json
 if isinstance(context, list):
     docs = context

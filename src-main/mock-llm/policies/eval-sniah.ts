@@ -6,7 +6,7 @@ import { inspectCode, js, replWith, TEXT_EXPR } from './code.ts';
 import { inspectCodePy, submitPy } from './code-py.ts';
 import { sniahSearchPy } from './eval-py.ts';
 
-export function sniahKey(query: string): string | null {
+function sniahKey(query: string): string | null {
   return /passcode for the (\S+) vault/i.exec(query)?.[1] ?? null;
 }
 
@@ -15,17 +15,28 @@ export function sniahTurn(c: Classified): string {
   const candidate = lastTag(c, 'sniah', 'candidate');
   if (candidate !== null) {
     return /^\d+$/.test(candidate)
-      ? replWith(`The passcode next to the key is ${candidate}, and the sub-LM read the same number; submitting it.`, python ? submitPy(candidate) : `answer.content = ${js(candidate)};\nanswer.ready = true;`)
-      : replWith('Neither the search nor the scan found the passcode; I will say so.', python ? submitPy('not found') : `answer.content = 'not found';\nanswer.ready = true;`);
+      ? replWith(
+          `The passcode next to the key is ${candidate}, and the sub-LM read the same number; submitting it.`,
+          python ? submitPy(candidate) : `answer.content = ${js(candidate)};\nanswer.ready = true;`,
+        )
+      : replWith(
+          'Neither the search nor the scan found the passcode; I will say so.',
+          python ? submitPy('not found') : `answer.content = 'not found';\nanswer.ready = true;`,
+        );
   }
   if (!hasTag(c, 'sniah', 'inspect')) {
-    return replWith('Let me look at the context first: its type, size and two short samples.', python ? inspectCodePy('sniah') : inspectCode('sniah'));
+    return replWith(
+      'Let me look at the context first: its type, size and two short samples.',
+      python ? inspectCodePy('sniah') : inspectCode('sniah'),
+    );
   }
   const key = sniahKey(c.query ?? '') ?? '';
   const phrase = `passcode for the ${key} vault`;
   return replWith(
     `The text is long and the answer should follow the phrase "${phrase}". I will find it with a regular expression and have a sub-LM read a window around the hit to confirm.`,
-    python ? sniahSearchPy(phrase) : String.raw`
+    python
+      ? sniahSearchPy(phrase)
+      : String.raw`
 const hay = ${TEXT_EXPR};
 const phrase = ${js(phrase)};
 const esc = phrase.replace(/[.*+?^${'$'}{}()|[\]\\]/g, '\\$&');

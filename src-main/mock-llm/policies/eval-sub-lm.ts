@@ -25,7 +25,7 @@ export function evalSubLmReply(prompt: string): string | null {
 
 const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export function extractFact(question: string, text: string): string | null {
+function extractFact(question: string, text: string): string | null {
   let m: RegExpExecArray | null;
   let re: RegExp | null = null;
   if ((m = /manufactures "([^"]+)"/.exec(question))) re = new RegExp(`${esc(m[1]!)} is an? [^.\\n]*? manufactured by ([^.\\n]+)\\.`);

@@ -12,7 +12,7 @@ import { sniahTurn } from './eval-sniah.ts';
 import { evalSubLmReply } from './eval-sub-lm.ts';
 
 /** Which eval task a root query is, by the phrases its generator writes; null for none. */
-export function evalTaskFor(query: string | null): TaskKind | null {
+function evalTaskFor(query: string | null): TaskKind | null {
   if (query === null) return null;
   const q = query.toLowerCase();
   if (q.includes(SNIAH_QUERY_MARK.toLowerCase())) return 'sniah';
@@ -36,7 +36,11 @@ function turnFor(kind: TaskKind, c: Classified): string {
 
 /** The plain-text last-chance answer: the best intermediate result printed so far. */
 function finalFor(c: Classified): string {
-  for (const [scope, step] of [['sniah', 'candidate'], ['oolong', 'count'], ['browse', 'city']] as const) {
+  for (const [scope, step] of [
+    ['sniah', 'candidate'],
+    ['oolong', 'count'],
+    ['browse', 'city'],
+  ] as const) {
     const v = lastTag(c, scope, step);
     if (v !== null) return v;
   }

@@ -40,7 +40,7 @@ export const scenariosPolicy: Policy = (req: PolicyRequest): string => {
   }
 };
 
-export function rlmTurn(c: Classified): string {
+function rlmTurn(c: Classified): string {
   const scenario = scenarioFor(c.query);
   switch (scenario) {
     case 'needle':
@@ -93,7 +93,9 @@ function needle(c: Classified): string {
   if (!hasTag(c, 'needle', 'inspect')) return replWith(LOOK_FIRST, inspect(c, 'needle'));
   return replWith(
     'The context is far too long to read, and the number should follow the words "magic number". I will search for that with a regular expression, then have a sub-LM read a window around the first hit to confirm it.',
-    c.language === 'python' ? PY.NEEDLE_SEARCH_PY : String.raw`
+    c.language === 'python'
+      ? PY.NEEDLE_SEARCH_PY
+      : String.raw`
 const hay = ${TEXT_EXPR};
 const hits = [];
 for (const m of hay.matchAll(/magic number\D{0,40}?(\d[\d,]*)/gi)) {
@@ -126,16 +128,15 @@ print('[needle:candidate]', candidate);
 function aggregate(c: Classified): string {
   const total = lastTag(c, 'aggregate', 'total');
   if (total !== null) {
-    return replWith(
-      `Some chunks failed twice, but the sum over the chunks that worked is ${total}. Submitting that.`,
-      submit(c, total),
-    );
+    return replWith(`Some chunks failed twice, but the sum over the chunks that worked is ${total}. Submitting that.`, submit(c, total));
   }
   const labelsSeen = lastTag(c, 'aggregate', 'labels');
   if (labelsSeen === null) {
     return replWith(
       'Let me look at the items first: how many there are, a few samples, and which labels appear.',
-      c.language === 'python' ? PY.AGGREGATE_INSPECT_PY : String.raw`
+      c.language === 'python'
+        ? PY.AGGREGATE_INSPECT_PY
+        : String.raw`
 const kind = Array.isArray(context) ? 'array' : typeof context;
 const toItem = (x) => (typeof x === 'string' ? x : JSON.stringify(x));
 let items;
@@ -171,7 +172,9 @@ print('[aggregate:labels]', [...seen].sort().join(', '));
   const what = asked === null ? 'all labelled items' : `items labelled "${asked}"`;
   return replWith(
     `Each item carries its label, and the query asks for ${what}. Counting is easy to get wrong by eye, so I will split the items into chunks, have sub-LMs count labels per chunk in one batch, and sum their JSON replies in code.`,
-    c.language === 'python' ? PY.aggregateCountPy(asked) : String.raw`
+    c.language === 'python'
+      ? PY.aggregateCountPy(asked)
+      : String.raw`
 const nChunks = Math.max(1, Math.min(items.length, Math.max(8, Math.ceil(totalChars / 200000)), 64));
 const per = Math.ceil(items.length / nChunks);
 const chunks = [];
@@ -224,7 +227,9 @@ function recursive(c: Classified): string {
   if (!hasTag(c, 'recursive', 'inspect')) {
     return replWith(
       'Let me look at the context and split it into its sections; each section will get its own child RLM.',
-      c.language === 'python' ? PY.RECURSIVE_SPLIT_PY : String.raw`
+      c.language === 'python'
+        ? PY.RECURSIVE_SPLIT_PY
+        : String.raw`
 const kind = Array.isArray(context) ? 'array' : typeof context;
 const text = ${TEXT_EXPR};
 const asBody = (x) => (typeof x === 'string' ? x : JSON.stringify(x));
@@ -266,7 +271,9 @@ for (const s of sections.slice(0, 20)) print('-', JSON.stringify(s.title.slice(0
   }
   return replWith(
     'Each section needs its own careful reading, so I will hand every section, with the question, to a child RLM in one batch and combine their reports in code.',
-    c.language === 'python' ? PY.recursiveCombinePy(c.query ?? '') : String.raw`
+    c.language === 'python'
+      ? PY.recursiveCombinePy(c.query ?? '')
+      : String.raw`
 const question = ${js(c.query ?? '')};
 const childPrompts = sections.map((s) => 'TASK: section-report\nQUESTION: ' + question + '\nTITLE: ' + s.title + '\nSECTION:\n' + s.body);
 const reports = await rlm_query_batched(childPrompts);
@@ -304,7 +311,9 @@ function child(c: Classified): string {
   if (head === null) {
     return replWith(
       'I have no separate question: my context is the prompt my parent gave me. Let me read its first lines to see what is asked.',
-      c.language === 'python' ? PY.CHILD_HEAD_PY : String.raw`
+      c.language === 'python'
+        ? PY.CHILD_HEAD_PY
+        : String.raw`
 const kind = Array.isArray(context) ? 'array' : typeof context;
 const text = ${TEXT_EXPR};
 const firstLines = text.split('\n', 4);
@@ -317,7 +326,9 @@ print('next lines:', JSON.stringify(firstLines.slice(1).join('\n').slice(0, 300)
   if (head.startsWith('TASK: section-report')) {
     return replWith(
       'My context is a section-report task: a question, a title and one section. I will count the lines that mention the key terms of the question in code, ask a sub-LM for a short summary, and submit the report as JSON.',
-      c.language === 'python' ? PY.CHILD_SECTION_REPORT_PY : String.raw`
+      c.language === 'python'
+        ? PY.CHILD_SECTION_REPORT_PY
+        : String.raw`
 const bodyAt = text.indexOf('\nSECTION:\n');
 const header = bodyAt >= 0 ? text.slice(0, bodyAt) : text.split('\n', 3).join('\n');
 const body = bodyAt >= 0 ? text.slice(bodyAt + '\nSECTION:\n'.length) : text;
@@ -338,7 +349,9 @@ answer.ready = true;
   if (head.startsWith('TASK: ')) {
     return replWith(
       `My context is a self-contained task (${head.slice(6).trim()}); a sub-LM can answer it directly, so I will pass it on and submit the reply.`,
-      c.language === 'python' ? PY.CHILD_PASS_ON_PY : String.raw`
+      c.language === 'python'
+        ? PY.CHILD_PASS_ON_PY
+        : String.raw`
 const reply = String(await llm_query(text));
 print('[child:reply]', reply.slice(0, 200));
 answer.content = reply;
@@ -356,7 +369,9 @@ function recover(c: Classified): string {
   if (!hasTag(c, 'recover', 'attempt')) {
     return replWith(
       'Let me pull out the header line and normalise it before going further.',
-      c.language === 'python' ? PY.RECOVER_ATTEMPT_PY : String.raw`
+      c.language === 'python'
+        ? PY.RECOVER_ATTEMPT_PY
+        : String.raw`
 print('[recover:attempt] looking for the header line');
 const lines = text.split('\n');
 const headerLine = lines.find((l) => l.startsWith('#!header'));
@@ -371,7 +386,9 @@ print('header:', headerLine.trim());
     : 'The header step went through. I will summarise the text and submit.';
   return replWith(
     reasoning,
-    c.language === 'python' ? PY.RECOVER_FIX_PY : String.raw`
+    c.language === 'python'
+      ? PY.RECOVER_FIX_PY
+      : String.raw`
 const lines2 = text.split('\n');
 const headerLine2 = lines2.find((l) => l.startsWith('#!header')) ?? lines2.find((l) => l.trim() !== '') ?? '';
 print('[recover:fixed] header=' + JSON.stringify(headerLine2.trim().slice(0, 120)));
@@ -391,7 +408,9 @@ function never(c: Classified): string {
   const fraction = (step * 37) % 100;
   return replWith(
     `I am not sure yet. Let me look at another part of the context, around ${fraction}% of the way in.`,
-    c.language === 'python' ? PY.neverExplorePy(step, fraction) : String.raw`
+    c.language === 'python'
+      ? PY.neverExplorePy(step, fraction)
+      : String.raw`
 const at${step} = Math.floor(text.length * ${fraction} / 100);
 print('[never:explore] step ${step} at ' + at${step});
 print(JSON.stringify(text.slice(at${step}, at${step} + 200)));
@@ -406,7 +425,9 @@ function generic(c: Classified, scope: 'default' | 'child'): string {
   const question = c.query;
   return replWith(
     'That is more than I want to read in one go. I will split it into a few large chunks, have sub-LMs summarise them in one batch, and combine the summaries.',
-    c.language === 'python' ? PY.genericSummaryPy(scope, question) : String.raw`
+    c.language === 'python'
+      ? PY.genericSummaryPy(scope, question)
+      : String.raw`
 const question = ${js(question)};
 const size = Math.min(400000, Math.max(2000, Math.ceil(text.length / 8)));
 const chunks = [];
@@ -428,7 +449,9 @@ answer.ready = true;
 function variables(c: Classified): string {
   return replWith(
     'A multi-turn session keeps one REPL: I will list the context_N and history_N variables it holds and the start of the newest context, and submit that.',
-    c.language === 'python' ? PY.VARIABLES_PY : String.raw`
+    c.language === 'python'
+      ? PY.VARIABLES_PY
+      : String.raw`
 const names = Object.keys(globalThis).filter((n) => /^(context|history)_\d+$/.test(n)).sort();
 const newest = names.filter((n) => n.startsWith('context_')).at(-1);
 const value = globalThis[newest];
@@ -442,7 +465,7 @@ answer.ready = true;
 
 // ---- The last-chance answer and the compaction summary.
 
-export function finalAnswer(c: Classified): string {
+function finalAnswer(c: Classified): string {
   const candidate = lastTag(c, 'needle', 'candidate');
   if (candidate !== null && /^\d+$/.test(candidate)) return candidate;
   const total = lastTag(c, 'aggregate', 'total');
@@ -457,7 +480,7 @@ export function finalAnswer(c: Classified): string {
   return `I ran out of turns before I could verify an answer.${seen} I looked at ${explored + (inspected ? 1 : 0)} part(s) of it; my best guess is that the answer is not stated in the parts I read, so I cannot give a definite one.`;
 }
 
-export function compactionSummary(c: Classified): string {
+function compactionSummary(c: Classified): string {
   const scenario = scenarioFor(c.query);
   const tagLines = c.tags.map((t) => `[${t.scope}:${t.step}] ${t.value}`);
   const parts = [

@@ -23,7 +23,7 @@ const RuleSchema = z.strictObject({
   reply: z.string(),
 });
 
-export const ScriptSchema = z.strictObject({
+const ScriptSchema = z.strictObject({
   rules: z.array(RuleSchema),
   fallback: z.literal('scenarios').optional(),
 });
@@ -101,7 +101,10 @@ export function scriptPolicy(script: Script, fallback: Policy = scenariosPolicy)
   const useFallback = script.fallback === 'scenarios';
   return (req: PolicyRequest): string => {
     const c = classify(req);
-    const systemText = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+    const systemText = req.messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n');
     const userTexts = req.messages.filter((m) => m.role === 'user').map((m) => m.content);
     for (const r of rules) {
       if (r.kind !== null && r.kind !== c.kind) continue;
@@ -125,7 +128,8 @@ export async function loadScriptPolicy(file: string): Promise<Policy> {
   try {
     return scriptPolicy(script);
   } catch (err) {
-    if (err instanceof ScriptError) throw new ScriptError(err.message.replace('invalid mock-llm script', `invalid mock-llm script ${file}`));
+    if (err instanceof ScriptError)
+      throw new ScriptError(err.message.replace('invalid mock-llm script', `invalid mock-llm script ${file}`));
     throw err;
   }
 }

@@ -82,7 +82,7 @@ const STOP = new Set(
 );
 
 /** A two-sentence, deterministic description of a text: size, opening words, frequent terms. */
-export function summarise(text: string, part: string | null): string {
+function summarise(text: string, part: string | null): string {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   const words = text.match(/[A-Za-z][A-Za-z'-]*/g) ?? [];
   const freq = new Map<string, number>();
@@ -115,7 +115,7 @@ export interface SectionReport {
  * Terms the question singles out: ALL-CAPS words (ERROR, WARN) and quoted phrases.
  * The child-RLM code in scenarios.ts computes the same in JavaScript; keep them in step.
  */
-export function keyTerms(question: string): string[] {
+function keyTerms(question: string): string[] {
   const caps = question.match(/\b[A-Z][A-Z0-9_]+\b/g) ?? [];
   const quoted = [...question.matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
   return [...new Set([...caps, ...quoted])];

@@ -15,7 +15,7 @@ import { trackInterpreter } from './lifecycle.ts';
 import type { PythonBootConfig } from './isolate-side.ts';
 
 /** The isolate-side control function; ops are documented in isolate-side.ts. */
-export type Control = ivm.Reference<(op: string, arg: string, data?: ArrayBuffer) => string | Uint8Array>;
+type Control = ivm.Reference<(op: string, arg: string, data?: ArrayBuffer) => string | Uint8Array>;
 
 /** One isolate with Pyodide loaded, not yet bound to a REPL. */
 export interface Interpreter {
@@ -27,7 +27,7 @@ export interface Interpreter {
   dispose(): void;
 }
 
-export interface InterpreterHooks {
+interface InterpreterHooks {
   flush(stream: number, text: string, dropped: number): void;
   dispatch(kind: string, a: string, b: string): Promise<string>;
 }
@@ -72,8 +72,16 @@ function loadAssets(): Promise<Assets> {
     ]);
     const version = (JSON.parse(pkgText) as { version: string }).version;
     // The isolate has no import.meta; the loader only uses it to find its own folder.
-    const moduleSource = (text: string, file: string): string => text.replaceAll('import.meta.url', JSON.stringify(`file:///pyodide/${file}`));
-    const fingerprint = createHash('sha256').update(version).update('\0').update(runtimeSource).update('\0').update(BOOT_SOURCE).digest('hex').slice(0, 16);
+    const moduleSource = (text: string, file: string): string =>
+      text.replaceAll('import.meta.url', JSON.stringify(`file:///pyodide/${file}`));
+    const fingerprint = createHash('sha256')
+      .update(version)
+      .update('\0')
+      .update(runtimeSource)
+      .update('\0')
+      .update(BOOT_SOURCE)
+      .digest('hex')
+      .slice(0, 16);
     return {
       version,
       wasm: new ivm.ExternalCopy(await WebAssembly.compile(wasmBytes)),
@@ -132,7 +140,9 @@ function getSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | null> {
     } catch {
       // a read-only cache only costs the next process the slow start
     }
-    return new ivm.ExternalCopy(image.buffer.slice(image.byteOffset, image.byteOffset + image.byteLength) as ArrayBuffer, { transferOut: true });
+    return new ivm.ExternalCopy(image.buffer.slice(image.byteOffset, image.byteOffset + image.byteLength) as ArrayBuffer, {
+      transferOut: true,
+    });
   })());
 }
 
@@ -184,8 +194,8 @@ async function boot(a: Assets, image: ivm.ExternalCopy<ArrayBuffer> | null, conf
     const flush = new ivm.Callback((stream: unknown, text: unknown, dropped: unknown) => {
       if (typeof text === 'string' && typeof dropped === 'number') interp.hooks.flush(stream === 1 ? 1 : 0, text, dropped);
     });
-    const dispatch = new ivm.Reference(
-      async (kind: unknown, x: unknown, y: unknown): Promise<string> => interp.hooks.dispatch(String(kind), String(x), String(y)),
+    const dispatch = new ivm.Reference(async (kind: unknown, x: unknown, y: unknown): Promise<string> =>
+      interp.hooks.dispatch(String(kind), String(x), String(y)),
     );
     const start = (await context.evalClosure(
       `return (${BOOT_SOURCE})($0, $1, $2, $3, $4, $5, $6, $7, $8);`,

@@ -214,9 +214,7 @@ export function bootPython(
       }
       decode(input?: ArrayBufferView | ArrayBuffer): string {
         if (input === undefined) return '';
-        const u8 = ArrayBuffer.isView(input)
-          ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
-          : new Uint8Array(input);
+        const u8 = ArrayBuffer.isView(input) ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength) : new Uint8Array(input);
         const n = u8.length;
         const parts: string[] = [];
         const codes = new Array<number>(CHUNK);

@@ -26,7 +26,7 @@ export function pythonUsed(): boolean {
 }
 
 /** Disposes every interpreter still alive and waits until their teardown has settled. */
-export async function settlePython(): Promise<void> {
+async function settlePython(): Promise<void> {
   for (const dispose of [...live]) dispose();
   const wait = lastDispose + SETTLE_MS - performance.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));

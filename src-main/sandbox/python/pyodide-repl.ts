@@ -7,7 +7,17 @@ import { dispatchHostCall, errorMessage, toolError } from '../host-calls.ts';
 import { RESERVED_NAMES } from '../isolated-repl.ts';
 import { checkIndex, checkToolNames, parseListed, parseLocals, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
 import { RESET_NOTE, resetError } from '../reset-error.ts';
-import type { CallSite, ExecResult, HostFunction, LocalValue, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
+import type {
+  CallSite,
+  ExecResult,
+  HostFunction,
+  LocalValue,
+  Repl,
+  ReplOptions,
+  SandboxValue,
+  SubcallBridge,
+  VariableInfo,
+} from '../types.ts';
 import { watchBlock, type Watchdog } from '../watchdog.ts';
 import type { Interpreter } from './interpreter.ts';
 import type { PythonRunOutcome } from './isolate-side.ts';
@@ -219,7 +229,9 @@ class PythonRepl implements Repl {
     // Encoded anew at each load (a reset reloads) and moved, not copied, into the isolate.
     const bytes = Buffer.from(ctx.text, 'utf8');
     const buffer =
-      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+        ? bytes.buffer
+        : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     const data = new ivm.ExternalCopy(buffer, { transferOut: true }).copyInto({ release: true, transferIn: true });
     const raw = await interp.control.apply(undefined, ['context', JSON.stringify({ index, json: ctx.json }), data], {
       timeout: HOUSEKEEPING_TIMEOUT_MS,
@@ -377,4 +389,3 @@ function parseOutcome(raw: unknown): ParsedPythonOutcome {
     outOfMemory: v.outOfMemory === true,
   };
 }
-

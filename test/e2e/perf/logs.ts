@@ -13,7 +13,8 @@ function relabel(e: TrajectoryEvent, k: number | string, seq: number, tOff: numb
   const x = { ...e, seq, t: e.t + tOff, runId: r(e.runId), parentRunId: r(e.parentRunId) } as Record<string, unknown>;
   if ('callId' in e) x.callId = `${e.callId}-${k}`;
   if (e.type === 'subcall.start') x.childRunId = r(e.childRunId);
-  if (e.type === 'run.start' && e.spawnedBy) x.spawnedBy = { ...e.spawnedBy, runId: r(e.spawnedBy.runId), callId: `${e.spawnedBy.callId}-${k}` };
+  if (e.type === 'run.start' && e.spawnedBy)
+    x.spawnedBy = { ...e.spawnedBy, runId: r(e.spawnedBy.runId), callId: `${e.spawnedBy.callId}-${k}` };
   return x as unknown as TrajectoryEvent;
 }
 

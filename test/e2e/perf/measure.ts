@@ -57,12 +57,18 @@ async function openBig(b: Browser, url: string, file: string, label: string): Pr
     .waitFor({ timeout: Number(process.env.RLM_PERF_TIMEOUT_MS ?? 600_000) })
     .catch(async (err: unknown) => {
       // Say what the page was doing (its notices and load state) instead of only timing out.
-      const state = await page.evaluate(`JSON.stringify((() => { const s = window.__rlmStudio.store.getState(); return { notices: s.notices, sessions: [...s.sessions.values()].map((e) => ({ id: e.id, events: e.events.length, loading: e.loading, timings: e.timings, problems: e.problems.slice(0, 3) })) }; })())`);
+      const state = await page.evaluate(
+        `JSON.stringify((() => { const s = window.__rlmStudio.store.getState(); return { notices: s.notices, sessions: [...s.sessions.values()].map((e) => ({ id: e.id, events: e.events.length, loading: e.loading, timings: e.timings, problems: e.problems.slice(0, 3) })) }; })())`,
+      );
       throw new Error(`${label}: no timings (${String(err)}); page state: ${String(state)}`);
     });
   const wall = Date.now() - t0;
   const cpu = busyCpuSeconds() - cpu0;
-  console.log(`${label}:`, await page.getByTestId('timings').innerText(), `(wall incl. file handoff ${wall} ms; machine CPU busy ${cpu.toFixed(2)} s)`);
+  console.log(
+    `${label}:`,
+    await page.getByTestId('timings').innerText(),
+    `(wall incl. file handoff ${wall} ms; machine CPU busy ${cpu.toFixed(2)} s)`,
+  );
   console.log(`${label}: long tasks (ms) during load:`, await page.evaluate(LONGEST));
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('HeapProfiler.collectGarbage');
@@ -74,15 +80,67 @@ async function openBig(b: Browser, url: string, file: string, label: string): Pr
 function wideTree(runs: number): string {
   const file = join(dir, 'tree.rlm.jsonl');
   const lines: string[] = [JSON.stringify(makeHeader(asSessionId('tree'), new Date())) + '\n'];
-  const limits = { maxDepth: 5, maxIterations: 3, maxBudgetUsd: null, maxTimeoutMs: null, maxTokens: null, maxErrors: null, maxConcurrency: 8 };
+  const limits = {
+    maxDepth: 5,
+    maxIterations: 3,
+    maxBudgetUsd: null,
+    maxTimeoutMs: null,
+    maxTokens: null,
+    maxErrors: null,
+    maxConcurrency: 8,
+  };
   let seq = 0;
-  const env = (runId: string, parent: string | null, depth: number, t: number) => ({ v: 1, seq: seq++, t, ts: '2026-01-01T00:00:00.000Z', runId, parentRunId: parent, depth });
+  const env = (runId: string, parent: string | null, depth: number, t: number) => ({
+    v: 1,
+    seq: seq++,
+    t,
+    ts: '2026-01-01T00:00:00.000Z',
+    runId,
+    parentRunId: parent,
+    depth,
+  });
   for (let i = 0; i < runs; i++) {
     const parent = i === 0 ? null : `r${Math.floor((i - 1) / 8)}`;
     const depth = i === 0 ? 0 : Math.floor(Math.log(i * 7 + 1) / Math.log(8));
-    lines.push(JSON.stringify({ ...env(`r${i}`, parent, depth, i), type: 'run.start', spawnedBy: null, turn: 0, model: 'm', subModel: null, query: `task ${i}`, context: { type: 'string', totalChars: 10, chunkLengths: [10] }, limits, messages: [], tools: [] }) + '\n');
-    lines.push(JSON.stringify({ ...env(`r${i}`, parent, depth, i + 1), type: 'model.reply', iteration: 1, purpose: 'turn', model: 'm', text: 'ok', usage: { inputTokens: 100 + (i % 50), outputTokens: 10, costUsd: 0.0001 * (i % 13) }, latencyMs: 5 }) + '\n');
-    lines.push(JSON.stringify({ ...env(`r${i}`, parent, depth, i + 2), type: 'run.end', answer: 'x', stopReason: i % 17 ? 'answered' : 'max_iterations', message: null, iterations: 1, durationMs: 3, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 1 } }) + '\n');
+    lines.push(
+      JSON.stringify({
+        ...env(`r${i}`, parent, depth, i),
+        type: 'run.start',
+        spawnedBy: null,
+        turn: 0,
+        model: 'm',
+        subModel: null,
+        query: `task ${i}`,
+        context: { type: 'string', totalChars: 10, chunkLengths: [10] },
+        limits,
+        messages: [],
+        tools: [],
+      }) + '\n',
+    );
+    lines.push(
+      JSON.stringify({
+        ...env(`r${i}`, parent, depth, i + 1),
+        type: 'model.reply',
+        iteration: 1,
+        purpose: 'turn',
+        model: 'm',
+        text: 'ok',
+        usage: { inputTokens: 100 + (i % 50), outputTokens: 10, costUsd: 0.0001 * (i % 13) },
+        latencyMs: 5,
+      }) + '\n',
+    );
+    lines.push(
+      JSON.stringify({
+        ...env(`r${i}`, parent, depth, i + 2),
+        type: 'run.end',
+        answer: 'x',
+        stopReason: i % 17 ? 'answered' : 'max_iterations',
+        message: null,
+        iterations: 1,
+        durationMs: 3,
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 1 },
+      }) + '\n',
+    );
   }
   writeFileSync(file, lines.join(''));
   return file;
@@ -128,7 +186,8 @@ async function main(): Promise<void> {
       await page.mouse.wheel(0, 800); // zoom out to see many nodes
       const panning = page.evaluate(`${FPS}(3000)`);
       await page.mouse.down();
-      for (let i = 0; i < 90; i++) await page.mouse.move(box.x + box.width / 2 + Math.sin(i / 8) * 200, box.y + box.height / 2 + Math.cos(i / 8) * 150);
+      for (let i = 0; i < 90; i++)
+        await page.mouse.move(box.x + box.width / 2 + Math.sin(i / 8) * 200, box.y + box.height / 2 + Math.cos(i / 8) * 150);
       await page.mouse.up();
       console.log('10k tree graph pan:', JSON.stringify(await panning));
     }

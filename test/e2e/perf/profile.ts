@@ -4,8 +4,18 @@
 import { writeFileSync } from 'node:fs';
 import { launch, startServe } from '../support.ts';
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: Node[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] }
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: profile.ts FILE');
@@ -15,13 +25,17 @@ const page = b.page;
 try {
   await page.goto(served.url);
   await page.locator('html[data-monaco="ready"]').waitFor({ state: 'attached', timeout: 60_000 });
-  await page.evaluate(`window.__long = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: false });`);
+  await page.evaluate(
+    `window.__long = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: false });`,
+  );
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 250 });
   await cdp.send('Profiler.start');
   // A named busy loop whose page time we know aligns the profile's clock with performance.now().
-  const markAt = (await page.evaluate('(function __syncMarker() { const t = performance.now(); while (performance.now() - t < 20); return t; })()')) as number;
+  const markAt = (await page.evaluate(
+    '(function __syncMarker() { const t = performance.now(); while (performance.now() - t < 20); return t; })()',
+  )) as number;
   await page.getByTestId('open-file').setInputFiles(file);
   await page.getByTestId('timings').waitFor({ timeout: 600_000 });
   const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: Profile };
@@ -40,7 +54,8 @@ try {
   // Each long task: the functions (inclusive) it spent its time in.
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const label = (n: Node): string => `${n.callFrame.functionName || '(anon)'}:${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}`;
+  const label = (n: Node): string =>
+    `${n.callFrame.functionName || '(anon)'}:${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}`;
   let syncT = -1;
   let tt = profile.startTime;
   const times: number[] = [];
@@ -50,7 +65,8 @@ try {
     if (syncT < 0 && (byId.get(profile.samples[i] as number) as Node).callFrame.functionName === '__syncMarker') syncT = tt / 1000;
   }
   const off = markAt - syncT; // page ms = profile ms + off
-  const boring = /^(\(root\)|\(program\)|performWorkOnRoot|performSyncWorkOnRoot|flushSyncWorkAcrossRoots_impl|processRootScheduleInMicrotask|renderRootSync|workLoopSync|performUnitOfWork|beginWork|renderWithHooks|updateFunctionComponent|commitRoot|completeRoot|completeRootWhenReady|\(anon\):index)/;
+  const boring =
+    /^(\(root\)|\(program\)|performWorkOnRoot|performSyncWorkOnRoot|flushSyncWorkAcrossRoots_impl|processRootScheduleInMicrotask|renderRootSync|workLoopSync|performUnitOfWork|beginWork|renderWithHooks|updateFunctionComponent|commitRoot|completeRoot|completeRootWhenReady|\(anon\):index)/;
   for (const [ls, ld] of long) {
     if (ld < 90) continue;
     const acc = new Map<string, number>();
@@ -65,7 +81,10 @@ try {
         acc.set(k, (acc.get(k) ?? 0) + (profile.timeDeltas[i + 1] ?? 0) / 1000);
       }
     }
-    const top = [...acc.entries()].filter(([k]) => !boring.test(k)).sort((x, y) => y[1] - x[1]).slice(0, 14);
+    const top = [...acc.entries()]
+      .filter(([k]) => !boring.test(k))
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, 14);
     console.log(`task at ${Math.round(ls)} ${Math.round(ld)} ms: ${top.map(([k, v]) => `${k} ${v.toFixed(0)}`).join(' | ')}`);
   }
   const top = [...self.entries()].sort((a, b2) => b2[1] - a[1]).slice(0, 30);

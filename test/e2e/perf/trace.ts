@@ -9,7 +9,10 @@ const b = await launch(served.url);
 const page = b.page;
 try {
   await page.goto(served.url);
-  await page.locator('html[data-monaco="ready"]').waitFor({ state: 'attached', timeout: 60_000 }).catch(() => undefined);
+  await page
+    .locator('html[data-monaco="ready"]')
+    .waitFor({ state: 'attached', timeout: 60_000 })
+    .catch(() => undefined);
   if (process.env.WARM) {
     await page.getByTestId('open-file').setInputFiles(process.env.WARM);
     await page.getByTestId('timings').waitFor({ timeout: 60_000 });
@@ -19,7 +22,10 @@ try {
   const events: Record<string, unknown>[] = [];
   cdp.on('Tracing.dataCollected', (d: { value: Record<string, unknown>[] }) => events.push(...d.value));
   const done = new Promise<void>((r) => cdp.once('Tracing.tracingComplete', () => r()));
-  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8', transferMode: 'ReportEvents' });
+  await cdp.send('Tracing.start', {
+    categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8',
+    transferMode: 'ReportEvents',
+  });
   await page.getByTestId('open-file').setInputFiles(process.argv[2] ?? '/tmp/rlm-perf-logs/big100-v2.rlm.jsonl');
   await page.getByTestId('timings').waitFor({ timeout: 60_000 });
   await cdp.send('Tracing.end');
@@ -29,14 +35,23 @@ try {
   // Main-thread tasks over 90 ms and the trace events inside them (nested ones count in each level).
   type E = { name: string; ph: string; ts: number; dur?: number; tid: number; pid: number; args?: { data?: { frame?: string } } };
   const ev = events as unknown as E[];
-  const rendererMain = ev.find((e) => e.name === 'thread_name' && (e as unknown as { args: { name: string } }).args.name === 'CrRendererMain');
+  const rendererMain = ev.find(
+    (e) => e.name === 'thread_name' && (e as unknown as { args: { name: string } }).args.name === 'CrRendererMain',
+  );
   const main = ev.filter((e) => e.tid === rendererMain?.tid && e.pid === rendererMain?.pid && e.ph === 'X');
   const tasks = main.filter((e) => (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') && (e.dur ?? 0) > 90_000);
   for (const t of tasks) {
     const inside = main.filter((e) => e !== t && e.ts >= t.ts && e.ts + (e.dur ?? 0) <= t.ts + (t.dur ?? 0));
     const by = new Map<string, number>();
     for (const e of inside) by.set(e.name, (by.get(e.name) ?? 0) + (e.dur ?? 0) / 1000);
-    console.log(`task ${Math.round((t.dur ?? 0) / 1000)} ms:`, [...by].sort((a, b2) => b2[1] - a[1]).slice(0, 12).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(' | '));
+    console.log(
+      `task ${Math.round((t.dur ?? 0) / 1000)} ms:`,
+      [...by]
+        .sort((a, b2) => b2[1] - a[1])
+        .slice(0, 12)
+        .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+        .join(' | '),
+    );
   }
 } finally {
   await b.close();

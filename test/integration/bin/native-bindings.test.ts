@@ -16,7 +16,10 @@ function pkg(modules: string, name: string): void {
 }
 
 function bash(root: string, script: string, path = process.env['PATH'] ?? ''): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('bash', ['-c', `root="$1"; source "${nodeEnv}"; ${script}`, 'test', root], { encoding: 'utf8', env: { ...process.env, PATH: path } });
+  const r = spawnSync('bash', ['-c', `root="$1"; source "${nodeEnv}"; ${script}`, 'test', root], {
+    encoding: 'utf8',
+    env: { ...process.env, PATH: path },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

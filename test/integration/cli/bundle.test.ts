@@ -27,7 +27,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The log and name a bundle carries, decoded. */
 function carried(html: string): { name: string; log: Buffer } {
-  const m = /<script id="rlm-log" type="application\/x-rlm-log\+gzip\+base64" data-name="([A-Za-z0-9+/=]*)">([A-Za-z0-9+/=]*)<\/script>/.exec(html);
+  const m =
+    /<script id="rlm-log" type="application\/x-rlm-log\+gzip\+base64" data-name="([A-Za-z0-9+/=]*)">([A-Za-z0-9+/=]*)<\/script>/.exec(html);
   if (!m) throw new Error('no log data block');
   return { name: Buffer.from(m[1]!, 'base64').toString('utf8'), log: gunzipSync(Buffer.from(m[2]!, 'base64')) };
 }
@@ -51,7 +52,8 @@ describe('rlm-studio bundle', () => {
     expect(name).toBe('c_recursive.jsonl');
     expect(bytes.equals(readFileSync(log))).toBe(true);
     const csp = cspOf(html);
-    for (const d of ["default-src 'none'", "connect-src 'none'", "worker-src blob:", "object-src 'none'", "base-uri 'none'"]) expect(csp).toContain(d);
+    for (const d of ["default-src 'none'", "connect-src 'none'", 'worker-src blob:', "object-src 'none'", "base-uri 'none'"])
+      expect(csp).toContain(d);
     // The one script the page runs is the one the CSP names.
     const scripts = [...html.matchAll(/<script type="module">([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
     expect(scripts).toHaveLength(1);

@@ -52,7 +52,8 @@ function readLog(path: string): { header: LogHeader; events: TrajectoryEvent[] }
   return { header: JSON.parse(lines[0]!) as LogHeader, events: lines.slice(1).map((l) => JSON.parse(l) as TrajectoryEvent) };
 }
 
-const rootStarts = (events: TrajectoryEvent[]): RunStartEvent[] => events.filter((e): e is RunStartEvent => e.type === 'run.start' && e.parentRunId === null);
+const rootStarts = (events: TrajectoryEvent[]): RunStartEvent[] =>
+  events.filter((e): e is RunStartEvent => e.type === 'run.start' && e.parentRunId === null);
 
 const Q = 'Which variables does the REPL hold?';
 
@@ -62,7 +63,10 @@ describe('rlm-studio chat', () => {
     const second = file('numbers.json', '{"numbers": [1, 2, 3]}');
     const res = await chat(['--context', first, '--json'], [Q, `:context ${second}`, Q, '', Q]);
     expect(res.code, res.stderr).toBe(0);
-    const turns = res.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as TurnJson);
+    const turns = res.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as TurnJson);
     expect(turns.map((t) => [t.turn, t.contextFile, t.stopReason])).toEqual([
       [0, first, 'answered'],
       [1, second, 'answered'],
@@ -88,7 +92,10 @@ describe('rlm-studio chat', () => {
   });
 
   it('prints answers as text, :help to stderr, and keeps going after a bad command or a bad :context file', async () => {
-    const res = await chat([], [':help', ':frobnicate', `:context ${join(dir, 'missing.txt')}`, Q, ':context', `:context ${file('late.txt', 'late')}`]);
+    const res = await chat(
+      [],
+      [':help', ':frobnicate', `:context ${join(dir, 'missing.txt')}`, Q, ':context', `:context ${file('late.txt', 'late')}`],
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toBe(`context_0 | context_0 starts: ${Q.slice(0, 40)}\n`);
     expect(res.stderr).toContain(':context FILE   the next question');
@@ -112,8 +119,14 @@ describe('rlm-studio chat', () => {
   it('works with --repl python', async () => {
     const res = await chat(['--repl', 'python', '--context', file('py.txt', 'Python otters.'), '--json'], [Q, Q]);
     expect(res.code, res.stderr).toBe(0);
-    const turns = res.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as TurnJson);
-    expect(turns.map((t) => t.answer)).toEqual(['context_0 | context_0 starts: Python otters.', `context_0, context_1, history_0 | context_1 starts: ${Q.slice(0, 40)}`]);
+    const turns = res.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as TurnJson);
+    expect(turns.map((t) => t.answer)).toEqual([
+      'context_0 | context_0 starts: Python otters.',
+      `context_0, context_1, history_0 | context_1 starts: ${Q.slice(0, 40)}`,
+    ]);
     const { header, events } = readLog(turns[0]!.logFile!);
     expect(header.repl).toBe('python');
     expect(rootStarts(events).every((e) => e.repl === 'python')).toBe(true);
@@ -129,7 +142,19 @@ describe('rlm-studio chat: Ctrl-C during a turn', () => {
     slow = await startMockProcess(['--latency-ms', '150']);
     const logDir = mkdtempSync(join(dir, 'logs-'));
     const cli = startCli(
-      ['chat', '--base-url', slow.url, '--model', 'mock-root', '--log-dir', logDir, '--context', file('sigint.txt', 'Otters again.'), '--max-iterations', '40'],
+      [
+        'chat',
+        '--base-url',
+        slow.url,
+        '--model',
+        'mock-root',
+        '--log-dir',
+        logDir,
+        '--context',
+        file('sigint.txt', 'Otters again.'),
+        '--max-iterations',
+        '40',
+      ],
       {},
       { stdin: 'pipe' },
     );

@@ -30,7 +30,11 @@ afterAll(async () => {
 });
 
 function recorded(): RecordedRequest[] {
-  return readFileSync(recordFile, 'utf8').trimEnd().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as RecordedRequest);
+  return readFileSync(recordFile, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as RecordedRequest);
 }
 
 async function expected(path: string, budget: number): Promise<string> {
@@ -45,9 +49,26 @@ describe('run --example', () => {
     writeFileSync(ctx, text);
     const before = recorded().length;
     const res = await runCli([
-      'run', '--context', ctx, '--query', 'Summarise each section of the report (recursive, per section).', '--max-depth', '2',
-      '--base-url', mock.url, '--model', 'mock-root', '--log-dir', dir, '--json',
-      '--example', REFERENCE, '--example', NATIVE, '--example-budget', '8000',
+      'run',
+      '--context',
+      ctx,
+      '--query',
+      'Summarise each section of the report (recursive, per section).',
+      '--max-depth',
+      '2',
+      '--base-url',
+      mock.url,
+      '--model',
+      'mock-root',
+      '--log-dir',
+      dir,
+      '--json',
+      '--example',
+      REFERENCE,
+      '--example',
+      NATIVE,
+      '--example-budget',
+      '8000',
     ]);
     expect(res.code, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout) as { stopReason: string; logFile: string };
@@ -63,10 +84,16 @@ describe('run --example', () => {
       expect(s).toContain(`--- Worked example 2 ---\n${b}`);
     }
     // Child runs have a system prompt of their own, without the examples.
-    const childSystems = systems.filter((s) => s !== null && !s.includes('\nWorked examples\n') && s.startsWith('You are a Recursive Language Model'));
+    const childSystems = systems.filter(
+      (s) => s !== null && !s.includes('\nWorked examples\n') && s.startsWith('You are a Recursive Language Model'),
+    );
     expect(childSystems.length).toBeGreaterThan(0);
 
-    const events = readFileSync(out.logFile, 'utf8').trimEnd().split('\n').slice(1).map((l) => JSON.parse(l) as TrajectoryEvent);
+    const events = readFileSync(out.logFile, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l) as TrajectoryEvent);
     const starts = events.filter((e): e is RunStartEvent => e.type === 'run.start');
     const root = starts.find((e) => e.parentRunId === null)!;
     expect(root.examples).toEqual([

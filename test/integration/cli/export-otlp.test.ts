@@ -15,7 +15,8 @@ const attr = (s: OtlpJsonSpan, k: string): unknown => {
   const v = s.attributes.find((a) => a.key === k)?.value;
   return v === undefined ? undefined : Object.values(v)[0];
 };
-const key = (s: OtlpJsonSpan): string => `${s.traceId}/${s.spanId}/${s.parentSpanId ?? ''}/${s.name}/${s.startTimeUnixNano}/${s.endTimeUnixNano}`;
+const key = (s: OtlpJsonSpan): string =>
+  `${s.traceId}/${s.spanId}/${s.parentSpanId ?? ''}/${s.name}/${s.startTimeUnixNano}/${s.endTimeUnixNano}`;
 
 describe('rlm-studio export-otlp', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'rlm-export-otlp-'));
@@ -30,7 +31,17 @@ describe('rlm-studio export-otlp', () => {
 
   it('sends a reference log to a collector with the given headers, and writes the same spans as OTLP/JSON', async () => {
     receiver.requests.length = 0;
-    const r = await runCli(['export-otlp', C_RECURSIVE, '--endpoint', receiver.url, '--header', 'Authorization=Bearer secret', '--header', 'x-tenant=lab', '--json']);
+    const r = await runCli([
+      'export-otlp',
+      C_RECURSIVE,
+      '--endpoint',
+      receiver.url,
+      '--header',
+      'Authorization=Bearer secret',
+      '--header',
+      'x-tenant=lab',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ logs: 1, traces: 1, spans: 36 });
     expect(receiver.requests.length).toBeGreaterThan(0);
@@ -52,7 +63,9 @@ describe('rlm-studio export-otlp', () => {
     expect(sent.filter((s) => attr(s, 'gen_ai.operation.name') === 'execute_tool')).toHaveLength(13);
     const chats = sent.filter((s) => attr(s, 'gen_ai.operation.name') === 'chat');
     expect(chats).toHaveLength(19);
-    expect(chats.every((s) => attr(s, 'gen_ai.request.model') === 'mock-root' && typeof attr(s, 'gen_ai.usage.input_tokens') !== 'undefined')).toBe(true);
+    expect(
+      chats.every((s) => attr(s, 'gen_ai.request.model') === 'mock-root' && typeof attr(s, 'gen_ai.usage.input_tokens') !== 'undefined'),
+    ).toBe(true);
     // Recorded times (December 2026 in the fixture), not the time of the export.
     expect(new Date(Number(BigInt(root[0]!.startTimeUnixNano) / 1_000_000n)).toISOString()).toBe('2026-12-02T09:30:59.157Z');
 
@@ -143,7 +156,8 @@ describe('rlm-studio serve --otlp-endpoint', () => {
       const done = await ws.status(session.sessionId, 'finished');
       // Spans go out as they end, while the server keeps running: wait for the root run's.
       const deadline = Date.now() + 20_000;
-      const rootArrived = (): boolean => receiver.spans().some((s) => attr(s, 'gen_ai.operation.name') === 'invoke_agent' && !s.parentSpanId);
+      const rootArrived = (): boolean =>
+        receiver.spans().some((s) => attr(s, 'gen_ai.operation.name') === 'invoke_agent' && !s.parentSpanId);
       while (!rootArrived() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       expect(rootArrived()).toBe(true);
       ws.closeCarrier();

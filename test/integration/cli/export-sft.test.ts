@@ -36,7 +36,7 @@ describe('rlm-studio export-sft', () => {
     await mock.close();
   });
 
-  it('keeps the correct tasks\' calls, as sent, and says what it dropped and why', async () => {
+  it("keeps the correct tasks' calls, as sent, and says what it dropped and why", async () => {
     const o = join(tmp, 'train.jsonl');
     const r = await runCli(['export-sft', out, '--results', scored, '--only-correct', '-o', o]);
     expect(r.code, r.stderr).toBe(0);
@@ -62,7 +62,11 @@ describe('rlm-studio export-sft', () => {
     const o = join(tmp, 'share.jsonl');
     const r = await runCli(['export-sft', out, '--format', 'sharegpt', '--depth', '0', '--json', '-o', o]);
     expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as { examples: { kept: number }; trajectories: { seen: number; kept: number }; keptByPurpose: Record<string, number> };
+    const report = JSON.parse(r.stdout) as {
+      examples: { kept: number };
+      trajectories: { seen: number; kept: number };
+      keptByPurpose: Record<string, number>;
+    };
     expect(report.trajectories).toEqual({ seen: 3, kept: 3 });
     expect(Object.keys(report.keptByPurpose)).toEqual(['turn']);
     const lines = readJsonl(o);

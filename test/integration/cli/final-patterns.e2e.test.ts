@@ -33,7 +33,22 @@ describe('--final-patterns', () => {
   it('run: FINAL(...) in code answers with the switch, and is no answer without it', async () => {
     const context = join(dir, 'ctx.txt');
     writeFileSync(context, 'abcdef');
-    const base = ['run', '--context', context, '--query', 'How long?', '--base-url', mock.url, '--model', 'mock-root', '--max-iterations', '1', '--log-dir', join(dir, 'logs'), '--json'];
+    const base = [
+      'run',
+      '--context',
+      context,
+      '--query',
+      'How long?',
+      '--base-url',
+      mock.url,
+      '--model',
+      'mock-root',
+      '--max-iterations',
+      '1',
+      '--log-dir',
+      join(dir, 'logs'),
+      '--json',
+    ];
     const on = await runCli([...base, '--final-patterns']);
     expect(on.code, on.stderr).toBe(0);
     expect(JSON.parse(on.stdout)).toMatchObject({ answer: 'length 6', stopReason: 'answered' });
@@ -44,7 +59,8 @@ describe('--final-patterns', () => {
 
   it('eval: every task of the dataset runs with the switch', async () => {
     const dataset = join(dir, 'tasks.jsonl');
-    const task = (id: string, context: string) => JSON.stringify({ id, kind: 'custom', query: 'How long?', expected: `length ${context.length}`, scorer: 'exact', context });
+    const task = (id: string, context: string) =>
+      JSON.stringify({ id, kind: 'custom', query: 'How long?', expected: `length ${context.length}`, scorer: 'exact', context });
     writeFileSync(dataset, `${task('a', 'xyz')}\n${task('b', 'abcdefgh')}\n`);
     const base = ['eval', dataset, '--base-url', mock.url, '--model', 'mock-root', '--max-iterations', '1', '--json'];
     const on = await runCli([...base, '--out', join(dir, 'eval-on'), '--final-patterns']);

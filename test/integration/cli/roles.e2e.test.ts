@@ -33,16 +33,48 @@ const read = (path: string): RecordedRequest[] =>
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as RecordedRequest);
 
-const base = (): string[] => ['run', '--context', contextFile, '--query', 'What is the magic number in the context?', '--base-url', rootMock.url, '--model', 'mock-root'];
+const base = (): string[] => [
+  'run',
+  '--context',
+  contextFile,
+  '--query',
+  'What is the magic number in the context?',
+  '--base-url',
+  rootMock.url,
+  '--model',
+  'mock-root',
+];
 
 describe('run --sub-base-url and sampling flags', () => {
   it('sends turns to --base-url and sub-calls to --sub-base-url, with the sampling of each role', async () => {
     const res = await runCli(
-      [...base(), '--sub-base-url', subMock.url, '--sub-model', 'mock-sub', '--sub-api-key-env', 'RLM_TEST_SUB_KEY', '--temperature', '0.2', '--seed', '11', '--max-output-tokens', '900', '--sub-temperature', '0.7', '--sub-top-p', '0.9', '--json'],
+      [
+        ...base(),
+        '--sub-base-url',
+        subMock.url,
+        '--sub-model',
+        'mock-sub',
+        '--sub-api-key-env',
+        'RLM_TEST_SUB_KEY',
+        '--temperature',
+        '0.2',
+        '--seed',
+        '11',
+        '--max-output-tokens',
+        '900',
+        '--sub-temperature',
+        '0.7',
+        '--sub-top-p',
+        '0.9',
+        '--json',
+      ],
       { RLM_TEST_SUB_KEY: 'sub-secret' },
     );
     expect(res.code, res.stderr).toBe(0);
-    const out = JSON.parse(res.stdout) as { stopReason: string; usage: { byModel: Record<string, { calls: number; costUsd: number | null }> } };
+    const out = JSON.parse(res.stdout) as {
+      stopReason: string;
+      usage: { byModel: Record<string, { calls: number; costUsd: number | null }> };
+    };
     expect(out.stopReason).toBe('answered');
     const onRoot = read(rootRecord());
     const onSub = read(subRecord());
@@ -75,7 +107,10 @@ describe('run --sub-base-url and sampling flags', () => {
     [['--sub-top-p', '1.5'], '--sub-top-p must be a number in (0, 1]'],
     [['--max-output-tokens', '0'], '--max-output-tokens must be a positive integer'],
     [['--sub-base-url', 'not a url'], '--sub-base-url must be an http(s) URL'],
-    [['--sub-base-url', 'http://127.0.0.1:1/v1', '--sub-api-key-env', 'RLM_TEST_SURELY_UNSET_VAR'], '--sub-api-key-env RLM_TEST_SURELY_UNSET_VAR: that environment variable is not set'],
+    [
+      ['--sub-base-url', 'http://127.0.0.1:1/v1', '--sub-api-key-env', 'RLM_TEST_SURELY_UNSET_VAR'],
+      '--sub-api-key-env RLM_TEST_SURELY_UNSET_VAR: that environment variable is not set',
+    ],
   ])('refuses %j naming the flag', async (args, message) => {
     const res = await runCli([...base(), ...args]);
     expect(res.code).not.toBe(0);

@@ -36,7 +36,23 @@ async function run(
   url = mock.url,
 ): Promise<{ out: RunJson; header: LogHeader; events: TrajectoryEvent[] }> {
   const logDir = mkdtempSync(join(dir, 'logs-'));
-  const res = await runCli(['run', '--repl', 'python', '--context', contextFile, '--query', query, '--base-url', url, '--model', 'mock-root', '--log-dir', logDir, '--json', ...extra]);
+  const res = await runCli([
+    'run',
+    '--repl',
+    'python',
+    '--context',
+    contextFile,
+    '--query',
+    query,
+    '--base-url',
+    url,
+    '--model',
+    'mock-root',
+    '--log-dir',
+    logDir,
+    '--json',
+    ...extra,
+  ]);
   expect(res.stderr).not.toMatch(/at .*\.ts:\d+/);
   expect(res.code, res.stderr).toBe(0);
   const out = JSON.parse(res.stdout) as RunJson;
@@ -58,7 +74,8 @@ function writeContext(name: string, content: string): string {
   return path;
 }
 
-const codeOf = (events: TrajectoryEvent[]): string[] => events.filter((e): e is BlockStartEvent => e.type === 'block.start').map((e) => e.code);
+const codeOf = (events: TrajectoryEvent[]): string[] =>
+  events.filter((e): e is BlockStartEvent => e.type === 'block.start').map((e) => e.code);
 
 describe('rlm-studio run --repl python against mock-llm', () => {
   it('finds a needle in a 4 MB context', async () => {
@@ -81,7 +98,9 @@ describe('rlm-studio run --repl python against mock-llm', () => {
     const { items, counts } = ticketsContext(3000, 5);
     const { out, events } = await run(writeContext('tickets.json', JSON.stringify(items)), 'How many tickets have the label bug?');
     expect(out).toMatchObject({ stopReason: 'answered', answer: String(counts['bug']) });
-    expect(events.find((e) => e.type === 'run.start')).toMatchObject({ context: { type: 'array', chunkLengths: items.map((i) => i.length) } });
+    expect(events.find((e) => e.type === 'run.start')).toMatchObject({
+      context: { type: 'array', chunkLengths: items.map((i) => i.length) },
+    });
     expect(codeOf(events).join('\n')).toContain('llm_query_batched(prompts)');
     const batched = events.filter((e) => e.type === 'subcall.start' && e.batch !== null);
     expect(batched.length).toBeGreaterThanOrEqual(8);
@@ -90,7 +109,10 @@ describe('rlm-studio run --repl python against mock-llm', () => {
 
   it('runs a depth-2 recursion whose children run Python of their own', async () => {
     const { text } = reportContext(3, 3000, 11);
-    const { out, events } = await run(writeContext('report.txt', text), 'Summarise each section of the report (recursive, per section).', ['--max-depth', '2']);
+    const { out, events } = await run(writeContext('report.txt', text), 'Summarise each section of the report (recursive, per section).', [
+      '--max-depth',
+      '2',
+    ]);
     expect(out.stopReason).toBe('answered');
     expect(out.answer).toMatch(/Section 1/);
     const children = events.filter((e) => e.type === 'run.start' && e.depth === 1);
@@ -107,7 +129,10 @@ describe('rlm-studio run --repl python against mock-llm', () => {
   });
 
   it('recovers from a block that raises', async () => {
-    const { out, events } = await run(writeContext('recover.txt', needleContext(20_000, 3).text), 'Please recover from a mistake and report the word count.');
+    const { out, events } = await run(
+      writeContext('recover.txt', needleContext(20_000, 3).text),
+      'Please recover from a mistake and report the word count.',
+    );
     expect(out.stopReason).toBe('answered');
     expect(out.answer).toMatch(/^After recovering from an error/);
     const failed = events.filter((e) => e.type === 'block.end' && e.error !== null);
@@ -121,7 +146,10 @@ describe('rlm-studio run --repl python against mock-llm', () => {
   });
 
   it('stops at the iteration limit and asks once for a final answer', async () => {
-    const { out, events } = await run(writeContext('never.txt', 'some text '.repeat(100)), 'Explore but never finish.', ['--max-iterations', '3']);
+    const { out, events } = await run(writeContext('never.txt', 'some text '.repeat(100)), 'Explore but never finish.', [
+      '--max-iterations',
+      '3',
+    ]);
     expect(out).toMatchObject({ stopReason: 'max_iterations', iterations: 3 });
     expect(out.answer).toMatch(/a str of 1000 characters/);
     expect(events.filter((e) => e.type === 'model.reply' && e.purpose === 'final_answer')).toHaveLength(1);
@@ -149,7 +177,14 @@ export const EXCHANGE_NOTE = 'EUR->USD at 1.08';
         rules: [
           // Matches only if the custom prompt arrived with {tools} filled in.
           // (A module's exports come in alphabetical order.)
-          { match: { kind: 'rlm', system: '^My own prompt\\. Tools:\\n- `EXCHANGE_NOTE`: a custom (str|string) value\\n- `convert_currency`: converts an amount in EUR to USD$' }, reply },
+          {
+            match: {
+              kind: 'rlm',
+              system:
+                '^My own prompt\\. Tools:\\n- `EXCHANGE_NOTE`: a custom (str|string) value\\n- `convert_currency`: converts an amount in EUR to USD$',
+            },
+            reply,
+          },
         ],
       }),
     );
@@ -157,10 +192,17 @@ export const EXCHANGE_NOTE = 'EUR->USD at 1.08';
   }
 
   it('calls a tool from Python under a prompt of the user’s own', async () => {
-    const scripted = await scriptedMock('```repl\nanswer["content"] = str(convert_currency(100.5)) + " " + EXCHANGE_NOTE\nanswer["ready"] = True\n```');
+    const scripted = await scriptedMock(
+      '```repl\nanswer["content"] = str(convert_currency(100.5)) + " " + EXCHANGE_NOTE\nanswer["ready"] = True\n```',
+    );
     try {
       const prompt = writeContext('prompt.txt', 'My own prompt. Tools:\n{tools}');
-      const { out, events } = await run(writeContext('t.txt', 'x'), 'Convert.', ['--tools', toolsFile(), '--system-prompt', prompt], scripted.url);
+      const { out, events } = await run(
+        writeContext('t.txt', 'x'),
+        'Convert.',
+        ['--tools', toolsFile(), '--system-prompt', prompt],
+        scripted.url,
+      );
       expect(out).toMatchObject({ stopReason: 'answered', answer: '108.54 EUR->USD at 1.08' });
       expect(events.find((e) => e.type === 'run.start')).toMatchObject({ tools: ['EXCHANGE_NOTE', 'convert_currency'] });
     } finally {
@@ -169,11 +211,30 @@ export const EXCHANGE_NOTE = 'EUR->USD at 1.08';
   });
 
   it('gives the same tools to a JavaScript REPL', async () => {
-    const scripted = await scriptedMock('```repl\nanswer.content = String(convert_currency(100.5)) + " " + EXCHANGE_NOTE;\nanswer.ready = true;\n```');
+    const scripted = await scriptedMock(
+      '```repl\nanswer.content = String(convert_currency(100.5)) + " " + EXCHANGE_NOTE;\nanswer.ready = true;\n```',
+    );
     try {
       const logDir = mkdtempSync(join(dir, 'logs-'));
       const prompt = writeContext('prompt-js.txt', 'My own prompt. Tools:\n{tools}');
-      const res = await runCli(['run', '--context', writeContext('t2.txt', 'x'), '--query', 'Convert.', '--base-url', scripted.url, '--model', 'mock-root', '--log-dir', logDir, '--json', '--tools', toolsFile(), '--system-prompt', prompt]);
+      const res = await runCli([
+        'run',
+        '--context',
+        writeContext('t2.txt', 'x'),
+        '--query',
+        'Convert.',
+        '--base-url',
+        scripted.url,
+        '--model',
+        'mock-root',
+        '--log-dir',
+        logDir,
+        '--json',
+        '--tools',
+        toolsFile(),
+        '--system-prompt',
+        prompt,
+      ]);
       expect(res.code, res.stderr).toBe(0);
       expect(JSON.parse(res.stdout)).toMatchObject({ stopReason: 'answered', answer: '108.54 EUR->USD at 1.08' });
     } finally {
@@ -183,7 +244,17 @@ export const EXCHANGE_NOTE = 'EUR->USD at 1.08';
 });
 
 describe('bad --repl, --tools and --system-prompt values', () => {
-  const base = (): string[] => ['run', '--context', writeContext('ok.txt', 'x'), '--query', 'q', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm'];
+  const base = (): string[] => [
+    'run',
+    '--context',
+    writeContext('ok.txt', 'x'),
+    '--query',
+    'q',
+    '--base-url',
+    'http://127.0.0.1:9/v1',
+    '--model',
+    'm',
+  ];
 
   it('lists the REPL languages for an unknown one', async () => {
     const res = await runCli([...base(), '--repl', 'ruby']);

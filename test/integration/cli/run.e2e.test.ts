@@ -31,7 +31,21 @@ interface RunJson {
 
 async function run(contextFile: string, query: string, extra: string[] = []): Promise<{ out: RunJson; events: TrajectoryEvent[] }> {
   const logDir = mkdtempSync(join(dir, 'logs-'));
-  const res = await runCli(['run', '--context', contextFile, '--query', query, '--base-url', mock.url, '--model', 'mock-root', '--log-dir', logDir, '--json', ...extra]);
+  const res = await runCli([
+    'run',
+    '--context',
+    contextFile,
+    '--query',
+    query,
+    '--base-url',
+    mock.url,
+    '--model',
+    'mock-root',
+    '--log-dir',
+    logDir,
+    '--json',
+    ...extra,
+  ]);
   expect(res.stderr).not.toMatch(/at .*\.ts:\d+/);
   expect(res.code, res.stderr).toBe(0);
   const out = JSON.parse(res.stdout) as RunJson;
@@ -74,7 +88,9 @@ describe('rlm-studio run against mock-llm', () => {
     const { out, events } = await run(writeContext('tickets.json', JSON.stringify(items)), 'How many tickets have the label bug?');
     expect(out.stopReason).toBe('answered');
     expect(out.answer).toBe(String(counts['bug']));
-    expect(events.find((e) => e.type === 'run.start')).toMatchObject({ context: { type: 'array', chunkLengths: items.map((i) => i.length) } });
+    expect(events.find((e) => e.type === 'run.start')).toMatchObject({
+      context: { type: 'array', chunkLengths: items.map((i) => i.length) },
+    });
     const batched = events.filter((e) => e.type === 'subcall.start' && e.batch !== null);
     expect(batched.length).toBeGreaterThanOrEqual(8);
     const batchIds = new Set(batched.map((e) => (e.type === 'subcall.start' ? e.batch?.batchId : '')));
@@ -85,7 +101,10 @@ describe('rlm-studio run against mock-llm', () => {
 
   it('runs a depth-2 recursion whose children run their own code', async () => {
     const { text } = reportContext(3, 3000, 11);
-    const { out, events } = await run(writeContext('report.txt', text), 'Summarise each section of the report (recursive, per section).', ['--max-depth', '2']);
+    const { out, events } = await run(writeContext('report.txt', text), 'Summarise each section of the report (recursive, per section).', [
+      '--max-depth',
+      '2',
+    ]);
     expect(out.stopReason).toBe('answered');
     const children = events.filter((e) => e.type === 'run.start' && e.depth === 1);
     expect(children.length).toBeGreaterThanOrEqual(2);
@@ -103,7 +122,10 @@ describe('rlm-studio run against mock-llm', () => {
   });
 
   it('recovers from an error in its own code', async () => {
-    const { out, events } = await run(writeContext('recover.txt', needleContext(20_000, 3).text), 'Please recover from a mistake and report the word count.');
+    const { out, events } = await run(
+      writeContext('recover.txt', needleContext(20_000, 3).text),
+      'Please recover from a mistake and report the word count.',
+    );
     expect(out.stopReason).toBe('answered');
     const failed = events.filter((e) => e.type === 'block.end' && e.error !== null);
     expect(failed.length).toBeGreaterThanOrEqual(1);
@@ -113,7 +135,10 @@ describe('rlm-studio run against mock-llm', () => {
   });
 
   it('stops at the iteration limit and asks once for a final answer', async () => {
-    const { out, events } = await run(writeContext('never.txt', 'some text '.repeat(100)), 'Explore but never finish.', ['--max-iterations', '3']);
+    const { out, events } = await run(writeContext('never.txt', 'some text '.repeat(100)), 'Explore but never finish.', [
+      '--max-iterations',
+      '3',
+    ]);
     expect(out.stopReason).toBe('max_iterations');
     expect(out.iterations).toBe(3);
     expect(out.answer).toBeTruthy();
@@ -137,7 +162,18 @@ describe('rlm-studio run against mock-llm', () => {
   it('is cancelled by SIGINT and still prints its result', async () => {
     const slow = await startMockProcess(['--latency-ms', '400']);
     try {
-      const running = startCli(['run', '--context', writeContext('cancel.txt', 'abc '.repeat(100)), '--query', 'Explore but never finish.', '--base-url', slow.url, '--model', 'mock-root', '--json']);
+      const running = startCli([
+        'run',
+        '--context',
+        writeContext('cancel.txt', 'abc '.repeat(100)),
+        '--query',
+        'Explore but never finish.',
+        '--base-url',
+        slow.url,
+        '--model',
+        'mock-root',
+        '--json',
+      ]);
       await new Promise((r) => setTimeout(r, 1500));
       running.child.kill('SIGINT');
       const res = await running.done;
@@ -151,7 +187,20 @@ describe('rlm-studio run against mock-llm', () => {
   it('stops at the time limit', async () => {
     const slow = await startMockProcess(['--latency-ms', '300']);
     try {
-      const res = await runCli(['run', '--context', writeContext('time.txt', 'abc '.repeat(100)), '--query', 'Explore but never finish.', '--base-url', slow.url, '--model', 'mock-root', '--max-timeout', '1', '--json']);
+      const res = await runCli([
+        'run',
+        '--context',
+        writeContext('time.txt', 'abc '.repeat(100)),
+        '--query',
+        'Explore but never finish.',
+        '--base-url',
+        slow.url,
+        '--model',
+        'mock-root',
+        '--max-timeout',
+        '1',
+        '--json',
+      ]);
       expect(JSON.parse(res.stdout)).toMatchObject({ stopReason: 'max_timeout' });
     } finally {
       await slow.close();
@@ -159,20 +208,43 @@ describe('rlm-studio run against mock-llm', () => {
   });
 
   it('--max-depth 0 is one direct call, which stats counts as one run with no iterations', async () => {
-    const { out, events } = await run(writeContext('direct.txt', 'The magic number is 4827193.'), 'What is the magic number?', ['--max-depth', '0']);
+    const { out, events } = await run(writeContext('direct.txt', 'The magic number is 4827193.'), 'What is the magic number?', [
+      '--max-depth',
+      '0',
+    ]);
     expect(out).toMatchObject({ stopReason: 'answered', iterations: 0, usage: { calls: 1 } });
     expect(events.map((e) => e.type)).toEqual(['run.start', 'model.reply', 'run.end']);
     const res = await runCli(['stats', out.logFile!, '--json']);
     expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ sessions: 1, runs: 1, maxDepth: 0, iterations: 0, codeBlocks: 0, inputTokens: out.usage.inputTokens });
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      sessions: 1,
+      runs: 1,
+      maxDepth: 0,
+      iterations: 0,
+      codeBlocks: 0,
+      inputTokens: out.usage.inputTokens,
+    });
   });
 
   it('records the reference-parity switches in run.start and names a bad choice', async () => {
     const { text } = needleContext(20_000, 3);
     const switches = ['--max-concurrency', '3', '--max-concurrency-rlm', '2', '--max-errors-mode', 'stderr', '--child-llm-model', 'own'];
     const { events } = await run(writeContext('switches.txt', text), 'What is the magic number in the context?', switches);
-    expect(events[0]).toMatchObject({ type: 'run.start', limits: { maxConcurrencyLlm: 3, maxConcurrencyRlm: 2, maxErrorsMode: 'stderr', childLlmModel: 'own' } });
-    const bad = await runCli(['run', '--context', writeContext('ok3.txt', 'x'), '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--max-errors-mode', 'warnings']);
+    expect(events[0]).toMatchObject({
+      type: 'run.start',
+      limits: { maxConcurrencyLlm: 3, maxConcurrencyRlm: 2, maxErrorsMode: 'stderr', childLlmModel: 'own' },
+    });
+    const bad = await runCli([
+      'run',
+      '--context',
+      writeContext('ok3.txt', 'x'),
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--model',
+      'm',
+      '--max-errors-mode',
+      'warnings',
+    ]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/--max-errors-mode.*warnings.*thrown, stderr/);
   });
@@ -180,26 +252,64 @@ describe('rlm-studio run against mock-llm', () => {
 
 describe('rlm-studio run with bad input', () => {
   it('names a missing context file', async () => {
-    const res = await runCli(['run', '--context', join(dir, 'nope.txt'), '--query', 'q', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--json']);
+    const res = await runCli([
+      'run',
+      '--context',
+      join(dir, 'nope.txt'),
+      '--query',
+      'q',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--model',
+      'm',
+      '--json',
+    ]);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/nope\.txt/);
     expect(res.stdout).toBe('');
   });
 
   it('names a malformed JSON context', async () => {
-    const res = await runCli(['run', '--context', writeContext('bad.json', '{"a": [1, 2'), '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm']);
+    const res = await runCli([
+      'run',
+      '--context',
+      writeContext('bad.json', '{"a": [1, 2'),
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--model',
+      'm',
+    ]);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/bad\.json.*not valid JSON/);
   });
 
   it('rejects a bad limit value by option name', async () => {
-    const res = await runCli(['run', '--context', writeContext('ok.txt', 'x'), '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--max-iterations', 'zero']);
+    const res = await runCli([
+      'run',
+      '--context',
+      writeContext('ok.txt', 'x'),
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--model',
+      'm',
+      '--max-iterations',
+      'zero',
+    ]);
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(/--max-iterations must be a positive integer/);
   });
 
   it('reports an unreachable endpoint as an error stop, not a crash', async () => {
-    const res = await runCli(['run', '--context', writeContext('ok2.txt', 'x'), '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--json']);
+    const res = await runCli([
+      'run',
+      '--context',
+      writeContext('ok2.txt', 'x'),
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--model',
+      'm',
+      '--json',
+    ]);
     expect(res.code).toBe(1);
     const out = JSON.parse(res.stdout) as RunJson;
     expect(out.stopReason).toBe('error');

@@ -18,17 +18,24 @@ function tree(root: string, child: (metadata: string) => string): Policy {
 }
 
 /** The context a child was given, read back from its metadata message ("… string of N total characters"). */
-const childSays = (answers: Record<string, string>, fallback: string): ((metadata: string) => string) => (metadata) => {
-  for (const [len, code] of Object.entries(answers)) if (metadata.includes(`string of ${len} total characters`)) return repl(code);
-  return repl(fallback);
-};
+const childSays =
+  (answers: Record<string, string>, fallback: string): ((metadata: string) => string) =>
+  (metadata) => {
+    for (const [len, code] of Object.entries(answers)) if (metadata.includes(`string of ${len} total characters`)) return repl(code);
+    return repl(fallback);
+  };
 
 describe('child runs', () => {
   it('a child stopped by a limit gives its parent an error string with the reason', async () => {
-    const h = await harness(tree('answer.content = rlm_query("bad"); answer.ready = true;', () => repl('null.boom();')), { maxDepth: 2, maxErrors: 1 });
+    const h = await harness(
+      tree('answer.content = rlm_query("bad"); answer.ready = true;', () => repl('null.boom();')),
+      { maxDepth: 2, maxErrors: 1 },
+    );
     const out = await h.complete('c');
     expect(out.stopReason).toBe('answered');
-    expect(out.answer).toMatch(/^Error: child RLM stopped \(max_errors\): 1 consecutive iterations with errors .*TypeError.*\. Partial answer: /s);
+    expect(out.answer).toMatch(
+      /^Error: child RLM stopped \(max_errors\): 1 consecutive iterations with errors .*TypeError.*\. Partial answer: /s,
+    );
     const end = ofType(h.events, 'subcall.end')[0]!;
     expect(end.error).toMatch(/^max_errors: /);
     checkInvariants(h.events);
@@ -53,10 +60,13 @@ describe('child runs', () => {
   });
 
   it('no child is spawned once the budget is spent', async () => {
-    const h = await harness(tree('answer.content = rlm_query("p"); answer.ready = true;', () => repl('answer.content = "child"; answer.ready = true;')), {
-      maxDepth: 2,
-      maxBudgetUsd: 1e-9,
-    });
+    const h = await harness(
+      tree('answer.content = rlm_query("p"); answer.ready = true;', () => repl('answer.content = "child"; answer.ready = true;')),
+      {
+        maxDepth: 2,
+        maxBudgetUsd: 1e-9,
+      },
+    );
     const out = await h.complete('c');
     expect(out.answer).toMatch(/^Error: budget exhausted \(spent \$[\d.e-]+ of \$1e-9\)$/);
     expect(ofType(h.events, 'run.start')).toHaveLength(1);
@@ -65,18 +75,21 @@ describe('child runs', () => {
 
   it('no child is spawned once the time is up', async () => {
     let t0 = 0;
-    const h = await harness(tree('answer.content = rlm_query("p"); answer.ready = true;', () => repl('answer.content = "child"; answer.ready = true;')), {
-      maxDepth: 2,
-      maxTimeoutMs: 1_000,
-      gates: {
-        // Holds the thread past the deadline, so the run's timer cannot fire before the spawn checks the time.
-        onSubcallStart: async () => {
-          while (performance.now() < t0 + 1_200) {
-            // busy: no timer may run meanwhile
-          }
+    const h = await harness(
+      tree('answer.content = rlm_query("p"); answer.ready = true;', () => repl('answer.content = "child"; answer.ready = true;')),
+      {
+        maxDepth: 2,
+        maxTimeoutMs: 1_000,
+        gates: {
+          // Holds the thread past the deadline, so the run's timer cannot fire before the spawn checks the time.
+          onSubcallStart: async () => {
+            while (performance.now() < t0 + 1_200) {
+              // busy: no timer may run meanwhile
+            }
+          },
         },
       },
-    });
+    );
     t0 = performance.now();
     // Whether the block's answer or the run's timer comes first is a race: only the spawn is checked.
     await h.complete('c');
@@ -109,7 +122,10 @@ describe('child runs', () => {
     const h = await harness(
       tree(
         'const rs = rlm_query_batched(["ok-1", "FAILS", "ok-three"]); answer.content = JSON.stringify(rs); answer.ready = true;',
-        childSays({ 4: 'answer.content = "one:" + context; answer.ready = true;', 5: 'null.boom();' }, 'answer.content = "three:" + context; answer.ready = true;'),
+        childSays(
+          { 4: 'answer.content = "one:" + context; answer.ready = true;', 5: 'null.boom();' },
+          'answer.content = "three:" + context; answer.ready = true;',
+        ),
       ),
       { maxDepth: 2, maxErrors: 1 },
     );
@@ -125,9 +141,12 @@ describe('child runs', () => {
   });
 
   it('children running at once each record only their own output', async () => {
-    const child = 'print("start " + context); llm_query("a " + context); print("middle " + context); llm_query("b " + context); print("end " + context); answer.content = context; answer.ready = true;';
+    const child =
+      'print("start " + context); llm_query("a " + context); print("middle " + context); llm_query("b " + context); print("end " + context); answer.content = context; answer.ready = true;';
     const h = await harness(
-      tree('const rs = rlm_query_batched(["c1", "c2", "c3", "c4"]); answer.content = rs.join(","); answer.ready = true;', () => repl(child)),
+      tree('const rs = rlm_query_batched(["c1", "c2", "c3", "c4"]); answer.content = rs.join(","); answer.ready = true;', () =>
+        repl(child),
+      ),
       { maxDepth: 2 },
       { latencyMs: 40 },
     );
@@ -135,7 +154,11 @@ describe('child runs', () => {
     const children = ofType(h.events, 'run.start').filter((s) => s.depth === 1);
     expect(children).toHaveLength(4);
     // They overlapped: every child started before any child ended.
-    const firstChildEnd = Math.min(...ofType(h.events, 'run.end').filter((e) => e.depth === 1).map((e) => e.seq));
+    const firstChildEnd = Math.min(
+      ...ofType(h.events, 'run.end')
+        .filter((e) => e.depth === 1)
+        .map((e) => e.seq),
+    );
     expect(Math.max(...children.map((c) => c.seq))).toBeLessThan(firstChildEnd);
     for (const start of children) {
       const name = ofType(h.events, 'subcall.start').find((s) => s.childRunId === start.runId)!.prompt;

@@ -10,7 +10,9 @@ describe('persistent sessions', () => {
     const policy: Policy = (req) => {
       const c = classify(req);
       if (c.lastUser.includes('context_0 … context_2')) {
-        return repl('answer.content = [context, context_0, context_1, context_2, history_0.length > 0, typeof history_1].join("|"); answer.ready = true;');
+        return repl(
+          'answer.content = [context, context_0, context_1, context_2, history_0.length > 0, typeof history_1].join("|"); answer.ready = true;',
+        );
       }
       return repl('answer.content = "first"; answer.ready = true;');
     };
@@ -59,9 +61,12 @@ describe('answers', () => {
 
 describe('limits', () => {
   it('a time limit above 2^31 ms does not fire at once', async () => {
-    const h = await harness(turns((t) => (t === 1 ? repl('print("looking");') : repl('answer.content = "in time"; answer.ready = true;'))), {
-      maxTimeoutMs: 2 ** 31 + 60_000,
-    });
+    const h = await harness(
+      turns((t) => (t === 1 ? repl('print("looking");') : repl('answer.content = "in time"; answer.ready = true;'))),
+      {
+        maxTimeoutMs: 2 ** 31 + 60_000,
+      },
+    );
     expect(await h.complete('c')).toMatchObject({ stopReason: 'answered', answer: 'in time', iterations: 2 });
   });
 });

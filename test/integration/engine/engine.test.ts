@@ -8,7 +8,10 @@ import { checkInvariants, harness, ofType, repl, turns } from './harness.ts';
 describe('engine: answers and the loop', () => {
   it('runs every block in order and the first submission wins', async () => {
     const h = await harness(
-      turns(() => `${repl('answer.content = "first"; answer.ready = true;')}\n${repl('print("second block ran"); answer.content = "second"; answer.ready = true;')}`),
+      turns(
+        () =>
+          `${repl('answer.content = "first"; answer.ready = true;')}\n${repl('print("second block ran"); answer.content = "second"; answer.ready = true;')}`,
+      ),
     );
     const out = await h.complete('ctx');
     expect(out).toMatchObject({ answer: 'first', stopReason: 'answered', iterations: 1 });
@@ -19,7 +22,9 @@ describe('engine: answers and the loop', () => {
 
   it('feeds each block output back and continues until an answer', async () => {
     const h = await harness(
-      turns((t) => (t === 1 ? repl('const n = context.length; print("length", n);') : repl('answer.content = `n=${n}`; answer.ready = true;'))),
+      turns((t) =>
+        t === 1 ? repl('const n = context.length; print("length", n);') : repl('answer.content = `n=${n}`; answer.ready = true;'),
+      ),
     );
     const out = await h.complete('x'.repeat(1234));
     expect(out.answer).toBe('n=1234');
@@ -41,9 +46,15 @@ describe('engine: answers and the loop', () => {
     const script = turns((t) => (t === 1 ? repl('const result = "from-var";') : 'Done.\nFINAL_VAR(result)'));
     const on = await harness(script, { finalPatterns: true });
     expect((await on.complete('c')).answer).toBe('from-var');
-    const direct = await harness(turns(() => 'FINAL(the answer (really))'), { finalPatterns: true });
+    const direct = await harness(
+      turns(() => 'FINAL(the answer (really))'),
+      { finalPatterns: true },
+    );
     expect((await direct.complete('c')).answer).toBe('the answer (really)');
-    const off = await harness(turns(() => 'FINAL(no)'), { maxIterations: 2 });
+    const off = await harness(
+      turns(() => 'FINAL(no)'),
+      { maxIterations: 2 },
+    );
     expect(await off.complete('c')).toMatchObject({ stopReason: 'max_iterations', answer: 'final answer from text' });
   });
 });
@@ -52,7 +63,10 @@ describe('engine: sub-calls and recursion', () => {
   it('llm_query_batched keeps input order and one failing item fails only its slot', async () => {
     const h = await harness(
       turns(
-        () => repl('const r = llm_query_batched(["a", "FAIL", "c", "d"]); print(JSON.stringify(r)); answer.content = r.join("|"); answer.ready = true;'),
+        () =>
+          repl(
+            'const r = llm_query_batched(["a", "FAIL", "c", "d"]); print(JSON.stringify(r)); answer.content = r.join("|"); answer.ready = true;',
+          ),
         (p) => {
           if (p === 'FAIL') throw new Error('boom');
           return `echo: ${p}`;
@@ -73,7 +87,10 @@ describe('engine: sub-calls and recursion', () => {
   });
 
   it('rlm_query at max depth is a plain call, recorded as a leaf', async () => {
-    const h = await harness(turns(() => repl('answer.content = rlm_query("leaf prompt"); answer.ready = true;')), { maxDepth: 1 });
+    const h = await harness(
+      turns(() => repl('answer.content = rlm_query("leaf prompt"); answer.ready = true;')),
+      { maxDepth: 1 },
+    );
     const out = await h.complete('c');
     expect(out.answer).toBe('echo: leaf prompt');
     expect(ofType(h.events, 'run.start')).toHaveLength(1);
@@ -88,7 +105,9 @@ describe('engine: sub-calls and recursion', () => {
         // A child: its context is the prompt; it must not see the root's variables or tools.
         return repl('answer.content = `${context}:${typeof rootOnly}:${typeof lookup}:${llm_query("x")}`; answer.ready = true;');
       }
-      return repl('var rootOnly = 1; const rs = rlm_query_batched(["p0", "p1", "p2"]); answer.content = rs.join(" / ") + " " + lookup("k") + threshold; answer.ready = true;');
+      return repl(
+        'var rootOnly = 1; const rs = rlm_query_batched(["p0", "p1", "p2"]); answer.content = rs.join(" / ") + " " + lookup("k") + threshold; answer.ready = true;',
+      );
     };
     const h = await harness(policy, {
       maxDepth: 2,
@@ -120,13 +139,19 @@ describe('engine: sub-calls and recursion', () => {
   });
 
   it('an unknown model name is an error string, not a silent fallback', async () => {
-    const h = await harness(turns(() => repl('answer.content = llm_query("hi", "gpt-nope"); answer.ready = true;')), { subModel: 'mock-sub' });
+    const h = await harness(
+      turns(() => repl('answer.content = llm_query("hi", "gpt-nope"); answer.ready = true;')),
+      { subModel: 'mock-sub' },
+    );
     const out = await h.complete('c');
     expect(out.answer).toMatch(/^Error: unknown model "gpt-nope"; this run can use: mock-root, mock-sub/);
   });
 
   it('sub-calls name their model and default to the sub-model', async () => {
-    const h = await harness(turns(() => repl('llm_query("a"); llm_query("b", "mock-root"); answer.ready = true;')), { subModel: 'mock-sub' });
+    const h = await harness(
+      turns(() => repl('llm_query("a"); llm_query("b", "mock-root"); answer.ready = true;')),
+      { subModel: 'mock-sub' },
+    );
     await h.complete('c');
     expect(ofType(h.events, 'subcall.start').map((s) => s.model)).toEqual(['mock-sub', 'mock-root']);
   });
@@ -134,7 +159,10 @@ describe('engine: sub-calls and recursion', () => {
 
 describe('engine: limits and errors', () => {
   it('stops after max consecutive errors with the last error and a partial answer', async () => {
-    const h = await harness(turns(() => repl('null.boom();')), { maxErrors: 2 });
+    const h = await harness(
+      turns(() => repl('null.boom();')),
+      { maxErrors: 2 },
+    );
     const out = await h.complete('c');
     expect(out.stopReason).toBe('max_errors');
     expect(out.message).toMatch(/2 consecutive.*TypeError/);
@@ -144,14 +172,20 @@ describe('engine: limits and errors', () => {
 
   it('a clean turn resets the consecutive error count', async () => {
     const h = await harness(
-      turns((t) => (t === 4 ? repl('answer.content = "done"; answer.ready = true;') : t % 2 === 1 ? repl('null.boom();') : repl('print("fine");'))),
+      turns((t) =>
+        t === 4 ? repl('answer.content = "done"; answer.ready = true;') : t % 2 === 1 ? repl('null.boom();') : repl('print("fine");'),
+      ),
       { maxErrors: 2 },
     );
     expect(await h.complete('c')).toMatchObject({ stopReason: 'answered', answer: 'done' });
   });
 
   it('cancellation aborts the in-flight HTTP call at once', async () => {
-    const h = await harness(turns(() => 'never'), {}, { latencyMs: 30_000 });
+    const h = await harness(
+      turns(() => 'never'),
+      {},
+      { latencyMs: 30_000 },
+    );
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
     const out = await h.complete('c', 'q', controller.signal);
@@ -175,7 +209,11 @@ describe('engine: limits and errors', () => {
   it('an infinite loop ends its block, the REPL restarts with the context and the model is told', async () => {
     const h = await harness(
       turns((t) =>
-        t === 1 ? repl('var kept = 1; while (true) {}') : t === 2 ? repl('print(typeof kept, context.length);') : repl('answer.content = "recovered"; answer.ready = true;'),
+        t === 1
+          ? repl('var kept = 1; while (true) {}')
+          : t === 2
+            ? repl('print(typeof kept, context.length);')
+            : repl('answer.content = "recovered"; answer.ready = true;'),
       ),
       { sandbox: { blockCpuMs: 300 } },
     );
@@ -195,7 +233,9 @@ describe('engine: sessions, compaction, gates', () => {
     const policy: Policy = (req) => {
       const c = classify(req);
       if (c.lastUser.includes('context_0 … context_2')) {
-        return repl('seen.push(context_2); answer.content = seen.join("+") + "|" + history_1.length + "|" + (history === history_0); answer.ready = true;');
+        return repl(
+          'seen.push(context_2); answer.content = seen.join("+") + "|" + history_1.length + "|" + (history === history_0); answer.ready = true;',
+        );
       }
       if (c.lastUser.includes('context_0 … context_1')) {
         return repl('seen.push(context_1); answer.content = seen.join("+") + "|" + history.length; answer.ready = true;');
@@ -242,11 +282,14 @@ describe('engine: sessions, compaction, gates', () => {
   });
 
   it('a gate can edit a block before it runs; the log keeps both texts', async () => {
-    const h = await harness(turns(() => repl('answer.content = "original"; answer.ready = true;')), {
-      gates: {
-        afterReply: async () => ({ blocks: { 0: 'answer.content = "edited"; answer.ready = true;' } }),
+    const h = await harness(
+      turns(() => repl('answer.content = "original"; answer.ready = true;')),
+      {
+        gates: {
+          afterReply: async () => ({ blocks: { 0: 'answer.content = "edited"; answer.ready = true;' } }),
+        },
       },
-    });
+    );
     const out = await h.complete('c');
     expect(out.answer).toBe('edited');
     const start = ofType(h.events, 'block.start')[0]!;
@@ -255,11 +298,19 @@ describe('engine: sessions, compaction, gates', () => {
   });
 
   it('rejects a tool with a reserved name before anything runs', async () => {
-    await expect(harness(turns(() => ''), { tools: { llm_query: { value: 1 } } })).rejects.toThrow(/reserved names: llm_query/);
+    await expect(
+      harness(
+        turns(() => ''),
+        { tools: { llm_query: { value: 1 } } },
+      ),
+    ).rejects.toThrow(/reserved names: llm_query/);
   });
 
   it('records the run configuration in run.start', async () => {
-    const h = await harness(turns(() => repl('answer.ready = true;')), { maxIterations: 7, maxDepth: 3, maxConcurrency: 5 });
+    const h = await harness(
+      turns(() => repl('answer.ready = true;')),
+      { maxIterations: 7, maxDepth: 3, maxConcurrency: 5 },
+    );
     await h.complete(['a', 'bb'], 'what?');
     const start = h.events[0] as RunStartEvent;
     expect(start).toMatchObject({

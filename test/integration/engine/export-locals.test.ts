@@ -11,8 +11,14 @@ import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
 
 const CODE: Record<ReplLanguage, [string, string]> = {
-  javascript: ['const n = 41 + 1; const word = "abc"; const big = "y".repeat(1000); const nums = [1, 2, 3]; const sub = llm_query("hi");', 'answer.content = String(n); answer.ready = true;'],
-  python: ['n = 41 + 1\nword = "abc"\nbig = "y" * 1000\nnums = [1, 2, 3]\nsub = llm_query("hi")', 'answer["content"] = str(n)\nanswer["ready"] = True'],
+  javascript: [
+    'const n = 41 + 1; const word = "abc"; const big = "y".repeat(1000); const nums = [1, 2, 3]; const sub = llm_query("hi");',
+    'answer.content = String(n); answer.ready = true;',
+  ],
+  python: [
+    'n = 41 + 1\nword = "abc"\nbig = "y" * 1000\nnums = [1, 2, 3]\nsub = llm_query("hi")',
+    'answer["content"] = str(n)\nanswer["ready"] = True',
+  ],
 };
 
 let server: MockLlmServer;
@@ -37,7 +43,10 @@ async function runAndExport(repl: ReplLanguage): Promise<{ lines: J[]; events: T
   language = repl;
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'k', maxRetries: 0 });
-  const session = new RlmSession({ client, model: 'mock-root', subModel: 'mock-sub', repl }, { sink: new EventRecorder((e) => events.push(e)) });
+  const session = new RlmSession(
+    { client, model: 'mock-root', subModel: 'mock-sub', repl },
+    { sink: new EventRecorder((e) => events.push(e)) },
+  );
   const out = await session.completion('the context text', 'q');
   session.close();
   expect(out.stopReason, out.message ?? '').toBe('answered');

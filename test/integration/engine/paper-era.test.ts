@@ -49,7 +49,10 @@ async function play(language: ReplLanguage, replies: string[], finalPatterns = t
   }
 }
 
-const CODE: Record<ReplLanguage, { computeThenFinal: string; failThenFinal: string; setVar: string; submitObject: string; finalVarInCode: string }> = {
+const CODE: Record<
+  ReplLanguage,
+  { computeThenFinal: string; failThenFinal: string; setVar: string; submitObject: string; finalVarInCode: string }
+> = {
   javascript: {
     computeThenFinal: 'const n = 6 * 7;\nprint("computed", n);\nFINAL(`n=${n}`)',
     failThenFinal: 'throw new Error("boom");\nFINAL(written answer)',

@@ -42,7 +42,19 @@ function haystack(chars: number, needle: string | null): string {
   return text;
 }
 
-const LOG = ['=== SECTION auth ===', 'INFO login ok', 'ERROR bad password', 'ERROR locked out', '=== SECTION billing ===', 'INFO invoice sent', 'ERROR card declined', 'ERROR card declined', 'ERROR gateway timeout', '=== SECTION search ===', 'INFO query served'].join('\n');
+const LOG = [
+  '=== SECTION auth ===',
+  'INFO login ok',
+  'ERROR bad password',
+  'ERROR locked out',
+  '=== SECTION billing ===',
+  'INFO invoice sent',
+  'ERROR card declined',
+  'ERROR card declined',
+  'ERROR gateway timeout',
+  '=== SECTION search ===',
+  'INFO query served',
+].join('\n');
 
 describe('mock-llm scenarios in a Python session', () => {
   it('writes Python, not JavaScript', async () => {

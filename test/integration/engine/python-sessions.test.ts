@@ -19,7 +19,10 @@ async function session(policy: Policy, config: Partial<RlmConfig>, persistent: b
   servers.push(server);
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
-  const s = new RlmSession({ client, model: 'mock-root', repl: 'python', ...config }, { sink: new EventRecorder((e) => events.push(e)), persistent });
+  const s = new RlmSession(
+    { client, model: 'mock-root', repl: 'python', ...config },
+    { sink: new EventRecorder((e) => events.push(e)), persistent },
+  );
   return { s, events };
 }
 
@@ -28,7 +31,9 @@ describe('Python sessions', () => {
     const policy: Policy = (req) => {
       const c = classify(req);
       if (c.lastUser.includes('context_0 … context_2')) {
-        return repl('seen.append(context_2)\nanswer["content"] = "+".join(seen) + "|" + str(len(history_1)) + "|" + str(history is history_0)\nanswer["ready"] = True');
+        return repl(
+          'seen.append(context_2)\nanswer["content"] = "+".join(seen) + "|" + str(len(history_1)) + "|" + str(history is history_0)\nanswer["ready"] = True',
+        );
       }
       if (c.lastUser.includes('context_0 … context_1')) {
         return repl('seen.append(context_1)\nanswer["content"] = "+".join(seen) + "|" + str(len(history))\nanswer["ready"] = True');

@@ -20,7 +20,10 @@ async function setup(latencyMs: number, replFactory?: (o: Parameters<typeof crea
   servers.push(server);
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
-  const session = new RlmSession({ client, model: 'mock-root' }, { sink: new EventRecorder((e) => events.push(e)), ...(replFactory ? { replFactory } : {}) });
+  const session = new RlmSession(
+    { client, model: 'mock-root' },
+    { sink: new EventRecorder((e) => events.push(e)), ...(replFactory ? { replFactory } : {}) },
+  );
   return { server, events, session };
 }
 

@@ -24,11 +24,15 @@ const policy: Policy = (req) => {
   const child = c.query === null;
   if (child) {
     return c.turn === 1
-      ? repl(`const a = llm_query("from child"); const b = rlm_query("leaf from child"); answer.content = a + "|" + b; answer.ready = true;`)
+      ? repl(
+          `const a = llm_query("from child"); const b = rlm_query("leaf from child"); answer.content = a + "|" + b; answer.ready = true;`,
+        )
       : 'done';
   }
   return c.turn === 1
-    ? repl(`const x = rlm_query("child task"); const y = llm_query("plain"); const z = llm_query("named root", "mock-root"); print(x, y, z);`)
+    ? repl(
+        `const x = rlm_query("child task"); const y = llm_query("plain"); const z = llm_query("named root", "mock-root"); print(x, y, z);`,
+      )
     : repl(`answer.content = "ok"; answer.ready = true;`);
 };
 
@@ -44,10 +48,23 @@ describe('endpoints and sampling per role', () => {
   it('sends root and child-run turns to the root endpoint and plain sub-calls to the sub endpoint, each with its sampling', async () => {
     const rootServer = await serve();
     const subServer = await serve();
-    const client = new OpenAiCompatibleClient({ baseUrl: rootServer.url, apiKey: 'k', maxRetries: 0, sampling: samplingArgs({ temperature: 0.25, seed: 7 }) });
-    const subClient = new OpenAiCompatibleClient({ baseUrl: subServer.url, apiKey: 'k', maxRetries: 0, sampling: samplingArgs({ temperature: 0.9, topP: 0.5, maxOutputTokens: 64 }) });
+    const client = new OpenAiCompatibleClient({
+      baseUrl: rootServer.url,
+      apiKey: 'k',
+      maxRetries: 0,
+      sampling: samplingArgs({ temperature: 0.25, seed: 7 }),
+    });
+    const subClient = new OpenAiCompatibleClient({
+      baseUrl: subServer.url,
+      apiKey: 'k',
+      maxRetries: 0,
+      sampling: samplingArgs({ temperature: 0.9, topP: 0.5, maxOutputTokens: 64 }),
+    });
     const events: TrajectoryEvent[] = [];
-    const session = new RlmSession({ client, subClient, model: 'mock-root', subModel: 'mock-sub', maxDepth: 2 }, { sink: new EventRecorder((e) => events.push(e)) });
+    const session = new RlmSession(
+      { client, subClient, model: 'mock-root', subModel: 'mock-sub', maxDepth: 2 },
+      { sink: new EventRecorder((e) => events.push(e)) },
+    );
     const out = await session.completion('some context', 'the question');
     session.close();
     expect(out.stopReason).toBe('answered');
@@ -57,13 +74,16 @@ describe('endpoints and sampling per role', () => {
     // Root: 2 root turns + at least one child turn (all with a system prompt), and the one plain call naming the root model.
     const rootTurns = onRoot.filter(isTurn);
     expect(rootTurns.length).toBeGreaterThanOrEqual(3);
-    expect(onRoot.filter((r) => !isTurn(r))).toEqual([expect.objectContaining({ model: 'mock-root', messages: [{ role: 'user', chars: 'named root'.length }] })]);
+    expect(onRoot.filter((r) => !isTurn(r))).toEqual([
+      expect.objectContaining({ model: 'mock-root', messages: [{ role: 'user', chars: 'named root'.length }] }),
+    ]);
     for (const r of onRoot) expect(r.params).toMatchObject({ temperature: 0.25, seed: 7 });
     for (const r of onRoot) expect(r.params).not.toHaveProperty('top_p');
     // Sub: the root's llm_query, the child's llm_query and the child's depth-exhausted rlm_query; no turns.
     expect(onSub.filter(isTurn)).toEqual([]);
     expect(onSub.map((r) => r.messages[0]?.chars).sort()).toEqual(['plain', 'from child', 'leaf from child'].map((p) => p.length).sort());
-    for (const r of onSub) expect(r).toMatchObject({ model: 'mock-sub', params: { temperature: 0.9, top_p: 0.5, max_completion_tokens: 64 } });
+    for (const r of onSub)
+      expect(r).toMatchObject({ model: 'mock-sub', params: { temperature: 0.9, top_p: 0.5, max_completion_tokens: 64 } });
     for (const r of onSub) expect(r.params).not.toHaveProperty('seed');
 
     // The events agree: the child's turns are recorded under its own run, at depth 1.
@@ -75,7 +95,12 @@ describe('endpoints and sampling per role', () => {
 
   it('without a sub client every call goes to the one endpoint with its sampling', async () => {
     const server = await serve();
-    const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'k', maxRetries: 0, sampling: samplingArgs({ temperature: 0 }) });
+    const client = new OpenAiCompatibleClient({
+      baseUrl: server.url,
+      apiKey: 'k',
+      maxRetries: 0,
+      sampling: samplingArgs({ temperature: 0 }),
+    });
     const session = new RlmSession({ client, model: 'mock-root', subModel: 'mock-sub', maxDepth: 2 }, { sink: new EventRecorder() });
     const out = await session.completion('ctx', 'q');
     session.close();

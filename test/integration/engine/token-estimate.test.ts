@@ -13,7 +13,9 @@ describe('token estimate', () => {
   });
 
   it('native and imported logs of the same session report the same history tokens', async () => {
-    const h = await harness(turns((t) => (t < 3 ? repl(`print("turn ${t}", context.length);`) : repl('answer.content = "done"; answer.ready = true;'))));
+    const h = await harness(
+      turns((t) => (t < 3 ? repl(`print("turn ${t}", context.length);`) : repl('answer.content = "done"; answer.ready = true;'))),
+    );
     await h.complete('some context '.repeat(50), 'what?');
     const native = ofType(h.events, 'iteration.start').map((e) => e.historyTokens);
     const imported = readRlmPythonText(`${exportRlmPython(h.events).join('\n')}\n`);

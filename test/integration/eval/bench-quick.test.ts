@@ -15,7 +15,10 @@ describe('npm run bench -- --quick', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rlm-bench-test-'));
     const md = join(dir, 'quick.md');
     const json = join(dir, 'quick.json');
-    await run(process.execPath, ['--no-node-snapshot', 'bench/run.ts', '--quick', '--out', md, '--json', json], { cwd: repoRoot, timeout: 110_000 });
+    await run(process.execPath, ['--no-node-snapshot', 'bench/run.ts', '--quick', '--out', md, '--json', json], {
+      cwd: repoRoot,
+      timeout: 110_000,
+    });
     const report = JSON.parse(readFileSync(json, 'utf8')) as Record<string, unknown> & {
       machine: { nproc: number; node: string };
       engineOverhead: { rows: { kind: string; ratio: number; correct: boolean }[] };

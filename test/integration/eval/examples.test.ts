@@ -29,7 +29,10 @@ describe('eval --example', () => {
     const args = ['eval', ds, '--base-url', mock.url, '--model', 'mock-root', '--out', out, '--parallel', '1'];
     const first = await runCli([...args, '--example', REFERENCE, '--example-budget', '3000']);
     expect(first.code, first.stderr).toBe(0);
-    const results = readFileSync(join(out, 'results.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as TaskResult);
+    const results = readFileSync(join(out, 'results.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as TaskResult);
     expect(results).toHaveLength(2);
     for (const r of results) {
       const log = await readLogFile(r.logFile!);

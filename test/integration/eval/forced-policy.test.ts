@@ -13,9 +13,16 @@ import { runCli } from '../support/cli.ts';
 
 /** Each generated query rewritten so no generator phrase remains, keeping what the task needs. */
 const REWORD: Record<TaskKind, (q: string) => string> = {
-  sniah: (q) => q.replace(/What is the special passcode for the (\S+) vault\?/, 'Somewhere below is the passcode for the $1 vault. Which number is it?'),
+  sniah: (q) =>
+    q.replace(
+      /What is the special passcode for the (\S+) vault\?/,
+      'Somewhere below is the passcode for the $1 vault. Which number is it?',
+    ),
   oolong: (q) => q.replace('Classify each question into exactly one of these labels', 'Each question falls under one of these labels'),
-  'oolong-pairs': (q) => q.replace('Classify each question into exactly one of these labels', 'Each question falls under one of these labels').replace('List every pair of user IDs', 'Give all pairs of user IDs'),
+  'oolong-pairs': (q) =>
+    q
+      .replace('Classify each question into exactly one of these labels', 'Each question falls under one of these labels')
+      .replace('List every pair of user IDs', 'Give all pairs of user IDs'),
   browsecomp: (q) => q.replace('the company that acquired the maker of the product', 'the buyer of the maker of the product'),
 };
 
@@ -44,13 +51,16 @@ describe('mock-llm task policies by name', () => {
     expect(POLICY_NAMES).toEqual(['auto', 'scenarios', 'sniah', 'oolong', 'oolong-pairs', 'browsecomp']);
   });
 
-  it.each(['sniah', 'oolong', 'oolong-pairs', 'browsecomp'] as const)('%s: reworded query fails under auto, is solved when forced', async (kind) => {
-    const auto = await solve(kind, 'auto');
-    expect(auto.query).not.toBe(auto.original);
-    expect(auto.score.correct).toBe(false);
-    const forced = await solve(kind, kind);
-    expect(forced.score).toMatchObject({ score: 1, correct: true });
-  });
+  it.each(['sniah', 'oolong', 'oolong-pairs', 'browsecomp'] as const)(
+    '%s: reworded query fails under auto, is solved when forced',
+    async (kind) => {
+      const auto = await solve(kind, 'auto');
+      expect(auto.query).not.toBe(auto.original);
+      expect(auto.score.correct).toBe(false);
+      const forced = await solve(kind, kind);
+      expect(forced.score).toMatchObject({ score: 1, correct: true });
+    },
+  );
 
   it('the CLI offers them and refuses unknown names', async () => {
     const help = await runCli(['mock-llm', '--help']);

@@ -14,7 +14,10 @@ import { runCli, startCli, startMockProcess, type MockProcess } from '../support
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-eval-'));
 const readLines = (path: string): TaskResult[] =>
-  readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as TaskResult);
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as TaskResult);
 
 describe('eval runner in-process', () => {
   let server: MockLlmServer;
@@ -28,13 +31,28 @@ describe('eval runner in-process', () => {
   it('runs a generated dataset: results, summary, one readable log per task', async () => {
     const ds = join(tmp, 'small.jsonl');
     // A low inline limit puts the bigger contexts in files, so both paths run.
-    const tasks = generateDataset({ kinds: ['sniah', 'oolong', 'oolong-pairs', 'browsecomp'], sizes: [8192], seed: 1, count: 1, out: ds, inlineMaxChars: 33_000 });
+    const tasks = generateDataset({
+      kinds: ['sniah', 'oolong', 'oolong-pairs', 'browsecomp'],
+      sizes: [8192],
+      seed: 1,
+      count: 1,
+      out: ds,
+      inlineMaxChars: 33_000,
+    });
     expect(tasks.some((t) => t.contextFile) && tasks.some((t) => t.context !== undefined)).toBe(true);
     expect((await readDataset(ds)).tasks.map((t) => t.id)).toEqual(tasks.map((t) => t.id));
     const out = join(tmp, 'out-inproc');
     const lines: string[] = [];
     const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'x', maxRetries: 0 });
-    const res = await runEval({ dataset: ds, outDir: out, client, baseUrl: server.url, model: 'mock-root', parallel: 2, onProgress: (l) => lines.push(l) });
+    const res = await runEval({
+      dataset: ds,
+      outDir: out,
+      client,
+      baseUrl: server.url,
+      model: 'mock-root',
+      parallel: 2,
+      onProgress: (l) => lines.push(l),
+    });
     expect(res.ran).toBe(4);
     expect(res.summary).toMatchObject({ tasks: 4, finished: 4, accuracy: 1, correct: 4 });
     expect(Object.keys(res.summary.byKind).sort()).toEqual(['browsecomp', 'oolong', 'oolong-pairs', 'sniah']);
@@ -48,7 +66,11 @@ describe('eval runner in-process', () => {
       expect(log.events.at(-1)?.type).toBe('run.end');
     }
     expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/Accuracy \(mean score\) 1\.000/);
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { correct: number; totalCalls: number; byModel: Record<string, { calls: number; inputTokens: number }> };
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+      correct: number;
+      totalCalls: number;
+      byModel: Record<string, { calls: number; inputTokens: number }>;
+    };
     expect(summary.correct).toBe(4);
     // Usage per model beside the totals: every task's calls, split by model name.
     expect(Object.keys(summary.byModel).length).toBeGreaterThan(0);
@@ -60,7 +82,14 @@ describe('eval runner in-process', () => {
 
   it('runs the same dataset in Python sessions: every log says python, every task correct', { timeout: 60_000 }, async () => {
     const ds = join(tmp, 'small-py.jsonl');
-    generateDataset({ kinds: ['sniah', 'oolong', 'oolong-pairs', 'browsecomp'], sizes: [8192], seed: 2, count: 1, out: ds, inlineMaxChars: 1_000_000 });
+    generateDataset({
+      kinds: ['sniah', 'oolong', 'oolong-pairs', 'browsecomp'],
+      sizes: [8192],
+      seed: 2,
+      count: 1,
+      out: ds,
+      inlineMaxChars: 1_000_000,
+    });
     const out = join(tmp, 'out-inproc-py');
     const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'x', maxRetries: 0 });
     const res = await runEval({ dataset: ds, outDir: out, client, baseUrl: server.url, model: 'mock-root', parallel: 2, repl: 'python' });
@@ -87,13 +116,18 @@ describe('eval runner in-process', () => {
       const text = readFileSync(r.logFile!, 'utf8');
       expect(text).toContain('briefed by this evaluation. Tools:\\n- `RATE_NOTE`: the exchange rate note');
     }
-    await expect(runEval({ ...common, systemPrompt: `${systemPrompt} Changed.`, tools })).rejects.toThrow(/systemPrompt: "[0-9a-f]+" there/);
+    await expect(runEval({ ...common, systemPrompt: `${systemPrompt} Changed.`, tools })).rejects.toThrow(
+      /systemPrompt: "[0-9a-f]+" there/,
+    );
     await expect(runEval({ ...common, systemPrompt })).rejects.toThrow(/tools: \["RATE_NOTE"\] there, null now/);
   });
 
   it('rejects bad datasets with the line and field named', async () => {
     const bad = join(tmp, 'bad.jsonl');
-    writeFileSync(bad, '{"id":"a","kind":"x","query":"q","expected":"1","scorer":"exact","context":"c"}\n{"id":"b","kind":"x","query":"q","expected":"1","scorer":"fuzzy","context":"c"}\n');
+    writeFileSync(
+      bad,
+      '{"id":"a","kind":"x","query":"q","expected":"1","scorer":"exact","context":"c"}\n{"id":"b","kind":"x","query":"q","expected":"1","scorer":"fuzzy","context":"c"}\n',
+    );
     await expect(readDataset(bad)).rejects.toThrow(/line 2: scorer/);
     writeFileSync(bad, '{"id":"a","kind":"x","query":"q","expected":"1","scorer":"exact"}\n');
     await expect(readDataset(bad)).rejects.toThrow(/line 1: exactly one of "context" and "contextFile"/);

@@ -58,7 +58,16 @@ async function recordedSession(): Promise<{ events: TrajectoryEvent[]; sent: Sen
   const client = new RecordingClient(new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 }));
   const events: TrajectoryEvent[] = [];
   const session = new RlmSession(
-    { client, model: 'mock-root', subModel: 'mock-sub', maxDepth: 2, maxIterations: 4, compaction: true, contextWindow: 2500, compactionThreshold: 0.5 },
+    {
+      client,
+      model: 'mock-root',
+      subModel: 'mock-sub',
+      maxDepth: 2,
+      maxIterations: 4,
+      compaction: true,
+      contextWindow: 2500,
+      compactionThreshold: 0.5,
+    },
     { sink: new EventRecorder((e) => events.push(e)) },
   );
   await session.completion('some context '.repeat(20), 'what is it?');
@@ -88,7 +97,12 @@ describe('model calls rebuilt from events', () => {
     const childEnd = events.find((e) => e.type === 'run.end' && e.runId === child.childRunId);
     expect(childEnd?.type === 'run.end' && child.usage.inputTokens).toBe(childEnd?.type === 'run.end' ? childEnd.usage.inputTokens : -1);
     expect(child.usage.inputTokens).toBeGreaterThan(0);
-    expect(subcalls.filter((s) => s.batch !== null).map((s) => s.batch!.index).sort()).toEqual([0, 1, 2]);
+    expect(
+      subcalls
+        .filter((s) => s.batch !== null)
+        .map((s) => s.batch!.index)
+        .sort(),
+    ).toEqual([0, 1, 2]);
   });
 
   it('become examples selected by depth and by how the trajectory ended', async () => {
@@ -115,7 +129,9 @@ describe('model calls rebuilt from events', () => {
 
     const root = run({ depth: 0 });
     expect(root.lines.every((l) => (l['source'] as { depth: number }).depth === 0)).toBe(true);
-    expect(root.lines.length).toBe(sent.filter((s) => s.model === 'mock-root' && s.messages.some((m) => m.content.includes('what is it?'))).length);
+    expect(root.lines.length).toBe(
+      sent.filter((s) => s.model === 'mock-root' && s.messages.some((m) => m.content.includes('what is it?'))).length,
+    );
     expect(root.dropped['depth 1, not 0']).toBe(sent.length - root.lines.length);
 
     const answered = run({ onlyAnswered: true });

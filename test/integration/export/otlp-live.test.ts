@@ -9,7 +9,13 @@ describe('OtlpLiveExporter', () => {
   it('sends ended spans, warns once while the collector refuses, and ends open runs on close', async () => {
     const receiver = await startOtlpReceiver();
     const warnings: string[] = [];
-    const live = new OtlpLiveExporter({ endpoint: receiver.url, headers: { 'x-key': 'k' }, content: false, delayMs: 10, warn: (m) => void warnings.push(m) });
+    const live = new OtlpLiveExporter({
+      endpoint: receiver.url,
+      headers: { 'x-key': 'k' },
+      content: false,
+      delayMs: 10,
+      warn: (m) => void warnings.push(m),
+    });
     try {
       const events = scenario().events;
       // Events arrive in pieces, as the host receives them from a worker.

@@ -15,7 +15,10 @@ function recordedPrompts(path: string): { prompt: ChatMessage[]; response: strin
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as { type?: string; prompt?: ChatMessage[] | string; response?: string })
     .filter((d) => d.type === 'iteration')
-    .map((d) => ({ prompt: typeof d.prompt === 'string' ? [{ role: 'user' as const, content: d.prompt }] : (d.prompt ?? []), response: d.response ?? '' }));
+    .map((d) => ({
+      prompt: typeof d.prompt === 'string' ? [{ role: 'user' as const, content: d.prompt }] : (d.prompt ?? []),
+      response: d.response ?? '',
+    }));
 }
 
 describe('model calls of reference logs', () => {
@@ -26,8 +29,13 @@ describe('model calls of reference logs', () => {
       const calls: ModelCall[] = [];
       const folder = new ModelCallFolder({ call: (c) => calls.push(c) });
       for (const e of events) folder.push(e);
-      const rootTurns = calls.filter((c) => c.depth === 0 && c.purpose === 'turn').map((c) => ({ prompt: c.messages.map(({ role, content }) => ({ role, content })), response: c.reply }));
-      const recorded = recordedPrompts(path).map((r) => ({ prompt: r.prompt.map(({ role, content }) => ({ role, content })), response: r.response }));
+      const rootTurns = calls
+        .filter((c) => c.depth === 0 && c.purpose === 'turn')
+        .map((c) => ({ prompt: c.messages.map(({ role, content }) => ({ role, content })), response: c.reply }));
+      const recorded = recordedPrompts(path).map((r) => ({
+        prompt: r.prompt.map(({ role, content }) => ({ role, content })),
+        response: r.response,
+      }));
       expect(rootTurns.length).toBeGreaterThan(0);
       expect(rootTurns).toEqual(recorded.slice(0, rootTurns.length));
     });

@@ -33,30 +33,42 @@ afterAll(async () => {
 });
 
 const carriers: [string, () => Promise<TestClient>][] = [
-  ['in-process', async () => {
-    const host = makeHost();
-    cleanups.push(() => host.close());
-    return connectInProcess(host);
-  }],
-  ['websocket', async () => {
-    const host = makeHost();
-    const web: WebServer = await startWebServer({ endpoint: host, port: 0 });
-    cleanups.push(async () => {
-      await web.close();
-      await host.close();
-    });
-    return connectWs(wsUrlOf(web.url));
-  }],
-  ['electron ipc (fake ipcMain/ipcRenderer)', async () => {
-    const host = makeHost();
-    cleanups.push(() => host.close());
-    return connectIpc(host).client;
-  }],
-  ['electron ipc to a host process', async () => {
-    const remote = new RemoteHost({ ...tempDirs(), demoLatencyMs: 5 });
-    cleanups.push(() => remote.close());
-    return connectIpc(remote).client;
-  }],
+  [
+    'in-process',
+    async () => {
+      const host = makeHost();
+      cleanups.push(() => host.close());
+      return connectInProcess(host);
+    },
+  ],
+  [
+    'websocket',
+    async () => {
+      const host = makeHost();
+      const web: WebServer = await startWebServer({ endpoint: host, port: 0 });
+      cleanups.push(async () => {
+        await web.close();
+        await host.close();
+      });
+      return connectWs(wsUrlOf(web.url));
+    },
+  ],
+  [
+    'electron ipc (fake ipcMain/ipcRenderer)',
+    async () => {
+      const host = makeHost();
+      cleanups.push(() => host.close());
+      return connectIpc(host).client;
+    },
+  ],
+  [
+    'electron ipc to a host process',
+    async () => {
+      const remote = new RemoteHost({ ...tempDirs(), demoLatencyMs: 5 });
+      cleanups.push(() => remote.close());
+      return connectIpc(remote).client;
+    },
+  ],
 ];
 
 describe.each(carriers)('protocol contract over %s', (_name, connect) => {
@@ -69,7 +81,10 @@ describe.each(carriers)('protocol contract over %s', (_name, connect) => {
   });
 
   it('answers malformed commands with bad_request, naming the problem', async () => {
-    await expect(c.call('session.start', { params: { profile: 'demo' } as never })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/params/) });
+    await expect(c.call('session.start', { params: { profile: 'demo' } as never })).rejects.toMatchObject({
+      code: 'bad_request',
+      message: expect.stringMatching(/params/),
+    });
     await expect(c.call('subscribe', { sessionId: 'missing' })).rejects.toMatchObject({ code: 'not_found' });
   });
 
@@ -79,7 +94,9 @@ describe.each(carriers)('protocol contract over %s', (_name, connect) => {
     const sub = await c.call('subscribe', { sessionId: session.sessionId, fromSeq: 0 });
     expect(sub.header?.sessionId).toBe(session.sessionId);
     const done = await c.status(session.sessionId, 'finished');
-    const events = await c.until(() => ((c.events.get(session.sessionId)?.length ?? 0) === done.eventCount ? c.events.get(session.sessionId) : null));
+    const events = await c.until(() =>
+      (c.events.get(session.sessionId)?.length ?? 0) === done.eventCount ? c.events.get(session.sessionId) : null,
+    );
     expect(events[0]?.type).toBe('run.start');
     expect(events.at(-1)?.type).toBe('run.end');
     expect((await c.call('sessions.list')).sessions.map((s) => s.sessionId)).toContain(session.sessionId);
@@ -115,7 +132,9 @@ describe('electron ipc: senders', () => {
       await new Promise((r) => setTimeout(r, 100));
       expect(got).toEqual([]);
     }
-    expect((await host.execute(null, { id: 0, command: { type: 'sessions.list' } })) as { sessions: unknown[] }).toMatchObject({ sessions: [] });
+    expect((await host.execute(null, { id: 0, command: { type: 'sessions.list' } })) as { sessions: unknown[] }).toMatchObject({
+      sessions: [],
+    });
   });
 });
 

@@ -20,7 +20,12 @@ function specifiers(source: string): Set<string> {
   const found = new Set<string>();
   // Comments (bundled JSDoc says `import("./argument.js")`) are not imports.
   const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  for (const re of [/^\s*import\s+(?:[^'";]*?\s+from\s+)?["']([^"']+)["']/gm, /^\s*export\s+[^'";]*?\s+from\s+["']([^"']+)["']/gm, /\bimport\(\s*["']([^"']+)["']\s*\)/g, /\brequire\(\s*["']([^"']+)["']\s*\)/g]) {
+  for (const re of [
+    /^\s*import\s+(?:[^'";]*?\s+from\s+)?["']([^"']+)["']/gm,
+    /^\s*export\s+[^'";]*?\s+from\s+["']([^"']+)["']/gm,
+    /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+    /\brequire\(\s*["']([^"']+)["']\s*\)/g,
+  ]) {
     for (const m of code.matchAll(re)) found.add(m[1]!);
   }
   return found;
@@ -67,11 +72,18 @@ describe('the bundled desktop shell (dist/electron)', () => {
   });
 
   it('the bundled host process and worker run a session end to end (under Node)', async () => {
-    const host = new RemoteHost({ ...tempDirs(), demoLatencyMs: 5, entry: join(out, 'host-process.mjs'), workerEntry: join(out, 'worker.mjs') });
+    const host = new RemoteHost({
+      ...tempDirs(),
+      demoLatencyMs: 5,
+      entry: join(out, 'host-process.mjs'),
+      workerEntry: join(out, 'worker.mjs'),
+    });
     const c = connectInProcess(host);
     try {
       await c.call('hello', { protocol: 1 });
-      const { session } = await c.call('session.start', { params: { profile: 'demo', context: { kind: 'demo', name: 'recursive' }, query: null } });
+      const { session } = await c.call('session.start', {
+        params: { profile: 'demo', context: { kind: 'demo', name: 'recursive' }, query: null },
+      });
       await c.call('subscribe', { sessionId: session.sessionId, fromSeq: 0 });
       const done = await c.until(() => {
         const s = c.latest(session.sessionId);

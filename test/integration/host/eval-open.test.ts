@@ -88,7 +88,9 @@ describe('eval.open', () => {
     expect((err as ProtocolError).message).toMatch(/no such directory/);
     const empty = join(tmp, 'empty');
     mkdirSync(empty, { recursive: true });
-    await expect(c.call('eval.open', { path: empty })).rejects.toThrow(/not an evaluation directory: it has neither results\.jsonl nor eval\.json/);
+    await expect(c.call('eval.open', { path: empty })).rejects.toThrow(
+      /not an evaluation directory: it has neither results\.jsonl nor eval\.json/,
+    );
     await expect(c.call('eval.open', { path: join(evalDir, 'results.jsonl') })).rejects.toThrow(/is not a directory/);
     // The schema still guards the parameters.
     await expect(c.call('eval.open', { path: '' })).rejects.toThrow(/path/);
@@ -132,7 +134,10 @@ describe('eval.open', () => {
 describe('rlm-studio view DIR', () => {
   it('serves an evaluation directory with it named in the URL and its logs opened', async () => {
     const dirs = tempDirs();
-    const child = spawn(cliPath, ['view', evalDir, '--port', '0', '--runs-dir', dirs.runsDir, '--settings-dir', dirs.settingsDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cliPath, ['view', evalDir, '--port', '0', '--runs-dir', dirs.runsDir, '--settings-dir', dirs.settingsDir], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const line = await new Promise<string>((resolve, reject) => {
         createInterface({ input: child.stdout }).on('line', (l) => l.includes('token=') && resolve(l));

@@ -33,15 +33,32 @@ async function rootStart(sessionId: string): Promise<RunStartEvent> {
   await c.call('subscribe', { sessionId, fromSeq: 0 });
   const summary = await c.status(sessionId, 'finished', 'failed', 'cancelled');
   expect(summary.status, summary.message ?? '').toBe('finished');
-  const events: TrajectoryEvent[] = await c.until(() => ((c.events.get(sessionId)?.length ?? 0) === summary.eventCount ? c.events.get(sessionId) : null), 'all events');
+  const events: TrajectoryEvent[] = await c.until(
+    () => ((c.events.get(sessionId)?.length ?? 0) === summary.eventCount ? c.events.get(sessionId) : null),
+    'all events',
+  );
   return events.find((e): e is RunStartEvent => e.type === 'run.start' && e.parentRunId === null)!;
 }
 
 const start = (profile: string, extra: Record<string, unknown> = {}) =>
-  c.call('session.start', { params: { profile, context: { kind: 'text', text: 'The magic number is 31337.' }, query: 'What is the magic number?', limits: { maxIterations: 3 }, breakpoints: [], startPaused: false, ...extra } });
+  c.call('session.start', {
+    params: {
+      profile,
+      context: { kind: 'text', text: 'The magic number is 31337.' },
+      query: 'What is the magic number?',
+      limits: { maxIterations: 3 },
+      breakpoints: [],
+      startPaused: false,
+      ...extra,
+    },
+  });
 
 /** The system messages mock-llm received since `from`. */
-const systemsSince = (from: number): string[] => server.requests().slice(from).flatMap((r) => r.messages.filter((m) => m.role === 'system').map((m) => m.content ?? ''));
+const systemsSince = (from: number): string[] =>
+  server
+    .requests()
+    .slice(from)
+    .flatMap((r) => r.messages.filter((m) => m.role === 'system').map((m) => m.content ?? ''));
 
 describe('worked examples from the app', () => {
   it("a profile's examples reach its sessions: rendered on the host, sent to the model, recorded", async () => {
@@ -67,9 +84,18 @@ describe('worked examples from the app', () => {
 
   it('a bad example is refused by name before a session starts', async () => {
     const before = (await c.call('sessions.list', {})).sessions.length;
-    await expect(start('plain', { examples: [join('/nonexistent', 'x.jsonl')] })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/cannot read example log \/nonexistent\/x\.jsonl/) });
-    await expect(start('plain', { examples: [REFERENCE], exampleBudget: 40 })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/budget of 40 characters is too small for .*a_needle\.jsonl/) });
-    await expect(start('plain', { examples: [REFERENCE], limits: { maxDepth: 0 } })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/need a REPL/) });
+    await expect(start('plain', { examples: [join('/nonexistent', 'x.jsonl')] })).rejects.toMatchObject({
+      code: 'bad_request',
+      message: expect.stringMatching(/cannot read example log \/nonexistent\/x\.jsonl/),
+    });
+    await expect(start('plain', { examples: [REFERENCE], exampleBudget: 40 })).rejects.toMatchObject({
+      code: 'bad_request',
+      message: expect.stringMatching(/budget of 40 characters is too small for .*a_needle\.jsonl/),
+    });
+    await expect(start('plain', { examples: [REFERENCE], limits: { maxDepth: 0 } })).rejects.toMatchObject({
+      code: 'bad_request',
+      message: expect.stringMatching(/need a REPL/),
+    });
     expect((await c.call('sessions.list', {})).sessions.length).toBe(before);
   });
 });

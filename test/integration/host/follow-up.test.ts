@@ -15,8 +15,10 @@ afterEach(async () => {
 
 const VARIABLES = 'Which variables does the REPL hold now?';
 
-const rootStarts = (events: TrajectoryEvent[]): RunStartEvent[] => events.filter((e): e is RunStartEvent => e.type === 'run.start' && e.parentRunId === null);
-const rootEnds = (events: TrajectoryEvent[]): RunEndEvent[] => events.filter((e): e is RunEndEvent => e.type === 'run.end' && e.depth === 0);
+const rootStarts = (events: TrajectoryEvent[]): RunStartEvent[] =>
+  events.filter((e): e is RunStartEvent => e.type === 'run.start' && e.parentRunId === null);
+const rootEnds = (events: TrajectoryEvent[]): RunEndEvent[] =>
+  events.filter((e): e is RunEndEvent => e.type === 'run.end' && e.depth === 0);
 
 /** Waits until `check` holds, looking every 20 ms (for state no push announces). */
 async function poll(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
@@ -57,15 +59,22 @@ describe('follow-up turns of a live session', () => {
       [0, expect.stringMatching(/magic number/) as unknown],
       [1, VARIABLES],
     ]);
-    expect(rootEnds(events)[1]).toMatchObject({ stopReason: 'answered', answer: `context_0, context_1, history_0 | context_1 starts: ${VARIABLES.slice(0, 40)}` });
+    expect(rootEnds(events)[1]).toMatchObject({
+      stopReason: 'answered',
+      answer: `context_0, context_1, history_0 | context_1 starts: ${VARIABLES.slice(0, 40)}`,
+    });
     // Every event of turn 1 says so, children included.
     const turnStart = events.indexOf(rootStarts(events)[1]!);
     expect(events.slice(turnStart).every((e) => !('turn' in e) || e.turn === 1)).toBe(true);
 
     // A new context for the next turn.
-    await c.call('session.followUp', { params: { sessionId: id, query: VARIABLES, context: { kind: 'text', text: 'A second document about otters.' } } });
+    await c.call('session.followUp', {
+      params: { sessionId: id, query: VARIABLES, context: { kind: 'text', text: 'A second document about otters.' } },
+    });
     events = await finishedWithEvents(c, id, 3);
-    expect(rootEnds(events)[2]?.answer).toBe('context_0, context_1, context_2, history_0, history_1 | context_2 starts: A second document about otters.');
+    expect(rootEnds(events)[2]?.answer).toBe(
+      'context_0, context_1, context_2, history_0, history_1 | context_2 starts: A second document about otters.',
+    );
 
     // One log, every turn, in order.
     const summary = c.latest(id)!;
@@ -81,20 +90,34 @@ describe('follow-up turns of a live session', () => {
     const { session } = await c.call('session.start', demoStart('needle', { startPaused: true }));
     const id = session.sessionId;
     await c.paused(id);
-    await expect(c.call('session.followUp', { params: { sessionId: id, query: VARIABLES } })).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/paused; ask once it has finished/) as unknown });
+    await expect(c.call('session.followUp', { params: { sessionId: id, query: VARIABLES } })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/paused; ask once it has finished/) as unknown,
+    });
     await c.call('session.continue', { sessionId: id });
     const done = await c.status(id, 'finished', 'failed');
     expect(done.followUp?.ready).toBe(true);
 
-    await expect(c.call('session.followUp', { params: { sessionId: id, query: VARIABLES, context: { kind: 'json', json: '{nope' } } })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/JSON context does not parse/) as unknown });
-    await expect(c.call('session.followUp', { params: { sessionId: id, query: VARIABLES, context: { kind: 'file', path: join(done.logFile!, 'missing.txt') } } })).rejects.toMatchObject({ code: 'bad_request' });
+    await expect(
+      c.call('session.followUp', { params: { sessionId: id, query: VARIABLES, context: { kind: 'json', json: '{nope' } } }),
+    ).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/JSON context does not parse/) as unknown });
+    await expect(
+      c.call('session.followUp', {
+        params: { sessionId: id, query: VARIABLES, context: { kind: 'file', path: join(done.logFile!, 'missing.txt') } },
+      }),
+    ).rejects.toMatchObject({ code: 'bad_request' });
     await expect(c.call('session.followUp', { params: { sessionId: id, query: '   ' } })).rejects.toMatchObject({ code: 'bad_request' });
     // Still ready after the refusals.
     expect((await c.call('sessions.list')).sessions.find((s) => s.sessionId === id)?.followUp?.ready).toBe(true);
 
     const saved = await c.call('session.open', { path: done.logFile! });
-    expect(saved.session.followUp).toEqual({ ready: false, reason: expect.stringMatching(/saved or imported log keeps no REPL/) as unknown });
-    await expect(c.call('session.followUp', { params: { sessionId: saved.session.sessionId, query: VARIABLES } })).rejects.toMatchObject({ code: 'read_only' });
+    expect(saved.session.followUp).toEqual({
+      ready: false,
+      reason: expect.stringMatching(/saved or imported log keeps no REPL/) as unknown,
+    });
+    await expect(c.call('session.followUp', { params: { sessionId: saved.session.sessionId, query: VARIABLES } })).rejects.toMatchObject({
+      code: 'read_only',
+    });
 
     // A follow-up that never finishes, cancelled: the session ends (its REPL is not kept).
     await c.call('session.followUp', { params: { sessionId: id, query: 'Please never finish this one.' } });
@@ -121,7 +144,10 @@ describe('follow-up turns of a live session', () => {
     expect(released.followUp?.reason).toMatch(/released to make room for newer sessions \(the host keeps 1\)/);
     expect(c.latest(second)?.followUp?.ready).toBe(true);
     await poll(() => host!.workerPid(first) === null, 'the first worker to exit');
-    await expect(c.call('session.followUp', { params: { sessionId: first, query: VARIABLES } })).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/released/) as unknown });
+    await expect(c.call('session.followUp', { params: { sessionId: first, query: VARIABLES } })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/released/) as unknown,
+    });
   });
 
   it('releases a kept REPL after its idle time; the log stays complete', async () => {
@@ -148,6 +174,9 @@ describe('follow-up turns of a live session', () => {
     await c.until(() => c.latest(id)?.status === 'finished' && c.latest(id)?.followUp?.ready, 'the follow-up to finish');
     const events = (await readLogFile(c.latest(id)!.logFile!)).events;
     const turn1 = rootStarts(events)[1]!;
-    await expect(c.call('session.fork', { params: { sessionId: id, runId: turn1.runId, iteration: 1 } })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/follow-up turn 1/) as unknown });
+    await expect(c.call('session.fork', { params: { sessionId: id, runId: turn1.runId, iteration: 1 } })).rejects.toMatchObject({
+      code: 'bad_request',
+      message: expect.stringMatching(/follow-up turn 1/) as unknown,
+    });
   });
 });

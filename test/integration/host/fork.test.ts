@@ -40,7 +40,8 @@ async function finish(id: string): Promise<{ end: SessionSummary; events: Trajec
   return { end, events };
 }
 
-const rootEnd = (events: TrajectoryEvent[]): RunEndEvent => events.find((e): e is RunEndEvent => e.type === 'run.end' && e.parentRunId === null)!;
+const rootEnd = (events: TrajectoryEvent[]): RunEndEvent =>
+  events.find((e): e is RunEndEvent => e.type === 'run.end' && e.parentRunId === null)!;
 
 describe('fork', () => {
   it('from a live session: the fork reaches the same REPL state at k, then goes live', async () => {
@@ -52,7 +53,9 @@ describe('fork', () => {
     expect(original.length).toBeGreaterThan(1);
 
     // Fork while the original is still paused at k.
-    const { session: fork } = await c.call('session.fork', { params: { sessionId: orig.sessionId, runId: 'run-0', iteration: k, breakpoints: bp } });
+    const { session: fork } = await c.call('session.fork', {
+      params: { sessionId: orig.sessionId, runId: 'run-0', iteration: k, breakpoints: bp },
+    });
     expect(fork.forkOf).toEqual({ sessionId: orig.sessionId, runId: 'run-0', iteration: k });
     await c.call('subscribe', { sessionId: fork.sessionId, fromSeq: 0 });
     const forked = await variablesAt(fork.sessionId, 'run-0', k);
@@ -66,7 +69,9 @@ describe('fork', () => {
     expect(rootEnd(b.events).answer).toBe(rootEnd(a.events).answer);
     // Replies before k were served from the record: same text, zero latency.
     const replies = (ev: TrajectoryEvent[]) => ev.filter((e) => e.type === 'model.reply' && e.runId === 'run-0' && e.iteration < k);
-    expect(replies(b.events).map((e) => (e.type === 'model.reply' ? e.text : ''))).toEqual(replies(a.events).map((e) => (e.type === 'model.reply' ? e.text : '')));
+    expect(replies(b.events).map((e) => (e.type === 'model.reply' ? e.text : ''))).toEqual(
+      replies(a.events).map((e) => (e.type === 'model.reply' ? e.text : '')),
+    );
     expect(replies(b.events).every((e) => e.type === 'model.reply' && e.latencyMs === 0)).toBe(true);
     const log = await readLogFile(b.end.logFile!);
     expect(log.header?.forkOf).toMatchObject({ sessionId: orig.sessionId, runId: 'run-0', iteration: k, logFile: a.end.logFile });
@@ -82,7 +87,9 @@ describe('fork', () => {
     const a = await finish(orig.sessionId);
 
     const { session: saved } = await c.call('session.open', { path: a.end.logFile! });
-    const { session: fork } = await c.call('session.fork', { params: { sessionId: saved.sessionId, runId: 'run-3', iteration: 2, breakpoints: bp } });
+    const { session: fork } = await c.call('session.fork', {
+      params: { sessionId: saved.sessionId, runId: 'run-3', iteration: 2, breakpoints: bp },
+    });
     await c.call('subscribe', { sessionId: fork.sessionId, fromSeq: 0 });
     expect(await variablesAt(fork.sessionId, 'run-3', 2)).toEqual(original);
     const b = await finish(fork.sessionId);
@@ -98,13 +105,19 @@ describe('fork', () => {
     await c.call('subscribe', { sessionId: orig.sessionId, fromSeq: 0 });
     const a = await finish(orig.sessionId);
     const editedReply = 'Answering directly.\n```repl\nanswer.content = "forked answer"; answer.ready = true\n```';
-    const { session: fork } = await c.call('session.fork', { params: { sessionId: orig.sessionId, runId: 'run-0', iteration: 2, editedReply } });
+    const { session: fork } = await c.call('session.fork', {
+      params: { sessionId: orig.sessionId, runId: 'run-0', iteration: 2, editedReply },
+    });
     await c.call('subscribe', { sessionId: fork.sessionId, fromSeq: 0 });
     const b = await finish(fork.sessionId);
     expect(rootEnd(b.events).answer).toBe('forked answer');
     expect(b.events.find((e) => e.type === 'model.reply' && e.iteration === 2)).toMatchObject({ text: editedReply });
     expect(rootEnd(a.events).answer).not.toBe('forked answer');
-    await expect(c.call('session.fork', { params: { sessionId: orig.sessionId, runId: 'run-0', iteration: 99 } })).rejects.toMatchObject({ code: 'bad_request' });
-    await expect(c.call('session.fork', { params: { sessionId: orig.sessionId, runId: 'run-77', iteration: 1 } })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(c.call('session.fork', { params: { sessionId: orig.sessionId, runId: 'run-0', iteration: 99 } })).rejects.toMatchObject({
+      code: 'bad_request',
+    });
+    await expect(c.call('session.fork', { params: { sessionId: orig.sessionId, runId: 'run-77', iteration: 1 } })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 });

@@ -80,13 +80,19 @@ export class TestClient extends ProtocolClient {
   }
 
   status(sessionId: string, ...wanted: SessionSummary['status'][]): Promise<SessionSummary> {
-    return this.until(() => {
-      const s = this.latest(sessionId);
-      return s && wanted.includes(s.status) ? s : null;
-    }, `session ${sessionId} to be ${wanted.join('/')}`);
+    return this.until(
+      () => {
+        const s = this.latest(sessionId);
+        return s && wanted.includes(s.status) ? s : null;
+      },
+      `session ${sessionId} to be ${wanted.join('/')}`,
+    );
   }
 
-  paused(sessionId: string, match: (p: NonNullable<SessionSummary['pause']>) => boolean = () => true): Promise<NonNullable<SessionSummary['pause']>> {
+  paused(
+    sessionId: string,
+    match: (p: NonNullable<SessionSummary['pause']>) => boolean = () => true,
+  ): Promise<NonNullable<SessionSummary['pause']>> {
     return this.until(() => {
       const s = this.latest(sessionId);
       return s?.status === 'paused' && s.pause && match(s.pause) ? s.pause : null;
@@ -95,7 +101,10 @@ export class TestClient extends ProtocolClient {
 }
 
 /** A client over a real WebSocket. */
-export async function connectWs(wsUrl: string, headers: Record<string, string> = {}): Promise<TestClient & { socket: import('ws').WebSocket }> {
+export async function connectWs(
+  wsUrl: string,
+  headers: Record<string, string> = {},
+): Promise<TestClient & { socket: import('ws').WebSocket }> {
   const { WebSocket } = await import('ws');
   const socket = new WebSocket(wsUrl, { headers });
   const client = new TestClient((m) => socket.send(JSON.stringify(m)));
@@ -117,5 +126,13 @@ export function wsUrlOf(pageUrl: string, token?: string): string {
 }
 
 export const demoStart = (name: 'recursive' | 'needle' | 'aggregate', extra: Record<string, unknown> = {}) => ({
-  params: { profile: 'demo', context: { kind: 'demo' as const, name }, query: null, limits: {}, breakpoints: [], startPaused: false, ...extra },
+  params: {
+    profile: 'demo',
+    context: { kind: 'demo' as const, name },
+    query: null,
+    limits: {},
+    breakpoints: [],
+    startPaused: false,
+    ...extra,
+  },
 });

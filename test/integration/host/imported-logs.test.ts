@@ -54,9 +54,14 @@ describe('session.rerun', () => {
   });
 
   it('re-executes a log opened from text (no file on the host), and reports a changed recording as different', async () => {
-    const text = readFileSync(join(REFERENCE_FIXTURES, 'd_max_iterations.jsonl'), 'utf8').replaceAll('called Marmalade ruled', 'called Pickles ruled');
+    const text = readFileSync(join(REFERENCE_FIXTURES, 'd_max_iterations.jsonl'), 'utf8').replaceAll(
+      'called Marmalade ruled',
+      'called Pickles ruled',
+    );
     const { session: dropped } = await c.call('session.openText', { name: 'd_changed.jsonl', text });
-    const { session } = await c.call('session.rerun', { params: { sessionId: dropped.sessionId, context: fileContext('d_max_iterations.txt') } });
+    const { session } = await c.call('session.rerun', {
+      params: { sessionId: dropped.sessionId, context: fileContext('d_max_iterations.txt') },
+    });
     const { end, events } = await ended(session.sessionId);
     expect(end.message).toBe('re-executed 2 block(s): 0 same, 2 different');
     const first = blockEnds(events)[0]!;
@@ -67,29 +72,49 @@ describe('session.rerun', () => {
 
   it('refuses without the context a reference log does not hold, and a wrong context fails the session with the reason', async () => {
     const { session: saved } = await c.call('session.open', { path: join(REFERENCE_FIXTURES, 'a_needle.jsonl') });
-    await expect(c.call('session.rerun', { params: { sessionId: saved.sessionId } })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/no recorded context/) });
-    await expect(c.call('session.rerun', { params: { sessionId: saved.sessionId, context: fileContext('a_needle.txt'), repl: 'javascript' } })).rejects.toMatchObject({
+    await expect(c.call('session.rerun', { params: { sessionId: saved.sessionId } })).rejects.toMatchObject({
+      code: 'bad_request',
+      message: expect.stringMatching(/no recorded context/),
+    });
+    await expect(
+      c.call('session.rerun', { params: { sessionId: saved.sessionId, context: fileContext('a_needle.txt'), repl: 'javascript' } }),
+    ).rejects.toMatchObject({
       code: 'bad_request',
     });
     const { session } = await c.call('session.rerun', { params: { sessionId: saved.sessionId, context: fileContext('c_recursive.txt') } });
     const { end } = await ended(session.sessionId);
     expect(end.status).toBe('failed');
-    expect(end.message).toMatch(/c_recursive\.txt is not the context .* was made from: the log's context is a str of 200,120 characters, this file gives 3,796/);
+    expect(end.message).toMatch(
+      /c_recursive\.txt is not the context .* was made from: the log's context is a str of 200,120 characters, this file gives 3,796/,
+    );
   });
 });
 
 describe('fork of an imported reference log', () => {
   it('replays iterations 1-3 (children included), rebuilds the Python REPL state, then continues live against mock-llm', async () => {
     const { session: saved } = await c.call('session.open', { path: join(REFERENCE_FIXTURES, 'c_recursive.jsonl') });
-    await expect(c.call('session.fork', { params: { sessionId: saved.sessionId, runId: 'r0', iteration: 4, profile: 'demo' } })).rejects.toMatchObject({ code: 'bad_request' });
-    await expect(c.call('session.fork', { params: { sessionId: saved.sessionId, runId: 'r0', iteration: 4, context: fileContext('c_recursive.txt') } })).rejects.toMatchObject({
+    await expect(
+      c.call('session.fork', { params: { sessionId: saved.sessionId, runId: 'r0', iteration: 4, profile: 'demo' } }),
+    ).rejects.toMatchObject({ code: 'bad_request' });
+    await expect(
+      c.call('session.fork', {
+        params: { sessionId: saved.sessionId, runId: 'r0', iteration: 4, context: fileContext('c_recursive.txt') },
+      }),
+    ).rejects.toMatchObject({
       code: 'bad_request',
       message: expect.stringMatching(/needs a profile/),
     });
 
     const bp = [{ kind: 'before_model_call' as const, runIds: ['run-0'], iterations: [4] }];
     const { session: fork } = await c.call('session.fork', {
-      params: { sessionId: saved.sessionId, runId: 'r0', iteration: 4, profile: 'demo', context: fileContext('c_recursive.txt'), breakpoints: bp },
+      params: {
+        sessionId: saved.sessionId,
+        runId: 'r0',
+        iteration: 4,
+        profile: 'demo',
+        context: fileContext('c_recursive.txt'),
+        breakpoints: bp,
+      },
     });
     expect(fork.forkOf).toEqual({ sessionId: saved.sessionId, runId: 'r0', iteration: 4 });
     await c.call('subscribe', { sessionId: fork.sessionId, fromSeq: 0 });
@@ -106,7 +131,10 @@ describe('fork of an imported reference log', () => {
     expect(end.status, end.message ?? '').toBe('finished');
     const m = /replayed (\d+) recorded calls, (\d+) live/.exec(end.message ?? '');
     expect(Number(m?.[2])).toBeGreaterThan(0);
-    const events = await c.until(() => ((c.events.get(fork.sessionId)?.length ?? 0) === end.eventCount ? c.events.get(fork.sessionId) : null), 'all events');
+    const events = await c.until(
+      () => ((c.events.get(fork.sessionId)?.length ?? 0) === end.eventCount ? c.events.get(fork.sessionId) : null),
+      'all events',
+    );
     // Replayed: the recorded replies, served at once, in the root and in the three children.
     const original = (await readLogFile(join(REFERENCE_FIXTURES, 'c_recursive.jsonl'))).events;
     const turnTexts = (ev: TrajectoryEvent[], root: string) =>
@@ -116,7 +144,11 @@ describe('fork of an imported reference log', () => {
     expect(children.size).toBe(3);
     // Replayed blocks ran again in Python and printed what the reference printed.
     const replayed = blockEnds(events).filter((e) => e.runId === 'run-0' && e.iteration < 4);
-    expect(replayed.map((e) => e.stdout)).toEqual(blockEnds(original).filter((e) => e.runId === 'r0' && e.iteration < 4).map((e) => e.stdout));
+    expect(replayed.map((e) => e.stdout)).toEqual(
+      blockEnds(original)
+        .filter((e) => e.runId === 'r0' && e.iteration < 4)
+        .map((e) => e.stdout),
+    );
     // The live part asked mock-llm (latency recorded) and the run ended.
     expect(events.some((e) => e.type === 'model.reply' && e.runId === 'run-0' && e.iteration === 4)).toBe(true);
     expect(events.some((e) => e.type === 'run.end' && e.parentRunId === null)).toBe(true);
@@ -126,11 +158,20 @@ describe('fork of an imported reference log', () => {
     const { session: saved } = await c.call('session.open', { path: join(REFERENCE_FIXTURES, 'b_aggregate.jsonl') });
     const bp = [{ kind: 'before_model_call' as const, runIds: ['run-0'], iterations: [4] }];
     const { session: fork } = await c.call('session.fork', {
-      params: { sessionId: saved.sessionId, runId: 'r0', iteration: 4, profile: 'demo', context: fileContext('b_aggregate.json'), breakpoints: bp },
+      params: {
+        sessionId: saved.sessionId,
+        runId: 'r0',
+        iteration: 4,
+        profile: 'demo',
+        context: fileContext('b_aggregate.json'),
+        breakpoints: bp,
+      },
     });
     await c.call('subscribe', { sessionId: fork.sessionId, fromSeq: 0 });
     await c.paused(fork.sessionId, (p) => p.runId === 'run-0' && p.iteration === 4);
-    const vars = new Map((await c.call('session.variables', { sessionId: fork.sessionId, runId: 'run-0' })).variables.map((v) => [v.name, v.preview]));
+    const vars = new Map(
+      (await c.call('session.variables', { sessionId: fork.sessionId, runId: 'run-0' })).variables.map((v) => [v.name, v.preview]),
+    );
     expect(vars.get('failed')).toBe('[5]');
     expect(vars.get('results')).toContain("'2340', '1833', '2099'");
     await c.call('session.cancel', { sessionId: fork.sessionId });
@@ -139,10 +180,14 @@ describe('fork of an imported reference log', () => {
 
   it('forks a re-execution without being given the context again', async () => {
     const { session: saved } = await c.call('session.open', { path: join(REFERENCE_FIXTURES, 'a_needle.jsonl') });
-    const { session: rerun } = await c.call('session.rerun', { params: { sessionId: saved.sessionId, context: fileContext('a_needle.txt') } });
+    const { session: rerun } = await c.call('session.rerun', {
+      params: { sessionId: saved.sessionId, context: fileContext('a_needle.txt') },
+    });
     const { end } = await ended(rerun.sessionId);
     expect(end.message).toBe('re-executed 4 block(s): 4 same, 0 different');
-    const { session: fork } = await c.call('session.fork', { params: { sessionId: rerun.sessionId, runId: 'r0', iteration: 2, profile: 'demo' } });
+    const { session: fork } = await c.call('session.fork', {
+      params: { sessionId: rerun.sessionId, runId: 'r0', iteration: 2, profile: 'demo' },
+    });
     const done = await ended(fork.sessionId);
     expect(done.end.status, done.end.message ?? '').toBe('finished');
     const first = blockEnds(done.events).find((e) => e.runId === 'run-0' && e.iteration === 1);
@@ -154,23 +199,43 @@ describe('fork of an imported reference log', () => {
     const { session: saved } = await c.call('session.open', { path: join(REFERENCE_FIXTURES, 'e_code_errors.jsonl') });
     const bp = [{ kind: 'before_model_call' as const, runIds: ['run-0'], iterations: [4] }];
     const { session: fork } = await c.call('session.fork', {
-      params: { sessionId: saved.sessionId, runId: 'r0', iteration: 4, profile: 'demo', context: fileContext('e_code_errors.json'), tools, breakpoints: bp },
+      params: {
+        sessionId: saved.sessionId,
+        runId: 'r0',
+        iteration: 4,
+        profile: 'demo',
+        context: fileContext('e_code_errors.json'),
+        tools,
+        breakpoints: bp,
+      },
     });
     await c.call('subscribe', { sessionId: fork.sessionId, fromSeq: 0 });
     await c.paused(fork.sessionId, (p) => p.runId === 'run-0' && p.iteration === 4);
-    const vars = new Map((await c.call('session.variables', { sessionId: fork.sessionId, runId: 'run-0' })).variables.map((v) => [v.name, v.preview]));
+    const vars = new Map(
+      (await c.call('session.variables', { sessionId: fork.sessionId, runId: 'run-0' })).variables.map((v) => [v.name, v.preview]),
+    );
     // Block 3 called convert_currency(6272.25, 'USD') in the replay, as the reference did.
     expect(vars.get('total_usd')).toBe('6774.03');
     expect(vars.get('EXCHANGE_NOTE')).toBe("'EUR->USD at 1.08 (fixed for this task)'");
     const events = c.events.get(fork.sessionId) ?? [];
-    expect(blockEnds(events).filter((e) => e.iteration === 3).map((e) => e.error)).toEqual([null]);
+    expect(
+      blockEnds(events)
+        .filter((e) => e.iteration === 3)
+        .map((e) => e.error),
+    ).toEqual([null]);
     await c.call('session.cancel', { sessionId: fork.sessionId });
     await c.status(fork.sessionId, 'cancelled', 'finished', 'failed');
   });
 
   it('names a tools module that cannot be loaded', async () => {
     const { session } = await c.call('session.start', {
-      params: { profile: 'demo', context: { kind: 'demo', name: 'needle' }, query: null, repl: 'python', tools: join(CONTEXTS, 'missing-tools.mjs') },
+      params: {
+        profile: 'demo',
+        context: { kind: 'demo', name: 'needle' },
+        query: null,
+        repl: 'python',
+        tools: join(CONTEXTS, 'missing-tools.mjs'),
+      },
     });
     const end = await c.status(session.sessionId, 'finished', 'failed', 'cancelled');
     expect(end.status).toBe('failed');

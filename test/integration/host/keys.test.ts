@@ -75,8 +75,13 @@ describe('profiles.setKey', () => {
   it('web mode refuses, saying where keys come from', async () => {
     const host = new Host({ ...tempDirs(), prewarm: false });
     const c = connectInProcess(host);
-    await c.call('profiles.save', { profile: { name: 'p', baseUrl: proxyUrl, model: 'mock-root', subModel: null, apiKeyRef: 'MY_KEY', prices: {} } });
-    await expect(c.call('profiles.setKey', { profile: 'p', key: SECRET })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/environment variable/) });
+    await c.call('profiles.save', {
+      profile: { name: 'p', baseUrl: proxyUrl, model: 'mock-root', subModel: null, apiKeyRef: 'MY_KEY', prices: {} },
+    });
+    await expect(c.call('profiles.setKey', { profile: 'p', key: SECRET })).rejects.toMatchObject({
+      code: 'bad_request',
+      message: expect.stringMatching(/environment variable/),
+    });
     await host.close();
   });
 
@@ -99,7 +104,9 @@ describe('profiles.setKey', () => {
     const seen: string[] = [];
     c.onPush((m) => seen.push(JSON.stringify(m)));
     try {
-      await c.call('profiles.save', { profile: { name: 'Work endpoint', baseUrl: proxyUrl, model: 'mock-root', subModel: 'mock-sub', apiKeyRef: null, prices: {} } });
+      await c.call('profiles.save', {
+        profile: { name: 'Work endpoint', baseUrl: proxyUrl, model: 'mock-root', subModel: 'mock-sub', apiKeyRef: null, prices: {} },
+      });
       const set = await c.call('profiles.setKey', { profile: 'Work endpoint', key: SECRET });
       seen.push(JSON.stringify(set));
       expect(set.stored).toBe(true);
@@ -108,7 +115,9 @@ describe('profiles.setKey', () => {
       // Encrypted at rest, readable back by the keychain (what the next host start gets).
       expect(keychain.readAll()).toEqual({ [ref!]: SECRET });
 
-      const { session } = await c.call('session.start', { params: { profile: 'Work endpoint', context: { kind: 'demo', name: 'recursive' }, query: null } });
+      const { session } = await c.call('session.start', {
+        params: { profile: 'Work endpoint', context: { kind: 'demo', name: 'recursive' }, query: null },
+      });
       seen.push(JSON.stringify(session));
       await c.call('subscribe', { sessionId: session.sessionId, fromSeq: 0 });
       const done = await c.until(() => {
@@ -156,7 +165,11 @@ describe('profiles.setKey', () => {
 
   it('the keychain never falls back to clear text when the OS cannot encrypt', () => {
     const dirs = tempDirs();
-    const k = new KeychainFile(dirs.settingsDir, { isEncryptionAvailable: () => false, encryptString: () => Buffer.alloc(0), decryptString: () => '' });
+    const k = new KeychainFile(dirs.settingsDir, {
+      isEncryptionAvailable: () => false,
+      encryptString: () => Buffer.alloc(0),
+      decryptString: () => '',
+    });
     expect(() => k.set('A_KEY', SECRET)).toThrow(/keychain is not available/);
   });
 });

@@ -8,7 +8,9 @@ import { connectInProcess, demoStart, makeHost, tempDirs, type TestClient } from
 
 /** A native log of about `bytes`: a real demo session's events repeated, renumbered. */
 export function inflateLog(src: string, dest: string, bytes: number): number {
-  const [header, ...lines] = readFileSync(src, 'utf8').split('\n').filter((l) => l.length > 0);
+  const [header, ...lines] = readFileSync(src, 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0);
   const events = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   const out: string[] = [header!];
   let size = header!.length;

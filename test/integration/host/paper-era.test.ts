@@ -38,14 +38,27 @@ afterAll(async () => {
 async function finished(sessionId: string): Promise<{ start: RunStartEvent; end: RunEndEvent }> {
   await c.call('subscribe', { sessionId, fromSeq: 0 });
   const summary = await c.status(sessionId, 'finished', 'failed', 'cancelled');
-  const events: TrajectoryEvent[] = await c.until(() => ((c.events.get(sessionId)?.length ?? 0) === summary.eventCount ? c.events.get(sessionId) : null), 'all events');
+  const events: TrajectoryEvent[] = await c.until(
+    () => ((c.events.get(sessionId)?.length ?? 0) === summary.eventCount ? c.events.get(sessionId) : null),
+    'all events',
+  );
   const start = events.find((e): e is RunStartEvent => e.type === 'run.start' && e.parentRunId === null)!;
   const end = events.find((e): e is RunEndEvent => e.type === 'run.end' && e.parentRunId === null)!;
   return { start, end };
 }
 
 const start = (profile: string, extra: Record<string, unknown> = {}) =>
-  c.call('session.start', { params: { profile, context: { kind: 'text', text: 'ctx' }, query: 'q', limits: { maxIterations: 1 }, breakpoints: [], startPaused: false, ...extra } });
+  c.call('session.start', {
+    params: {
+      profile,
+      context: { kind: 'text', text: 'ctx' },
+      query: 'q',
+      limits: { maxIterations: 1 },
+      breakpoints: [],
+      startPaused: false,
+      ...extra,
+    },
+  });
 
 describe('paper-era protocol from the app', () => {
   it("a profile's setting reaches its sessions: the prompt teaches FINAL and FINAL in code answers", async () => {
@@ -68,7 +81,8 @@ describe('paper-era protocol from the app', () => {
   it("a fork keeps its source's setting unless it sets its own", async () => {
     const { session: src } = await start('plain', { finalPatterns: true });
     await finished(src.sessionId);
-    const fork = (extra: Record<string, unknown>) => c.call('session.fork', { params: { sessionId: src.sessionId, runId: 'run-0', iteration: 1, breakpoints: [], ...extra } });
+    const fork = (extra: Record<string, unknown>) =>
+      c.call('session.fork', { params: { sessionId: src.sessionId, runId: 'run-0', iteration: 1, breakpoints: [], ...extra } });
     const kept = await finished((await fork({})).session.sessionId);
     expect(kept.end.answer).toBe('n=42');
     const turnedOff = await finished((await fork({ finalPatterns: false })).session.sessionId);

@@ -63,7 +63,10 @@ describe('debugger: simultaneous stops in batched child runs', () => {
     await host.close();
   });
 
-  async function pauses(id: string, release: (n: number) => Promise<unknown>): Promise<{ pauses: NonNullable<SessionSummary['pause']>[]; end: SessionSummary }> {
+  async function pauses(
+    id: string,
+    release: (n: number) => Promise<unknown>,
+  ): Promise<{ pauses: NonNullable<SessionSummary['pause']>[]; end: SessionSummary }> {
     const seen: NonNullable<SessionSummary['pause']>[] = [];
     for (let n = 0; ; n++) {
       const s = await c.status(id, 'paused', 'finished', 'failed', 'cancelled');
@@ -84,7 +87,9 @@ describe('debugger: simultaneous stops in batched child runs', () => {
     await c.call('subscribe', { sessionId: session.sessionId, fromSeq: 0 });
     const { pauses: seen, end } = await pauses(session.sessionId, () => c.call('session.continue', { sessionId: session.sessionId }));
     expect(end.status, end.message ?? '').toBe('finished');
-    const children = new Set((c.events.get(session.sessionId) ?? []).filter((e) => e.type === 'run.start' && e.depth === 1).map((e) => e.runId));
+    const children = new Set(
+      (c.events.get(session.sessionId) ?? []).filter((e) => e.type === 'run.start' && e.depth === 1).map((e) => e.runId),
+    );
     expect(children.size).toBeGreaterThan(1);
     expect(seen.every((p) => p.kind === 'before_model_call' && p.depth === 1 && p.iteration === 1)).toBe(true);
     // Each child stopped exactly once, none was released unseen.
@@ -92,11 +97,18 @@ describe('debugger: simultaneous stops in batched child runs', () => {
   });
 
   it('continue with all releases every held stop at once', async () => {
-    const { session } = await c.call('session.start', demoStart('recursive', { breakpoints: [{ kind: 'before_model_call', depths: [1], iterations: [1] }], limits: { maxConcurrency: 8 } }));
+    const { session } = await c.call(
+      'session.start',
+      demoStart('recursive', { breakpoints: [{ kind: 'before_model_call', depths: [1], iterations: [1] }], limits: { maxConcurrency: 8 } }),
+    );
     await c.call('subscribe', { sessionId: session.sessionId, fromSeq: 0 });
-    const { pauses: seen, end } = await pauses(session.sessionId, () => c.call('session.continue', { sessionId: session.sessionId, all: true }));
+    const { pauses: seen, end } = await pauses(session.sessionId, () =>
+      c.call('session.continue', { sessionId: session.sessionId, all: true }),
+    );
     expect(end.status).toBe('finished');
-    const children = new Set((c.events.get(session.sessionId) ?? []).filter((e) => e.type === 'run.start' && e.depth === 1).map((e) => e.runId));
+    const children = new Set(
+      (c.events.get(session.sessionId) ?? []).filter((e) => e.type === 'run.start' && e.depth === 1).map((e) => e.runId),
+    );
     // Fewer stops shown than children: the ones held together were released together.
     expect(seen.length).toBeGreaterThanOrEqual(1);
     expect(seen.length).toBeLessThan(children.size);

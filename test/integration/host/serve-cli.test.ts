@@ -18,7 +18,10 @@ describe('rlm-studio view', () => {
     await host.close();
 
     const dirs = tempDirs();
-    const child = spawn(cliPath, ['view', done.logFile!, '--port', '0', '--runs-dir', dirs.runsDir, '--settings-dir', dirs.settingsDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cliPath, ['view', done.logFile!, '--port', '0', '--runs-dir', dirs.runsDir, '--settings-dir', dirs.settingsDir], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const line = await new Promise<string>((resolve, reject) => {
         createInterface({ input: child.stdout }).on('line', (l) => l.includes('token=') && resolve(l));

@@ -15,7 +15,9 @@ describe('host sessions', () => {
     host = makeHost();
     const c = connectInProcess(host);
     expect((await c.call('hello', { protocol: 1 })).protocol).toBe(1);
-    const { session } = await c.call('session.start', { params: { profile: 'demo', context: { kind: 'demo', name: 'needle' }, query: null, limits: {}, breakpoints: [], startPaused: false } });
+    const { session } = await c.call('session.start', {
+      params: { profile: 'demo', context: { kind: 'demo', name: 'needle' }, query: null, limits: {}, breakpoints: [], startPaused: false },
+    });
     await c.call('subscribe', { sessionId: session.sessionId, fromSeq: 0 });
     const done = await c.status(session.sessionId, 'finished', 'failed');
     expect(done.status, done.message ?? '').toBe('finished');
@@ -91,26 +93,46 @@ describe('many sessions', () => {
   it('keeps profiles in the settings folder, never a key', async () => {
     host = makeHost({ env: { MY_KEY: 'sk-secret-value' } });
     const c = connectInProcess(host);
-    const { profiles } = await c.call('profiles.save', { profile: { name: 'local', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', subModel: null, apiKeyRef: 'MY_KEY', prices: {} } });
+    const { profiles } = await c.call('profiles.save', {
+      profile: { name: 'local', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', subModel: null, apiKeyRef: 'MY_KEY', prices: {} },
+    });
     expect(profiles.map((p) => p.name)).toEqual(['demo', 'local']);
     const { readdirSync } = await import('node:fs');
     const { join } = await import('node:path');
     const dir = (host as unknown as { opts: { settingsDir: string } }).opts.settingsDir;
-    const saved = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('');
+    const saved = readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('');
     expect(saved).toContain('MY_KEY');
     expect(saved).not.toContain('sk-secret-value');
-    await expect(c.call('profiles.save', { profile: { name: 'demo', baseUrl: 'http://x/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} } })).rejects.toMatchObject({ code: 'bad_request' });
+    await expect(
+      c.call('profiles.save', {
+        profile: { name: 'demo', baseUrl: 'http://x/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} },
+      }),
+    ).rejects.toMatchObject({ code: 'bad_request' });
     // Deleted: gone from the list and from the file; the environment variable it named is the user's.
-    await c.call('profiles.save', { profile: { name: 'other', baseUrl: 'http://127.0.0.1:9/v1', model: 'm2', subModel: null, apiKeyRef: null, prices: {} } });
+    await c.call('profiles.save', {
+      profile: { name: 'other', baseUrl: 'http://127.0.0.1:9/v1', model: 'm2', subModel: null, apiKeyRef: null, prices: {} },
+    });
     expect((await c.call('profiles.delete', { profile: 'local' })).profiles.map((p) => p.name)).toEqual(['demo', 'other']);
-    const after = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('');
+    const after = readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('');
     expect(after).not.toContain('MY_KEY');
     expect(after).toContain('"other"');
-    await expect(c.call('profiles.delete', { profile: 'local' })).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('"local"') });
-    await expect(c.call('profiles.delete', { profile: 'demo' })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/built-in/) });
+    await expect(c.call('profiles.delete', { profile: 'local' })).rejects.toMatchObject({
+      code: 'not_found',
+      message: expect.stringContaining('"local"'),
+    });
+    await expect(c.call('profiles.delete', { profile: 'demo' })).rejects.toMatchObject({
+      code: 'bad_request',
+      message: expect.stringMatching(/built-in/),
+    });
     expect((await c.call('profiles.list', {})).profiles.map((p) => p.name)).toEqual(['demo', 'other']);
     await expect(
-      c.call('session.start', { params: { profile: 'nope', context: { kind: 'text', text: 'x' }, query: 'q', limits: {}, breakpoints: [], startPaused: false } }),
+      c.call('session.start', {
+        params: { profile: 'nope', context: { kind: 'text', text: 'x' }, query: 'q', limits: {}, breakpoints: [], startPaused: false },
+      }),
     ).rejects.toMatchObject({ code: 'not_found' });
   });
 });

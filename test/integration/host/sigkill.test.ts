@@ -10,10 +10,14 @@ import { connectWs, demoStart, tempDirs, wsUrlOf } from './helpers.ts';
 describe('serve killed with SIGKILL during a run', () => {
   it('leaves a log that opens, with every event up to the kill', async () => {
     const dirs = tempDirs();
-    const child = spawn(cliPath, ['serve', '--port', '0', '--runs-dir', dirs.runsDir, '--settings-dir', dirs.settingsDir, '--demo-latency-ms', '40'], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      cliPath,
+      ['serve', '--port', '0', '--runs-dir', dirs.runsDir, '--settings-dir', dirs.settingsDir, '--demo-latency-ms', '40'],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, sig) => r(sig)));
     try {
       const url = await new Promise<string>((resolve, reject) => {
@@ -53,14 +57,15 @@ describe('serve killed with SIGKILL during a run', () => {
       expect(log.events.some((e) => e.type === 'run.end' && e.parentRunId === null)).toBe(false);
       expect(log.problems.filter((p) => p.severity === 'error')).toEqual([]);
       // The orphaned workers notice their host is gone and stop.
-      const alive = (): boolean => workers.some((pid) => {
-        try {
-          process.kill(pid, 0);
-          return true;
-        } catch {
-          return false;
-        }
-      });
+      const alive = (): boolean =>
+        workers.some((pid) => {
+          try {
+            process.kill(pid, 0);
+            return true;
+          } catch {
+            return false;
+          }
+        });
       for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
       expect(alive()).toBe(false);
     } finally {

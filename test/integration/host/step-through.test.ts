@@ -16,7 +16,11 @@ afterAll(async () => {
   await host.close();
 });
 
-async function start(name: 'recursive' | 'needle' | 'aggregate', breakpoints: Breakpoint[], extra: Record<string, unknown> = {}): Promise<SessionSummary> {
+async function start(
+  name: 'recursive' | 'needle' | 'aggregate',
+  breakpoints: Breakpoint[],
+  extra: Record<string, unknown> = {},
+): Promise<SessionSummary> {
   const { session } = await c.call('session.start', demoStart(name, { breakpoints, ...extra }));
   await c.call('subscribe', { sessionId: session.sessionId, fromSeq: 0 });
   return session;
@@ -79,7 +83,9 @@ describe('step-through', () => {
     const edited = `const edited_by_hand = 42;\n${original}`;
     const { session } = await c.call('session.edit', { sessionId: s.sessionId, edit: { blocks: { '0': edited } } });
     expect(session.pause?.reply?.blocks[0]).toBe(edited);
-    await expect(c.call('session.edit', { sessionId: s.sessionId, edit: { blocks: { '9': 'x' } } })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(c.call('session.edit', { sessionId: s.sessionId, edit: { blocks: { '9': 'x' } } })).rejects.toMatchObject({
+      code: 'conflict',
+    });
     // Next stop: after the next reply; by then the edited block has run.
     const p2 = await nextPause(s.sessionId, 'continue');
     const vars = (await c.call('session.variables', { sessionId: s.sessionId, runId: p2.runId })).variables;
@@ -92,7 +98,9 @@ describe('step-through', () => {
   });
 
   it('replaces the whole reply, and stops on the error it causes (on_error before after_block)', async () => {
-    const s = await start('needle', [{ kind: 'after_reply' }, { kind: 'on_error' }, { kind: 'after_block' }], { limits: { maxIterations: 2 } });
+    const s = await start('needle', [{ kind: 'after_reply' }, { kind: 'on_error' }, { kind: 'after_block' }], {
+      limits: { maxIterations: 2 },
+    });
     await c.paused(s.sessionId, (x) => x.kind === 'after_reply');
     const text = 'Let me try.\n```repl\nthrow new Error("boom")\n```\n```repl\nconst after_boom = 1\n```';
     const { session } = await c.call('session.edit', { sessionId: s.sessionId, edit: { text } });

@@ -21,10 +21,32 @@ describe('sub-call profile', () => {
     const host = new Host({ ...tempDirs(), prewarm: false, env: { SUB_KEY: 'sub-key' } });
     const c = connectInProcess(host);
     try {
-      await c.call('profiles.save', { profile: { name: 'root', baseUrl: rootMock.url, model: 'mock-root', subModel: null, apiKeyRef: null, prices: {}, sampling: { temperature: 0.1, seed: 5 } } });
-      const saved = await c.call('profiles.save', { profile: { name: 'subs', baseUrl: subMock.url, model: 'mock-sub', subModel: null, apiKeyRef: 'SUB_KEY', prices: {}, sampling: { topP: 0.5, maxOutputTokens: 300 } } });
+      await c.call('profiles.save', {
+        profile: {
+          name: 'root',
+          baseUrl: rootMock.url,
+          model: 'mock-root',
+          subModel: null,
+          apiKeyRef: null,
+          prices: {},
+          sampling: { temperature: 0.1, seed: 5 },
+        },
+      });
+      const saved = await c.call('profiles.save', {
+        profile: {
+          name: 'subs',
+          baseUrl: subMock.url,
+          model: 'mock-sub',
+          subModel: null,
+          apiKeyRef: 'SUB_KEY',
+          prices: {},
+          sampling: { topP: 0.5, maxOutputTokens: 300 },
+        },
+      });
       expect(saved.profiles.find((p) => p.name === 'subs')?.sampling).toEqual({ topP: 0.5, maxOutputTokens: 300 });
-      const { session } = await c.call('session.start', { params: { profile: 'root', subProfile: 'subs', context: { kind: 'demo', name: 'needle' }, query: null } });
+      const { session } = await c.call('session.start', {
+        params: { profile: 'root', subProfile: 'subs', context: { kind: 'demo', name: 'needle' }, query: null },
+      });
       await c.call('subscribe', { sessionId: session.sessionId, fromSeq: 0 });
       const done = await c.until(() => {
         const s = c.latest(session.sessionId);
@@ -38,7 +60,8 @@ describe('sub-call profile', () => {
       expect(onRoot.every((r) => r.messages[0]?.role === 'system')).toBe(true);
       expect(onSub.length).toBeGreaterThanOrEqual(1);
       // The sub-call profile's model is the sub-model; only its own sampling applies.
-      for (const r of onSub) expect(r).toMatchObject({ model: 'mock-sub', params: { top_p: 0.5, max_completion_tokens: 300 }, messages: [{ role: 'user' }] });
+      for (const r of onSub)
+        expect(r).toMatchObject({ model: 'mock-sub', params: { top_p: 0.5, max_completion_tokens: 300 }, messages: [{ role: 'user' }] });
       for (const r of onSub) expect(r.params).not.toHaveProperty('temperature');
       const start = c.events.get(session.sessionId)?.find((e) => e.type === 'run.start');
       expect(start).toMatchObject({ model: 'mock-root', subModel: 'mock-sub' });
@@ -58,7 +81,9 @@ describe('sub-call profile', () => {
       await ended(kept.session.sessionId);
       expect(subMock.requests().length).toBeGreaterThan(subBefore);
       expect(rootPlain()).toBe(0);
-      const dropped = await c.call('session.fork', { params: { sessionId: session.sessionId, runId: start!.runId, iteration: 2, subProfile: null } });
+      const dropped = await c.call('session.fork', {
+        params: { sessionId: session.sessionId, runId: start!.runId, iteration: 2, subProfile: null },
+      });
       await ended(dropped.session.sessionId);
       expect(rootPlain()).toBeGreaterThan(0);
     } finally {
@@ -70,12 +95,26 @@ describe('sub-call profile', () => {
     const host = new Host({ ...tempDirs(), prewarm: false });
     const c = connectInProcess(host);
     try {
-      await expect(c.call('session.start', { params: { profile: 'demo', subProfile: 'nope', context: { kind: 'demo', name: 'needle' }, query: null } })).rejects.toMatchObject({
+      await expect(
+        c.call('session.start', {
+          params: { profile: 'demo', subProfile: 'nope', context: { kind: 'demo', name: 'needle' }, query: null },
+        }),
+      ).rejects.toMatchObject({
         code: 'not_found',
         message: expect.stringMatching(/no endpoint profile named "nope"/),
       });
       await expect(
-        c.call('profiles.save', { profile: { name: 'bad', baseUrl: rootMock.url, model: 'm', subModel: null, apiKeyRef: null, prices: {}, sampling: { temperature: -1 } } }),
+        c.call('profiles.save', {
+          profile: {
+            name: 'bad',
+            baseUrl: rootMock.url,
+            model: 'm',
+            subModel: null,
+            apiKeyRef: null,
+            prices: {},
+            sampling: { temperature: -1 },
+          },
+        }),
       ).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/temperature/) });
     } finally {
       await host.close();

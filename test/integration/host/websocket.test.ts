@@ -72,7 +72,7 @@ describe('serve: who may connect', () => {
 });
 
 describe('serve: raw log files', () => {
-  it('serves a session\'s log bytes to a token holder only', async () => {
+  it("serves a session's log bytes to a token holder only", async () => {
     const c = await connectWs(wsUrlOf(web.url));
     const { session } = await c.call('session.start', demoStart('needle'));
     const done = await c.status(session.sessionId, 'finished');
@@ -87,10 +87,18 @@ describe('serve: raw log files', () => {
     expect(part.status).toBe(206);
     expect(part.headers.get('content-range')).toBe(`bytes 10-29/${whole.length}`);
     expect(Buffer.from(await part.arrayBuffer()).equals(whole.subarray(10, 30))).toBe(true);
-    expect((await fetch(`${u.origin}/api/log?session=${session.sessionId}&token=${web.token}`, { headers: { Range: `bytes=${whole.length}-` } })).status).toBe(416);
-    expect((await fetch(`${u.origin}/api/log?session=${session.sessionId}&token=${web.token}`, { headers: { Range: 'bytes=0-1,5-9' } })).status).toBe(416);
+    expect(
+      (await fetch(`${u.origin}/api/log?session=${session.sessionId}&token=${web.token}`, { headers: { Range: `bytes=${whole.length}-` } }))
+        .status,
+    ).toBe(416);
+    expect(
+      (await fetch(`${u.origin}/api/log?session=${session.sessionId}&token=${web.token}`, { headers: { Range: 'bytes=0-1,5-9' } })).status,
+    ).toBe(416);
     expect((await fetch(`${u.origin}/api/log?session=${session.sessionId}&token=nope`)).status).toBe(401);
-    expect((await fetch(`${u.origin}/api/log?session=${session.sessionId}&token=${web.token}`, { headers: { Origin: 'https://evil.example' } })).status).toBe(403);
+    expect(
+      (await fetch(`${u.origin}/api/log?session=${session.sessionId}&token=${web.token}`, { headers: { Origin: 'https://evil.example' } }))
+        .status,
+    ).toBe(403);
     expect((await fetch(`${u.origin}/api/log?session=unknown&token=${web.token}`)).status).toBe(404);
     c.closeCarrier();
   });

@@ -32,15 +32,41 @@ describe('mock-llm HTTP surface', () => {
   it('records what each chat request asked for (not the texts), in memory and to a file', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'mock-rec-')), 'requests.jsonl');
     const s = await serve({ recordRequests: true, recordFile: file });
-    await post(s.url, { model: 'mock-sub', messages: [{ role: 'user', content: 'TASK: summarise\nTEXT:\nabc' }], temperature: 0.5, seed: 3, max_completion_tokens: 9 });
-    await post(s.url, { model: 'mock-root', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'hi' }], stream: false });
+    await post(s.url, {
+      model: 'mock-sub',
+      messages: [{ role: 'user', content: 'TASK: summarise\nTEXT:\nabc' }],
+      temperature: 0.5,
+      seed: 3,
+      max_completion_tokens: 9,
+    });
+    await post(s.url, {
+      model: 'mock-root',
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'hi' },
+      ],
+      stream: false,
+    });
     await post(s.url, '{not json'); // refused before it is read: not recorded
     const want = [
       { n: 1, model: 'mock-sub', params: { temperature: 0.5, seed: 3, max_completion_tokens: 9 }, messages: [{ role: 'user', chars: 25 }] },
-      { n: 2, model: 'mock-root', params: { stream: false }, messages: [{ role: 'system', chars: 3 }, { role: 'user', chars: 2 }] },
+      {
+        n: 2,
+        model: 'mock-root',
+        params: { stream: false },
+        messages: [
+          { role: 'system', chars: 3 },
+          { role: 'user', chars: 2 },
+        ],
+      },
     ];
     expect(s.requests()).toEqual(want);
-    expect(readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual(want);
+    expect(
+      readFileSync(file, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual(want);
     // Without the option nothing is kept.
     const quiet = await serve();
     await post(quiet.url, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
@@ -98,7 +124,9 @@ describe('mock-llm HTTP surface', () => {
     const events = (await res.text()).split('\n\n').filter((e) => e !== '');
     expect(events.every((e) => e.startsWith('data: '))).toBe(true);
     expect(events.at(-1)).toBe('data: [DONE]');
-    const chunks = events.slice(0, -1).map((e) => JSON.parse(e.slice(6)) as { choices: { delta: { content?: string } }[]; usage?: unknown });
+    const chunks = events
+      .slice(0, -1)
+      .map((e) => JSON.parse(e.slice(6)) as { choices: { delta: { content?: string } }[]; usage?: unknown });
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('{"a":1}');
     const promptTokens = Math.ceil('TASK: count-labels\nITEMS:\nx || label: a'.length / 4);
     expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: promptTokens, completion_tokens: 2, total_tokens: promptTokens + 2 });
@@ -108,7 +136,15 @@ describe('mock-llm HTTP surface', () => {
     const s = await serve();
     const res = await post(s.url, {
       model: 'mock-llm',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'TASK: count-labels\nITEMS:\n' }, { type: 'text', text: 'x || label: b' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'TASK: count-labels\nITEMS:\n' },
+            { type: 'text', text: 'x || label: b' },
+          ],
+        },
+      ],
     });
     const body = (await res.json()) as { choices: { message: { content: string } }[] };
     expect(body.choices[0]?.message.content).toBe('{"b":1}');
@@ -117,10 +153,16 @@ describe('mock-llm HTTP surface', () => {
   it('survives clients that disconnect mid-request and mid-wait', async () => {
     const s = await serve({ latencyMs: 10_000 });
     // Half a body, then hang up.
-    await rawHangUp(s.port, 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":');
+    await rawHangUp(
+      s.port,
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":',
+    );
     // A full request, then hang up while the server waits out its latency.
     const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
-    await rawHangUp(s.port, `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    await rawHangUp(
+      s.port,
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
     for (let i = 0; i < 200 && s.stats().aborted < 2; i++) await new Promise((r) => setTimeout(r, 5));
     expect(s.stats().aborted).toBe(2);
     expect(s.stats().inFlight).toBe(0);
@@ -134,7 +176,10 @@ describe('rlm-studio mock-llm command', () => {
     const command = fileURLToPath(new URL('../../../src-main/cli/commands/mock-llm.ts', import.meta.url));
     const program = `import { Command } from 'commander'; import { registerMockLlm } from ${JSON.stringify(command)};
 const p = new Command(); registerMockLlm(p); await p.parseAsync(['node', 'x', 'mock-llm', '--port', '0', '--cost-per-mtok', '2']);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', program], { cwd: fileURLToPath(new URL('../../..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', program], {
+      cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const line = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
@@ -145,7 +190,10 @@ const p = new Command(); registerMockLlm(p); await p.parseAsync(['node', 'x', 'm
     });
     const m = /^mock-llm listening on (http:\/\/127\.0\.0\.1:\d+\/v1)$/.exec(line);
     expect(m).not.toBeNull();
-    const res = await post(m![1]!, { model: 'mock-llm', messages: [{ role: 'user', content: 'TASK: count-labels\nITEMS:\nx || label: a' }] });
+    const res = await post(m![1]!, {
+      model: 'mock-llm',
+      messages: [{ role: 'user', content: 'TASK: count-labels\nITEMS:\nx || label: a' }],
+    });
     const body = (await res.json()) as { usage: { cost: number } };
     expect(body.usage.cost).toBeGreaterThan(0);
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -157,10 +205,12 @@ const p = new Command(); registerMockLlm(p); await p.parseAsync(['node', 'x', 'm
 function rawHangUp(port: number, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const sock = connect(port, '127.0.0.1', () => {
-      sock.write(text, () => setTimeout(() => {
-        sock.destroy();
-        resolve();
-      }, 50));
+      sock.write(text, () =>
+        setTimeout(() => {
+          sock.destroy();
+          resolve();
+        }, 50),
+      );
     });
     sock.on('error', reject);
   });

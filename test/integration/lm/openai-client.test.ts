@@ -115,7 +115,9 @@ describe('OpenAiCompatibleClient over HTTP', () => {
 
   it('does not retry a 401 and says so clearly', async () => {
     const s = await serve({ failEvery: 1, failStatus: 401 });
-    const err = await client(s).complete({ model: 'mock-llm', messages: COUNT_PROMPT }).catch((e: unknown) => e);
+    const err = await client(s)
+      .complete({ model: 'mock-llm', messages: COUNT_PROMPT })
+      .catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/^LM endpoint http:\/\/127\.0\.0\.1:\d+\/v1 returned 401: /);
     expect(s.stats().requests).toBe(1);
   });
@@ -145,7 +147,9 @@ describe('OpenAiCompatibleClient over HTTP', () => {
   it('explains a wrong base URL (404) without retrying', async () => {
     const s = await serve();
     const base = s.url.replace(/\/v1$/, '');
-    const err = await new OpenAiCompatibleClient({ baseUrl: base }).complete({ model: 'mock-llm', messages: COUNT_PROMPT }).catch((e: unknown) => e);
+    const err = await new OpenAiCompatibleClient({ baseUrl: base })
+      .complete({ model: 'mock-llm', messages: COUNT_PROMPT })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LmEndpointError);
     expect((err as Error).message).toContain(`LM endpoint ${base} returned 404`);
     expect((err as Error).message).toContain('/v1');
@@ -179,7 +183,10 @@ describe('OpenAiCompatibleClient over HTTP', () => {
     const c = client(s);
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        c.complete({ model: 'mock-llm', messages: [{ role: 'user', content: `TASK: count-labels\nITEMS:\n${'x || label: a\n'.repeat(i + 1)}` }] }),
+        c.complete({
+          model: 'mock-llm',
+          messages: [{ role: 'user', content: `TASK: count-labels\nITEMS:\n${'x || label: a\n'.repeat(i + 1)}` }],
+        }),
       ),
     );
     results.forEach((r, i) => expect(r.text).toBe(`{"a":${i + 1}}`));

@@ -31,7 +31,20 @@ async function cli(...args: string[]): Promise<{ out: string; err: string; error
   return { out, err, error };
 }
 
-const KEYS = ['sessions', 'runs', 'maxDepth', 'iterations', 'codeBlocks', 'llmCalls', 'rlmCalls', 'errors', 'inputTokens', 'outputTokens', 'costUsd', 'wallMs'];
+const KEYS = [
+  'sessions',
+  'runs',
+  'maxDepth',
+  'iterations',
+  'codeBlocks',
+  'llmCalls',
+  'rlmCalls',
+  'errors',
+  'inputTokens',
+  'outputTokens',
+  'costUsd',
+  'wallMs',
+];
 
 describe('rlm-studio stats', () => {
   for (const [name, want] of Object.entries(README_COUNTS)) {
@@ -48,7 +61,10 @@ describe('rlm-studio stats', () => {
 
   it('--json gives usage per model beside the totals (g_openai_http: a second model for sub-calls)', async () => {
     const r = await cli('stats', join(FIXTURES, 'g_openai_http.jsonl'), '--json');
-    const o = JSON.parse(r.out) as { inputTokens: number; byModel: Record<string, { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null }> };
+    const o = JSON.parse(r.out) as {
+      inputTokens: number;
+      byModel: Record<string, { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null }>;
+    };
     // The reference never logs the root's own usage: its turns count as calls with no tokens and no known cost.
     expect(o.byModel).toEqual({
       'mock-root': { inputTokens: 0, outputTokens: 0, calls: 3, costUsd: null },

@@ -94,7 +94,9 @@ describe('streaming log reader', () => {
     }
     const seconds = (performance.now() - t0) / 1000;
     const mbps = size / 1024 / 1024 / seconds;
-    console.log(`streaming reader: ${(size / 1024 / 1024).toFixed(0)} MB, ${count} events in ${seconds.toFixed(2)} s = ${mbps.toFixed(0)} MB/s; peak heap growth ${((peakHeap - baseHeap) / 1024 / 1024).toFixed(0)} MB, retained ${((peakRetained - baseHeap) / 1024 / 1024).toFixed(1)} MB`);
+    console.log(
+      `streaming reader: ${(size / 1024 / 1024).toFixed(0)} MB, ${count} events in ${seconds.toFixed(2)} s = ${mbps.toFixed(0)} MB/s; peak heap growth ${((peakHeap - baseHeap) / 1024 / 1024).toFixed(0)} MB, retained ${((peakRetained - baseHeap) / 1024 / 1024).toFixed(1)} MB`,
+    );
     expect(count).toBe(events);
     expect(lastProgress).toBe(size);
     expect(progressCalls).toBeGreaterThan(50);
@@ -110,15 +112,32 @@ describe('streaming log reader', () => {
 
   it('reads a reference-library log whose single line is tens of megabytes', async () => {
     const path = join(dir, 'huge-line.jsonl');
-    const meta = { type: 'metadata', timestamp: '2026-12-02T09:30:59.155653', root_model: 'm', max_depth: 1, max_iterations: 3, backend: 'openai', backend_kwargs: {}, environment_type: 'local', environment_kwargs: {}, other_backends: null };
+    const meta = {
+      type: 'metadata',
+      timestamp: '2026-12-02T09:30:59.155653',
+      root_model: 'm',
+      max_depth: 1,
+      max_iterations: 3,
+      backend: 'openai',
+      backend_kwargs: {},
+      environment_type: 'local',
+      environment_kwargs: {},
+      other_backends: null,
+    };
     const big = 'y'.repeat(30 * 1024 * 1024);
     const it = {
       type: 'iteration',
       iteration: 1,
       timestamp: '2026-12-02T09:31:00.000000',
-      prompt: [{ role: 'system', content: 's' }, { role: 'user', content: 'm' }, { role: 'user', content: 't' }],
+      prompt: [
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'm' },
+        { role: 'user', content: 't' },
+      ],
       response: '```repl\nprint(x)\n```',
-      code_blocks: [{ code: 'print(x)', result: { stdout: big, stderr: '', locals: {}, execution_time: 0.1, rlm_calls: [], final_answer: 'ok' } }],
+      code_blocks: [
+        { code: 'print(x)', result: { stdout: big, stderr: '', locals: {}, execution_time: 0.1, rlm_calls: [], final_answer: 'ok' } },
+      ],
       final_answer: 'ok',
       iteration_time: 0.5,
     };

@@ -35,12 +35,18 @@ describe('rlm-studio rerun', () => {
 
   it('exits 1 and lists what differs when a recorded output was changed', async () => {
     const lines = readFileSync(join(REFERENCE_FIXTURES, 'd_max_iterations.jsonl'), 'utf8').split('\n');
-    const changed = lines.map((l) => l.replaceAll('a ginger cat called Marmalade ruled the grain stores', 'a ginger cat called Pickles ruled the grain stores'));
+    const changed = lines.map((l) =>
+      l.replaceAll('a ginger cat called Marmalade ruled the grain stores', 'a ginger cat called Pickles ruled the grain stores'),
+    );
     const log = join(tmp, 'changed.jsonl');
     writeFileSync(log, changed.join('\n'));
     const r = await runCli(['rerun', log, '--context', join(CONTEXTS, 'd_max_iterations.txt'), '--log-dir', tmp, '--json']);
     expect(r.code).toBe(1);
-    const out = JSON.parse(r.stdout) as { blocks: number; same: number; different: { run: string; iteration: number; block: number; recorded: { stdout: string }; new: { stdout: string } }[] };
+    const out = JSON.parse(r.stdout) as {
+      blocks: number;
+      same: number;
+      different: { run: string; iteration: number; block: number; recorded: { stdout: string }; new: { stdout: string } }[];
+    };
     expect(out.blocks).toBe(2);
     expect(out.different.map((d) => [d.run, d.iteration, d.block])).toEqual([
       ['r0', 1, 0],
@@ -56,14 +62,26 @@ describe('rlm-studio rerun', () => {
   });
 
   it('re-executes a native JavaScript log', async () => {
-    const r = await runCli(['rerun', join(HERE, 'js-recover.rlm.jsonl'), '--context', join(HERE, 'report.txt'), '--log-dir', tmp, '--json']);
+    const r = await runCli([
+      'rerun',
+      join(HERE, 'js-recover.rlm.jsonl'),
+      '--context',
+      join(HERE, 'report.txt'),
+      '--log-dir',
+      tmp,
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ blocks: 3, same: 3, different: [], repl: 'javascript' });
   });
 
   const bad: [string, () => string[], RegExp][] = [
     ['a missing log', () => [join(tmp, 'nope.jsonl'), '--context', join(CONTEXTS, 'a_needle.txt')], /nope\.jsonl: no such file/],
-    ['a missing context', () => [join(REFERENCE_FIXTURES, 'a_needle.jsonl'), '--context', join(tmp, 'nope.txt')], /cannot read context file .*nope\.txt: ENOENT/],
+    [
+      'a missing context',
+      () => [join(REFERENCE_FIXTURES, 'a_needle.jsonl'), '--context', join(tmp, 'nope.txt')],
+      /cannot read context file .*nope\.txt: ENOENT/,
+    ],
     [
       'the context of another log',
       () => [join(REFERENCE_FIXTURES, 'a_needle.jsonl'), '--context', join(CONTEXTS, 'c_recursive.txt')],
@@ -74,13 +92,27 @@ describe('rlm-studio rerun', () => {
       () => [join(REFERENCE_FIXTURES, 'b_aggregate.jsonl'), '--context', join(CONTEXTS, 'c_recursive.txt')],
       /the log's context is a list, this file gives a str/,
     ],
-    ['a file that is not a log', () => [join(CONTEXTS, 'index.json'), '--context', join(CONTEXTS, 'a_needle.txt')], /index\.json: line 1: not a log this reader knows/],
+    [
+      'a file that is not a log',
+      () => [join(CONTEXTS, 'index.json'), '--context', join(CONTEXTS, 'a_needle.txt')],
+      /index\.json: line 1: not a log this reader knows/,
+    ],
     [
       'JavaScript for a reference log',
       () => [join(REFERENCE_FIXTURES, 'a_needle.jsonl'), '--context', join(CONTEXTS, 'a_needle.txt'), '--repl', 'javascript'],
       /written by the reference library, whose code is Python/,
     ],
-    ['a missing tools module', () => [join(REFERENCE_FIXTURES, 'e_code_errors.jsonl'), '--context', join(CONTEXTS, 'e_code_errors.json'), '--tools', join(tmp, 'nope.mjs')], /--tools .*nope\.mjs/],
+    [
+      'a missing tools module',
+      () => [
+        join(REFERENCE_FIXTURES, 'e_code_errors.jsonl'),
+        '--context',
+        join(CONTEXTS, 'e_code_errors.json'),
+        '--tools',
+        join(tmp, 'nope.mjs'),
+      ],
+      /--tools .*nope\.mjs/,
+    ],
   ];
   for (const [what, args, message] of bad) {
     it(`refuses ${what} with a message naming it`, async () => {

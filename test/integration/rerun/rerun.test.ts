@@ -132,7 +132,9 @@ describe('rerun compares', () => {
       blocksOf(o)[0]!.result.stderr = "\nKeyError: 'orders'";
     });
     const report = await rerun(log, contextOf('e_code_errors.jsonl'), { tools: TOOLS });
-    expect(report.different.map((d) => [d.iteration, d.recorded.stderr, d.new?.stderr])).toEqual([[2, "\nKeyError: 'orders'", "\nKeyError: 'order'"]]);
+    expect(report.different.map((d) => [d.iteration, d.recorded.stderr, d.new?.stderr])).toEqual([
+      [2, "\nKeyError: 'orders'", "\nKeyError: 'order'"],
+    ]);
   });
 
   it('matches batched sub-calls by prompt, not by the order they were recorded in', async () => {

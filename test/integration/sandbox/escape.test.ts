@@ -43,9 +43,7 @@ describe('sandbox boundary', () => {
       ].join('\n'),
     );
     expect(out).toBe('undefined\nundefined\nstring undefined\nundefined\nundefined\n');
-    expect(await run("this.constructor.constructor('return process')()")).toBe(
-      '!ReferenceError: process is not defined',
-    );
+    expect(await run("this.constructor.constructor('return process')()")).toBe('!ReferenceError: process is not defined');
   });
 
   it('dynamic import fails cleanly', async () => {

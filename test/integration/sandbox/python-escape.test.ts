@@ -117,14 +117,18 @@ describe('Python sandbox boundary', () => {
 
   it('reaches no network', async () => {
     const url = `http://127.0.0.1:${port}/`;
-    await run(`import socket\ns = socket.socket()\ns.settimeout(1)\ns.connect(("127.0.0.1", ${port}))\ns.send(b"GET / HTTP/1.0\\r\\n\\r\\n")`);
+    await run(
+      `import socket\ns = socket.socket()\ns.settimeout(1)\ns.connect(("127.0.0.1", ${port}))\ns.send(b"GET / HTTP/1.0\\r\\n\\r\\n")`,
+    );
     await run(`import urllib.request\nurllib.request.urlopen(${JSON.stringify(url)}, timeout=1).read()`);
     await run(`import http.client\nc = http.client.HTTPConnection("127.0.0.1", ${port}, timeout=1)\nc.request("GET", "/")`);
     expect(requests).toBe(0);
   });
 
   it('sees none of the host environment', async () => {
-    const out = await run('import os\nprint(sorted(os.environ))\nprint(os.environ.get("RLM_ESCAPE_CANARY"), os.environ.get("OPENAI_API_KEY"))');
+    const out = await run(
+      'import os\nprint(sorted(os.environ))\nprint(os.environ.get("RLM_ESCAPE_CANARY"), os.environ.get("OPENAI_API_KEY"))',
+    );
     expect(out).not.toContain(secret);
     expect(out).toMatch(/\nNone None\n$/);
   });

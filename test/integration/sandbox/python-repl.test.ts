@@ -26,7 +26,12 @@ describe('Python REPL: namespace', () => {
   it('keeps variables, functions, classes and imports across blocks', async () => {
     const repl = await make();
     await repl.addContext(0, 'ctx');
-    expect(await out(repl, 'import collections\nx = 2\ndef double(n):\n    return n * factor\nclass Box:\n    def __init__(self, v):\n        self.v = v')).toBe('');
+    expect(
+      await out(
+        repl,
+        'import collections\nx = 2\ndef double(n):\n    return n * factor\nclass Box:\n    def __init__(self, v):\n        self.v = v',
+      ),
+    ).toBe('');
     // A function sees a name defined after it (unlike the reference's per-block snapshot).
     expect(await out(repl, 'factor = 10\nprint(double(x), Box(3).v, collections.Counter("aab")["a"])')).toBe('20 3 2\n');
   });
@@ -78,7 +83,14 @@ describe('Python REPL: namespace', () => {
     );
     expect(r.error).toBeNull();
     const l = r.locals!;
-    expect(l).toMatchObject({ n: 3, pairs: { a: [1, 2], b: null }, NOTE: 'a note', re: "<module 're'>", f: "<function 'f'>", answer: { content: '', ready: false } });
+    expect(l).toMatchObject({
+      n: 3,
+      pairs: { a: [1, 2], b: null },
+      NOTE: 'a note',
+      re: "<module 're'>",
+      f: "<function 'f'>",
+      answer: { content: '', ready: false },
+    });
     expect(l['context']).toBe(`${'x'.repeat(200)}…`);
     expect(String(l['big'])).toMatch(/^\[0, 1, 2, .*\.\.\.\]$/);
     expect(String(l['bad'])).toMatch(/Bad/);

@@ -40,9 +40,7 @@ describe('output capture', () => {
       SITE,
     );
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe(
-      '{a: 1, s: "x", list: [1, "two", [3]], nested: {deep: {deeper: {deepest: [Object]}}}, self: [Circular]}',
-    );
+    expect(lines[0]).toBe('{a: 1, s: "x", list: [1, "two", [3]], nested: {deep: {deeper: {deepest: [Object]}}}, self: [Circular]}');
     expect(lines[1]).toBe('[1, 2, 3] Map(1) {"k" => 1} Set(1) {1} 1970-01-01T00:00:00.000Z /re/g -0 10n Symbol(s)');
     expect(lines[2]).toBe('[Function: named] [class Klass] [TypeError: bad] [Object: null prototype] {}');
     expect(lines[3]).toMatch(/^150 \[0, 1, 2, .*, 99, \.\.\. 50 more items\]$/);
@@ -109,7 +107,10 @@ describe('REPL semantics', () => {
   it("records every variable's short value (locals): primitives whole, the rest rendered and cut", async () => {
     const repl = await make();
     await repl.addContext(0, 'x'.repeat(5000));
-    const r = await repl.execute('const n = 3; const s = "abc"; const ok = true; const none = null; const arr = Array.from({ length: 100000 }, (_, i) => i); const fn = () => 1; const _hidden = 1; const obj = { get boom() { throw new Error("getter ran"); } };', SITE);
+    const r = await repl.execute(
+      'const n = 3; const s = "abc"; const ok = true; const none = null; const arr = Array.from({ length: 100000 }, (_, i) => i); const fn = () => 1; const _hidden = 1; const obj = { get boom() { throw new Error("getter ran"); } };',
+      SITE,
+    );
     expect(r.error).toBeNull();
     const l = r.locals!;
     expect(l).toMatchObject({ n: 3, s: 'abc', ok: true, none: null });
@@ -138,9 +139,7 @@ describe('REPL semantics', () => {
     expect((await repl.execute('print(SHOW_VARS())', SITE)).stdout).toMatch(/^No variables created yet/);
     await repl.addContext(0, 'ctx');
     const r = await repl.execute('const lines = ["a"]; function helper() {}; print(SHOW_VARS())', SITE);
-    expect(r.stdout).toBe(
-      'Available variables: {"context_0": "string", "context": "string", "lines": "Array", "helper": "function"}\n',
-    );
+    expect(r.stdout).toBe('Available variables: {"context_0": "string", "context": "string", "lines": "Array", "helper": "function"}\n');
   });
 });
 
@@ -255,9 +254,7 @@ describe('reserved names', () => {
     await expect(createIsolatedRepl({ bridge: fakeBridge(), tools: { context: 1, llm_query: () => 'x' } })).rejects.toThrow(
       /context, llm_query/,
     );
-    await expect(createIsolatedRepl({ bridge: fakeBridge(), finalVar: true, tools: { FINAL_VAR: 1 } })).rejects.toThrow(
-      /FINAL_VAR/,
-    );
+    await expect(createIsolatedRepl({ bridge: fakeBridge(), finalVar: true, tools: { FINAL_VAR: 1 } })).rejects.toThrow(/FINAL_VAR/);
     await expect(createIsolatedRepl({ bridge: fakeBridge(), finalVar: true, tools: { FINAL: () => 'x' } })).rejects.toThrow(/FINAL/);
   });
 });
@@ -284,7 +281,10 @@ describe('contexts, history and globals', () => {
   it('listVariables reports type, size and a bounded preview without changing state', async () => {
     const repl = await make();
     await repl.addContext(0, 'x'.repeat(10_000));
-    await repl.execute('const arr = [1, 2, 3]; const obj = {a: 1, b: 2}; const f = () => 1; let count = 0; const g = {get x() { count++; return 1 }}', SITE);
+    await repl.execute(
+      'const arr = [1, 2, 3]; const obj = {a: 1, b: 2}; const f = () => 1; let count = 0; const g = {get x() { count++; return 1 }}',
+      SITE,
+    );
     const vars = await repl.listVariables();
     const byName = new Map(vars.map((v) => [v.name, v]));
     expect(byName.get('context')).toMatchObject({ type: 'string', size: 10_000 });
@@ -335,10 +335,7 @@ describe('sub-calls', () => {
     const bridge = fakeBridge(100);
     const repl = await make({ bridge });
     const site = { iteration: 3, block: 2 };
-    const r = await repl.execute(
-      'const a = llm_query("p1"); const b = rlm_query("p2", "other-model"); print(typeof a, a, b)',
-      site,
-    );
+    const r = await repl.execute('const a = llm_query("p1"); const b = rlm_query("p2", "other-model"); print(typeof a, a, b)', site);
     expect(r.stdout).toBe('string llm:p1 rlm:p2\n');
     expect(bridge.calls.map((c) => [c.kind, c.model, c.site])).toEqual([
       ['llm', undefined, site],

@@ -17,10 +17,13 @@ export interface OtlpJsonSpan {
 }
 
 export interface OtlpJsonRequest {
-  resourceSpans: { resource: { attributes: { key: string; value: Record<string, unknown> }[] }; scopeSpans: { scope: { name: string }; spans: OtlpJsonSpan[] }[] }[];
+  resourceSpans: {
+    resource: { attributes: { key: string; value: Record<string, unknown> }[] };
+    scopeSpans: { scope: { name: string }; spans: OtlpJsonSpan[] }[];
+  }[];
 }
 
-export interface ReceivedRequest {
+interface ReceivedRequest {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;

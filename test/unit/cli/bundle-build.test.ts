@@ -31,6 +31,8 @@ describe('inlineAssets', () => {
   });
 
   it('refuses a script that holds a template mark (it would be filled with the log)', () => {
-    expect(() => inlineAssets(page(), (ref) => (ref.endsWith('.js') ? 'const m = "__RLM_STUDIO_BUNDLE_LOG__";' : ''))).toThrow(/not a bundle template/);
+    expect(() => inlineAssets(page(), (ref) => (ref.endsWith('.js') ? 'const m = "__RLM_STUDIO_BUNDLE_LOG__";' : ''))).toThrow(
+      /not a bundle template/,
+    );
   });
 });

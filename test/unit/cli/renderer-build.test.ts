@@ -68,6 +68,13 @@ describe('rendererIsStale', () => {
   });
 
   it('watches the renderer, the shared code, the Vite configs, the template build and the lock file', () => {
-    expect(rendererSources.map((p) => p.split('/').at(-1))).toEqual(['src-renderer', 'src-shared', 'vite.config.ts', 'package-lock.json', 'vite.bundle.config.ts', 'bundle-build.ts']);
+    expect(rendererSources.map((p) => p.split('/').at(-1))).toEqual([
+      'src-renderer',
+      'src-shared',
+      'vite.config.ts',
+      'package-lock.json',
+      'vite.bundle.config.ts',
+      'bundle-build.ts',
+    ]);
   });
 });

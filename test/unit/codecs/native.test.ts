@@ -66,10 +66,20 @@ describe('native reader', () => {
 
   it('names a malformed line in the middle and reads the others', () => {
     const lines = text.split('\n');
-    lines.splice(5, 0, '{"v":1,"seq":3,"t":1,"ts":"x","runId":"r","parentRunId":null,"depth":0,"type":"block.end"}', 'not json', '{"type":"teleport","v":1}');
+    lines.splice(
+      5,
+      0,
+      '{"v":1,"seq":3,"t":1,"ts":"x","runId":"r","parentRunId":null,"depth":0,"type":"block.end"}',
+      'not json',
+      '{"type":"teleport","v":1}',
+    );
     const r = readNativeText(lines.join('\n'));
     expect(r.events).toEqual(events);
-    expect(r.problems.map((p) => [p.line, p.severity])).toEqual([[6, 'error'], [7, 'error'], [8, 'error']]);
+    expect(r.problems.map((p) => [p.line, p.severity])).toEqual([
+      [6, 'error'],
+      [7, 'error'],
+      [8, 'error'],
+    ]);
     expect(r.problems[0]?.message).toMatch(/invalid block\.end event: `iteration`/);
     expect(r.problems[1]?.message).toMatch(/not valid JSON/);
     expect(r.problems[2]?.message).toMatch(/unknown event type "teleport"/);
@@ -80,12 +90,17 @@ describe('native reader', () => {
     const r = readNativeText(newer);
     expect(r.problems).toHaveLength(1);
     expect(r.problems[0]).toMatchObject({ line: 1, severity: 'error' });
-    expect(r.problems[0]?.message).toContain(`format version ${EVENT_SCHEMA_VERSION + 1}, newer than this reader understands (version ${EVENT_SCHEMA_VERSION})`);
+    expect(r.problems[0]?.message).toContain(
+      `format version ${EVENT_SCHEMA_VERSION + 1}, newer than this reader understands (version ${EVENT_SCHEMA_VERSION})`,
+    );
     expect(r.events).toEqual(events);
   });
 
   it('a newer event version is named by line; only the first few are listed, then a count', () => {
-    const lines = text.trimEnd().split('\n').map((l, i) => (i === 0 ? l : l.replace(`"v":${EVENT_SCHEMA_VERSION},`, `"v":${EVENT_SCHEMA_VERSION + 1},`)));
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l, i) => (i === 0 ? l : l.replace(`"v":${EVENT_SCHEMA_VERSION},`, `"v":${EVENT_SCHEMA_VERSION + 1},`)));
     const r = readNativeText(`${lines.join('\n')}\n`);
     expect(r.problems[0]?.line).toBe(2);
     expect(r.problems[0]?.message).toMatch(/event version 2 is newer than this reader understands \(1\)/);
@@ -101,7 +116,10 @@ describe('native reader', () => {
 });
 
 describe('run.start limits across versions', () => {
-  const start = (limits: Record<string, unknown>) => ({ ...events[0], limits: { maxDepth: 1, maxIterations: 3, maxBudgetUsd: null, maxTimeoutMs: null, maxTokens: null, maxErrors: null, ...limits } });
+  const start = (limits: Record<string, unknown>) => ({
+    ...events[0],
+    limits: { maxDepth: 1, maxIterations: 3, maxBudgetUsd: null, maxTimeoutMs: null, maxTokens: null, maxErrors: null, ...limits },
+  });
 
   it('a log written when one maxConcurrency served both batched calls loads with both caps set from it', () => {
     const r = checkEvent(start({ maxConcurrency: 8 }));
@@ -111,7 +129,12 @@ describe('run.start limits across versions', () => {
 
   it('the two caps of today are kept as written', () => {
     const r = checkEvent(start({ maxConcurrencyLlm: 16, maxConcurrencyRlm: 4, maxErrorsMode: 'stderr', childLlmModel: 'own' }));
-    expect(r.ok && r.value.type === 'run.start' ? r.value.limits : null).toMatchObject({ maxConcurrencyLlm: 16, maxConcurrencyRlm: 4, maxErrorsMode: 'stderr', childLlmModel: 'own' });
+    expect(r.ok && r.value.type === 'run.start' ? r.value.limits : null).toMatchObject({
+      maxConcurrencyLlm: 16,
+      maxConcurrencyRlm: 4,
+      maxErrorsMode: 'stderr',
+      childLlmModel: 'own',
+    });
   });
 
   it('limits with no concurrency cap at all are refused by name', () => {

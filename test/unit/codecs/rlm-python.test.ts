@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { asSessionId, type TrajectoryEvent } from '../../../src-shared/events.ts';
-import { exportRlmPython, readRlmPythonText, RlmPythonReader, errorFromStderr, parsePyTimestamp, formatPyTimestamp } from '../../../src-shared/codecs/rlm-python.ts';
+import {
+  exportRlmPython,
+  readRlmPythonText,
+  RlmPythonReader,
+  errorFromStderr,
+  parsePyTimestamp,
+  formatPyTimestamp,
+} from '../../../src-shared/codecs/rlm-python.ts';
 import { encodeNative, readNativeText } from '../../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { detectFormat } from '../../../src-shared/codecs/detect.ts';
@@ -15,11 +22,23 @@ import { README_COUNTS, REFERENCE_FIXTURES as FIXTURES } from '../../support/ref
 
 const read = (name: string): string => readFileSync(join(FIXTURES, `${name}.jsonl`), 'utf8');
 
-
 type J = Record<string, unknown>;
 /** Counts straight from the raw JSON, independently of the importer. */
 function countRaw(text: string): Omit<LogStats, 'byModel'> {
-  const c: Omit<LogStats, 'byModel'> = { sessions: 0, runs: 0, maxDepth: 0, iterations: 0, codeBlocks: 0, llmCalls: 0, rlmCalls: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, wallMs: 0 };
+  const c: Omit<LogStats, 'byModel'> = {
+    sessions: 0,
+    runs: 0,
+    maxDepth: 0,
+    iterations: 0,
+    codeBlocks: 0,
+    llmCalls: 0,
+    rlmCalls: 0,
+    errors: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    wallMs: 0,
+  };
   const usage = (u: J): void => {
     for (const m of Object.values((u['model_usage_summaries'] ?? {}) as Record<string, J>)) {
       c.inputTokens += m['total_input_tokens'] as number;
@@ -63,7 +82,11 @@ function countRaw(text: string): Omit<LogStats, 'byModel'> {
   return c;
 }
 
-function importText(text: string): { events: TrajectoryEvent[]; state: TrajectoryState; problems: ReturnType<typeof readRlmPythonText>['problems'] } {
+function importText(text: string): {
+  events: TrajectoryEvent[];
+  state: TrajectoryState;
+  problems: ReturnType<typeof readRlmPythonText>['problems'];
+} {
   const r = readRlmPythonText(text);
   return { events: r.events, state: reduceEvents(r.events), problems: r.problems };
 }
@@ -77,7 +100,14 @@ describe('reference-library import: the shared fixtures', () => {
       expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
       expect(state.problems).toEqual([]);
       const stats = logStats(state);
-      expect([stats.runs, stats.maxDepth, stats.iterations, stats.codeBlocks, stats.llmCalls, stats.rlmCalls]).toEqual([runs, maxDepth, iterations, codeBlocks, leaf, children]);
+      expect([stats.runs, stats.maxDepth, stats.iterations, stats.codeBlocks, stats.llmCalls, stats.rlmCalls]).toEqual([
+        runs,
+        maxDepth,
+        iterations,
+        codeBlocks,
+        leaf,
+        children,
+      ]);
       const raw = countRaw(text);
       const { byModel, ...numbers } = stats;
       expect({ ...numbers, wallMs: 0 }).toEqual({ ...raw, wallMs: 0 });
@@ -91,7 +121,8 @@ describe('reference-library import: the shared fixtures', () => {
       expect(acc.result()).toEqual(stats);
       // Envelope invariants: seq 0..n-1, t monotonic, every run closed.
       events.forEach((e, i) => expect(e.seq).toBe(i));
-      for (let i = 1; i < events.length; i++) expect((events[i] as TrajectoryEvent).t).toBeGreaterThanOrEqual((events[i - 1] as TrajectoryEvent).t);
+      for (let i = 1; i < events.length; i++)
+        expect((events[i] as TrajectoryEvent).t).toBeGreaterThanOrEqual((events[i - 1] as TrajectoryEvent).t);
       for (const run of walkRuns(state)) {
         expect(run.start).not.toBeNull();
         expect(run.end).not.toBeNull();
@@ -165,14 +196,18 @@ describe('reference-library import: the shared fixtures', () => {
     expect(logStats(importText(read('g_openai_http')).state).costUsd).toBeCloseTo(0.000086, 9);
   });
 
-  it('paper-era logs: turn prompts sent with one call only are the replies\' transient messages', () => {
+  it("paper-era logs: turn prompts sent with one call only are the replies' transient messages", () => {
     const r = readRlmPythonText(read('paper-8467a58/c_recursive'));
     const s = reduceEvents(r.events);
     const root = s.runs.get(s.roots[0] as never);
     expect(root?.iterations.map((i) => i.start?.appended.length)).toEqual(root?.iterations.map(() => 0));
     expect(root?.iterations.every((i) => i.reply?.transient?.length === 1 && i.reply.transient[0]!.role === 'user')).toBe(true);
     const child = s.runs.get(s.runs.get(s.roots[0] as never)?.children[0] as never);
-    expect(child?.iterations.map((i) => [i.start?.appended.length, i.reply?.transient?.length])).toEqual([[0, 1], [0, 1], [0, 1]]);
+    expect(child?.iterations.map((i) => [i.start?.appended.length, i.reply?.transient?.length])).toEqual([
+      [0, 1],
+      [0, 1],
+      [0, 1],
+    ]);
   });
 
   it('several completions in one file (persistent multi-turn): one root run per completion', () => {
@@ -237,7 +272,9 @@ describe('export to the reference format', () => {
       expect(meta['type']).toBe('metadata');
       for (const l of lines.slice(1)) {
         const o = JSON.parse(l) as J;
-        expect(Object.keys(o)).toEqual(expect.arrayContaining(['type', 'iteration', 'timestamp', 'prompt', 'response', 'code_blocks', 'final_answer', 'iteration_time']));
+        expect(Object.keys(o)).toEqual(
+          expect.arrayContaining(['type', 'iteration', 'timestamp', 'prompt', 'response', 'code_blocks', 'final_answer', 'iteration_time']),
+        );
       }
       const again = readRlmPythonText(lines.join(''));
       const a = logStats(reduceEvents(first.events));
@@ -262,8 +299,13 @@ describe('export to the reference format', () => {
       expect((JSON.parse(lines[0] as string) as J)['environment_type']).toBe('local');
       expect(logStats(reduceEvents(again.events)).byModel).toEqual(logStats(reduceEvents(first.events)).byModel);
       // The exported locals are the imported ones: the reference's names, short values whole.
-      const rawBlocks = text.split('\n').filter((l) => l.includes('"iteration"')).flatMap((l) => ((JSON.parse(l) as J)['code_blocks'] as J[]).map((b) => (b['result'] as J)['locals'] as J));
-      const outBlocks = lines.slice(1).flatMap((l) => ((JSON.parse(l) as J)['code_blocks'] as J[]).map((b) => (b['result'] as J)['locals'] as J));
+      const rawBlocks = text
+        .split('\n')
+        .filter((l) => l.includes('"iteration"'))
+        .flatMap((l) => ((JSON.parse(l) as J)['code_blocks'] as J[]).map((b) => (b['result'] as J)['locals'] as J));
+      const outBlocks = lines
+        .slice(1)
+        .flatMap((l) => ((JSON.parse(l) as J)['code_blocks'] as J[]).map((b) => (b['result'] as J)['locals'] as J));
       expect(outBlocks.map((l) => Object.keys(l))).toEqual(rawBlocks.map((l) => Object.keys(l)));
       rawBlocks.forEach((raw, i) => {
         for (const [k, v] of Object.entries(raw)) {
@@ -289,7 +331,10 @@ describe('export to the reference format', () => {
     const calls = ((it2['code_blocks'] as J[])[0]!['result'] as J)['rlm_calls'] as J[];
     // Child c2: its reply under its model (m), its leaf call under m-sub.
     expect(calls[1]!['usage_summary']).toEqual({
-      model_usage_summaries: { m: { total_calls: 1, total_input_tokens: 50, total_output_tokens: 5, total_cost: 0.001 }, 'm-sub': { total_calls: 1, total_input_tokens: 7, total_output_tokens: 1, total_cost: 0.001 } },
+      model_usage_summaries: {
+        m: { total_calls: 1, total_input_tokens: 50, total_output_tokens: 5, total_cost: 0.001 },
+        'm-sub': { total_calls: 1, total_input_tokens: 7, total_output_tokens: 1, total_cost: 0.001 },
+      },
       total_cost: 0.002,
     });
     const js = exportRlmPython(original, makeHeader(asSessionId('rt'), new Date(Date.UTC(2026, 0, 1)), undefined, 'javascript'));
@@ -335,7 +380,14 @@ describe('export to the reference format', () => {
             ms: bl.end?.durationMs,
             calls: bl.calls.map((id) => {
               const c = s.calls.get(id);
-              return { prompt: c?.start.prompt, response: c?.end?.response, batch: c?.start.batch, leaf: c?.start.leaf, child: c?.start.childRunId !== null, usage: c?.start.childRunId ? null : c?.end?.usage };
+              return {
+                prompt: c?.start.prompt,
+                response: c?.end?.response,
+                batch: c?.start.batch,
+                leaf: c?.start.leaf,
+                child: c?.start.childRunId !== null,
+                usage: c?.start.childRunId ? null : c?.end?.usage,
+              };
             }),
           })),
         })),
@@ -350,8 +402,11 @@ describe('helpers', () => {
     expect(ms).toBeCloseTo(Date.UTC(2026, 11, 2, 9, 30, 59) + 155.653, 3);
     expect(formatPyTimestamp(ms as number)).toBe('2026-12-02T09:30:59.155653');
     expect(parsePyTimestamp('nope')).toBeNull();
-    expect(errorFromStderr('\nKeyError: \'order\'')).toEqual({ name: 'KeyError', message: "'order'" });
-    expect(errorFromStderr('Traceback...\n  File x\nzipfile.BadZipFile')).toEqual({ name: 'Error', message: 'Traceback...\n  File x\nzipfile.BadZipFile' });
+    expect(errorFromStderr("\nKeyError: 'order'")).toEqual({ name: 'KeyError', message: "'order'" });
+    expect(errorFromStderr('Traceback...\n  File x\nzipfile.BadZipFile')).toEqual({
+      name: 'Error',
+      message: 'Traceback...\n  File x\nzipfile.BadZipFile',
+    });
     expect(errorFromStderr('  ')).toBeNull();
   });
 });

@@ -22,7 +22,9 @@ describe('REPL output message', () => {
   });
 
   it('shows stdout, the error and the variables', () => {
-    const msg = buildReplOutputMessage([{ ...block, stdout: 'hi\n', error: { name: 'TypeError', message: 'x is undefined' }, variables: ['a', 'b'] }]);
+    const msg = buildReplOutputMessage([
+      { ...block, stdout: 'hi\n', error: { name: 'TypeError', message: 'x is undefined' }, variables: ['a', 'b'] },
+    ]);
     expect(msg).toBe('REPL output:\nhi\n\nTypeError: x is undefined\n\nREPL variables: a, b');
   });
 
@@ -34,13 +36,19 @@ describe('REPL output message', () => {
   });
 
   it('numbers blocks when there are several', () => {
-    const msg = buildReplOutputMessage([{ ...block, stdout: '1' }, { ...block, stdout: '2' }]);
+    const msg = buildReplOutputMessage([
+      { ...block, stdout: '1' },
+      { ...block, stdout: '2' },
+    ]);
     expect(msg).toBe('REPL output (block 1):\n1\n\nREPL output (block 2):\n2');
   });
 
   it('caps each block separately and says how much was cut', () => {
     const big = 'x'.repeat(OUTPUT_CAP_CHARS + 1234);
-    const msg = buildReplOutputMessage([{ ...block, stdout: big }, { ...block, stdout: big }]);
+    const msg = buildReplOutputMessage([
+      { ...block, stdout: big },
+      { ...block, stdout: big },
+    ]);
     expect(msg.match(/\[1234 more characters cut\]/g)?.length).toBe(2);
     expect(msg.length).toBeLessThan(2 * OUTPUT_CAP_CHARS + 200);
   });
@@ -61,7 +69,12 @@ describe('turn prompt', () => {
 
 describe('system prompt', () => {
   it('lists custom tools and explains recursion when it is on', () => {
-    const p = buildSystemPrompt({ tools: [{ name: 'lookup', description: 'finds a record' }], recursion: true, compaction: false, finalPatterns: false });
+    const p = buildSystemPrompt({
+      tools: [{ name: 'lookup', description: 'finds a record' }],
+      recursion: true,
+      compaction: false,
+      finalPatterns: false,
+    });
     expect(p).toContain('`lookup`: finds a record');
     expect(p).toContain('child RLM');
     expect(p).toContain('answer.ready = true');
@@ -69,7 +82,9 @@ describe('system prompt', () => {
   });
 
   it('teaches FINAL / FINAL_VAR only when asked', () => {
-    expect(buildSystemPrompt({ tools: [], recursion: false, compaction: true, finalPatterns: true })).toMatch(/FINAL\(your answer\)[\s\S]*/);
+    expect(buildSystemPrompt({ tools: [], recursion: false, compaction: true, finalPatterns: true })).toMatch(
+      /FINAL\(your answer\)[\s\S]*/,
+    );
   });
 });
 
@@ -80,7 +95,14 @@ describe('system prompt for Python', () => {
   it('teaches the Python names and the answer dict, with no JavaScript left in it', () => {
     expect(p).toContain(MARKERS.system);
     expect(p).toContain(MARKERS.pythonRepl);
-    for (const name of ['llm_query(prompt, model=None)', 'llm_query_batched(prompts, model=None)', 'rlm_query(prompt, model=None)', 'rlm_query_batched(prompts, model=None)', 'SHOW_VARS()', 'list[str]']) {
+    for (const name of [
+      'llm_query(prompt, model=None)',
+      'llm_query_batched(prompts, model=None)',
+      'rlm_query(prompt, model=None)',
+      'rlm_query_batched(prompts, model=None)',
+      'SHOW_VARS()',
+      'list[str]',
+    ]) {
       expect(p).toContain(name);
     }
     expect(p).toContain('```repl\nanswer["content"] = final_text\nanswer["ready"] = True\n```');
@@ -104,7 +126,13 @@ describe('system prompt for Python', () => {
   });
 
   it('says so when recursion is off, lists tools, and mentions history under compaction', () => {
-    const q = buildSystemPrompt({ tools: [{ name: 'convert_currency', description: 'EUR to USD' }], recursion: false, compaction: true, finalPatterns: false, language: 'python' });
+    const q = buildSystemPrompt({
+      tools: [{ name: 'convert_currency', description: 'EUR to USD' }],
+      recursion: false,
+      compaction: true,
+      finalPatterns: false,
+      language: 'python',
+    });
     expect(q).toMatch(/recursion is off in this run/);
     expect(q).toContain('- `convert_currency`: EUR to USD');
     expect(q).toMatch(/`history` \(a list\)/);
@@ -140,20 +168,38 @@ const TEACHING: [string, RegExp][] = [
   ['long output pollutes the window; recap through a sub-LM', /ask a sub-LM for a one- or two-sentence recap and print that/],
   ['only printed output comes back', /Only what you print comes back to you/],
   ['output is truncated', /beyond about 20,000 characters is cut/],
-  ['sub-LMs have no REPL and see only their prompt', /has no REPL, no tools and no memory of this conversation: it sees only the prompt you give it/],
+  [
+    'sub-LMs have no REPL and see only their prompt',
+    /has no REPL, no tools and no memory of this conversation: it sees only the prompt you give it/,
+  ],
   ['clean inputs', /Give it clean, focused input/],
   ['terse structured outputs', /ask for a terse, structured reply/],
-  ['per-call budget from the window', /sized for the sub-model's window of about [\d,]+ tokens: one prompt can hold at most about [\d,]+ characters, and is read most reliably under about [\d,]+/],
-  ['per-batch budget', /a batch of more than about 20 prompts rarely pays off, so one batch of well-sized prompts covers about [\d,]+ characters/],
+  [
+    'per-call budget from the window',
+    /sized for the sub-model's window of about [\d,]+ tokens: one prompt can hold at most about [\d,]+ characters, and is read most reliably under about [\d,]+/,
+  ],
+  [
+    'per-batch budget',
+    /a batch of more than about 20 prompts rarely pays off, so one batch of well-sized prompts covers about [\d,]+ characters/,
+  ],
   ['batching raises neither limit', /Batching runs the calls at the same time; it raises neither limit/],
   ['fat prompts, several batches in turn', /several batches of about 20 one after another, not one huge batch/],
   ['batched over a loop', /prefer one batched call to a loop of single calls/],
-  ['filter first, then staged passes', /filter with code first .* or work in stages \(a cheap first pass to narrow the candidates, a second pass to read the survivors closely\)/],
+  [
+    'filter first, then staged passes',
+    /filter with code first .* or work in stages \(a cheap first pass to narrow the candidates, a second pass to read the survivors closely\)/,
+  ],
   ['probe first, not on turn 1', /Probe first: .* Do not submit on your first turn without having looked at it/],
-  ['plan the decomposition before executing', /Plan before you execute: say in a few lines how the task decomposes into code and sub-LM steps, and sketch the turns/],
+  [
+    'plan the decomposition before executing',
+    /Plan before you execute: say in a few lines how the task decomposes into code and sub-LM steps, and sketch the turns/,
+  ],
   ['one turn at a time', /carry the plan out one turn at a time/],
   ['print a sample at each step', /At each step print a small sample of what you produced/],
-  ['ready only after printing the candidate', /Print the candidate answer and check that it answers the query as asked; set ready only after that/],
+  [
+    'ready only after printing the candidate',
+    /Print the candidate answer and check that it answers the query as asked; set ready only after that/,
+  ],
   ['content may change before ready', /Until then you can change the content as often as you like/],
   ['best inference when out of turns', /If you are running out of turns, submit your best inference rather than no answer/],
   ['rlm_query for sub-problems needing code', /Use it for sub-problems that themselves need code and several steps/],
@@ -192,10 +238,14 @@ describe('sub-LM budgets', () => {
       const opts = { tools: [], recursion: true, compaction: false, finalPatterns: false, language };
       const small = buildSystemPrompt({ ...opts, budgets: subLmBudgets(32_000) });
       const large = buildSystemPrompt({ ...opts, budgets: subLmBudgets(272_000) });
-      expect(small).toContain('window of about 32,000 tokens: one prompt can hold at most about 96,000 characters, and is read most reliably under about 48,000');
+      expect(small).toContain(
+        'window of about 32,000 tokens: one prompt can hold at most about 96,000 characters, and is read most reliably under about 48,000',
+      );
       expect(small).toContain('covers about 960,000 characters');
       expect(small).toMatch(/context\[i:i \+ 48000\]|context\.slice\(i, i \+ 48000\)/);
-      expect(large).toContain('window of about 272,000 tokens: one prompt can hold at most about 816,000 characters, and is read most reliably under about 100,000');
+      expect(large).toContain(
+        'window of about 272,000 tokens: one prompt can hold at most about 816,000 characters, and is read most reliably under about 100,000',
+      );
       expect(small).not.toContain('500,000');
       const meta = (w: number): string => buildMetadataMessage(describeContext('abc'), 'Q', language, subLmBudgets(w));
       expect(meta(32_000)).toMatch(/Each sub-LM call can read about 96,000 characters\.$/);
@@ -209,8 +259,12 @@ describe('metadata message', () => {
     expect(buildMetadataMessage(describeContext('abc'), null, 'python')).toMatch(/^Your context is a str of 3 total characters\./);
     expect(buildMetadataMessage(describeContext('abc'), '  ', 'python')).toMatch(/^Your context is a str/);
     expect(buildMetadataMessage(describeContext('abc'), 'Who?', 'python')).toMatch(/^Query: Who\?\n\nYour context is a str/);
-    expect(buildMetadataMessage(describeContext(['a', 'b']), null, 'python')).toMatch(/^Your context is a list of 2 total characters\. It has 2 items/);
-    expect(buildMetadataMessage(describeContext({ k: 'v' }), 'Q?', 'python')).toMatch(/^Query: Q\?\n\nYour context is a dict of 1 total character\. It has 1 entry, of this length/);
+    expect(buildMetadataMessage(describeContext(['a', 'b']), null, 'python')).toMatch(
+      /^Your context is a list of 2 total characters\. It has 2 items/,
+    );
+    expect(buildMetadataMessage(describeContext({ k: 'v' }), 'Q?', 'python')).toMatch(
+      /^Query: Q\?\n\nYour context is a dict of 1 total character\. It has 1 entry, of this length/,
+    );
     expect(buildMetadataMessage(describeContext({ k: 'v' }), null)).toMatch(/^Your context is an object of/);
     expect(buildMetadataMessage(describeContext(['a']), null)).toMatch(/^Your context is an array of/);
     expect(buildMetadataMessage(describeContext('a'), null)).toMatch(/^Your context is a string of/);
@@ -218,28 +272,55 @@ describe('metadata message', () => {
 
   it('counts in the singular and plural correctly', () => {
     expect(buildMetadataMessage(describeContext('a'), null)).toMatch(/^Your context is a string of 1 total character\. /);
-    expect(buildMetadataMessage(describeContext(['ab', 'c']), null, 'python')).toMatch(/a list of 3 total characters\. It has 2 items, of these lengths in characters: \[2, 1\]\./);
+    expect(buildMetadataMessage(describeContext(['ab', 'c']), null, 'python')).toMatch(
+      /a list of 3 total characters\. It has 2 items, of these lengths in characters: \[2, 1\]\./,
+    );
   });
 
   it('lets mock-llm tell the language from it, whatever the system prompt', () => {
     const meta = (lang: 'javascript' | 'python'): string => buildMetadataMessage(describeContext('abc'), 'Q', lang);
     expect(replLanguage('', meta('python'))).toBe('python');
-    expect(replLanguage(buildSystemPrompt({ tools: [], recursion: true, compaction: false, finalPatterns: false, language: 'python' }), meta('javascript'))).toBe('javascript');
+    expect(
+      replLanguage(
+        buildSystemPrompt({ tools: [], recursion: true, compaction: false, finalPatterns: false, language: 'python' }),
+        meta('javascript'),
+      ),
+    ).toBe('javascript');
     expect(replLanguage('My own prompt about a Python REPL', '')).toBe('python');
     expect(replLanguage('My own prompt', '')).toBe('javascript');
-    const custom = classify({ model: 'm', messages: [{ role: 'system', content: 'A prompt of my own.' }, { role: 'user', content: meta('python') }, { role: 'user', content: 'Turn 1/5:' }] });
+    const custom = classify({
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'A prompt of my own.' },
+        { role: 'user', content: meta('python') },
+        { role: 'user', content: 'Turn 1/5:' },
+      ],
+    });
     expect(custom).toMatchObject({ kind: 'rlm', language: 'python', query: 'Q', turn: 1 });
-    const sub = classify({ model: 'm', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'TASK: summarise' }] });
+    const sub = classify({
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'TASK: summarise' },
+      ],
+    });
     expect(sub.kind).toBe('sub');
   });
 });
 
 describe('custom system prompt and tool descriptions', () => {
-  const tools = [{ name: 'lookup', description: 'finds a record' }, { name: 'NOTE', description: 'a custom str value' }];
+  const tools = [
+    { name: 'lookup', description: 'finds a record' },
+    { name: 'NOTE', description: 'a custom str value' },
+  ];
 
   it('replaces {tools} with the list, and the reference placeholder with its section', () => {
-    expect(fillSystemPrompt('Tools:\n{tools}\nEnd {tools}', tools)).toBe('Tools:\n- `lookup`: finds a record\n- `NOTE`: a custom str value\nEnd - `lookup`: finds a record\n- `NOTE`: a custom str value');
-    expect(fillSystemPrompt('A{custom_tools_section}B', tools)).toBe('A\n6. Custom tools and data available in the REPL:\n- `lookup`: finds a record\n- `NOTE`: a custom str value\nB');
+    expect(fillSystemPrompt('Tools:\n{tools}\nEnd {tools}', tools)).toBe(
+      'Tools:\n- `lookup`: finds a record\n- `NOTE`: a custom str value\nEnd - `lookup`: finds a record\n- `NOTE`: a custom str value',
+    );
+    expect(fillSystemPrompt('A{custom_tools_section}B', tools)).toBe(
+      'A\n6. Custom tools and data available in the REPL:\n- `lookup`: finds a record\n- `NOTE`: a custom str value\nB',
+    );
     expect(fillSystemPrompt('A{tools}B{custom_tools_section}C {other}', [])).toBe('ABC {other}');
   });
 

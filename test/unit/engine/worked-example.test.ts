@@ -58,7 +58,9 @@ describe('renderWorkedExample', () => {
     expect(ex.text).toContain("['11', '16', '5']"); // an output the root saw
     expect(ex.text).toContain('Final answer: search with 16 ERROR lines');
     // The child runs' own code is not the root's: not shown.
-    const childCode = [...state.runs.values()].filter((r) => r.depth > 0).flatMap((r) => r.iterations.flatMap((it) => blocksOf(it).map((b) => b.start!.code)));
+    const childCode = [...state.runs.values()]
+      .filter((r) => r.depth > 0)
+      .flatMap((r) => r.iterations.flatMap((it) => blocksOf(it).map((b) => b.start!.code)));
     expect(childCode.length).toBeGreaterThan(0);
     for (const code of childCode) expect(ex.text).not.toContain(code.trim());
   });
@@ -145,15 +147,23 @@ describe('renderWorkedExample', () => {
     reply(s, r, 1, 'no code');
     iterEnd(s, r, 1, 'no code', 'x');
     runEnd(s, r, 'x', 1, 100);
-    expect(() => renderWorkedExample(reduceEvents(s.events), 'empty.rlm.jsonl', 10_000)).toThrow(/empty\.rlm\.jsonl has no root iteration with code/);
+    expect(() => renderWorkedExample(reduceEvents(s.events), 'empty.rlm.jsonl', 10_000)).toThrow(
+      /empty\.rlm\.jsonl has no root iteration with code/,
+    );
   });
 });
 
 describe('workedExamplesSection', () => {
   it('heads the examples and says when an example is in another language than the run', () => {
-    const section = workedExamplesSection([{ source: '/a', repl: 'python', text: 'EXAMPLE-A' }, { source: '/b', repl: 'javascript', text: 'EXAMPLE-B' }], 'javascript');
+    const section = workedExamplesSection(
+      [
+        { source: '/a', repl: 'python', text: 'EXAMPLE-A' },
+        { source: '/b', repl: 'javascript', text: 'EXAMPLE-B' },
+      ],
+      'javascript',
+    );
     expect(section).toMatch(/^\n\nWorked examples\n/);
-    expect(section).toContain('--- Worked example 1 ---\nEXAMPLE-A\n(This example\'s code is Python; your REPL is JavaScript');
+    expect(section).toContain("--- Worked example 1 ---\nEXAMPLE-A\n(This example's code is Python; your REPL is JavaScript");
     expect(section).toContain('--- Worked example 2 ---\nEXAMPLE-B');
     expect(section.split("This example's code is").length).toBe(2);
   });
@@ -171,13 +181,21 @@ describe('loadWorkedExamples', () => {
   });
 
   it('names the file that is missing, not a log, or too big for the budget', async () => {
-    await expect(loadWorkedExamples([join(dir, 'nope.jsonl')], 1000)).rejects.toThrow(/cannot read example log .*nope\.jsonl: no such file/);
+    await expect(loadWorkedExamples([join(dir, 'nope.jsonl')], 1000)).rejects.toThrow(
+      /cannot read example log .*nope\.jsonl: no such file/,
+    );
     const notLog = join(dir, 'notes.txt');
     writeFileSync(notLog, 'just some notes\n');
-    await expect(loadWorkedExamples([notLog], 1000)).rejects.toThrow(/example .*notes\.txt is not a readable log: not a log this reader knows/);
+    await expect(loadWorkedExamples([notLog], 1000)).rejects.toThrow(
+      /example .*notes\.txt is not a readable log: not a log this reader knows/,
+    );
     await expect(loadWorkedExamples([dir], 1000)).rejects.toThrow(/cannot read example log .*rlm-examples-/);
-    await expect(loadWorkedExamples([join(FIXTURES, 'c_recursive.jsonl')], 100)).rejects.toThrow(/budget of 100 characters is too small for .*c_recursive\.jsonl/);
-    await expect(loadWorkedExamples([join(FIXTURES, 'c_recursive.jsonl'), NATIVE], 1500)).rejects.toThrow(/each of the 2 examples gets 750 of the total 1500/);
+    await expect(loadWorkedExamples([join(FIXTURES, 'c_recursive.jsonl')], 100)).rejects.toThrow(
+      /budget of 100 characters is too small for .*c_recursive\.jsonl/,
+    );
+    await expect(loadWorkedExamples([join(FIXTURES, 'c_recursive.jsonl'), NATIVE], 1500)).rejects.toThrow(
+      /each of the 2 examples gets 750 of the total 1500/,
+    );
     await expect(loadWorkedExamples([NATIVE], 0)).rejects.toThrow(/positive whole number/);
   });
 });

@@ -42,9 +42,12 @@ function one(spans: ReadableSpan[], pred: (s: ReadableSpan) => boolean, what: st
 describe('OtlpSpanFolder on the synthetic scenario', () => {
   const events = scenario().events;
   const spans = fold(events);
-  const run = (id: string): ReadableSpan => one(spans, (s) => s.name === 'invoke_agent rlm' && attr(s, 'gen_ai.agent.id') === id, `run ${id}`);
-  const block = (runId: string, it: number, b: number): ReadableSpan => one(spans, (s) => attr(s, 'gen_ai.tool.call.id') === `${runId}/${it}/${b}`, `block ${runId}/${it}/${b}`);
-  const subcall = (callId: string): ReadableSpan => one(spans, (s) => attr(s, 'rlm.call_id') === callId && s.name.startsWith('chat '), `sub-call ${callId}`);
+  const run = (id: string): ReadableSpan =>
+    one(spans, (s) => s.name === 'invoke_agent rlm' && attr(s, 'gen_ai.agent.id') === id, `run ${id}`);
+  const block = (runId: string, it: number, b: number): ReadableSpan =>
+    one(spans, (s) => attr(s, 'gen_ai.tool.call.id') === `${runId}/${it}/${b}`, `block ${runId}/${it}/${b}`);
+  const subcall = (callId: string): ReadableSpan =>
+    one(spans, (s) => attr(s, 'rlm.call_id') === callId && s.name.startsWith('chat '), `sub-call ${callId}`);
 
   it('makes one trace per root run with the run as its only root', () => {
     // root0: run, 3 requests, 4 blocks, 3 batched calls; 2 children with a request and a block each, one leaf call. root1: run, 3 turns and the final answer.
@@ -65,7 +68,11 @@ describe('OtlpSpanFolder on the synthetic scenario', () => {
 
   it('hangs requests and blocks under their run, calls under their block, child runs under the spawning block', () => {
     const root0 = run('root0');
-    expect(byAttr(spans, 'rlm.run_id', 'root0').filter((s) => s.name === 'chat m' && attr(s, 'rlm.purpose') === 'turn').map(parentOf)).toEqual([idOf(root0), idOf(root0), idOf(root0)]);
+    expect(
+      byAttr(spans, 'rlm.run_id', 'root0')
+        .filter((s) => s.name === 'chat m' && attr(s, 'rlm.purpose') === 'turn')
+        .map(parentOf),
+    ).toEqual([idOf(root0), idOf(root0), idOf(root0)]);
     expect(parentOf(block('root0', 1, 0))).toBe(idOf(root0));
     for (const c of ['b0', 'b1', 'b2']) expect(parentOf(subcall(c))).toBe(idOf(block('root0', 1, 1)));
     for (const c of ['root0/c1', 'root0/c2']) {
@@ -93,13 +100,38 @@ describe('OtlpSpanFolder on the synthetic scenario', () => {
       'rlm.iterations': 3,
     });
     expect(attr(run('root0/c1'), 'rlm.depth')).toBe(1);
-    const turn = one(spans, (s) => attr(s, 'rlm.run_id') === 'root0' && attr(s, 'rlm.iteration') === 1 && attr(s, 'rlm.purpose') === 'turn', 'first request');
+    const turn = one(
+      spans,
+      (s) => attr(s, 'rlm.run_id') === 'root0' && attr(s, 'rlm.iteration') === 1 && attr(s, 'rlm.purpose') === 'turn',
+      'first request',
+    );
     expect(turn.kind).toBe(SpanKind.CLIENT);
-    expect(turn.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.response.model': 'm', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 10, 'rlm.cost_usd': 0.001 });
-    expect(subcall('b0').attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 20, 'rlm.batch.id': 'B', 'rlm.batch.index': 0, 'rlm.batch.size': 3, 'rlm.depth': 1 });
-    expect(subcall('leaf1').attributes).toMatchObject({ 'rlm.subcall.kind': 'rlm', 'rlm.subcall.leaf': true, 'gen_ai.usage.input_tokens': 7 });
+    expect(turn.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.response.model': 'm',
+      'gen_ai.usage.input_tokens': 100,
+      'gen_ai.usage.output_tokens': 10,
+      'rlm.cost_usd': 0.001,
+    });
+    expect(subcall('b0').attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.usage.input_tokens': 20,
+      'rlm.batch.id': 'B',
+      'rlm.batch.index': 0,
+      'rlm.batch.size': 3,
+      'rlm.depth': 1,
+    });
+    expect(subcall('leaf1').attributes).toMatchObject({
+      'rlm.subcall.kind': 'rlm',
+      'rlm.subcall.leaf': true,
+      'gen_ai.usage.input_tokens': 7,
+    });
     const failed = block('root0', 1, 0);
-    expect(failed.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'repl', 'error.type': 'ReferenceError' });
+    expect(failed.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'repl',
+      'error.type': 'ReferenceError',
+    });
     expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: 'boom is not defined' });
     expect(block('root0', 1, 1).status.code).toBe(SpanStatusCode.UNSET);
     const final = one(spans, (s) => attr(s, 'rlm.purpose') === 'final_answer', 'final answer request');
@@ -113,7 +145,11 @@ describe('OtlpSpanFolder on the synthetic scenario', () => {
     const root0 = run('root0');
     expect(ms(root0.startTime)).toBe(at('run.start', (e) => e.runId === 'root0'));
     expect(ms(root0.endTime)).toBe(at('run.end', (e) => e.runId === 'root0'));
-    const turn = one(spans, (s) => attr(s, 'rlm.run_id') === 'root0' && attr(s, 'rlm.iteration') === 1 && attr(s, 'rlm.purpose') === 'turn', 'first request');
+    const turn = one(
+      spans,
+      (s) => attr(s, 'rlm.run_id') === 'root0' && attr(s, 'rlm.iteration') === 1 && attr(s, 'rlm.purpose') === 'turn',
+      'first request',
+    );
     const replyT = at('model.reply', (e) => e.runId === 'root0' && e.type === 'model.reply' && e.iteration === 1);
     expect(ms(turn.endTime)).toBe(replyT);
     expect(ms(turn.startTime)).toBe(replyT - 50);
@@ -137,11 +173,21 @@ describe('OtlpSpanFolder on the synthetic scenario', () => {
 
   it('puts the exact messages of each request on its span, and nothing of the content without it', () => {
     const sent: string[] = [];
-    const calls = new ModelCallFolder({ call: (c) => void (c.callId === null && sent.push(JSON.stringify(c.messages.map((m) => ({ role: m.role, parts: [{ type: 'text', content: m.content }] }))))) });
+    const calls = new ModelCallFolder({
+      call: (c) =>
+        void (
+          c.callId === null &&
+          sent.push(JSON.stringify(c.messages.map((m) => ({ role: m.role, parts: [{ type: 'text', content: m.content }] }))))
+        ),
+    });
     for (const e of events) calls.push(e);
-    const own = spans.filter((s) => s.name === 'chat m' && attr(s, 'rlm.purpose') !== 'subcall').sort((a, b) => ms(a.endTime) - ms(b.endTime));
+    const own = spans
+      .filter((s) => s.name === 'chat m' && attr(s, 'rlm.purpose') !== 'subcall')
+      .sort((a, b) => ms(a.endTime) - ms(b.endTime));
     expect(own.map((s) => attr(s, 'gen_ai.input.messages')).sort()).toEqual([...sent].sort());
-    expect(JSON.parse(attr(subcall('b0'), 'gen_ai.output.messages') as string)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'answer of b0' }], finish_reason: 'stop' }]);
+    expect(JSON.parse(attr(subcall('b0'), 'gen_ai.output.messages') as string)).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: 'answer of b0' }], finish_reason: 'stop' },
+    ]);
     expect(attr(block('root0', 1, 0), 'gen_ai.tool.call.arguments')).toBe('boom()');
 
     const bare = fold(events, 'S', false);
@@ -163,7 +209,12 @@ describe('OtlpSpanFolder on the synthetic scenario', () => {
   });
 
   it('encodes as one OTLP/JSON ExportTraceServiceRequest', () => {
-    const req = JSON.parse(otlpJson(spans)) as { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { scope: { name: string }; spans: { traceId: string; spanId: string; startTimeUnixNano: string }[] }[] }[] };
+    const req = JSON.parse(otlpJson(spans)) as {
+      resourceSpans: {
+        resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+        scopeSpans: { scope: { name: string }; spans: { traceId: string; spanId: string; startTimeUnixNano: string }[] }[];
+      }[];
+    };
     expect(req.resourceSpans).toHaveLength(1);
     expect(req.resourceSpans[0]!.resource.attributes).toContainEqual({ key: 'service.name', value: { stringValue: 'rlm-studio' } });
     const out = req.resourceSpans[0]!.scopeSpans.flatMap((s) => s.spans);

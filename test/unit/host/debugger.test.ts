@@ -9,7 +9,7 @@ const repl = { listVariables: async () => [] } as unknown as Repl;
 const run = (id: string, depth: number): GateRun => ({ runId: asRunId(id), depth, repl });
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
-function make(...args: ConstructorParameters<typeof Debugger>extends [infer B, infer S, unknown] ? [B, S] : never) {
+function make(...args: ConstructorParameters<typeof Debugger> extends [infer B, infer S, unknown] ? [B, S] : never) {
   const pauses: (PauseInfo | null)[] = [];
   const d = new Debugger(args[0], args[1], { onPause: (p) => pauses.push(p ? structuredClone(p) : null) });
   return { d, g: d.gates(), pauses };
@@ -57,7 +57,9 @@ describe('Debugger', () => {
   it('queues concurrent stops: step and continue release the front one only; continue(all) releases every stop', async () => {
     const { d, g, pauses } = make([{ kind: 'on_subcall_start' }], false);
     const order: string[] = [];
-    const held = ['run-1', 'run-2', 'run-3', 'run-4'].map((id) => g.onSubcallStart!(run(id, 1), 1, 0, 'llm', 'p').then(() => order.push(id)));
+    const held = ['run-1', 'run-2', 'run-3', 'run-4'].map((id) =>
+      g.onSubcallStart!(run(id, 1), 1, 0, 'llm', 'p').then(() => order.push(id)),
+    );
     await tick();
     expect(d.paused?.runId).toBe('run-1');
     d.step();

@@ -5,7 +5,15 @@ import type { CompletionRequest, CompletionResult, LmClient } from '../../../src
 
 const env = (runId: string, parentRunId: string | null = null, depth = 0) => ({ v: 1, seq: 0, t: 0, ts: '', runId, parentRunId, depth });
 const usage = { inputTokens: 1, outputTokens: 1, costUsd: 0 };
-const limits = { maxDepth: 2, maxIterations: 5, maxBudgetUsd: null, maxTimeoutMs: null, maxTokens: null, maxErrors: null, maxConcurrency: 1 };
+const limits = {
+  maxDepth: 2,
+  maxIterations: 5,
+  maxBudgetUsd: null,
+  maxTimeoutMs: null,
+  maxTokens: null,
+  maxErrors: null,
+  maxConcurrency: 1,
+};
 const ctx = { type: 'string' as const, totalChars: 1, chunkLengths: [1] };
 
 function runStart(runId: string, messages: ChatMessage[], parent: string | null = null, spawnIteration = 0): TrajectoryEvent {
@@ -23,11 +31,26 @@ function runStart(runId: string, messages: ChatMessage[], parent: string | null 
     tools: [],
   } as unknown as TrajectoryEvent;
 }
-const iterStart = (runId: string, iteration: number) => ({ ...env(runId), type: 'iteration.start', iteration, appended: [], historyLength: 0, historyTokens: 0 }) as unknown as TrajectoryEvent;
-const reply = (runId: string, iteration: number, text: string) => ({ ...env(runId), type: 'model.reply', iteration, purpose: 'turn', model: 'm', text, usage, latencyMs: 5 }) as unknown as TrajectoryEvent;
+const iterStart = (runId: string, iteration: number) =>
+  ({ ...env(runId), type: 'iteration.start', iteration, appended: [], historyLength: 0, historyTokens: 0 }) as unknown as TrajectoryEvent;
+const reply = (runId: string, iteration: number, text: string) =>
+  ({ ...env(runId), type: 'model.reply', iteration, purpose: 'turn', model: 'm', text, usage, latencyMs: 5 }) as unknown as TrajectoryEvent;
 const subStart = (runId: string, callId: string, iteration: number, prompt: string, childRunId: string | null) =>
-  ({ ...env(runId), type: 'subcall.start', callId, iteration, block: 0, kind: childRunId ? 'rlm' : 'llm', leaf: false, prompt, model: 'm', batch: null, childRunId }) as unknown as TrajectoryEvent;
-const subEnd = (runId: string, callId: string, response: string) => ({ ...env(runId), type: 'subcall.end', callId, response, error: null, usage, latencyMs: 5 }) as unknown as TrajectoryEvent;
+  ({
+    ...env(runId),
+    type: 'subcall.start',
+    callId,
+    iteration,
+    block: 0,
+    kind: childRunId ? 'rlm' : 'llm',
+    leaf: false,
+    prompt,
+    model: 'm',
+    batch: null,
+    childRunId,
+  }) as unknown as TrajectoryEvent;
+const subEnd = (runId: string, callId: string, response: string) =>
+  ({ ...env(runId), type: 'subcall.end', callId, response, error: null, usage, latencyMs: 5 }) as unknown as TrajectoryEvent;
 
 // The original: root run-0 replied at 1, 2, 3; at 2 it called llm("p") and spawned child run-1.
 const original: TrajectoryEvent[] = [

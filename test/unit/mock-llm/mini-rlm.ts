@@ -4,12 +4,7 @@
 // `const`/`let` at column 0 become globals so variables persist across turns, which is all
 // the scenario code relies on.
 import vm from 'node:vm';
-import {
-  buildMetadataMessage,
-  buildReplOutputMessage,
-  buildSystemPrompt,
-  buildTurnPrompt,
-} from '../../../src-main/engine/prompts.ts';
+import { buildMetadataMessage, buildReplOutputMessage, buildSystemPrompt, buildTurnPrompt } from '../../../src-main/engine/prompts.ts';
 import { FINAL_ANSWER_REQUEST } from '../../../src-main/lm/prompt-markers.ts';
 import type { BlockOutput } from '../../../src-main/engine/prompts.ts';
 import type { MockMessage, Policy } from '../../../src-main/mock-llm/policy.ts';

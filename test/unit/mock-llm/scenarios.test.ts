@@ -1,11 +1,7 @@
 // The built-in scenarios policy: keyword choice, determinism, the kind of code each first
 // turn writes, and whole runs through a stand-in engine that executes that code.
 import { describe, expect, it } from 'vitest';
-import {
-  buildMetadataMessage,
-  buildSystemPrompt,
-  buildTurnPrompt,
-} from '../../../src-main/engine/prompts.ts';
+import { buildMetadataMessage, buildSystemPrompt, buildTurnPrompt } from '../../../src-main/engine/prompts.ts';
 import { COMPACTION_REQUEST, MARKERS } from '../../../src-main/lm/prompt-markers.ts';
 import { classify } from '../../../src-main/mock-llm/policy.ts';
 import type { MockMessage } from '../../../src-main/mock-llm/policy.ts';
@@ -164,7 +160,11 @@ describe('whole scenarios through a stand-in engine', () => {
   });
 
   it('recover: turn 2 throws, turn 3 reads the error, fixes it and submits', async () => {
-    const run = await miniRun({ policy: scenariosPolicy, context: 'alpha line\nbeta line\n', query: 'Inspect this and recover from errors' });
+    const run = await miniRun({
+      policy: scenariosPolicy,
+      context: 'alpha line\nbeta line\n',
+      query: 'Inspect this and recover from errors',
+    });
     expect(run.outputs[1]).toMatch(/TypeError: Cannot read properties of undefined/);
     expect(run.replies[2]).toContain('TypeError');
     expect(run.answer).toContain('first line "alpha line"');

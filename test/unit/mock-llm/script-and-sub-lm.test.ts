@@ -6,11 +6,21 @@ import { describe, expect, it } from 'vitest';
 import { buildSystemPrompt } from '../../../src-main/engine/prompts.ts';
 import { COMPACTION_REQUEST, FINAL_ANSWER_REQUEST } from '../../../src-main/lm/prompt-markers.ts';
 import type { MockMessage } from '../../../src-main/mock-llm/policy.ts';
-import { loadScript, loadScriptPolicy, NoRuleMatchedError, parseScript, ScriptError, scriptPolicy } from '../../../src-main/mock-llm/policies/script.ts';
+import {
+  loadScript,
+  loadScriptPolicy,
+  NoRuleMatchedError,
+  parseScript,
+  ScriptError,
+  scriptPolicy,
+} from '../../../src-main/mock-llm/policies/script.ts';
 import { countLabels, findNumber, parseTaskPrompt, sectionReport, subLmReply } from '../../../src-main/mock-llm/policies/sub-lm.ts';
 
 const SYSTEM = buildSystemPrompt({ tools: [], recursion: true, compaction: true, finalPatterns: false });
-const rlm = (...users: string[]): MockMessage[] => [{ role: 'system', content: SYSTEM }, ...users.map((content) => ({ role: 'user', content }))];
+const rlm = (...users: string[]): MockMessage[] => [
+  { role: 'system', content: SYSTEM },
+  ...users.map((content) => ({ role: 'user', content })),
+];
 
 async function tempFile(text: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'mock-llm-script-'));

@@ -16,14 +16,27 @@ import { fixtureEvents } from './helpers.ts';
 
 const events = fixtureEvents('c_recursive.jsonl');
 const log = [...encodeNative(makeHeader(asSessionId('t'), new Date(0)), events)].join('');
-const SUMMARY: SessionSummary = { sessionId: 'H1', title: 'on the host', status: 'saved', logFile: null, format: 'native', readOnly: true, createdAt: '', model: null, pause: null, forkOf: null, eventCount: events.length };
+const SUMMARY: SessionSummary = {
+  sessionId: 'H1',
+  title: 'on the host',
+  status: 'saved',
+  logFile: null,
+  format: 'native',
+  readOnly: true,
+  createdAt: '',
+  model: null,
+  pause: null,
+  forkOf: null,
+  eventCount: events.length,
+};
 
 /** Plays the host: one saved session, whose events it sends on each subscribe. */
 class OneSessionHost extends MemoryCarrier {
   override send(m: ClientMessage): void {
     super.send(m);
     const c = m.command;
-    const reply = (result: Replies[keyof Replies]): void => queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
+    const reply = (result: Replies[keyof Replies]): void =>
+      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
     switch (c.type) {
       case 'hello':
         return reply({ protocol: 1, host: 'test' });

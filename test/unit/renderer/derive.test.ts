@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { applyEvent, createTrajectoryState, reduceEvents } from '../../../src-shared/trajectory/index.ts';
-import { firstDivergence, markRunDirty, runMetrics, runsMatching, searchSession, settleOwnTotals, treeRows, truncationOf } from '../../../src-renderer/lib/derive.ts';
+import {
+  firstDivergence,
+  markRunDirty,
+  runMetrics,
+  runsMatching,
+  searchSession,
+  settleOwnTotals,
+  treeRows,
+  truncationOf,
+} from '../../../src-renderer/lib/derive.ts';
 import { fixtureEvents } from './helpers.ts';
 
 describe('derive', () => {
@@ -51,7 +60,33 @@ describe('derive', () => {
     const evs = [];
     let seq = 0;
     for (let i = 0; i < 10_000; i++) {
-      evs.push({ v: 1, seq: seq++, t: i, ts: '', runId: `r${i}`, parentRunId: i ? `r${i - 1}` : null, depth: i, type: 'run.start', spawnedBy: null, turn: 0, model: 'm', subModel: null, query: null, context: { type: 'string', totalChars: 0, chunkLengths: [0] }, limits: { maxDepth: 1, maxIterations: 1, maxBudgetUsd: null, maxTimeoutMs: null, maxTokens: null, maxErrors: null, maxConcurrency: 1 }, messages: [], tools: [] });
+      evs.push({
+        v: 1,
+        seq: seq++,
+        t: i,
+        ts: '',
+        runId: `r${i}`,
+        parentRunId: i ? `r${i - 1}` : null,
+        depth: i,
+        type: 'run.start',
+        spawnedBy: null,
+        turn: 0,
+        model: 'm',
+        subModel: null,
+        query: null,
+        context: { type: 'string', totalChars: 0, chunkLengths: [0] },
+        limits: {
+          maxDepth: 1,
+          maxIterations: 1,
+          maxBudgetUsd: null,
+          maxTimeoutMs: null,
+          maxTokens: null,
+          maxErrors: null,
+          maxConcurrency: 1,
+        },
+        messages: [],
+        tools: [],
+      });
     }
     const s = reduceEvents(evs as never);
     expect(treeRows(s, new Set())).toHaveLength(10_000);

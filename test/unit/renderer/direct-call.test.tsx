@@ -8,14 +8,60 @@ import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { servicesWith } from './helpers.ts';
 
 function directRunEvents(): TrajectoryEvent[] {
-  const env = (seq: number, extra: object) => ({ v: 1, seq, t: seq * 10, ts: '2026-01-01T00:00:00.000Z', runId: 'run-0', parentRunId: null, depth: 0, ...extra });
-  const limits = { maxDepth: 0, maxIterations: 30, maxBudgetUsd: null, maxTimeoutMs: null, maxTokens: null, maxErrors: null, maxConcurrencyLlm: 16, maxConcurrencyRlm: 4 };
+  const env = (seq: number, extra: object) => ({
+    v: 1,
+    seq,
+    t: seq * 10,
+    ts: '2026-01-01T00:00:00.000Z',
+    runId: 'run-0',
+    parentRunId: null,
+    depth: 0,
+    ...extra,
+  });
+  const limits = {
+    maxDepth: 0,
+    maxIterations: 30,
+    maxBudgetUsd: null,
+    maxTimeoutMs: null,
+    maxTokens: null,
+    maxErrors: null,
+    maxConcurrencyLlm: 16,
+    maxConcurrencyRlm: 4,
+  };
   const usage = { inputTokens: 1200, outputTokens: 30, costUsd: 0.002 };
   const sent = [{ role: 'user', content: 'THE WHOLE CONTEXT\n\nWhat is the code?' }];
   const events = [
-    env(0, { type: 'run.start', spawnedBy: null, turn: 0, model: 'mock-root', subModel: null, query: 'What is the code?', context: { type: 'string', totalChars: 17, chunkLengths: [17] }, limits, messages: sent, tools: [], repl: 'javascript' }),
-    env(1, { type: 'model.reply', iteration: 0, purpose: 'direct', model: 'mock-root', text: 'The code is 4827193.', usage, latencyMs: 420 }),
-    env(2, { type: 'run.end', answer: 'The code is 4827193.', stopReason: 'answered', message: null, iterations: 0, durationMs: 430, usage: { ...usage, calls: 1 } }),
+    env(0, {
+      type: 'run.start',
+      spawnedBy: null,
+      turn: 0,
+      model: 'mock-root',
+      subModel: null,
+      query: 'What is the code?',
+      context: { type: 'string', totalChars: 17, chunkLengths: [17] },
+      limits,
+      messages: sent,
+      tools: [],
+      repl: 'javascript',
+    }),
+    env(1, {
+      type: 'model.reply',
+      iteration: 0,
+      purpose: 'direct',
+      model: 'mock-root',
+      text: 'The code is 4827193.',
+      usage,
+      latencyMs: 420,
+    }),
+    env(2, {
+      type: 'run.end',
+      answer: 'The code is 4827193.',
+      stopReason: 'answered',
+      message: null,
+      iterations: 0,
+      durationMs: 430,
+      usage: { ...usage, calls: 1 },
+    }),
   ];
   return events as unknown as TrajectoryEvent[];
 }

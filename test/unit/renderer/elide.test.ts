@@ -16,7 +16,10 @@ function roundTrip(text: string, min: number) {
   const bytes = enc.encode(text);
   const el = new Elider(min);
   const light = new TextDecoder().decode(el.lighten(bytes, 0));
-  const parsed = light.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const parsed = light
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const left = parsed.map((p) => restoreMarks(p, el.cuts));
   return { bytes, el, parsed, left, light };
 }
@@ -58,7 +61,15 @@ function sliceOnly(b: Blob): Blob {
 describe('Elider', () => {
   const long = 'x'.repeat(300);
   it('cuts long content and prompt values only, and says where they were', () => {
-    const line = `${JSON.stringify({ type: 'subcall.start', prompt: `P${long}`, code: `C${long}`, messages: [{ role: 'user', content: `M${long}` }, { role: 'user', content: 'short' }] })}\n`;
+    const line = `${JSON.stringify({
+      type: 'subcall.start',
+      prompt: `P${long}`,
+      code: `C${long}`,
+      messages: [
+        { role: 'user', content: `M${long}` },
+        { role: 'user', content: 'short' },
+      ],
+    })}\n`;
     const { bytes, parsed, left } = roundTrip(line, 128);
     const ev = parsed[0] as { prompt: string; code: string; messages: { content: string }[] };
     expect(ev.code).toBe(`C${long}`);
@@ -86,7 +97,12 @@ describe('Elider', () => {
       expect(full.startsWith(ev[x!.path[0] as string] as string)).toBe(true);
       setAt(ev, x!.path, full);
     }
-    expect(parsed).toEqual(line.split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+    expect(parsed).toEqual(
+      line
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    );
   });
 
   it('passes short strings, non-native text and malformed lines through untouched', () => {
@@ -142,7 +158,13 @@ describe('parse worker: left-out prompts', () => {
 
   it('decodes non-ASCII lines at any offset, in files longer than one read', async () => {
     // 3,000 copies, every seventh with accents and an emoji at a shifting offset: ~1.4 MB.
-    const events = original.slice(0, 3).flatMap((e, k) => Array.from({ length: 1000 }, (_, i) => ({ ...e, seq: k * 1000 + i, query: i % 7 === 0 ? `${'a'.repeat(i % 5)}é ü 🙂 ${i}` : `plain ${i}` })));
+    const events = original.slice(0, 3).flatMap((e, k) =>
+      Array.from({ length: 1000 }, (_, i) => ({
+        ...e,
+        seq: k * 1000 + i,
+        query: i % 7 === 0 ? `${'a'.repeat(i % 5)}é ü 🙂 ${i}` : `plain ${i}`,
+      })),
+    );
     const log = nativeLog(events as unknown as TrajectoryEvent[]);
     for (const blob of [new NodeBlob([log]) as unknown as Blob, sliceOnly(new NodeBlob([log]) as unknown as Blob)]) {
       const got = await parseAll(blob, null);
@@ -161,7 +183,7 @@ describe('parse worker: left-out prompts', () => {
 });
 
 describe('services: texts read back into the store', () => {
-  it('fills an iteration\'s prompts on demand, and every text before a search or an export', async () => {
+  it("fills an iteration's prompts on demand, and every text before a search or an export", async () => {
     const original = fixtureEvents('c_recursive.jsonl');
     const text = nativeLog(original);
     const { store, svc } = servicesWith([]);
@@ -171,7 +193,11 @@ describe('services: texts read back into the store', () => {
 
     const light = await parseAll(new NodeBlob([text]) as unknown as Blob, 256);
     store.getState().addLocalSession('big', 'big');
-    store.getState().ingestEvents('big', light.events, [...light.elided.entries()].map(([ev, list]) => [light.events.indexOf(ev), list] as [number, Elision[]]));
+    store.getState().ingestEvents(
+      'big',
+      light.events,
+      [...light.elided.entries()].map(([ev, list]) => [light.events.indexOf(ev), list] as [number, Elision[]]),
+    );
     store.getState().flushEvents();
     (svc as unknown as { sources: Map<string, Blob> }).sources.set('big', new NodeBlob([text]) as unknown as Blob);
     const entry = () => store.getState().sessions.get('big')!;
@@ -191,9 +217,16 @@ describe('services: texts read back into the store', () => {
     const { store, svc } = servicesWith([]);
     const light = await parseAll(new NodeBlob([text]) as unknown as Blob, 256);
     store.getState().addLocalSession('big', 'big');
-    store.getState().ingestEvents('big', light.events, [...light.elided.entries()].map(([ev, list]) => [light.events.indexOf(ev), list] as [number, Elision[]]));
+    store.getState().ingestEvents(
+      'big',
+      light.events,
+      [...light.elided.entries()].map(([ev, list]) => [light.events.indexOf(ev), list] as [number, Elision[]]),
+    );
     store.getState().flushEvents();
-    (svc as unknown as { sources: Map<string, Blob> }).sources.set('big', new NodeBlob([text.replace(/"prompt":"/g, '"prompt":"XY')]) as unknown as Blob);
+    (svc as unknown as { sources: Map<string, Blob> }).sources.set(
+      'big',
+      new NodeBlob([text.replace(/"prompt":"/g, '"prompt":"XY')]) as unknown as Blob,
+    );
     const whole = await parseAll(new NodeBlob([text]) as unknown as Blob, null);
     const previews = light.events.map((e) => JSON.stringify(e));
     await svc.allTexts('big');

@@ -13,14 +13,36 @@ import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
 
 function row(id: string, over: Partial<EvalTaskRow> = {}): EvalTaskRow {
   const [kind = 'sniah', size = '8192'] = id.split(/-(?=\d)/);
-  return { id, kind, sizeTokens: Number(size.split('-')[0]), score: 1, correct: true, stopReason: 'answered', costUsd: 0.001, durationMs: 100, calls: 3, iterations: 3, logFile: `/e/${id}.rlm.jsonl`, sessionId: null, ...over };
+  return {
+    id,
+    kind,
+    sizeTokens: Number(size.split('-')[0]),
+    score: 1,
+    correct: true,
+    stopReason: 'answered',
+    costUsd: 0.001,
+    durationMs: 100,
+    calls: 3,
+    iterations: 3,
+    logFile: `/e/${id}.rlm.jsonl`,
+    sessionId: null,
+    ...over,
+  };
 }
 
 function evaluation(dir: string, tasks: EvalTaskRow[], maxIterations: number | null = null): EvalOverview {
   return {
     dir,
     name: dir.split('/').at(-1)!,
-    settings: { dataset: '/d/ds.jsonl', model: 'mock-root', subModel: null, maxDepth: 1, maxIterations, baseUrl: 'http://x/v1', createdAt: null },
+    settings: {
+      dataset: '/d/ds.jsonl',
+      model: 'mock-root',
+      subModel: null,
+      maxDepth: 1,
+      maxIterations,
+      baseUrl: 'http://x/v1',
+      createdAt: null,
+    },
     datasetTasks: tasks.length,
     tasks,
     problems: [],
@@ -44,14 +66,27 @@ const SHORT = evaluation(
   2,
 );
 
-const summary = (id: string, title: string): SessionSummary => ({ sessionId: id, title, status: 'saved', logFile: null, format: 'native', readOnly: true, createdAt: '', model: null, pause: null, forkOf: null, eventCount: 0 });
+const summary = (id: string, title: string): SessionSummary => ({
+  sessionId: id,
+  title,
+  status: 'saved',
+  logFile: null,
+  format: 'native',
+  readOnly: true,
+  createdAt: '',
+  model: null,
+  pause: null,
+  forkOf: null,
+  eventCount: 0,
+});
 
 /** Plays the host: answers each command from a table, records what was asked. */
 class ScriptedHost extends MemoryCarrier {
   override send(m: ClientMessage): void {
     super.send(m);
     const c = m.command;
-    const reply = (result: Replies[keyof Replies]): void => queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
+    const reply = (result: Replies[keyof Replies]): void =>
+      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
     switch (c.type) {
       case 'hello':
         return reply({ protocol: 1, host: 'test' });
@@ -63,8 +98,19 @@ class ScriptedHost extends MemoryCarrier {
         return reply({ sessions: [] });
       case 'eval.open': {
         const e = c.path === FULL.dir ? FULL : c.path === SHORT.dir ? SHORT : null;
-        if (!e) return queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'not_found', message: `cannot open the evaluation ${c.path}: no such directory` } }));
-        return reply({ evaluation: e, sessions: e.tasks.filter((t) => t.sessionId).map((t) => summary(t.sessionId!, `${e.name}/${t.id}`)) });
+        if (!e)
+          return queueMicrotask(() =>
+            this.deliver({
+              kind: 'reply',
+              id: m.id,
+              ok: false,
+              error: { code: 'not_found', message: `cannot open the evaluation ${c.path}: no such directory` },
+            }),
+          );
+        return reply({
+          evaluation: e,
+          sessions: e.tasks.filter((t) => t.sessionId).map((t) => summary(t.sessionId!, `${e.name}/${t.id}`)),
+        });
       }
       case 'session.open':
         return reply({ session: summary(`S-${c.path}`, c.path) });
@@ -96,7 +142,10 @@ async function openByPath(path: string): Promise<void> {
   });
 }
 
-const rowIds = (): string[] => within(screen.getByTestId('eval-table')).getAllByTestId(/^eval-row-/).map((el) => el.dataset['testid']!.slice('eval-row-'.length));
+const rowIds = (): string[] =>
+  within(screen.getByTestId('eval-table'))
+    .getAllByTestId(/^eval-row-/)
+    .map((el) => el.dataset['testid']!.slice('eval-row-'.length));
 
 describe('evaluation derivations', () => {
   it('groups accuracy by kind and size, sorts, and finds the tasks only one solved', () => {
@@ -111,7 +160,13 @@ describe('evaluation derivations', () => {
     expect(sortRows(FULL.tasks, 'cost', true).map((r) => r.id)[0]).toBe('browsecomp-16384-s1');
     expect(sortRows(FULL.tasks, 'time', false).map((r) => r.id)[0]).toBe('sniah-8192-s1');
     const cmp = compareEvals(FULL, SHORT);
-    expect(cmp).toMatchObject({ onlyA: ['browsecomp-16384-s1', 'browsecomp-8192-s1', 'oolong-8192-s1'], onlyB: [], both: 1, neither: 0, common: 4 });
+    expect(cmp).toMatchObject({
+      onlyA: ['browsecomp-16384-s1', 'browsecomp-8192-s1', 'oolong-8192-s1'],
+      onlyB: [],
+      both: 1,
+      neither: 0,
+      common: 4,
+    });
     expect(compareEvals(SHORT, FULL).onlyB).toEqual(cmp.onlyA);
   });
 });
@@ -124,7 +179,8 @@ describe('Evaluation view', () => {
     expect(carrier.sent.some((m) => m.command.type === 'eval.open' && m.command.path === '/runs/full')).toBe(true);
     expect(screen.getByTestId('eval-summary').textContent).toMatch(/4 of 4 tasks finished; accuracy 100\.0%/);
     expect(screen.getByTestId('eval-acc-browsecomp@16384').textContent).toContain('16384');
-    for (const id of ['eval-chart-cost', 'eval-chart-time']) expect(screen.getByTestId(id).querySelectorAll('rect.bar-a').length).toBeGreaterThan(0);
+    for (const id of ['eval-chart-cost', 'eval-chart-time'])
+      expect(screen.getByTestId(id).querySelectorAll('rect.bar-a').length).toBeGreaterThan(0);
     expect(screen.getByTestId('eval-chart-cost').textContent).toMatch(/n=4 · p25/);
     // The host opened one log; it is in the session list.
     expect(store.getState().sessions.has('S-oolong')).toBe(true);
@@ -155,9 +211,16 @@ describe('Evaluation view', () => {
       fireEvent.click(screen.getByTestId('eval-row-sniah-8192-s1'));
     });
     await waitFor(() => expect(store.getState().activeId).toBe('S-/e/sniah-8192-s1.rlm.jsonl'));
-    expect(carrier.sent.filter((m) => m.command.type === 'session.open').map((m) => m.command)).toEqual([{ type: 'session.open', path: '/e/sniah-8192-s1.rlm.jsonl' }]);
+    expect(carrier.sent.filter((m) => m.command.type === 'session.open').map((m) => m.command)).toEqual([
+      { type: 'session.open', path: '/e/sniah-8192-s1.rlm.jsonl' },
+    ]);
     // The row now knows its session: a second click does not open the log again.
-    expect(store.getState().evals.get('/runs/full')!.tasks.find((t) => t.id === 'sniah-8192-s1')!.sessionId).toBe('S-/e/sniah-8192-s1.rlm.jsonl');
+    expect(
+      store
+        .getState()
+        .evals.get('/runs/full')!
+        .tasks.find((t) => t.id === 'sniah-8192-s1')!.sessionId,
+    ).toBe('S-/e/sniah-8192-s1.rlm.jsonl');
     act(() => store.getState().setPanel('eval'));
     await act(async () => {
       fireEvent.click(screen.getByTestId('eval-row-sniah-8192-s1'));
@@ -173,10 +236,14 @@ describe('Evaluation view', () => {
     await openByPath('/runs/short');
     // The first two opened become A and B.
     expect(store.getState().evalView).toEqual({ active: '/runs/short', a: '/runs/full', b: '/runs/short' });
-    const onlyA = within(screen.getByTestId('eval-only-a')).getAllByRole('button').map((b) => b.textContent);
+    const onlyA = within(screen.getByTestId('eval-only-a'))
+      .getAllByRole('button')
+      .map((b) => b.textContent);
     expect(onlyA).toEqual(['browsecomp-16384-s1', 'browsecomp-8192-s1', 'oolong-8192-s1']);
     expect(screen.getByTestId('eval-only-b').textContent).toBe('none');
-    expect(screen.getByTestId('eval-compare-counts').textContent).toMatch(/Of 4 tasks in both: 1 solved by both, 0 by neither, 3 only by A, 0 only by B\./);
+    expect(screen.getByTestId('eval-compare-counts').textContent).toMatch(
+      /Of 4 tasks in both: 1 solved by both, 0 by neither, 3 only by A, 0 only by B\./,
+    );
     const table = screen.getByTestId('eval-compare-table');
     const acc = within(table).getByText('accuracy (mean score)').closest('tr')!;
     expect(acc.textContent).toBe('accuracy (mean score)100.0%37.5%');
@@ -192,7 +259,11 @@ describe('Evaluation view', () => {
     const { store } = mount();
     act(() => store.getState().setPanel('eval'));
     await openByPath('/runs/nope');
-    await waitFor(() => expect(store.getState().notices.at(-1)?.text).toMatch(/could not open the evaluation \/runs\/nope: cannot open the evaluation \/runs\/nope: no such directory/));
+    await waitFor(() =>
+      expect(store.getState().notices.at(-1)?.text).toMatch(
+        /could not open the evaluation \/runs\/nope: cannot open the evaluation \/runs\/nope: no such directory/,
+      ),
+    );
     expect(store.getState().evals.size).toBe(0);
   });
 });

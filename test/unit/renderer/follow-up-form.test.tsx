@@ -28,9 +28,12 @@ const summary = (followUp: SessionSummary['followUp'], status: SessionSummary['s
 class FollowUpHost extends MemoryCarrier {
   override send(m: ClientMessage): void {
     super.send(m);
-    if (m.command.type === 'hello') queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result: { protocol: 1, host: 'test' } }));
+    if (m.command.type === 'hello')
+      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result: { protocol: 1, host: 'test' } }));
     if (m.command.type === 'session.followUp') {
-      const result: Replies['session.followUp'] = { session: summary({ ready: false, reason: 'the session is running; ask once it has finished' }, 'running') };
+      const result: Replies['session.followUp'] = {
+        session: summary({ ready: false, reason: 'the session is running; ask once it has finished' }, 'running'),
+      };
       queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
     }
   }
@@ -83,13 +86,18 @@ describe('FollowUpForm', () => {
     fireEvent.change(screen.getByTestId('fu-context-text'), { target: { value: 'Second document.' } });
     fireEvent.click(screen.getByTestId('fu-ask'));
     await waitFor(() => expect(sent()).toHaveLength(1));
-    expect(sent()[0]).toEqual({ type: 'session.followUp', params: { sessionId: 'h1', query: 'Compare with this.', context: { kind: 'text', text: 'Second document.' } } });
+    expect(sent()[0]).toEqual({
+      type: 'session.followUp',
+      params: { sessionId: 'h1', query: 'Compare with this.', context: { kind: 'text', text: 'Second document.' } },
+    });
   });
 
   it("shows the host's reason instead of the form when the REPL is gone", () => {
     mount(summary({ ready: false, reason: 'its REPL was released after 10 min idle; start a new run (or fork) to continue' }));
     expect(screen.queryByTestId('follow-up')).toBeNull();
-    expect(screen.getByTestId('follow-up-unavailable').textContent).toBe('No follow-up: its REPL was released after 10 min idle; start a new run (or fork) to continue.');
+    expect(screen.getByTestId('follow-up-unavailable').textContent).toBe(
+      'No follow-up: its REPL was released after 10 min idle; start a new run (or fork) to continue.',
+    );
   });
 
   it('shows nothing while the session runs', () => {

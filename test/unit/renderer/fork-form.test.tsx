@@ -35,7 +35,8 @@ class ScriptedHost extends MemoryCarrier {
   override send(m: ClientMessage): void {
     super.send(m);
     const c = m.command;
-    const reply = (result: Replies[keyof Replies]): void => queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
+    const reply = (result: Replies[keyof Replies]): void =>
+      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
     switch (c.type) {
       case 'runs.recent':
         return reply({ runs: [] });
@@ -47,14 +48,19 @@ class ScriptedHost extends MemoryCarrier {
         return reply({ session: { ...SUMMARY, sessionId: 'uploaded', title: c.name, readOnly: true, status: 'saved', logFile: null } });
       case 'session.fork':
       case 'session.rerun':
-        return queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message: 'not in this test' } }));
+        return queueMicrotask(() =>
+          this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message: 'not in this test' } }),
+        );
       default:
         return;
     }
   }
 }
 
-const forks = (carrier: MemoryCarrier) => carrier.sent.map((m) => m.command).filter((c): c is Extract<ClientMessage['command'], { type: 'session.fork' }> => c.type === 'session.fork');
+const forks = (carrier: MemoryCarrier) =>
+  carrier.sent
+    .map((m) => m.command)
+    .filter((c): c is Extract<ClientMessage['command'], { type: 'session.fork' }> => c.type === 'session.fork');
 
 async function mount(opts: { local: boolean; rerunOf?: boolean }) {
   usePrefs.getState().set({ treeMode: 'list' });
@@ -72,7 +78,16 @@ async function mount(opts: { local: boolean; rerunOf?: boolean }) {
     });
   } else await waitFor(() => expect(store.getState().sessions.has(id)).toBe(true));
   if (opts.rerunOf) {
-    act(() => store.getState().setHeader(id, { format: 'rlm-studio', version: 1, sessionId: asSessionId(id), createdAt: '2026-12-02T10:00:00.000Z', repl: 'python', rerunOf: { logFile: 'a_needle.jsonl', format: 'rlm-python' } }));
+    act(() =>
+      store.getState().setHeader(id, {
+        format: 'rlm-studio',
+        version: 1,
+        sessionId: asSessionId(id),
+        createdAt: '2026-12-02T10:00:00.000Z',
+        repl: 'python',
+        rerunOf: { logFile: 'a_needle.jsonl', format: 'rlm-python' },
+      }),
+    );
   }
   act(() => {
     store.getState().ingestEvents(id, events);
@@ -167,7 +182,10 @@ describe('Fork from here…', () => {
     await waitFor(() => expect(forks(carrier)).toHaveLength(1));
     // The log goes to the host as a native log whose header says its code is Python.
     const sent = carrier.sent.map((m) => m.command).find((c) => c.type === 'session.openText');
-    expect(sent?.type === 'session.openText' && JSON.parse(sent.text.split('\n', 1)[0]!)).toMatchObject({ format: 'rlm-studio', repl: 'python' });
+    expect(sent?.type === 'session.openText' && JSON.parse(sent.text.split('\n', 1)[0]!)).toMatchObject({
+      format: 'rlm-studio',
+      repl: 'python',
+    });
     expect(forks(carrier)[0]?.params).toEqual({
       breakpoints: [],
       profile: 'demo',
@@ -208,7 +226,10 @@ describe('Re-execute…', () => {
     });
     const reruns = () => carrier.sent.map((m) => m.command).filter((c) => c.type === 'session.rerun');
     await waitFor(() => expect(reruns()).toHaveLength(1));
-    expect(reruns()[0]).toEqual({ type: 'session.rerun', params: { sessionId: 'uploaded', context: { kind: 'file', path: '/ctx/a_needle.txt' }, tools: '/ctx/tools.mjs' } });
+    expect(reruns()[0]).toEqual({
+      type: 'session.rerun',
+      params: { sessionId: 'uploaded', context: { kind: 'file', path: '/ctx/a_needle.txt' }, tools: '/ctx/tools.mjs' },
+    });
   });
 
   it('re-executes a session this host ran without asking for anything', async () => {
@@ -218,6 +239,8 @@ describe('Re-execute…', () => {
     await act(async () => {
       fireEvent.click(screen.getByTestId('rerun-start'));
     });
-    expect(carrier.sent.map((m) => m.command).filter((c) => c.type === 'session.rerun')).toEqual([{ type: 'session.rerun', params: { sessionId: 'h1' } }]);
+    expect(carrier.sent.map((m) => m.command).filter((c) => c.type === 'session.rerun')).toEqual([
+      { type: 'session.rerun', params: { sessionId: 'h1' } },
+    ]);
   });
 });

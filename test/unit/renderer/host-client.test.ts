@@ -5,7 +5,19 @@ import { MemoryCarrier, parseHostMessage } from '../../../src-renderer/transport
 import { HostClient, HostError } from '../../../src-renderer/transport/host-client.ts';
 import { fixtureEvents } from './helpers.ts';
 
-const summary = { sessionId: 'S', title: 't', status: 'running', logFile: null, format: 'native', readOnly: false, createdAt: '', model: null, pause: null, forkOf: null, eventCount: 0 } satisfies SessionSummary;
+const summary = {
+  sessionId: 'S',
+  title: 't',
+  status: 'running',
+  logFile: null,
+  format: 'native',
+  readOnly: false,
+  createdAt: '',
+  model: null,
+  pause: null,
+  forkOf: null,
+  eventCount: 0,
+} satisfies SessionSummary;
 
 describe('HostClient', () => {
   it('queues commands until the carrier opens, then says hello first', async () => {

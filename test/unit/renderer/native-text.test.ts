@@ -39,7 +39,14 @@ const lines = [...encodeNative(makeHeader(asSessionId('t'), new Date(0)), origin
 describe('a native log parsed on the page', () => {
   it('gives the shared reader’s events, header and problems, line numbers included', async () => {
     // A malformed line, an event of an unknown type, and a last line cut off mid-write.
-    const damaged = [...lines.slice(0, 5), '{"type":"block.end", oops\n', ...lines.slice(5, 9), '{"type":"nope","v":1,"seq":999}\n', ...lines.slice(9), lines[3]!.slice(0, 40)].join('');
+    const damaged = [
+      ...lines.slice(0, 5),
+      '{"type":"block.end", oops\n',
+      ...lines.slice(5, 9),
+      '{"type":"nope","v":1,"seq":999}\n',
+      ...lines.slice(9),
+      lines[3]!.slice(0, 40),
+    ].join('');
     const whole = readNativeText(damaged);
     expect(whole.problems.length).toBe(3);
     for (const elideOver of [null, 256]) {

@@ -8,13 +8,21 @@ import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
 
-const DEMO: EndpointProfile = { name: 'demo', baseUrl: 'http://127.0.0.1/v1', model: 'mock-root', subModel: null, apiKeyRef: null, prices: {} };
+const DEMO: EndpointProfile = {
+  name: 'demo',
+  baseUrl: 'http://127.0.0.1/v1',
+  model: 'mock-root',
+  subModel: null,
+  apiKeyRef: null,
+  prices: {},
+};
 
 /** A host with one profile that refuses every start: the test reads what was sent. */
 class Host extends MemoryCarrier {
   override send(m: ClientMessage): void {
     super.send(m);
-    const reply = (result: Replies[keyof Replies]): void => queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
+    const reply = (result: Replies[keyof Replies]): void =>
+      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
     switch (m.command.type) {
       case 'hello':
         return reply({ protocol: 1, host: 'test' });
@@ -25,7 +33,9 @@ class Host extends MemoryCarrier {
       case 'profiles.list':
         return reply({ profiles: [DEMO] });
       case 'session.start':
-        return queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message: 'no runs in this test' } }));
+        return queueMicrotask(() =>
+          this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message: 'no runs in this test' } }),
+        );
       default:
         return;
     }
@@ -43,7 +53,10 @@ describe("New run form: a child run's llm_query", () => {
       </ServicesProvider>,
     );
     await waitFor(() => expect(store.getState().profiles.length).toBe(1));
-    const starts = () => carrier.sent.map((m) => m.command).filter((c): c is Extract<ClientMessage['command'], { type: 'session.start' }> => c.type === 'session.start');
+    const starts = () =>
+      carrier.sent
+        .map((m) => m.command)
+        .filter((c): c is Extract<ClientMessage['command'], { type: 'session.start' }> => c.type === 'session.start');
     await act(async () => {
       fireEvent.click(screen.getByTestId('nr-start'));
     });

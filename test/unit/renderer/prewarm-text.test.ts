@@ -8,7 +8,9 @@ import { prewarmText, UI_GLYPHS } from '../../../src-renderer/lib/prewarm-text.t
 const ROOT = join(import.meta.dirname, '../../../src-renderer');
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sources(join(dir, d.name)) : /\.(tsx?|css)$/.test(d.name) ? [join(dir, d.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? sources(join(dir, d.name)) : /\.(tsx?|css)$/.test(d.name) ? [join(dir, d.name)] : [],
+  );
 }
 
 describe('prewarmText', () => {
@@ -17,7 +19,9 @@ describe('prewarmText', () => {
     for (const file of sources(ROOT)) {
       if (file.endsWith('prewarm-text.ts') || file.includes('/monaco/')) continue;
       // Comments are prose, never drawn.
-      const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+      const code = readFileSync(file, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
       for (const ch of code.match(/[^\p{ASCII}]/gu) ?? []) if (!UI_GLYPHS.includes(ch)) missing.add(`${ch} (${file.slice(ROOT.length)})`);
     }
     expect([...missing]).toEqual([]);

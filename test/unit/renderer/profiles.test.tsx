@@ -13,9 +13,24 @@ import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
 import { validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
 
-const DEMO: EndpointProfile = { name: 'demo', baseUrl: 'http://127.0.0.1/v1', model: 'mock-root', subModel: null, apiKeyRef: null, prices: {} };
-const OPENAI: EndpointProfile = { name: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-5', subModel: 'gpt-5-mini', apiKeyRef: 'OPENAI_API_KEY', prices: {} };
-const WEB_REFUSAL = 'this host (web mode) does not store API keys: set the environment variable named by the profile\'s "API key env var" (apiKeyRef) where rlm-studio serve runs, then restart it';
+const DEMO: EndpointProfile = {
+  name: 'demo',
+  baseUrl: 'http://127.0.0.1/v1',
+  model: 'mock-root',
+  subModel: null,
+  apiKeyRef: null,
+  prices: {},
+};
+const OPENAI: EndpointProfile = {
+  name: 'openai',
+  baseUrl: 'https://api.openai.com/v1',
+  model: 'gpt-5',
+  subModel: 'gpt-5-mini',
+  apiKeyRef: 'OPENAI_API_KEY',
+  prices: {},
+};
+const WEB_REFUSAL =
+  'this host (web mode) does not store API keys: set the environment variable named by the profile\'s "API key env var" (apiKeyRef) where rlm-studio serve runs, then restart it';
 const KEY = 'sk-test-0123456789-SECRET';
 
 /** Plays the host's profile store; `webMode` refuses setKey as `rlm-studio serve` does. */
@@ -26,8 +41,10 @@ class ScriptedHost extends MemoryCarrier {
   override send(m: ClientMessage): void {
     super.send(m);
     const c = m.command;
-    const reply = (result: Replies[keyof Replies]): void => queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
-    const fail = (message: string): void => queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message } }));
+    const reply = (result: Replies[keyof Replies]): void =>
+      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
+    const fail = (message: string): void =>
+      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message } }));
     switch (c.type) {
       case 'hello':
         return reply({ protocol: 1, host: 'test' });
@@ -80,31 +97,79 @@ const type = (testId: string, value: string): void => {
 
 /** Everything in the store, Maps and Sets included, as text. */
 function storeText(state: object): string {
-  return JSON.stringify(state, (_k, v: unknown) => (v instanceof Map ? [...v.entries()] : v instanceof Set ? [...v] : typeof v === 'function' ? undefined : v));
+  return JSON.stringify(state, (_k, v: unknown) =>
+    v instanceof Map ? [...v.entries()] : v instanceof Set ? [...v] : typeof v === 'function' ? undefined : v,
+  );
 }
 
 describe('validateDraft', () => {
-  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' }, examples: '', exampleBudget: '' };
+  const base: ProfileDraft = {
+    original: null,
+    name: 'x',
+    baseUrl: 'http://h:1/v1',
+    model: 'm',
+    subModel: '',
+    apiKeyRef: '',
+    prices: [],
+    repl: 'javascript',
+    systemPrompt: '',
+    finalPatterns: false,
+    sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' },
+    examples: '',
+    exampleBudget: '',
+  };
   it('builds the profile, refuses bad URLs, the demo name, duplicates and bad prices', () => {
-    expect(validateDraft(base, [])).toEqual({ profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} } });
-    for (const baseUrl of ['not a url', 'ftp://h/v1', 'javascript:alert(1)', '']) expect(validateDraft({ ...base, baseUrl }, [])).toMatchObject({ errors: { baseUrl: expect.any(String) } });
+    expect(validateDraft(base, [])).toEqual({
+      profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} },
+    });
+    for (const baseUrl of ['not a url', 'ftp://h/v1', 'javascript:alert(1)', ''])
+      expect(validateDraft({ ...base, baseUrl }, [])).toMatchObject({ errors: { baseUrl: expect.any(String) } });
     expect(validateDraft({ ...base, name: 'demo' }, [])).toMatchObject({ errors: { name: expect.stringContaining('built-in') } });
     expect(validateDraft(base, ['x'])).toMatchObject({ errors: { name: expect.stringContaining('exists') } });
     expect(validateDraft({ ...base, original: 'x' }, ['x'])).toHaveProperty('profile');
     expect(validateDraft({ ...base, apiKeyRef: 'MY KEY' }, [])).toMatchObject({ errors: { apiKeyRef: expect.any(String) } });
-    expect(validateDraft({ ...base, prices: [{ model: 'm', input: '-1', output: '2' }] }, [])).toMatchObject({ errors: { prices: expect.any(String) } });
-    expect(validateDraft({ ...base, prices: [{ model: 'm', input: '1', output: '2' }, { model: 'm', input: '1', output: '2' }] }, [])).toMatchObject({ errors: { prices: expect.stringContaining('twice') } });
+    expect(validateDraft({ ...base, prices: [{ model: 'm', input: '-1', output: '2' }] }, [])).toMatchObject({
+      errors: { prices: expect.any(String) },
+    });
+    expect(
+      validateDraft(
+        {
+          ...base,
+          prices: [
+            { model: 'm', input: '1', output: '2' },
+            { model: 'm', input: '1', output: '2' },
+          ],
+        },
+        [],
+      ),
+    ).toMatchObject({ errors: { prices: expect.stringContaining('twice') } });
   });
 
   it('keeps sampling settings typed, leaves empty ones out, and names a bad one', () => {
     const sampling = { temperature: '0.7', topP: '', seed: '42', maxOutputTokens: '' };
     expect(validateDraft({ ...base, sampling }, [])).toEqual({
-      profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {}, sampling: { temperature: 0.7, seed: 42 } },
+      profile: {
+        name: 'x',
+        baseUrl: 'http://h:1/v1',
+        model: 'm',
+        subModel: null,
+        apiKeyRef: null,
+        prices: {},
+        sampling: { temperature: 0.7, seed: 42 },
+      },
     });
-    expect(validateDraft({ ...base, sampling: { ...sampling, temperature: '-1' } }, [])).toEqual({ errors: { sampling: 'Temperature must be a number ≥ 0, got "-1".' } });
-    expect(validateDraft({ ...base, sampling: { ...sampling, seed: '1.5' } }, [])).toEqual({ errors: { sampling: 'Seed must be an integer, got "1.5".' } });
-    expect(validateDraft({ ...base, sampling: { ...sampling, topP: '2' } }, [])).toMatchObject({ errors: { sampling: expect.stringContaining('Top p') } });
-    expect(validateDraft({ ...base, sampling: { ...sampling, maxOutputTokens: '0' } }, [])).toMatchObject({ errors: { sampling: expect.stringContaining('Max output tokens') } });
+    expect(validateDraft({ ...base, sampling: { ...sampling, temperature: '-1' } }, [])).toEqual({
+      errors: { sampling: 'Temperature must be a number ≥ 0, got "-1".' },
+    });
+    expect(validateDraft({ ...base, sampling: { ...sampling, seed: '1.5' } }, [])).toEqual({
+      errors: { sampling: 'Seed must be an integer, got "1.5".' },
+    });
+    expect(validateDraft({ ...base, sampling: { ...sampling, topP: '2' } }, [])).toMatchObject({
+      errors: { sampling: expect.stringContaining('Top p') },
+    });
+    expect(validateDraft({ ...base, sampling: { ...sampling, maxOutputTokens: '0' } }, [])).toMatchObject({
+      errors: { sampling: expect.stringContaining('Max output tokens') },
+    });
   });
 });
 
@@ -126,7 +191,8 @@ describe('Endpoint profiles panel', () => {
 
     // Add: every input has a label; a bad base URL is refused before anything is sent.
     fireEvent.click(screen.getByTestId('pp-add'));
-    for (const label of [/^Name/, /^Base URL/, /^Model/, /^Sub-model/, /^API key environment variable/]) expect(within(dialog).getByLabelText(label, { selector: 'input' })).toBeTruthy();
+    for (const label of [/^Name/, /^Base URL/, /^Model/, /^Sub-model/, /^API key environment variable/])
+      expect(within(dialog).getByLabelText(label, { selector: 'input' })).toBeTruthy();
     type('pp-name', 'local');
     type('pp-base-url', 'localhost:8080/v1 oops');
     type('pp-model', 'mock-root');
@@ -151,7 +217,14 @@ describe('Endpoint profiles panel', () => {
     expect(sentOf(carrier, 'profiles.save')).toEqual([
       {
         type: 'profiles.save',
-        profile: { name: 'local', baseUrl: 'http://127.0.0.1:9999/v1', model: 'mock-root', subModel: 'mock-sub', apiKeyRef: 'LOCAL_KEY', prices: { 'mock-root': { inputPerMTok: 0.5, outputPerMTok: 1.5 } } },
+        profile: {
+          name: 'local',
+          baseUrl: 'http://127.0.0.1:9999/v1',
+          model: 'mock-root',
+          subModel: 'mock-sub',
+          apiKeyRef: 'LOCAL_KEY',
+          prices: { 'mock-root': { inputPerMTok: 0.5, outputPerMTok: 1.5 } },
+        },
       },
     ]);
     await waitFor(() => expect(screen.getByTestId('pp-status').textContent).toBe('Saved "local".'));
@@ -237,7 +310,9 @@ describe('Endpoint profiles panel', () => {
     await act(async () => {
       fireEvent.click(screen.getByTestId('pp-delete-confirm-openai'));
     });
-    await waitFor(() => expect(screen.getByTestId('pp-delete-status').textContent).toBe('"openai" was not deleted: the settings folder is read-only'));
+    await waitFor(() =>
+      expect(screen.getByTestId('pp-delete-status').textContent).toBe('"openai" was not deleted: the settings folder is read-only'),
+    );
     expect(screen.getByTestId('pp-row-openai')).toBeTruthy();
 
     // "Keep" backs out; a confirmed delete goes.

@@ -17,9 +17,33 @@ import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
 import { validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
 import { fixtureEvents, servicesWith } from './helpers.ts';
 
-const DEMO: EndpointProfile = { name: 'demo', baseUrl: 'http://127.0.0.1/v1', model: 'mock-root', subModel: null, apiKeyRef: null, prices: {} };
-const PAPER: EndpointProfile = { name: 'paper', baseUrl: 'http://127.0.0.1:8001/v1', model: 'rlm-paper', subModel: null, apiKeyRef: null, prices: {}, finalPatterns: true };
-const QWEN: EndpointProfile = { name: 'qwen', baseUrl: 'http://127.0.0.1:8000/v1', model: 'rlm-qwen3-8b', subModel: null, apiKeyRef: null, prices: {}, repl: 'python', systemPrompt: 'You are an RLM. Tools: {tools}' };
+const DEMO: EndpointProfile = {
+  name: 'demo',
+  baseUrl: 'http://127.0.0.1/v1',
+  model: 'mock-root',
+  subModel: null,
+  apiKeyRef: null,
+  prices: {},
+};
+const PAPER: EndpointProfile = {
+  name: 'paper',
+  baseUrl: 'http://127.0.0.1:8001/v1',
+  model: 'rlm-paper',
+  subModel: null,
+  apiKeyRef: null,
+  prices: {},
+  finalPatterns: true,
+};
+const QWEN: EndpointProfile = {
+  name: 'qwen',
+  baseUrl: 'http://127.0.0.1:8000/v1',
+  model: 'rlm-qwen3-8b',
+  subModel: null,
+  apiKeyRef: null,
+  prices: {},
+  repl: 'python',
+  systemPrompt: 'You are an RLM. Tools: {tools}',
+};
 
 const PY_VARS: VariableView[] = [
   { name: 'answer', type: 'dict', size: 2, preview: "{'content': '', 'ready': False}" },
@@ -34,7 +58,8 @@ class ScriptedHost extends MemoryCarrier {
   override send(m: ClientMessage): void {
     super.send(m);
     const c = m.command;
-    const reply = (result: Replies[keyof Replies]): void => queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
+    const reply = (result: Replies[keyof Replies]): void =>
+      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
     switch (c.type) {
       case 'hello':
         return reply({ protocol: 1, host: 'test' });
@@ -47,7 +72,9 @@ class ScriptedHost extends MemoryCarrier {
       case 'session.variables':
         return reply({ variables: PY_VARS });
       case 'session.start':
-        return queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message: 'no runs in this test' } }));
+        return queueMicrotask(() =>
+          this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message: 'no runs in this test' } }),
+        );
       default:
         return;
     }
@@ -71,7 +98,13 @@ async function mountForm() {
   return { store, carrier };
 }
 
-const PY_HEADER: LogHeader = { format: 'rlm-studio', version: 1, sessionId: asSessionId('py'), createdAt: '2026-12-02T10:00:00.000Z', repl: 'python' };
+const PY_HEADER: LogHeader = {
+  format: 'rlm-studio',
+  version: 1,
+  sessionId: asSessionId('py'),
+  createdAt: '2026-12-02T10:00:00.000Z',
+  repl: 'python',
+};
 
 describe('the REPL language of a session', () => {
   it('comes from the header, else the format (reference logs are Python), else JavaScript', () => {
@@ -81,8 +114,16 @@ describe('the REPL language of a session', () => {
     expect(sessionLanguage({ header: PY_HEADER, format: 'native', summary: null })).toBe('python');
     expect(sessionLanguage({ header: { ...PY_HEADER, repl: 'javascript' }, format: 'native', summary: null })).toBe('javascript');
     const { repl: _none, ...unnamed } = PY_HEADER;
-    expect(sessionLanguage({ header: { ...unnamed, rerunOf: { logFile: 'a_needle.jsonl', format: 'rlm-python' } }, format: 'native', summary: null })).toBe('python');
-    expect(sessionLanguage({ header: { ...unnamed, rerunOf: { logFile: 'x.rlm.jsonl', format: 'native' } }, format: 'native', summary: null })).toBe('javascript');
+    expect(
+      sessionLanguage({
+        header: { ...unnamed, rerunOf: { logFile: 'a_needle.jsonl', format: 'rlm-python' } },
+        format: 'native',
+        summary: null,
+      }),
+    ).toBe('python');
+    expect(
+      sessionLanguage({ header: { ...unnamed, rerunOf: { logFile: 'x.rlm.jsonl', format: 'native' } }, format: 'native', summary: null }),
+    ).toBe('javascript');
     // A run that records its own language says so, whatever the session's.
     const start = fixtureEvents('c_recursive.jsonl').find((e): e is RunStartEvent => e.type === 'run.start');
     expect(start && runLanguage({ ...start, repl: 'python' }, 'javascript')).toBe('python');
@@ -99,7 +140,9 @@ describe('the REPL language of a session', () => {
       </ServicesProvider>,
     );
     const tree = screen.getByRole('tree', { name: 'Recursion tree' });
-    const runs = within(tree).getAllByRole('treeitem').filter((r) => r.hasAttribute('data-run-id'));
+    const runs = within(tree)
+      .getAllByRole('treeitem')
+      .filter((r) => r.hasAttribute('data-run-id'));
     expect(runs.length).toBeGreaterThan(1);
     for (const r of runs) {
       expect(r.getAttribute('data-repl')).toBe('python');
@@ -122,7 +165,9 @@ describe('the REPL language of a session', () => {
     const { store, svc } = servicesWith(events);
     act(() => {
       store.getState().setFormat('s1', 'native');
-      store.getState().setHeader('s1', { format: 'rlm-studio', version: 1, sessionId: asSessionId('s1'), createdAt: '2026-12-02T10:00:00.000Z' });
+      store
+        .getState()
+        .setHeader('s1', { format: 'rlm-studio', version: 1, sessionId: asSessionId('s1'), createdAt: '2026-12-02T10:00:00.000Z' });
       store.getState().select('s1', { iteration: 1 });
     });
     render(
@@ -147,7 +192,9 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
       fireEvent.change(screen.getByTestId('nr-system-prompt-file'), { target: { files: [file] } });
       await file.text();
     });
-    await waitFor(() => expect((screen.getByTestId('nr-system-prompt') as HTMLTextAreaElement).value).toBe('Trained prompt. Tools: {tools}'));
+    await waitFor(() =>
+      expect((screen.getByTestId('nr-system-prompt') as HTMLTextAreaElement).value).toBe('Trained prompt. Tools: {tools}'),
+    );
     fireEvent.click(screen.getByTestId('nr-final-patterns'));
     fireEvent.change(screen.getByTestId('nr-tools'), { target: { value: '/work/tools.mjs' } });
     await act(async () => {
@@ -242,10 +289,33 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
 });
 
 describe('profiles: REPL language and system prompt', () => {
-  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' }, examples: '', exampleBudget: '' };
+  const base: ProfileDraft = {
+    original: null,
+    name: 'x',
+    baseUrl: 'http://h:1/v1',
+    model: 'm',
+    subModel: '',
+    apiKeyRef: '',
+    prices: [],
+    repl: 'javascript',
+    systemPrompt: '',
+    finalPatterns: false,
+    sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' },
+    examples: '',
+    exampleBudget: '',
+  };
   it('keeps Python and a prompt; JavaScript and an empty prompt are left out', () => {
     expect(validateDraft({ ...base, repl: 'python', systemPrompt: 'P {tools}' }, [])).toEqual({
-      profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {}, repl: 'python', systemPrompt: 'P {tools}' },
+      profile: {
+        name: 'x',
+        baseUrl: 'http://h:1/v1',
+        model: 'm',
+        subModel: null,
+        apiKeyRef: null,
+        prices: {},
+        repl: 'python',
+        systemPrompt: 'P {tools}',
+      },
     });
     const plain = validateDraft({ ...base, systemPrompt: '   ' }, []);
     expect(plain).toHaveProperty('profile');
@@ -254,7 +324,9 @@ describe('profiles: REPL language and system prompt', () => {
     expect('profile' in plain && Object.keys(plain.profile)).not.toContain('finalPatterns');
     expect(validateDraft({ ...base, finalPatterns: true }, [])).toMatchObject({ profile: { finalPatterns: true } });
     // The protocol's own schema has the last word (a prompt over its size limit).
-    expect(validateDraft({ ...base, systemPrompt: 'x'.repeat(1_000_001) }, [])).toMatchObject({ errors: { systemPrompt: expect.stringContaining('systemPrompt') } });
+    expect(validateDraft({ ...base, systemPrompt: 'x'.repeat(1_000_001) }, [])).toMatchObject({
+      errors: { systemPrompt: expect.stringContaining('systemPrompt') },
+    });
   });
 
   it('saves them from the panel and lists them', async () => {
@@ -273,7 +345,17 @@ describe('profiles: REPL language and system prompt', () => {
       fireEvent.click(screen.getByTestId('pp-save'));
     });
     expect(sentOf(carrier, 'profiles.save').map((c) => c.profile)).toEqual([
-      { name: 'paper2', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {}, repl: 'python', systemPrompt: 'Trained prompt', finalPatterns: true },
+      {
+        name: 'paper2',
+        baseUrl: 'http://127.0.0.1:9/v1',
+        model: 'm',
+        subModel: null,
+        apiKeyRef: null,
+        prices: {},
+        repl: 'python',
+        systemPrompt: 'Trained prompt',
+        finalPatterns: true,
+      },
     ]);
     expect(within(dialog).getByTestId('pp-row-paper').textContent).toMatch(/accepted/);
     expect(within(dialog).getByTestId('pp-row-qwen').textContent).not.toMatch(/accepted/);
@@ -319,7 +401,11 @@ describe('Variables of a paused Python session', () => {
     });
     expect(sentOf(carrier, 'session.variables')).toEqual([{ type: 'session.variables', sessionId: 'h1', runId: events[0]!.runId }]);
     const table = await screen.findByTestId('variables');
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['name', 'type', 'size', 'value']);
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['name', 'type', 'size', 'value']);
     expect(within(table).getByTestId('var-answer').textContent).toBe("answerdict2{'content': '', 'ready': False}");
     expect(within(table).getByTestId('var-count_words').textContent).toBe('count_wordsfunction<function count_words>');
   });

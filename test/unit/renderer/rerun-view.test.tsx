@@ -36,8 +36,18 @@ describe('diffLines', () => {
     const b = Array.from({ length: 55 }, (_, i) => `line ${(i * 5) % 19}`).join('\n');
     for (const budget of [500, 3]) {
       const d = diffLines(a, b, budget);
-      expect(d.filter((l) => l.op !== 'added').map((l) => l.text).join('\n')).toBe(a);
-      expect(d.filter((l) => l.op !== 'removed').map((l) => l.text).join('\n')).toBe(b);
+      expect(
+        d
+          .filter((l) => l.op !== 'added')
+          .map((l) => l.text)
+          .join('\n'),
+      ).toBe(a);
+      expect(
+        d
+          .filter((l) => l.op !== 'removed')
+          .map((l) => l.text)
+          .join('\n'),
+      ).toBe(b);
     }
     // Within budget the script is minimal: here one change among 58 equal lines.
     const long = Array.from({ length: 58 }, (_, i) => `row ${i}`);
@@ -53,7 +63,12 @@ function reexecuted(): TrajectoryEvent[] {
     if (e.type !== 'block.end') return e;
     const recorded = { stdout: e.stdout, stderr: e.stderr, error: e.error, submitted: e.submitted };
     const differs = e.depth === 0 && e.iteration === 2 && e.block === 0;
-    const rerun: BlockRerun = { terms: 'rlm-python', same: !differs, recorded, new: differs ? { ...recorded, stdout: `${e.stdout}one more line\n` } : recorded };
+    const rerun: BlockRerun = {
+      terms: 'rlm-python',
+      same: !differs,
+      recorded,
+      new: differs ? { ...recorded, stdout: `${e.stdout}one more line\n` } : recorded,
+    };
     const out: BlockEndEvent = { ...e, rerun };
     return out;
   });
@@ -62,26 +77,46 @@ function reexecuted(): TrajectoryEvent[] {
 describe('a re-execution in the app', () => {
   it('counts the compared blocks and lists the different ones', () => {
     const events = reexecuted();
-    const traj = reduceEvents(events, { format: 'rlm-studio', version: 1, sessionId: asSessionId('r'), createdAt: '2026-12-02T10:00:00.000Z', repl: 'python', rerunOf: { logFile: '/logs/c_recursive.jsonl', format: 'rlm-python' } });
+    const traj = reduceEvents(events, {
+      format: 'rlm-studio',
+      version: 1,
+      sessionId: asSessionId('r'),
+      createdAt: '2026-12-02T10:00:00.000Z',
+      repl: 'python',
+      rerunOf: { logFile: '/logs/c_recursive.jsonl', format: 'rlm-python' },
+    });
     const s = rerunSummary(traj);
     const compared = events.filter((e) => e.type === 'block.end').length;
     expect(s).toMatchObject({ source: { logFile: '/logs/c_recursive.jsonl', format: 'rlm-python' }, blocks: compared, same: compared - 1 });
     expect(s?.different).toEqual([{ runId: traj.roots[0], depth: 0, iteration: 2, block: 0 }]);
     expect(rerunSummary(createTrajectoryState())).toBeNull();
-    expect(comparedText({ stdout: 'out\n', stderr: '', error: { name: 'TypeError', message: 'bad' }, submitted: '42' })).toBe('out\nTypeError: bad\n(submitted the answer: 42)');
+    expect(comparedText({ stdout: 'out\n', stderr: '', error: { name: 'TypeError', message: 'bad' }, submitted: '42' })).toBe(
+      'out\nTypeError: bad\n(submitted the answer: 42)',
+    );
   });
 
   it('shows the banner, marks each block, and diffs recorded against new output', () => {
     usePrefs.getState().set({ treeMode: 'list' });
     const { store, svc } = servicesWith(reexecuted(), 'rerun');
-    act(() => store.getState().setHeader('s1', { format: 'rlm-studio', version: 1, sessionId: asSessionId('s1'), createdAt: '2026-12-02T10:00:00.000Z', repl: 'python', rerunOf: { logFile: '/logs/c_recursive.jsonl', format: 'rlm-python' } }));
+    act(() =>
+      store.getState().setHeader('s1', {
+        format: 'rlm-studio',
+        version: 1,
+        sessionId: asSessionId('s1'),
+        createdAt: '2026-12-02T10:00:00.000Z',
+        repl: 'python',
+        rerunOf: { logFile: '/logs/c_recursive.jsonl', format: 'rlm-python' },
+      }),
+    );
     render(
       <ServicesProvider services={svc}>
         <App />
       </ServicesProvider>,
     );
     const banner = screen.getByTestId('rerun-summary');
-    expect(banner.textContent).toMatch(/Re-execution of c_recursive\.jsonl \(reference library log\): \d+ blocks run again · \d+ same · 1 different/);
+    expect(banner.textContent).toMatch(
+      /Re-execution of c_recursive\.jsonl \(reference library log\): \d+ blocks run again · \d+ same · 1 different/,
+    );
     expect(screen.getByTestId('iteration-2').className).toContain('rerun-differs');
     expect(screen.getByTestId('iteration-1').className).not.toContain('rerun-differs');
     // A same block: marked, no diff.

@@ -8,7 +8,16 @@ afterEach(() => cleanup());
 
 vi.mock('../../../src-renderer/monaco/CodeView.tsx', () => ({
   CodeView: (p: { value: string; testId?: string; readOnly?: boolean; cutAt?: number | null; language?: string }) =>
-    createElement('pre', { 'data-testid': p.testId, 'data-readonly': p.readOnly === false ? 'false' : 'true', 'data-cut': p.cutAt ?? '', 'data-language': p.language ?? 'plaintext' }, p.value),
+    createElement(
+      'pre',
+      {
+        'data-testid': p.testId,
+        'data-readonly': p.readOnly === false ? 'false' : 'true',
+        'data-cut': p.cutAt ?? '',
+        'data-language': p.language ?? 'plaintext',
+      },
+      p.value,
+    ),
 }));
 
 // jsdom has no ResizeObserver; the virtualiser and the canvas graph only need it to exist.

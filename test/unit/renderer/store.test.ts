@@ -25,7 +25,13 @@ describe('studio store', () => {
     // 60,000 events: the fixture repeated with fresh seqs and run ids.
     const many: TrajectoryEvent[] = [];
     for (let k = 0; many.length < 60_000; k++) {
-      for (const e of base) many.push({ ...e, seq: many.length, runId: `${e.runId}-${k}` as TrajectoryEvent['runId'], parentRunId: e.parentRunId ? (`${e.parentRunId}-${k}` as TrajectoryEvent['runId']) : null } as TrajectoryEvent);
+      for (const e of base)
+        many.push({
+          ...e,
+          seq: many.length,
+          runId: `${e.runId}-${k}` as TrajectoryEvent['runId'],
+          parentRunId: e.parentRunId ? (`${e.parentRunId}-${k}` as TrajectoryEvent['runId']) : null,
+        } as TrajectoryEvent);
     }
     // Every clock read advances 3 ms: the 8 ms budget stops a frame after a few strides.
     const m = manualStore(3);

@@ -47,7 +47,10 @@ describe('views', () => {
     const traj = store.getState().sessions.get('s1')!.traj;
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
     const table = screen.getByTestId('run-by-model');
-    const rows = within(table).getAllByRole('row').slice(1).map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent));
+    const rows = within(table)
+      .getAllByRole('row')
+      .slice(1)
+      .map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent));
     expect(rows).toEqual([
       ['mock-root', '3', '0', '0', 'unknown'],
       ['mock-sub', '1', '38', '5', '$0.00009'],
@@ -68,7 +71,8 @@ describe('views', () => {
   it('renders the charts panel', () => {
     const { store } = mount(fixtureEvents('b_aggregate.jsonl'));
     act(() => store.getState().setPanel('charts'));
-    for (const id of ['chart-iterations', 'chart-depth', 'chart-waterfall', 'chart-tokens', 'chart-cross-cost']) expect(screen.getByTestId(id)).toBeTruthy();
+    for (const id of ['chart-iterations', 'chart-depth', 'chart-waterfall', 'chart-tokens', 'chart-cross-cost'])
+      expect(screen.getByTestId(id)).toBeTruthy();
     expect(screen.getByTestId('chart-waterfall').querySelectorAll('rect.span').length).toBeGreaterThan(5);
   });
 

@@ -22,10 +22,41 @@ const EXAMPLES = [
 ];
 
 function runEvents(examples: typeof EXAMPLES | undefined): TrajectoryEvent[] {
-  const env = (seq: number, extra: object) => ({ v: 1, seq, t: seq * 10, ts: '2026-01-01T00:00:00.000Z', runId: 'run-0', parentRunId: null, depth: 0, ...extra });
-  const limits = { maxDepth: 1, maxIterations: 30, maxBudgetUsd: null, maxTimeoutMs: null, maxTokens: null, maxErrors: null, maxConcurrencyLlm: 16, maxConcurrencyRlm: 4 };
+  const env = (seq: number, extra: object) => ({
+    v: 1,
+    seq,
+    t: seq * 10,
+    ts: '2026-01-01T00:00:00.000Z',
+    runId: 'run-0',
+    parentRunId: null,
+    depth: 0,
+    ...extra,
+  });
+  const limits = {
+    maxDepth: 1,
+    maxIterations: 30,
+    maxBudgetUsd: null,
+    maxTimeoutMs: null,
+    maxTokens: null,
+    maxErrors: null,
+    maxConcurrencyLlm: 16,
+    maxConcurrencyRlm: 4,
+  };
   return [
-    env(0, { type: 'run.start', spawnedBy: null, turn: 0, model: 'mock-root', subModel: null, query: 'q', context: { type: 'string', totalChars: 3, chunkLengths: [3] }, limits, messages: [{ role: 'system', content: 'sys' }], tools: [], repl: 'javascript', ...(examples ? { examples } : {}) }),
+    env(0, {
+      type: 'run.start',
+      spawnedBy: null,
+      turn: 0,
+      model: 'mock-root',
+      subModel: null,
+      query: 'q',
+      context: { type: 'string', totalChars: 3, chunkLengths: [3] },
+      limits,
+      messages: [{ role: 'system', content: 'sys' }],
+      tools: [],
+      repl: 'javascript',
+      ...(examples ? { examples } : {}),
+    }),
   ] as unknown as TrajectoryEvent[];
 }
 
@@ -63,7 +94,11 @@ describe('the run header', () => {
     await act(async () => {
       fireEvent.click(screen.getByTestId('run-example-open-1'));
     });
-    await waitFor(() => expect(carrier.sent.map((m) => m.command).filter((c) => c.type === 'session.open')).toEqual([{ type: 'session.open', path: '/fixtures/c_recursive.jsonl' }]));
+    await waitFor(() =>
+      expect(carrier.sent.map((m) => m.command).filter((c) => c.type === 'session.open')).toEqual([
+        { type: 'session.open', path: '/fixtures/c_recursive.jsonl' },
+      ]),
+    );
   });
 
   it('a run given no examples shows no line', () => {
@@ -72,19 +107,39 @@ describe('the run header', () => {
   });
 });
 
-const PLAIN: EndpointProfile = { name: 'demo', baseUrl: 'http://127.0.0.1/v1', model: 'mock-root', subModel: null, apiKeyRef: null, prices: {} };
-const TAUGHT: EndpointProfile = { name: 'taught', baseUrl: 'http://127.0.0.1:8000/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {}, examples: ['/runs/a.rlm.jsonl', '/runs/b.jsonl'], exampleBudget: 8000 };
+const PLAIN: EndpointProfile = {
+  name: 'demo',
+  baseUrl: 'http://127.0.0.1/v1',
+  model: 'mock-root',
+  subModel: null,
+  apiKeyRef: null,
+  prices: {},
+};
+const TAUGHT: EndpointProfile = {
+  name: 'taught',
+  baseUrl: 'http://127.0.0.1:8000/v1',
+  model: 'm',
+  subModel: null,
+  apiKeyRef: null,
+  prices: {},
+  examples: ['/runs/a.rlm.jsonl', '/runs/b.jsonl'],
+  exampleBudget: 8000,
+};
 
 class ProfilesHost extends MemoryCarrier {
   override send(m: ClientMessage): void {
     super.send(m);
-    const reply = (result: Replies[keyof Replies]): void => queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
+    const reply = (result: Replies[keyof Replies]): void =>
+      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
     const c = m.command;
     if (c.type === 'hello') reply({ protocol: 1, host: 'test' });
     else if (c.type === 'runs.recent') reply({ runs: [] });
     else if (c.type === 'sessions.list') reply({ sessions: [] });
     else if (c.type === 'profiles.list') reply({ profiles: [PLAIN, TAUGHT] });
-    else if (c.type === 'session.start') queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message: 'not in this test' } }));
+    else if (c.type === 'session.start')
+      queueMicrotask(() =>
+        this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message: 'not in this test' } }),
+      );
   }
 }
 
@@ -134,13 +189,31 @@ describe('the New run form', () => {
 });
 
 describe('profiles', () => {
-  const base: ProfileDraft = { original: null, name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: '', apiKeyRef: '', prices: [], repl: 'javascript', systemPrompt: '', finalPatterns: false, sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' }, examples: '', exampleBudget: '' };
+  const base: ProfileDraft = {
+    original: null,
+    name: 'x',
+    baseUrl: 'http://h:1/v1',
+    model: 'm',
+    subModel: '',
+    apiKeyRef: '',
+    prices: [],
+    repl: 'javascript',
+    systemPrompt: '',
+    finalPatterns: false,
+    sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' },
+    examples: '',
+    exampleBudget: '',
+  };
   it('keeps example paths and a budget; none are left out; a bad budget is named', () => {
-    expect(validateDraft({ ...base, examples: '/a.jsonl\n /b.jsonl ', exampleBudget: '5000' }, [])).toMatchObject({ profile: { examples: ['/a.jsonl', '/b.jsonl'], exampleBudget: 5000 } });
+    expect(validateDraft({ ...base, examples: '/a.jsonl\n /b.jsonl ', exampleBudget: '5000' }, [])).toMatchObject({
+      profile: { examples: ['/a.jsonl', '/b.jsonl'], exampleBudget: 5000 },
+    });
     const plain = validateDraft(base, []);
     expect('profile' in plain && plain.profile).not.toHaveProperty('examples');
     expect('profile' in plain && plain.profile).not.toHaveProperty('exampleBudget');
-    expect(validateDraft({ ...base, exampleBudget: '0' }, [])).toMatchObject({ errors: { examples: expect.stringMatching(/positive whole number/) } });
+    expect(validateDraft({ ...base, exampleBudget: '0' }, [])).toMatchObject({
+      errors: { examples: expect.stringMatching(/positive whole number/) },
+    });
     expect(examplesOf('', '')).toEqual({ examples: [] });
   });
 });

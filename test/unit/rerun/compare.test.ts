@@ -43,9 +43,15 @@ const end = (over: Partial<BlockEndEvent>): BlockEndEvent => ({
 
 describe('compareBlock', () => {
   it("renders our error as the reference writes it: stderr ends with '\\n{Type}: {message}'", () => {
-    const c = compareBlock(end({ stdout: 'dict\n', stderr: '\nTypeError: bad' }), exec({ stdout: 'dict\n', error: { name: 'TypeError', message: 'bad' } }), 'rlm-python');
+    const c = compareBlock(
+      end({ stdout: 'dict\n', stderr: '\nTypeError: bad' }),
+      exec({ stdout: 'dict\n', error: { name: 'TypeError', message: 'bad' } }),
+      'rlm-python',
+    );
     expect(c).toMatchObject({ same: true, new: { stderr: '\nTypeError: bad', error: null } });
-    expect(compareBlock(end({ stderr: '\nTypeError: bad' }), exec({ error: { name: 'KeyError', message: 'bad' } }), 'rlm-python').same).toBe(false);
+    expect(
+      compareBlock(end({ stderr: '\nTypeError: bad' }), exec({ error: { name: 'KeyError', message: 'bad' } }), 'rlm-python').same,
+    ).toBe(false);
   });
 
   it('compares native blocks field by field, the submission included', () => {
@@ -79,7 +85,13 @@ describe('contextMismatch', () => {
 
 describe('RecordedCalls', () => {
   const line = (o: unknown): string => `${JSON.stringify(o)}\n`;
-  const call = (prompt: string, response: string) => ({ root_model: 'm', prompt, response, usage_summary: { model_usage_summaries: {} }, execution_time: 0 });
+  const call = (prompt: string, response: string) => ({
+    root_model: 'm',
+    prompt,
+    response,
+    usage_summary: { model_usage_summaries: {} },
+    execution_time: 0,
+  });
   const log =
     line({ type: 'metadata', root_model: 'm', max_depth: 1, max_iterations: 5 }) +
     line({
@@ -116,7 +128,7 @@ describe('RecordedCalls', () => {
     expect(calls.take({ iteration: 2, block: 0 }, 'p0', false)).toBeNull();
   });
 
-  it("gives a call the reference did not log the error text the block printed, else says it is unknown", () => {
+  it('gives a call the reference did not log the error text the block printed, else says it is unknown', () => {
     const calls = new RecordedCalls(state, run, 'rlm-python');
     expect(calls.unrecorded(site, 'llm_batched')).toBe('Error: llm() call failed - upstream 503');
     expect(calls.unrecorded(site, 'rlm')).toBe('Error: RLM query failed - (the log does not record why this call failed)');

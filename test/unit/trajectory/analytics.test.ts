@@ -33,12 +33,18 @@ describe('analytics', () => {
     const all = runTotals(s, asRunId('root0'));
     expect(all).toMatchObject({ runs: 3, iterations: 5, codeBlocks: 6, llmCalls: 4, rlmCalls: 2, inputTokens: 360 + 100 + 7 });
     const depths = depthTotals(s);
-    expect(depths.map((d) => [d.depth, d.runs, d.iterations])).toEqual([[0, 2, 7], [1, 2, 2]]);
+    expect(depths.map((d) => [d.depth, d.runs, d.iterations])).toEqual([
+      [0, 2, 7],
+      [1, 2, 2],
+    ]);
     const sessions = sessionTotals(s);
-    expect(sessions.map((x) => [x.turn, x.runs, x.maxDepth, x.wallMs])).toEqual([[0, 3, 1, 600], [1, 1, 0, 300]]);
+    expect(sessions.map((x) => [x.turn, x.runs, x.maxDepth, x.wallMs])).toEqual([
+      [0, 3, 1, 600],
+      [1, 1, 0, 300],
+    ]);
   });
 
-  it('usage per model: turns under their run\'s model, sub-calls under theirs, summing to the totals', () => {
+  it("usage per model: turns under their run's model, sub-calls under theirs, summing to the totals", () => {
     const all = runTotals(s, asRunId('root0'));
     expect(Object.keys(all.byModel).sort()).toEqual(['m', 'm-sub']);
     // Three batched calls (20+2 each) and the child's leaf call (7+1) asked for m-sub.
@@ -57,7 +63,10 @@ describe('analytics', () => {
 
   it('usage per model keeps model names as data', () => {
     const t = emptyTotals();
-    addTotals(t, { ...emptyTotals(), byModel: JSON.parse('{"__proto__": {"inputTokens": 1, "outputTokens": 2, "calls": 1, "costUsd": null}}') as Totals['byModel'] });
+    addTotals(t, {
+      ...emptyTotals(),
+      byModel: JSON.parse('{"__proto__": {"inputTokens": 1, "outputTokens": 2, "calls": 1, "costUsd": null}}') as Totals['byModel'],
+    });
     expect(Object.keys(t.byModel)).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(t.byModel)).toBe(Object.prototype);
     expect(JSON.stringify(t.byModel)).toBe('{"__proto__":{"inputTokens":1,"outputTokens":2,"calls":1,"costUsd":null}}');
@@ -88,8 +97,36 @@ describe('analytics', () => {
     expect(histogram([], 3)).toEqual({ edges: [], counts: [] });
     expect(histogram([4, 4], 2).counts).toEqual([2, 0]);
     const d = distributions([
-      { sessions: 1, runs: 1, maxDepth: 0, iterations: 2, codeBlocks: 2, llmCalls: 0, rlmCalls: 0, errors: 0, inputTokens: 10, outputTokens: 1, costUsd: 0.1, wallMs: 100, byModel: {} },
-      { sessions: 1, runs: 3, maxDepth: 1, iterations: 6, codeBlocks: 6, llmCalls: 2, rlmCalls: 2, errors: 1, inputTokens: 30, outputTokens: 3, costUsd: 0.3, wallMs: 300, byModel: {} },
+      {
+        sessions: 1,
+        runs: 1,
+        maxDepth: 0,
+        iterations: 2,
+        codeBlocks: 2,
+        llmCalls: 0,
+        rlmCalls: 0,
+        errors: 0,
+        inputTokens: 10,
+        outputTokens: 1,
+        costUsd: 0.1,
+        wallMs: 100,
+        byModel: {},
+      },
+      {
+        sessions: 1,
+        runs: 3,
+        maxDepth: 1,
+        iterations: 6,
+        codeBlocks: 6,
+        llmCalls: 2,
+        rlmCalls: 2,
+        errors: 1,
+        inputTokens: 30,
+        outputTokens: 3,
+        costUsd: 0.3,
+        wallMs: 300,
+        byModel: {},
+      },
     ]);
     expect(d.costUsd.p50).toBeCloseTo(0.2);
     expect(d.wallMs.p95).toBeCloseTo(290);

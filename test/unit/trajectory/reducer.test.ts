@@ -4,8 +4,23 @@ import { applyEvent, blocksOf, createTrajectoryState, reduceEvents, walkRuns } f
 import { logStats, StatsAccumulator } from '../../../src-shared/trajectory/analytics.ts';
 import { scenario } from './synthetic.ts';
 
-const EXPECTED = { sessions: 2, runs: 4, maxDepth: 1, iterations: 9, codeBlocks: 6, llmCalls: 4, rlmCalls: 2, errors: 1, inputTokens: 867, outputTokens: 87, costUsd: 0.013, wallMs: 900,
-  byModel: { m: { inputTokens: 800, outputTokens: 80, calls: 9, costUsd: 0.009 }, 'm-sub': { inputTokens: 67, outputTokens: 7, calls: 4, costUsd: 0.004 } },
+const EXPECTED = {
+  sessions: 2,
+  runs: 4,
+  maxDepth: 1,
+  iterations: 9,
+  codeBlocks: 6,
+  llmCalls: 4,
+  rlmCalls: 2,
+  errors: 1,
+  inputTokens: 867,
+  outputTokens: 87,
+  costUsd: 0.013,
+  wallMs: 900,
+  byModel: {
+    m: { inputTokens: 800, outputTokens: 80, calls: 9, costUsd: 0.009 },
+    'm-sub': { inputTokens: 67, outputTokens: 7, calls: 4, costUsd: 0.004 },
+  },
 };
 
 describe('trajectory reducer', () => {
@@ -60,7 +75,9 @@ describe('trajectory reducer', () => {
   it('tolerates events for unknown runs, unknown calls and duplicates without throwing', () => {
     const events = scenario().events;
     // Drop the child run.start of c1 and the subcall.start of b0; duplicate one event.
-    const damaged: TrajectoryEvent[] = events.filter((e) => !(e.type === 'run.start' && e.runId === 'root0/c1') && !(e.type === 'subcall.start' && e.callId === 'b0'));
+    const damaged: TrajectoryEvent[] = events.filter(
+      (e) => !(e.type === 'run.start' && e.runId === 'root0/c1') && !(e.type === 'subcall.start' && e.callId === 'b0'),
+    );
     damaged.push({ ...(damaged[3] as TrajectoryEvent), seq: 10_000 });
     const s = reduceEvents(damaged);
     expect(s.problems.length).toBeGreaterThanOrEqual(2);

@@ -11,15 +11,30 @@ import {
   type Usage,
 } from '../../../src-shared/events.ts';
 
-export const LIMITS: Limits = { maxDepth: 2, maxIterations: 3, maxBudgetUsd: null, maxTimeoutMs: null, maxTokens: null, maxErrors: null, maxConcurrencyLlm: 4, maxConcurrencyRlm: 4 };
-export const usage = (i: number, o: number, c: number | null = 0.001): Usage => ({ inputTokens: i, outputTokens: o, costUsd: c });
+const LIMITS: Limits = {
+  maxDepth: 2,
+  maxIterations: 3,
+  maxBudgetUsd: null,
+  maxTimeoutMs: null,
+  maxTokens: null,
+  maxErrors: null,
+  maxConcurrencyLlm: 4,
+  maxConcurrencyRlm: 4,
+};
+const usage = (i: number, o: number, c: number | null = 0.001): Usage => ({ inputTokens: i, outputTokens: o, costUsd: c });
 
 export class Script {
   events: TrajectoryEvent[] = [];
   t = 0;
   emit(d: EventDraft, advance = 1): TrajectoryEvent {
     this.t += advance;
-    const e = { ...d, v: EVENT_SCHEMA_VERSION, seq: this.events.length, t: this.t, ts: new Date(Date.UTC(2026, 0, 1) + this.t).toISOString() } as TrajectoryEvent;
+    const e = {
+      ...d,
+      v: EVENT_SCHEMA_VERSION,
+      seq: this.events.length,
+      t: this.t,
+      ts: new Date(Date.UTC(2026, 0, 1) + this.t).toISOString(),
+    } as TrajectoryEvent;
     this.events.push(e);
     return e;
   }
@@ -31,14 +46,20 @@ export interface RunCtx {
   depth: number;
 }
 
-export function env(r: RunCtx): RunCtx {
+function env(r: RunCtx): RunCtx {
   return { runId: r.runId, parentRunId: r.parentRunId, depth: r.depth };
 }
 
-export function runStart(s: Script, r: RunCtx, turn = 0, spawnedBy: { runId: RunId; iteration: number; block: number; callId: string } | null = null, messages = [
-  { role: 'system' as const, content: 'sys' },
-  { role: 'user' as const, content: 'Answer the following: q\n\nYour context is a str of 10 total characters.' },
-]): void {
+export function runStart(
+  s: Script,
+  r: RunCtx,
+  turn = 0,
+  spawnedBy: { runId: RunId; iteration: number; block: number; callId: string } | null = null,
+  messages = [
+    { role: 'system' as const, content: 'sys' },
+    { role: 'user' as const, content: 'Answer the following: q\n\nYour context is a str of 10 total characters.' },
+  ],
+): void {
   s.emit({
     type: 'run.start',
     ...env(r),
@@ -55,10 +76,25 @@ export function runStart(s: Script, r: RunCtx, turn = 0, spawnedBy: { runId: Run
 }
 
 export function iterStart(s: Script, r: RunCtx, iteration: number): void {
-  s.emit({ type: 'iteration.start', ...env(r), iteration, appended: [{ role: 'user', content: `Turn ${iteration}` }], historyLength: 2 + iteration * 3 - 2, historyTokens: 10 });
+  s.emit({
+    type: 'iteration.start',
+    ...env(r),
+    iteration,
+    appended: [{ role: 'user', content: `Turn ${iteration}` }],
+    historyLength: 2 + iteration * 3 - 2,
+    historyTokens: 10,
+  });
 }
 
-export function reply(s: Script, r: RunCtx, iteration: number, text: string, u = usage(100, 10), latencyMs = 50, purpose: 'turn' | 'final_answer' = 'turn'): void {
+export function reply(
+  s: Script,
+  r: RunCtx,
+  iteration: number,
+  text: string,
+  u = usage(100, 10),
+  latencyMs = 50,
+  purpose: 'turn' | 'final_answer' = 'turn',
+): void {
   s.emit({ type: 'model.reply', ...env(r), iteration, purpose, model: 'm', text, usage: u, latencyMs }, latencyMs);
 }
 
@@ -66,7 +102,19 @@ export function blockStart(s: Script, r: RunCtx, iteration: number, block: numbe
   s.emit({ type: 'block.start', ...env(r), iteration, block, code });
 }
 
-export function blockEnd(s: Script, r: RunCtx, iteration: number, block: number, opts: { stdout?: string; stderr?: string; error?: { name: string; message: string } | null; durationMs?: number; submitted?: string | null } = {}): void {
+export function blockEnd(
+  s: Script,
+  r: RunCtx,
+  iteration: number,
+  block: number,
+  opts: {
+    stdout?: string;
+    stderr?: string;
+    error?: { name: string; message: string } | null;
+    durationMs?: number;
+    submitted?: string | null;
+  } = {},
+): void {
   s.emit(
     {
       type: 'block.end',
@@ -91,13 +139,27 @@ export function iterEnd(s: Script, r: RunCtx, iteration: number, text: string, f
     type: 'iteration.end',
     ...env(r),
     iteration,
-    appended: finalAnswer === null ? [{ role: 'assistant', content: text }, { role: 'user', content: `REPL output ${iteration}` }] : [],
+    appended:
+      finalAnswer === null
+        ? [
+            { role: 'assistant', content: text },
+            { role: 'user', content: `REPL output ${iteration}` },
+          ]
+        : [],
     finalAnswer,
     durationMs,
   });
 }
 
-export function callStart(s: Script, r: RunCtx, callId: string, iteration: number, block: number, kind: 'llm' | 'rlm', opts: { childRunId?: RunId | null; leaf?: boolean; batch?: { batchId: string; index: number; size: number } | null; model?: string } = {}): void {
+function callStart(
+  s: Script,
+  r: RunCtx,
+  callId: string,
+  iteration: number,
+  block: number,
+  kind: 'llm' | 'rlm',
+  opts: { childRunId?: RunId | null; leaf?: boolean; batch?: { batchId: string; index: number; size: number } | null; model?: string } = {},
+): void {
   s.emit({
     type: 'subcall.start',
     ...env(r),
@@ -113,12 +175,31 @@ export function callStart(s: Script, r: RunCtx, callId: string, iteration: numbe
   });
 }
 
-export function callEnd(s: Script, r: RunCtx, callId: string, u: Usage = usage(20, 2), latencyMs = 30, advance = 30): void {
-  s.emit({ type: 'subcall.end', ...env(r), callId: asCallId(callId), response: `answer of ${callId}`, error: null, usage: u, latencyMs }, advance);
+function callEnd(s: Script, r: RunCtx, callId: string, u: Usage = usage(20, 2), latencyMs = 30, advance = 30): void {
+  s.emit(
+    { type: 'subcall.end', ...env(r), callId: asCallId(callId), response: `answer of ${callId}`, error: null, usage: u, latencyMs },
+    advance,
+  );
 }
 
-export function runEnd(s: Script, r: RunCtx, answer: string | null, iterations: number, durationMs: number, stopReason: 'answered' | 'max_iterations' = 'answered'): void {
-  s.emit({ type: 'run.end', ...env(r), answer, stopReason, message: null, iterations, durationMs, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 0 } });
+export function runEnd(
+  s: Script,
+  r: RunCtx,
+  answer: string | null,
+  iterations: number,
+  durationMs: number,
+  stopReason: 'answered' | 'max_iterations' = 'answered',
+): void {
+  s.emit({
+    type: 'run.end',
+    ...env(r),
+    answer,
+    stopReason,
+    message: null,
+    iterations,
+    durationMs,
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 0 },
+  });
 }
 
 /** A simple child run: one iteration, one block that answers. */
@@ -146,7 +227,10 @@ export function scenario(): Script {
   iterStart(s, root, 1);
   reply(s, root, 1, 'it1');
   blockStart(s, root, 1, 0, 'boom()');
-  blockEnd(s, root, 1, 0, { stderr: 'ReferenceError: boom is not defined', error: { name: 'ReferenceError', message: 'boom is not defined' } });
+  blockEnd(s, root, 1, 0, {
+    stderr: 'ReferenceError: boom is not defined',
+    error: { name: 'ReferenceError', message: 'boom is not defined' },
+  });
   blockStart(s, root, 1, 1, 'llm_query_batched([...])');
   for (let i = 0; i < 3; i++) callStart(s, root, `b${i}`, 1, 1, 'llm', { batch: { batchId: 'B', index: i, size: 3 }, model: 'm-sub' });
   callEnd(s, root, 'b1', usage(20, 2), 30, 5);
@@ -167,7 +251,12 @@ export function scenario(): Script {
   const a = childSteps(s, c1, 'A');
   const b = childSteps(s, c2, 'B');
   // c2 also makes a leaf call inside its block
-  const bLeaf = [...b.slice(0, 3), () => callStart(s, c2, 'leaf1', 1, 0, 'rlm', { leaf: true, model: 'm-sub' }), () => callEnd(s, c2, 'leaf1', usage(7, 1)), ...b.slice(3)];
+  const bLeaf = [
+    ...b.slice(0, 3),
+    () => callStart(s, c2, 'leaf1', 1, 0, 'rlm', { leaf: true, model: 'm-sub' }),
+    () => callEnd(s, c2, 'leaf1', usage(7, 1)),
+    ...b.slice(3),
+  ];
   for (let i = 0; i < Math.max(a.length, bLeaf.length); i++) {
     a[i]?.();
     bLeaf[i]?.();

@@ -49,6 +49,9 @@ export type SamplingInput = z.infer<typeof SamplingInput>;
 const WorkedExamplePaths = z.array(z.string().min(1)).max(20);
 
 /** Endpoint profile: where to send model calls. The key is referenced, never stored in logs. */
+/** The built-in profile (the bundled mock model): always present, never saved or deleted. */
+export const DEMO_PROFILE_NAME = 'demo';
+
 export const EndpointProfile = z.strictObject({
   name: z.string().min(1).max(100),
   baseUrl: z.string().url(),

@@ -5,9 +5,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { EndpointProfile } from '../../src-shared/protocol.ts';
-
-export const DEMO_PROFILE_NAME = 'demo';
+import { DEMO_PROFILE_NAME, EndpointProfile } from '../../src-shared/protocol.ts';
 
 /** Where settings live unless the user says otherwise: $RLM_STUDIO_SETTINGS, else the per-user config folder. */
 export function defaultSettingsDir(): string {

@@ -13,6 +13,7 @@ import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { exportRlmPython } from '../../src-shared/codecs/rlm-python.ts';
 import { asRunId, asSessionId, type LogHeader, type ReplLanguage, type TrajectoryEvent } from '../../src-shared/events.ts';
 import {
+  DEMO_PROFILE_NAME,
   type Breakpoint,
   type ClientMessage,
   type CommandType,
@@ -44,7 +45,7 @@ import { readLogBatches } from '../logs/read-log.ts';
 import { startMockLlm, type MockLlmServer } from '../mock-llm/server.ts';
 import type { ConnectOptions, HostConnection, HostEndpoint } from './endpoint.ts';
 import { DEMO_SCENARIOS } from './demo.ts';
-import { DEMO_PROFILE_NAME, ProfileStore } from './profiles.ts';
+import { ProfileStore } from './profiles.ts';
 import type { KeyStore } from './key-store.ts';
 import { forkLauncher, type WorkerHandle, type WorkerLauncher } from './worker-launcher.ts';
 import { FromWorker, type RerunSpec, type ToWorker, type WorkerSpec } from './worker-protocol.ts';

@@ -6,7 +6,7 @@
 // its blocks call, if any (a fork of the host's own session or re-execution keeps its own).
 import { useState } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
-import type { Breakpoint, ContextSource, ForkSession } from '../../src-shared/protocol.ts';
+import { DEMO_PROFILE_NAME, type Breakpoint, type ContextSource, type ForkSession } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { contextSourceOf, ContextFields, type ContextChoice, type ContextNeed } from './ContextFields.tsx';
 import { ToolsField } from './ToolsField.tsx';
@@ -30,7 +30,7 @@ type FinalPatternsChoice = 'source' | 'on' | 'off';
 export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () => void }) {
   const svc = useServices();
   const profiles = useStudio((s) => s.profiles);
-  const [profile, setProfile] = useState(target.asRecorded ? '' : 'demo');
+  const [profile, setProfile] = useState(target.asRecorded ? '' : DEMO_PROFILE_NAME);
   const [model, setModel] = useState('');
   /** `keep`: the source's sub-call profile; `none`: sub-calls on the endpoint above; `p:NAME`: that profile. */
   const [subProfile, setSubProfile] = useState('keep');
@@ -87,7 +87,7 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
           {target.asRecorded ? <option value="">as the session was run</option> : null}
           <option value="demo">demo (bundled mock model, no key)</option>
           {profiles
-            .filter((p) => p.name !== 'demo')
+            .filter((p) => p.name !== DEMO_PROFILE_NAME)
             .map((p) => (
               <option key={p.name} value={p.name}>
                 {p.name} ({p.model})
@@ -105,7 +105,7 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
           <option value="none">the endpoint above</option>
           <option value="p:demo">demo (bundled mock model, no key)</option>
           {profiles
-            .filter((p) => p.name !== 'demo')
+            .filter((p) => p.name !== DEMO_PROFILE_NAME)
             .map((p) => (
               <option key={p.name} value={`p:${p.name}`}>
                 {p.name} ({p.model})

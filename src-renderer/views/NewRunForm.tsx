@@ -2,7 +2,13 @@
 // REPL language, system prompt, context, query, limits, breakpoints. What is sent is
 // checked with the protocol's own schema first, so a problem is named here.
 import { useCallback, useState } from 'react';
-import { StartSession, type BreakpointKind, type ContextSource, type RunLimitsInput } from '../../src-shared/protocol.ts';
+import {
+  DEMO_PROFILE_NAME,
+  StartSession,
+  type BreakpointKind,
+  type ContextSource,
+  type RunLimitsInput,
+} from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { REPL_LABEL, type ReplLanguage } from '../lib/repl-language.ts';
 import { ProfilesPanel } from './ProfilesPanel.tsx';
@@ -30,7 +36,7 @@ function firstIssue(err: { issues: readonly { path: readonly PropertyKey[]; mess
 export function NewRunForm() {
   const svc = useServices();
   const profiles = useStudio((s) => s.profiles);
-  const [profile, setProfileName] = useState('demo');
+  const [profile, setProfileName] = useState(DEMO_PROFILE_NAME);
   const [repl, setRepl] = useState<ReplLanguage>('javascript');
   const [promptMode, setPromptMode] = useState<PromptMode>('profile');
   const [systemPrompt, setSystemPrompt] = useState('');
@@ -148,7 +154,7 @@ export function NewRunForm() {
             <option value="demo">demo (bundled mock model, no key)</option>
             {/* The host lists `demo` too; it has its own option above. */}
             {profiles
-              .filter((p) => p.name !== 'demo')
+              .filter((p) => p.name !== DEMO_PROFILE_NAME)
               .map((p) => (
                 <option key={p.name} value={p.name}>
                   {p.name} ({p.model})
@@ -171,7 +177,7 @@ export function NewRunForm() {
           <option value="">same as the profile</option>
           <option value="demo">demo (bundled mock model, no key)</option>
           {profiles
-            .filter((p) => p.name !== 'demo')
+            .filter((p) => p.name !== DEMO_PROFILE_NAME)
             .map((p) => (
               <option key={p.name} value={p.name}>
                 {p.name} ({p.model})

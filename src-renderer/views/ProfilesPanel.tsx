@@ -5,14 +5,13 @@
 // carries it) is kept.
 import { useEffect, useId, useRef, useState, type FormEvent, type SyntheticEvent } from 'react';
 import { createPortal } from 'react-dom';
-import { EndpointProfile, type SamplingInput } from '../../src-shared/protocol.ts';
+import { DEMO_PROFILE_NAME, EndpointProfile, type SamplingInput } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { REPL_LABEL, type ReplLanguage } from '../lib/repl-language.ts';
 import { deleteProfile, saveProfile, setProfileKey } from '../app/profile-services.ts';
 import { ExamplesField, examplesOf } from './ExamplesField.tsx';
 
 /** The host's built-in profile (bundled mock model); it refuses to save over it. */
-const DEMO_PROFILE = 'demo';
 
 interface PriceRow {
   model: string;
@@ -143,7 +142,7 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
   const name = d.name.trim();
   if (name === '') errors.name = 'Name is required.';
   else if (name.length > 100) errors.name = 'Name is at most 100 characters.';
-  else if (name === DEMO_PROFILE) errors.name = `"${DEMO_PROFILE}" is the built-in profile; pick another name.`;
+  else if (name === DEMO_PROFILE_NAME) errors.name = `"${DEMO_PROFILE_NAME}" is the built-in profile; pick another name.`;
   else if (d.original === null && existing.includes(name)) errors.name = `A profile named "${name}" exists; edit it instead.`;
   const baseUrl = d.baseUrl.trim();
   let url: URL | null;
@@ -252,8 +251,8 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
     } else setDeleted({ kind: 'error', text: `"${name}" was not deleted: ${r.error}` });
   };
 
-  const demo = profiles.find((p) => p.name === DEMO_PROFILE);
-  const saved = profiles.filter((p) => p.name !== DEMO_PROFILE);
+  const demo = profiles.find((p) => p.name === DEMO_PROFILE_NAME);
+  const saved = profiles.filter((p) => p.name !== DEMO_PROFILE_NAME);
 
   return createPortal(
     <div
@@ -300,8 +299,8 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
             </tr>
           </thead>
           <tbody>
-            <tr data-testid={`pp-row-${DEMO_PROFILE}`} className="pp-builtin">
-              <td>{DEMO_PROFILE}</td>
+            <tr data-testid={`pp-row-${DEMO_PROFILE_NAME}`} className="pp-builtin">
+              <td>{DEMO_PROFILE_NAME}</td>
               <td>{demo ? demo.baseUrl : '(bundled)'}</td>
               <td>{demo ? demo.model : 'mock-root'}</td>
               <td>—</td>

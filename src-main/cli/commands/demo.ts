@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
+import { DEMO_PROFILE_NAME } from '../../../src-shared/protocol.ts';
 import { needleContext, reportContext, ticketsContext } from '../../demo/contexts.ts';
 import { startMockLlm } from '../../mock-llm/server.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
@@ -111,7 +112,7 @@ async function appDemo(o: DemoOptions): Promise<void> {
     command: {
       type: 'session.start',
       params: {
-        profile: 'demo',
+        profile: DEMO_PROFILE_NAME,
         context: { kind: 'demo', name: o.scenario },
         query: s.query,
         limits: { maxDepth: s.maxDepth },

@@ -2,6 +2,7 @@
 // Electron IPC on the desktop). Declared once here; both sides derive from it and validate
 // what arrives with these schemas. Commands get exactly one reply; events are pushed to
 // subscribers, resumable from a sequence number so a reconnecting client misses nothing.
+import type { UsageByModel } from './trajectory/by-model.ts';
 import { z } from 'zod';
 import type { LogHeader, TrajectoryEvent } from './events.ts';
 
@@ -329,6 +330,8 @@ export interface EvalTaskRow {
   logFile: string | null;
   /** The read-only session of `logFile` when the host opened it (null: open on demand). */
   sessionId: string | null;
+  /** Usage per model name (null in results written before it was recorded). */
+  byModel: UsageByModel | null;
 }
 
 /** What `eval.json` records (null where absent); `dataset` as given to `eval`. */

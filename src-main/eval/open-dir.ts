@@ -17,6 +17,9 @@ export class EvalDirError extends Error {
 }
 
 /** The fields a view needs; anything else on the line is ignored (older or newer writers). */
+const ModelUsage = z.object({ inputTokens: z.number(), outputTokens: z.number(), calls: z.number(), costUsd: z.number().nullable() });
+const ByModel = z.record(z.string(), ModelUsage);
+
 const ResultLine = z.looseObject({
   id: z.string().min(1),
   kind: z.string().default('unknown'),
@@ -26,7 +29,13 @@ const ResultLine = z.looseObject({
   stopReason: z.string().default('unknown'),
   iterations: z.number().default(0),
   durationMs: z.number().default(0),
-  usage: z.looseObject({ calls: z.number().default(0), costUsd: z.number().nullable().default(null) }).default({ calls: 0, costUsd: null }),
+  usage: z
+    .looseObject({
+      calls: z.number().default(0),
+      costUsd: z.number().nullable().default(null),
+      byModel: ByModel.nullable().catch(null).default(null),
+    })
+    .default({ calls: 0, costUsd: null, byModel: null }),
   logFile: z.string().nullable().default(null),
 });
 
@@ -160,6 +169,7 @@ export function readEvalDir(path: string): EvalOverview {
       iterations: d.iterations,
       logFile,
       sessionId: null,
+      byModel: d.usage.byModel,
     });
   });
   if (missingLogs > 0) problems.push(`${missingLogs} task log(s) named in results.jsonl are missing`);

@@ -1,5 +1,6 @@
 // Pure derivations for the Evaluation view: accuracy by kind and size, sorting, and the
 // comparison of two evaluations (which task ids only one of them solved).
+import { addByModel, type UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import type { EvalOverview, EvalTaskRow } from '../../src-shared/protocol.ts';
 import { quartiles, type Quartiles } from '../../src-shared/trajectory/index.ts';
 
@@ -66,6 +67,8 @@ export interface EvalTotals {
   totalCostUsd: number;
   cost: Quartiles;
   time: Quartiles;
+  /** Usage per model over the tasks that recorded it. */
+  byModel: UsageByModel;
 }
 
 export function evalTotals(e: EvalOverview): EvalTotals {
@@ -77,6 +80,7 @@ export function evalTotals(e: EvalOverview): EvalTotals {
     totalCostUsd: rows.reduce((a, r) => a + (r.costUsd ?? 0), 0),
     cost: quartiles(rows.map((r) => r.costUsd ?? 0)),
     time: quartiles(rows.map((r) => r.durationMs)),
+    byModel: rows.reduce<UsageByModel>((acc, r) => (r.byModel ? addByModel(acc, r.byModel) : acc), {}),
   };
 }
 

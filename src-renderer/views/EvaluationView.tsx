@@ -10,6 +10,7 @@ import { useServices, useStudio } from '../app/context.tsx';
 import { ChartFrame, drawDistribution } from '../charts/Charts.tsx';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { accuracyBy, compareEvals, evalTotals, sortRows, type SortKey } from '../lib/eval.ts';
+import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { HostPathForm } from './HostPathForm.tsx';
 
 const ROW_H = 24;
@@ -87,6 +88,7 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
         {e.datasetTasks !== null ? ` of ${e.datasetTasks}` : ''} tasks finished; accuracy <b>{pct(totals.accuracy)}</b> ({totals.correct}{' '}
         fully correct); total cost {fmtUsd(totals.totalCostUsd)}.
       </p>
+      <UsageByModelTable byModel={totals.byModel} testId="eval-by-model" />
       {e.problems.length > 0 ? (
         <ul className="eval-problems" data-testid="eval-problems">
           {e.problems.map((p) => (

@@ -13,7 +13,7 @@ import {
   type RunNode,
   type TrajectoryState,
 } from '../../src-shared/trajectory/index.ts';
-import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
+import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { useServices, useStudio } from '../app/context.tsx';
 import { fmtInt, fmtMs, fmtUsd, inclusiveTotals, runStatus, truncationOf } from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
@@ -62,36 +62,6 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
     </div>
   );
 });
-
-/** The run's (and its descendants') usage per model name, beside the totals above. */
-function UsageByModelTable({ byModel }: { byModel: UsageByModel }) {
-  const rows = Object.entries(byModel);
-  if (rows.length === 0) return null;
-  return (
-    <table className="usage-by-model" data-testid="run-by-model" aria-label="Usage per model">
-      <thead>
-        <tr>
-          <th scope="col">model</th>
-          <th scope="col">calls</th>
-          <th scope="col">input tokens</th>
-          <th scope="col">output tokens</th>
-          <th scope="col">cost</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map(([model, u]) => (
-          <tr key={model}>
-            <th scope="row">{model}</th>
-            <td>{fmtInt(u.calls)}</td>
-            <td>{fmtInt(u.inputTokens)}</td>
-            <td>{fmtInt(u.outputTokens)}</td>
-            <td>{u.costUsd === null ? 'unknown' : fmtUsd(u.costUsd)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
 
 function RunHeader({
   traj,
@@ -156,7 +126,7 @@ function RunHeader({
         {fmtUsd(totals.costUsd)} · {fmtMs(run.end?.durationMs ?? run.lastT - run.firstT)}
         {run.end ? ` · stop: ${run.end.stopReason}` : ''}
       </div>
-      <UsageByModelTable byModel={totals.byModel} />
+      <UsageByModelTable byModel={totals.byModel} testId="run-by-model" />
       {run.start?.examples && run.start.examples.length > 0 ? <WorkedExamplesLine examples={run.start.examples} /> : null}
       {run.start?.query ? (
         <details className="run-query">

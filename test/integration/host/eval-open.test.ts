@@ -49,6 +49,10 @@ describe('eval.open', () => {
     const byId = new Map(evaluation.tasks.map((t) => [t.id, t]));
     expect([...byId.keys()].sort()).toEqual(['browsecomp-8192-s1', 'oolong-8192-s1', 'sniah-8192-s1']);
     expect(byId.get('oolong-8192-s1')).toMatchObject({ kind: 'oolong', sizeTokens: 8192, score: 1, correct: true, stopReason: 'answered' });
+    // Usage per model comes through from results.jsonl, the same as the row's own counts.
+    const oolong = byId.get('oolong-8192-s1')!;
+    expect(Object.values(oolong.byModel ?? {}).reduce((n, m) => n + m.calls, 0)).toBe(oolong.calls);
+    expect(Object.keys(oolong.byModel ?? {})).toContain('mock-root');
     expect(byId.get('browsecomp-8192-s1')).toMatchObject({ correct: false, stopReason: 'max_iterations' });
     for (const t of evaluation.tasks) {
       expect(t.calls).toBeGreaterThan(0);

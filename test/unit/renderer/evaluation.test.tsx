@@ -26,6 +26,7 @@ function row(id: string, over: Partial<EvalTaskRow> = {}): EvalTaskRow {
     iterations: 3,
     logFile: `/e/${id}.rlm.jsonl`,
     sessionId: null,
+    byModel: null,
     ...over,
   };
 }
@@ -50,8 +51,20 @@ function evaluation(dir: string, tasks: EvalTaskRow[], maxIterations: number | n
 }
 
 const FULL = evaluation('/runs/full', [
-  row('sniah-8192-s1', { costUsd: 0.002, durationMs: 120 }),
-  row('oolong-8192-s1', { costUsd: 0.004, durationMs: 300, sessionId: 'S-oolong' }),
+  row('sniah-8192-s1', {
+    costUsd: 0.002,
+    durationMs: 120,
+    byModel: {
+      root: { inputTokens: 1000, outputTokens: 100, calls: 2, costUsd: 0.0015 },
+      sub: { inputTokens: 400, outputTokens: 40, calls: 1, costUsd: 0.0005 },
+    },
+  }),
+  row('oolong-8192-s1', {
+    costUsd: 0.004,
+    durationMs: 300,
+    sessionId: 'S-oolong',
+    byModel: { root: { inputTokens: 2000, outputTokens: 200, calls: 3, costUsd: null } },
+  }),
   row('browsecomp-8192-s1', { costUsd: 0.005, durationMs: 150, calls: 11 }),
   row('browsecomp-16384-s1', { costUsd: 0.009, durationMs: 220, calls: 11 }),
 ]);
@@ -182,13 +195,19 @@ describe('Evaluation view', () => {
     for (const id of ['eval-chart-cost', 'eval-chart-time'])
       expect(screen.getByTestId(id).querySelectorAll('rect.bar-a').length).toBeGreaterThan(0);
     expect(screen.getByTestId('eval-chart-cost').textContent).toMatch(/n=4 · p25/);
+    // Usage per model, summed over the tasks that recorded it (a task without a price adds none).
+    const byModel = within(screen.getByTestId('eval-by-model'));
+    expect(byModel.getByRole('row', { name: /^root/ }).textContent).toMatch(/^root5.*3,000.*300.*\$0\.0015/);
+    expect(byModel.getByRole('row', { name: /^sub/ }).textContent).toMatch(/^sub1.*400.*40.*\$0\.0005/);
     // The host opened one log; it is in the session list.
     expect(store.getState().sessions.has('S-oolong')).toBe(true);
 
     expect(rowIds()).toEqual(['browsecomp-16384-s1', 'browsecomp-8192-s1', 'oolong-8192-s1', 'sniah-8192-s1']);
     fireEvent.click(screen.getByTestId('eval-sort-cost'));
     expect(rowIds()[0]).toBe('browsecomp-16384-s1');
-    expect(screen.getByRole('columnheader', { name: /cost/ }).getAttribute('aria-sort')).toBe('descending');
+    expect(within(screen.getByTestId('eval-table')).getByRole('columnheader', { name: /cost/ }).getAttribute('aria-sort')).toBe(
+      'descending',
+    );
     fireEvent.click(screen.getByTestId('eval-sort-time'));
     expect(rowIds()[0]).toBe('oolong-8192-s1');
     fireEvent.click(screen.getByTestId('eval-sort-time'));

@@ -1,0 +1,33 @@
+// A table of usage per model name (calls, tokens, cost), under the totals it breaks down.
+import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
+import { fmtInt, fmtUsd } from '../lib/derive.ts';
+
+/** Usage per model name, beside a run's or an evaluation's totals. */
+export function UsageByModelTable({ byModel, testId }: { byModel: UsageByModel; testId: string }) {
+  const rows = Object.entries(byModel);
+  if (rows.length === 0) return null;
+  return (
+    <table className="usage-by-model" data-testid={testId} aria-label="Usage per model">
+      <thead>
+        <tr>
+          <th scope="col">model</th>
+          <th scope="col">calls</th>
+          <th scope="col">input tokens</th>
+          <th scope="col">output tokens</th>
+          <th scope="col">cost</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(([model, u]) => (
+          <tr key={model}>
+            <th scope="row">{model}</th>
+            <td>{fmtInt(u.calls)}</td>
+            <td>{fmtInt(u.inputTokens)}</td>
+            <td>{fmtInt(u.outputTokens)}</td>
+            <td>{u.costUsd === null ? 'unknown' : fmtUsd(u.costUsd)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -9,6 +9,7 @@ import type { RunId } from '../../src-shared/events.ts';
 import { DEMO_PROFILE_NAME, type Breakpoint, type ContextSource, type ForkSession } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { contextSourceOf, ContextFields, type ContextChoice, type ContextNeed } from './ContextFields.tsx';
+import { ProfileOptions } from './ProfileOptions.tsx';
 import { ToolsField } from './ToolsField.tsx';
 
 export interface ForkTarget {
@@ -85,14 +86,7 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
         Endpoint
         <select value={profile} onChange={(e) => setProfile(e.target.value)} data-testid="fork-profile">
           {target.asRecorded ? <option value="">as the session was run</option> : null}
-          <option value="demo">demo (bundled mock model, no key)</option>
-          {profiles
-            .filter((p) => p.name !== DEMO_PROFILE_NAME)
-            .map((p) => (
-              <option key={p.name} value={p.name}>
-                {p.name} ({p.model})
-              </option>
-            ))}
+          <ProfileOptions profiles={profiles} />
         </select>
       </label>
       <label>
@@ -103,14 +97,7 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
         <select value={subProfile} onChange={(e) => setSubProfile(e.target.value)} data-testid="fork-sub-profile">
           <option value="keep">as the session was run</option>
           <option value="none">the endpoint above</option>
-          <option value="p:demo">demo (bundled mock model, no key)</option>
-          {profiles
-            .filter((p) => p.name !== DEMO_PROFILE_NAME)
-            .map((p) => (
-              <option key={p.name} value={`p:${p.name}`}>
-                {p.name} ({p.model})
-              </option>
-            ))}
+          <ProfileOptions profiles={profiles} valuePrefix="p:" />
         </select>
       </label>
       <fieldset>

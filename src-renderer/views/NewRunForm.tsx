@@ -13,6 +13,7 @@ import { useServices, useStudio } from '../app/context.tsx';
 import { REPL_LABEL, type ReplLanguage } from '../lib/repl-language.ts';
 import { ProfilesPanel } from './ProfilesPanel.tsx';
 import { ExamplesField, examplesOf } from './ExamplesField.tsx';
+import { ProfileOptions } from './ProfileOptions.tsx';
 import { ToolsField } from './ToolsField.tsx';
 
 const BP_KINDS: BreakpointKind[] = ['before_model_call', 'after_reply', 'after_block', 'on_error', 'on_subcall_start'];
@@ -151,15 +152,7 @@ export function NewRunForm() {
         <label>
           Profile
           <select value={profile} onChange={(e) => setProfile(e.target.value)} data-testid="nr-profile">
-            <option value="demo">demo (bundled mock model, no key)</option>
-            {/* The host lists `demo` too; it has its own option above. */}
-            {profiles
-              .filter((p) => p.name !== DEMO_PROFILE_NAME)
-              .map((p) => (
-                <option key={p.name} value={p.name}>
-                  {p.name} ({p.model})
-                </option>
-              ))}
+            <ProfileOptions profiles={profiles} />
           </select>
         </label>
         <button type="button" onClick={() => setManaging(true)} aria-haspopup="dialog" data-testid="nr-manage-profiles">
@@ -175,14 +168,7 @@ export function NewRunForm() {
         Sub-calls profile
         <select value={subProfile} onChange={(e) => setSubProfile(e.target.value)} data-testid="nr-sub-profile">
           <option value="">same as the profile</option>
-          <option value="demo">demo (bundled mock model, no key)</option>
-          {profiles
-            .filter((p) => p.name !== DEMO_PROFILE_NAME)
-            .map((p) => (
-              <option key={p.name} value={p.name}>
-                {p.name} ({p.model})
-              </option>
-            ))}
+          <ProfileOptions profiles={profiles} />
         </select>
         <small className="muted">
           The endpoint, key, sampling and model of llm_query and leaf rlm_query calls; child runs' turns use the profile above.

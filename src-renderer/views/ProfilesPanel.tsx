@@ -53,7 +53,8 @@ const NO_SAMPLING: SamplingDraft = { temperature: '', topP: '', seed: '', maxOut
 const DRAFT_FIELDS = ['name', 'baseUrl', 'model', 'apiKeyRef', 'prices', 'systemPrompt', 'sampling', 'examples'] as const;
 export type DraftErrors = Partial<Record<(typeof DRAFT_FIELDS)[number], string>>;
 
-const EMPTY: ProfileDraft = {
+/** A new profile's draft: every field empty or at its default. */
+export const EMPTY_DRAFT: ProfileDraft = {
   original: null,
   name: '',
   baseUrl: '',
@@ -273,7 +274,7 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
       <div className="profiles-panel" role="dialog" aria-modal="true" aria-labelledby={titleId} data-testid="profiles-panel">
         <div className="profiles-head">
           <h2 id={titleId}>Endpoint profiles</h2>
-          <button type="button" onClick={() => open({ ...EMPTY, prices: [] })} data-testid="pp-add" ref={first}>
+          <button type="button" onClick={() => open({ ...EMPTY_DRAFT, prices: [] })} data-testid="pp-add" ref={first}>
             Add profile
           </button>
           <button type="button" onClick={onClose} aria-label="Close endpoint profiles" data-testid="pp-close">

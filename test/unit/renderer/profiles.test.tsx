@@ -11,7 +11,7 @@ import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
-import { validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
+import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
 
 const DEMO: EndpointProfile = {
   name: 'demo',
@@ -103,21 +103,7 @@ function storeText(state: object): string {
 }
 
 describe('validateDraft', () => {
-  const base: ProfileDraft = {
-    original: null,
-    name: 'x',
-    baseUrl: 'http://h:1/v1',
-    model: 'm',
-    subModel: '',
-    apiKeyRef: '',
-    prices: [],
-    repl: 'javascript',
-    systemPrompt: '',
-    finalPatterns: false,
-    sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' },
-    examples: '',
-    exampleBudget: '',
-  };
+  const base: ProfileDraft = { ...EMPTY_DRAFT, name: 'x', baseUrl: 'http://h:1/v1', model: 'm' };
   it('builds the profile, refuses bad URLs, the demo name, duplicates and bad prices', () => {
     expect(validateDraft(base, [])).toEqual({
       profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} },

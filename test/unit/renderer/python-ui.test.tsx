@@ -14,7 +14,7 @@ import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
-import { validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
+import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
 import { fixtureEvents, servicesWith } from './helpers.ts';
 
 const DEMO: EndpointProfile = {
@@ -289,21 +289,7 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
 });
 
 describe('profiles: REPL language and system prompt', () => {
-  const base: ProfileDraft = {
-    original: null,
-    name: 'x',
-    baseUrl: 'http://h:1/v1',
-    model: 'm',
-    subModel: '',
-    apiKeyRef: '',
-    prices: [],
-    repl: 'javascript',
-    systemPrompt: '',
-    finalPatterns: false,
-    sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' },
-    examples: '',
-    exampleBudget: '',
-  };
+  const base: ProfileDraft = { ...EMPTY_DRAFT, name: 'x', baseUrl: 'http://h:1/v1', model: 'm' };
   it('keeps Python and a prompt; JavaScript and an empty prompt are left out', () => {
     expect(validateDraft({ ...base, repl: 'python', systemPrompt: 'P {tools}' }, [])).toEqual({
       profile: {

@@ -13,7 +13,7 @@ import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
 import { examplesOf } from '../../../src-renderer/views/ExamplesField.tsx';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
-import { validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
+import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
 import { servicesWith } from './helpers.ts';
 
 const EXAMPLES = [
@@ -189,21 +189,7 @@ describe('the New run form', () => {
 });
 
 describe('profiles', () => {
-  const base: ProfileDraft = {
-    original: null,
-    name: 'x',
-    baseUrl: 'http://h:1/v1',
-    model: 'm',
-    subModel: '',
-    apiKeyRef: '',
-    prices: [],
-    repl: 'javascript',
-    systemPrompt: '',
-    finalPatterns: false,
-    sampling: { temperature: '', topP: '', seed: '', maxOutputTokens: '' },
-    examples: '',
-    exampleBudget: '',
-  };
+  const base: ProfileDraft = { ...EMPTY_DRAFT, name: 'x', baseUrl: 'http://h:1/v1', model: 'm' };
   it('keeps example paths and a budget; none are left out; a bad budget is named', () => {
     expect(validateDraft({ ...base, examples: '/a.jsonl\n /b.jsonl ', exampleBudget: '5000' }, [])).toMatchObject({
       profile: { examples: ['/a.jsonl', '/b.jsonl'], exampleBudget: 5000 },

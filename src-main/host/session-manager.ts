@@ -10,7 +10,7 @@ import { AnyLogReader, type LogFormat, type LogItem } from '../../src-shared/cod
 import { formatProblem } from '../../src-shared/codecs/lines.ts';
 import { checkEvent, encodeNative } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
-import { exportRlmPython } from '../../src-shared/codecs/rlm-python.ts';
+import { exportRlmPython } from '../../src-shared/codecs/rlm-python-export.ts';
 import { asRunId, asSessionId, type LogHeader, type ReplLanguage, type TrajectoryEvent } from '../../src-shared/events.ts';
 import {
   DEMO_PROFILE_NAME,

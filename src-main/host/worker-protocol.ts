@@ -105,7 +105,7 @@ const VariableViewSchema = z.strictObject({ name: z.string(), type: z.string(), 
 
 export const FromWorker = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('ready') }),
-  /** Events are checked with the codec's event schema by the host (see session-manager). */
+  /** Events are checked with the codec's event schema by the host (see live-sessions.ts). */
   z.strictObject({ t: z.literal('events'), events: z.array(z.unknown()) }),
   z.strictObject({ t: z.literal('status'), status: z.enum(['running', 'paused']), pause: PauseInfoSchema.nullable() }),
   z.strictObject({

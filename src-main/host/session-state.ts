@@ -1,5 +1,10 @@
 // The host's record of each session (live, re-executed or saved), the table that holds them,
 // and the two ways a command reaches a live session's worker.
+//
+// "Session" here is the protocol's: a log the app lists and drives, under the id clients use
+// (`sessionId`). It is not the engine's conversation (`RlmSession`: a REPL and the turns that
+// share it, held by a live session's worker), nor the recording a log holds (its header's
+// `sessionId`): a saved log opened here gets a new id and keeps its recorded one in `header`.
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { LogFormat } from '../../src-shared/codecs/detect.ts';

@@ -42,7 +42,7 @@ export interface RlmConfig {
   maxDepth?: number;
   /**
    * Which model a child run's `llm_query` uses when the code names none: 'sub' (default) the
-   * session's sub model, as the root's does; 'own' the child's own model, as the reference routes.
+   * conversation's sub model, as the root's does; 'own' the child's own model, as the reference routes.
    */
   childLlmModel?: ChildLlmModel;
   maxIterations?: number;
@@ -97,7 +97,7 @@ export interface RlmConfig {
   subClient?: LmClient;
 }
 
-/** The model choice and limits of a session: what a command line or a profile sets. */
+/** The model choice and limits of a conversation: what a command line or a profile sets. */
 export type SessionSettings = Pick<
   RlmConfig,
   | 'subModel'

@@ -1,4 +1,4 @@
-// Reading a context file, for every caller that runs sessions (the CLI, host workers, re-execution).
+// Reading a context file, for every caller that runs completions (the CLI, host workers, re-execution).
 import { closeSync, openSync, read as fsRead, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { SandboxValue } from '../sandbox/types.ts';

@@ -1,4 +1,4 @@
-// Stamps event drafts (version, sequence, session-relative time, wall clock) and hands
+// Stamps event drafts (version, sequence, time since the recording started, wall clock) and hands
 // them to every listener in order. The engine only sees the EventSink side.
 import { EVENT_SCHEMA_VERSION, type EventDraft, type EventSink, type TrajectoryEvent } from '../../src-shared/events.ts';
 
@@ -21,7 +21,7 @@ export class EventRecorder implements EventSink {
     };
   }
 
-  /** Milliseconds since this session started. */
+  /** Milliseconds since this recording started (events' `t`). */
   now(): number {
     return performance.now() - this.origin;
   }

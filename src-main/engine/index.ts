@@ -3,7 +3,7 @@ export type { RlmConfig, SessionSettings, ToolSpec, SandboxLimits } from './conf
 export { DEFAULTS, validateConfig } from './config.ts';
 export type { EngineGates, GateRun, ReplyEdit } from './gates.ts';
 export type { RunOutcome } from './run.ts';
-export { RlmSession, type SessionOptions, type CompletionOptions, type ReplFactory } from './session.ts';
+export { RlmSession, type ConversationOptions, type CompletionOptions, type ReplFactory } from './session.ts';
 export { EventRecorder, type EventListener } from './event-recorder.ts';
 export {
   DEFAULT_EXAMPLE_BUDGET,

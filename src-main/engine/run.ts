@@ -53,8 +53,8 @@ export interface RunOutcome {
   messages: ChatMessage[];
 }
 
-/** What every run of one session shares. */
-export interface SessionServices {
+/** What every run of one conversation shares. */
+export interface ConversationServices {
   config: RlmConfig;
   sink: EventSink;
   newRunId(): RunId;
@@ -66,7 +66,7 @@ export interface SessionServices {
 }
 
 export interface RunParams {
-  services: SessionServices;
+  services: ConversationServices;
   runId: RunId;
   parentRunId: RunId | null;
   spawnedBy: SpawnPlace | null;

@@ -1,5 +1,6 @@
-// A session: one root completion, or several sharing one REPL (multi-turn). Owns the
-// REPLs of its runs and the ids of everything in it.
+// A conversation: one root completion, or several sharing one REPL (multi-turn turns). Owns
+// the REPLs of its runs and the ids of everything in it. (Not the host's session, which is a
+// log the app shows, nor the session a log records: see src-main/host/session-state.ts.)
 import type { EventSink, ReplLanguage, RunId } from '../../src-shared/events.ts';
 import { asCallId, asRunId } from '../../src-shared/events.ts';
 import { contextWindowFor } from '../lm/context-windows.ts';
@@ -8,12 +9,12 @@ import type { HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } fro
 import type { RlmConfig, ToolSpec } from './config.ts';
 import { DEFAULTS, limitsOf, validateConfig } from './config.ts';
 import { runDirect } from './direct-run.ts';
-import { forwardingBridge, RlmRun, type RunOutcome, type SessionServices } from './run.ts';
+import { forwardingBridge, RlmRun, type RunOutcome, type ConversationServices } from './run.ts';
 import { UsageLedger } from './usage-ledger.ts';
 
 export type ReplFactory = (options: ReplOptions) => Promise<Repl>;
 
-export interface SessionOptions {
+export interface ConversationOptions {
   sink: EventSink;
   /** Keep one REPL across completions: `context_N` and `history_N` accumulate. */
   persistent?: boolean;
@@ -23,7 +24,7 @@ export interface SessionOptions {
 
 /**
  * The REPL of a language. Python is imported on first use: Pyodide's loader is large, and a
- * JavaScript session (the CLI's whole-process runs above all) should not pay for it.
+ * JavaScript conversation (the CLI's whole-process runs above all) should not pay for it.
  */
 export function replFactoryFor(language: ReplLanguage): ReplFactory {
   if (language === 'javascript') return createIsolatedRepl;
@@ -60,15 +61,15 @@ function deferredRepl(ready: Promise<Repl>, begin: () => void): Repl {
 
 export class RlmSession {
   private readonly config: RlmConfig;
-  private readonly opts: SessionOptions;
-  private readonly services: SessionServices;
+  private readonly opts: ConversationOptions;
+  private readonly services: ConversationServices;
   private readonly replFactory: ReplFactory;
   private repl: Repl | null = null;
   private current: RlmRun | null = null;
   private turns = 0;
   private histories = 0;
   /**
-   * Persistent sessions: every turn's context and history, so a REPL that had to be replaced
+   * Persistent conversations: every turn's context and history, so a REPL that had to be replaced
    * (it is dropped after a cancelled turn) gets all of them again.
    */
   private readonly pastContexts: SandboxValue[] = [];
@@ -78,7 +79,7 @@ export class RlmSession {
   private batchCounter = 0;
   private closed = false;
 
-  constructor(config: RlmConfig, opts: SessionOptions) {
+  constructor(config: RlmConfig, opts: ConversationOptions) {
     validateConfig(config);
     this.config = config;
     this.opts = opts;
@@ -116,10 +117,10 @@ export class RlmSession {
     return this.repl;
   }
 
-  /** Answers `query` over `context`; in a persistent session the REPL carries over. */
+  /** Answers `query` over `context`; in a persistent conversation the REPL carries over. */
   async completion(context: SandboxValue, query: string | null, opts: CompletionOptions = {}): Promise<RunOutcome> {
-    if (this.closed) throw new Error('session is closed');
-    if (this.current !== null) throw new Error('a completion is already running in this session');
+    if (this.closed) throw new Error('conversation is closed');
+    if (this.current !== null) throw new Error('a completion is already running in this conversation');
     const persistent = this.opts.persistent ?? false;
     const turn = this.turns++;
     const runId: RunId = this.services.newRunId();
@@ -160,7 +161,7 @@ export class RlmSession {
           ),
         );
         this.repl = repl;
-        // A persistent session's fresh REPL: the earlier turns' contexts and histories first.
+        // A persistent conversation's fresh REPL: the earlier turns' contexts and histories first.
         for (let i = 0; persistent && i < contextIndex; i++) await repl.addContext(i, this.pastContexts[i] ?? '');
         for (let i = 0; persistent && i < this.histories; i++) await repl.addHistory(i, this.pastHistories[i] ?? []);
       }

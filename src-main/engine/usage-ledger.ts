@@ -8,7 +8,7 @@ export interface Totals {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
-  /** True once any call had a known cost; a session whose cost is unknown reports null. */
+  /** True once any call had a known cost; a conversation whose cost is unknown reports null. */
   costKnown: boolean;
   calls: number;
 }

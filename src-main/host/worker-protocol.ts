@@ -52,7 +52,7 @@ export const WorkerSpec = z.strictObject({
   tools: z.string().nullable(),
   /** Worked examples, rendered on the host from the logs the session names. */
   examples: z.array(z.strictObject({ source: z.string(), repl: ReplLanguageInput, text: z.string() })).optional(),
-  /** Keep the session (its REPL) after a finished completion, for `followUp` turns until `end`. */
+  /** Keep the engine conversation (its REPL) after a finished completion, for `followUp` turns until `end`. */
   followUps: z.boolean().optional(),
 });
 export type WorkerSpec = z.infer<typeof WorkerSpec>;
@@ -85,9 +85,9 @@ export const ToWorker = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('breakpoints'), breakpoints: z.array(Breakpoint) }),
   z.strictObject({ t: z.literal('edit'), req: z.number().int(), edit: ReplyEditInput }),
   z.strictObject({ t: z.literal('variables'), req: z.number().int(), runId: z.string() }),
-  /** Another completion in the kept session: `context` null means the query text is the context. */
+  /** Another completion in the kept conversation: `context` null means the query text is the context. */
   z.strictObject({ t: z.literal('followUp'), query: z.string(), context: ContextSource.nullable(), breakpoints: z.array(Breakpoint) }),
-  /** The kept session is no longer wanted: dispose it and exit. */
+  /** The kept conversation is no longer wanted: dispose it and exit. */
   z.strictObject({ t: z.literal('end') }),
 ]);
 export type ToWorker = z.infer<typeof ToWorker>;
@@ -105,7 +105,7 @@ const VariableViewSchema = z.strictObject({ name: z.string(), type: z.string(), 
 
 export const FromWorker = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('ready') }),
-  /** Events are checked with the codec's event schema by the host (see session-manager). */
+  /** Events are checked with the codec's event schema by the host (see live-sessions.ts). */
   z.strictObject({ t: z.literal('events'), events: z.array(z.unknown()) }),
   z.strictObject({ t: z.literal('status'), status: z.enum(['running', 'paused']), pause: PauseInfoSchema.nullable() }),
   z.strictObject({

@@ -1,4 +1,4 @@
-// A session's worker process: holds one engine session and its isolates, so that an
+// A session's worker process: holds the session's engine conversation and its isolates, so that an
 // isolate that takes the process down (isolated-vm can abort on out-of-memory) kills this
 // session only. Talks to the host over its WorkerChannel (the fork() IPC channel under
 // Node, a MessagePort from the Electron main process as a utility process); exits when the
@@ -49,8 +49,8 @@ let dbg: Debugger | null = null;
 /** The turn in progress's cancel switch (a follow-up gets a new one). */
 let abort = new AbortController();
 let started = false;
-/** A finished session kept for follow-up turns (`WorkerSpec.followUps`), until the host sends `end`. */
-let kept: RlmSession | null = null;
+/** A finished conversation kept for follow-up turns (`WorkerSpec.followUps`), until the host sends `end`. */
+let keptConversation: RlmSession | null = null;
 // Commands can arrive before `start` (the host sends as soon as the client asks): kept here.
 let early: { pause: boolean; breakpoints: WorkerSpec['breakpoints'] | null } = { pause: false, breakpoints: null };
 
@@ -126,7 +126,7 @@ async function start(spec: WorkerSpec): Promise<boolean> {
   if (replay) recorder.listen((e) => replay.observe(e));
   recorder.listen(queueEvent);
   const l = spec.limits;
-  const session = new RlmSession(
+  const conversation = new RlmSession(
     {
       client,
       model: spec.model,
@@ -155,10 +155,10 @@ async function start(spec: WorkerSpec): Promise<boolean> {
   send({ t: 'status', status: 'running', pause: null });
   let keep = false;
   try {
-    const outcome = await session.completion(context, spec.query, { signal: abort.signal });
+    const outcome = await conversation.completion(context, spec.query, { signal: abort.signal });
     flushEvents();
     keep = spec.followUps === true && keepsFor(outcome.stopReason);
-    if (keep) kept = session;
+    if (keep) keptConversation = conversation;
     await sendAndWait({
       t: 'done',
       stopReason: outcome.stopReason,
@@ -166,7 +166,7 @@ async function start(spec: WorkerSpec): Promise<boolean> {
       replay: replay ? { ...replay.counts } : null,
     });
   } finally {
-    if (!keep) session.close();
+    if (!keep) conversation.close();
   }
   return keep;
 }
@@ -176,24 +176,24 @@ function keepsFor(stopReason: string): boolean {
   return stopReason !== 'cancelled' && stopReason !== 'error';
 }
 
-/** One more completion in the kept session; false when the session ended with it. */
+/** One more completion in the kept conversation; false when the conversation ended with it. */
 async function followUp(msg: ToWorker & { t: 'followUp' }): Promise<boolean> {
-  if (kept === null) throw new Error('this session keeps no REPL for a follow-up');
+  if (keptConversation === null) throw new Error('this session keeps no REPL for a follow-up');
   const context = msg.context === null ? msg.query : await loadContext({ context: msg.context });
-  const session = kept;
-  kept = null;
+  const conversation = keptConversation;
+  keptConversation = null;
   abort = new AbortController();
   dbg?.setBreakpoints(msg.breakpoints);
   send({ t: 'status', status: 'running', pause: null });
   let keep = false;
   try {
-    const outcome = await session.completion(context, msg.query, { signal: abort.signal });
+    const outcome = await conversation.completion(context, msg.query, { signal: abort.signal });
     flushEvents();
     keep = keepsFor(outcome.stopReason);
-    if (keep) kept = session;
+    if (keep) keptConversation = conversation;
     await sendAndWait({ t: 'done', stopReason: outcome.stopReason, message: outcome.message, replay: null });
   } finally {
-    if (!keep) session.close();
+    if (!keep) conversation.close();
   }
   return keep;
 }
@@ -247,8 +247,8 @@ async function handle(msg: ToWorker): Promise<void> {
       finish();
       return;
     case 'end':
-      kept?.close();
-      kept = null;
+      keptConversation?.close();
+      keptConversation = null;
       finish();
       return;
     case 'warm':

@@ -3,7 +3,7 @@
 import type { RunId, TrajectoryEvent } from '../../src-shared/events.ts';
 import { encodeNative } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
-import { exportRlmPython } from '../../src-shared/codecs/rlm-python.ts';
+import { exportRlmPython } from '../../src-shared/codecs/rlm-python-export.ts';
 import { asSessionId } from '../../src-shared/events.ts';
 import type {
   Breakpoint,

@@ -3,7 +3,8 @@
 import { NATIVE_FORMAT, type LogHeader, type TrajectoryEvent } from '../events.ts';
 import type { ReadProblem } from './lines.ts';
 import { NativeReader } from './native.ts';
-import { RlmPythonReader, type RlmPythonMetadata } from './rlm-python.ts';
+import type { RlmPythonMetadata } from './rlm-python-format.ts';
+import { RlmPythonReader } from './rlm-python-import.ts';
 
 export type LogFormat = 'native' | 'rlm-python';
 

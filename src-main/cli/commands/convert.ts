@@ -8,7 +8,8 @@ import { readLog } from '../../logs/read-log.ts';
 import { assertReadable, reportProblems, type Output } from './stats.ts';
 import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import { makeHeader, encodeLine } from '../../../src-shared/codecs/native-lines.ts';
-import { parsePyTimestamp, RlmPythonExporter } from '../../../src-shared/codecs/rlm-python.ts';
+import { RlmPythonExporter } from '../../../src-shared/codecs/rlm-python-export.ts';
+import { parsePyTimestamp } from '../../../src-shared/codecs/rlm-python-format.ts';
 import { createTrajectoryState } from '../../../src-shared/trajectory/reducer.ts';
 import { asSessionId, type LogHeader } from '../../../src-shared/events.ts';
 

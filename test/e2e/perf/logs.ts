@@ -2,7 +2,7 @@
 // to disk in chunks, so a 1 GB log never exists as one string (V8 strings stop near 512 MiB).
 import { closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python.ts';
+import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import { encodeNative } from '../../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { asSessionId, type TrajectoryEvent } from '../../../src-shared/events.ts';

@@ -2,7 +2,8 @@
 // values whole, long ones cut), `environment_type` naming the REPL, and per-model usage. The
 // real engine and REPLs (JavaScript and Python), the real SDK over HTTP to mock-llm.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportRlmPython, readRlmPythonText } from '../../../src-shared/codecs/rlm-python.ts';
+import { exportRlmPython } from '../../../src-shared/codecs/rlm-python-export.ts';
+import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { asSessionId, type ReplLanguage, type TrajectoryEvent } from '../../../src-shared/events.ts';
 import { EventRecorder, RlmSession } from '../../../src-main/engine/index.ts';

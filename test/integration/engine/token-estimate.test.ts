@@ -1,7 +1,8 @@
 // One token estimate everywhere: a native log and the same session exported to the reference
 // format and read back report the same history sizes.
 import { describe, expect, it } from 'vitest';
-import { exportRlmPython, readRlmPythonText } from '../../../src-shared/codecs/rlm-python.ts';
+import { exportRlmPython } from '../../../src-shared/codecs/rlm-python-export.ts';
+import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import { estimateTextTokens, estimateTokens } from '../../../src-shared/tokens.ts';
 import { harness, ofType, repl, turns } from './harness.ts';
 

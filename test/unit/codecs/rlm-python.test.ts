@@ -2,14 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { asSessionId, type TrajectoryEvent } from '../../../src-shared/events.ts';
-import {
-  exportRlmPython,
-  readRlmPythonText,
-  RlmPythonReader,
-  errorFromStderr,
-  parsePyTimestamp,
-  formatPyTimestamp,
-} from '../../../src-shared/codecs/rlm-python.ts';
+import { exportRlmPython } from '../../../src-shared/codecs/rlm-python-export.ts';
+import { formatPyTimestamp, parsePyTimestamp } from '../../../src-shared/codecs/rlm-python-format.ts';
+import { errorFromStderr, readRlmPythonText, RlmPythonReader } from '../../../src-shared/codecs/rlm-python-import.ts';
 import { encodeNative, readNativeText } from '../../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { detectFormat } from '../../../src-shared/codecs/detect.ts';

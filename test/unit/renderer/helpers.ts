@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python.ts';
+import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';

@@ -1,6 +1,6 @@
 // The pieces of a re-execution that decide: output terms, context checks, recorded-call matching.
 import { describe, expect, it } from 'vitest';
-import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python.ts';
+import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import type { BlockEndEvent } from '../../../src-shared/events.ts';
 import { reduceEvents } from '../../../src-shared/trajectory/reducer.ts';
 import { compareBlock } from '../../../src-main/rerun/compare.ts';

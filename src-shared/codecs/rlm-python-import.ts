@@ -1,7 +1,4 @@
-// The reference Python library's log (alexzhang13/rlm `RLMLogger` JSONL, RLM-SPEC §13):
-// a metadata line, then one line per iteration of each completion, child RLM trajectories
-// nested in `code_blocks[].result.rlm_calls[].metadata`. Import turns it into our events
-// (each nested trajectory a child run); export writes it back from events.
+// Import of the reference library's log (see rlm-python-format.ts) into our events.
 //
 // What the reference format does not say, and how we fill it in:
 // - Timestamps are local time without a zone; we read them as UTC. `t` is synthesised from
@@ -40,14 +37,11 @@ import {
   type Usage,
 } from '../events.ts';
 import { estimateTokens } from '../tokens.ts';
-import { applyEvent, blocksOf, createTrajectoryState } from '../trajectory/reducer.ts';
-import { addModelUsage, type UsageByModel } from '../trajectory/by-model.ts';
-import type { RunNode, TrajectoryState } from '../trajectory/types.ts';
 import { LineSplitter, ProblemLimiter, type Line, type ReadProblem } from './lines.ts';
+import { ENVIRONMENT_TYPES, type Obj, parsePyTimestamp, type RlmPythonMetadata } from './rlm-python-format.ts';
 
 // --- raw JSON helpers -------------------------------------------------------------------
 
-type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asObj = (v: unknown): Obj => (isObj(v) ? v : {});
 const asArr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
@@ -66,25 +60,6 @@ function asAnswer(v: unknown): string | null {
   if (Array.isArray(v) && v.length >= 2) return asStr(v[1]);
   if (v === null || v === undefined) return null;
   return asStr(v);
-}
-
-/** Python `datetime.isoformat()` (no zone, up to microseconds) → epoch ms, read as UTC. */
-export function parsePyTimestamp(s: unknown): number | null {
-  if (typeof s !== 'string') return null;
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?/.exec(s);
-  if (!m) return null;
-  const base = Date.parse(`${m[1]}Z`);
-  if (Number.isNaN(base)) return null;
-  const frac = m[2] ? Number(`0.${m[2]}`) * 1000 : 0;
-  return base + frac;
-}
-
-/** Epoch ms → the reference's timestamp shape (no zone, microseconds). */
-export function formatPyTimestamp(ms: number): string {
-  const whole = Math.floor(ms);
-  const iso = new Date(whole).toISOString().slice(0, 19);
-  const micros = Math.round((ms - Math.floor(ms / 1000) * 1000) * 1000);
-  return micros === 0 ? iso : `${iso}.${String(Math.min(micros, 999_999)).padStart(6, '0')}`;
 }
 
 function sameMessage(a: ChatMessage | undefined, b: ChatMessage | undefined): boolean {
@@ -224,22 +199,6 @@ function localsField(locals: unknown): { locals?: Record<string, unknown> } {
     Object.defineProperty(out, k, { value: shortLocal(v), enumerable: true, writable: true, configurable: true });
   return { locals: out };
 }
-
-// --- the metadata line ----------------------------------------------------------------------
-
-export interface RlmPythonMetadata {
-  timestamp: string | null;
-  rootModel: string;
-  maxDepth: number;
-  maxIterations: number;
-  backend: string;
-  /** The REPL the runs used: "javascript" for our export of a JavaScript run, else Python. */
-  repl: ReplLanguage;
-  raw: Obj;
-}
-
-/** What we write as `environment_type` for each of our REPLs (see `runMetadata`). */
-const ENVIRONMENT_TYPES: Record<ReplLanguage, string> = { python: 'local', javascript: 'javascript' };
 
 function readMetadata(o: Obj): RlmPythonMetadata {
   return {
@@ -964,199 +923,4 @@ export function readRlmPythonText(text: string): RlmPythonReadResult {
     else result.problems.push(item.problem);
   }
   return result;
-}
-
-// --- export ---------------------------------------------------------------------------------
-
-/** The reference library's default-answer request (RLM-SPEC §3.6), for rebuilt prompts. */
-const DEFAULT_ANSWER_REQUEST = "Please provide a final answer to the user's question based on the information provided.";
-
-function usageSummary(model: string, u: { inputTokens: number; outputTokens: number; costUsd: number | null }, calls: number): Obj {
-  return usageSummaryByModel({ [model]: { ...u, calls } });
-}
-
-/** The reference's UsageSummary: one `model_usage_summaries` entry per model; `total_cost` only where some cost is known. */
-function usageSummaryByModel(byModel: UsageByModel): Obj {
-  const models: Obj = {};
-  let total: number | null = null;
-  for (const [model, u] of Object.entries(byModel)) {
-    const m: Obj = { total_calls: u.calls, total_input_tokens: u.inputTokens, total_output_tokens: u.outputTokens };
-    if (u.costUsd !== null) {
-      m['total_cost'] = u.costUsd;
-      total = (total ?? 0) + u.costUsd;
-    }
-    Object.defineProperty(models, model, { value: m, enumerable: true, writable: true, configurable: true });
-  }
-  const s: Obj = { model_usage_summaries: models };
-  if (total !== null) s['total_cost'] = total;
-  return s;
-}
-
-/**
- * What a child RLM's entry reports, as the reference's child LM handler counts it: the
- * child's own replies (under its model) and its own plain sub-calls (under theirs), not its
- * children's.
- */
-function childUsage(state: TrajectoryState, child: RunNode): UsageByModel {
-  const out: UsageByModel = {};
-  const model = child.start?.model ?? 'unknown';
-  for (const it of child.iterations) {
-    for (const r of [it.reply, ...it.compactionReplies]) if (r) addModelUsage(out, model, r.usage);
-    for (const b of blocksOf(it)) {
-      for (const id of b.calls) {
-        const call = state.calls.get(id);
-        if (!call?.end || (call.start.childRunId !== null && !call.start.leaf)) continue;
-        addModelUsage(out, call.start.model, call.end.usage);
-      }
-    }
-  }
-  return out;
-}
-
-function runMetadata(state: TrajectoryState, run: RunNode): Obj {
-  const model = run.start?.model ?? 'unknown';
-  // The REPL's language: the reference's name for its in-process Python REPL, or ours for JavaScript.
-  const repl: ReplLanguage = run.start?.repl ?? state.header?.repl ?? 'javascript';
-  return {
-    root_model: model,
-    max_depth: run.start?.limits.maxDepth ?? 1,
-    max_iterations: run.start?.limits.maxIterations ?? 30,
-    backend: 'openai',
-    backend_kwargs: { model_name: model },
-    environment_type: ENVIRONMENT_TYPES[repl],
-    environment_kwargs: {},
-    other_backends: run.start?.subModel ? ['openai'] : null,
-  };
-}
-
-function pyTime(state: TrajectoryState, t: number): string {
-  const epoch = state.header ? Date.parse(state.header.createdAt) : NaN;
-  return formatPyTimestamp((Number.isNaN(epoch) ? 0 : epoch) + t);
-}
-
-/** A run's iteration entries in the reference shape (children nested in rlm_calls). */
-function runEntries(state: TrajectoryState, run: RunNode, epochOf: (t: number) => string): Obj[] {
-  const entries: Obj[] = [];
-  let history: ChatMessage[] = run.start ? [...run.start.messages] : [];
-  for (const it of run.iterations) {
-    if (it.compaction) history = [...it.compaction.messages];
-    if (it.start) history.push(...it.start.appended);
-    const reply = it.reply;
-    const isDefault = reply?.purpose === 'final_answer';
-    const prompt = isDefault
-      ? [...history, ...(reply.transient ?? [{ role: 'assistant', content: DEFAULT_ANSWER_REQUEST }])]
-      : [...history, ...(reply?.transient ?? [])];
-    const codeBlocks = blocksOf(it).map((b) => {
-      const calls = b.calls.map((id) => {
-        const call = state.calls.get(id);
-        if (!call) return {};
-        const end = call.end;
-        const o: Obj = {
-          root_model: call.start.model,
-          prompt: call.start.prompt,
-          response: end?.response ?? '',
-          usage_summary: usageSummary(call.start.model, end?.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: null }, 1),
-          execution_time: (end?.latencyMs ?? 0) / 1000,
-        };
-        const ext: Obj = {};
-        if (call.start.batch) ext['batch'] = call.start.batch;
-        if (call.start.leaf) ext['leaf'] = true;
-        if (Object.keys(ext).length > 0) o['rlm_studio'] = ext;
-        const child = call.start.childRunId ? state.runs.get(call.start.childRunId) : undefined;
-        if (child && !call.start.leaf) {
-          // The reference reports a child's own LM usage in its rlm_calls entry, per model.
-          o['usage_summary'] = usageSummaryByModel(childUsage(state, child));
-          o['metadata'] = { run_metadata: runMetadata(state, child), iterations: runEntries(state, child, epochOf) };
-        }
-        return o;
-      });
-      let stderr = b.end?.stderr ?? '';
-      // The reference marks failures only through stderr; keep our error visible there.
-      if (b.end?.error && stderr.trim() === '') stderr = `\n${b.end.error.name}: ${b.end.error.message}`;
-      return {
-        code: b.start?.code ?? '',
-        result: {
-          stdout: b.end?.stdout ?? '',
-          stderr,
-          // What the run recorded (short values; see BlockEndEvent.locals); nothing for logs that predate it.
-          locals: b.end?.locals ?? {},
-          execution_time: (b.end?.durationMs ?? 0) / 1000,
-          rlm_calls: calls,
-          final_answer: b.end?.submitted ?? null,
-        },
-      };
-    });
-    const lastT = it.end?.t ?? it.lastT;
-    entries.push({
-      type: 'iteration',
-      iteration: it.iteration,
-      timestamp: epochOf(lastT),
-      prompt,
-      response: reply?.text ?? '',
-      code_blocks: codeBlocks,
-      final_answer: isDefault ? (run.end?.answer ?? reply?.text ?? null) : (it.end?.finalAnswer ?? null),
-      iteration_time: isDefault ? null : (it.end?.durationMs ?? Math.max(0, it.lastT - it.firstT)) / 1000,
-      // Our extension (ignored by the reference visualizer): exact usage and latency.
-      rlm_studio: reply ? { usage: reply.usage, latencyMs: reply.latencyMs } : {},
-    });
-    if (it.end) history.push(...it.end.appended);
-  }
-  return entries;
-}
-
-/**
- * Incremental export: feed events; each root run's lines come out when it ends (the
- * reference nests children in their parent's lines, so a completion is written whole).
- */
-export class RlmPythonExporter {
-  private state: TrajectoryState;
-  private wroteMeta = false;
-  private done = new Set<RunId>();
-
-  constructor(state: TrajectoryState = createTrajectoryState()) {
-    this.state = state;
-  }
-
-  push(e: TrajectoryEvent): string[] {
-    applyEvent(this.state, e);
-    if (e.type === 'run.end' && e.parentRunId === null) return this.flush(e.runId);
-    return [];
-  }
-
-  end(): string[] {
-    const out: string[] = [];
-    for (const id of this.state.roots) if (!this.done.has(id)) out.push(...this.flush(id));
-    return out;
-  }
-
-  private flush(rootId: RunId): string[] {
-    const root = this.state.runs.get(rootId);
-    if (!root || this.done.has(rootId)) return [];
-    this.done.add(rootId);
-    const out: string[] = [];
-    const epochOf = (t: number): string => pyTime(this.state, t);
-    if (!this.wroteMeta) {
-      this.wroteMeta = true;
-      out.push(`${JSON.stringify({ type: 'metadata', timestamp: epochOf(root.start?.t ?? 0), ...runMetadata(this.state, root) })}\n`);
-    }
-    for (const entry of runEntries(this.state, root, epochOf)) out.push(`${JSON.stringify(entry)}\n`);
-    // Drop the finished completion's nodes so a long multi-turn file stays bounded.
-    for (const id of [...this.state.runs.keys()]) {
-      const r = this.state.runs.get(id);
-      if (r && r.rootRunId === rootId) {
-        for (const it of r.iterations) for (const b of blocksOf(it)) for (const c of b.calls) this.state.calls.delete(c);
-        this.state.runs.delete(id);
-      }
-    }
-    return out;
-  }
-}
-
-/** The reference library's JSONL lines for these events (each ending in a newline). */
-export function exportRlmPython(events: Iterable<TrajectoryEvent>, header: TrajectoryState['header'] = null): string[] {
-  const exporter = new RlmPythonExporter(createTrajectoryState(header));
-  const out: string[] = [];
-  for (const e of events) out.push(...exporter.push(e));
-  out.push(...exporter.end());
-  return out;
 }

@@ -1,0 +1,40 @@
+// What a live session was started with, written beside its log (never a key) so that a saved
+// log can be forked later.
+import { existsSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ContextSource, ReplLanguageInput, RunLimitsInput } from '../../src-shared/protocol.ts';
+
+/** What a live session was started with; written beside its log so a saved log can be forked. */
+export const SessionRecipe = z.strictObject({
+  version: z.literal(1),
+  profile: z.string(),
+  model: z.string(),
+  subModel: z.string().nullable(),
+  context: ContextSource,
+  query: z.string().nullable(),
+  limits: RunLimitsInput,
+  /** Absent in recipes written before Python: JavaScript. */
+  repl: ReplLanguageInput.optional(),
+  /** The system prompt that replaced the built-in one, if any. */
+  systemPrompt: z.string().optional(),
+  finalPatterns: z.boolean().optional(),
+  /** A custom tools module on the host. */
+  tools: z.string().optional(),
+  /** The profile of sub-calls, when not the root's. */
+  subProfile: z.string().optional(),
+  /** Logs on the host shown to the root as worked examples, and their total budget in characters. */
+  examples: z.array(z.string()).optional(),
+  exampleBudget: z.number().int().positive().optional(),
+});
+export type SessionRecipe = z.infer<typeof SessionRecipe>;
+
+export function recipePathFor(logFile: string): string {
+  return logFile.replace(/\.rlm\.jsonl$/, '') + '.rlm.session.json';
+}
+
+/** The recipe written beside a log, if there is one and it reads. */
+export function readRecipeBeside(logFile: string): SessionRecipe | null {
+  if (!existsSync(recipePathFor(logFile))) return null;
+  const parsed = SessionRecipe.safeParse(JSON.parse(readFileSync(recipePathFor(logFile), 'utf8')));
+  return parsed.success ? parsed.data : null;
+}

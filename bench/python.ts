@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ReplLanguage } from '../src-shared/events.ts';
 import type { HostMessage } from '../src-shared/protocol.ts';
 import { needleContext } from '../src-main/demo/contexts.ts';
-import { EventRecorder, RlmSession } from '../src-main/engine/index.ts';
+import { EventRecorder, RlmConversation } from '../src-main/engine/index.ts';
 import { Host } from '../src-main/host/session-manager.ts';
 import { OpenAiCompatibleClient } from '../src-main/lm/openai-client.ts';
 import type { PolicyRequest } from '../src-main/mock-llm/policy.ts';
@@ -328,13 +328,13 @@ async function hostStart(mock: Awaited<ReturnType<typeof recordingMock>>, work: 
   return [startRow('host', 'javascript', samples.get('javascript')!), startRow('host', 'python', samples.get('python')!)];
 }
 
-/** In this process: `RlmSession.completion()` to the first request, Python's pool warm. */
+/** In this process: `RlmConversation.completion()` to the first request, Python's pool warm. */
 async function engineStart(mock: Awaited<ReturnType<typeof recordingMock>>, reps: number): Promise<StartRow[]> {
   const client = new OpenAiCompatibleClient({ baseUrl: mock.url, apiKey: 'bench', maxRetries: 0 });
   const once = async (language: ReplLanguage): Promise<{ first: number; second: number }> => {
     if (language === 'python') await warmPython();
     mock.reset(language);
-    const s = new RlmSession({ client, model: 'mock-root', repl: language }, { sink: new EventRecorder() });
+    const s = new RlmConversation({ client, model: 'mock-root', repl: language }, { sink: new EventRecorder() });
     const t0 = performance.now();
     try {
       const outcome = await s.completion('hello', 'bench');
@@ -504,7 +504,7 @@ export function pythonMarkdown(p: PythonReport, table: (rows: Record<string, unk
       'vsGoal',
     ]),
     '',
-    `host: \`session.start\` on an in-process \`Host\` whose spare worker has booted, to the mock receiving the request; engine: \`RlmSession.completion()\` in this process with \`warmPython()\` done. The second request follows the first block (\`print(1)\`), so it includes the REPL being ready. Spare workers ${p.sessionStart.spareWarmsPython ? 'can call' : 'do not call'} \`warmPython()\` (read from \`src-main/host/worker.ts\`)${p.sessionStart.spareWarmsPython ? '; each timed host session starts 1.5 s after its spare booted, after an untimed Python session' : ': a Python session in a host worker starts its interpreter from the snapshot while the first request is in flight'}.${hostPy ? ` Host, Python: ${hostPy.firstRequestMs} ms to the first request (${hostPy.vsGoal} × the goal), ${hostPy.secondRequestMs} ms to the second.` : ''}`,
+    `host: \`session.start\` on an in-process \`Host\` whose spare worker has booted, to the mock receiving the request; engine: \`RlmConversation.completion()\` in this process with \`warmPython()\` done. The second request follows the first block (\`print(1)\`), so it includes the REPL being ready. Spare workers ${p.sessionStart.spareWarmsPython ? 'can call' : 'do not call'} \`warmPython()\` (read from \`src-main/host/worker.ts\`)${p.sessionStart.spareWarmsPython ? '; each timed host session starts 1.5 s after its spare booted, after an untimed Python session' : ': a Python session in a host worker starts its interpreter from the snapshot while the first request is in flight'}.${hostPy ? ` Host, Python: ${hostPy.firstRequestMs} ms to the first request (${hostPy.vsGoal} × the goal), ${hostPy.secondRequestMs} ms to the second.` : ''}`,
     '',
     `### Whole process on the 4 MB needle at ${w.latencyMs} ms per call (median of ${w.rows[0]?.runs ?? 0} after one warm-up each, rounds alternating; goal ≤ ${w.goalVsFloor} × the 0.9 s floor)`,
     '',

@@ -11,7 +11,7 @@ import { makeHeader } from '../src-shared/codecs/native-lines.ts';
 import { asSessionId, type TrajectoryEvent } from '../src-shared/events.ts';
 import { applyEvent, createTrajectoryState, criticalPath, reduceEvents } from '../src-shared/trajectory/index.ts';
 import { needleContext, ticketsContext } from '../src-main/demo/contexts.ts';
-import { EventRecorder, RlmSession } from '../src-main/engine/index.ts';
+import { EventRecorder, RlmConversation } from '../src-main/engine/index.ts';
 import { generateTask, TASK_KINDS, scoreAnswer, type TaskKind } from '../src-main/eval/tasks/index.ts';
 import { OpenAiCompatibleClient } from '../src-main/lm/openai-client.ts';
 import { NativeLogFile } from '../src-main/logs/native-file-sink.ts';
@@ -32,7 +32,10 @@ const writeScript = (name: string, rules: ScriptRule[]): string => writeScriptIn
 async function session(url: string, context: SandboxValue, query: string, maxDepth = 1, maxConcurrency = 8) {
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: url, apiKey: 'bench', maxRetries: 0 });
-  const s = new RlmSession({ client, model: 'mock-root', maxDepth, maxConcurrency }, { sink: new EventRecorder((e) => events.push(e)) });
+  const s = new RlmConversation(
+    { client, model: 'mock-root', maxDepth, maxConcurrency },
+    { sink: new EventRecorder((e) => events.push(e)) },
+  );
   const t0 = performance.now();
   try {
     const outcome = await s.completion(context, query);

@@ -9,7 +9,7 @@ import {
   REPL_LANGUAGES,
   type ReplLanguage,
 } from '../../src-shared/events.ts';
-import { DEFAULTS, type SessionSettings } from '../engine/config.ts';
+import { RLM_DEFAULTS, type ConversationSettings } from '../engine/config.ts';
 
 export function positiveInt(name: string) {
   return (v: string): number => {
@@ -67,13 +67,13 @@ export function addLimitOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--child-llm-model <which>',
-        `model of a child run's llm_query that names none: sub = --sub-model (else the child's own model), own = always the child's own model, as the reference routes (default ${DEFAULTS.childLlmModel})`,
+        `model of a child run's llm_query that names none: sub = --sub-model (else the child's own model), own = always the child's own model, as the reference routes (default ${RLM_DEFAULTS.childLlmModel})`,
       ).choices(CHILD_LLM_MODELS),
     )
     .addOption(
       new Option(
         '--max-depth <n>',
-        `recursion cap: rlm_query spawns children while depth + 1 < n; 0 = no REPL, one plain call with the whole context and query, the reference's baseline (default ${DEFAULTS.maxDepth})`,
+        `recursion cap: rlm_query spawns children while depth + 1 < n; 0 = no REPL, one plain call with the whole context and query, the reference's baseline (default ${RLM_DEFAULTS.maxDepth})`,
       ).argParser(nonNegativeInt('--max-depth')),
     )
     .addOption(
@@ -93,7 +93,7 @@ export function addLimitOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--max-errors-mode <mode>',
-        `what --max-errors counts: thrown = iterations with a block that raised, stderr = any stderr output too, as the reference counts (default ${DEFAULTS.maxErrorsMode})`,
+        `what --max-errors counts: thrown = iterations with a block that raised, stderr = any stderr output too, as the reference counts (default ${RLM_DEFAULTS.maxErrorsMode})`,
       ).choices(MAX_ERRORS_MODES),
     )
     .addOption(
@@ -104,13 +104,13 @@ export function addLimitOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--max-concurrency-llm <n>',
-        `concurrent calls within one llm_query_batched (default ${DEFAULTS.maxConcurrencyLlm}, as the reference)`,
+        `concurrent calls within one llm_query_batched (default ${RLM_DEFAULTS.maxConcurrencyLlm}, as the reference)`,
       ).argParser(positiveInt('--max-concurrency-llm')),
     )
     .addOption(
       new Option(
         '--max-concurrency-rlm <n>',
-        `concurrent child runs within one rlm_query_batched (default ${DEFAULTS.maxConcurrencyRlm}, as the reference)`,
+        `concurrent child runs within one rlm_query_batched (default ${RLM_DEFAULTS.maxConcurrencyRlm}, as the reference)`,
       ).argParser(positiveInt('--max-concurrency-rlm')),
     )
     .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
@@ -119,7 +119,7 @@ export function addLimitOptions(cmd: Command): Command {
 }
 
 /** The engine's names and units for what `addLimitOptions` parsed (seconds become ms). */
-export function sessionSettings(o: LimitOptions): SessionSettings {
+export function sessionSettings(o: LimitOptions): ConversationSettings {
   return {
     subModel: o.subModel ?? null,
     maxDepth: o.maxDepth,

@@ -98,7 +98,7 @@ export interface RlmConfig {
 }
 
 /** The model choice and limits of a conversation: what a command line or a profile sets. */
-export type SessionSettings = Pick<
+export type ConversationSettings = Pick<
   RlmConfig,
   | 'subModel'
   | 'maxDepth'
@@ -116,7 +116,7 @@ export type SessionSettings = Pick<
   | 'repl'
 >;
 
-export const DEFAULTS = {
+export const RLM_DEFAULTS = {
   maxDepth: 1,
   maxIterations: 30,
   maxConcurrencyLlm: 16,
@@ -129,16 +129,16 @@ export const DEFAULTS = {
 
 export function limitsOf(c: RlmConfig): Limits {
   return {
-    maxDepth: c.maxDepth ?? DEFAULTS.maxDepth,
-    maxIterations: c.maxIterations ?? DEFAULTS.maxIterations,
+    maxDepth: c.maxDepth ?? RLM_DEFAULTS.maxDepth,
+    maxIterations: c.maxIterations ?? RLM_DEFAULTS.maxIterations,
     maxBudgetUsd: c.maxBudgetUsd ?? null,
     maxTimeoutMs: c.maxTimeoutMs ?? null,
     maxTokens: c.maxTokens ?? null,
     maxErrors: c.maxErrors ?? null,
-    maxErrorsMode: c.maxErrorsMode ?? DEFAULTS.maxErrorsMode,
-    maxConcurrencyLlm: c.maxConcurrencyLlm ?? c.maxConcurrency ?? DEFAULTS.maxConcurrencyLlm,
-    maxConcurrencyRlm: c.maxConcurrencyRlm ?? c.maxConcurrency ?? DEFAULTS.maxConcurrencyRlm,
-    childLlmModel: c.childLlmModel ?? DEFAULTS.childLlmModel,
+    maxErrorsMode: c.maxErrorsMode ?? RLM_DEFAULTS.maxErrorsMode,
+    maxConcurrencyLlm: c.maxConcurrencyLlm ?? c.maxConcurrency ?? RLM_DEFAULTS.maxConcurrencyLlm,
+    maxConcurrencyRlm: c.maxConcurrencyRlm ?? c.maxConcurrency ?? RLM_DEFAULTS.maxConcurrencyRlm,
+    childLlmModel: c.childLlmModel ?? RLM_DEFAULTS.childLlmModel,
   };
 }
 

@@ -22,7 +22,7 @@ import { subLmBudgets } from './sub-lm-budgets.ts';
 import { mapBounded } from './concurrency.ts';
 import { describeContext } from './context-meta.ts';
 import type { RlmConfig, ToolSpec } from './config.ts';
-import { DEFAULTS, limitsOf } from './config.ts';
+import { RLM_DEFAULTS, limitsOf } from './config.ts';
 import type { GateRun } from './gates.ts';
 import { setLongTimeout } from './long-timeout.ts';
 import {
@@ -376,7 +376,7 @@ export class RlmRun implements SubcallBridge {
   }
 
   private async maybeCompact(): Promise<void> {
-    const threshold = Math.floor((this.cfg.compactionThreshold ?? DEFAULTS.compactionThreshold) * this.p.services.contextWindow);
+    const threshold = Math.floor((this.cfg.compactionThreshold ?? RLM_DEFAULTS.compactionThreshold) * this.p.services.contextWindow);
     const tokens = estimateTokens(this.messages);
     if (tokens < threshold) return;
     const reply = await this.callModel('compaction', [{ role: 'user', content: COMPACTION_REQUEST }]);

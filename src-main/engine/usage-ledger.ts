@@ -4,7 +4,7 @@
 import type { Usage } from '../../src-shared/events.ts';
 import { addModelUsage, roundedByModel, type UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 
-export interface Totals {
+export interface SpendTotals {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
@@ -14,7 +14,7 @@ export interface Totals {
 }
 
 export class UsageLedger {
-  readonly totals: Totals = { inputTokens: 0, outputTokens: 0, costUsd: 0, costKnown: false, calls: 0 };
+  readonly totals: SpendTotals = { inputTokens: 0, outputTokens: 0, costUsd: 0, costKnown: false, calls: 0 };
   private readonly parent: UsageLedger | null;
   private readonly models: UsageByModel = {};
 

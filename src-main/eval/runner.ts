@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { asSessionId } from '../../src-shared/events.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import type { ToolSpec } from '../engine/config.ts';
-import { EventRecorder, RlmSession, type RunOutcome, type SessionSettings, type WorkedExample } from '../engine/index.ts';
+import { EventRecorder, RlmConversation, type RunOutcome, type ConversationSettings, type WorkedExample } from '../engine/index.ts';
 import type { Sampling } from '../lm/sampling.ts';
 import type { LmClient } from '../lm/types.ts';
 import { NativeLogFile } from '../logs/native-file-sink.ts';
@@ -18,7 +18,7 @@ import { summarize, summaryMarkdown, type EvalSummary } from './summary.ts';
 import { scoreAnswer } from './tasks/scorers.ts';
 import type { EvalTask } from './tasks/types.ts';
 
-export interface EvalOptions extends SessionSettings {
+export interface EvalOptions extends ConversationSettings {
   /** Replaces the built-in system prompt of every task's session (`{tools}` filled in). */
   systemPrompt?: string;
   /** Custom tools for every task's session. */
@@ -210,7 +210,7 @@ async function runTask(task: EvalTask, dataset: Dataset, logsDir: string, o: Eva
   const log = new NativeLogFile(logPathFor(logsDir, task.id), makeHeader(sessionId, new Date(), undefined, o.repl ?? 'javascript'));
   const recorder = new EventRecorder((e) => log.append(e));
   let outcome: RunOutcome;
-  let session: RlmSession | null = null;
+  let session: RlmConversation | null = null;
   try {
     const {
       dataset: _dataset,
@@ -222,7 +222,7 @@ async function runTask(task: EvalTask, dataset: Dataset, logsDir: string, o: Eva
       roles: _roles,
       ...config
     } = o;
-    session = new RlmSession(config, { sink: recorder });
+    session = new RlmConversation(config, { sink: recorder });
     outcome = await session.completion(context, task.query, o.signal ? { signal: o.signal } : {});
   } catch (err) {
     return { ...failed((err as Error).message), logFile: log.path };

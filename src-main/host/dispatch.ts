@@ -12,7 +12,7 @@ import {
 } from '../../src-shared/protocol.ts';
 import type { Evaluations } from './evaluations.ts';
 import type { FollowUps } from './follow-ups.ts';
-import { HostError } from './host-error.ts';
+import { CommandError } from './command-error.ts';
 import type { LiveSessions } from './live-sessions.ts';
 import type { ProfileKeys } from './profile-keys.ts';
 import type { SavedLogs } from './saved-logs.ts';
@@ -49,7 +49,7 @@ export async function receive(parts: HostParts, client: Client, raw: unknown): P
     // Events of a new subscription go after its reply.
     if (parsed.message.command.type === 'subscribe') parts.subscribers.markDirty(parsed.message.command.sessionId);
   } catch (err) {
-    const code: ErrorCode = err instanceof HostError ? err.code : 'internal';
+    const code: ErrorCode = err instanceof CommandError ? err.code : 'internal';
     parts.subscribers.safeSend(client, {
       kind: 'reply',
       id,
@@ -67,7 +67,7 @@ export async function execute(parts: HostParts, client: Client | null, msg: Clie
   switch (c.type) {
     case 'hello':
       if (c.protocol !== PROTOCOL_VERSION)
-        throw new HostError('bad_request', `protocol ${c.protocol} is not supported; this host speaks ${PROTOCOL_VERSION}`);
+        throw new CommandError('bad_request', `protocol ${c.protocol} is not supported; this host speaks ${PROTOCOL_VERSION}`);
       return { protocol: PROTOCOL_VERSION, host: parts.label ?? 'rlm-studio' } satisfies Replies['hello'];
     case 'sessions.list':
       return { sessions: [...sessions.values()].map(summary) } satisfies Replies['sessions.list'];

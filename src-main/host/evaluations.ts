@@ -1,7 +1,7 @@
 // `eval.open`: an evaluation folder's rows, with its first task logs opened as saved sessions.
 import type { EvalOverview, Replies, SessionSummary } from '../../src-shared/protocol.ts';
 import { EvalDirError, readEvalDir } from '../eval/open-dir.ts';
-import { HostError } from './host-error.ts';
+import { CommandError } from './command-error.ts';
 import type { SavedLogs } from './saved-logs.ts';
 import type { SessionTable } from './session-state.ts';
 import type { Subscribers } from './subscribers.ts';
@@ -25,7 +25,7 @@ export class Evaluations {
     try {
       evaluation = readEvalDir(path);
     } catch (err) {
-      if (err instanceof EvalDirError) throw new HostError(err.code, err.message);
+      if (err instanceof EvalDirError) throw new CommandError(err.code, err.message);
       throw err;
     }
     const sessions: SessionSummary[] = [];

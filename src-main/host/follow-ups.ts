@@ -2,7 +2,7 @@
 // follow-up runs another completion in it, appended to the same log.
 import { statSync } from 'node:fs';
 import type { ContextSource, FollowUp } from '../../src-shared/protocol.ts';
-import { HostError } from './host-error.ts';
+import { CommandError } from './command-error.ts';
 import type { HostOptions } from './host-options.ts';
 import { type Session, type SessionTable, TERMINAL, toWorker } from './session-state.ts';
 import type { ToWorker } from './worker-protocol.ts';
@@ -26,16 +26,16 @@ function checkContext(c: ContextSource): void {
     try {
       JSON.parse(c.json);
     } catch (err) {
-      throw new HostError('bad_request', `the JSON context does not parse: ${(err as Error).message}`);
+      throw new CommandError('bad_request', `the JSON context does not parse: ${(err as Error).message}`);
     }
   } else if (c.kind === 'file') {
     let isFile: boolean;
     try {
       isFile = statSync(c.path).isFile();
     } catch (err) {
-      throw new HostError('bad_request', `cannot read context file ${c.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw new CommandError('bad_request', `cannot read context file ${c.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
-    if (!isFile) throw new HostError('bad_request', `context file ${c.path} is not a file`);
+    if (!isFile) throw new CommandError('bad_request', `context file ${c.path} is not a file`);
   }
 }
 
@@ -55,7 +55,7 @@ export class FollowUps {
     const s = this.sessions.get(f.sessionId);
     const state = followUpState(s);
     if (!state.ready || !s.kept) {
-      throw new HostError(
+      throw new CommandError(
         s.readOnly ? 'read_only' : 'conflict',
         `session ${s.id} cannot take a follow-up: ${state.reason ?? 'its REPL is not kept'}`,
       );

@@ -5,7 +5,7 @@ import { asRunId, asSessionId, type LogHeader, type ReplLanguage, type Trajector
 import type { Breakpoint, ContextSource, ForkSession, RerunSession, StartSession } from '../../src-shared/protocol.ts';
 import { buildReplayPlan, type ReplayPlan } from '../lm/replay-client.ts';
 import { DEMO_SCENARIOS } from './demo.ts';
-import { HostError } from './host-error.ts';
+import { CommandError } from './command-error.ts';
 import { readRecipeBeside, type SessionRecipe } from './session-recipe.ts';
 import { type Session, TERMINAL } from './session-state.ts';
 
@@ -81,11 +81,11 @@ export function planFork(src: Session, srcEvents: TrajectoryEvent[], f: ForkSess
   const runs = new Map<string, number>();
   for (const e of srcEvents) if (e.type === 'iteration.start') runs.set(e.runId, Math.max(runs.get(e.runId) ?? 0, e.iteration));
   const last = runs.get(f.runId);
-  if (last === undefined) throw new HostError('not_found', `run ${f.runId} has no iterations in session ${f.sessionId}`);
-  if (f.iteration > last) throw new HostError('bad_request', `run ${f.runId} has ${last} iteration(s); fork at 1…${last}`);
+  if (last === undefined) throw new CommandError('not_found', `run ${f.runId} has no iterations in session ${f.sessionId}`);
+  if (f.iteration > last) throw new CommandError('bad_request', `run ${f.runId} has ${last} iteration(s); fork at 1…${last}`);
   const runStart = srcEvents.find((e) => e.type === 'run.start' && e.runId === f.runId);
   if (runStart?.type === 'run.start' && runStart.turn > 0) {
-    throw new HostError(
+    throw new CommandError(
       'bad_request',
       `run ${f.runId} is follow-up turn ${runStart.turn}; a fork replays the first turn only, so fork a run of turn 0`,
     );
@@ -94,7 +94,7 @@ export function planFork(src: Session, srcEvents: TrajectoryEvent[], f: ForkSess
   try {
     plan = buildReplayPlan(srcEvents, { runId: f.runId, iteration: f.iteration }, f.editedReply ?? null);
   } catch (err) {
-    throw new HostError('bad_request', (err as Error).message);
+    throw new CommandError('bad_request', (err as Error).message);
   }
   const next: SessionRecipe = { ...recipe, profile: f.profile ?? recipe.profile, limits: { ...recipe.limits, ...(f.limits ?? {}) } };
   if (f.tools) next.tools = f.tools;
@@ -122,12 +122,13 @@ export function planFork(src: Session, srcEvents: TrajectoryEvent[], f: ForkSess
 function recipeForImported(src: Session, events: TrajectoryEvent[], f: ForkSession): SessionRecipe {
   const context = f.context ?? src.rerunSource?.context;
   if (!context) {
-    throw new HostError(
+    throw new CommandError(
       'bad_request',
       `session ${f.sessionId} has no recorded context (a reference-library or dropped log); give the context it was made from to fork it`,
     );
   }
-  if (!f.profile) throw new HostError('bad_request', `forking session ${f.sessionId} needs a profile: the endpoint it continues against`);
+  if (!f.profile)
+    throw new CommandError('bad_request', `forking session ${f.sessionId} needs a profile: the endpoint it continues against`);
   const root = events.find((e) => e.type === 'run.start' && e.parentRunId === null);
   const start = root?.type === 'run.start' ? root : null;
   return {
@@ -152,14 +153,14 @@ export function languageOf(s: Session, fromRun: ReplLanguage | undefined, overri
 /** The context a re-execution of `src` runs on, once it may be re-executed at all. */
 export function rerunContext(src: Session, r: RerunSession): ContextSource {
   if (!TERMINAL.has(src.status))
-    throw new HostError('conflict', `session ${r.sessionId} is still ${src.status}; re-execute it once it has ended`);
+    throw new CommandError('conflict', `session ${r.sessionId} is still ${src.status}; re-execute it once it has ended`);
   if (src.format === 'rlm-python' && r.repl === 'javascript') {
-    throw new HostError('bad_request', 'a reference-library log is Python; it cannot be re-executed as JavaScript');
+    throw new CommandError('bad_request', 'a reference-library log is Python; it cannot be re-executed as JavaScript');
   }
   const recipe = recipeOf(src);
   const context = r.context ?? recipe?.context ?? src.rerunSource?.context;
   if (!context)
-    throw new HostError(
+    throw new CommandError(
       'bad_request',
       `session ${r.sessionId} has no recorded context (a reference-library or dropped log); give the context it was made from`,
     );

@@ -11,7 +11,7 @@ import { DEFAULT_EXAMPLE_BUDGET, type WorkedExample, WorkedExampleError } from '
 import { NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
 import { loadWorkedExamples } from '../logs/worked-examples.ts';
 import type { FollowUps } from './follow-ups.ts';
-import { HostError } from './host-error.ts';
+import { CommandError } from './command-error.ts';
 import type { HostOptions } from './host-options.ts';
 import { languageOf, type LaunchPlan, planFork, planStart, rerunContext } from './launch-plans.ts';
 import type { ProfileKeys } from './profile-keys.ts';
@@ -53,7 +53,7 @@ export class LiveSessions {
   }
 
   private async launch(o: LaunchPlan): Promise<Session> {
-    if (this.sessions.closed) throw new HostError('conflict', 'the host is shutting down');
+    if (this.sessions.closed) throw new CommandError('conflict', 'the host is shutting down');
     const { profile, baseUrl, apiKey } = await this.profiles.resolveProfile(o.recipe.profile);
     const sub = o.recipe.subProfile ? await this.profiles.resolveProfile(o.recipe.subProfile) : null;
     const model = o.model ?? profile.model;
@@ -85,7 +85,7 @@ export class LiveSessions {
       writeFileSync(recipePathFor(logFile), `${JSON.stringify(recipe, null, 2)}\n`);
     } catch (err) {
       this.sessions.delete(s.id);
-      throw new HostError('internal', `cannot write the session log in ${this.opts.runsDir}: ${(err as Error).message}`);
+      throw new CommandError('internal', `cannot write the session log in ${this.opts.runsDir}: ${(err as Error).message}`);
     }
     s.logFile = logFile;
     const spec: WorkerSpec = {
@@ -121,18 +121,18 @@ export class LiveSessions {
     const paths = recipe.examples ?? [];
     if (paths.length === 0) return [];
     if (recipe.limits.maxDepth === 0)
-      throw new HostError('bad_request', 'worked examples need a REPL: depth 0 is a direct call with no code to write');
+      throw new CommandError('bad_request', 'worked examples need a REPL: depth 0 is a direct call with no code to write');
     try {
       return await loadWorkedExamples(paths, recipe.exampleBudget ?? DEFAULT_EXAMPLE_BUDGET);
     } catch (err) {
-      if (err instanceof WorkedExampleError) throw new HostError('bad_request', err.message);
+      if (err instanceof WorkedExampleError) throw new CommandError('bad_request', err.message);
       throw err;
     }
   }
 
   /** A new session that runs the source's recorded code blocks again and compares their output. */
   async rerun(r: RerunSession): Promise<Session> {
-    if (this.sessions.closed) throw new HostError('conflict', 'the host is shutting down');
+    if (this.sessions.closed) throw new CommandError('conflict', 'the host is shutting down');
     const src = this.sessions.get(r.sessionId);
     const context = rerunContext(src, r);
     const events = await eventsOf(src);
@@ -152,7 +152,7 @@ export class LiveSessions {
       s.log = new NativeLogFile(logFile, s.header);
     } catch (err) {
       this.sessions.delete(s.id);
-      throw new HostError('internal', `cannot write the session log in ${this.opts.runsDir}: ${(err as Error).message}`);
+      throw new CommandError('internal', `cannot write the session log in ${this.opts.runsDir}: ${(err as Error).message}`);
     }
     s.logFile = logFile;
     const spec: RerunSpec = {
@@ -274,7 +274,7 @@ export class LiveSessions {
 
   control(id: string, msg: ToWorker): Session {
     const s = this.sessions.live(id);
-    if (TERMINAL.has(s.status)) throw new HostError('conflict', `session ${id} has ${s.status}`);
+    if (TERMINAL.has(s.status)) throw new CommandError('conflict', `session ${id} has ${s.status}`);
     toWorker(s, msg);
     return s;
   }

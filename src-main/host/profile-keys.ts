@@ -3,7 +3,7 @@
 // desktop, else named environment variables), and a profile resolved to what a worker needs.
 import { DEMO_PROFILE_NAME, type EndpointProfile, type Replies } from '../../src-shared/protocol.ts';
 import { startMockLlm, type MockLlmServer } from '../mock-llm/server.ts';
-import { HostError } from './host-error.ts';
+import { CommandError } from './command-error.ts';
 import type { HostOptions } from './host-options.ts';
 import { ProfileStore } from './profiles.ts';
 
@@ -37,7 +37,7 @@ export class ProfileKeys {
     try {
       this.profiles.save(profile);
     } catch (err) {
-      throw new HostError('bad_request', (err as Error).message);
+      throw new CommandError('bad_request', (err as Error).message);
     }
     return { profiles: this.list() };
   }
@@ -50,14 +50,14 @@ export class ProfileKeys {
   /** Desktop: the key goes to the keychain (via the main process) and stays in memory here; never into profiles.json. */
   async setKey(name: string, key: string | null): Promise<Replies['profiles.setKey']> {
     if (!this.opts.keyStore) {
-      throw new HostError(
+      throw new CommandError(
         'bad_request',
         'this host (web mode) does not store API keys: set the environment variable named by the profile\'s "API key env var" (apiKeyRef) where rlm-studio serve runs, then restart it',
       );
     }
-    if (name === DEMO_PROFILE_NAME) throw new HostError('bad_request', `the built-in "${DEMO_PROFILE_NAME}" profile needs no key`);
+    if (name === DEMO_PROFILE_NAME) throw new CommandError('bad_request', `the built-in "${DEMO_PROFILE_NAME}" profile needs no key`);
     const profile = this.profiles.get(name);
-    if (!profile) throw new HostError('not_found', `no endpoint profile named "${name}"`);
+    if (!profile) throw new CommandError('not_found', `no endpoint profile named "${name}"`);
     let ref = profile.apiKeyRef;
     if (ref === null) {
       if (key === null) return { profiles: this.list(), profile: name, stored: false };
@@ -67,7 +67,7 @@ export class ProfileKeys {
     try {
       await this.opts.keyStore.set(ref, key);
     } catch (err) {
-      throw new HostError('conflict', `the key of "${name}" was not stored: ${(err as Error).message}`);
+      throw new CommandError('conflict', `the key of "${name}" was not stored: ${(err as Error).message}`);
     }
     if (key === null) this.storedKeys.delete(ref);
     else this.storedKeys.set(ref, key);
@@ -79,9 +79,9 @@ export class ProfileKeys {
     try {
       gone = this.profiles.delete(name);
     } catch (err) {
-      throw new HostError('bad_request', (err as Error).message);
+      throw new CommandError('bad_request', (err as Error).message);
     }
-    if (!gone) throw new HostError('not_found', `no endpoint profile named "${name}"`);
+    if (!gone) throw new CommandError('not_found', `no endpoint profile named "${name}"`);
     // Only a keychain entry this host made for the profile; a named environment variable is the user's.
     const ref = gone.apiKeyRef;
     if (ref !== null && ref === keychainRefOf(name) && this.opts.keyStore) {
@@ -89,7 +89,7 @@ export class ProfileKeys {
       try {
         await this.opts.keyStore.set(ref, null);
       } catch (err) {
-        throw new HostError(
+        throw new CommandError(
           'conflict',
           `"${name}" was deleted, but its key could not be removed from the keychain: ${(err as Error).message}`,
         );
@@ -104,7 +104,7 @@ export class ProfileKeys {
       return { profile: demoProfile(), baseUrl: demo.url, apiKey: null };
     }
     const profile = this.profiles.get(name);
-    if (!profile) throw new HostError('not_found', `no endpoint profile named "${name}"`);
+    if (!profile) throw new CommandError('not_found', `no endpoint profile named "${name}"`);
     let apiKey: string | null = null;
     if (profile.apiKeyRef) {
       apiKey =
@@ -113,7 +113,7 @@ export class ProfileKeys {
         (this.opts.env ?? process.env)[profile.apiKeyRef] ??
         null;
       if (apiKey === null)
-        throw new HostError('bad_request', `profile "${name}": its API key (${profile.apiKeyRef}) is not set in the host's environment`);
+        throw new CommandError('bad_request', `profile "${name}": its API key (${profile.apiKeyRef}) is not set in the host's environment`);
     }
     return { profile, baseUrl: profile.baseUrl, apiKey };
   }

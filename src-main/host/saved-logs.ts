@@ -10,7 +10,7 @@ import { exportRlmPython } from '../../src-shared/codecs/rlm-python-export.ts';
 import { asSessionId, type TrajectoryEvent } from '../../src-shared/events.ts';
 import type { RecentRun, Replies } from '../../src-shared/protocol.ts';
 import { readLogBatches } from '../logs/read-log.ts';
-import { HostError } from './host-error.ts';
+import { CommandError } from './command-error.ts';
 import type { HostOptions } from './host-options.ts';
 import type { Session, SessionTable } from './session-state.ts';
 import type { Subscribers } from './subscribers.ts';
@@ -40,11 +40,11 @@ export class SavedLogs {
     let size: number;
     try {
       const st = await stat(abs);
-      if (!st.isFile()) throw new HostError('bad_request', `${path} is not a file`);
+      if (!st.isFile()) throw new CommandError('bad_request', `${path} is not a file`);
       size = st.size;
     } catch (err) {
-      if (err instanceof HostError) throw err;
-      throw new HostError('not_found', `cannot open ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      if (err instanceof CommandError) throw err;
+      throw new CommandError('not_found', `cannot open ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
     const s = this.sessions.add({ title: basename(abs), status: 'saved', readOnly: true, format: 'native', logFile: abs });
     // A large log is not held in memory; subscriptions stream it from the file.
@@ -59,16 +59,16 @@ export class SavedLogs {
       first = await iterator.next();
     } catch (err) {
       this.sessions.delete(s.id);
-      throw new HostError('bad_request', `cannot read ${path}: ${(err as Error).message}`);
+      throw new CommandError('bad_request', `cannot read ${path}: ${(err as Error).message}`);
     }
     if (!first.done) take(first.value);
     if (s.count === 0 && problems.length > 0 && s.header === null && !first.done && first.value.every((i) => i.kind === 'problem')) {
       this.sessions.delete(s.id);
-      throw new HostError('bad_request', `${path}: ${problems[0]}`);
+      throw new CommandError('bad_request', `${path}: ${problems[0]}`);
     }
     if (first.done && size === 0) {
       this.sessions.delete(s.id);
-      throw new HostError('bad_request', `${path}: the file is empty`);
+      throw new CommandError('bad_request', `${path}: the file is empty`);
     }
     s.loaded = (async () => {
       try {
@@ -107,7 +107,7 @@ export class SavedLogs {
     this.takeItems(s, [...reader.push(text), ...reader.end()], problems);
     if (reader.detected === null) {
       this.sessions.delete(s.id);
-      throw new HostError('bad_request', `${name}: ${problems[0] ?? 'not a log this host can read'}`);
+      throw new CommandError('bad_request', `${name}: ${problems[0] ?? 'not a log this host can read'}`);
     }
     if (problems.length > 0) s.message = `${problems.length} problem(s) reading the log; first: ${problems[0]}`;
     return s;

@@ -2,7 +2,7 @@
 // and the two ways a command reaches a live session's worker.
 //
 // "Session" here is the protocol's: a log the app lists and drives, under the id clients use
-// (`sessionId`). It is not the engine's conversation (`RlmSession`: a REPL and the turns that
+// (`sessionId`). It is not the engine's conversation (`RlmConversation`: a REPL and the turns that
 // share it, held by a live session's worker), nor the recording a log holds (its header's
 // `sessionId`): a saved log opened here gets a new id and keeps its recorded one in `header`.
 import { randomUUID } from 'node:crypto';
@@ -11,7 +11,7 @@ import type { LogFormat } from '../../src-shared/codecs/detect.ts';
 import type { LogHeader, ReplLanguage, TrajectoryEvent } from '../../src-shared/events.ts';
 import type { Breakpoint, ContextSource, SessionStatus, SessionSummary } from '../../src-shared/protocol.ts';
 import type { NativeLogFile } from '../logs/native-file-sink.ts';
-import { HostError } from './host-error.ts';
+import { CommandError } from './command-error.ts';
 import type { SessionRecipe } from './session-recipe.ts';
 import type { WorkerHandle } from './worker-launcher.ts';
 import type { FromWorker, ToWorker } from './worker-protocol.ts';
@@ -76,13 +76,13 @@ export class SessionTable {
 
   get(id: string): Session {
     const s = this.sessions.get(id);
-    if (!s) throw new HostError('not_found', `no session ${id}`);
+    if (!s) throw new CommandError('not_found', `no session ${id}`);
     return s;
   }
 
   live(id: string): Session {
     const s = this.get(id);
-    if (s.readOnly) throw new HostError('read_only', `session ${id} is a saved log; it cannot be driven`);
+    if (s.readOnly) throw new CommandError('read_only', `session ${id} is a saved log; it cannot be driven`);
     return s;
   }
 
@@ -120,16 +120,16 @@ export class SessionTable {
 }
 
 export function toWorker(s: Session, msg: ToWorker): void {
-  if (!s.worker || !s.worker.connected) throw new HostError('conflict', `session ${s.id} has no running worker`);
+  if (!s.worker || !s.worker.connected) throw new CommandError('conflict', `session ${s.id} has no running worker`);
   s.worker.send(msg);
 }
 
 /** A command the worker answers (`result` with the same `req`). */
 export function request(s: Session, make: (req: number) => ToWorker): Promise<z.infer<typeof FromWorker> & { t: 'result' }> {
-  if (TERMINAL.has(s.status)) throw new HostError('conflict', `session ${s.id} has ${s.status}`);
+  if (TERMINAL.has(s.status)) throw new CommandError('conflict', `session ${s.id} has ${s.status}`);
   const req = s.nextReq++;
   return new Promise((res, rej) => {
-    s.pending.set(req, (r) => (r.ok ? res(r) : rej(new HostError('conflict', r.error ?? 'refused'))));
+    s.pending.set(req, (r) => (r.ok ? res(r) : rej(new CommandError('conflict', r.error ?? 'refused'))));
     try {
       toWorker(s, make(req));
     } catch (err) {

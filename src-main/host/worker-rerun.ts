@@ -6,7 +6,7 @@ import type { ContextSource } from '../../src-shared/protocol.ts';
 import type { ToolSpec } from '../engine/config.ts';
 import { loadToolsModule } from '../engine/tools-module.ts';
 import { reexecute, type ReexecuteResult } from '../rerun/re-execute.ts';
-import { replFactoryFor } from '../engine/session.ts';
+import { replFactoryFor } from '../engine/conversation.ts';
 import { planRerun, readRecordedLog, recordedLogFromEvents, rerunReplOptions, type RecordedLog } from '../rerun/rerun-log.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
 import type { RerunSpec } from './worker-protocol.ts';

@@ -5,7 +5,7 @@
 // host goes.
 import type { TrajectoryEvent } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
-import { EventRecorder, RlmSession } from '../engine/index.ts';
+import { EventRecorder, RlmConversation } from '../engine/index.ts';
 import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
 import { ReplayClient } from '../lm/replay-client.ts';
 import { samplingArgs } from '../lm/sampling.ts';
@@ -50,7 +50,7 @@ let dbg: Debugger | null = null;
 let abort = new AbortController();
 let started = false;
 /** A finished conversation kept for follow-up turns (`WorkerSpec.followUps`), until the host sends `end`. */
-let keptConversation: RlmSession | null = null;
+let keptConversation: RlmConversation | null = null;
 // Commands can arrive before `start` (the host sends as soon as the client asks): kept here.
 let early: { pause: boolean; breakpoints: WorkerSpec['breakpoints'] | null } = { pause: false, breakpoints: null };
 
@@ -126,7 +126,7 @@ async function start(spec: WorkerSpec): Promise<boolean> {
   if (replay) recorder.listen((e) => replay.observe(e));
   recorder.listen(queueEvent);
   const l = spec.limits;
-  const conversation = new RlmSession(
+  const conversation = new RlmConversation(
     {
       client,
       model: spec.model,

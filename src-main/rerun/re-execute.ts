@@ -10,7 +10,7 @@ import { blocksOf } from '../../src-shared/trajectory/reducer.ts';
 import type { CallNode, IterationNode, RunNode, TrajectoryState } from '../../src-shared/trajectory/types.ts';
 import { blockEndFields } from '../engine/block-events.ts';
 import { mapBounded } from '../engine/concurrency.ts';
-import type { ReplFactory } from '../engine/session.ts';
+import type { ReplFactory } from '../engine/conversation.ts';
 import type { CallSite, Repl, ReplOptions, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
 import { compareBlock, recordedOutput, type ComparisonTerms } from './compare.ts';
 import { RerunInputError } from './errors.ts';

@@ -8,9 +8,9 @@ import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { asSessionId, type EventSink, type LogHeader, type ReplLanguage, type TrajectoryEvent } from '../../src-shared/events.ts';
 import { reduceEvents } from '../../src-shared/trajectory/reducer.ts';
 import type { TrajectoryState } from '../../src-shared/trajectory/types.ts';
-import { DEFAULTS, type ToolSpec } from '../engine/config.ts';
+import { RLM_DEFAULTS, type ToolSpec } from '../engine/config.ts';
 import { EventRecorder } from '../engine/event-recorder.ts';
-import { replFactoryFor } from '../engine/session.ts';
+import { replFactoryFor } from '../engine/conversation.ts';
 import { NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
 import { readLogFile } from '../logs/read-log.ts';
 import type { HostFunction, ReplOptions, SandboxValue } from '../sandbox/types.ts';
@@ -91,7 +91,7 @@ export function planRerun(log: RecordedLog, context: SandboxValue, contextLabel:
 export function rerunReplOptions(tools: Record<string, ToolSpec>): Omit<ReplOptions, 'bridge'> {
   const values: Record<string, HostFunction | SandboxValue> = {};
   for (const [name, t] of Object.entries(tools)) values[name] = t.value;
-  const s = DEFAULTS.sandbox;
+  const s = RLM_DEFAULTS.sandbox;
   return { tools: values, memoryLimitMb: s.memoryLimitMb, cpuLimitMs: s.blockCpuMs, wallLimitMs: s.blockWallMs };
 }
 

@@ -2,7 +2,7 @@
 import ivm from 'isolated-vm';
 import type { ReplResetReason } from '../../src-shared/events.ts';
 import { sandboxRuntime } from './runtime.ts';
-import type { RunOutcome, RuntimeConfig } from './runtime.ts';
+import type { BlockOutcome, RuntimeConfig } from './runtime.ts';
 import { BlockState } from './block-state.ts';
 import { dispatchHostCall, errorMessage, toolError } from './host-calls.ts';
 import { checkIndex, checkToolNames, parseListed, parseLocals, replLimits, type ReplLimits, SerialQueue } from './repl-support.ts';
@@ -21,7 +21,7 @@ import type {
   VariableInfo,
 } from './types.ts';
 
-const DEFAULTS = {
+const SANDBOX_LIMIT_DEFAULTS = {
   memoryLimitMb: 256,
   cpuLimitMs: 10_000,
   wallLimitMs: 60_000,
@@ -85,7 +85,7 @@ class IsolatedRepl implements Repl {
 
   constructor(options: ReplOptions) {
     this.#bridge = options.bridge;
-    this.#limits = replLimits(options, DEFAULTS);
+    this.#limits = replLimits(options, SANDBOX_LIMIT_DEFAULTS);
     this.#finalVar = options.finalVar === true;
     const reserved = new Set<string>(RESERVED_NAMES);
     if (this.#finalVar) for (const name of FINAL_FUNCTIONS) reserved.add(name);
@@ -462,10 +462,10 @@ function emptyResult(started: number): Omit<ExecResult, 'error' | 'variables'> {
 }
 
 /** The runtime's outcome, its `locals` read back as JSON values. */
-type ParsedOutcome = Omit<RunOutcome, 'locals'> & { locals?: Record<string, LocalValue> };
+type ParsedOutcome = Omit<BlockOutcome, 'locals'> & { locals?: Record<string, LocalValue> };
 
 function parseOutcome(raw: unknown): ParsedOutcome {
-  const value = JSON.parse(String(raw)) as Partial<RunOutcome>;
+  const value = JSON.parse(String(raw)) as Partial<BlockOutcome>;
   const e = value.error;
   const error =
     e && typeof e === 'object' && typeof e.name === 'string' && typeof e.message === 'string' ? { name: e.name, message: e.message } : null;

@@ -16,7 +16,7 @@ export interface RuntimeConfig {
 }
 
 /** What the `run` op returns (as JSON). */
-export interface RunOutcome {
+export interface BlockOutcome {
   error: { name: string; message: string } | null;
   variables: string[];
   /** Every variable after the block, short (see `shortLocal`), for the reference format's `locals`. */
@@ -655,7 +655,7 @@ export function sandboxRuntime(
     submittedThisBlock = false;
     blockActive = true;
     lastFlush = 0; // the block's first output goes to the host right away
-    let error: RunOutcome['error'] = null;
+    let error: BlockOutcome['error'] = null;
     try {
       predeclare(names);
       const result = geval(src);
@@ -676,7 +676,7 @@ export function sandboxRuntime(
     const locals = shortLocals();
     blockActive = false;
     flushAll();
-    const outcome: RunOutcome = { error, variables, locals, dropped: [streams[0].dropped, streams[1].dropped] };
+    const outcome: BlockOutcome = { error, variables, locals, dropped: [streams[0].dropped, streams[1].dropped] };
     return jsonStringify(outcome);
   }
 

@@ -10,7 +10,7 @@ import {
   emptyTotals,
   addTotals,
   type RunNode,
-  type Totals,
+  type TrajectoryTotals,
   type TrajectoryState,
   type IterationNode,
 } from '../../src-shared/trajectory/index.ts';
@@ -35,16 +35,16 @@ export const MEASURES = ['cost', 'tokens', 'time', 'iterations', 'subcalls', 'er
 export type Measure = (typeof MEASURES)[number];
 
 export interface RunMetrics {
-  own: Totals;
+  own: TrajectoryTotals;
   /** Own plus all descendants. */
-  total: Totals;
+  total: TrajectoryTotals;
   wallMs: number;
 }
 
 // A run's own totals change only when its events do: cache them per run node, keyed on
 // what new events change, so a commit during a 100 MB load recomputes only the runs that
 // grew (the whole-tree roll-up below is cheap additions).
-const ownCache = new WeakMap<RunNode, { key: string; own: Totals }>();
+const ownCache = new WeakMap<RunNode, { key: string; own: TrajectoryTotals }>();
 
 function ownKey(run: RunNode): string {
   const last = run.iterations[run.iterations.length - 1];
@@ -60,7 +60,7 @@ function ownKey(run: RunNode): string {
 const dirtyRuns = new WeakMap<TrajectoryState, Set<RunId>>();
 /** Runs whose own totals were recomputed since the last `runMetrics` (it rolls them up). */
 const settledRuns = new WeakMap<TrajectoryState, Set<RunId>>();
-const metricsCache = new WeakMap<TrajectoryState, Map<RunId, Totals>>();
+const metricsCache = new WeakMap<TrajectoryState, Map<RunId, TrajectoryTotals>>();
 const metricsMemo = new WeakMap<TrajectoryState, Map<RunId, RunMetrics>>();
 
 /** Called by the store for each folded event's run. */
@@ -99,9 +99,9 @@ export function settleOwnTotals(state: TrajectoryState): void {
 }
 
 /** Own totals of every run (the first call on a tracked state: all of them, then kept up to date by `settleOwnTotals`). */
-function ownTotalsAll(state: TrajectoryState): Map<RunId, Totals> {
+function ownTotalsAll(state: TrajectoryState): Map<RunId, TrajectoryTotals> {
   const dirty = dirtyRuns.get(state);
-  const all = new Map<RunId, Totals>();
+  const all = new Map<RunId, TrajectoryTotals>();
   for (const run of state.runs.values()) all.set(run.id, cachedOwnTotals(state, run));
   if (dirty) {
     dirty.clear();
@@ -111,7 +111,7 @@ function ownTotalsAll(state: TrajectoryState): Map<RunId, Totals> {
   return all;
 }
 
-function cachedOwnTotals(state: TrajectoryState, run: RunNode): Totals {
+function cachedOwnTotals(state: TrajectoryState, run: RunNode): TrajectoryTotals {
   const key = ownKey(run);
   const hit = ownCache.get(run);
   if (hit && hit.key === key) return hit.own;
@@ -120,8 +120,8 @@ function cachedOwnTotals(state: TrajectoryState, run: RunNode): Totals {
   return own;
 }
 
-/** Totals of a run and its descendants, from the cached own totals. */
-export function inclusiveTotals(state: TrajectoryState, runId: RunId): Totals {
+/** TrajectoryTotals of a run and its descendants, from the cached own totals. */
+export function inclusiveTotals(state: TrajectoryState, runId: RunId): TrajectoryTotals {
   const t = emptyTotals();
   for (const run of walkRuns(state, runId)) addTotals(t, cachedOwnTotals(state, run));
   return t;

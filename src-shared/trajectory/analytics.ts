@@ -1,4 +1,4 @@
-// Totals, critical paths and distributions over the run tree. Every model call's usage is
+// TrajectoryTotals, critical paths and distributions over the run tree. Every model call's usage is
 // counted exactly once: turn/final/compaction replies on `model.reply`, plain sub-calls on
 // their `subcall.end` (a child run's subcall.end carries zero; the child's own replies count).
 import { assertNever, type CallId, DIRECT_CALL_ITERATION, type RunId, type TrajectoryEvent, type Usage } from '../events.ts';
@@ -6,7 +6,7 @@ import { addByModel, addModelUsage, roundedByModel, type UsageByModel } from './
 import { blocksOf, walkRuns } from './reducer.ts';
 import type { CallNode, IterationNode, RunNode, TrajectoryState } from './types.ts';
 
-export interface Totals {
+export interface TrajectoryTotals {
   runs: number;
   iterations: number;
   codeBlocks: number;
@@ -35,7 +35,7 @@ export interface Totals {
   byModel: UsageByModel;
 }
 
-export function emptyTotals(): Totals {
+export function emptyTotals(): TrajectoryTotals {
   return {
     runs: 0,
     iterations: 0,
@@ -56,7 +56,7 @@ export function emptyTotals(): Totals {
   };
 }
 
-export function addTotals(into: Totals, t: Totals): Totals {
+export function addTotals(into: TrajectoryTotals, t: TrajectoryTotals): TrajectoryTotals {
   into.runs += t.runs;
   into.iterations += t.iterations;
   into.codeBlocks += t.codeBlocks;
@@ -76,7 +76,7 @@ export function addTotals(into: Totals, t: Totals): Totals {
   return into;
 }
 
-function addUsage(t: Totals, usage: Usage, model: string): void {
+function addUsage(t: TrajectoryTotals, usage: Usage, model: string): void {
   addModelUsage(t.byModel, model, usage);
   t.modelCalls++;
   t.inputTokens += usage.inputTokens;
@@ -107,7 +107,7 @@ function turnModel(state: TrajectoryState, it: IterationNode, replyModel: string
   return state.runs.get(it.runId)?.start?.model ?? replyModel;
 }
 
-export function iterationTotals(state: TrajectoryState, it: IterationNode): Totals {
+export function iterationTotals(state: TrajectoryState, it: IterationNode): TrajectoryTotals {
   const t = emptyTotals();
   t.iterations = isDirectCall(it) ? 0 : 1;
   if (it.reply) {
@@ -150,26 +150,26 @@ export function runWallMs(run: RunNode): number {
   return Math.max(0, run.lastT - (run.start ? run.start.t : run.firstT));
 }
 
-/** Totals of one run's own work (children excluded; `rlmCalls` counts the children it spawned). */
-export function runOwnTotals(state: TrajectoryState, run: RunNode): Totals {
+/** TrajectoryTotals of one run's own work (children excluded; `rlmCalls` counts the children it spawned). */
+export function runOwnTotals(state: TrajectoryState, run: RunNode): TrajectoryTotals {
   const t = emptyTotals();
   t.runs = 1;
   for (const it of run.iterations) addTotals(t, iterationTotals(state, it));
   return t;
 }
 
-/** Totals of a run and all its descendants. */
-export function runTotals(state: TrajectoryState, runId: RunId): Totals {
+/** TrajectoryTotals of a run and all its descendants. */
+export function runTotals(state: TrajectoryState, runId: RunId): TrajectoryTotals {
   const t = emptyTotals();
   for (const run of walkRuns(state, runId)) addTotals(t, runOwnTotals(state, run));
   return t;
 }
 
-export interface DepthTotals extends Totals {
+export interface DepthTotals extends TrajectoryTotals {
   depth: number;
 }
 
-/** Totals per depth (0 = root runs), over all sessions. */
+/** TrajectoryTotals per depth (0 = root runs), over all sessions. */
 export function depthTotals(state: TrajectoryState): DepthTotals[] {
   const out: DepthTotals[] = [];
   for (const run of walkRuns(state)) {
@@ -183,7 +183,7 @@ export function depthTotals(state: TrajectoryState): DepthTotals[] {
   return out.filter((d): d is DepthTotals => d !== undefined);
 }
 
-export interface SessionTotals extends Totals {
+export interface SessionTotals extends TrajectoryTotals {
   rootRunId: RunId;
   turn: number;
   maxDepth: number;

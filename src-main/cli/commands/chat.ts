@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { RunOutcome } from '../../engine/index.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import {
-  addSessionOptions,
+  addConversationOptions,
   loadContextFile,
   openCliSession,
   preparePythonFor,
@@ -162,7 +162,7 @@ export async function chat(o: ChatCliOptions): Promise<void> {
 }
 
 export function registerChat(program: Command): void {
-  addSessionOptions(
+  addConversationOptions(
     program
       .command('chat')
       .description('A multi-turn session: questions from stdin, one per line, all in one REPL and one log (:help lists the commands).')

@@ -9,7 +9,7 @@ import type { UsageByModel } from '../../../src-shared/trajectory/by-model.ts';
 import {
   DEFAULT_EXAMPLE_BUDGET,
   EventRecorder,
-  RlmSession,
+  RlmConversation,
   type RunOutcome,
   type ToolSpec,
   type WorkedExample,
@@ -113,7 +113,7 @@ export interface RunSummary {
 
 /** A session of the CLI: the engine session, its log (if any) and what to close at the end. */
 export interface CliSession {
-  session: RlmSession;
+  session: RlmConversation;
   log: NativeLogFile | null;
   close(): void;
 }
@@ -156,9 +156,9 @@ export async function openCliSession(
       if (line !== null) onProgress(line);
     });
   }
-  let session: RlmSession;
+  let session: RlmConversation;
   try {
-    session = new RlmSession(
+    session = new RlmConversation(
       {
         client,
         model: o.model,
@@ -227,7 +227,7 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
 }
 
 /** The endpoint, model, limit, log and prompt options `run` and `chat` both take. */
-export function addSessionOptions(cmd: Command): Command {
+export function addConversationOptions(cmd: Command): Command {
   return addExampleOptions(
     addRoleOptions(
       addLimitOptions(
@@ -244,7 +244,7 @@ export function addSessionOptions(cmd: Command): Command {
 }
 
 export function registerRun(program: Command): void {
-  addSessionOptions(
+  addConversationOptions(
     program
       .command('run')
       .description('Run one RLM completion over a context file.')

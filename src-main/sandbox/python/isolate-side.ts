@@ -19,7 +19,7 @@ export interface PythonBootConfig {
 }
 
 /** What the isolate returns from a block (`run` op), as JSON. */
-export interface PythonRunOutcome {
+export interface PythonBlockOutcome {
   stdout: string;
   stderr: string;
   dropped: [number, number];
@@ -170,7 +170,7 @@ export function bootPython(
         case 'run': {
           outOfMemory = false;
           const raw = runtime.run(arg);
-          const outcome = JSON.parse(raw) as PythonRunOutcome;
+          const outcome = JSON.parse(raw) as PythonBlockOutcome;
           outcome.outOfMemory = outOfMemory;
           return JSON.stringify(outcome);
         }

@@ -20,7 +20,7 @@ import type {
 } from '../types.ts';
 import { watchBlock, type Watchdog } from '../watchdog.ts';
 import type { Interpreter } from './interpreter.ts';
-import type { PythonRunOutcome } from './isolate-side.ts';
+import type { PythonBlockOutcome } from './isolate-side.ts';
 import { takeInterpreter } from './pool.ts';
 import { placeArguments, toolParameterNames } from './tool-arguments.ts';
 
@@ -368,10 +368,10 @@ export async function createPythonRepl(options: ReplOptions): Promise<Repl> {
 // ---- helpers ----------------------------------------------------------------------------------
 
 /** The interpreter's outcome, its `locals` read back as JSON values. */
-type ParsedPythonOutcome = Omit<PythonRunOutcome, 'locals'> & { locals?: Record<string, LocalValue> };
+type ParsedPythonOutcome = Omit<PythonBlockOutcome, 'locals'> & { locals?: Record<string, LocalValue> };
 
 function parseOutcome(raw: unknown): ParsedPythonOutcome {
-  const v = JSON.parse(String(raw)) as Partial<PythonRunOutcome>;
+  const v = JSON.parse(String(raw)) as Partial<PythonBlockOutcome>;
   const e = v.error;
   const error =
     e && typeof e === 'object' && typeof e.name === 'string' && typeof e.message === 'string' ? { name: e.name, message: e.message } : null;

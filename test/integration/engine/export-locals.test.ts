@@ -6,7 +6,7 @@ import { exportRlmPython } from '../../../src-shared/codecs/rlm-python-export.ts
 import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { asSessionId, type ReplLanguage, type TrajectoryEvent } from '../../../src-shared/events.ts';
-import { EventRecorder, RlmSession } from '../../../src-main/engine/index.ts';
+import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
@@ -44,7 +44,7 @@ async function runAndExport(repl: ReplLanguage): Promise<{ lines: J[]; events: T
   language = repl;
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'k', maxRetries: 0 });
-  const session = new RlmSession(
+  const session = new RlmConversation(
     { client, model: 'mock-root', subModel: 'mock-sub', repl },
     { sink: new EventRecorder((e) => events.push(e)) },
   );

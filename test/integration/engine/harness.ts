@@ -2,7 +2,7 @@
 // test scripts, the events it recorded, and the invariants every event stream keeps.
 import { afterEach, expect } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
-import { EventRecorder, type ReplFactory, RlmSession, type RlmConfig, type RunOutcome } from '../../../src-main/engine/index.ts';
+import { EventRecorder, type ReplFactory, RlmConversation, type RlmConfig, type RunOutcome } from '../../../src-main/engine/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { classify, type Policy, type PolicyRequest } from '../../../src-main/mock-llm/policy.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
@@ -27,9 +27,9 @@ export function turns(byTurn: (turn: number, req: PolicyRequest) => string, sub:
 
 export interface Harness {
   events: TrajectoryEvent[];
-  session: RlmSession;
+  session: RlmConversation;
   server: MockLlmServer;
-  complete(context: Parameters<RlmSession['completion']>[0], query?: string | null, signal?: AbortSignal): Promise<RunOutcome>;
+  complete(context: Parameters<RlmConversation['completion']>[0], query?: string | null, signal?: AbortSignal): Promise<RunOutcome>;
 }
 
 export async function harness(
@@ -42,7 +42,7 @@ export async function harness(
   const events: TrajectoryEvent[] = [];
   const recorder = new EventRecorder((e) => events.push(e));
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: opts.maxRetries ?? 0 });
-  const session = new RlmSession(
+  const session = new RlmConversation(
     { client, model: 'mock-root', ...config },
     { sink: recorder, persistent: opts.persistent ?? false, ...(opts.replFactory ? { replFactory: opts.replFactory } : {}) },
   );

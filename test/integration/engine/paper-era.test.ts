@@ -5,7 +5,7 @@
 // the start of a line anywhere in the reply, code included.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ReplLanguage, TrajectoryEvent } from '../../../src-shared/events.ts';
-import { EventRecorder, RlmSession, type RunOutcome } from '../../../src-main/engine/index.ts';
+import { EventRecorder, RlmConversation, type RunOutcome } from '../../../src-main/engine/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { scriptPolicy, type Script } from '../../../src-main/mock-llm/policies/script.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
@@ -36,7 +36,7 @@ async function play(language: ReplLanguage, replies: string[], finalPatterns = t
   servers.push(server);
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
-  const session = new RlmSession(
+  const session = new RlmConversation(
     { client, model: 'mock-root', repl: language, finalPatterns, maxIterations: replies.length },
     { sink: new EventRecorder((e) => events.push(e)) },
   );

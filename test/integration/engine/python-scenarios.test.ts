@@ -4,7 +4,7 @@
 // scenario must reach the same answer as in JavaScript.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplLanguage, TrajectoryEvent } from '../../../src-shared/events.ts';
-import { EventRecorder, RlmSession, type RlmConfig } from '../../../src-main/engine/index.ts';
+import { EventRecorder, RlmConversation, type RlmConfig } from '../../../src-main/engine/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { scenariosPolicy } from '../../../src-main/mock-llm/policies/scenarios.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
@@ -21,7 +21,7 @@ afterAll(async () => {
 async function play(context: SandboxValue, query: string, config: Partial<RlmConfig> = {}, repl: ReplLanguage = 'python') {
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
-  const session = new RlmSession({ client, model: 'mock-root', repl, ...config }, { sink: new EventRecorder((e) => events.push(e)) });
+  const session = new RlmConversation({ client, model: 'mock-root', repl, ...config }, { sink: new EventRecorder((e) => events.push(e)) });
   try {
     const outcome = await session.completion(context, query);
     const code = events.flatMap((e) => (e.type === 'block.start' ? [e.code] : []));

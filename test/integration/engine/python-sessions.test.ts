@@ -2,7 +2,7 @@
 // `context_N` and `history_N` accumulate, and a compacted run finds the full history in `history`.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
-import { EventRecorder, RlmSession, type RlmConfig } from '../../../src-main/engine/index.ts';
+import { EventRecorder, RlmConversation, type RlmConfig } from '../../../src-main/engine/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
@@ -19,7 +19,7 @@ async function session(policy: Policy, config: Partial<RlmConfig>, persistent: b
   servers.push(server);
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
-  const s = new RlmSession(
+  const s = new RlmConversation(
     { client, model: 'mock-root', repl: 'python', ...config },
     { sink: new EventRecorder((e) => events.push(e)), persistent },
   );

@@ -2,7 +2,7 @@
 // completion (as when it was set up first), stops the call in flight, and ends the run's events.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
-import { EventRecorder, RlmSession } from '../../../src-main/engine/index.ts';
+import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
 import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
@@ -20,7 +20,7 @@ async function setup(latencyMs: number, replFactory?: (o: Parameters<typeof crea
   servers.push(server);
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
-  const session = new RlmSession(
+  const session = new RlmConversation(
     { client, model: 'mock-root' },
     { sink: new EventRecorder((e) => events.push(e)), ...(replFactory ? { replFactory } : {}) },
   );

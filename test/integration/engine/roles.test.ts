@@ -3,7 +3,7 @@
 // sub-calls (llm_query, rlm_query at max depth) go to the sub endpoint with the sub sampling.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
-import { EventRecorder, RlmSession } from '../../../src-main/engine/index.ts';
+import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { samplingArgs } from '../../../src-main/lm/sampling.ts';
 import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
@@ -61,7 +61,7 @@ describe('endpoints and sampling per role', () => {
       sampling: samplingArgs({ temperature: 0.9, topP: 0.5, maxOutputTokens: 64 }),
     });
     const events: TrajectoryEvent[] = [];
-    const session = new RlmSession(
+    const session = new RlmConversation(
       { client, subClient, model: 'mock-root', subModel: 'mock-sub', maxDepth: 2 },
       { sink: new EventRecorder((e) => events.push(e)) },
     );
@@ -101,7 +101,7 @@ describe('endpoints and sampling per role', () => {
       maxRetries: 0,
       sampling: samplingArgs({ temperature: 0 }),
     });
-    const session = new RlmSession({ client, model: 'mock-root', subModel: 'mock-sub', maxDepth: 2 }, { sink: new EventRecorder() });
+    const session = new RlmConversation({ client, model: 'mock-root', subModel: 'mock-sub', maxDepth: 2 }, { sink: new EventRecorder() });
     const out = await session.completion('ctx', 'q');
     session.close();
     expect(out.stopReason).toBe('answered');

@@ -2,7 +2,7 @@
 // REPL-output message written as the REPL's language writes a list.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ReplLanguage, TrajectoryEvent } from '../../../src-shared/events.ts';
-import { EventRecorder, RlmSession } from '../../../src-main/engine/index.ts';
+import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { scriptPolicy } from '../../../src-main/mock-llm/policies/script.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
@@ -17,7 +17,7 @@ async function firstTurn(language: ReplLanguage, subModel: string | undefined, r
   servers.push(server);
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
-  const session = new RlmSession(
+  const session = new RlmConversation(
     { client, model: 'mock-root', repl: language, maxIterations: 1, ...(subModel ? { subModel } : {}) },
     { sink: new EventRecorder((e) => events.push(e)) },
   );

@@ -2,7 +2,7 @@
 // differently from the generator's is not recognised by `auto` (it falls back to the
 // scenarios and fails), but the named task policy plays it and solves it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventRecorder, RlmSession } from '../../../src-main/engine/index.ts';
+import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.ts';
 import { generateTask, scoreAnswer } from '../../../src-main/eval/tasks/index.ts';
 import type { TaskKind } from '../../../src-main/eval/tasks/types.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
@@ -37,7 +37,7 @@ async function solve(kind: TaskKind, policy: keyof typeof POLICIES) {
   const task = generateTask(kind, 2 ** 13, 5);
   const query = REWORD[kind](task.query);
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'x', maxRetries: 0 });
-  const session = new RlmSession({ client, model: 'mock-root', maxIterations: 8 }, { sink: new EventRecorder(() => undefined) });
+  const session = new RlmConversation({ client, model: 'mock-root', maxIterations: 8 }, { sink: new EventRecorder(() => undefined) });
   try {
     const outcome = await session.completion(task.context as SandboxValue, query);
     return { query, original: task.query, score: scoreAnswer(task.scorer, task.expected, outcome.answer) };

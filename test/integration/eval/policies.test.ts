@@ -2,7 +2,7 @@
 // sandbox, the real OpenAI SDK over HTTP to mock-llm, scored by the task's scorer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplLanguage, TrajectoryEvent } from '../../../src-shared/events.ts';
-import { EventRecorder, RlmSession } from '../../../src-main/engine/index.ts';
+import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.ts';
 import { generateTask, scoreAnswer, TASK_KINDS } from '../../../src-main/eval/tasks/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
@@ -20,7 +20,7 @@ async function solve(kind: (typeof TASK_KINDS)[number], sizeTokens: number, maxD
   const task = generateTask(kind, sizeTokens, 11);
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
-  const session = new RlmSession({ client, model: 'mock-root', maxDepth, repl }, { sink: new EventRecorder((e) => events.push(e)) });
+  const session = new RlmConversation({ client, model: 'mock-root', maxDepth, repl }, { sink: new EventRecorder((e) => events.push(e)) });
   try {
     const outcome = await session.completion(task.context as SandboxValue, task.query);
     return { task, outcome, events, score: scoreAnswer(task.scorer, task.expected, outcome.answer) };

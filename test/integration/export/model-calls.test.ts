@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage, TrajectoryEvent } from '../../../src-shared/events.ts';
 import { type ModelCall, ModelCallFolder, type SubcallRecord } from '../../../src-shared/trajectory/model-calls.ts';
-import { EventRecorder, RlmSession } from '../../../src-main/engine/index.ts';
+import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import type { CompletionRequest, CompletionResult, LmClient } from '../../../src-main/lm/types.ts';
 import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
@@ -57,7 +57,7 @@ async function recordedSession(): Promise<{ events: TrajectoryEvent[]; sent: Sen
   servers.push(server);
   const client = new RecordingClient(new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 }));
   const events: TrajectoryEvent[] = [];
-  const session = new RlmSession(
+  const session = new RlmConversation(
     {
       client,
       model: 'mock-root',

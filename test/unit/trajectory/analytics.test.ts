@@ -6,7 +6,7 @@ import {
   emptyTotals,
   logStats,
   StatsAccumulator,
-  type Totals,
+  type TrajectoryTotals,
   criticalPath,
   depthTotals,
   distributions,
@@ -65,7 +65,9 @@ describe('analytics', () => {
     const t = emptyTotals();
     addTotals(t, {
       ...emptyTotals(),
-      byModel: JSON.parse('{"__proto__": {"inputTokens": 1, "outputTokens": 2, "calls": 1, "costUsd": null}}') as Totals['byModel'],
+      byModel: JSON.parse(
+        '{"__proto__": {"inputTokens": 1, "outputTokens": 2, "calls": 1, "costUsd": null}}',
+      ) as TrajectoryTotals['byModel'],
     });
     expect(Object.keys(t.byModel)).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(t.byModel)).toBe(Object.prototype);

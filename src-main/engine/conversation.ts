@@ -7,7 +7,7 @@ import { contextWindowFor } from '../lm/context-windows.ts';
 import { createIsolatedRepl } from '../sandbox/isolated-repl.ts';
 import type { HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
 import type { RlmConfig, ToolSpec } from './config.ts';
-import { DEFAULTS, limitsOf, validateConfig } from './config.ts';
+import { RLM_DEFAULTS, limitsOf, validateConfig } from './config.ts';
 import { runDirect } from './direct-run.ts';
 import { forwardingBridge, RlmRun, type RunOutcome, type ConversationServices } from './run.ts';
 import { UsageLedger } from './usage-ledger.ts';
@@ -59,7 +59,7 @@ function deferredRepl(ready: Promise<Repl>, begin: () => void): Repl {
   };
 }
 
-export class RlmSession {
+export class RlmConversation {
   private readonly config: RlmConfig;
   private readonly opts: ConversationOptions;
   private readonly services: ConversationServices;
@@ -101,7 +101,7 @@ export class RlmSession {
   }
 
   private replOptions(tools: Record<string, ToolSpec>, bridge: SubcallBridge): ReplOptions {
-    const s = { ...DEFAULTS.sandbox, ...this.config.sandbox };
+    const s = { ...RLM_DEFAULTS.sandbox, ...this.config.sandbox };
     return {
       bridge,
       tools: toolValues(tools),

@@ -46,6 +46,7 @@ import { startMockLlm, type MockLlmServer } from '../mock-llm/server.ts';
 import type { ConnectOptions, HostConnection, HostEndpoint } from './endpoint.ts';
 import { DEMO_SCENARIOS } from './demo.ts';
 import { ProfileStore } from './profiles.ts';
+import { CounterfactualError, Counterfactuals } from './counterfactual.ts';
 import type { KeyStore } from './key-store.ts';
 import { forkLauncher, type WorkerHandle, type WorkerLauncher } from './worker-launcher.ts';
 import { FromWorker, type RerunSpec, type ToWorker, type WorkerSpec } from './worker-protocol.ts';
@@ -117,6 +118,15 @@ const SessionRecipe = z.strictObject({
   exampleBudget: z.number().int().positive().optional(),
 });
 type SessionRecipe = z.infer<typeof SessionRecipe>;
+
+/** Runs a counterfactual operation, its refusals as the host's. */
+async function counterfactualCall<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    throw err instanceof CounterfactualError ? new HostError(err.code, err.message) : err;
+  }
+}
 
 /** The keychain entry `profiles.setKey` makes for a profile without one: derived from its name, never holding the key. */
 function keychainRefOf(profile: string): string {
@@ -203,11 +213,27 @@ export class Host implements HostEndpoint {
   private readonly storedKeys = new Map<string, string>();
   /** Per client, the kept-on-disk sessions whose events are being streamed to it. */
   private readonly diskStreams = new WeakMap<Client, Set<string>>();
+  private readonly counterfactuals: Counterfactuals;
 
   constructor(opts: HostOptions) {
     this.opts = opts;
     this.profiles = new ProfileStore(opts.settingsDir);
     this.launcher = opts.workerLauncher ?? forkLauncher();
+    this.counterfactuals = new Counterfactuals({
+      runsDir: opts.runsDir,
+      source: async (id) => {
+        const s = this.get(id);
+        const events = await this.eventsOf(s);
+        const file = s.logFile && recipePathFor(s.logFile);
+        const saved = !s.recipe && file && existsSync(file) ? SessionRecipe.safeParse(JSON.parse(readFileSync(file, 'utf8'))) : null;
+        const setup = s.recipe ?? (saved?.success ? saved.data : null);
+        return { sessionId: s.id, title: s.title, logFile: s.logFile, format: s.format, events, setup };
+      },
+      resolveProfile: (name) => this.resolveProfile(name),
+      startSession: async (c) => this.summary(await this.launch({ ...c, breakpoints: [], startPaused: false, replay: null, forkOf: null })),
+      eventsOf: (id) => this.eventsOf(this.get(id)),
+      connect: (send) => this.connect(send),
+    });
   }
 
   get runsDir(): string {
@@ -311,6 +337,10 @@ export class Host implements HostEndpoint {
         return { session: this.summary(await this.rerun(c.params)) };
       case 'session.followUp':
         return { session: this.summary(this.followUp(c.params)) };
+      case 'session.counterfactual':
+        return { counterfactual: await counterfactualCall(() => this.counterfactuals.run(c.params)) };
+      case 'session.counterfactuals':
+        return { counterfactuals: await counterfactualCall(() => this.counterfactuals.list(c.sessionId)) };
       case 'session.export':
         return this.exportSession(c.sessionId, c.format);
       case 'profiles.list':
@@ -1048,6 +1078,10 @@ export class Host implements HostEndpoint {
     } catch (err) {
       throw new HostError('bad_request', (err as Error).message);
     }
+    const counterfactual = f.counterfactual
+      ? await counterfactualCall(() => this.counterfactuals.substitute({ ...f, counterfactual: f.counterfactual! }, plan))
+      : null;
+    if (counterfactual) plan = counterfactual.plan;
     const next: SessionRecipe = { ...recipe, profile: f.profile ?? recipe.profile, limits: { ...recipe.limits, ...(f.limits ?? {}) } };
     if (f.tools) next.tools = f.tools;
     if (f.finalPatterns !== undefined) next.finalPatterns = f.finalPatterns;
@@ -1060,9 +1094,15 @@ export class Host implements HostEndpoint {
       subModel: f.subModel !== undefined ? f.subModel : sameProfile ? recipe.subModel : undefined,
       breakpoints: f.breakpoints,
       startPaused: false,
-      title: `Fork of ${src.title} at ${f.runId} #${f.iteration}`,
+      title: `${counterfactual ? 'Counterfactual fork' : 'Fork'} of ${src.title} at ${f.runId} #${f.iteration}`,
       replay: plan,
-      forkOf: { logFile: src.logFile ?? '', sessionId: asSessionId(src.id), runId: asRunId(f.runId), iteration: f.iteration },
+      forkOf: {
+        logFile: src.logFile ?? '',
+        sessionId: asSessionId(src.id),
+        runId: asRunId(f.runId),
+        iteration: f.iteration,
+        ...(counterfactual ? { counterfactual: counterfactual.forkOf } : {}),
+      },
     });
   }
 
@@ -1314,6 +1354,7 @@ export class Host implements HostEndpoint {
   /** Stops every worker and the demo model; logs are closed with what they have. */
   async close(): Promise<void> {
     this.closed = true;
+    this.counterfactuals.close();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     const exits: Promise<void>[] = [];
     const spare = this.spare;

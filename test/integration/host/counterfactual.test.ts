@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEndEvent, SubcallEndEvent, SubcallStartEvent, TrajectoryEvent } from '../../../src-shared/events.ts';
 import type { SessionSummary } from '../../../src-shared/protocol.ts';
+import type { CounterfactualRecord } from '../../../src-shared/analysis/counterfactual.ts';
 import type { Host } from '../../../src-main/host/session-manager.ts';
 import { sidecarBeside } from '../../../src-main/host/counterfactual.ts';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
@@ -105,11 +106,14 @@ describe('counterfactual sub-calls', () => {
     const child = await ended(started.session!.sessionId);
     expect(child.end.status).toBe('finished');
     expect(child.events.find((e) => e.type === 'run.start')).toMatchObject({ parentRunId: null, query: null });
-    const cf = await c.until(async () => {
+    // The record is completed when the host sees the child's session end (it may come just after our status push).
+    let cf = null as CounterfactualRecord | null;
+    for (let i = 0; i < 100 && cf?.status !== 'done'; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 50));
       const list = (await c.call('session.counterfactuals', { sessionId: session.sessionId })).counterfactuals;
-      const r = list.find((x) => x.id === started.id);
-      return r?.status === 'done' ? r : null;
-    }, 'the child re-run to be recorded');
+      cf = list.find((x) => x.id === started.id) ?? null;
+    }
+    if (cf?.status !== 'done') throw new Error(`the child re-run was not recorded as done: ${JSON.stringify(cf)}`);
     expect(cf.result?.response).toBe(rootEnd(child.events).answer);
     expect(cf.result?.response).not.toBe(recorded);
 

@@ -107,7 +107,7 @@ export interface RlmConfig {
 }
 
 /** A sub-call as the engine is about to make it. */
-export interface SubcallAsk {
+interface SubcallAsk {
   runId: RunId;
   iteration: number;
   block: number;
@@ -117,7 +117,7 @@ export interface SubcallAsk {
   child: boolean;
 }
 
-export interface SubcallSubstitutions {
+interface SubcallSubstitutions {
   take(call: SubcallAsk): { response: string; error: string | null; counterfactual: SubcallCounterfactual } | null;
 }
 

@@ -40,7 +40,7 @@ export class CounterfactualError extends Error {
 }
 
 /** What a session was run with, as far as a re-run needs it (the host's recipe; null for a log it did not run). */
-export interface RecordedSetup {
+interface RecordedSetup {
   profile: string;
   subProfile?: string;
   model: string;
@@ -62,7 +62,7 @@ export interface SourceSession {
 }
 
 /** A child run's re-run, started by the host as a session of its own (`recipe` as the host records a session's). */
-export interface ChildSessionStart {
+interface ChildSessionStart {
   title: string;
   recipe: RecordedSetup & { version: 1; context: ContextSource; query: null };
   model: string;

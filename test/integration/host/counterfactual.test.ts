@@ -134,7 +134,7 @@ describe('counterfactual sub-calls', () => {
     expect(rootEnd(b.events).answer).toContain('Counterfactual');
   });
 
-  it('an imported reference log: needs a profile, records the sidecar beside the log, and refuses mismatched forks', async () => {
+  it('an imported reference log: needs a profile, records the sidecar beside the log, refuses mismatched forks, and forks with the result substituted in its Python block', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rlm-cf-'));
     const logFile = join(dir, 'b_aggregate.jsonl');
     copyFileSync(join(REFERENCE_FIXTURES, 'b_aggregate.jsonl'), logFile);
@@ -158,5 +158,25 @@ describe('counterfactual sub-calls', () => {
     await expect(
       c.call('session.counterfactual', { params: { sessionId: saved.sessionId, callId: 'nope', prompt: 'x', profile: 'demo' } }),
     ).rejects.toMatchObject({ code: 'not_found' });
+
+    // The fork re-runs the Python blocks up to the call's iteration, the batch's first result replaced.
+    const { session: fork } = await c.call('session.fork', {
+      params: {
+        sessionId: saved.sessionId,
+        runId: call.runId,
+        iteration: call.iteration,
+        counterfactual: cf.id,
+        profile: 'demo',
+        context: { kind: 'file', path: join(REFERENCE_FIXTURES, 'contexts', 'b_aggregate.json') },
+        breakpoints: [],
+      },
+    });
+    const b = await ended(fork.sessionId);
+    const substituted = b.events.find((e): e is SubcallEndEvent => e.type === 'subcall.end' && e.counterfactual !== undefined)!;
+    expect(substituted).toMatchObject({ response: '5', counterfactual: { id: cf.id, recorded: { callId: call.callId } } });
+    const printed = (ev: TrajectoryEvent[]) =>
+      ev.find((e) => e.type === 'block.end' && e.parentRunId === null && e.iteration === call.iteration && e.block === call.block);
+    expect(printed(b.events)).toMatchObject({ stdout: expect.stringContaining("0 '5'") });
+    expect(printed(events)).not.toMatchObject({ stdout: expect.stringContaining("0 '5'") });
   });
 });

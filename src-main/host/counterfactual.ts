@@ -57,7 +57,8 @@ export interface SourceSession {
   title: string;
   logFile: string | null;
   format: 'native' | 'rlm-python';
-  events: TrajectoryEvent[];
+  /** Read when needed: a large saved log is read back from its file. */
+  events(): Promise<TrajectoryEvent[]>;
   setup: RecordedSetup | null;
 }
 
@@ -105,7 +106,7 @@ export class Counterfactuals {
   /** Re-runs the call; a plain call's record comes back finished, a child run's `running`. */
   async run(p: RunCounterfactual): Promise<CounterfactualRecord> {
     const src = await this.host.source(p.sessionId);
-    const found = findCounterfactualCall(reduceEvents(src.events), p.callId);
+    const found = findCounterfactualCall(reduceEvents(await src.events()), p.callId);
     if (typeof found === 'string') throw new CounterfactualError('not_found', found);
     const { call, run, child } = found;
     const setup = src.setup;

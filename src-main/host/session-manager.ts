@@ -223,11 +223,10 @@ export class Host implements HostEndpoint {
       runsDir: opts.runsDir,
       source: async (id) => {
         const s = this.get(id);
-        const events = await this.eventsOf(s);
         const file = s.logFile && recipePathFor(s.logFile);
         const saved = !s.recipe && file && existsSync(file) ? SessionRecipe.safeParse(JSON.parse(readFileSync(file, 'utf8'))) : null;
         const setup = s.recipe ?? (saved?.success ? saved.data : null);
-        return { sessionId: s.id, title: s.title, logFile: s.logFile, format: s.format, events, setup };
+        return { sessionId: s.id, title: s.title, logFile: s.logFile, format: s.format, events: () => this.eventsOf(s), setup };
       },
       resolveProfile: (name) => this.resolveProfile(name),
       startSession: async (c) => this.summary(await this.launch({ ...c, breakpoints: [], startPaused: false, replay: null, forkOf: null })),

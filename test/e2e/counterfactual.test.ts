@@ -59,6 +59,36 @@ describe('Counterfactual sub-calls', () => {
     await shot(page, '41-counterfactual-fork');
   });
 
+  it('re-runs a child run as its own session from the child run header, then forks the parent with its answer', async () => {
+    await page.getByTestId('topbar-new-run').click();
+    await page.getByTestId('nr-profile').selectOption('demo');
+    await page.getByTestId('nr-demo').selectOption('recursive');
+    await page.getByTestId('nr-start').click();
+    await expect.poll(status, { timeout: 90_000 }).toBe('finished');
+    const recordedAnswer = await page.getByTestId('run-answer').first().innerText();
+    const tree = page.getByRole('tree', { name: 'Recursion tree' });
+    await tree.locator('[role="treeitem"][data-run-id]').nth(1).click();
+    await page.getByTestId('counterfactual-child').click();
+    const panel = page.getByTestId('counterfactual-panel');
+    const prompt = panel.getByTestId('cf-prompt');
+    await prompt.fill((await prompt.inputValue()).replace(/SECTION:\n[\s\S]*$/, 'SECTION:\n== Counterfactual ==\nONE line only.'));
+    await panel.getByTestId('cf-run').click();
+    await expect.poll(async () => panel.getByTestId('cf-new-text').innerText(), { timeout: 90_000 }).toContain('Counterfactual');
+    await shot(page, '42-counterfactual-child-run');
+    await panel.getByTestId('cf-fork').click();
+    await expect
+      .poll(
+        async () => (await page.getByTestId('session-select').locator('option:checked').innerText()).startsWith('Counterfactual fork'),
+        {
+          timeout: 30_000,
+        },
+      )
+      .toBe(true);
+    await expect.poll(status, { timeout: 90_000 }).toBe('finished');
+    await expect.poll(async () => page.getByTestId('run-answer').first().innerText(), { timeout: 30_000 }).toContain('Counterfactual');
+    expect(recordedAnswer).not.toContain('Counterfactual');
+  });
+
   it('loaded nothing from the network and logged no errors', () => {
     expect(browser.foreign).toEqual([]);
     expect(browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);

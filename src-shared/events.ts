@@ -129,7 +129,18 @@ export interface LogHeader {
   /** The session's REPL language; absent in logs written before Python (JavaScript). */
   repl?: ReplLanguage;
   /** Set when this session was forked from another. */
-  forkOf?: { logFile: string; sessionId: SessionId; runId: RunId; iteration: number };
+  forkOf?: {
+    logFile: string;
+    sessionId: SessionId;
+    runId: RunId;
+    iteration: number;
+    /**
+     * A counterfactual fork: the source call whose result was substituted (its iteration is
+     * `iteration`, replayed in full, and the run went live after it) and the re-run's id.
+     * Added in version 1 (optional).
+     */
+    counterfactual?: { callId: string; id: string };
+  };
   /** Set on a re-execution (`rlm-studio rerun`): the log whose blocks were run again. Added in version 1 (optional). */
   rerunOf?: { logFile: string; format: 'native' | 'rlm-python' };
 }
@@ -309,6 +320,22 @@ export interface SubcallEndEvent extends Envelope {
   /** Tokens of this call's own model request; zero for a child run (its events carry its usage). */
   usage: Usage;
   latencyMs: Ms;
+  /**
+   * Only in a counterfactual fork's log: this call was not made, its result was substituted
+   * from a counterfactual re-run of the source log's call (`response`/`error` above are what
+   * the code received). Added in version 1 (optional): readers that predate it ignore it.
+   */
+  counterfactual?: SubcallCounterfactual;
+}
+
+/** A sub-call result substituted in a fork: the source log's record of the call and the re-run whose result replaced it. */
+export interface SubcallCounterfactual {
+  /** The counterfactual re-run's id (a line in the source log's `.counterfactuals.jsonl` sidecar). */
+  id: string;
+  /** The call as the source log recorded it. */
+  recorded: { callId: string; prompt: string; model: string; response: string; error: string | null };
+  /** The re-run: its (edited) prompt and model, its usage, and for a child run the session that ran it. */
+  rerun: { prompt: string; model: string; usage: Usage; sessionLogFile: string | null };
 }
 
 export interface IterationEndEvent extends Envelope {

@@ -5,6 +5,7 @@
 import type { UsageByModel } from './trajectory/by-model.ts';
 import { z } from 'zod';
 import type { LogHeader, TrajectoryEvent } from './events.ts';
+import type { CounterfactualRecord } from './analysis/counterfactual.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -171,8 +172,32 @@ export const ForkSession = z.strictObject({
   tools: z.string().min(1).optional(),
   /** The paper-era protocol for the fork. Absent: the source session's setting (off for a log with no recipe). */
   finalPatterns: z.boolean().optional(),
+  /**
+   * A counterfactual fork: the id of a finished `session.counterfactual` re-run of a call made
+   * in `runId` at `iteration`. That iteration is replayed whole with the call's result replaced
+   * by the re-run's (and calls after it that the log does not hold go live); the run goes live
+   * after it. Not with `editedReply`.
+   */
+  counterfactual: z.string().min(1).max(200).optional(),
 });
 export type ForkSession = z.infer<typeof ForkSession>;
+
+/**
+ * Re-runs one recorded sub-call with an edited prompt and/or model against a live endpoint: a
+ * plain call (`llm_query`, a leaf `rlm_query`) as one model request, a child run (`rlm_query`
+ * below max depth) as an RLM session of its own whose context is the prompt. The recorded log
+ * is never touched; the re-run is recorded in a sidecar beside it (CounterfactualRecord).
+ */
+export const RunCounterfactual = z.strictObject({
+  sessionId,
+  callId: z.string().min(1).max(200),
+  prompt: z.string().max(100_000_000),
+  /** Absent: the model the call was recorded with. */
+  model: z.string().min(1).optional(),
+  /** Absent: the profile the session's sub-calls (or, for a child run, its turns) ran on; required for a log the host did not run. */
+  profile: z.string().min(1).optional(),
+});
+export type RunCounterfactual = z.infer<typeof RunCounterfactual>;
 
 /**
  * Re-executes a saved or finished session's code blocks (as `rlm-studio rerun` does) in a new
@@ -227,6 +252,9 @@ export const Command = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('session.fork'), params: ForkSession }),
   z.strictObject({ type: z.literal('session.rerun'), params: RerunSession }),
   z.strictObject({ type: z.literal('session.followUp'), params: FollowUp }),
+  z.strictObject({ type: z.literal('session.counterfactual'), params: RunCounterfactual }),
+  /** The counterfactual re-runs recorded for a session's log (its sidecar and those of this host's life). */
+  z.strictObject({ type: z.literal('session.counterfactuals'), sessionId }),
   z.strictObject({ type: z.literal('session.export'), sessionId, format: z.enum(['native', 'rlm-python']) }),
   z.strictObject({ type: z.literal('profiles.list') }),
   z.strictObject({ type: z.literal('profiles.save'), profile: EndpointProfile }),
@@ -375,6 +403,9 @@ export interface Replies {
   'session.fork': { session: SessionSummary };
   'session.rerun': { session: SessionSummary };
   'session.followUp': { session: SessionSummary };
+  /** A plain call's re-run is `done` (or `failed`) when this comes; a child run's is `running`, its `session` streaming. */
+  'session.counterfactual': { counterfactual: CounterfactualRecord };
+  'session.counterfactuals': { counterfactuals: CounterfactualRecord[] };
   'session.export': { fileName: string; text: string };
   'profiles.list': { profiles: EndpointProfile[] };
   'profiles.save': { profiles: EndpointProfile[] };

@@ -7,6 +7,9 @@ import {
   type MaxErrorsMode,
   REPL_LANGUAGES,
   type ReplLanguage,
+  type RunId,
+  type SubcallCounterfactual,
+  type SubcallKind,
 } from '../../src-shared/events.ts';
 import type { LmClient } from '../lm/types.ts';
 import type { HostFunction, SandboxValue } from '../sandbox/types.ts';
@@ -95,6 +98,27 @@ export interface RlmConfig {
    * reference routes a call naming a registered model to that model's client.
    */
   subClient?: LmClient;
+  /**
+   * Sub-call results to use instead of making the call (a counterfactual fork): asked before
+   * each sub-call; a call it answers is recorded with its `counterfactual` and never made
+   * (no model request, no child run).
+   */
+  substitutions?: SubcallSubstitutions;
+}
+
+/** A sub-call as the engine is about to make it. */
+interface SubcallAsk {
+  runId: RunId;
+  iteration: number;
+  block: number;
+  kind: SubcallKind;
+  prompt: string;
+  /** It would spawn a child run. */
+  child: boolean;
+}
+
+interface SubcallSubstitutions {
+  take(call: SubcallAsk): { response: string; error: string | null; counterfactual: SubcallCounterfactual } | null;
 }
 
 /** The model choice and limits of a conversation: what a command line or a profile sets. */

@@ -607,6 +607,44 @@ export class RlmRun implements SubcallBridge {
     return { callId, end };
   }
 
+  /** Records a sub-call whose result the configured substitutions give (a counterfactual fork), without making it. */
+  private substitute(
+    fields: { prompt: string; model: string; site: CallSite; kind: SubcallKind; leaf: boolean; batch: Batch | null },
+    child: boolean,
+  ): string | null {
+    const sub = this.cfg.substitutions?.take({
+      runId: this.p.runId,
+      iteration: fields.site.iteration,
+      block: fields.site.block,
+      kind: fields.kind,
+      prompt: fields.prompt,
+      child,
+    });
+    if (!sub) return null;
+    const callId = this.p.services.newCallId();
+    const { site, ...rest } = fields;
+    this.sink.emit({
+      type: 'subcall.start',
+      ...this.envelope(),
+      callId,
+      iteration: site.iteration,
+      block: site.block,
+      ...rest,
+      childRunId: null,
+    });
+    this.sink.emit({
+      type: 'subcall.end',
+      ...this.envelope(),
+      callId,
+      response: sub.response,
+      error: sub.error,
+      usage: ZERO_USAGE,
+      latencyMs: 0,
+      counterfactual: sub.counterfactual,
+    });
+    return sub.response;
+  }
+
   private async plainCall(
     prompt: string,
     modelArg: string | undefined,
@@ -616,6 +654,8 @@ export class RlmRun implements SubcallBridge {
   ): Promise<string> {
     const resolved = this.resolveModel(modelArg, kind);
     const model = 'model' in resolved ? resolved.model : (modelArg ?? '');
+    const substituted = this.substitute({ prompt, model, site, kind, leaf: kind === 'rlm', batch }, false);
+    if (substituted !== null) return substituted;
     const { end } = this.beginSubcall({ prompt, model, site, kind, leaf: kind === 'rlm', batch, childRunId: null });
     if ('error' in resolved) return end(resolved.error, resolved.error.slice(7));
     await this.cfg.gates?.onSubcallStart?.(this.gateRun, site.iteration, site.block, kind, prompt);
@@ -644,6 +684,9 @@ export class RlmRun implements SubcallBridge {
     const svc = this.p.services;
     const resolved = this.resolveModel(modelArg);
     const model = 'model' in resolved ? (modelArg ? resolved.model : this.p.model) : (modelArg ?? '');
+    // A substituted child call spawns no run: its result is the counterfactual re-run's.
+    const substituted = this.substitute({ prompt, model, site, kind: 'rlm', leaf: false, batch }, true);
+    if (substituted !== null) return substituted;
     const childRunId = svc.newRunId();
     // A child's own events carry its usage, so the call record itself carries none.
     const { callId, end } = this.beginSubcall({ prompt, model, site, kind: 'rlm', leaf: false, batch, childRunId });

@@ -10,6 +10,7 @@ import {
   type SessionSummary,
   type VariableView,
 } from '../../src-shared/protocol.ts';
+import type { Counterfactuals } from './counterfactual.ts';
 import type { Evaluations } from './evaluations.ts';
 import type { FollowUps } from './follow-ups.ts';
 import { CommandError } from './command-error.ts';
@@ -30,6 +31,7 @@ export interface HostParts {
   profiles: ProfileKeys;
   savedLogs: SavedLogs;
   evaluations: Evaluations;
+  counterfactuals: Counterfactuals;
 }
 
 export async function receive(parts: HostParts, client: Client, raw: unknown): Promise<void> {
@@ -61,7 +63,7 @@ export async function receive(parts: HostParts, client: Client, raw: unknown): P
 
 /** Runs one command for a client. */
 export async function execute(parts: HostParts, client: Client | null, msg: ClientMessage): Promise<Replies[CommandType]> {
-  const { sessions, subscribers, live, followUps, profiles, savedLogs, evaluations } = parts;
+  const { sessions, subscribers, live, followUps, profiles, savedLogs, evaluations, counterfactuals } = parts;
   const summary = (s: Session): SessionSummary => subscribers.summary(s);
   const c = msg.command;
   switch (c.type) {
@@ -104,11 +106,15 @@ export async function execute(parts: HostParts, client: Client | null, msg: Clie
       return { variables: (r.variables ?? []) satisfies VariableView[] };
     }
     case 'session.fork':
-      return { session: summary(await live.fork(c.params)) };
+      return { session: summary(await live.fork(c.params, counterfactuals)) };
     case 'session.rerun':
       return { session: summary(await live.rerun(c.params)) };
     case 'session.followUp':
       return { session: summary(followUps.followUp(c.params)) };
+    case 'session.counterfactual':
+      return { counterfactual: await counterfactuals.run(c.params) };
+    case 'session.counterfactuals':
+      return { counterfactuals: await counterfactuals.list(c.sessionId) };
     case 'session.export':
       return savedLogs.exportSession(c.sessionId, c.format);
     case 'profiles.list':

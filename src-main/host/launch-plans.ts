@@ -67,7 +67,7 @@ export function planStart(p: StartSession): LaunchPlan {
 }
 
 /** The recipe a session was started with: its own, or the one written beside its log. */
-function recipeOf(src: Session): SessionRecipe | null {
+export function recipeOf(src: Session): SessionRecipe | null {
   let recipe = src.recipe;
   if (!recipe && src.logFile) recipe = readRecipeBeside(src.logFile);
   return recipe;

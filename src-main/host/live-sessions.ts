@@ -12,6 +12,7 @@ import { NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
 import { loadWorkedExamples } from '../logs/worked-examples.ts';
 import type { FollowUps } from './follow-ups.ts';
 import { CommandError } from './command-error.ts';
+import type { Counterfactuals } from './counterfactual.ts';
 import type { HostOptions } from './host-options.ts';
 import { languageOf, type LaunchPlan, planFork, planStart, rerunContext } from './launch-plans.ts';
 import type { ProfileKeys } from './profile-keys.ts';
@@ -46,13 +47,21 @@ export class LiveSessions {
     return this.launch(planStart(p));
   }
 
-  async fork(f: ForkSession): Promise<Session> {
+  /** A fork; one with a `counterfactual` replays the call's iteration with that re-run's result in the call's place. */
+  async fork(f: ForkSession, counterfactuals: Pick<Counterfactuals, 'substitute'>): Promise<Session> {
     const src = this.sessions.get(f.sessionId);
     const srcEvents = await eventsOf(src);
-    return this.launch(planFork(src, srcEvents, f));
+    const plan = planFork(src, srcEvents, f);
+    if (f.counterfactual && plan.replay && plan.forkOf) {
+      const sub = await counterfactuals.substitute({ ...f, counterfactual: f.counterfactual }, plan.replay);
+      plan.replay = sub.plan;
+      plan.forkOf = { ...plan.forkOf, counterfactual: sub.forkOf };
+      plan.title = `Counterfactual fork of ${src.title} at ${f.runId} #${f.iteration}`;
+    }
+    return this.launch(plan);
   }
 
-  private async launch(o: LaunchPlan): Promise<Session> {
+  async launch(o: LaunchPlan): Promise<Session> {
     if (this.sessions.closed) throw new CommandError('conflict', 'the host is shutting down');
     const { profile, baseUrl, apiKey } = await this.profiles.resolveProfile(o.recipe.profile);
     const sub = o.recipe.subProfile ? await this.profiles.resolveProfile(o.recipe.subProfile) : null;

@@ -3,14 +3,16 @@
 // client sends is validated with the protocol's schemas (dispatch.ts). This class wires the
 // parts together and is the host's public face; each part is a module of its own.
 import type { ClientMessage, CommandType, HostMessage, Replies } from '../../src-shared/protocol.ts';
+import { Counterfactuals } from './counterfactual.ts';
 import { execute, type HostParts, receive } from './dispatch.ts';
 import type { ConnectOptions, HostConnection, HostEndpoint } from './endpoint.ts';
 import { Evaluations } from './evaluations.ts';
 import { FollowUps } from './follow-ups.ts';
 import type { HostOptions } from './host-options.ts';
+import { recipeOf } from './launch-plans.ts';
 import { LiveSessions } from './live-sessions.ts';
 import { ProfileKeys } from './profile-keys.ts';
-import { SavedLogs } from './saved-logs.ts';
+import { eventsOf, SavedLogs } from './saved-logs.ts';
 import { SessionTable } from './session-state.ts';
 import { type Client, Subscribers } from './subscribers.ts';
 import { forkLauncher } from './worker-launcher.ts';
@@ -25,6 +27,7 @@ export class Host implements HostEndpoint {
   private readonly pool: WorkerPool;
   private readonly profiles: ProfileKeys;
   private readonly parts: HostParts;
+  private readonly counterfactuals: Counterfactuals;
 
   constructor(opts: HostOptions) {
     this.opts = opts;
@@ -33,21 +36,35 @@ export class Host implements HostEndpoint {
     this.profiles = new ProfileKeys(opts);
     const followUps = new FollowUps(this.sessions, opts, (s) => this.subscribers.broadcast(s));
     const savedLogs = new SavedLogs(opts, this.sessions, this.subscribers);
+    const live = new LiveSessions(opts, {
+      sessions: this.sessions,
+      subscribers: this.subscribers,
+      pool: this.pool,
+      profiles: this.profiles,
+      followUps,
+    });
+    this.counterfactuals = new Counterfactuals({
+      runsDir: opts.runsDir,
+      source: async (id) => {
+        const s = this.sessions.get(id);
+        return { sessionId: s.id, title: s.title, logFile: s.logFile, format: s.format, events: () => eventsOf(s), setup: recipeOf(s) };
+      },
+      resolveProfile: (name) => this.profiles.resolveProfile(name),
+      startSession: async (c) =>
+        this.subscribers.summary(await live.launch({ ...c, breakpoints: [], startPaused: false, replay: null, forkOf: null })),
+      eventsOf: (id) => eventsOf(this.sessions.get(id)),
+      connect: (send) => this.connect(send),
+    });
     this.parts = {
       label: opts.label,
       sessions: this.sessions,
       subscribers: this.subscribers,
-      live: new LiveSessions(opts, {
-        sessions: this.sessions,
-        subscribers: this.subscribers,
-        pool: this.pool,
-        profiles: this.profiles,
-        followUps,
-      }),
+      live,
       followUps,
       profiles: this.profiles,
       savedLogs,
       evaluations: new Evaluations(this.sessions, savedLogs, this.subscribers),
+      counterfactuals: this.counterfactuals,
     };
   }
 
@@ -85,6 +102,7 @@ export class Host implements HostEndpoint {
   /** Stops every worker and the demo model; logs are closed with what they have. */
   async close(): Promise<void> {
     this.sessions.closed = true;
+    this.counterfactuals.close();
     this.subscribers.stop();
     const exits: Promise<void>[] = [];
     const spare = this.pool.close();

@@ -149,6 +149,7 @@ async function start(spec: WorkerSpec): Promise<boolean> {
       ...(spec.examples && spec.examples.length > 0 ? { examples: spec.examples } : {}),
       gates: dbg.gates(),
       ...(subClient ? { subClient } : {}),
+      ...(replay && spec.replay?.substitute ? { substitutions: replay } : {}),
     },
     { sink: recorder, persistent: spec.followUps === true },
   );

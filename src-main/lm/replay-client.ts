@@ -42,8 +42,32 @@ export const ReplayPlan = z.strictObject({
       usage: usage.nullable(),
     }),
   ),
+  /**
+   * A counterfactual fork: this recorded call (in the target run at target.iteration - 1) is
+   * not made; the engine gets this result instead. Calls after it that the record does not
+   * hold (their prompts changed) go live.
+   */
+  substitute: z
+    .strictObject({
+      callId: z.string(),
+      response: z.string(),
+      error: z.string().nullable(),
+      counterfactual: z.strictObject({
+        id: z.string(),
+        recorded: z.strictObject({
+          callId: z.string(),
+          prompt: z.string(),
+          model: z.string(),
+          response: z.string(),
+          error: z.string().nullable(),
+        }),
+        rerun: z.strictObject({ prompt: z.string(), model: z.string(), usage, sessionLogFile: z.string().nullable() }),
+      }),
+    })
+    .optional(),
 });
 export type ReplayPlan = z.infer<typeof ReplayPlan>;
+type Substitute = NonNullable<ReplayPlan['substitute']>;
 
 /** Builds the plan for a fork at (runId, iteration) from the original session's events. */
 export function buildReplayPlan(
@@ -113,6 +137,12 @@ export class ReplayClient implements LmClient {
   private readonly subcallsByKey = new Map<string, ReplayPlan['subcalls']>();
   private readonly replayUntil = new Map<string, number>();
   private rootMapped = false;
+  /** Sub-calls asked about so far, by key (the engine asks before each one). */
+  private readonly asked = new Map<string, number>();
+  /** Set once the substitution has been made: unrecorded calls after it go live. */
+  private substituted = false;
+  /** The substituted call's `subcall.start`, to be ignored when it comes. */
+  private skipStart: { runId: string; prompt: string } | null = null;
   /** Calls answered from the record, and calls sent to the live client. */
   readonly counts = { replayed: 0, live: 0, edited: 0 };
 
@@ -178,6 +208,10 @@ export class ReplayClient implements LmClient {
         this.iterationOf.set(e.runId, e.iteration);
         break;
       case 'subcall.start': {
+        if (this.skipStart && this.skipStart.runId === e.runId && this.skipStart.prompt === e.prompt) {
+          this.skipStart = null;
+          break;
+        }
         const orig = this.runMap.get(e.runId);
         if (e.childRunId !== null) {
           if (orig === undefined) break;
@@ -206,6 +240,34 @@ export class ReplayClient implements LmClient {
     const n = this.occurrences.get(key) ?? 0;
     this.occurrences.set(key, n + 1);
     return this.subcallsByKey.get(key)?.[n] ?? null;
+  }
+
+  /**
+   * The substituted result when this is the plan's substituted call (the engine asks before
+   * every sub-call, in the order it makes them; calls with the same key are told apart by
+   * occurrence, as the replay matches them).
+   */
+  take(call: {
+    runId: string;
+    iteration: number;
+    block: number;
+    kind: 'llm' | 'rlm';
+    prompt: string;
+    child: boolean;
+  }): Pick<Substitute, 'response' | 'error' | 'counterfactual'> | null {
+    const sub = this.plan.substitute;
+    const orig = this.runMap.get(call.runId);
+    if (!sub || this.substituted || orig === undefined) return null;
+    const key = subcallKey(orig, call.iteration, call.block, call.kind, call.prompt, call.child);
+    const n = this.asked.get(key) ?? 0;
+    this.asked.set(key, n + 1);
+    if (this.subcallsByKey.get(key)?.[n]?.callId !== sub.callId) return null;
+    this.substituted = true;
+    // The call is not made: later calls with the same key take the records after it.
+    this.occurrences.set(key, (this.occurrences.get(key) ?? 0) + 1);
+    this.skipStart = { runId: call.runId, prompt: call.prompt };
+    this.counts.edited++;
+    return { response: sub.response, error: sub.error, counterfactual: sub.counterfactual };
   }
 
   complete(req: CompletionRequest): Promise<CompletionResult> {
@@ -265,7 +327,7 @@ export class ReplayClient implements LmClient {
         }
         // Nothing before the fork point goes live. The reference library logs no failed call,
         // so a call it made and lost has no record: it fails again here.
-        if (replaying) {
+        if (replaying && !this.substituted) {
           this.counts.replayed++;
           throw new Error('no result is recorded for this call in the original log (the reference library does not log failed calls)');
         }

@@ -11,9 +11,11 @@ import type {
   ForkSession,
   RerunSession,
   ReplyOf,
+  RunCounterfactual,
   SessionSummary,
   StartSession,
 } from '../../src-shared/protocol.ts';
+import type { CounterfactualRecord } from '../../src-shared/analysis/counterfactual.ts';
 import type { Carrier } from '../transport/carrier.ts';
 import { HostClient } from '../transport/host-client.ts';
 import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type TextsIn } from '../workers/parse-core.ts';
@@ -431,6 +433,39 @@ export class Services {
     } catch (err) {
       this.fail('fork failed', err);
       return null;
+    }
+  }
+
+  /**
+   * Re-runs one recorded sub-call with an edited prompt/model (`session.counterfactual`); a
+   * local session is first handed to the host. A child run's re-run comes back `running`.
+   */
+  async runCounterfactual(sessionId: string, params: Omit<RunCounterfactual, 'sessionId'>): Promise<CounterfactualRecord | null> {
+    try {
+      const hostId = await this.hostSessionFor(sessionId);
+      const { counterfactual } = await this.needHost().request({
+        type: 'session.counterfactual',
+        params: { ...params, sessionId: hostId },
+      });
+      // The child run's own session (the host announced it before replying): streaming, but the view stays here.
+      const child = counterfactual.session ? this.store.getState().sessions.get(counterfactual.session.sessionId)?.summary : undefined;
+      if (child) await this.adopt(child, false);
+      return counterfactual;
+    } catch (err) {
+      this.fail('the counterfactual re-run failed', err);
+      return null;
+    }
+  }
+
+  /** The counterfactual re-runs recorded for a session's log (none for a session the host does not know yet). */
+  async counterfactuals(sessionId: string): Promise<CounterfactualRecord[]> {
+    const hostId = hostIdOf(this.store.getState().sessions.get(sessionId));
+    if (!hostId || !this.host) return [];
+    try {
+      return (await this.host.request({ type: 'session.counterfactuals', sessionId: hostId })).counterfactuals;
+    } catch (err) {
+      this.fail('could not list the counterfactual re-runs', err);
+      return [];
     }
   }
 

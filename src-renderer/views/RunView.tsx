@@ -1,7 +1,7 @@
 // One run: its header, its iterations as a timeline, and the selected iteration in full.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
-import type { ChatMessage, RunId, WorkedExampleRef } from '../../src-shared/events.ts';
+import type { CallId, ChatMessage, RunId, WorkedExampleRef } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import {
   blocksOf,
@@ -23,6 +23,7 @@ import { contextNeedOf, mayHaveRecipe } from './ContextFields.tsx';
 import { FollowUpForm } from './FollowUpForm.tsx';
 import { ForkForm, type ForkTarget } from './ForkForm.tsx';
 import { BlockRerunView, RerunBanner } from './RerunView.tsx';
+import { CounterfactualPanel } from './CounterfactualPanel.tsx';
 import { TextBlock } from './TextBlock.tsx';
 
 // memo: App re-renders on every store change it reads (load progress ~10/s); this view reads its own slices.
@@ -83,6 +84,8 @@ function RunHeader({
   const parent = run.parentRunId;
   const direct = run.iterations.some(isDirectCall);
   const iterations = iterationCount(run);
+  const [whatIf, setWhatIf] = useState(false);
+  const spawnCall = run.spawnedBy?.callId ?? null;
   return (
     <section className="run-header" aria-label="Run">
       <div className="run-title">
@@ -119,7 +122,22 @@ function RunHeader({
             ↑ parent run
           </button>
         ) : null}
+        {spawnCall && traj.calls.get(spawnCall as CallId)?.end ? (
+          <button
+            type="button"
+            className="link"
+            aria-expanded={whatIf}
+            title="Re-run this child with an edited prompt or model, then fork the parent with its new answer"
+            onClick={() => setWhatIf((w) => !w)}
+            data-testid="counterfactual-child"
+          >
+            what if this child had been asked differently…
+          </button>
+        ) : null}
       </div>
+      {whatIf && spawnCall ? (
+        <CounterfactualPanel sessionId={sessionId} traj={traj} callId={spawnCall} onClose={() => setWhatIf(false)} />
+      ) : null}
       <div className="run-meta">
         model {run.start?.model ?? '?'} · {iterations} iterations{direct ? ' · 1 direct call' : ''} · {totals.runs} runs · {totals.llmCalls}{' '}
         llm / {totals.rlmCalls} rlm calls · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out tokens ·{' '}
@@ -514,6 +532,7 @@ function BlockView({ sessionId, traj, b, language }: { sessionId: string; traj: 
 function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: TrajectoryState; b: BlockNode }) {
   const svc = useServices();
   const [open, setOpen] = useState<string | null>(null);
+  const [whatIf, setWhatIf] = useState<string | null>(null);
   return (
     <div className="subcalls">
       <h5>Sub-calls ({b.calls.length})</h5>
@@ -537,7 +556,18 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
             return (
               <tr key={cid} className={c.end?.error ? 'has-error' : ''}>
                 <td>{c.start.batch ? `${c.start.batch.index + 1}/${c.start.batch.size}` : i + 1}</td>
-                <td>{c.start.kind === 'rlm' ? (c.start.leaf ? 'rlm (leaf)' : 'rlm') : 'llm'}</td>
+                <td>
+                  {c.start.kind === 'rlm' ? (c.start.leaf ? 'rlm (leaf)' : 'rlm') : 'llm'}
+                  {c.end?.counterfactual ? (
+                    <span
+                      className="badge"
+                      data-testid="substituted"
+                      title={`Not made: the result of counterfactual ${c.end.counterfactual.id} was substituted. Recorded answer: ${c.end.counterfactual.recorded.response.slice(0, 400)}`}
+                    >
+                      substituted
+                    </span>
+                  ) : null}
+                </td>
                 <td className="clip" onClick={() => setOpen(open === cid ? null : cid)}>
                   {open === cid ? <TextBlock text={c.start.prompt} /> : c.start.prompt.slice(0, 120)}
                 </td>
@@ -547,6 +577,18 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
                 <td>{c.end ? fmtMs(c.end.latencyMs) : ''}</td>
                 <td>{c.end ? fmtInt(c.end.usage.inputTokens + c.end.usage.outputTokens) : ''}</td>
                 <td>
+                  {c.end ? (
+                    <button
+                      type="button"
+                      className="link"
+                      aria-expanded={whatIf === cid}
+                      title="Re-run this call with an edited prompt or model, then fork with the new answer"
+                      onClick={() => setWhatIf(whatIf === cid ? null : cid)}
+                      data-testid="counterfactual-open"
+                    >
+                      what if…
+                    </button>
+                  ) : null}{' '}
                   {child && traj.runs.has(child) ? (
                     <button
                       type="button"
@@ -564,6 +606,9 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
         </tbody>
       </table>
       {b.calls.length > 500 ? <div>… {b.calls.length - 500} more</div> : null}
+      {whatIf ? (
+        <CounterfactualPanel key={whatIf} sessionId={sessionId} traj={traj} callId={whatIf} onClose={() => setWhatIf(null)} />
+      ) : null}
     </div>
   );
 }

@@ -143,7 +143,22 @@ const eventSchemas = [
     batch: z.looseObject({ batchId: str, index: nonNegInt, size: nonNegInt }).nullable(),
     childRunId: runId.nullable(),
   }),
-  z.looseObject({ ...envelope, type: z.literal('subcall.end'), callId: str, response: str, error: str.nullable(), usage, latencyMs: num }),
+  z.looseObject({
+    ...envelope,
+    type: z.literal('subcall.end'),
+    callId: str,
+    response: str,
+    error: str.nullable(),
+    usage,
+    latencyMs: num,
+    counterfactual: z
+      .looseObject({
+        id: str,
+        recorded: z.looseObject({ callId: str, prompt: str, model: str, response: str, error: str.nullable() }),
+        rerun: z.looseObject({ prompt: str, model: str, usage, sessionLogFile: str.nullable() }),
+      })
+      .optional(),
+  }),
   z.looseObject({
     ...envelope,
     type: z.literal('iteration.end'),
@@ -311,7 +326,23 @@ const FAST_BY_TYPE = new Map<string, Pred>([
       childRunId: fRunIdN,
     }),
   ],
-  ['subcall.end', obj({ callId: fStr, response: fStr, error: fStrN, usage: fUsage, latencyMs: fNum })],
+  [
+    'subcall.end',
+    obj({
+      callId: fStr,
+      response: fStr,
+      error: fStrN,
+      usage: fUsage,
+      latencyMs: fNum,
+      counterfactual: optional(
+        obj({
+          id: fStr,
+          recorded: obj({ callId: fStr, prompt: fStr, model: fStr, response: fStr, error: fStrN }),
+          rerun: obj({ prompt: fStr, model: fStr, usage: fUsage, sessionLogFile: fStrN }),
+        }),
+      ),
+    }),
+  ],
   ['iteration.end', obj({ iteration: fNum, appended: fMessages, finalAnswer: fStrN, durationMs: fNum })],
   ['compaction', obj({ iteration: fNum, count: fNum, tokensBefore: fNum, summary: fStr, messages: fMessages })],
   ['repl.reset', obj({ iteration: fNum, block: fNonNegInt, reason: fReset })],
@@ -335,7 +366,15 @@ const headerSchema = z.looseObject({
   sessionId: z.string().min(1),
   createdAt: str,
   repl: replLanguage.optional(),
-  forkOf: z.looseObject({ logFile: str, sessionId: str, runId: str, iteration: num }).optional(),
+  forkOf: z
+    .looseObject({
+      logFile: str,
+      sessionId: str,
+      runId: str,
+      iteration: num,
+      counterfactual: z.looseObject({ callId: str, id: str }).optional(),
+    })
+    .optional(),
   rerunOf: z.looseObject({ logFile: str, format: z.enum(['native', 'rlm-python']) }).optional(),
 });
 

@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   demo: async () => [(await import('./demo.ts')).registerDemo],
   stats: async () => [(await import('./stats.ts')).registerStats],
   rerun: async () => [(await import('./rerun.ts')).registerRerun],
+  counterfactual: async () => [(await import('./counterfactual.ts')).registerCounterfactual],
   convert: async () => [(await import('./convert.ts')).registerConvert],
   bundle: async () => [(await import('./bundle.ts')).registerBundle],
   serve: async () => [(await import('./serve.ts')).registerServe],

@@ -7,7 +7,8 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { ToWorker } from './worker-protocol.ts';
 
-const WORKER_ENTRY = resolve(import.meta.dirname, 'worker.ts');
+// Beside this module: worker.ts in the sources, worker.mjs in a bundle (dist/cli, dist/electron).
+const WORKER_ENTRY = resolve(import.meta.dirname, import.meta.url.endsWith('.ts') ? 'worker.ts' : 'worker.mjs');
 
 interface WorkerListeners {
   message(raw: unknown): void;

@@ -16,7 +16,8 @@ interface HostChild {
   kill(): void;
 }
 
-const HOST_PROCESS_ENTRY = resolve(import.meta.dirname, 'host-process.ts');
+// Beside this module: host-process.ts in the sources, host-process.mjs in the desktop bundle.
+const HOST_PROCESS_ENTRY = resolve(import.meta.dirname, import.meta.url.endsWith('.ts') ? 'host-process.ts' : 'host-process.mjs');
 
 /**
  * Starts host-process with `execPath` and the flags isolated-vm needs. spawn with an IPC

@@ -13,10 +13,10 @@ import { defaultRunsDir } from '../../logs/paths.ts';
 import { NODE_ENV_VAR } from '../../electron/session-runtime.ts';
 import { isLoopback, startWebServer, type WebServer } from '../../transport/ws-server.ts';
 import { UsageError } from '../errors.ts';
+import { repoRoot } from '../repo-root.ts';
 import { nonNegativeInt } from '../options.ts';
 import { defaultRendererDist, ensureRendererBuilt, rendererDist } from '../renderer-build.ts';
 
-const repoRoot = resolve(import.meta.dirname, '../../..');
 export const DEFAULT_PORT = 5757;
 
 export interface ServeOptions {

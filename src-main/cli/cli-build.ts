@@ -14,7 +14,7 @@ import { build } from 'rolldown';
 import { acquireBuildLock, newestMtime } from './renderer-build.ts';
 import { repoRoot } from './repo-root.ts';
 
-export const cliDist = join(repoRoot, 'dist/cli');
+const cliDist = join(repoRoot, 'dist/cli');
 /** Written last, with the time the build started: the bundle reflects the sources as of then. */
 const STAMP = '.built';
 
@@ -29,14 +29,14 @@ function isExternal(id: string): boolean {
 }
 
 /** True when `dist` has no finished build, or one older than a source. */
-export function isCliStale(dist: string = cliDist): boolean {
+function isCliStale(dist: string = cliDist): boolean {
   const stamp = join(dist, STAMP);
   if (!existsSync(stamp)) return true;
   return statSync(stamp).mtimeMs < Math.max(...SOURCES.map(newestMtime));
 }
 
 /** Builds into a folder beside `dist` that then replaces it, so a running command never sees half a bundle. */
-export async function buildCli(dist: string = cliDist): Promise<void> {
+async function buildCli(dist: string = cliDist): Promise<void> {
   const started = new Date();
   const fresh = `${dist}.new-${process.pid}`;
   rmSync(fresh, { recursive: true, force: true });

@@ -46,7 +46,7 @@ export function bundledNodePath(resourcesPath: string, platform: NodeJS.Platform
  * A path inside app.asar, as the same file outside it: Node (unlike Electron) cannot read
  * an asar archive, so what it runs is unpacked (electron-builder.yml `asarUnpack`).
  */
-export function unpackedPath(path: string): string {
+function unpackedPath(path: string): string {
   return path.replace(`${sep}app.asar${sep}`, `${sep}app.asar.unpacked${sep}`);
 }
 

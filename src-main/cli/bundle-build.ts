@@ -11,8 +11,8 @@ import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { splitTemplate } from '../../src-shared/bundle-template.ts';
+import { repoRoot } from './repo-root.ts';
 
-const repoRoot = resolve(import.meta.dirname, '../..');
 /** The template's name in the UI folder, beside the app it belongs to: the app fetches it for Export ▸ Shareable HTML. */
 export const BUNDLE_TEMPLATE = 'bundle-template.html';
 

@@ -5,8 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { BUNDLE_TEMPLATE, buildBundleTemplate } from './bundle-build.ts';
-
-const repoRoot = resolve(import.meta.dirname, '../..');
+import { repoRoot } from './repo-root.ts';
 
 /** Where the desktop shell loads the UI from (beside dist/electron); fixed by its bundle. */
 export const defaultRendererDist = join(repoRoot, 'dist/renderer');
@@ -27,12 +26,12 @@ export const rendererSources: readonly string[] = [
   'src-main/cli/bundle-build.ts',
 ].map((p) => join(repoRoot, p));
 
-function newest(path: string): number {
+export function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;
   const s = statSync(path);
   if (!s.isDirectory()) return s.mtimeMs;
   let t = 0;
-  for (const n of readdirSync(path)) t = Math.max(t, newest(join(path, n)));
+  for (const n of readdirSync(path)) t = Math.max(t, newestMtime(join(path, n)));
   return t;
 }
 
@@ -40,7 +39,7 @@ function newest(path: string): number {
 export function rendererIsStale(dist: string = rendererDist, sources: readonly string[] = rendererSources): boolean {
   const index = join(dist, 'index.html');
   const built = existsSync(index) && existsSync(join(dist, BUNDLE_TEMPLATE)) ? statSync(index).mtimeMs : 0;
-  return built < Math.max(...sources.map(newest));
+  return built < Math.max(...sources.map(newestMtime));
 }
 
 const LOCK_STALE_MS = 5 * 60_000;
@@ -58,11 +57,11 @@ function ageMs(path: string): number | null {
 }
 
 /**
- * Runs `fn` holding `<dist>.lock` (a directory: mkdir is atomic), so commands started together
- * (the tests, two terminals) build once and the others wait. A lock older than a build can take
- * is left from a killed process and is taken over.
+ * Takes `<dist>.lock` (a directory: mkdir is atomic), so commands started together (the
+ * tests, two terminals) build once and the others wait; returns its release. A lock older
+ * than a build can take is left from a killed process and is taken over.
  */
-function withBuildLock(dist: string, fn: () => void): void {
+export function acquireBuildLock(dist: string): () => void {
   const lock = `${dist}.lock`;
   mkdirSync(dirname(dist), { recursive: true });
   const giveUp = Date.now() + LOCK_STALE_MS;
@@ -75,14 +74,19 @@ function withBuildLock(dist: string, fn: () => void): void {
       const age = ageMs(lock);
       if (age !== null && age > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
       else if (Date.now() > giveUp)
-        throw new Error(`another build of the UI has held ${lock} for too long; remove it if no build is running`, { cause: err });
+        throw new Error(`another build has held ${lock} for too long; remove it if no build is running`, { cause: err });
       else sleepSync(200);
     }
   }
+  return () => rmSync(lock, { recursive: true, force: true });
+}
+
+function withBuildLock(dist: string, fn: () => void): void {
+  const release = acquireBuildLock(dist);
   try {
     fn();
   } finally {
-    rmSync(lock, { recursive: true, force: true });
+    release();
   }
 }
 

@@ -4,32 +4,30 @@
 // Node, a CSP starting at default-src 'none', no navigation, no new windows, no webviews,
 // and IPC from any sender but our own page dropped (see ../transport/ipc.ts).
 //
-// Processes: this main process starts the host in a utility process, and, on the host's
-// request, each session worker in a utility process of its own, joined to the host by a
-// MessageChannel (./worker-broker.ts). Utility processes are the only Node processes a
-// packaged app can start: the `runAsNode` fuse is off, so child_process.fork (which needs
-// ELECTRON_RUN_AS_NODE) does not work there.
+// Processes: this main process starts the host in the project's own Node 24 (shipped in the
+// packaged app, see ./session-runtime.ts), and the host forks each session worker from that
+// same Node with the flags the sandboxes need. No Electron process loads isolated-vm or
+// Pyodide: Electron boots its Node processes from a startup snapshot, and isolated-vm needs
+// a Node started without one. The `runAsNode` fuse stays off; nothing runs Electron as Node.
 //
 // This file runs bundled (dist/electron/main.mjs, built by src-main/cli/electron-build.ts),
-// next to preload.cjs, host-process.mjs and worker.mjs.
+// next to preload.cjs, host-process.mjs and worker.mjs (the last two unpacked from the asar).
 import { existsSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, ipcMain, MessageChannelMain, net, protocol, safeStorage, utilityProcess, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, net, protocol, safeStorage, type WebContents } from 'electron';
 import { defaultSettingsDir } from '../host/profiles.ts';
 import { defaultRunsDir } from '../logs/paths.ts';
 import { attachIpcMain, type IpcMainEventLike, type IpcMainLike } from '../transport/ipc.ts';
-import { RemoteHost, type HostChild } from '../transport/remote-host.ts';
+import { RemoteHost } from '../transport/remote-host.ts';
 import { KeychainFile } from './keychain.ts';
-import { WorkerBroker } from './worker-broker.ts';
+import { sessionRuntime, SessionRuntimeError, type SessionRuntime } from './session-runtime.ts';
 
 const SCHEME = 'app';
 const ORIGIN = `${SCHEME}://rlm-studio`;
 const here = import.meta.dirname;
 const rendererDir = resolve(here, '../renderer');
 const preloadPath = join(here, 'preload.cjs');
-const hostEntry = join(here, 'host-process.mjs');
-const workerEntry = join(here, 'worker.mjs');
 
 const CSP = [
   "default-src 'none'",
@@ -56,51 +54,6 @@ const windows = new Set<number>();
 /** Our page in one of our windows, and nothing else, may talk to the host. */
 function trusted(event: IpcMainEventLike): boolean {
   return windows.has(event.sender.id) && event.senderFrame !== null && event.senderFrame.url.startsWith(`${ORIGIN}/`);
-}
-
-/**
- * The host in a utility process: outside every window's process, restarted by RemoteHost.
- * Its requests for workers and key storage are answered here (one broker per host process:
- * a dead host's workers are killed with it).
- */
-function utilityLaunch(keychain: KeychainFile): (entry: string, env: NodeJS.ProcessEnv) => HostChild {
-  return (entry, env) => {
-    const child = utilityProcess.fork(entry, [], {
-      serviceName: 'RLM Studio host',
-      env,
-      execArgv: ['--no-node-snapshot'],
-      stdio: 'inherit',
-    });
-    const broker = new WorkerBroker({
-      // Workers get this process's environment, not the host's (which holds keychain keys):
-      // a worker receives only its own session's key, in its start message.
-      forkWorker: () =>
-        utilityProcess.fork(workerEntry, [], {
-          serviceName: 'RLM Studio session',
-          env: { ...process.env },
-          execArgv: ['--no-node-snapshot'],
-          stdio: ['ignore', 'ignore', 'pipe'],
-        }),
-      channel: () => new MessageChannelMain(),
-      toHost: (m, transfer) => child.postMessage(m, transfer as Electron.MessagePortMain[] | undefined),
-      setKey: (ref, key) => keychain.set(ref, key),
-    });
-    const listeners: ((m: unknown) => void)[] = [];
-    child.on('message', (m: unknown) => {
-      if (broker.handle(m)) return;
-      for (const l of listeners) l(m);
-    });
-    child.on('exit', () => broker.killAll());
-    return {
-      get pid() {
-        return child.pid;
-      },
-      send: (m) => child.postMessage(m),
-      onMessage: (l) => void listeners.push(l),
-      onExit: (l) => void child.on('exit', (code) => l(`exited with code ${code}`)),
-      kill: () => void child.kill(),
-    };
-  };
 }
 
 function harden(contents: WebContents): void {
@@ -140,6 +93,24 @@ async function main(): Promise<void> {
   app.on('web-contents-created', (_e, contents) => harden(contents));
   await app.whenReady();
 
+  let runtime: SessionRuntime;
+  try {
+    runtime = sessionRuntime({
+      isPackaged: app.isPackaged,
+      resourcesPath: process.resourcesPath,
+      bundleDir: here,
+      appPath: app.getAppPath(),
+      env: process.env,
+      platform: process.platform,
+      arch: process.arch,
+    });
+  } catch (err) {
+    if (!(err instanceof SessionRuntimeError)) throw err;
+    dialog.showErrorBox('RLM Studio cannot start', err.message);
+    app.exit(1);
+    return;
+  }
+
   protocol.handle(SCHEME, async (request) => {
     const url = new URL(request.url);
     const headers = { 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff' };
@@ -155,16 +126,18 @@ async function main(): Promise<void> {
   });
 
   const settingsDir = defaultSettingsDir();
-  // Keys stay encrypted on disk; the host process gets them in its environment at start,
-  // and later ones (profiles.setKey) by message.
+  // Keys stay encrypted on disk; the host process gets them at start, and later ones
+  // (profiles.setKey) by message. Workers get none of them: a worker receives only its own
+  // session's key, in its start message.
   const keychain = new KeychainFile(settingsDir, safeStorage);
   const host = new RemoteHost({
     runsDir: defaultRunsDir(),
     settingsDir,
-    env: () => ({ ...process.env, ...keychain.readAll() }),
-    entry: hostEntry,
-    workerEntry,
-    launch: utilityLaunch(keychain),
+    keys: () => keychain.readAll(),
+    execPath: runtime.node,
+    entry: runtime.hostEntry,
+    workerEntry: runtime.workerEntry,
+    setKey: (ref, key) => keychain.set(ref, key),
     // The sessions of a dead host are gone (their logs stay): start the pages afresh.
     onRestart: () => {
       for (const w of BrowserWindow.getAllWindows()) w.webContents.reload();

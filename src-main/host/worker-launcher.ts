@@ -1,18 +1,14 @@
-// How the host gets a session worker process. One interface, two implementations:
-// - `forkLauncher`: child_process.fork under Node (web mode, tests, the CLI).
-// - `brokeredLauncher`: the desktop host runs in an Electron utility process, where
-//   child_process.fork needs ELECTRON_RUN_AS_NODE, which the packaged app's `runAsNode: false`
-//   fuse disables (and newer Electron makes fork throw there). Only the main process can
-//   start utility processes, so the host asks it to (`worker.spawn`), and the main process
-//   hands the host one end of a MessageChannel whose other end went to the new worker.
-//   Host ⇄ worker traffic then flows directly over that port, not through the main process.
-// The worker entry (worker.ts) is the same for both; see worker-channel.ts for its side.
+// How the host gets a session worker process: child_process.fork of the Node running the
+// host, with the flags isolated-vm needs. The host always runs in the project's own Node 24
+// (web mode, the CLI, and the desktop app, whose shell starts the host in the Node shipped
+// with it: see ../electron/session-node.ts), never in an Electron process, so a worker is
+// never an Electron process either. An interface so tests can record or replace workers.
 import { type ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';
-import { BrokerToHost, type HostToBroker } from './broker-protocol.ts';
 import type { ToWorker } from './worker-protocol.ts';
 
-const WORKER_ENTRY = resolve(import.meta.dirname, 'worker.ts');
+// Beside this module: worker.ts in the sources, worker.mjs in a bundle (dist/cli, dist/electron).
+const WORKER_ENTRY = resolve(import.meta.dirname, import.meta.url.endsWith('.ts') ? 'worker.ts' : 'worker.mjs');
 
 interface WorkerListeners {
   message(raw: unknown): void;
@@ -41,7 +37,7 @@ export interface WorkerLauncher {
 
 const NO_LISTENERS: WorkerListeners = { message: () => {}, stderr: () => {}, exit: () => {} };
 
-/** Web mode: a Node child with the flags isolated-vm needs, talking over the fork() channel. */
+/** A Node child of this Node, with the flags isolated-vm needs, talking over the fork() channel. */
 export function forkLauncher(entry: string = WORKER_ENTRY): WorkerLauncher {
   return {
     launch(): WorkerHandle {
@@ -84,103 +80,6 @@ export function forkLauncher(entry: string = WORKER_ENTRY): WorkerLauncher {
         listen: (next) => void (l = next),
         kill: () => void child.kill('SIGKILL'),
         whenExited: () => (child.pid === undefined ? Promise.resolve() : exitedP),
-      };
-    },
-  };
-}
-
-/** The main-process end of Electron's MessagePortMain, as the host process sees it. */
-export interface PortLike {
-  postMessage(message: unknown): void;
-  on(event: 'message', listener: (e: { data: unknown }) => void): unknown;
-  on(event: 'close', listener: () => void): unknown;
-  start(): void;
-  close(): void;
-}
-
-/** `process.parentPort` of an Electron utility process. */
-export interface ParentPortLike {
-  on(event: 'message', listener: (e: { data: unknown; ports: readonly PortLike[] }) => void): unknown;
-  postMessage(message: unknown): void;
-}
-
-/**
- * Desktop: workers are utility processes started by the main process on request. The
- * returned `handle` routes the main process's replies (call it for every parentPort
- * message; it returns false for messages that are not about workers).
- */
-export function brokeredLauncher(
-  post: (m: HostToBroker) => void,
-): WorkerLauncher & { handle(data: unknown, ports: readonly PortLike[]): boolean } {
-  let nextId = 1;
-  const workers = new Map<
-    number,
-    { port: PortLike | null; queue: ToWorker[]; l: WorkerListeners; exited: boolean; pid: number | undefined; onExit: (() => void)[] }
-  >();
-  return {
-    handle(data, ports) {
-      const parsed = BrokerToHost.safeParse(data);
-      if (!parsed.success) return false;
-      const m = parsed.data;
-      if (m.t === 'keys.result') return false;
-      const w = workers.get(m.id);
-      if (!w) return true;
-      switch (m.t) {
-        case 'worker.port': {
-          const port = ports[0];
-          if (!port) return true;
-          w.port = port;
-          w.pid = m.pid;
-          port.on('message', (e) => w.l.message(e.data));
-          port.start();
-          for (const q of w.queue.splice(0)) port.postMessage(q);
-          return true;
-        }
-        case 'worker.stderr':
-          w.l.stderr(m.text);
-          return true;
-        case 'worker.exit':
-          w.exited = true;
-          w.port?.close();
-          workers.delete(m.id);
-          w.l.exit(m.how);
-          for (const r of w.onExit.splice(0)) r();
-          return true;
-      }
-    },
-    launch(): WorkerHandle {
-      const id = nextId++;
-      const w = {
-        port: null as PortLike | null,
-        queue: [] as ToWorker[],
-        l: NO_LISTENERS,
-        exited: false,
-        pid: undefined as number | undefined,
-        onExit: [] as (() => void)[],
-      };
-      workers.set(id, w);
-      post({ t: 'worker.spawn', id });
-      return {
-        get pid() {
-          return w.pid;
-        },
-        // Messages sent before the port arrives are queued, so a booting worker is "connected".
-        get connected() {
-          return !w.exited;
-        },
-        get exited() {
-          return w.exited;
-        },
-        send: (m) => {
-          if (w.exited) return;
-          if (w.port) w.port.postMessage(m);
-          else w.queue.push(m);
-        },
-        listen: (next) => void (w.l = next),
-        kill: () => {
-          if (!w.exited) post({ t: 'worker.kill', id });
-        },
-        whenExited: () => (w.exited ? Promise.resolve() : new Promise<void>((r) => w.onExit.push(r))),
       };
     },
   };

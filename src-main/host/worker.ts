@@ -1,8 +1,8 @@
 // A session's worker process: holds the session's engine conversation and its isolates, so that an
 // isolate that takes the process down (isolated-vm can abort on out-of-memory) kills this
-// session only. Talks to the host over its WorkerChannel (the fork() IPC channel under
-// Node, a MessagePort from the Electron main process as a utility process); exits when the
-// host goes.
+// session only. Always a plain Node 24 process (never Electron), forked by the host with
+// the flags the sandboxes need; talks to the host over the fork() IPC channel and exits
+// when the host goes.
 import type { TrajectoryEvent } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { EventRecorder, RlmConversation } from '../engine/index.ts';
@@ -20,7 +20,7 @@ import { connectToHost } from './worker-channel.ts';
 import { type FromWorker, type RerunSpec, ToWorker, type WorkerSpec } from './worker-protocol.ts';
 import { rerunInWorker, rerunSummary } from './worker-rerun.ts';
 
-const channel = await connectToHost();
+const channel = connectToHost();
 const send = (msg: FromWorker): void => channel.send(msg);
 const sendAndWait = (msg: FromWorker): Promise<void> => channel.sendAndWait(msg);
 

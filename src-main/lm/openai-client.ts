@@ -3,7 +3,6 @@
 // retries (429, 408, 409, 5xx, timeouts, connection errors; exponential backoff, honouring
 // Retry-After) and the per-attempt timeout; this file owns usage, cost and error wording.
 import { subscribe } from 'node:diagnostics_channel';
-import { createRequire } from 'node:module';
 import type { OpenAI } from 'openai';
 import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatMessage, Usage } from '../../src-shared/events.ts';
@@ -55,16 +54,13 @@ function whenSent(fn: () => void): () => void {
 // The SDK costs ~0.15 s to load (it loads every API resource and Node's fetch). It is loaded
 // without blocking whoever imports this module, at the next turn of the event loop: a
 // whole-process `run` has started reading its context file by then, and the first call awaits
-// it. `require` (the SDK's CommonJS build) because it loads ~20 ms faster than `import` of its
-// ~450 ES modules; only this file uses the SDK, so there is one copy of its classes.
+// it. A dynamic `import` so that the bundled command line (cli-build.ts) carries the SDK in one
+// chunk of its own, read as one file instead of ~450 modules resolved one by one; only this
+// file uses the SDK, so there is one copy of its classes.
 let sdkModule: Sdk | null = null;
 const sdkReady: Promise<Sdk> = new Promise<Sdk>((resolve, reject) => {
   setImmediate(() => {
-    try {
-      resolve((sdkModule = createRequire(import.meta.url)('openai') as Sdk));
-    } catch (err) {
-      reject(err);
-    }
+    import('openai').then((m) => resolve((sdkModule = m)), reject);
   });
 });
 sdkReady.catch(() => undefined); // a failed import is reported by the first call that needs it

@@ -63,7 +63,10 @@ interface Session {
 }
 
 interface Loaded {
-  copy: ivm.ExternalCopy<unknown>;
+  /** The value, or for an array of strings (a context too long for one string) each element. */
+  copies: ivm.ExternalCopy<unknown>[];
+  /** `copies` are the elements of one array. */
+  parts: boolean;
   bytes: number;
 }
 
@@ -152,7 +155,7 @@ class IsolatedRepl implements Repl {
     if (this.#session) disposeSession(this.#session);
     this.#session = null;
     for (const map of [this.#contexts, this.#histories, this.#globals, this.#toolValues]) {
-      for (const entry of map.values()) entry.copy.release();
+      for (const entry of map.values()) for (const c of entry.copies) c.release();
       map.clear();
     }
   }
@@ -190,7 +193,7 @@ class IsolatedRepl implements Repl {
     const entry = this.#lookup(name);
     if (!entry) return;
     try {
-      await session.context.global.set(name, entry.copy.copyInto());
+      await install(session.context, name, entry);
       await session.control.apply(undefined, [name === 'history' ? 'adopt' : 'restore', name], {
         timeout: HOUSEKEEPING_TIMEOUT_MS,
       });
@@ -269,17 +272,17 @@ class IsolatedRepl implements Repl {
       )) as Session['control'];
       self = { isolate, context, control, dispatch, memoryLimitMb, pristine: true };
       // Same order as the reference REPL: tools, contexts, histories, then engine globals.
-      for (const [name, entry] of this.#toolValues) await context.global.set(name, entry.copy.copyInto());
+      for (const [name, entry] of this.#toolValues) await install(context, name, entry);
       for (const i of sortedKeys(this.#contexts)) {
-        await context.global.set(`context_${i}`, this.#contexts.get(i)!.copy.copyInto());
+        await install(context, `context_${i}`, this.#contexts.get(i)!);
       }
       // `context` right after the contexts, as when they were first added (variable order).
       await control.apply(undefined, ['restore', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
       for (const i of sortedKeys(this.#histories)) {
-        await context.global.set(`history_${i}`, this.#histories.get(i)!.copy.copyInto());
+        await install(context, `history_${i}`, this.#histories.get(i)!);
       }
       for (const [name, entry] of this.#globals) {
-        await context.global.set(name, entry.copy.copyInto());
+        await install(context, name, entry);
         if (name === 'history') await control.apply(undefined, ['adopt', 'history']);
       }
       await control.apply(undefined, ['restore', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
@@ -421,11 +424,33 @@ export async function createIsolatedRepl(options: ReplOptions): Promise<Repl> {
 
 // ---- helpers ----------------------------------------------------------------------------------
 
+/** Arrays of strings up to this many elements are copied element by element (see `load`). */
+const MAX_PARTS = 65_536;
+
 function load(value: SandboxValue): Loaded {
   // Strings are copied without a JSON round trip (V8 keeps large ones outside the heap); the
   // size estimate only feeds the memory limit: 2 bytes per char, more for structured values.
   const bytes = typeof value === 'string' ? value.length * 2 : jsonLength(value) * 4;
-  return { copy: new ivm.ExternalCopy(value), bytes };
+  // An array of strings (how a context longer than V8's longest string arrives) as one copy per
+  // string: the structured clone of the whole array writes every string into one serialisation
+  // buffer and reads it back inside the isolate (two more passes over a 1 GB context), while a
+  // string's copy is handed to the isolate as an external string, without copying it again.
+  if (Array.isArray(value) && value.length <= MAX_PARTS && value.every((v) => typeof v === 'string'))
+    return { copies: value.map((v) => new ivm.ExternalCopy(v)), parts: true, bytes };
+  return { copies: [new ivm.ExternalCopy(value)], parts: false, bytes };
+}
+
+/** Sets global `name` of `context` to the loaded value (an array built from its parts, in one call). */
+async function install(context: ivm.Context, name: string, entry: Loaded): Promise<void> {
+  if (!entry.parts) {
+    await context.global.set(name, entry.copies[0]!.copyInto());
+    return;
+  }
+  await context.evalClosure(
+    'globalThis[$0] = Array.prototype.slice.call(arguments, 1);',
+    [name, ...entry.copies.map((c) => c.copyInto())],
+    { timeout: HOUSEKEEPING_TIMEOUT_MS },
+  );
 }
 
 /** JSON.stringify(value).length without building the string (which cannot exceed ~512 MB). */

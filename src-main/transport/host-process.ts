@@ -1,10 +1,12 @@
-// Entry of a host running in its own process (the desktop shell starts it, so a crash in
-// the host cannot take the window down). Many client connections are multiplexed over the
-// one IPC channel with the parent: { t: 'open'|'msg'|'close', c } in, { c, m } out.
+// Entry of a host running in its own process: the desktop shell starts it in the project's
+// own Node 24 (see ../electron/session-node.ts), so a crash in the host cannot take the
+// window down and no Electron process loads a sandbox. Many client connections are
+// multiplexed over the one fork() IPC channel with the parent: { t: 'open'|'msg'|'close', c }
+// in, { c, m } out; with `keychain`, keys go to the parent too (../host/keychain-protocol.ts).
 import { z } from 'zod';
-import { brokeredKeyStore } from '../host/key-store.ts';
+import { shellKeyStore } from '../host/key-store.ts';
 import { Host } from '../host/session-manager.ts';
-import { brokeredLauncher, forkLauncher, type ParentPortLike } from '../host/worker-launcher.ts';
+import { forkLauncher } from '../host/worker-launcher.ts';
 import type { HostConnection } from '../host/endpoint.ts';
 
 const Options = z.strictObject({
@@ -13,7 +15,10 @@ const Options = z.strictObject({
   demoLatencyMs: z.number().int().nonnegative().optional(),
   /** The worker entry when not beside this file as worker.ts (the bundled app: worker.mjs). */
   workerEntry: z.string().optional(),
+  /** The parent stores keys (the desktop shell's OS keychain): `profiles.setKey` asks it. */
+  keychain: z.boolean().optional(),
 });
+const Keys = z.record(z.string(), z.string());
 const Incoming = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('open'), c: z.number().int() }),
   z.strictObject({ t: z.literal('msg'), c: z.number().int(), m: z.unknown() }),
@@ -25,27 +30,34 @@ if (!parsed.success) {
   process.stderr.write(`rlm-studio host: bad RLM_HOST_OPTIONS: ${parsed.error.issues[0]?.message}\n`);
   process.exit(2);
 }
-// Under Electron's utilityProcess the channel is `process.parentPort`; under fork() it is
-// process.send / 'message'.
-const parentPort = (process as unknown as { parentPort?: ParentPortLike }).parentPort;
-// A utility process cannot fork Node children in a packaged app (the runAsNode fuse is
-// off), so there the main process starts workers and keeps the keychain for us.
-const broker = parentPort ? brokeredLauncher((m) => parentPort.postMessage(m)) : null;
-const keys = parentPort ? brokeredKeyStore((m) => parentPort.postMessage(m)) : null;
-const { workerEntry, ...hostOptions } = parsed.data;
+// Keys from the parent's keychain: for the host's own lookups only, out of the environment
+// the workers inherit.
+const keyEnv = Keys.safeParse(JSON.parse(process.env['RLM_HOST_KEYS'] ?? '{}'));
+delete process.env['RLM_HOST_KEYS'];
+if (!keyEnv.success) {
+  process.stderr.write('rlm-studio host: bad RLM_HOST_KEYS: expected an object of strings\n');
+  process.exit(2);
+}
+if (!process.send) {
+  process.stderr.write('rlm-studio host: must be started with an IPC channel (child_process.fork or spawn with "ipc")\n');
+  process.exit(2);
+}
+const post = (m: unknown): void => {
+  if (process.connected) process.send?.(m);
+};
+const { workerEntry, keychain, ...hostOptions } = parsed.data;
+const keys = keychain ? shellKeyStore(post) : null;
 const host = new Host({
   ...hostOptions,
   label: 'rlm-studio desktop',
-  workerLauncher: broker ?? forkLauncher(workerEntry),
+  workerLauncher: forkLauncher(workerEntry),
+  resolveKey: (ref) => keyEnv.data[ref] ?? null,
   ...(keys ? { keyStore: keys } : {}),
 });
 const conns = new Map<number, HostConnection>();
-const post = (m: unknown): void => {
-  if (parentPort) parentPort.postMessage(m);
-  else process.send?.(m);
-};
 
-function onMessage(raw: unknown): void {
+process.on('message', (raw: unknown) => {
+  if (keys?.handle(raw)) return;
   const m = Incoming.safeParse(raw);
   if (!m.success) return;
   const { c } = m.data;
@@ -65,16 +77,7 @@ function onMessage(raw: unknown): void {
       conns.delete(c);
       return;
   }
-}
-
-if (parentPort) {
-  parentPort.on('message', (e) => {
-    if (broker?.handle(e.data, e.ports) || keys?.handle(e.data)) return;
-    onMessage(e.data);
-  });
-} else {
-  process.on('message', onMessage);
-  // The parent is gone: stop the workers and leave.
-  process.on('disconnect', () => void host.close().finally(() => process.exit(0)));
-}
+});
+// The parent is gone: stop the workers and leave.
+process.on('disconnect', () => void host.close().finally(() => process.exit(0)));
 post({ ready: true });

@@ -1,39 +1,63 @@
 // A HostEndpoint whose host runs in a child process (host-process.ts), restarted if it
-// dies. Used by the desktop shell; carriers cannot tell it from an in-process Host.
-import { type ChildProcess, fork } from 'node:child_process';
+// dies. Used by the desktop shell, which runs it in the Node shipped with the app; carriers
+// cannot tell it from an in-process Host.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { HostMessage } from '../../src-shared/protocol.ts';
 import type { HostConnection, HostEndpoint } from '../host/endpoint.ts';
+import { answerKeychainRequest } from '../host/key-store.ts';
 
-/** The little a supervisor needs of a process: fork() and Electron's utilityProcess both fit. */
-export interface HostChild {
+interface HostChild {
   readonly pid: number | undefined;
+  readonly exited: boolean;
   send(message: unknown): void;
   onMessage(listener: (message: unknown) => void): void;
   onExit(listener: (reason: string) => void): void;
   kill(): void;
 }
 
-const HOST_PROCESS_ENTRY = resolve(import.meta.dirname, 'host-process.ts');
+// Beside this module: host-process.ts in the sources, host-process.mjs in the desktop bundle.
+const HOST_PROCESS_ENTRY = resolve(import.meta.dirname, import.meta.url.endsWith('.ts') ? 'host-process.ts' : 'host-process.mjs');
 
-/** Starts host-process.ts with child_process.fork. */
-function forkHostChild(entry: string, env: NodeJS.ProcessEnv, execPath?: string): HostChild {
-  const child: ChildProcess = fork(entry, [], {
-    execArgv: ['--no-node-snapshot'],
-    execPath: execPath ?? process.execPath,
-    env,
+/**
+ * Starts host-process with `execPath` and the flags isolated-vm needs. spawn with an IPC
+ * channel rather than fork: in Electron's main process fork() means "Electron run as Node",
+ * which is exactly what must not run a sandbox.
+ */
+function spawnHostChild(execPath: string, entry: string, env: NodeJS.ProcessEnv): HostChild {
+  const child: ChildProcess = spawn(execPath, ['--no-node-snapshot', entry], {
+    // Hooks meant for the parent (test runners, debuggers) must not reach the host.
+    env: { ...env, NODE_OPTIONS: '' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exitListeners: ((reason: string) => void)[] = [];
+  let exited = false;
+  const exit = (reason: string): void => {
+    if (exited) return;
+    exited = true;
+    for (const l of exitListeners) l(reason);
+  };
+  child.on('exit', (code, signal) => exit(signal ? `was killed (${signal})` : `exited with code ${code}`));
+  // A Node that is not there emits 'error' and no 'exit'.
+  child.on('error', (err) => {
+    if (child.pid === undefined) exit(`could not start ${execPath}: ${err.message}`);
   });
   return {
     get pid() {
       return child.pid;
     },
+    get exited() {
+      return exited;
+    },
     send: (m) => {
       if (child.connected) child.send(m as object);
     },
     onMessage: (l) => void child.on('message', l),
-    onExit: (l) => void child.on('exit', (code, signal) => l(signal ? `was killed (${signal})` : `exited with code ${code}`)),
-    kill: () => void child.kill('SIGKILL'),
+    onExit: (l) => void exitListeners.push(l),
+    kill: () => {
+      if (child.pid === undefined) exit('did not start');
+      else child.kill('SIGKILL');
+    },
   };
 }
 
@@ -41,18 +65,23 @@ export interface RemoteHostOptions {
   runsDir: string;
   settingsDir: string;
   demoLatencyMs?: number;
-  /** The Node (or Electron run as Node) that runs the host. Default: this process's. */
+  /** The Node that runs the host and, through it, every session worker. Default: this process's. */
   execPath?: string;
   /** The host process's environment; a function is asked again at each restart (keys stored since). */
   env?: NodeJS.ProcessEnv | (() => NodeJS.ProcessEnv);
   /** Called after the host process died and a new one started (sessions in it are gone). */
   onRestart?: (reason: string) => void;
-  /** How to start the process (default: fork). The desktop shell passes utilityProcess. */
-  launch?: (entry: string, env: NodeJS.ProcessEnv) => HostChild;
   /** The host process's entry (default host-process.ts beside this file; the bundled app: host-process.mjs). */
   entry?: string;
-  /** The session worker's entry, when a forked host should not use worker.ts beside it. */
+  /** The session worker's entry, when the host should not use worker.ts beside it. */
   workerEntry?: string;
+  /**
+   * Keys stored in the OS keychain, by reference, asked at each (re)start. The host gets them
+   * in RLM_HOST_KEYS, which it takes out of its environment so its workers never inherit them.
+   */
+  keys?: () => Record<string, string>;
+  /** Stores a key in the OS keychain (throws with a reason): given, `profiles.setKey` works and lands here. */
+  setKey?: (ref: string, key: string | null) => void;
 }
 
 export class RemoteHost implements HostEndpoint {
@@ -77,12 +106,15 @@ export class RemoteHost implements HostEndpoint {
         settingsDir: this.opts.settingsDir,
         demoLatencyMs: this.opts.demoLatencyMs,
         workerEntry: this.opts.workerEntry,
+        keychain: this.opts.setKey ? true : undefined,
       }),
+      ...(this.opts.keys ? { RLM_HOST_KEYS: JSON.stringify(this.opts.keys()) } : {}),
     };
     const entry = this.opts.entry ?? HOST_PROCESS_ENTRY;
-    const child = this.opts.launch ? this.opts.launch(entry, env) : forkHostChild(entry, env, this.opts.execPath);
+    const child = spawnHostChild(this.opts.execPath ?? process.execPath, entry, env);
     this.child = child;
     child.onMessage((raw: unknown) => {
+      if (this.keychainRequest(raw, child)) return;
       if (typeof raw !== 'object' || raw === null || !('c' in raw) || !('m' in raw)) return;
       const { c, m } = raw as { c: unknown; m: unknown };
       if (typeof c === 'number') this.conns.get(c)?.(m as HostMessage);
@@ -106,6 +138,17 @@ export class RemoteHost implements HostEndpoint {
     });
   }
 
+  /** Answers the host's keychain requests; false for anything else. */
+  private keychainRequest(raw: unknown, child: HostChild): boolean {
+    const reply = answerKeychainRequest(raw, (ref, key) => {
+      if (!this.opts.setKey) throw new Error('this host has no keychain');
+      this.opts.setKey(ref, key);
+    });
+    if (reply === null) return false;
+    child.send(reply);
+    return true;
+  }
+
   connect(send: (m: HostMessage) => void): HostConnection {
     const c = this.nextConn++;
     this.conns.set(c, send);
@@ -127,7 +170,7 @@ export class RemoteHost implements HostEndpoint {
   async close(): Promise<void> {
     this.stopped = true;
     const child = this.child;
-    if (!child) return;
+    if (!child || child.exited) return;
     // Killing the host process orphans its workers, which then stop themselves.
     await new Promise<void>((r) => {
       this.exited = r;

@@ -10,12 +10,13 @@ import type { OtlpLiveExporter } from '../../export/otlp-live.ts';
 import { Host } from '../../host/session-manager.ts';
 import { defaultSettingsDir } from '../../host/profiles.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
+import { NODE_ENV_VAR } from '../../electron/session-runtime.ts';
 import { isLoopback, startWebServer, type WebServer } from '../../transport/ws-server.ts';
 import { UsageError } from '../errors.ts';
+import { repoRoot } from '../repo-root.ts';
 import { nonNegativeInt } from '../options.ts';
 import { defaultRendererDist, ensureRendererBuilt, rendererDist } from '../renderer-build.ts';
 
-const repoRoot = resolve(import.meta.dirname, '../../..');
 export const DEFAULT_PORT = 5757;
 
 export interface ServeOptions {
@@ -166,7 +167,9 @@ export function registerServe(program: Command): void {
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       if (built.status !== 0) throw new UsageError('could not bundle the desktop shell into dist/electron');
-      const child = spawn(electron, [repoRoot], { stdio: 'inherit' });
+      // The shell runs its host and session workers in this Node 24, never in Electron
+      // (src-main/electron/session-runtime.ts).
+      const child = spawn(electron, [repoRoot], { stdio: 'inherit', env: { ...process.env, [NODE_ENV_VAR]: process.execPath } });
       await new Promise<void>((res) => child.on('exit', (code) => ((process.exitCode = code ?? 1), res())));
       return;
     }

@@ -1,7 +1,8 @@
 // The desktop shell runs bundled JavaScript (dist/electron), never TypeScript. Electron
 // cannot run here, so: build the bundles, check they parse, that they import nothing a
 // packaged app would lack (only Node built-ins, electron, isolated-vm), and run the bundled
-// host process and session worker for real under Node.
+// host process and session worker for real under Node (desktop-shell.test.ts runs the main
+// process too, with a double for Electron).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -47,8 +48,18 @@ describe('the bundled desktop shell (dist/electron)', () => {
     expect(pkg.main).toBe('dist/electron/main.mjs');
     const builder = readFileSync(join(repoRoot, 'electron-builder.yml'), 'utf8');
     expect(builder).toMatch(/runAsNode: false/);
-    expect(builder).toMatch(/asarUnpack:\s*\n(\s*#.*\n)*\s*- node_modules\/isolated-vm\/\*\*/);
-    expect(builder).toMatch(/npmRebuild: true/);
+    // The shipped Node (staged into dist/node by build:electron) and what it runs, outside the asar.
+    expect(builder).toMatch(/extraResources:\s*\n(\s*#.*\n)*\s*- from: dist\/node\s*\n\s*to: node\n/);
+    const unpack = builder.slice(builder.indexOf('asarUnpack:'));
+    for (const p of [
+      'dist/electron/host-process.mjs',
+      'dist/electron/worker.mjs',
+      'dist/electron/runtime.py',
+      'node_modules/isolated-vm/**',
+    ])
+      expect(unpack).toContain(`- ${p}\n`);
+    // isolated-vm keeps its Node 24 binary: Electron never loads it.
+    expect(builder).toMatch(/npmRebuild: false/);
   });
 
   it('every bundle parses (node --check)', () => {

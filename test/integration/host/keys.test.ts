@@ -1,5 +1,5 @@
 // API keys: stored by `profiles.setKey` on the desktop (through the main process's
-// keychain broker, safeStorage stood in for by AES-GCM), refused in web mode, and never
+// keychain relay, safeStorage stood in for by AES-GCM), refused in web mode, and never
 // written anywhere or sent back: after a real run over HTTP that used the key, neither the
 // runs dir, nor the settings dir, nor any message a client received contains it.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
@@ -9,8 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeychainFile, type SafeStorageLike } from '../../../src-main/electron/keychain.ts';
-import { WorkerBroker } from '../../../src-main/electron/worker-broker.ts';
-import { brokeredKeyStore } from '../../../src-main/host/key-store.ts';
+import { answerKeychainRequest, shellKeyStore } from '../../../src-main/host/key-store.ts';
 import { Host } from '../../../src-main/host/session-manager.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
 import { connectInProcess, tempDirs } from './helpers.ts';
@@ -88,17 +87,14 @@ describe('profiles.setKey', () => {
   it('desktop: stores the key encrypted, runs with it, and it appears in no file, event, export or reply', async () => {
     const dirs = tempDirs();
     const keychain = new KeychainFile(dirs.settingsDir, fakeSafeStorage());
-    // The main process's broker, wired in-process to the host's key store.
-    let keys: ReturnType<typeof brokeredKeyStore> | null = null;
-    const broker = new WorkerBroker({
-      forkWorker: () => {
-        throw new Error('not used here');
-      },
-      channel: () => ({ port1: null, port2: null }),
-      toHost: (m) => void queueMicrotask(() => keys?.handle(m)),
-      setKey: (ref, key) => keychain.set(ref, key),
-    });
-    keys = brokeredKeyStore((m) => void queueMicrotask(() => broker.handle(m)));
+    // The shell's side of the keychain messages, wired in-process to the host's key store.
+    const keys: ReturnType<typeof shellKeyStore> = shellKeyStore(
+      (m) =>
+        void queueMicrotask(() => {
+          const reply = answerKeychainRequest(m, (ref, key) => keychain.set(ref, key));
+          if (reply) keys.handle(reply);
+        }),
+    );
     const host = new Host({ ...dirs, keyStore: keys, env: {}, prewarm: false });
     const c = connectInProcess(host);
     const seen: string[] = [];

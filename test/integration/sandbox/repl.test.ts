@@ -269,6 +269,24 @@ describe('contexts, history and globals', () => {
     expect(r.stdout).toBe('b 2 plain hi true\n');
   });
 
+  it('an array of strings (a context too long for one string, loaded element by element) is a plain array in every way', async () => {
+    const repl = await make({ cpuLimitMs: 300 });
+    const parts = ['alpha\nbeta', 'é ünïcødé ✓ 𝄞', '', 'x'.repeat(100_000)];
+    await repl.addContext(0, parts);
+    await repl.addContext(1, ['one']);
+    const shape =
+      'print(Array.isArray(context), context.length, context[1], context[3].length, context.join("|").length, context_1[0], context === context_0)';
+    const expected = `true 4 é ünïcødé ✓ 𝄞 100000 ${parts.join('|').length} one true\n`;
+    expect((await repl.execute(shape, SITE)).stdout).toBe(expected);
+    // Changed by a block: the array itself is the code's to change, and context comes back from context_0.
+    await repl.execute('context_0.push("added"); context = null', SITE);
+    expect((await repl.execute('print(context.length, context.at(-1))', SITE)).stdout).toBe('5 added\n');
+    // A reset builds a fresh isolate and loads the parts again, as they were added.
+    const reset = await repl.execute('while (true) {}', SITE);
+    expect(reset.replReset).toBe('cpu_limit');
+    expect((await repl.execute(shape, SITE)).stdout).toBe(expected);
+  });
+
   it('setGlobal("history") is what history is restored to', async () => {
     const repl = await make();
     await repl.addHistory(0, ['old']);

@@ -1,0 +1,91 @@
+// bin/rlm-studio runs the bundled command line (dist/cli, src-main/cli/cli-build.ts), built
+// when missing or older than a source, so a fresh clone and an edited checkout both run the
+// current code. Runs the real script on a copy of the sources (node_modules and .runtime
+// linked), never on this checkout's dist/.
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/cli.ts';
+
+let clone = '';
+
+function cli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(join(clone, 'bin/rlm-studio'), args, { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  clone = mkdtempSync(join(tmpdir(), 'rlm-cli-bundle-'));
+  for (const p of ['bin', 'src-main', 'src-shared', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.base.json'])
+    cpSync(join(repoRoot, p), join(clone, p), { recursive: true });
+  for (const p of ['node_modules', '.runtime']) symlinkSync(join(repoRoot, p), join(clone, p));
+});
+afterAll(() => rmSync(clone, { recursive: true, force: true }));
+
+describe('bin/rlm-studio and the bundled command line', () => {
+  it('a fresh clone bundles the CLI on first use, then runs the bundle without building again', () => {
+    const first = cli('stats', '--help');
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/bundling the command line into .*dist\/cli/);
+    expect(first.stdout).toMatch(/Usage: rlm-studio stats/);
+    expect(existsSync(join(clone, 'dist/cli/main.mjs'))).toBe(true);
+    expect(existsSync(join(clone, 'dist/cli/worker.mjs'))).toBe(true);
+    expect(existsSync(join(clone, 'dist/cli/runtime.py'))).toBe(true);
+
+    const second = cli('stats', '--help');
+    expect(second.status).toBe(0);
+    expect(second.stderr).toBe('');
+  });
+
+  it('the bundle imports only Node built-ins, its own chunks and the packages left outside it', () => {
+    const outside = new Set(['isolated-vm', 'pyodide', 'rolldown', 'vite', 'electron']);
+    for (const f of readdirSync(join(clone, 'dist/cli')).filter((f) => f.endsWith('.mjs'))) {
+      const code = readFileSync(join(clone, 'dist/cli', f), 'utf8');
+      for (const m of code.matchAll(/^\s*import\s+(?:[^'";]*?\s+from\s+)?["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm)) {
+        const spec = m[1] ?? m[2]!;
+        const ok = spec.startsWith('./') || spec.startsWith('node:') || builtinModules.includes(spec) || outside.has(spec.split('/')[0]!);
+        expect(ok, `${f} imports ${spec}`).toBe(true);
+      }
+    }
+  });
+
+  it('an edited source makes the bundle stale: the next command rebuilds it and runs the edit', () => {
+    const stamp = join(clone, 'dist/cli/.built');
+    const before = statSync(stamp).mtimeMs;
+    // An edit (a newer mtime than the build), visible in the CLI's output.
+    const main = join(clone, 'src-main/cli/main.ts');
+    writeFileSync(
+      main,
+      readFileSync(main, 'utf8').replace("'Run, record and inspect Recursive Language Models.'", "'Edited description.'"),
+    );
+    const later = new Date(before + 5_000);
+    utimesSync(main, later, later);
+    const r = cli('--help');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/bundling the command line/);
+    expect(r.stdout).toContain('Edited description.');
+    expect(statSync(stamp).mtimeMs).toBeGreaterThan(before);
+  });
+
+  it('RLM_STUDIO_SOURCES=1 runs the TypeScript sources as they are, without the bundle', () => {
+    rmSync(join(clone, 'dist/cli'), { recursive: true, force: true });
+    const r = spawnSync(join(clone, 'bin/rlm-studio'), ['--help'], { encoding: 'utf8', env: { ...process.env, RLM_STUDIO_SOURCES: '1' } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Usage: rlm-studio/);
+    expect(existsSync(join(clone, 'dist/cli'))).toBe(false);
+  });
+});

@@ -31,6 +31,8 @@ export interface QueuedEvalOptions extends EvalDefinition {
   pollMs?: number;
   /** Job attempts when a worker's processing throws (not a session that ended in an error: that is a result). */
   attempts?: number;
+  /** Each collected job's times as BullMQ recorded them (the benchmark's queue overhead). */
+  onCollected?: (t: { processedOn: number | null; finishedOn: number | null; sessionMs: number }) => void;
 }
 
 export interface QueuedEvalResult extends EvalRunResult {
@@ -40,7 +42,7 @@ export interface QueuedEvalResult extends EvalRunResult {
 }
 
 /** The evaluation's id: its configuration and its --out, so two evaluations never share jobs. */
-export function evaluationId(o: EvalDefinition, plan: EvalPlan): string {
+function evaluationId(o: EvalDefinition, plan: EvalPlan): string {
   return sha(JSON.stringify({ config: configKey(o, plan.dataset), outDir: plan.outDir })).slice(0, 16);
 }
 
@@ -51,6 +53,8 @@ function jobIdFor(evalId: string, unit: WorkUnit, contextHash: string): string {
 }
 
 const BATCH = 200;
+/** Finished jobs read per poll: each carries its log, and Redis buffers a whole reply for a slow reader. */
+const COLLECT_BATCH = 50;
 
 export async function runQueuedEval(o: QueuedEvalOptions): Promise<QueuedEvalResult> {
   const plan = await planEval(o);
@@ -197,19 +201,28 @@ async function collect(
   };
   mkdirSync(plan.logsDir, { recursive: true });
   while (waiting.size > 0 && !o.signal?.aborted) {
+    let more = false;
     try {
-      const done = (await queue.getJobs(['completed'], 0, 499, true)).filter((j) => isOurs(j, evalId));
+      const page = await queue.getJobs(['completed'], 0, COLLECT_BATCH - 1, true);
+      more = page.length === COLLECT_BATCH;
+      const done = page.filter((j) => isOurs(j, evalId));
       for (const job of done) {
         const rv = JobReturn.safeParse(job.returnvalue);
         const data = JobData.safeParse(job.data);
         if (!data.success) continue;
         if (waiting.has(data.data.key)) {
-          if (rv.success) keep(job, { ...rv.data.result, ...(data.data.repeat === 0 ? {} : { repeat: data.data.repeat }) }, rv.data.log);
-          else keep(job, notRunResult(unitOf(data.data), o.model, `the worker returned no readable result: ${rv.error.message}`), null);
+          if (rv.success) {
+            keep(job, { ...rv.data.result, ...(data.data.repeat === 0 ? {} : { repeat: data.data.repeat }) }, rv.data.log);
+            o.onCollected?.({
+              processedOn: job.processedOn ?? null,
+              finishedOn: job.finishedOn ?? null,
+              sessionMs: rv.data.result.durationMs,
+            });
+          } else keep(job, notRunResult(unitOf(data.data), o.model, `the worker returned no readable result: ${rv.error.message}`), null);
         }
         await job.remove();
       }
-      const failed = (await queue.getJobs(['failed'], 0, 499, true)).filter((j) => isOurs(j, evalId));
+      const failed = (await queue.getJobs(['failed'], 0, COLLECT_BATCH - 1, true)).filter((j) => isOurs(j, evalId));
       for (const job of failed) {
         const data = JobData.safeParse(job.data);
         if (data.success && waiting.has(data.data.key))
@@ -230,7 +243,7 @@ async function collect(
       if (!unreachable) say(`eval: cannot read the queue (${(err as Error).message}); retrying`);
       unreachable = true;
     }
-    if (waiting.size > 0) await sleep(o.pollMs ?? 200, undefined, o.signal ? { signal: o.signal } : {}).catch(() => undefined);
+    if (waiting.size > 0 && !more) await sleep(o.pollMs ?? 200, undefined, o.signal ? { signal: o.signal } : {}).catch(() => undefined);
   }
   return ran;
 }

@@ -24,6 +24,8 @@ export interface TestRedis {
   url: string;
   port: number;
   dir: string;
+  /** The server's process id (null while stopped). */
+  pid(): number | null;
   /** SIGKILL: no chance to write anything more (the append-only file has every acknowledged write with `appendfsync always`). */
   kill(): Promise<void>;
   start(): Promise<void>;
@@ -77,6 +79,7 @@ export async function startRedis(opts: { appendOnly?: boolean } = {}): Promise<T
     port,
     dir,
     start,
+    pid: () => (child as ChildProcess | null)?.pid ?? null,
     kill: () => waitExit('SIGKILL'),
     stop: async () => {
       await waitExit('SIGTERM');

@@ -12,7 +12,7 @@ import { SharedEndpointBackoff } from '../../../src-main/eval/queue/endpoint-bac
 import { keys } from '../../../src-main/eval/queue/keys.ts';
 import { connectRedis } from '../../../src-main/eval/queue/redis.ts';
 import { queueStatus } from '../../../src-main/eval/queue/status.ts';
-import type { TaskResult } from '../../../src-main/eval/results.ts';
+import { readResults, type TaskResult } from '../../../src-main/eval/results.ts';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
 import { startMockLlm } from '../../../src-main/mock-llm/server.ts';
 import { startCli, startMockProcess, type MockProcess, type RunningCli } from '../support/cli.ts';
@@ -168,6 +168,31 @@ describe('eval --queue', () => {
       ids().flatMap((id) => [id, `${id}#1`]),
     );
     await stopAll(ws);
+  });
+
+  it('a key missing on the workers is an error result naming it; --retry-errors queues those sessions again', async () => {
+    const out = join(tmp, 'retry');
+    const keyArgs = ['--api-key-env', 'RLM_QUEUE_TEST_KEY'];
+    const bare = startCli(['worker', '--queue', redis.url, '--concurrency', '2'], { RLM_QUEUE_TEST_KEY: '' });
+    const c1 = coordinator(out, keyArgs);
+    const o1 = collectOutput(c1);
+    expect((await c1.done).code, o1.text()).toBe(0);
+    const failed = lines(out);
+    expect(failed).toHaveLength(TASKS);
+    for (const r of failed) {
+      expect(r.stopReason).toBe('error');
+      expect(r.message).toMatch(/RLM_QUEUE_TEST_KEY \(the endpoint's API key\) is not set/);
+    }
+    await stopAll([bare]);
+    const keyed = startCli(['worker', '--queue', redis.url, '--concurrency', '2'], { RLM_QUEUE_TEST_KEY: 'k' });
+    const c2 = coordinator(out, [...keyArgs, '--retry-errors']);
+    const o2 = collectOutput(c2);
+    expect((await c2.done).code, o2.text()).toBe(0);
+    expect(o2.text()).toMatch(new RegExp(`retrying ${TASKS} that ended in an error; ${TASKS} queued now`));
+    // Appended, never rewritten: the error lines stay, and the new ones supersede them.
+    expect(lines(out)).toHaveLength(2 * TASKS);
+    expect(readResults(join(out, 'results.jsonl')).results.every((r) => r.correct)).toBe(true);
+    await stopAll([keyed]);
   });
 
   it('a 429 seen by one worker holds back the others: the backoff lives in Redis, per endpoint', async () => {

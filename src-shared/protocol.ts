@@ -373,6 +373,28 @@ export interface EvalSettings {
   createdAt: string | null;
 }
 
+/** DIR/progress.json: where a running evaluation (local or queued) is, rewritten as sessions finish. */
+export interface EvalProgress {
+  /** `running` until the runner or coordinator ends; a killed one leaves `running` with an old `updatedAt`. */
+  state: 'running' | 'finished' | 'interrupted';
+  mode: 'local' | 'queue';
+  /** Sessions of this evaluation (tasks × repeats, of this shard). */
+  total: number;
+  done: number;
+  /** Done, and ended in an error. */
+  failed: number;
+  running: number;
+  costUsd: number;
+  /** Sessions finished per minute since this runner started. */
+  perMinute: number;
+  /** Estimated time left; null while no rate is known. */
+  etaMs: number | null;
+  startedAt: string;
+  updatedAt: string;
+  host: string;
+  pid: number;
+}
+
 export interface EvalOverview {
   /** Absolute path of the evaluation directory. */
   dir: string;
@@ -384,6 +406,8 @@ export interface EvalOverview {
   tasks: EvalTaskRow[];
   /** Problems met reading it (a torn last line of results.jsonl, missing logs), in words. */
   problems: string[];
+  /** progress.json when there is one; `live` while it is running and was updated recently. */
+  progress: (EvalProgress & { live: boolean }) | null;
 }
 
 /** Reply payloads by command type. */

@@ -117,6 +117,31 @@ export interface RoleClients {
   sub: { baseUrl: string; sampling: Sampling } | null;
 }
 
+/**
+ * What each role is sent, without reading any key: for `eval --queue`, whose workers read the
+ * keys from their own environment (the variable named here; null: OPENAI_API_KEY if set).
+ */
+export function roleSpec(o: RoleOptions & { baseUrl: string; apiKeyEnv?: string }): {
+  apiKeyEnv: string | null;
+  sampling: Sampling;
+  sub: { baseUrl: string; apiKeyEnv: string | null; sampling: Sampling } | null;
+} {
+  const sampling = rootSampling(o);
+  const apiKeyEnv = o.apiKeyEnv ?? null;
+  const own = subSamplingFlags(o);
+  if (o.subBaseUrl === undefined && o.subApiKeyEnv === undefined && isEmptySampling(own)) return { apiKeyEnv, sampling, sub: null };
+  const separateKey = o.subApiKeyEnv !== undefined || o.subBaseUrl !== undefined;
+  return {
+    apiKeyEnv,
+    sampling,
+    sub: {
+      baseUrl: o.subBaseUrl ?? o.baseUrl,
+      apiKeyEnv: separateKey ? (o.subApiKeyEnv ?? null) : apiKeyEnv,
+      sampling: o.subBaseUrl === undefined ? mergeSampling(sampling, own) : own,
+    },
+  };
+}
+
 /** The clients of both roles from the command line. */
 export function roleClients(o: RoleOptions & { baseUrl: string; apiKeyEnv?: string }): RoleClients {
   const root = rootSampling(o);

@@ -5,7 +5,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { EvalOverview, EvalSettings, EvalTaskRow } from '../../src-shared/protocol.ts';
+import type { EvalOverview, EvalProgress, EvalSettings, EvalTaskRow } from '../../src-shared/protocol.ts';
+import { resultKey, supersedes } from './results.ts';
 
 export class EvalDirError extends Error {
   override name = 'EvalDirError';
@@ -22,6 +23,7 @@ const ByModel = z.record(z.string(), ModelUsage);
 
 const ResultLine = z.looseObject({
   id: z.string().min(1),
+  repeat: z.number().int().nonnegative().default(0),
   kind: z.string().default('unknown'),
   sizeTokens: z.number().nullable().default(null),
   score: z.number(),
@@ -50,6 +52,37 @@ const EvalJson = z.looseObject({
   baseUrl: str.default(null),
   createdAt: str.default(null),
 });
+
+const ProgressJson = z.object({
+  state: z.enum(['running', 'finished', 'interrupted']),
+  mode: z.enum(['local', 'queue']),
+  total: z.number(),
+  done: z.number(),
+  failed: z.number(),
+  running: z.number(),
+  costUsd: z.number(),
+  perMinute: z.number(),
+  etaMs: z.number().nullable(),
+  startedAt: z.string(),
+  updatedAt: z.string(),
+  host: z.string(),
+  pid: z.number(),
+}) satisfies z.ZodType<EvalProgress>;
+
+/** A running evaluation rewrites progress.json at least this often (the runner's heartbeat); older means it died. */
+const LIVE_WITHIN_MS = 15_000;
+
+function readProgress(dir: string, problems: string[]): EvalOverview['progress'] {
+  const path = join(dir, 'progress.json');
+  if (!existsSync(path)) return null;
+  try {
+    const p = ProgressJson.parse(JSON.parse(readFileSync(path, 'utf8')));
+    return { ...p, live: p.state === 'running' && Date.now() - Date.parse(p.updatedAt) < LIVE_WITHIN_MS };
+  } catch (err) {
+    problems.push(`progress.json is unreadable (${(err as Error).message.split('\n')[0]})`);
+    return null;
+  }
+}
 
 export function isEvalDir(path: string): boolean {
   try {
@@ -123,8 +156,7 @@ export function readEvalDir(path: string): EvalOverview {
     // No summary yet (the evaluation is running or was killed): the total is unknown.
   }
 
-  const tasks: EvalTaskRow[] = [];
-  const seen = new Set<string>();
+  const rows = new Map<string, EvalTaskRow & { stopReason: string }>();
   const text = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '';
   const lines = text.split('\n');
   let missingLogs = 0;
@@ -151,13 +183,14 @@ export function readEvalDir(path: string): EvalOverview {
       return;
     }
     const d = r.data;
-    // The runner's rule: the first line of a task wins.
-    if (seen.has(d.id)) return;
-    seen.add(d.id);
+    // The runner's rule: the first line of a session wins, unless it was an error that was retried.
+    const key = resultKey(d.id, d.repeat);
+    const prev = rows.get(key);
+    if (prev !== undefined && !supersedes(prev, d)) return;
     const logFile = resolveLog(dir, d.logFile);
     if (d.logFile !== null && logFile === null) missingLogs++;
-    tasks.push({
-      id: d.id,
+    rows.set(key, {
+      id: key,
       kind: d.kind,
       sizeTokens: d.sizeTokens,
       score: d.score,
@@ -173,5 +206,14 @@ export function readEvalDir(path: string): EvalOverview {
     });
   });
   if (missingLogs > 0) problems.push(`${missingLogs} task log(s) named in results.jsonl are missing`);
-  return { dir, name: basename(dir), settings, datasetTasks, tasks, problems };
+  const progress = readProgress(dir, problems);
+  return {
+    dir,
+    name: basename(dir),
+    settings,
+    datasetTasks: datasetTasks ?? progress?.total ?? null,
+    tasks: [...rows.values()],
+    problems,
+    progress,
+  };
 }

@@ -1,6 +1,7 @@
 // results.jsonl: one line per finished task, appended with a single write as each task ends
 // and never rewritten, so an interrupted evaluation resumes from it. A kill mid-write can
 // leave one partial last line: readers skip it, and the next writer starts a fresh line.
+// A task run K times (`--repeat K`) has one line per session, told apart by `repeat`.
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import type { StopReason } from '../../src-shared/events.ts';
 import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
@@ -8,6 +9,8 @@ import type { Expected, ScorerName } from './tasks/types.ts';
 
 export interface TaskResult {
   id: string;
+  /** Which of the task's sessions (from 0) under `--repeat K`; absent for the first, as in results written before repeats. */
+  repeat?: number;
   kind: string;
   sizeTokens: number | null;
   scorer: ScorerName;
@@ -36,6 +39,16 @@ export interface ResultsFile {
   torn: boolean;
 }
 
+/** One session of one task: the task's id, with `#k` for repeats after the first. */
+export function resultKey(id: string, repeat = 0): string {
+  return repeat === 0 ? id : `${id}#${repeat}`;
+}
+
+/** Which of two lines of the same session counts: the first, unless it ended in an error and a later one did not (`--retry-errors`). */
+export function supersedes(earlier: { stopReason: string }, later: { stopReason: string }): boolean {
+  return earlier.stopReason === 'error' && later.stopReason !== 'error';
+}
+
 export function readResults(path: string): ResultsFile {
   if (!existsSync(path)) return { results: [], skipped: 0, torn: false };
   const text = readFileSync(path, 'utf8');
@@ -46,8 +59,10 @@ export function readResults(path: string): ResultsFile {
     try {
       const r = JSON.parse(line) as TaskResult;
       if (typeof r.id !== 'string' || typeof r.score !== 'number') throw new Error('not a result');
-      // First record wins: a task is never run again once it has one.
-      if (!byId.has(r.id)) byId.set(r.id, r);
+      const key = resultKey(r.id, r.repeat ?? 0);
+      const prev = byId.get(key);
+      // First record wins (a session is never run again once it has one), except over an error that was retried.
+      if (prev === undefined || supersedes(prev, r)) byId.set(key, r);
     } catch {
       skipped++;
     }

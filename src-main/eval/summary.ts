@@ -17,6 +17,10 @@ export interface EvalSummary {
   subModel: string | null;
   maxDepth: number;
   tasks: number;
+  /** Sessions per task (`--repeat`); every count below is over sessions. */
+  repeats: number;
+  /** Sessions in the evaluation: tasks × repeats. */
+  sessions: number;
   finished: number;
   /** Mean score over finished tasks (partial credit included). */
   accuracy: number;
@@ -31,6 +35,8 @@ export interface EvalSummary {
   calls: Quartiles;
   stopReasons: Record<string, number>;
   byKind: Record<string, GroupSummary>;
+  /** With repeats: the accuracy of each repeat (from 0) and their standard deviation, the run-to-run variance. */
+  byRepeat: { accuracy: number[]; std: number } | null;
   /** Keyed `kind@sizeTokens`. */
   byKindSize: Record<string, GroupSummary & { kind: string; sizeTokens: number | null }>;
 }
@@ -47,8 +53,9 @@ function group(rs: TaskResult[]): GroupSummary {
 
 export function summarize(
   results: TaskResult[],
-  meta: { dataset: string; model: string; subModel: string | null; maxDepth: number; tasks: number },
+  meta: { dataset: string; model: string; subModel: string | null; maxDepth: number; tasks: number; repeats?: number },
 ): EvalSummary {
+  const repeats = meta.repeats ?? 1;
   const byKind: EvalSummary['byKind'] = {};
   const byKindSize: EvalSummary['byKindSize'] = {};
   const kinds = [...new Set(results.map((r) => r.kind))].sort();
@@ -63,9 +70,20 @@ export function summarize(
   const all = group(results);
   const models: UsageByModel = {};
   for (const r of results) if (r.usage.byModel) addByModel(models, r.usage.byModel);
+  let byRepeat: EvalSummary['byRepeat'] = null;
+  if (repeats > 1) {
+    const accuracy = Array.from({ length: repeats }, (_, k) => group(results.filter((r) => (r.repeat ?? 0) === k)).meanScore);
+    const seen = accuracy.filter(Number.isFinite);
+    const mean = seen.reduce((a, x) => a + x, 0) / seen.length;
+    const std = seen.length > 1 ? Math.sqrt(seen.reduce((a, x) => a + (x - mean) ** 2, 0) / (seen.length - 1)) : Number.NaN;
+    byRepeat = { accuracy, std };
+  }
   return {
     ...meta,
+    repeats,
+    sessions: meta.tasks * repeats,
     finished: results.length,
+    byRepeat,
     accuracy: all.meanScore,
     correct: all.correct,
     totalCostUsd: Math.round(results.reduce((a, r) => a + (r.usage.costUsd ?? 0), 0) * 1e6) / 1e6,
@@ -89,10 +107,13 @@ export function summaryMarkdown(s: EvalSummary): string {
   const lines = [
     `# Evaluation: ${s.dataset}`,
     '',
-    `Model \`${s.model}\`${s.subModel ? `, sub-model \`${s.subModel}\`` : ''}, max depth ${s.maxDepth}. ${s.finished} of ${s.tasks} tasks finished.`,
+    `Model \`${s.model}\`${s.subModel ? `, sub-model \`${s.subModel}\`` : ''}, max depth ${s.maxDepth}. ${s.repeats > 1 ? `${s.finished} of ${s.sessions} sessions (${s.tasks} tasks × ${s.repeats}) finished.` : `${s.finished} of ${s.tasks} tasks finished.`}`,
     '',
     `**Accuracy (mean score) ${f(s.accuracy)}**, ${s.correct}/${s.finished} fully correct. Total cost ${usd(s.totalCostUsd)}${s.unpricedTasks > 0 ? ` (${s.unpricedTasks} task(s) without a price)` : ''}, ${s.totalCalls} model calls.`,
     '',
+    ...(s.byRepeat === null
+      ? []
+      : [`Accuracy by repeat: ${s.byRepeat.accuracy.map((a) => f(a)).join(', ')} (standard deviation ${f(s.byRepeat.std)}).`, '']),
     '| kind | size (tokens) | n | mean score | correct | runtime p25 / p50 / p75 | cost p50 |',
     '| --- | ---: | ---: | ---: | ---: | --- | ---: |',
     ...Object.values(s.byKindSize).map(

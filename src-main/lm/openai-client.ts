@@ -29,6 +29,8 @@ export interface OpenAiClientOptions {
   /** Stream the reply (SSE) and assemble it; usage comes from the final chunk. */
   stream?: boolean;
   headers?: Record<string, string>;
+  /** Replaces the SDK's fetch (every attempt, retries included, goes through it): a shared rate gate. */
+  fetch?: typeof fetch;
 }
 
 type Sdk = typeof import('openai');
@@ -122,6 +124,7 @@ export class OpenAiCompatibleClient implements LmClient {
       organization: null,
       project: null,
       ...(opts.headers ? { defaultHeaders: opts.headers } : {}),
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
     };
   }
 

@@ -30,6 +30,24 @@ export async function openEval(svc: Services, path: string): Promise<string | nu
   }
 }
 
+/**
+ * Reads a running evaluation again (the view calls it every few seconds while its progress is
+ * live): new rows and progress, nothing else changed (no logs opened, no panel switched).
+ */
+export async function refreshEval(svc: Services, dir: string): Promise<void> {
+  if (!svc.host) return;
+  try {
+    const { evaluation, sessions } = await svc.host.request({ type: 'eval.open', path: dir, openLogs: 0 });
+    const st = svc.store.getState();
+    for (const s of sessions) st.upsertSummary(s);
+    // Rows whose log the user opened since keep their session.
+    const before = new Map((st.evals.get(dir)?.tasks ?? []).map((t) => [t.id, t.sessionId]));
+    st.upsertEval({ ...evaluation, tasks: evaluation.tasks.map((t) => ({ ...t, sessionId: t.sessionId ?? before.get(t.id) ?? null })) });
+  } catch {
+    // The next tick tries again; a directory that went away shows what was last read.
+  }
+}
+
 /** Shows a task's log: its session when the host opened one, else opens the log now. */
 export async function openEvalTask(svc: Services, dir: string, taskId: string): Promise<void> {
   const e = svc.store.getState().evals.get(dir);

@@ -3,9 +3,9 @@
 // cross-session one), a virtualised task table whose rows open the task's session, and a
 // comparison of two evaluations: which tasks only one of them solved.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { EvalOverview, EvalTaskRow } from '../../src-shared/protocol.ts';
-import { openEval, openEvalTask } from '../app/eval-services.ts';
+import { openEval, openEvalTask, refreshEval } from '../app/eval-services.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { ChartFrame, drawDistribution } from '../charts/Charts.tsx';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
@@ -14,6 +14,8 @@ import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { HostPathForm } from './HostPathForm.tsx';
 
 const ROW_H = 24;
+/** How often a running evaluation is read again. */
+const LIVE_REFRESH_MS = 1500;
 const pct = (x: number): string => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '–');
 const usd = (x: number | null): string => (x === null ? '–' : fmtUsd(x));
 
@@ -69,7 +71,37 @@ function OpenEvalPath({ disabled }: { disabled: boolean }) {
   );
 }
 
+/** While the evaluation runs (its progress.json is fresh), read it again every LIVE_REFRESH_MS. */
+function useLiveRefresh(e: EvalOverview): void {
+  const svc = useServices();
+  const live = e.progress?.live === true;
+  useEffect(() => {
+    if (!live) return;
+    const timer = setInterval(() => void refreshEval(svc, e.dir), LIVE_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [svc, e.dir, live]);
+}
+
+function EvalProgressLine({ evaluation: e }: { evaluation: EvalOverview }) {
+  const p = e.progress;
+  if (!p) return null;
+  const state = p.live
+    ? `Running${p.mode === 'queue' ? ' on the queue' : ''}`
+    : p.state === 'running'
+      ? 'Stopped (no update lately)'
+      : p.state === 'finished'
+        ? 'Finished'
+        : 'Interrupted';
+  return (
+    <p className={p.live ? 'eval-progress live' : 'eval-progress'} data-testid="eval-progress" data-live={p.live ? 'yes' : 'no'}>
+      <b>{state}</b>: {p.done}/{p.total} done · {p.running} running · {p.failed} failed · {p.perMinute.toFixed(1)}/min · {fmtUsd(p.costUsd)}
+      {p.live ? ` · ${p.etaMs === null ? 'time left unknown' : `about ${fmtMs(p.etaMs)} left`}` : ''}
+    </p>
+  );
+}
+
 function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
+  useLiveRefresh(e);
   const totals = useMemo(() => evalTotals(e), [e]);
   const acc = useMemo(() => accuracyBy(e.tasks), [e]);
   const cost = useMemo(() => e.tasks.map((t) => t.costUsd ?? 0), [e]);
@@ -88,6 +120,7 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
         {e.datasetTasks !== null ? ` of ${e.datasetTasks}` : ''} tasks finished; accuracy <b>{pct(totals.accuracy)}</b> ({totals.correct}{' '}
         fully correct); total cost {fmtUsd(totals.totalCostUsd)}.
       </p>
+      <EvalProgressLine evaluation={e} />
       <UsageByModelTable byModel={totals.byModel} testId="eval-by-model" />
       {e.problems.length > 0 ? (
         <ul className="eval-problems" data-testid="eval-problems">

@@ -1,13 +1,17 @@
-// `rlm-studio eval DATASET.jsonl …`: runs a dataset (resumable), and `rlm-studio eval-gen`:
+// `rlm-studio eval DATASET.jsonl …`: runs a dataset (resumable) in this process, or with
+// `--queue` on workers anywhere (this process enqueues and collects); `rlm-studio eval-gen`:
 // writes a generated dataset. See src-main/eval/README.md.
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DatasetError, generateDataset } from '../../eval/dataset.ts';
+import { progressPrinter } from '../../eval/progress.ts';
 import { EvalConfigError, runEval } from '../../eval/runner.ts';
+import { parseShard, ShardError } from '../../eval/units.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
-import { addRoleOptions, type RoleOptions, rootSampling, roleClients } from '../role-options.ts';
+import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec } from '../role-options.ts';
 import { addExampleOptions, loadExampleOptions, loadSystemPromptFile, loadToolsOption } from './run.ts';
 
 interface EvalCliOptions extends LimitOptions, RoleOptions {
@@ -20,6 +24,11 @@ interface EvalCliOptions extends LimitOptions, RoleOptions {
   tools?: string;
   example?: string[];
   exampleBudget?: number;
+  queue?: string;
+  repeat: number;
+  retryErrors?: boolean;
+  shard?: string;
+  progress: boolean;
 }
 
 export function registerEval(program: Command): void {
@@ -40,7 +49,29 @@ export function registerEval(program: Command): void {
     .option('--json', 'print the summary as JSON on stdout')
     .option('--system-prompt <file>', "replace the built-in system prompt of every task's session ({tools} becomes the tools list)")
     .option('--tools <file.mjs>', 'custom tools for every task: an ES module whose exports are values or { fn, description }')
+    .option(
+      '--queue <redis-url>',
+      'run on queue workers (rlm-studio worker --queue URL, on any machine): enqueue every session, collect results and logs into --out',
+    )
+    .addOption(
+      new Option('--repeat <k>', 'sessions per task (variance across runs); results grouped by task and repeat')
+        .argParser(positiveInt('--repeat'))
+        .default(1),
+    )
+    .option('--retry-errors', 'run again the sessions whose result ended in an error (the new line supersedes the old)')
+    .option('--shard <i/n>', 'without --queue: run only the i-th of n parts of the dataset (1-based, tasks dealt round-robin)')
+    .option('--no-progress', 'no progress bar on stderr (one line per finished session still)')
     .action(async (dataset: string, o: EvalCliOptions) => {
+      if (o.queue !== undefined && o.shard !== undefined)
+        throw new UsageError('--shard is for runs without a queue: with --queue, start more workers instead');
+      let shard;
+      try {
+        shard = o.shard === undefined ? undefined : parseShard(o.shard);
+      } catch (err) {
+        if (err instanceof ShardError) throw new UsageError(err.message);
+        throw err;
+      }
+      const bar = progressPrinter((t) => process.stderr.write(t), process.stderr.isTTY === true);
       const controller = new AbortController();
       const onSignal = (): void => {
         process.stderr.write('eval: interrupted; finishing the summary (finished tasks are kept)\n');
@@ -49,30 +80,53 @@ export function registerEval(program: Command): void {
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
-        const { client, subClient, sub } = roleClients(o);
         const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
         const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
         const examples = await loadExampleOptions(o);
-        const res = await runEval({
+        const spec = roleSpec(o);
+        const definition = {
           ...(examples === undefined ? {} : { examples }),
           ...(systemPrompt === undefined ? {} : { systemPrompt }),
           ...(tools === undefined ? {} : { tools }),
           dataset,
           outDir: o.out,
-          client,
-          ...(subClient ? { subClient } : {}),
-          roles: { sampling: rootSampling(o), sub },
+          roles: { sampling: rootSampling(o), sub: spec.sub === null ? null : { baseUrl: spec.sub.baseUrl, sampling: spec.sub.sampling } },
           baseUrl: o.baseUrl,
           model: o.model,
           ...sessionSettings(o),
-          parallel: o.parallel,
-          onProgress: (line) => process.stderr.write(`${line}\n`),
+          repeat: o.repeat,
+          ...(o.retryErrors ? { retryErrors: true } : {}),
+          onProgress: (line: string) => {
+            bar.end();
+            process.stderr.write(`${line}\n`);
+          },
+          ...(o.progress ? { onBar: (line: string) => bar.show(line) } : {}),
           signal: controller.signal,
-        });
+        };
+        let res;
+        if (o.queue !== undefined) {
+          const { runQueuedEval } = await import('../../eval/queue/coordinator.ts');
+          const { checkQueueUrl } = await import('../../eval/queue/redis.ts');
+          checkQueueUrl(o.queue);
+          const toolsWire = o.tools === undefined ? null : { file: o.tools, source: await readFile(o.tools, 'utf8') };
+          res = await runQueuedEval({ ...definition, url: o.queue, wire: { ...spec, tools: toolsWire } });
+        } else {
+          const { client, subClient } = roleClients(o);
+          res = await runEval({
+            ...definition,
+            client,
+            ...(subClient ? { subClient } : {}),
+            parallel: o.parallel,
+            ...(shard ? { shard } : {}),
+          });
+        }
+        bar.end();
         if (o.json) process.stdout.write(`${JSON.stringify(res.summary)}\n`);
         process.exitCode = res.interrupted ? 130 : 0;
       } catch (err) {
-        if (err instanceof DatasetError || err instanceof EvalConfigError) throw new UsageError(err.message);
+        bar.end();
+        if (err instanceof DatasetError || err instanceof EvalConfigError || (err instanceof Error && err.name === 'QueueSetupError'))
+          throw new UsageError(err.message);
         throw err;
       } finally {
         process.off('SIGINT', onSignal);

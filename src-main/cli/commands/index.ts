@@ -20,6 +20,8 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   start: async () => [(await import('./serve.ts')).registerServe],
   eval: async () => [(await import('./eval.ts')).registerEval],
   'eval-gen': async () => [(await import('./eval.ts')).registerEvalGen],
+  'eval-status': async () => [(await import('./eval-status.ts')).registerEvalStatus],
+  worker: async () => [(await import('./worker.ts')).registerWorker],
   'export-sft': async () => [(await import('./export-sft.ts')).registerExportSft],
   'export-calls': async () => [(await import('./export-calls.ts')).registerExportCalls],
   'export-otlp': async () => [(await import('./export-otlp.ts')).registerExportOtlp],

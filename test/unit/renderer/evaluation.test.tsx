@@ -47,6 +47,7 @@ function evaluation(dir: string, tasks: EvalTaskRow[], maxIterations: number | n
     datasetTasks: tasks.length,
     tasks,
     problems: [],
+    progress: null,
   };
 }
 

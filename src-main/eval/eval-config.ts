@@ -1,0 +1,89 @@
+// What defines an evaluation, and the record of it in DIR/eval.json: a resumed run (local or
+// queued) with different settings is refused, and the queue derives its job ids from it.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ToolSpec } from '../engine/config.ts';
+import type { ConversationSettings, WorkedExample } from '../engine/index.ts';
+import type { Sampling } from '../lm/sampling.ts';
+import type { Dataset } from './dataset.ts';
+
+export interface EvalDefinition extends ConversationSettings {
+  /** Replaces the built-in system prompt of every task's session (`{tools}` filled in). */
+  systemPrompt?: string;
+  /** Custom tools for every task's session. */
+  tools?: Record<string, ToolSpec>;
+  /** Worked examples shown to every task's root run. */
+  examples?: WorkedExample[];
+  dataset: string;
+  outDir: string;
+  /** The sampling of each role, recorded in eval.json (a resumed run must not change them). */
+  roles?: { sampling: Sampling; sub: { baseUrl: string; sampling: Sampling } | null };
+  /** Recorded in eval.json so a resumed run can refuse a different configuration. */
+  baseUrl: string;
+  model: string;
+  /** Sessions per task (default 1); raising it later runs only the new repeats. */
+  repeat?: number;
+  /** Run again the sessions whose result ended in an error; the new line supersedes the old one. */
+  retryErrors?: boolean;
+  /** One line per finished session, and what the runner is doing. */
+  onProgress?: (line: string) => void;
+  /** The progress bar's line (done/running/failed, rate, cost, time left), on every change. */
+  onBar?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export class EvalConfigError extends Error {
+  override name = 'EvalConfigError';
+}
+
+const short = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
+
+/** What must match for a resumed run to continue the same evaluation. */
+export function configKey(o: EvalDefinition, dataset: Dataset): Record<string, unknown> {
+  return {
+    dataset: dataset.path,
+    model: o.model,
+    subModel: o.subModel ?? null,
+    maxDepth: o.maxDepth ?? 1,
+    maxIterations: o.maxIterations ?? null,
+    childLlmModel: o.childLlmModel ?? 'sub',
+    finalPatterns: o.finalPatterns ?? false,
+    repl: o.repl ?? 'javascript',
+    // The prompt by its hash (eval.json stays small), the tools by their names.
+    systemPrompt: o.systemPrompt === undefined ? null : short(o.systemPrompt),
+    tools: o.tools === undefined ? null : Object.keys(o.tools).sort(),
+    // Each example by its file and the hash of its rendering (which the budget shapes).
+    examples:
+      o.examples === undefined || o.examples.length === 0 ? null : o.examples.map((e) => ({ source: e.source, text: short(e.text) })),
+    // Absent (null) when unset, so evaluations recorded before these existed still resume.
+    sampling: o.roles && Object.keys(o.roles.sampling).length > 0 ? o.roles.sampling : null,
+    subCalls: o.roles?.sub ?? null,
+  };
+}
+
+export function checkConfig(metaPath: string, key: Record<string, unknown>, baseUrl: string): void {
+  if (!existsSync(metaPath)) {
+    writeFileSync(metaPath, `${JSON.stringify({ ...key, baseUrl, createdAt: new Date().toISOString() }, null, 2)}\n`);
+    return;
+  }
+  // Evaluations recorded before Python ran JavaScript (and routed a child's llm_query to the sub model).
+  const prev: Record<string, unknown> = {
+    repl: 'javascript',
+    childLlmModel: 'sub',
+    ...(JSON.parse(readFileSync(metaPath, 'utf8')) as Record<string, unknown>),
+  };
+  const diff = Object.keys(key).filter((k) => JSON.stringify(prev[k] ?? null) !== JSON.stringify(key[k] ?? null));
+  if (diff.length > 0) {
+    throw new EvalConfigError(
+      `${metaPath} records a different evaluation (${diff.map((k) => `${k}: ${JSON.stringify(prev[k] ?? null)} there, ${JSON.stringify(key[k] ?? null)} now`).join('; ')}); resume with the same settings or use another --out`,
+    );
+  }
+}
+
+/** Refused up front, not session by session: every session would fail the same way. */
+export function checkDefinition(o: EvalDefinition): void {
+  if ((o.examples?.length ?? 0) > 0 && o.maxDepth === 0)
+    throw new EvalConfigError('worked examples need a REPL: maxDepth 0 is a direct call with no code to write');
+  if (o.repeat !== undefined && (!Number.isInteger(o.repeat) || o.repeat < 1))
+    throw new EvalConfigError('repeat must be a positive integer');
+}

@@ -1,0 +1,272 @@
+// The coordinator of a queued evaluation: enqueues every session of the dataset with a job id
+// derived from the task and the configuration (enqueueing again adds nothing), then collects
+// finished jobs into --out: the log first (written beside, then renamed), then the result line,
+// then the job is removed from Redis. results.jsonl thus holds each session exactly once: a
+// coordinator killed between two of these steps finds the line (and skips) or not (and writes
+// it) when started again with the same arguments. Redis keeps unfinished and uncollected jobs
+// (with persistence on, across a restart); the coordinator retries while it is unreachable.
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync } from 'node:zlib';
+import { Queue, type ConnectionOptions, type Job } from 'bullmq';
+import type { EvalProgress } from '../../../src-shared/protocol.ts';
+import { loadTaskContext } from '../dataset.ts';
+import { configKey, type EvalDefinition } from '../eval-config.ts';
+import { ProgressTracker } from '../progress.ts';
+import type { TaskResult } from '../results.ts';
+import { heartbeat, logPathFor, planEval, resultLine, writeSummary, type EvalPlan, type EvalRunResult } from '../runner.ts';
+import { notRunResult } from '../task-session.ts';
+import { logNameFor, type WorkUnit } from '../units.ts';
+import { keys, QUEUE_NAME, sha } from './keys.ts';
+import { connectRedis, type RedisClient } from './redis.ts';
+import { JobData, JobReturn, type WireConfig } from './wire.ts';
+
+export interface QueuedEvalOptions extends EvalDefinition {
+  url: string;
+  /** Where workers find the endpoints' keys and what they send (the keys themselves never enter Redis). */
+  wire: Pick<WireConfig, 'apiKeyEnv' | 'sampling' | 'sub'> & { tools: WireConfig['tools'] };
+  /** How often finished jobs are collected. */
+  pollMs?: number;
+  /** Job attempts when a worker's processing throws (not a session that ended in an error: that is a result). */
+  attempts?: number;
+  /** Each collected job's times as BullMQ recorded them (the benchmark's queue overhead). */
+  onCollected?: (t: { processedOn: number | null; finishedOn: number | null; sessionMs: number }) => void;
+}
+
+export interface QueuedEvalResult extends EvalRunResult {
+  evalId: string;
+  /** Jobs this invocation added (0 when every pending session was already queued). */
+  enqueued: number;
+}
+
+/** The evaluation's id: its configuration and its --out, so two evaluations never share jobs. */
+function evaluationId(o: EvalDefinition, plan: EvalPlan): string {
+  return sha(JSON.stringify({ config: configKey(o, plan.dataset), outDir: plan.outDir })).slice(0, 16);
+}
+
+/** A session's job id: the evaluation, the task (its whole line, context included) and the repeat. */
+function jobIdFor(evalId: string, unit: WorkUnit, contextHash: string): string {
+  const { context: _c, contextFile: _f, ...line } = unit.task;
+  return `${evalId}-${sha(JSON.stringify({ line, contextHash })).slice(0, 16)}-r${unit.repeat}`;
+}
+
+const BATCH = 200;
+/** Finished jobs read per poll: each carries its log, and Redis buffers a whole reply for a slow reader. */
+const COLLECT_BATCH = 50;
+
+export async function runQueuedEval(o: QueuedEvalOptions): Promise<QueuedEvalResult> {
+  const plan = await planEval(o);
+  const say = o.onProgress ?? ((): void => undefined);
+  let redisDown = false;
+  const redis: RedisClient = connectRedis(o.url, (err) => {
+    if (!redisDown) say(`eval: Redis unreachable (${err.message}); waiting for it`);
+    redisDown = true;
+  });
+  const queue = new Queue(QUEUE_NAME, { connection: redis as unknown as ConnectionOptions });
+  const evalId = evaluationId(o, plan);
+  const tracker = new ProgressTracker(plan.outDir, 'queue', plan.units.length, plan.kept);
+  tracker.write('running', true);
+  const stopBeat = heartbeat(tracker);
+  try {
+    const wire: WireConfig = {
+      model: o.model,
+      baseUrl: o.baseUrl,
+      ...o.wire,
+      settings: {
+        ...(o.subModel !== undefined ? { subModel: o.subModel } : {}),
+        ...(o.maxDepth !== undefined ? { maxDepth: o.maxDepth } : {}),
+        ...(o.maxIterations !== undefined ? { maxIterations: o.maxIterations } : {}),
+        ...(o.maxBudgetUsd !== undefined ? { maxBudgetUsd: o.maxBudgetUsd } : {}),
+        ...(o.maxTimeoutMs !== undefined ? { maxTimeoutMs: o.maxTimeoutMs } : {}),
+        ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
+        ...(o.maxErrors !== undefined ? { maxErrors: o.maxErrors } : {}),
+        ...(o.maxErrorsMode !== undefined ? { maxErrorsMode: o.maxErrorsMode } : {}),
+        ...(o.maxConcurrency !== undefined ? { maxConcurrency: o.maxConcurrency } : {}),
+        ...(o.maxConcurrencyLlm !== undefined ? { maxConcurrencyLlm: o.maxConcurrencyLlm } : {}),
+        ...(o.maxConcurrencyRlm !== undefined ? { maxConcurrencyRlm: o.maxConcurrencyRlm } : {}),
+        ...(o.childLlmModel !== undefined ? { childLlmModel: o.childLlmModel } : {}),
+        ...(o.finalPatterns !== undefined ? { finalPatterns: o.finalPatterns } : {}),
+        ...(o.repl !== undefined ? { repl: o.repl } : {}),
+      },
+      systemPrompt: o.systemPrompt ?? null,
+      examples: o.examples ?? null,
+      dataset: plan.dataset.path,
+      outDir: plan.outDir,
+      coordinator: `${hostname()}:${process.pid}`,
+      sessions: plan.units.length,
+      createdAt: new Date().toISOString(),
+    };
+    await redis.set(keys.config(evalId), JSON.stringify(wire));
+    await redis.sadd(keys.evals, evalId);
+    const enqueued = await enqueue(queue, redis, evalId, plan, o.attempts ?? 3);
+    say(
+      `eval: ${plan.units.length} session(s) of ${plan.dataset.path} on ${o.url.replace(/\/\/[^@/]*@/, '//…@')} (evaluation ${evalId}); ${plan.kept.length} already in results.jsonl${plan.retrying.size > 0 ? `, retrying ${plan.retrying.size} that ended in an error` : ''}; ${enqueued} queued now, ${plan.pending.length - enqueued} were queued already`,
+    );
+    const ran = await collect(queue, redis, evalId, plan, tracker, o);
+    const interrupted = o.signal?.aborted ?? false;
+    stopBeat();
+    tracker.write(interrupted ? 'interrupted' : 'finished');
+    await publish(redis, evalId, plan, o, tracker.snapshot(interrupted ? 'interrupted' : 'finished'));
+    if (!interrupted) await forget(redis, evalId, plan);
+    const summary = writeSummary(plan, o);
+    say(
+      `eval: ${summary.finished}/${summary.sessions} finished, accuracy ${Number.isFinite(summary.accuracy) ? summary.accuracy.toFixed(3) : '–'}, ${summary.correct} correct${interrupted ? ' (stopped following: the workers go on; run the same command again to collect and resume)' : ''}; ${join(plan.outDir, 'summary.md')}`,
+    );
+    return { summary, ran, skipped: plan.kept.length, interrupted, outDir: plan.outDir, evalId, enqueued };
+  } finally {
+    stopBeat();
+    await queue.close().catch(() => undefined);
+    await redis.quit().catch(() => redis.disconnect());
+  }
+}
+
+/** Adds a job per pending session whose id is not in the queue yet; returns how many were added. */
+async function enqueue(queue: Queue, redis: RedisClient, evalId: string, plan: EvalPlan, attempts: number): Promise<number> {
+  let added = 0;
+  const contextKeys = new Map<string, string>();
+  for (let i = 0; i < plan.pending.length; i += BATCH) {
+    const batch = plan.pending.slice(i, i + BATCH);
+    const jobs: { name: string; data: JobData; opts: { jobId: string } }[] = [];
+    for (const unit of batch) {
+      let contextKey = contextKeys.get(unit.task.id);
+      if (contextKey === undefined) {
+        // Loaded here, on the coordinator: the workers need no access to the dataset's files.
+        const text = JSON.stringify(await loadTaskContext(unit.task, plan.dataset.dir));
+        contextKey = keys.context(evalId, sha(text));
+        await redis.set(contextKey, text, 'NX');
+        contextKeys.set(unit.task.id, contextKey);
+      }
+      const { context: _c, contextFile: _f, ...task } = unit.task;
+      jobs.push({
+        name: 'session',
+        data: { evalId, key: unit.key, repeat: unit.repeat, task, contextKey },
+        opts: { jobId: jobIdFor(evalId, unit, contextKey) },
+      });
+    }
+    const existing = await Promise.all(jobs.map((j) => queue.getJob(j.opts.jobId)));
+    const fresh = jobs.filter((_, k) => existing[k] === undefined);
+    // BullMQ ignores an add whose job id exists, so a concurrent enqueue cannot duplicate either.
+    await queue.addBulk(
+      fresh.map((j) => ({
+        name: j.name,
+        data: j.data,
+        opts: {
+          jobId: j.opts.jobId,
+          attempts,
+          backoff: { type: 'exponential', delay: 1000 },
+          removeOnComplete: false,
+          removeOnFail: false,
+        },
+      })),
+    );
+    added += fresh.length;
+  }
+  return added;
+}
+
+/** Follows the queue until every session has its line (or the signal): collects finished and failed jobs. */
+async function collect(
+  queue: Queue,
+  redis: RedisClient,
+  evalId: string,
+  plan: EvalPlan,
+  tracker: ProgressTracker,
+  o: QueuedEvalOptions,
+): Promise<number> {
+  const say = o.onProgress ?? ((): void => undefined);
+  const waiting = new Map(plan.pending.map((u) => [u.key, u]));
+  const total = plan.units.length;
+  let finished = plan.kept.length;
+  let ran = 0;
+  let unreachable = false;
+  const keep = (job: Job, result: TaskResult, logGz: string | null): void => {
+    const unit = waiting.get(result.repeat ? `${result.id}#${result.repeat}` : result.id);
+    if (unit === undefined) return;
+    let logFile: string | null = null;
+    if (logGz !== null) {
+      logFile = logPathFor(plan.logsDir, logNameFor(unit), plan.retrying.has(unit.key) ? 'retried' : 'interrupted');
+      const tmp = join(dirname(logFile), `.${job.id ?? 'job'}.tmp`);
+      writeFileSync(tmp, gunzipSync(Buffer.from(logGz, 'base64')));
+      renameSync(tmp, logFile);
+    }
+    const line: TaskResult = { ...result, logFile };
+    plan.writer.append(line);
+    waiting.delete(unit.key);
+    finished++;
+    ran++;
+    tracker.finished(line);
+    say(resultLine(line, finished, total, tracker.snapshot('running').running));
+  };
+  mkdirSync(plan.logsDir, { recursive: true });
+  while (waiting.size > 0 && !o.signal?.aborted) {
+    let more = false;
+    try {
+      const page = await queue.getJobs(['completed'], 0, COLLECT_BATCH - 1, true);
+      more = page.length === COLLECT_BATCH;
+      const done = page.filter((j) => isOurs(j, evalId));
+      for (const job of done) {
+        const rv = JobReturn.safeParse(job.returnvalue);
+        const data = JobData.safeParse(job.data);
+        if (!data.success) continue;
+        if (waiting.has(data.data.key)) {
+          if (rv.success) {
+            keep(job, { ...rv.data.result, ...(data.data.repeat === 0 ? {} : { repeat: data.data.repeat }) }, rv.data.log);
+            o.onCollected?.({
+              processedOn: job.processedOn ?? null,
+              finishedOn: job.finishedOn ?? null,
+              sessionMs: rv.data.result.durationMs,
+            });
+          } else keep(job, notRunResult(unitOf(data.data), o.model, `the worker returned no readable result: ${rv.error.message}`), null);
+        }
+        await job.remove();
+      }
+      const failed = (await queue.getJobs(['failed'], 0, COLLECT_BATCH - 1, true)).filter((j) => isOurs(j, evalId));
+      for (const job of failed) {
+        const data = JobData.safeParse(job.data);
+        if (data.success && waiting.has(data.data.key))
+          keep(
+            job,
+            notRunResult(unitOf(data.data), o.model, `failed on the workers after ${job.attemptsMade} attempt(s): ${job.failedReason}`),
+            null,
+          );
+        await job.remove();
+      }
+      const active = (await queue.getJobs(['active'])).filter((j) => isOurs(j, evalId)).length;
+      tracker.setRunning(active);
+      o.onBar?.(tracker.line());
+      await publish(redis, evalId, plan, o, tracker.snapshot('running'));
+      if (unreachable) say('eval: Redis reachable again; collecting');
+      unreachable = false;
+    } catch (err) {
+      if (!unreachable) say(`eval: cannot read the queue (${(err as Error).message}); retrying`);
+      unreachable = true;
+    }
+    if (waiting.size > 0 && !more) await sleep(o.pollMs ?? 200, undefined, o.signal ? { signal: o.signal } : {}).catch(() => undefined);
+  }
+  return ran;
+}
+
+/** The progress eval-status shows (kept an hour after the last update). */
+async function publish(redis: RedisClient, evalId: string, plan: EvalPlan, o: EvalDefinition, p: EvalProgress): Promise<void> {
+  await redis.set(
+    keys.progress(evalId),
+    JSON.stringify({ ...p, dataset: plan.dataset.path, outDir: plan.outDir, model: o.model }),
+    'EX',
+    3600,
+  );
+}
+
+const isOurs = (job: Job, evalId: string): boolean => typeof job.id === 'string' && job.id.startsWith(`${evalId}-`);
+
+function unitOf(d: JobData): WorkUnit {
+  return { task: d.task, repeat: d.repeat, key: d.key };
+}
+
+/** A finished evaluation's keys: its configuration and the contexts of its tasks. */
+async function forget(redis: RedisClient, evalId: string, plan: EvalPlan): Promise<void> {
+  const contexts = new Set<string>();
+  for (const t of plan.dataset.tasks) contexts.add(keys.context(evalId, sha(JSON.stringify(await loadTaskContext(t, plan.dataset.dir)))));
+  await redis.del(keys.config(evalId), ...contexts);
+}

@@ -1,0 +1,174 @@
+// A queue worker: takes sessions from the queue (BullMQ), runs each as a local session would
+// run, and returns its result line and its log (gzipped) in the job's return value, so the
+// coordinator writes both into its own --out whether or not the machines share a disk.
+// A worker that dies mid-session holds a lock that expires; BullMQ then marks the job stalled
+// and another worker runs it again from the start.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { RlmConfig, ToolSpec } from '../../engine/index.ts';
+import { loadToolsModule } from '../../engine/tools-module.ts';
+import { OpenAiCompatibleClient } from '../../lm/openai-client.ts';
+import { samplingArgs } from '../../lm/sampling.ts';
+import type { SandboxValue } from '../../sandbox/types.ts';
+import { notRunResult, runTaskSession } from '../task-session.ts';
+import { logNameFor, type WorkUnit } from '../units.ts';
+import { SharedEndpointBackoff, type BackoffOptions } from './endpoint-backoff.ts';
+import { keys, QUEUE_NAME } from './keys.ts';
+import { connectRedis, type RedisClient } from './redis.ts';
+import { JobData, WireConfig, type JobReturnValue } from './wire.ts';
+
+export interface QueueWorkerOptions {
+  url: string;
+  /** Sessions at once in this process. */
+  concurrency: number;
+  /** How long a job's lock lasts without renewal; a dead worker's job is taken again after about this long. */
+  lockDurationMs?: number;
+  backoff?: BackoffOptions;
+  /** One line per session started and finished, and connection problems. */
+  onLine?: (line: string) => void;
+  /** Environment the API keys are read from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface QueueWorker {
+  /** `host:pid`, as results and eval-status name it. */
+  name: string;
+  backoff: SharedEndpointBackoff;
+  /** Stops taking jobs and waits for the sessions in progress to finish (their results are sent). */
+  close(): Promise<void>;
+}
+
+/** The key in `envVar` (or OPENAI_API_KEY); a named variable missing on this worker is an error naming it. */
+function apiKey(env: NodeJS.ProcessEnv, envVar: string | null, worker: string): string {
+  const key = env[envVar ?? 'OPENAI_API_KEY'];
+  if (key) return key;
+  if (envVar !== null) throw new Error(`worker ${worker}: the environment variable ${envVar} (the endpoint's API key) is not set`);
+  return 'no-key';
+}
+
+interface Prepared {
+  config: Omit<RlmConfig, 'client'> & { client: OpenAiCompatibleClient };
+}
+
+export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker> {
+  const name = `${hostname()}:${process.pid}`;
+  const say = o.onLine ?? ((): void => undefined);
+  const env = o.env ?? process.env;
+  let redisDown = false;
+  const redis: RedisClient = connectRedis(o.url, (err) => {
+    if (!redisDown) say(`worker: Redis unreachable (${err.message}); retrying`);
+    redisDown = true;
+  });
+  await redis.ping();
+  const backoff = new SharedEndpointBackoff(redis, o.backoff);
+  const scratch = mkdtempSync(join(tmpdir(), 'rlm-worker-'));
+  const prepared = new Map<string, Promise<Prepared>>();
+
+  const prepare = async (evalId: string): Promise<Prepared> => {
+    const text = await redis.get(keys.config(evalId));
+    if (text === null) throw new Error(`the configuration of evaluation ${evalId} is not in Redis (was the queue flushed?)`);
+    const w = WireConfig.parse(JSON.parse(text));
+    const client = new OpenAiCompatibleClient({
+      baseUrl: w.baseUrl,
+      apiKey: apiKey(env, w.apiKeyEnv, name),
+      sampling: samplingArgs(w.sampling),
+      fetch: backoff.fetchFor(w.baseUrl),
+    });
+    const subClient =
+      w.sub === null
+        ? undefined
+        : new OpenAiCompatibleClient({
+            baseUrl: w.sub.baseUrl,
+            apiKey: apiKey(env, w.sub.apiKeyEnv, name),
+            sampling: samplingArgs(w.sub.sampling),
+            fetch: backoff.fetchFor(w.sub.baseUrl),
+          });
+    let tools: Record<string, ToolSpec> | undefined;
+    if (w.tools !== null) {
+      const file = join(scratch, `tools-${evalId}.mjs`);
+      writeFileSync(file, w.tools.source);
+      tools = await loadToolsModule(file);
+    }
+    return {
+      config: {
+        ...w.settings,
+        model: w.model,
+        client,
+        ...(subClient ? { subClient } : {}),
+        ...(w.systemPrompt === null ? {} : { systemPrompt: w.systemPrompt }),
+        ...(tools ? { tools } : {}),
+        ...(w.examples === null ? {} : { examples: w.examples }),
+      },
+    };
+  };
+
+  const process_ = async (job: Job): Promise<JobReturnValue> => {
+    const data = JobData.parse(job.data);
+    const unit: WorkUnit = { task: data.task, repeat: data.repeat, key: data.key };
+    let p = prepared.get(data.evalId);
+    if (!p) {
+      p = prepare(data.evalId);
+      prepared.set(data.evalId, p);
+      p.catch(() => prepared.delete(data.evalId));
+    }
+    let config: Prepared['config'];
+    try {
+      ({ config } = await p);
+    } catch (err) {
+      // Every session of this evaluation would fail the same way here: report it as the result.
+      return { result: notRunResult(unit, 'unknown', (err as Error).message), log: null, worker: name };
+    }
+    say(`worker ${name}: ${data.key} started`);
+    const logPath = join(scratch, `${job.id ?? logNameFor(unit)}.rlm.jsonl`);
+    const result = await runTaskSession({
+      unit,
+      loadContext: async (): Promise<SandboxValue> => {
+        const text = await redis.get(data.contextKey);
+        if (text === null) throw new Error(`task ${data.task.id}: its context is not in Redis (${data.contextKey})`);
+        return JSON.parse(text) as SandboxValue;
+      },
+      logPath,
+      config,
+    });
+    if (result === null) throw new Error('the session was interrupted');
+    let log: string | null = null;
+    try {
+      log = gzipSync(readFileSync(logPath)).toString('base64');
+      rmSync(logPath);
+    } catch {
+      // No log was written (the context could not be loaded): the result says why.
+    }
+    say(`worker ${name}: ${data.key} ${result.stopReason} score ${result.score.toFixed(3)}`);
+    return { result: { ...result, logFile: null }, log, worker: name };
+  };
+
+  const worker = new Worker(QUEUE_NAME, process_, {
+    connection: redis as unknown as ConnectionOptions,
+    concurrency: o.concurrency,
+    name,
+    lockDuration: o.lockDurationMs ?? 30_000,
+    // Half the lock: a dead worker's job is found soon after its lock expires.
+    stalledInterval: Math.max(500, Math.round((o.lockDurationMs ?? 30_000) / 2)),
+    // A session that kills its worker twice fails (with the reason) rather than looping.
+    maxStalledCount: 2,
+    autorun: true,
+  });
+  worker.on('error', (err) => say(`worker ${name}: ${err.message}`));
+  worker.on('ready', () => {
+    if (redisDown) say(`worker ${name}: Redis reachable again`);
+    redisDown = false;
+  });
+  await worker.waitUntilReady();
+  return {
+    name,
+    backoff,
+    close: async () => {
+      await worker.close();
+      await redis.quit().catch(() => undefined);
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,84 @@
+// Sessions of an evaluation: shards, repeats, result keys, which line of a session counts,
+// and the progress line.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { progressLine } from '../../../src-main/eval/progress.ts';
+import { readResults, resultKey } from '../../../src-main/eval/results.ts';
+import type { EvalTask } from '../../../src-main/eval/tasks/types.ts';
+import { logNameFor, parseShard, ShardError, workUnits } from '../../../src-main/eval/units.ts';
+
+const task = (id: string): EvalTask => ({ id, kind: 'sniah', query: 'q', expected: '1', scorer: 'exact', context: 'c' });
+const tasks = ['a', 'b', 'c', 'd', 'e'].map(task);
+
+describe('shards and repeats', () => {
+  it('deals tasks round-robin into disjoint shards that cover the dataset', () => {
+    const parts = [1, 2, 3].map((i) => workUnits(tasks, 1, { index: i, count: 3 }).map((u) => u.task.id));
+    expect(parts).toEqual([['a', 'd'], ['b', 'e'], ['c']]);
+    expect(parts.flat().sort()).toEqual(tasks.map((t) => t.id));
+  });
+
+  it('refuses malformed shards by name', () => {
+    expect(parseShard('2/4')).toEqual({ index: 2, count: 4 });
+    for (const bad of ['0/3', '4/3', '1/0', 'a/b', '1-3']) expect(() => parseShard(bad)).toThrow(ShardError);
+    expect(() => parseShard('0/3')).toThrow(/between 1 and N/);
+  });
+
+  it('repeats every task, first sessions first; keys and log names tell repeats apart', () => {
+    const units = workUnits(tasks.slice(0, 2), 3);
+    expect(units.map((u) => u.key)).toEqual(['a', 'b', 'a#1', 'b#1', 'a#2', 'b#2']);
+    expect(units.map((u) => logNameFor(u))).toEqual(['a', 'b', 'a.r1', 'b.r1', 'a.r2', 'b.r2']);
+    expect(resultKey('x', 0)).toBe('x');
+  });
+});
+
+describe('results.jsonl', () => {
+  const line = (id: string, stopReason: string, extra: Record<string, unknown> = {}): string =>
+    JSON.stringify({ id, score: stopReason === 'error' ? 0 : 1, stopReason, usage: { calls: 1 }, ...extra });
+
+  it('keeps the first line of a session, except an error a later run replaced', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-results-'));
+    const path = join(dir, 'results.jsonl');
+    writeFileSync(
+      path,
+      [
+        line('a', 'answered', { answer: 'first' }),
+        line('a', 'answered', { answer: 'second' }),
+        line('b', 'error'),
+        line('b', 'answered'),
+        line('b', 'error'),
+        line('a', 'answered', { repeat: 1 }),
+        '',
+      ].join('\n'),
+    );
+    const r = readResults(path);
+    expect(r.results.map((x) => [resultKey(x.id, x.repeat ?? 0), x.stopReason, x.answer ?? null])).toEqual([
+      ['a', 'answered', 'first'],
+      ['b', 'answered', null],
+      ['a#1', 'answered', null],
+    ]);
+  });
+});
+
+describe('progress line', () => {
+  it('shows done, running, failed, rate, cost and time left', () => {
+    const p = {
+      state: 'running' as const,
+      mode: 'queue' as const,
+      total: 10,
+      done: 5,
+      failed: 1,
+      running: 3,
+      costUsd: 0.0123,
+      perMinute: 12,
+      etaMs: 125_000,
+      startedAt: '',
+      updatedAt: '',
+      host: 'h',
+      pid: 1,
+    };
+    expect(progressLine(p, 10)).toBe('█████░░░░░ 5/10 done · 3 running · 1 failed · 12.0/min · $0.0123 · ETA 2m05s');
+    expect(progressLine({ ...p, etaMs: null }, 10)).toMatch(/ETA –$/);
+  });
+});

@@ -15,10 +15,10 @@ import {
 } from '../../src-shared/trajectory/index.ts';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { useServices, useStudio } from '../app/context.tsx';
-import { fmtInt, fmtMs, fmtUsd, inclusiveTotals, runStatus, truncationOf } from '../lib/derive.ts';
+import { fmtInt, fmtMs, fmtUsd, RunDerivations, runStatus, truncationOf } from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
 import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
-import { hostIdOf, pauseOf, viewRev, viewTraj } from '../store/studio.ts';
+import { hostIdOf, pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
 import { contextNeedOf, mayHaveRecipe } from './ContextFields.tsx';
 import { FollowUpForm } from './FollowUpForm.tsx';
 import { ForkForm, type ForkTarget } from './ForkForm.tsx';
@@ -77,8 +77,12 @@ function RunHeader({
   language: ReplLanguage;
 }) {
   const svc = useServices();
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const totals = useMemo(() => inclusiveTotals(traj, run.id), [traj, run, traj.revision]);
+  const derived = useStudio((s) => viewDerivations(s, sessionId));
+  const totals = useMemo(
+    () => (derived?.state === traj ? derived : new RunDerivations(traj)).inclusiveTotals(run.id),
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
+    [derived, traj, run, traj.revision],
+  );
   const status = runStatus(run, pause);
   const parent = run.parentRunId;
   const direct = run.iterations.some(isDirectCall);
@@ -323,7 +327,7 @@ function IterationDetail({
   useEffect(() => {
     if (!leftOutAny) return;
     const calls = blocksOf(it).flatMap((b) => b.calls.slice(0, 500).map((cid) => traj.calls.get(cid)?.start));
-    void svc.fullTexts(sessionId, [first ? run.start : null, it.start, it.end, ...calls]);
+    void svc.texts.fullTexts(sessionId, [first ? run.start : null, it.start, it.end, ...calls]);
   }, [svc, sessionId, traj, run, it, first, leftOutAny]);
   const leftOut = entry ? [first ? run.start : null, it.start].some((e) => e && entry.elided.has(e)) : false;
   const [forking, setForking] = useState(false);

@@ -15,7 +15,7 @@ import {
   measureOf,
   MEASURES,
   runLabel,
-  runMetrics,
+  RunDerivations,
   runStatus,
   runsMatching,
   treeRows,
@@ -25,7 +25,7 @@ import {
 } from '../lib/derive.ts';
 import { REPL_LABEL, REPL_TAG, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { usePrefs } from '../store/prefs.ts';
-import { pauseOf, viewRev, viewTraj } from '../store/studio.ts';
+import { pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
 import { TreeGraph } from './TreeGraph.tsx';
 
 const ROW_H = 26;
@@ -35,6 +35,7 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   const svc = useServices();
   const rev = useStudio((s) => viewRev(s, sessionId));
   const traj = useStudio((s) => viewTraj(s, sessionId));
+  const ownDerived = useStudio((s) => viewDerivations(s, sessionId));
   const pause = useStudio((s) => pauseOf(s, sessionId));
   const selected = useStudio((s) => s.selection.get(sessionId)?.runId ?? null);
   const language = useStudio((s) => sessionLanguage(s.sessions.get(sessionId)));
@@ -43,13 +44,16 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   const [query, setQuery] = useState('');
   const deferredQuery = useDeferredValue(query);
 
+  // A replay's trajectory moves back and forth: it gets fresh derivations per revision.
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
+  const derived = useMemo(() => (traj ? (ownDerived ?? new RunDerivations(traj)) : null), [traj, ownDerived, rev]);
   // Recomputed per committed revision (once per frame at most while live).
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const metrics = useMemo(() => (traj ? runMetrics(traj) : new Map<RunId, RunMetrics>()), [traj, rev]);
+  const metrics = useMemo(() => (derived ? derived.runMetrics() : new Map<RunId, RunMetrics>()), [derived, rev]);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const visible = useMemo(() => (traj ? runsMatching(traj, deferredQuery) : null), [traj, rev, deferredQuery]);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const rows = useMemo(() => (traj ? treeRows(traj, collapsed, visible) : []), [traj, rev, collapsed, visible]);
+  const rows = useMemo(() => (derived ? treeRows(derived, collapsed, visible) : []), [derived, rev, collapsed, visible]);
   const colour = useMemo(() => {
     let max = 0;
     for (const m of metrics.values()) max = Math.max(max, measureOf(m, colourBy));

@@ -5,6 +5,7 @@ import type { TrajectoryEvent } from '../../src-shared/events.ts';
 import type { Elision } from '../lib/elision.ts';
 import { NativeTextReader, type TextBatch } from '../lib/native-text.ts';
 import type { ParseIn, ParseOut } from '../lib/parse-messages.ts';
+import { holdEditors } from '../monaco/mount-queue.ts';
 import type { StudioStore } from '../store/studio.ts';
 import { parseBlob, parseUrl } from '../workers/parse-core.ts';
 import type { WorkerFactory } from './text-readback.ts';
@@ -72,7 +73,8 @@ export class LogLoader {
     };
     /** The session was closed: whatever still arrives is dropped. */
     let stopped = false;
-    return new Promise((resolve) => {
+    const release = holdEditors();
+    return new Promise<number | null>((resolve) => {
       const on = (m: ParseOut): void => {
         if (stopped) return;
         const s = this.store.getState();
@@ -134,7 +136,7 @@ export class LogLoader {
         void parseBlob(input, on);
       }
       this.prewarm();
-    });
+    }).finally(release);
   }
 }
 

@@ -70,6 +70,8 @@ export class RunDerivations {
   private memo: Map<RunId, RunMetrics> | null = null;
   /** The batch a child run was spawned in (a spawning call's batch never changes once seen). */
   private readonly batches = new WeakMap<RunNode, string | null>();
+  /** Labels by run, with the text they were made from (a left-out prompt read back changes it). */
+  private readonly labels = new WeakMap<RunNode, { text: string; model: string | undefined; short: string; long: string }>();
 
   constructor(state: TrajectoryState) {
     this.state = state;
@@ -180,6 +182,16 @@ export class RunDerivations {
     }
     this.memo = out;
     return out;
+  }
+
+  /** A run's label for its row and its row's title (`runLabel` at 80 and 300 characters), until its text changes. */
+  labelOf(run: RunNode): { short: string; long: string } {
+    const text = labelSource(this.state, run);
+    const hit = this.labels.get(run);
+    if (hit && hit.text === text && hit.model === run.start?.model) return hit;
+    const made = { text, model: run.start?.model, short: runLabel(this.state, run), long: runLabel(this.state, run, 300) };
+    this.labels.set(run, made);
+    return made;
   }
 
   /** The batch a child run was spawned in (if its parent spawned it through *_batched with >1 prompt). */
@@ -310,14 +322,19 @@ export function treeRows(derived: RunDerivations, collapsed: ReadonlySet<string>
   return rows;
 }
 
+/** The text a run's label is made from (see `runLabel`). */
+function labelSource(state: TrajectoryState, run: RunNode): string {
+  const call = run.spawnedBy ? state.calls.get(run.spawnedBy.callId) : undefined;
+  return run.start?.query || call?.start.prompt || run.start?.messages.find((m) => m.role === 'user')?.content || '';
+}
+
 /**
  * What a run is about, in one line: its query, else (a child run) the prompt its parent sent
  * it, else its first user message; the model name only when there is nothing else. Child
  * runs of one fan-out share a model, so the model alone tells them apart from nothing.
  */
 export function runLabel(state: TrajectoryState, run: RunNode, max = 80): string {
-  const call = run.spawnedBy ? state.calls.get(run.spawnedBy.callId) : undefined;
-  const text = run.start?.query || call?.start.prompt || run.start?.messages.find((m) => m.role === 'user')?.content || '';
+  const text = labelSource(state, run);
   // Only the head is shown: flattening a whole prompt (it may carry a context chunk) per row render cost 70 ms per commit on a big tree.
   const flat = text
     .slice(0, max * 4)

@@ -202,30 +202,58 @@ function WorkedExamplesLine({ examples }: { examples: WorkedExampleRef[] }) {
 
 /** The turns of a multi-turn session (one root run each), in order; picks the one shown. */
 function TurnsBar({ sessionId, traj, current }: { sessionId: string; traj: TrajectoryState; current: RunId }) {
-  const svc = useServices();
   return (
     <nav className="turns" aria-label="Turns">
       {traj.roots.map((id) => {
         const root = traj.runs.get(id);
         if (!root) return null;
-        const query = (root.start?.query ?? '').replace(/\s+/g, ' ').trim();
         return (
-          <button
+          <TurnButton
             key={id}
-            type="button"
-            aria-current={id === current ? 'true' : undefined}
-            title={query}
-            onClick={() => svc.store.getState().select(sessionId, { runId: id, iteration: null })}
-            data-testid={`turn-${root.turn}`}
-          >
-            turn {root.turn}
-            {query ? `: ${query.length > 40 ? `${query.slice(0, 39)}…` : query}` : ''} · {root.end ? root.end.stopReason : 'running'}
-          </button>
+            sessionId={sessionId}
+            id={id}
+            turn={root.turn}
+            query={root.start?.query ?? ''}
+            stop={root.end ? root.end.stopReason : null}
+            current={id === current}
+          />
         );
       })}
     </nav>
   );
 }
+
+/** One turn's button; redrawn only when it changes (a log of many completions has hundreds, and a load commits often). */
+const TurnButton = memo(function TurnButton({
+  sessionId,
+  id,
+  turn,
+  query,
+  stop,
+  current,
+}: {
+  sessionId: string;
+  id: RunId;
+  turn: number;
+  query: string;
+  stop: string | null;
+  current: boolean;
+}) {
+  const svc = useServices();
+  const flat = query.slice(0, 2000).replace(/\s+/g, ' ').trim();
+  return (
+    <button
+      type="button"
+      aria-current={current ? 'true' : undefined}
+      title={flat}
+      onClick={() => svc.store.getState().select(sessionId, { runId: id, iteration: null })}
+      data-testid={`turn-${turn}`}
+    >
+      turn {turn}
+      {flat ? `: ${flat.length > 40 ? `${flat.slice(0, 39)}…` : flat}` : ''} · {stop ?? 'running'}
+    </button>
+  );
+});
 
 function IterationTimeline({ sessionId, run, selected }: { sessionId: string; run: RunNode; selected: number | null }) {
   const svc = useServices();

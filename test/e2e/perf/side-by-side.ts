@@ -4,7 +4,9 @@
 //   node --no-node-snapshot test/e2e/perf/side-by-side.ts --sizes 10          (ours only: no reference given)
 // PATH: a checkout of alexzhang13/rlm (or its visualizer/ folder, or a bare git mirror of it);
 // its viewer is built once into $RLM_PERF_DIR (reference-viewer.ts). `--static DIR` serves
-// another build of ours. Sizes are MB; logs: C = c_recursive (child runs), A = a_needle.
+// another build of ours; `--before DIR` adds a build of ours to compare with (e.g. main's, made
+// with `npm run build:renderer` in a checkout of it), as a third side in the same rotation.
+// Sizes are MB; logs: C = c_recursive (child runs), A = a_needle.
 //
 // Both pages are measured the same way, by a script added to the page before it loads:
 // t0 is the file input's `change` event; "first view" is the first animation frame in which
@@ -31,6 +33,7 @@ const LOGS = (arg('--logs') ?? 'C').split(',');
 const REPEAT = Number(arg('--repeat') ?? '3');
 const REFERENCE = arg('--reference');
 const STATIC = arg('--static');
+const BEFORE = arg('--before');
 const TIMEOUT = Number(process.env.RLM_PERF_TIMEOUT_MS ?? 600_000);
 
 const FIXTURE: Record<string, string> = { C: 'c_recursive.jsonl', A: 'a_needle.jsonl', B: 'b_aggregate.jsonl' };
@@ -150,6 +153,11 @@ async function main(): Promise<void> {
       },
     },
   ];
+  if (BEFORE) {
+    const before = await startServe(['--static', BEFORE]);
+    stops.push(before.stop);
+    sides.push({ ...(sides[0] as Side), name: 'before', url: before.url });
+  }
   if (REFERENCE) {
     const src = referenceSource(REFERENCE, cache);
     const dir = buildReferenceViewer(src, cache);
@@ -179,7 +187,7 @@ async function main(): Promise<void> {
         const file = referenceLog(kind, mb);
         const got = new Map<string, Sample[]>(sides.map((s) => [s.name, []]));
         for (let i = 0; i < REPEAT; i++)
-          // Alternating, and in the other order each round: load from other work falls on both.
+          // Alternating, and in the other order each round: load from other work falls on all sides.
           for (const side of i % 2 ? [...sides].reverse() : sides) {
             const s = await openOnce(browsers.get(side.name) as Browser, side, file);
             got.get(side.name)?.push(s);
@@ -190,7 +198,7 @@ async function main(): Promise<void> {
         const med = (name: string, k: keyof Sample): number => median((got.get(name) ?? []).map((s) => s[k]));
         const cell = (k: keyof Sample, unit: string): string =>
           sides.map((s) => `${med(s.name, k).toFixed(0)}${unit}`).join(' / ') +
-          (sides.length > 1 && k === 'full' ? ` (${(med('ours', k) / med('reference', k)).toFixed(2)}×)` : '');
+          (REFERENCE && k === 'full' ? ` (${(med('ours', k) / med('reference', k)).toFixed(2)}×)` : '');
         rows.push(
           `| ${kind} ${mb} MB | ${cell('first', ' ms')} | ${cell('full', ' ms')} | ${cell('fps', '')} | ${cell('longest', ' ms')} | ${cell('heapMb', ' MB')} |`,
         );

@@ -25,7 +25,7 @@ import { ForkForm, type ForkTarget } from './ForkForm.tsx';
 import { BlockRerunView, RerunBanner } from './RerunView.tsx';
 import { TextBlock } from './TextBlock.tsx';
 
-// memo: App re-renders on every store change it reads (load progress ~10/s); this view reads its own slices.
+// memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 export const RunView = memo(function RunView({ sessionId }: { sessionId: string }) {
   const rev = useStudio((s) => viewRev(s, sessionId));
   const traj = useStudio((s) => viewTraj(s, sessionId));

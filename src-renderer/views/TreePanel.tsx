@@ -30,7 +30,7 @@ import { TreeGraph } from './TreeGraph.tsx';
 
 const ROW_H = 26;
 
-// memo: App re-renders on every store change it reads (load progress ~10/s); this view reads its own slices.
+// memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: string }) {
   const svc = useServices();
   const rev = useStudio((s) => viewRev(s, sessionId));

@@ -17,9 +17,28 @@ module.exports = {
     // src-shared: pure TypeScript for both sides, zod only.
     own(SHARED),
     { from: { path: folder(SHARED) }, to: { path: '^node_modules/zod/' } },
-    // The renderer: itself, src-shared and npm packages; never src-main.
-    own('src-renderer'),
+    // The renderer: src-shared and npm packages, never src-main; inside it, folder by folder
+    // (its README): the store and the pure helpers in lib/ know nothing of workers, services
+    // or views, and the parse worker only the contracts in lib/.
     may('src-renderer', SHARED),
+    { from: { path: '^src-renderer/[^/]+$' }, to: { path: folder('src-renderer') } },
+    ...Object.entries({
+      transport: [],
+      lib: [],
+      workers: ['lib'],
+      store: ['lib', 'transport'],
+      monaco: ['lib', 'store'],
+      app: ['lib', 'store', 'transport', 'workers', 'views', 'charts', 'monaco'],
+      views: ['lib', 'store', 'app', 'charts', 'monaco'],
+      charts: ['lib', 'store', 'app'],
+      bundle: ['lib', 'store', 'app', 'views', 'monaco', 'workers', 'transport'],
+    }).flatMap(([f, to]) => [
+      own(`src-renderer/${f}`),
+      ...(to.length ? [may(`src-renderer/${f}`, ...to.map((t) => `src-renderer/${t}`))] : []),
+    ]),
+    { from: { path: '^src-renderer/bundle/' }, to: { path: '^src-renderer/styles\\.css$' } },
+    // lib/repl-language.ts reads a session entry's type.
+    { from: { path: '^src-renderer/lib/' }, to: { path: '^src-renderer/store/', dependencyTypes: ['type-only'] } },
     { from: { path: folder('src-renderer') }, to: { dependencyTypes: ['npm', 'npm-dev'] } },
     // Monaco's languages and workers, imported with Vite's `?worker` suffix (not resolvable here).
     { from: { path: '^src-renderer/monaco/' }, to: { path: '^monaco-editor/' } },

@@ -1,4 +1,5 @@
 import { useEffect, useState, type DragEvent } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { ChartsView } from '../charts/Charts.tsx';
 import { usePrefs } from '../store/prefs.ts';
 import { CompareView } from '../views/CompareView.tsx';
@@ -30,7 +31,10 @@ export function App() {
   const activeId = useStudio((s) => s.activeId);
   const panel = useStudio((s) => s.panel);
   const order = useStudio((s) => s.order);
-  const sessions = useStudio((s) => s.sessions);
+  // Narrow selectors: a load commits a new `sessions` Map several times a second, and the
+  // shell only needs whether the active session exists and the sessions' titles.
+  const active = useStudio((s) => (s.activeId !== null && s.sessions.has(s.activeId) ? s.activeId : null));
+  const titles = useStudio(useShallow((s) => s.order.map((id) => s.sessions.get(id)?.title ?? id)));
   const connection = useStudio((s) => s.connection);
   const notices = useStudio((s) => s.notices);
   const [dragging, setDragging] = useState(false);
@@ -69,7 +73,6 @@ export function App() {
     for (const f of files) void svc.openFile(f);
   };
 
-  const active = activeId ? sessions.get(activeId) : undefined;
   const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval';
   return (
     <div
@@ -103,9 +106,9 @@ export function App() {
           data-testid="session-select"
         >
           <option value="">— sessions ({order.length}) —</option>
-          {order.map((id) => (
+          {order.map((id, i) => (
             <option key={id} value={id}>
-              {sessions.get(id)?.title ?? id}
+              {titles[i] ?? id}
             </option>
           ))}
         </select>
@@ -173,22 +176,22 @@ export function App() {
         ) : active ? (
           <>
             <aside className="left">
-              <Controls sessionId={active.id} />
-              <TreePanel sessionId={active.id} />
+              <Controls sessionId={active} />
+              <TreePanel sessionId={active} />
             </aside>
             <section className="center">
               {panel === 'charts' ? (
-                <ChartsView sessionId={active.id} />
+                <ChartsView sessionId={active} />
               ) : panel === 'search' ? (
-                <SearchView sessionId={active.id} query={query} setQuery={setQuery} />
+                <SearchView sessionId={active} query={query} setQuery={setQuery} />
               ) : (
-                <RunView sessionId={active.id} />
+                <RunView sessionId={active} />
               )}
             </section>
           </>
         ) : null}
       </main>
-      {active ? <ReplayBar sessionId={active.id} /> : null}
+      {active ? <ReplayBar sessionId={active} /> : null}
       {dragging ? <div className="drop-overlay">Drop a log to open it</div> : null}
     </div>
   );

@@ -1,6 +1,8 @@
-// Glue between the host client, the parse worker and the store. Views call these; they
-// never touch the carrier or the worker themselves.
-import type { RunId, TrajectoryEvent } from '../../src-shared/events.ts';
+// The app's services: the host calls (sessions, runs, fork, re-execution, exports) and the
+// two helpers that work with the parse worker, `logs` (loading a log into a session) and
+// `texts` (reading back the long texts a big log's first read left out). Views call these;
+// they never touch the carrier or a worker themselves.
+import type { RunId } from '../../src-shared/events.ts';
 import { encodeNative } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { exportRlmPython } from '../../src-shared/codecs/rlm-python-export.ts';
@@ -18,14 +20,12 @@ import type {
 import type { CounterfactualRecord } from '../../src-shared/analysis/counterfactual.ts';
 import type { Carrier } from '../transport/carrier.ts';
 import { HostClient } from '../transport/host-client.ts';
-import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type TextsIn } from '../workers/parse-core.ts';
-import { NativeTextReader, type TextBatch } from '../workers/native-text.ts';
-import { getAt, type Elision } from '../workers/elide.ts';
 import { hostIdOf, type StudioStore } from '../store/studio.ts';
 import { downloadBlob, downloadText } from '../lib/download.ts';
 import { sessionLanguage } from '../lib/repl-language.ts';
+import { LogLoader } from './log-loading.ts';
+import { TextReadback, type WorkerFactory } from './text-readback.ts';
 
-export type WorkerFactory = () => Worker | null;
 /** Where the page can GET a host session's raw log (`/api/log`), or null (Electron, tests). */
 export type LogUrlOf = (sessionId: string) => string | null;
 /** Makes the shareable HTML file of a native log (lib/shareable-html.ts); none in a bundle's own page. */
@@ -38,23 +38,14 @@ export class Services {
   private localCounter = 0;
 
   readonly store: StudioStore;
-  private readonly makeWorker: WorkerFactory;
   private readonly logUrlOf: LogUrlOf;
   private readonly shareableHtml: ShareableHtml | null;
-  /** A worker started ahead of time: its script is loaded and compiled before a file arrives (first view). */
-  private spare: Worker | null = null;
-  /** What each session was read from, while it has left-out texts to read back. */
-  private readonly sources = new Map<string, Blob | string>();
+  /** Loading logs into sessions (the parse worker). */
+  readonly logs: LogLoader;
+  /** Reading back left-out texts. */
+  readonly texts: TextReadback;
   /** Files opened in this page, by session: a reference-library log goes to the host as itself. */
   private readonly files = new Map<string, Blob>();
-  /** Loads under way, by session: how to stop one (its session was closed). */
-  private readonly parsing = new Map<string, () => void>();
-  /** The worker that reads left-out texts back (one for all sessions), and its open requests. */
-  private textsWorker: Worker | null = null;
-  private textRequests = new Map<number, (m: Extract<ParseOut, { kind: 'texts' }>) => void>();
-  private textRequestId = 0;
-  /** Texts already asked for, per session (an event shown twice is read once). */
-  private readonly inFlight = new Map<string, Map<TrajectoryEvent, Promise<void>>>();
 
   constructor(
     store: StudioStore,
@@ -64,8 +55,9 @@ export class Services {
     shareableHtml: ShareableHtml | null = null,
   ) {
     this.store = store;
-    this.makeWorker = makeWorker;
     this.logUrlOf = logUrlOf;
+    this.texts = new TextReadback(store, makeWorker, (what, err) => this.fail(what, err));
+    this.logs = new LogLoader(store, makeWorker, (id, source) => this.texts.setSource(id, source));
     this.shareableHtml = shareableHtml;
     const s = () => store.getState();
     this.host = carrier
@@ -114,113 +106,12 @@ export class Services {
     st.setPanel('run');
     st.setLoading(id, { bytes: 0, total: file.size });
     this.files.set(id, file);
-    return this.load(id, { file }, file.name ?? 'the file').then(() => id);
+    return this.logs.load(id, { file }, file.name ?? 'the file').then(() => id);
   }
 
   /** Starts a parse worker now, so opening a file does not wait for the worker's script. */
   prewarm(): void {
-    if (!this.spare) this.spare = this.makeWorker();
-  }
-
-  private takeWorker(): Worker | null {
-    const w = this.spare ?? this.makeWorker();
-    this.spare = null;
-    return w;
-  }
-
-  /**
-   * Parses a log in a worker into session `id` (events go through the per-frame ingest).
-   * Resolves with the last event's seq (-1 if none) once every event is folded in, or null
-   * if the session was closed first.
-   */
-  private load(id: string, input: ParseIn, what: string): Promise<number | null> {
-    const t0 = performance.now();
-    let first = true;
-    let lastSeq = -1;
-    /** A native log's text is parsed here (see native-text.ts). */
-    const native = new NativeTextReader();
-    const take = (events: TrajectoryEvent[], elided?: [number, Elision[]][]): void => {
-      if (events.length === 0) return;
-      lastSeq = (events[events.length - 1] as { seq: number }).seq;
-      this.store.getState().ingestEvents(id, events, elided);
-      if (elided && elided.length > 0) this.sources.set(id, 'url' in input ? input.url : input.file);
-      if (first) {
-        first = false;
-        // First view = the frame after the first batch is folded in.
-        requestFrame(() => this.store.getState().setTimings(id, { firstViewMs: performance.now() - t0 }));
-      }
-    };
-    const takeText = (b: TextBatch): void => {
-      const s = this.store.getState();
-      if (b.header) s.setHeader(id, b.header);
-      take(b.events, b.elided);
-      if (b.problems.length > 0) s.addProblems(id, b.problems);
-    };
-    /** The session was closed: whatever still arrives is dropped. */
-    let stopped = false;
-    return new Promise((resolve) => {
-      const on = (m: ParseOut): void => {
-        if (stopped) return;
-        const s = this.store.getState();
-        switch (m.kind) {
-          case 'format':
-            s.setFormat(id, m.format);
-            break;
-          case 'header':
-            s.setHeader(id, m.header);
-            break;
-          case 'events':
-            take(m.events);
-            break;
-          case 'lines':
-            takeText(native.read(m.bytes, m.cuts));
-            break;
-          case 'problems':
-            s.addProblems(id, m.list);
-            break;
-          case 'progress':
-            s.setLoading(id, m.bytes >= m.total ? null : { bytes: m.bytes, total: m.total });
-            break;
-          case 'done':
-            this.parsing.delete(id);
-            takeText(native.end());
-            s.setLoading(id, null);
-            // When the worker finished reading (the rest of the load is the main thread catching up).
-            s.setTimings(id, { parsedMs: performance.now() - t0, spent: m.spent });
-            waitIngested(this.store, () => {
-              this.store.getState().setTimings(id, { fullMs: performance.now() - t0 });
-              resolve(lastSeq);
-            });
-            worker?.terminate();
-            break;
-          case 'error':
-            this.parsing.delete(id);
-            s.setLoading(id, null);
-            s.notify('error', `could not read ${what}: ${m.message}`);
-            worker?.terminate();
-            resolve(lastSeq);
-            break;
-          case 'texts':
-            break;
-        }
-      };
-      const worker = this.takeWorker();
-      this.parsing.set(id, () => {
-        stopped = true;
-        worker?.terminate();
-        resolve(null);
-      });
-      if (worker) {
-        worker.onmessage = (ev: MessageEvent<ParseOut>) => on(ev.data);
-        worker.onerror = (ev) => on({ kind: 'error', message: ev.message || 'the parse worker failed' });
-        worker.postMessage(input);
-      } else if ('url' in input) {
-        void parseUrl(input, on);
-      } else {
-        void parseBlob(input, on);
-      }
-      this.prewarm();
-    });
+    this.logs.prewarm();
   }
 
   /**
@@ -235,7 +126,7 @@ export class Services {
     if (url) {
       const s = this.store.getState();
       s.setLoading(summary.sessionId, { bytes: 0, total: 1 });
-      const last = await this.load(summary.sessionId, { url }, summary.title || 'the log');
+      const last = await this.logs.load(summary.sessionId, { url }, summary.title || 'the log');
       // Closed while it loaded: nothing to follow.
       if (last === null) return null;
       return host.subscribe(summary.sessionId, last + 1);
@@ -308,11 +199,9 @@ export class Services {
   async closeSession(sessionId: string): Promise<void> {
     const entry = this.store.getState().sessions.get(sessionId);
     if (!entry) return;
-    this.parsing.get(sessionId)?.();
-    this.parsing.delete(sessionId);
-    this.sources.delete(sessionId);
+    this.logs.stop(sessionId);
+    this.texts.forget(sessionId);
     this.files.delete(sessionId);
-    this.inFlight.delete(sessionId);
     const s = this.store.getState();
     s.setReplay(sessionId, null);
     s.closeSession(sessionId);
@@ -501,113 +390,8 @@ export class Services {
     }
   }
 
-  /**
-   * Reads back the whole texts that were left out of these events of a big log (they
-   * hold previews until then); resolves once they are in the store. Events with nothing
-   * left out cost nothing.
-   */
-  fullTexts(sessionId: string, events: readonly (TrajectoryEvent | null | undefined)[]): Promise<void> {
-    const entry = this.store.getState().sessions.get(sessionId);
-    const source = this.sources.get(sessionId);
-    if (!entry || entry.elided.size === 0 || source === undefined) return Promise.resolve();
-    let flying = this.inFlight.get(sessionId);
-    if (!flying) this.inFlight.set(sessionId, (flying = new Map()));
-    const waits: Promise<void>[] = [];
-    const wanted: { event: TrajectoryEvent; list: Elision[] }[] = [];
-    for (const ev of events) {
-      if (!ev) continue;
-      const pending = flying.get(ev);
-      if (pending) waits.push(pending);
-      else {
-        const list = entry.elided.get(ev);
-        if (list) wanted.push({ event: ev, list });
-      }
-    }
-    if (wanted.length > 0) {
-      const cuts = wanted.flatMap((w) => w.list.map((x) => ({ start: x.start, end: x.end })));
-      const done = this.readTexts(source, cuts).then((r) => {
-        // A text that could not be read back (null) keeps its preview and is not asked again;
-        // nor is one that does not begin with its preview (the file changed since it was read).
-        const filled: { event: TrajectoryEvent; path: (string | number)[]; text: string | null }[] = [];
-        const problems = [...r.problems];
-        let k = 0;
-        for (const w of wanted) {
-          for (const x of w.list) {
-            let text = r.texts[k++] ?? null;
-            const preview = getAt(w.event, x.path);
-            if (text !== null && typeof preview === 'string' && !text.startsWith(preview)) {
-              problems.push(`bytes ${x.start}–${x.end}: the text read back does not begin with what was read first; was the file changed?`);
-              text = null;
-            }
-            filled.push({ event: w.event, path: x.path, text });
-          }
-        }
-        const st = this.store.getState();
-        st.fillTexts(sessionId, filled);
-        if (problems.length > 0) st.addProblems(sessionId, problems);
-      });
-      const settled = done
-        .catch((err: unknown) => this.fail('could not read the full texts', err))
-        .finally(() => {
-          for (const w of wanted) flying.delete(w.event);
-        });
-      for (const w of wanted) flying.set(w.event, settled);
-      waits.push(settled);
-    }
-    return Promise.all(waits).then(() => undefined);
-  }
-
-  /** Reads back every left-out text of a session (before a search over all texts, an export or a fork). */
-  allTexts(sessionId: string): Promise<void> {
-    const entry = this.store.getState().sessions.get(sessionId);
-    if (!entry || entry.elided.size === 0) return Promise.resolve();
-    return this.fullTexts(sessionId, [...entry.elided.keys()]);
-  }
-
-  /** Every text read back before it leaves the page (an export, a fork); says so if some could not be. */
-  private async wholeTexts(sessionId: string): Promise<void> {
-    await this.allTexts(sessionId);
-    const lost = this.store.getState().sessions.get(sessionId)?.textsLost ?? 0;
-    if (lost > 0)
-      this.store
-        .getState()
-        .notify(
-          'error',
-          `${lost} long prompt${lost === 1 ? '' : 's'} could not be read back from the file (see the problems); they are only previews in what is exported or sent`,
-        );
-  }
-
-  private readTexts(source: Blob | string, cuts: TextsIn['cuts']): Promise<Extract<ParseOut, { kind: 'texts' }>> {
-    if (!this.textsWorker) {
-      const w = this.makeWorker();
-      if (!w) return readTexts(source, cuts).then((r) => ({ kind: 'texts' as const, id: 0, ...r }));
-      w.onmessage = (ev: MessageEvent<ParseOut>) => {
-        const m = ev.data;
-        if (m.kind !== 'texts') return;
-        this.textRequests.get(m.id)?.(m);
-        this.textRequests.delete(m.id);
-      };
-      // A worker that died answers every open request with nothing (and the next gets a new one).
-      w.onerror = (ev) => {
-        const problem = `the worker reading texts back failed: ${ev.message || 'no message'}`;
-        for (const [id, answer] of this.textRequests) answer({ kind: 'texts', id, texts: [], problems: [problem] });
-        this.textRequests.clear();
-        w.terminate();
-        this.textsWorker = null;
-      };
-      this.textsWorker = w;
-    }
-    const id = ++this.textRequestId;
-    const worker = this.textsWorker;
-    return new Promise((resolve) => {
-      this.textRequests.set(id, resolve);
-      const msg: TextsIn = { texts: id, source, cuts };
-      worker.postMessage(msg);
-    });
-  }
-
   async nativeText(sessionId: string): Promise<string> {
-    await this.wholeTexts(sessionId);
+    await this.texts.wholeTexts(sessionId);
     const entry = this.store.getState().sessions.get(sessionId);
     if (!entry) return '';
     // A reference-library log has no header: the one made for it says its code is Python.
@@ -643,7 +427,7 @@ export class Services {
       }
       if (format === 'native') downloadText(`${base}.rlm.jsonl`, await this.nativeText(sessionId), 'application/x-ndjson');
       else {
-        await this.wholeTexts(sessionId);
+        await this.texts.wholeTexts(sessionId);
         downloadText(`${base}.rlm-python.jsonl`, exportRlmPython(entry.events, entry.header).join(''), 'application/x-ndjson');
       }
     } catch (err) {
@@ -655,18 +439,4 @@ export class Services {
 /** A session's title as a file name without extension. */
 function fileBase(title: string): string {
   return title.replace(/\.(rlm\.)?jsonl$/, '').replace(/[^\w.-]+/g, '_') || 'session';
-}
-
-function requestFrame(cb: () => void): void {
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => cb());
-  else setTimeout(cb, 0);
-}
-
-/** Calls `cb` once the store has folded in every queued event. */
-function waitIngested(store: StudioStore, cb: () => void): void {
-  const check = (): void => {
-    if (store.pendingEvents() === 0) cb();
-    else requestFrame(check);
-  };
-  requestFrame(check);
 }

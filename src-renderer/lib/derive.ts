@@ -41,11 +41,6 @@ export interface RunMetrics {
   wallMs: number;
 }
 
-// A run's own totals change only when its events do: cache them per run node, keyed on
-// what new events change, so a commit during a 100 MB load recomputes only the runs that
-// grew (the whole-tree roll-up below is cheap additions).
-const ownCache = new WeakMap<RunNode, { key: string; own: TrajectoryTotals }>();
-
 function ownKey(run: RunNode): string {
   const last = run.iterations[run.iterations.length - 1];
   const lastBlock = last?.blocks[last.blocks.length - 1];
@@ -53,142 +48,165 @@ function ownKey(run: RunNode): string {
 }
 
 /**
- * Runs that received events since their own totals were last computed, per trajectory state
- * (the store's fold records them). With it, only those runs' own totals are recomputed
- * instead of checking every run's cache key (60 ms per commit at 3,760 runs).
+ * What the views derive from one trajectory and keep between commits: per-run metrics
+ * (own totals, and totals with descendants) and the batch each child run was spawned in.
+ * Each loaded session owns one (`SessionEntry.derived`), so its caches live and die with the
+ * session; a trajectory without one (a replay's) gets a fresh one per computation.
+ *
+ * The store's fold marks the runs that receive events (`markRunDirty`) and settles their own
+ * totals after each stride (`settleOwnTotals`), so a commit's `runMetrics` only rolls those
+ * runs up into their ancestors (a 38,000-run tree re-folded in full took ~250 ms per commit).
  */
-const dirtyRuns = new WeakMap<TrajectoryState, Set<RunId>>();
-/** Runs whose own totals were recomputed since the last `runMetrics` (it rolls them up). */
-const settledRuns = new WeakMap<TrajectoryState, Set<RunId>>();
-const metricsCache = new WeakMap<TrajectoryState, Map<RunId, TrajectoryTotals>>();
-const metricsMemo = new WeakMap<TrajectoryState, Map<RunId, RunMetrics>>();
+export class RunDerivations {
+  readonly state: TrajectoryState;
+  /** Own totals by run node, keyed on what new events change (for runs nobody marked). */
+  private readonly ownCache = new WeakMap<RunNode, { key: string; own: TrajectoryTotals }>();
+  /** Runs that received events since their own totals were last computed. */
+  private readonly dirty = new Set<RunId>();
+  /** Runs whose own totals were recomputed since the last `runMetrics` (it rolls them up). */
+  private readonly settled = new Set<RunId>();
+  /** Own totals of every run, once `runMetrics` has run (then kept up to date by `settleOwnTotals`). */
+  private owns: Map<RunId, TrajectoryTotals> | null = null;
+  private memo: Map<RunId, RunMetrics> | null = null;
+  /** The batch a child run was spawned in (a spawning call's batch never changes once seen). */
+  private readonly batches = new WeakMap<RunNode, string | null>();
+  /** Labels by run, with the text they were made from (a left-out prompt read back changes it). */
+  private readonly labels = new WeakMap<RunNode, { text: string; model: string | undefined; short: string; long: string }>();
 
-/** Called by the store for each folded event's run. */
-export function markRunDirty(state: TrajectoryState, runId: RunId): void {
-  let d = dirtyRuns.get(state);
-  if (!d) {
-    d = new Set();
-    dirtyRuns.set(state, d);
+  constructor(state: TrajectoryState) {
+    this.state = state;
   }
-  d.add(runId);
-}
 
-/**
- * Recomputes the own totals of the runs that received events since the last call, once the
- * state's metrics exist (the store calls this after each stride of folded events). Done there, in small
- * and frequent steps, this work stays out of the commit that renders the tree: at the end of
- * a 100 MB load it had made that render's task 46–78 ms longer, in code that ran too rarely
- * to be optimised.
- */
-export function settleOwnTotals(state: TrajectoryState): void {
-  const dirty = dirtyRuns.get(state);
-  const prev = metricsCache.get(state);
-  if (!dirty || dirty.size === 0 || !prev) return;
-  let settled = settledRuns.get(state);
-  if (!settled) {
-    settled = new Set();
-    settledRuns.set(state, settled);
+  /** Called by the store for each folded event's run. */
+  markRunDirty(runId: RunId): void {
+    this.dirty.add(runId);
   }
-  for (const id of dirty) {
-    const run = state.runs.get(id);
-    // Recomputed outright: the run had events, whatever its cache key says.
-    if (run) prev.set(id, runOwnTotals(state, run));
-    settled.add(id);
+
+  /**
+   * Recomputes the own totals of the runs that received events since the last call, once the
+   * metrics exist (the store calls this after each stride of folded events). Done there, in
+   * small and frequent steps, this work stays out of the commit that renders the tree: at the
+   * end of a 100 MB load it had made that render's task 46–78 ms longer, in code that ran
+   * too rarely to be optimised.
+   */
+  settleOwnTotals(): void {
+    const prev = this.owns;
+    if (this.dirty.size === 0 || !prev) return;
+    for (const id of this.dirty) {
+      const run = this.state.runs.get(id);
+      // Recomputed outright: the run had events, whatever its cache key says.
+      if (run) prev.set(id, runOwnTotals(this.state, run));
+      this.settled.add(id);
+    }
+    this.dirty.clear();
   }
-  dirty.clear();
-}
 
-/** Own totals of every run (the first call on a tracked state: all of them, then kept up to date by `settleOwnTotals`). */
-function ownTotalsAll(state: TrajectoryState): Map<RunId, TrajectoryTotals> {
-  const dirty = dirtyRuns.get(state);
-  const all = new Map<RunId, TrajectoryTotals>();
-  for (const run of state.runs.values()) all.set(run.id, cachedOwnTotals(state, run));
-  if (dirty) {
-    dirty.clear();
-    settledRuns.get(state)?.clear();
-    metricsCache.set(state, all);
+  ownTotals(run: RunNode): TrajectoryTotals {
+    const key = ownKey(run);
+    const hit = this.ownCache.get(run);
+    if (hit && hit.key === key) return hit.own;
+    const own = runOwnTotals(this.state, run);
+    this.ownCache.set(run, { key, own });
+    return own;
   }
-  return all;
-}
 
-function cachedOwnTotals(state: TrajectoryState, run: RunNode): TrajectoryTotals {
-  const key = ownKey(run);
-  const hit = ownCache.get(run);
-  if (hit && hit.key === key) return hit.own;
-  const own = runOwnTotals(state, run);
-  ownCache.set(run, { key, own });
-  return own;
-}
+  /** TrajectoryTotals of a run and its descendants, from the cached own totals. */
+  inclusiveTotals(runId: RunId): TrajectoryTotals {
+    const t = emptyTotals();
+    for (const run of walkRuns(this.state, runId)) addTotals(t, this.ownTotals(run));
+    return t;
+  }
 
-/** TrajectoryTotals of a run and its descendants, from the cached own totals. */
-export function inclusiveTotals(state: TrajectoryState, runId: RunId): TrajectoryTotals {
-  const t = emptyTotals();
-  for (const run of walkRuns(state, runId)) addTotals(t, cachedOwnTotals(state, run));
-  return t;
-}
-
-/**
- * Own and inclusive totals for every run. The first call folds all runs bottom-up; later
- * calls on a store-tracked state redo only the runs that received events and their
- * ancestors (a 38,000-run tree re-folded in full took ~250 ms per commit). Returns a new Map
- * whenever something changed, with new RunMetrics objects only for the runs that changed,
- * so memoised rows of untouched runs stay as they are.
- */
-export function runMetrics(state: TrajectoryState): Map<RunId, RunMetrics> {
-  const dirty = dirtyRuns.get(state);
-  const prev = metricsMemo.get(state);
-  const cachedOwns = metricsCache.get(state);
-  if (dirty && prev && cachedOwns) {
-    settleOwnTotals(state);
-    const changed = settledRuns.get(state);
-    if (!changed || changed.size === 0) return prev;
-    const redo = new Set<RunId>();
-    for (const id of changed) {
-      let cur = state.runs.get(id);
-      while (cur && !redo.has(cur.id)) {
-        redo.add(cur.id);
-        cur = cur.parentRunId !== null ? state.runs.get(cur.parentRunId) : undefined;
+  /**
+   * Own and inclusive totals for every run. The first call folds all runs bottom-up; later
+   * calls redo only the runs that received events and their ancestors. Returns a new Map
+   * whenever something changed, with new RunMetrics objects only for the runs that changed,
+   * so memoised rows of untouched runs stay as they are.
+   */
+  runMetrics(): Map<RunId, RunMetrics> {
+    const state = this.state;
+    const prev = this.memo;
+    const cachedOwns = this.owns;
+    if (prev && cachedOwns) {
+      this.settleOwnTotals();
+      const changed = this.settled;
+      if (changed.size === 0) return prev;
+      const redo = new Set<RunId>();
+      for (const id of changed) {
+        let cur = state.runs.get(id);
+        while (cur && !redo.has(cur.id)) {
+          redo.add(cur.id);
+          cur = cur.parentRunId !== null ? state.runs.get(cur.parentRunId) : undefined;
+        }
       }
-    }
-    changed.clear();
-    const out = new Map(prev);
-    // Children are deeper than their parents: deepest first folds each child before its parent.
-    const list: RunNode[] = [];
-    for (const id of redo) {
-      const run = state.runs.get(id);
-      if (run) list.push(run);
-    }
-    list.sort((a, b) => b.depth - a.depth);
-    for (const run of list) {
-      const own = cachedOwns.get(run.id) ?? runOwnTotals(state, run);
-      const total = addTotals(emptyTotals(), own);
-      for (const c of run.children) {
-        const m = out.get(c);
-        if (m) addTotals(total, m.total);
+      changed.clear();
+      const out = new Map(prev);
+      // Children are deeper than their parents: deepest first folds each child before its parent.
+      const list: RunNode[] = [];
+      for (const id of redo) {
+        const run = state.runs.get(id);
+        if (run) list.push(run);
       }
-      out.set(run.id, { own, total, wallMs: runWallMs(run) });
+      list.sort((a, b) => b.depth - a.depth);
+      for (const run of list) {
+        const own = cachedOwns.get(run.id) ?? runOwnTotals(state, run);
+        const total = addTotals(emptyTotals(), own);
+        for (const c of run.children) {
+          const m = out.get(c);
+          if (m) addTotals(total, m.total);
+        }
+        out.set(run.id, { own, total, wallMs: runWallMs(run) });
+      }
+      this.memo = out;
+      return out;
     }
-    metricsMemo.set(state, out);
+    const out = new Map<RunId, RunMetrics>();
+    const order: RunNode[] = [];
+    const owns = new Map<RunId, TrajectoryTotals>();
+    for (const run of state.runs.values()) owns.set(run.id, this.ownTotals(run));
+    this.dirty.clear();
+    this.settled.clear();
+    this.owns = owns;
+    for (const run of walkRuns(state)) {
+      order.push(run);
+      const own = owns.get(run.id) ?? this.ownTotals(run);
+      out.set(run.id, { own, total: addTotals(emptyTotals(), own), wallMs: runWallMs(run) });
+    }
+    // Reverse pre-order visits children before parents.
+    for (let i = order.length - 1; i >= 0; i--) {
+      const run = order[i] as RunNode;
+      if (run.parentRunId === null) continue;
+      const parent = out.get(run.parentRunId);
+      const me = out.get(run.id);
+      if (parent && me) addTotals(parent.total, me.total);
+    }
+    this.memo = out;
     return out;
   }
-  const out = new Map<RunId, RunMetrics>();
-  const order: RunNode[] = [];
-  const owns = ownTotalsAll(state);
-  for (const run of walkRuns(state)) {
-    order.push(run);
-    const own = owns.get(run.id) ?? cachedOwnTotals(state, run);
-    out.set(run.id, { own, total: addTotals(emptyTotals(), own), wallMs: runWallMs(run) });
+
+  /** A run's label for its row and its row's title (`runLabel` at 80 and 300 characters), until its text changes. */
+  labelOf(run: RunNode): { short: string; long: string } {
+    const text = labelSource(this.state, run);
+    const hit = this.labels.get(run);
+    if (hit && hit.text === text && hit.model === run.start?.model) return hit;
+    const made = { text, model: run.start?.model, short: runLabel(this.state, run), long: runLabel(this.state, run, 300) };
+    this.labels.set(run, made);
+    return made;
   }
-  // Reverse pre-order visits children before parents.
-  for (let i = order.length - 1; i >= 0; i--) {
-    const run = order[i] as RunNode;
-    if (run.parentRunId === null) continue;
-    const parent = out.get(run.parentRunId);
-    const me = out.get(run.id);
-    if (parent && me) addTotals(parent.total, me.total);
+
+  /** The batch a child run was spawned in (if its parent spawned it through *_batched with >1 prompt). */
+  batchOf(run: RunNode): string | null {
+    const hit = this.batches.get(run);
+    if (hit !== undefined) return hit;
+    const callId = run.spawnedBy?.callId;
+    if (!callId) return null;
+    const call = this.state.calls.get(callId);
+    if (!call) return null;
+    const b = call.start.batch;
+    const id = b && b.size > 1 ? b.batchId : null;
+    this.batches.set(run, id);
+    return id;
   }
-  if (dirty) metricsMemo.set(state, out);
-  return out;
 }
 
 export function measureOf(m: RunMetrics | undefined, measure: Measure): number {
@@ -223,28 +241,13 @@ export type TreeRow =
       failed: number;
     };
 
-/** The batch a child run was spawned in (if its parent spawned it through *_batched with >1 prompt). */
-function batchOf(state: TrajectoryState, run: RunNode): string | null {
-  const hit = batchCache.get(run);
-  if (hit !== undefined) return hit;
-  const callId = run.spawnedBy?.callId;
-  if (!callId) return null;
-  const call = state.calls.get(callId);
-  if (!call) return null;
-  const b = call.start.batch;
-  const id = b && b.size > 1 ? b.batchId : null;
-  // A spawning call's batch never changes once seen: cached (a 38,000-run tree looked it up per row per commit).
-  batchCache.set(run, id);
-  return id;
-}
-const batchCache = new WeakMap<RunNode, string | null>();
-
 /**
  * Flattens the run tree into visible rows. Children spawned by one batched call are grouped
  * under a batch row. `visible`, when given, keeps only those runs (search) — callers pass
  * matches plus their ancestors. Iterative: a 10,000-deep chain does not overflow the stack.
  */
-export function treeRows(state: TrajectoryState, collapsed: ReadonlySet<string>, visible: ReadonlySet<RunId> | null = null): TreeRow[] {
+export function treeRows(derived: RunDerivations, collapsed: ReadonlySet<string>, visible: ReadonlySet<RunId> | null = null): TreeRow[] {
+  const state = derived.state;
   const rows: TreeRow[] = [];
   type Item =
     | { kind: 'run'; id: RunId; level: number; parentKey: string | null }
@@ -257,7 +260,7 @@ export function treeRows(state: TrajectoryState, collapsed: ReadonlySet<string>,
     for (const cid of run.children) {
       if (visible && !visible.has(cid)) continue;
       const child = state.runs.get(cid);
-      const b = child ? batchOf(state, child) : null;
+      const b = child ? derived.batchOf(child) : null;
       if (!b) {
         groups.push(cid);
         continue;
@@ -319,14 +322,19 @@ export function treeRows(state: TrajectoryState, collapsed: ReadonlySet<string>,
   return rows;
 }
 
+/** The text a run's label is made from (see `runLabel`). */
+function labelSource(state: TrajectoryState, run: RunNode): string {
+  const call = run.spawnedBy ? state.calls.get(run.spawnedBy.callId) : undefined;
+  return run.start?.query || call?.start.prompt || run.start?.messages.find((m) => m.role === 'user')?.content || '';
+}
+
 /**
  * What a run is about, in one line: its query, else (a child run) the prompt its parent sent
  * it, else its first user message; the model name only when there is nothing else. Child
  * runs of one fan-out share a model, so the model alone tells them apart from nothing.
  */
 export function runLabel(state: TrajectoryState, run: RunNode, max = 80): string {
-  const call = run.spawnedBy ? state.calls.get(run.spawnedBy.callId) : undefined;
-  const text = run.start?.query || call?.start.prompt || run.start?.messages.find((m) => m.role === 'user')?.content || '';
+  const text = labelSource(state, run);
   // Only the head is shown: flattening a whole prompt (it may carry a context chunk) per row render cost 70 ms per commit on a big tree.
   const flat = text
     .slice(0, max * 4)

@@ -12,17 +12,22 @@ interface RerunBlockRef {
 }
 
 export interface RerunSummary {
-  /** The log that was re-executed, when the header says. */
-  source: NonNullable<LogHeader['rerunOf']> | null;
+  /** The log that was re-executed. */
+  source: NonNullable<LogHeader['rerunOf']>;
   /** Blocks compared so far (a live re-execution grows). */
   blocks: number;
   same: number;
   different: RerunBlockRef[];
 }
 
-/** Null when nothing in the session is a re-execution. */
+/**
+ * Null when the session is not a re-execution. Its header says so (`rlm-studio rerun` and the
+ * host write `rerunOf` on every re-execution's log), so other logs are not scanned: this runs
+ * at every commit, and scanning every block of a big log at each was quadratic over a load.
+ */
 export function rerunSummary(traj: TrajectoryState): RerunSummary | null {
   const source = traj.header?.rerunOf ?? null;
+  if (source === null) return null;
   let blocks = 0;
   let same = 0;
   const different: RerunBlockRef[] = [];
@@ -37,7 +42,6 @@ export function rerunSummary(traj: TrajectoryState): RerunSummary | null {
       }
     }
   }
-  if (blocks === 0 && source === null) return null;
   return { source, blocks, same, different };
 }
 

@@ -1,6 +1,7 @@
 // Code and output in Monaco, loaded lazily so the first view does not wait for it.
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { usePrefs } from '../store/prefs.ts';
+import { enqueueMount } from './mount-queue.ts';
 
 export interface CodeViewProps {
   value: string;
@@ -32,55 +33,17 @@ export async function prewarmMonaco(): Promise<void> {
   document.documentElement.dataset.monaco = 'ready';
 }
 
-// Editors are created one per task: an iteration shows several (code and output per block)
-// and each costs 50–120 ms here, so mounting them in one React commit made one long task.
-// Until its turn a view shows its text in a <pre>.
-const waiting: (() => void)[] = [];
-let busy = false;
-
-function nextMount(): void {
-  const go = waiting.shift();
-  if (!go) {
-    busy = false;
-    return;
-  }
-  busy = true;
-  setTimeout(go, 0);
-}
-
 function useMountTurn(): [boolean, () => void] {
   const [turn, setTurn] = useState(false);
   const [ready, setReady] = useState<() => void>(() => () => undefined);
-  useEffect(() => {
-    let live = true;
-    let started = false;
-    let finished = false;
-    let safety: ReturnType<typeof setTimeout> | undefined;
-    const finish = (): void => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(safety);
-      nextMount();
-    };
-    const go = (): void => {
-      started = true;
-      if (!live) return finish();
-      // An editor that never reports (it failed to load) must not hold the queue.
-      safety = setTimeout(finish, 2000);
-      setReady(() => finish);
-      setTurn(true);
-    };
-    waiting.push(go);
-    if (!busy) nextMount();
-    return () => {
-      live = false;
-      if (started) finish();
-      else {
-        const i = waiting.indexOf(go);
-        if (i >= 0) waiting.splice(i, 1);
-      }
-    };
-  }, []);
+  useEffect(
+    () =>
+      enqueueMount((done) => {
+        setReady(() => done);
+        setTurn(true);
+      }),
+    [],
+  );
   return [turn, ready];
 }
 

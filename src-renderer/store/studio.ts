@@ -18,9 +18,9 @@ import type {
 import { applyEvent, createTrajectoryState, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import type { CarrierState } from '../transport/carrier.ts';
 import { EventIngest, frameScheduler, type Scheduler } from './ingest.ts';
-import { markRunDirty, settleOwnTotals } from '../lib/derive.ts';
-import { setAt, type Elision } from '../workers/elide.ts';
-import type { Spent } from '../workers/parse-core.ts';
+import { RunDerivations } from '../lib/derive.ts';
+import { setAt, type Elision } from '../lib/elision.ts';
+import type { Spent } from '../lib/parse-messages.ts';
 import type { LogFormat } from '../../src-shared/codecs/detect.ts';
 
 const samePath = (a: readonly (string | number)[], b: readonly (string | number)[]): boolean =>
@@ -36,6 +36,8 @@ export interface SessionEntry {
   /** The format a local file was read as (a host session's is in `summary`); null until known. */
   format: LogFormat | null;
   traj: TrajectoryState;
+  /** What the views derive from `traj` and keep between commits (metrics, batches); lives and dies with the session. */
+  derived: RunDerivations;
   /** Every event in seq order (the reducer's nodes point into these; kept for replay, compare, export). */
   events: TrajectoryEvent[];
   /** Bumped on every commit that touched this session. */
@@ -157,6 +159,7 @@ function initialStudioData(): StudioData {
 }
 
 function newEntry(id: string, source: SessionEntry['source'], title: string): SessionEntry {
+  const traj = createTrajectoryState();
   return {
     id,
     source,
@@ -164,7 +167,8 @@ function newEntry(id: string, source: SessionEntry['source'], title: string): Se
     summary: null,
     header: null,
     format: null,
-    traj: createTrajectoryState(),
+    traj,
+    derived: new RunDerivations(traj),
     events: [],
     rev: 0,
     elided: new Map(),
@@ -192,17 +196,17 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
       (sessionId, events, from, to) => {
         const entry = get().sessions.get(sessionId);
         if (!entry) return;
-        const traj = entry.traj;
+        const { traj, derived } = entry;
         let last: TrajectoryEvent | null = null;
         for (let i = from; i < to; i++) {
           const e = events[i] as TrajectoryEvent;
           entry.events.push(e);
           applyEvent(traj, e);
-          markRunDirty(traj, e.runId);
+          derived.markRunDirty(e.runId);
           last = e;
         }
         if (last) lastPlace.set(sessionId, { runId: last.runId, iteration: 'iteration' in last ? last.iteration : null });
-        settleOwnTotals(traj);
+        derived.settleOwnTotals();
       },
       (touched) => {
         const sessions = new Map(get().sessions);
@@ -338,6 +342,15 @@ export function viewTraj(s: StudioState, id: string | null): TrajectoryState | n
   const r = s.replay.get(id);
   if (r) return r.traj;
   return s.sessions.get(id)?.traj ?? null;
+}
+
+/**
+ * The derivations to use with `viewTraj`: the session's own, or for a replay (whose state
+ * moves back and forth) a fresh one.
+ */
+export function viewDerivations(s: StudioState, id: string | null): RunDerivations | null {
+  if (!id || s.replay.has(id)) return null;
+  return s.sessions.get(id)?.derived ?? null;
 }
 
 /** A number that changes whenever `viewTraj` has new content. */

@@ -16,7 +16,7 @@ const KINDS: { kind: BreakpointKind; label: string }[] = [
   { kind: 'on_subcall_start', label: 'on sub-call' },
 ];
 
-// memo: App re-renders on every store change it reads (load progress ~10/s); this view reads its own slices.
+// memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 export const Controls = memo(function Controls({ sessionId }: { sessionId: string }) {
   const svc = useServices();
   const entry = useStudio((s) => s.sessions.get(sessionId));

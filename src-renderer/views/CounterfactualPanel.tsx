@@ -46,7 +46,7 @@ export function CounterfactualPanel({
   const elided = call !== null && (entry?.elided.has(call.start) ?? false);
   useEffect(() => {
     if (!call || !elided) return;
-    void svc.fullTexts(sessionId, [call.start, call.end]).then(() => setPrompt(call.start.prompt));
+    void svc.texts.fullTexts(sessionId, [call.start, call.end]).then(() => setPrompt(call.start.prompt));
   }, [svc, sessionId, call, elided]);
 
   // The latest re-run of this call already recorded (the sidecar beside the log), shown at once.

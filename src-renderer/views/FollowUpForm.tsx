@@ -32,7 +32,7 @@ export function followUpContext(d: FollowUpDraft): ContextSource | null | { erro
 
 const EMPTY: FollowUpDraft = { query: '', kind: 'question', text: '', path: '', upload: null };
 
-// memo: App re-renders on every store change it reads; this view reads its own slices.
+// memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 export const FollowUpForm = memo(function FollowUpForm({ sessionId }: { sessionId: string }) {
   const svc = useServices();
   const entry = useStudio((s) => s.sessions.get(sessionId));

@@ -19,7 +19,7 @@ export const RerunBanner = memo(function RerunBanner({ sessionId, traj, rev }: {
   const summary = useMemo(() => rerunSummary(traj), [traj, rev]);
   if (!summary) return null;
   const { source, blocks, same, different } = summary;
-  const from = source ? source.logFile.split(/[\\/]/).pop() : null;
+  const from = source.logFile.split(/[\\/]/).pop();
   return (
     <section
       className={`rerun-summary${different.length > 0 ? ' has-diff' : ''}`}
@@ -32,7 +32,7 @@ export const RerunBanner = memo(function RerunBanner({ sessionId, traj, rev }: {
       {from ? (
         <>
           {' '}
-          of <code title={source?.logFile}>{from}</code> ({source?.format === 'rlm-python' ? 'reference library log' : 'native log'})
+          of <code title={source.logFile}>{from}</code> ({source.format === 'rlm-python' ? 'reference library log' : 'native log'})
         </>
       ) : null}
       : {blocks} block{blocks === 1 ? '' : 's'} run again · <span className="rerun-same">{same} same</span> ·{' '}

@@ -15,10 +15,10 @@ import {
 } from '../../src-shared/trajectory/index.ts';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { useServices, useStudio } from '../app/context.tsx';
-import { fmtInt, fmtMs, fmtUsd, inclusiveTotals, runStatus, truncationOf } from '../lib/derive.ts';
+import { fmtInt, fmtMs, fmtUsd, RunDerivations, runStatus, truncationOf } from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
 import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
-import { hostIdOf, pauseOf, viewRev, viewTraj } from '../store/studio.ts';
+import { hostIdOf, pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
 import { contextNeedOf, mayHaveRecipe } from './ContextFields.tsx';
 import { FollowUpForm } from './FollowUpForm.tsx';
 import { ForkForm, type ForkTarget } from './ForkForm.tsx';
@@ -26,7 +26,7 @@ import { BlockRerunView, RerunBanner } from './RerunView.tsx';
 import { CounterfactualPanel } from './CounterfactualPanel.tsx';
 import { TextBlock } from './TextBlock.tsx';
 
-// memo: App re-renders on every store change it reads (load progress ~10/s); this view reads its own slices.
+// memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 export const RunView = memo(function RunView({ sessionId }: { sessionId: string }) {
   const rev = useStudio((s) => viewRev(s, sessionId));
   const traj = useStudio((s) => viewTraj(s, sessionId));
@@ -78,8 +78,12 @@ function RunHeader({
   language: ReplLanguage;
 }) {
   const svc = useServices();
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const totals = useMemo(() => inclusiveTotals(traj, run.id), [traj, run, traj.revision]);
+  const derived = useStudio((s) => viewDerivations(s, sessionId));
+  const totals = useMemo(
+    () => (derived?.state === traj ? derived : new RunDerivations(traj)).inclusiveTotals(run.id),
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
+    [derived, traj, run, traj.revision],
+  );
   const status = runStatus(run, pause);
   const parent = run.parentRunId;
   const direct = run.iterations.some(isDirectCall);
@@ -216,30 +220,58 @@ function WorkedExamplesLine({ examples }: { examples: WorkedExampleRef[] }) {
 
 /** The turns of a multi-turn session (one root run each), in order; picks the one shown. */
 function TurnsBar({ sessionId, traj, current }: { sessionId: string; traj: TrajectoryState; current: RunId }) {
-  const svc = useServices();
   return (
     <nav className="turns" aria-label="Turns">
       {traj.roots.map((id) => {
         const root = traj.runs.get(id);
         if (!root) return null;
-        const query = (root.start?.query ?? '').replace(/\s+/g, ' ').trim();
         return (
-          <button
+          <TurnButton
             key={id}
-            type="button"
-            aria-current={id === current ? 'true' : undefined}
-            title={query}
-            onClick={() => svc.store.getState().select(sessionId, { runId: id, iteration: null })}
-            data-testid={`turn-${root.turn}`}
-          >
-            turn {root.turn}
-            {query ? `: ${query.length > 40 ? `${query.slice(0, 39)}…` : query}` : ''} · {root.end ? root.end.stopReason : 'running'}
-          </button>
+            sessionId={sessionId}
+            id={id}
+            turn={root.turn}
+            query={root.start?.query ?? ''}
+            stop={root.end ? root.end.stopReason : null}
+            current={id === current}
+          />
         );
       })}
     </nav>
   );
 }
+
+/** One turn's button; redrawn only when it changes (a log of many completions has hundreds, and a load commits often). */
+const TurnButton = memo(function TurnButton({
+  sessionId,
+  id,
+  turn,
+  query,
+  stop,
+  current,
+}: {
+  sessionId: string;
+  id: RunId;
+  turn: number;
+  query: string;
+  stop: string | null;
+  current: boolean;
+}) {
+  const svc = useServices();
+  const flat = query.slice(0, 2000).replace(/\s+/g, ' ').trim();
+  return (
+    <button
+      type="button"
+      aria-current={current ? 'true' : undefined}
+      title={flat}
+      onClick={() => svc.store.getState().select(sessionId, { runId: id, iteration: null })}
+      data-testid={`turn-${turn}`}
+    >
+      turn {turn}
+      {flat ? `: ${flat.length > 40 ? `${flat.slice(0, 39)}…` : flat}` : ''} · {stop ?? 'running'}
+    </button>
+  );
+});
 
 function IterationTimeline({ sessionId, run, selected }: { sessionId: string; run: RunNode; selected: number | null }) {
   const svc = useServices();
@@ -341,7 +373,7 @@ function IterationDetail({
   useEffect(() => {
     if (!leftOutAny) return;
     const calls = blocksOf(it).flatMap((b) => b.calls.slice(0, 500).map((cid) => traj.calls.get(cid)?.start));
-    void svc.fullTexts(sessionId, [first ? run.start : null, it.start, it.end, ...calls]);
+    void svc.texts.fullTexts(sessionId, [first ? run.start : null, it.start, it.end, ...calls]);
   }, [svc, sessionId, traj, run, it, first, leftOutAny]);
   const leftOut = entry ? [first ? run.start : null, it.start].some((e) => e && entry.elided.has(e)) : false;
   const [forking, setForking] = useState(false);

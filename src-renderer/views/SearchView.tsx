@@ -14,7 +14,7 @@ export function SearchView({ sessionId, query, setQuery }: { sessionId: string; 
   const textsRev = useStudio((s) => s.sessions.get(sessionId)?.textsRev ?? 0);
   const leftOut = useStudio((s) => (s.sessions.get(sessionId)?.elided.size ?? 0) > 0);
   useEffect(() => {
-    if (leftOut) void svc.allTexts(sessionId);
+    if (leftOut) void svc.texts.allTexts(sessionId);
   }, [svc, sessionId, leftOut]);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const hits = useMemo(() => (traj ? searchSession(traj, q) : []), [traj, rev, textsRev, q]);

@@ -15,7 +15,7 @@ import {
   measureOf,
   MEASURES,
   runLabel,
-  runMetrics,
+  RunDerivations,
   runStatus,
   runsMatching,
   treeRows,
@@ -25,16 +25,17 @@ import {
 } from '../lib/derive.ts';
 import { REPL_LABEL, REPL_TAG, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { usePrefs } from '../store/prefs.ts';
-import { pauseOf, viewRev, viewTraj } from '../store/studio.ts';
+import { pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
 import { TreeGraph } from './TreeGraph.tsx';
 
 const ROW_H = 26;
 
-// memo: App re-renders on every store change it reads (load progress ~10/s); this view reads its own slices.
+// memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: string }) {
   const svc = useServices();
   const rev = useStudio((s) => viewRev(s, sessionId));
   const traj = useStudio((s) => viewTraj(s, sessionId));
+  const ownDerived = useStudio((s) => viewDerivations(s, sessionId));
   const pause = useStudio((s) => pauseOf(s, sessionId));
   const selected = useStudio((s) => s.selection.get(sessionId)?.runId ?? null);
   const language = useStudio((s) => sessionLanguage(s.sessions.get(sessionId)));
@@ -43,13 +44,16 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   const [query, setQuery] = useState('');
   const deferredQuery = useDeferredValue(query);
 
+  // A replay's trajectory moves back and forth: it gets fresh derivations per revision.
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
+  const derived = useMemo(() => (traj ? (ownDerived ?? new RunDerivations(traj)) : null), [traj, ownDerived, rev]);
   // Recomputed per committed revision (once per frame at most while live).
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const metrics = useMemo(() => (traj ? runMetrics(traj) : new Map<RunId, RunMetrics>()), [traj, rev]);
+  const metrics = useMemo(() => (derived ? derived.runMetrics() : new Map<RunId, RunMetrics>()), [derived, rev]);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const visible = useMemo(() => (traj ? runsMatching(traj, deferredQuery) : null), [traj, rev, deferredQuery]);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const rows = useMemo(() => (traj ? treeRows(traj, collapsed, visible) : []), [traj, rev, collapsed, visible]);
+  const rows = useMemo(() => (derived ? treeRows(derived, collapsed, visible) : []), [derived, rev, collapsed, visible]);
   const colour = useMemo(() => {
     let max = 0;
     for (const m of metrics.values()) max = Math.max(max, measureOf(m, colourBy));
@@ -111,6 +115,7 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
       ) : (
         <TreeList
           traj={traj}
+          derived={derived}
           rows={rows}
           metrics={metrics}
           colour={colour}
@@ -119,7 +124,6 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
           onSelect={select}
           onToggle={toggle}
           pause={pause}
-          rev={rev}
           language={language}
         />
       )}
@@ -129,6 +133,7 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
 
 interface TreeListProps {
   traj: TrajectoryState;
+  derived: RunDerivations | null;
   rows: TreeRow[];
   metrics: Map<RunId, RunMetrics>;
   colour: (v: number) => string;
@@ -137,12 +142,13 @@ interface TreeListProps {
   onSelect(id: RunId): void;
   onToggle(key: string): void;
   pause: PauseInfo | null;
-  rev: number;
   language: ReplLanguage;
 }
 
-function TreeList({ traj, rows, metrics, colour, colourBy, selected, onSelect, onToggle, pause, rev, language }: TreeListProps) {
+function TreeList({ traj, derived, rows, metrics, colour, colourBy, selected, onSelect, onToggle, pause, language }: TreeListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  const runMetricsOf = (row: TreeRow): RunMetrics | undefined => (row.kind === 'run' ? metrics.get(row.runId) : undefined);
+  const swatchOf = (row: TreeRow): string => (row.kind === 'run' ? colour(measureOf(metrics.get(row.runId), colourBy)) : '');
   const [active, setActive] = useState(0);
   const virt = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 12 });
 
@@ -224,16 +230,16 @@ function TreeList({ traj, rows, metrics, colour, colourBy, selected, onSelect, o
             >
               <TreeRowView
                 row={row}
+                index={vi.index}
                 traj={traj}
-                rev={rev}
-                metrics={row.kind === 'run' ? metrics.get(row.runId) : undefined}
-                colour={colour}
-                colourBy={colourBy}
+                derived={derived}
+                metrics={runMetricsOf(row)}
+                swatch={swatchOf(row)}
                 selected={row.kind === 'run' && row.runId === selected}
                 active={vi.index === active}
                 onSelect={onSelect}
                 onToggle={onToggle}
-                onFocusRow={() => setActive(vi.index)}
+                onFocusRow={setActive}
                 pause={pause}
                 language={language}
               />
@@ -251,34 +257,69 @@ function domId(key: string): string {
 
 interface RowProps {
   row: TreeRow;
+  index: number;
   traj: TrajectoryState;
-  rev: number;
+  derived: RunDerivations | null;
+  /** A new object whenever the run received events (RunDerivations.runMetrics), so it stands for the run's state. */
   metrics: RunMetrics | undefined;
-  colour: (v: number) => string;
-  colourBy: Measure;
+  swatch: string;
   selected: boolean;
   active: boolean;
   onSelect(id: RunId): void;
   onToggle(key: string): void;
-  onFocusRow(): void;
+  onFocusRow(index: number): void;
   pause: PauseInfo | null;
   language: ReplLanguage;
 }
 
+/**
+ * Rows are redrawn when what they show changed, not at every commit: during a load most rows
+ * are of runs that are over, and redrawing every visible row per commit (labels, numbers,
+ * titles) was most of a commit's render.
+ */
+function sameRow(a: RowProps, b: RowProps): boolean {
+  const ra = a.row;
+  const rb = b.row;
+  const sameShape =
+    ra.key === rb.key &&
+    ra.level === rb.level &&
+    ra.expanded === rb.expanded &&
+    (ra.kind === 'run' && rb.kind === 'run'
+      ? ra.hasChildren === rb.hasChildren
+      : ra.kind === 'batch' && rb.kind === 'batch' && ra.size === rb.size && ra.failed === rb.failed);
+  return (
+    sameShape &&
+    a.index === b.index &&
+    a.traj === b.traj &&
+    a.derived === b.derived &&
+    a.metrics === b.metrics &&
+    a.swatch === b.swatch &&
+    a.selected === b.selected &&
+    a.active === b.active &&
+    a.onSelect === b.onSelect &&
+    a.onToggle === b.onToggle &&
+    a.onFocusRow === b.onFocusRow &&
+    a.pause === b.pause &&
+    a.language === b.language
+  );
+}
+
 const TreeRowView = memo(function TreeRowView({
   row,
+  index,
   traj,
+  derived,
   metrics,
-  colour,
-  colourBy,
+  swatch,
   selected,
   active,
   onSelect,
   onToggle,
-  onFocusRow,
+  onFocusRow: focusRow,
   pause,
   language: sessionLang,
 }: RowProps) {
+  const onFocusRow = (): void => focusRow(index);
   const indent = { paddingLeft: 6 + row.level * 14 };
   const expandable = row.kind === 'batch' || row.hasChildren;
   const twisty = (
@@ -317,8 +358,7 @@ const TreeRowView = memo(function TreeRowView({
   const run = traj.runs.get(row.runId);
   if (!run) return null;
   const status = runStatus(run, pause);
-  const value = measureOf(metrics, colourBy);
-  const label = runLabel(traj, run);
+  const { short: label, long } = derived ? derived.labelOf(run) : { short: runLabel(traj, run), long: runLabel(traj, run, 300) };
   const language = runLanguage(run.start, sessionLang);
   return (
     <div
@@ -336,11 +376,11 @@ const TreeRowView = memo(function TreeRowView({
         onFocusRow();
         onSelect(run.id);
       }}
-      title={`${run.id} · depth ${run.depth} · ${status} · ${REPL_LABEL[language]} REPL · ${run.start?.model ?? '?'}${run.start ? ` · context ${fmtInt(run.start.context.totalChars)} chars` : ''}\n${runLabel(traj, run, 300)}`}
+      title={`${run.id} · depth ${run.depth} · ${status} · ${REPL_LABEL[language]} REPL · ${run.start?.model ?? '?'}${run.start ? ` · context ${fmtInt(run.start.context.totalChars)} chars` : ''}\n${long}`}
     >
       {twisty}
       <span className={`dot status-${status}`} aria-label={status} />
-      <span className="swatch" style={{ background: colour(value) }} />
+      <span className="swatch" style={{ background: swatch }} />
       <span className="run-label">
         <b>d{run.depth}</b> {label}
       </span>
@@ -353,4 +393,4 @@ const TreeRowView = memo(function TreeRowView({
       </span>
     </div>
   );
-});
+}, sameRow);

@@ -1,39 +1,13 @@
 // Reads a log chunk by chunk in whole lines. A native log's lines are handed out as bytes
-// (the page parses them: see native-text.ts); any other supported format is parsed here with
+// (the page parses them: see lib/native-text.ts); any other supported format is parsed here with
 // the shared codecs and handed out as events in batches. Used inside the parse worker; also
 // callable on the main thread where workers do not exist (jsdom tests).
-import type { LogHeader, TrajectoryEvent } from '../../src-shared/events.ts';
-import { AnyLogReader, detectFormat, DETECT_PREFIX_CHARS, type LogFormat } from '../../src-shared/codecs/detect.ts';
+import type { TrajectoryEvent } from '../../src-shared/events.ts';
+import { AnyLogReader, detectFormat, DETECT_PREFIX_CHARS } from '../../src-shared/codecs/detect.ts';
 import { formatProblem } from '../../src-shared/codecs/lines.ts';
-import { Elider, type Cut, type LineCut } from './elide.ts';
-
-export type ParseOut =
-  | { kind: 'format'; format: LogFormat }
-  | { kind: 'header'; header: LogHeader }
-  /** A reference-library log's events (nothing is left out of those). */
-  | { kind: 'events'; events: TrajectoryEvent[] }
-  /**
-   * A native log's next whole lines as UTF-8 (their own buffer, transferred), for the page
-   * to decode and parse (`NativeTextReader`), with the cuts made in them; nothing else about
-   * the log's content comes from the worker. All ASCII, or a single line.
-   */
-  | { kind: 'lines'; bytes: Uint8Array; cuts?: LineCut[] }
-  | { kind: 'texts'; id: number; texts: (string | null)[]; problems: string[] }
-  | { kind: 'problems'; list: string[] }
-  | { kind: 'progress'; bytes: number; total: number }
-  /** `spent`: the worker's time by phase (waiting for bytes, cutting and decoding, parsing and checking, posting). */
-  | { kind: 'done'; ms: number; spent: Spent }
-  | { kind: 'error'; message: string };
-
-/**
- * A dropped/picked file, or a host session's log fetched from `/api/log` (same origin), to
- * read. `elideOver`: `content` and `prompt` strings of at least this many bytes are left out
- * of a native log's events (null: none); by default those of 1 KiB or more, in logs of
- * 8 MiB or more.
- */
-export type ParseIn = ({ file: Blob } | { url: string }) & { elideOver?: number | null };
-/** Asks for the whole texts of left-out strings (`texts` is the request's id). */
-export type TextsIn = { texts: number; source: Blob | string; cuts: Cut[] };
+import { Elider } from './elide.ts';
+import type { Cut } from '../lib/elision.ts';
+import type { ParseIn, ParseOut, Post, Spent } from '../lib/parse-messages.ts';
 
 const ELIDE_OVER = 1024;
 const ELIDE_FROM_FILE_BYTES = 8 * 1024 * 1024;
@@ -50,9 +24,6 @@ function elideOver(input: ParseIn, size: number): number | null {
  */
 const FIRST_BATCH = 100;
 const BATCH = 1000;
-
-/** Hands a message to the page (`transfer`: buffers that move with it; nothing to do on the page's own thread). */
-export type Post = (m: ParseOut, transfer?: Transferable[]) => void;
 
 /** Reads a log from a URL (the host's `/api/log`) as a stream; the whole file is never one string. */
 export async function parseUrl(input: { url: string; elideOver?: number | null }, post: Post): Promise<void> {
@@ -154,14 +125,6 @@ async function* streamBytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<
     yield got;
     if (got.buffer.byteLength === SLICE) free.push(got.buffer as ArrayBuffer);
   }
-}
-
-/** Milliseconds by phase; `decode` is cutting and decoding, or for a native log cutting and copying out. */
-export interface Spent {
-  read: number;
-  decode: number;
-  parse: number;
-  post: number;
 }
 
 /**

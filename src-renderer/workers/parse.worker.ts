@@ -1,6 +1,7 @@
 // Parses a dropped log, or a host session's log fetched from /api/log, off the UI thread;
 // and reads back the long texts a parse left out, when the page shows them.
-import { parseBlob, parseUrl, readTexts, type ParseIn, type ParseOut, type TextsIn } from './parse-core.ts';
+import { parseBlob, parseUrl, readTexts } from './parse-core.ts';
+import type { ParseIn, ParseOut, TextsIn } from '../lib/parse-messages.ts';
 
 const post = (m: ParseOut, transfer: Transferable[] = []): void =>
   (self as unknown as { postMessage(m: ParseOut, transfer: Transferable[]): void }).postMessage(m, transfer);

@@ -1,6 +1,8 @@
 // Profiles opening a big log in Chromium (CPU profile of the page's main thread through CDP)
 // and prints the functions with the most self time inside long tasks. A tool, not a test.
-//   node --no-node-snapshot test/e2e/perf/profile.ts FILE
+//   node --no-node-snapshot test/e2e/perf/profile.ts FILE [--static DIR]
+// (`--static DIR`: another build, e.g. one made with `npx vite build --minify false --outDir DIR`
+// for readable function names.)
 import { writeFileSync } from 'node:fs';
 import { launch, startServe } from '../support.ts';
 
@@ -19,7 +21,8 @@ interface Profile {
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: profile.ts FILE');
-const served = await startServe();
+const staticAt = process.argv.indexOf('--static');
+const served = await startServe(staticAt > 0 ? ['--static', process.argv[staticAt + 1] ?? ''] : []);
 const b = await launch(served.url);
 const page = b.page;
 try {

@@ -1,26 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { applyEvent, createTrajectoryState, reduceEvents } from '../../../src-shared/trajectory/index.ts';
-import {
-  firstDivergence,
-  markRunDirty,
-  runMetrics,
-  runsMatching,
-  searchSession,
-  settleOwnTotals,
-  treeRows,
-  truncationOf,
-} from '../../../src-renderer/lib/derive.ts';
+import { firstDivergence, RunDerivations, runsMatching, searchSession, treeRows, truncationOf } from '../../../src-renderer/lib/derive.ts';
+import type { TrajectoryState } from '../../../src-shared/trajectory/index.ts';
 import { fixtureEvents } from './helpers.ts';
+
+/** Metrics of a trajectory from scratch (fresh derivations). */
+const runMetrics = (s: TrajectoryState) => new RunDerivations(s).runMetrics();
 
 describe('derive', () => {
   const state = reduceEvents(fixtureEvents('c_recursive.jsonl'));
 
   it('flattens the recursion tree into rows, grouping batched children', () => {
-    const rows = treeRows(state, new Set());
+    const rows = treeRows(new RunDerivations(state), new Set());
     const runRows = rows.filter((r) => r.kind === 'run');
     expect(runRows).toHaveLength(4);
     expect(rows[0]).toMatchObject({ kind: 'run', level: 0, hasChildren: true, expanded: true });
-    const collapsed = treeRows(state, new Set([rows[0]!.key]));
+    const collapsed = treeRows(new RunDerivations(state), new Set([rows[0]!.key]));
     expect(collapsed).toHaveLength(1);
   });
 
@@ -89,7 +84,7 @@ describe('derive', () => {
       });
     }
     const s = reduceEvents(evs as never);
-    expect(treeRows(s, new Set())).toHaveLength(10_000);
+    expect(treeRows(new RunDerivations(s), new Set())).toHaveLength(10_000);
     expect(runMetrics(s).size).toBe(10_000);
   });
 });
@@ -98,38 +93,53 @@ describe('incremental run metrics', () => {
   it('redoing only changed runs and their ancestors matches a full fold', () => {
     const events = fixtureEvents('c_recursive.jsonl');
     const state = createTrajectoryState();
+    const derived = new RunDerivations(state);
     // Fold in uneven chunks, as commits during a load would, asking for metrics in between.
     for (let i = 0; i < events.length; i += 7) {
       for (const e of events.slice(i, i + 7)) {
         applyEvent(state, e);
-        markRunDirty(state, e.runId);
+        derived.markRunDirty(e.runId);
       }
-      runMetrics(state);
+      derived.runMetrics();
     }
-    const incremental = runMetrics(state);
+    const incremental = derived.runMetrics();
     const full = runMetrics(reduceEvents(events));
     expect(incremental.size).toBe(full.size);
     for (const [id, m] of full) expect(incremental.get(id)).toEqual(m);
     // Nothing changed since: the same Map comes back (views keep their memoised rows).
-    expect(runMetrics(state)).toBe(incremental);
+    expect(derived.runMetrics()).toBe(incremental);
   });
 
   it('gives the same totals when own totals are settled as events are folded (the store does that per slice)', () => {
     const events = fixtureEvents('c_recursive.jsonl');
     const state = createTrajectoryState();
-    runMetrics(state);
+    const derived = new RunDerivations(state);
+    derived.runMetrics();
     for (let i = 0; i < events.length; i += 5) {
       for (const e of events.slice(i, i + 5)) {
         applyEvent(state, e);
-        markRunDirty(state, e.runId);
+        derived.markRunDirty(e.runId);
       }
-      settleOwnTotals(state);
-      if (i % 35 === 0) runMetrics(state);
+      derived.settleOwnTotals();
+      if (i % 35 === 0) derived.runMetrics();
     }
-    const settled = runMetrics(state);
+    const settled = derived.runMetrics();
     const full = runMetrics(reduceEvents(events));
     expect(settled.size).toBe(full.size);
     for (const [id, m] of full) expect(settled.get(id)).toEqual(m);
-    expect(runMetrics(state)).toBe(settled);
+    expect(derived.runMetrics()).toBe(settled);
+  });
+
+  it('keeps its caches per session: two sessions of the same log do not share them, and closing one frees its own', () => {
+    const events = fixtureEvents('c_recursive.jsonl');
+    const a = new RunDerivations(reduceEvents(events));
+    const b = new RunDerivations(reduceEvents(events));
+    const ma = a.runMetrics();
+    const mb = b.runMetrics();
+    expect(ma).not.toBe(mb);
+    expect([...ma.values()].map((m) => m.total)).toEqual([...mb.values()].map((m) => m.total));
+    // Each answers from its own memo until its own runs change.
+    expect(a.runMetrics()).toBe(ma);
+    expect(b.runMetrics()).toBe(mb);
   });
 });

@@ -4,9 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { encodeNative } from '../../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { asSessionId, type TrajectoryEvent } from '../../../src-shared/events.ts';
-import { Elider, MARK, restoreMarks, setAt, type Elision } from '../../../src-renderer/workers/elide.ts';
-import { parseBlob, readTexts, type ParseOut } from '../../../src-renderer/workers/parse-core.ts';
-import { NativeTextReader, type TextBatch } from '../../../src-renderer/workers/native-text.ts';
+import { Elider } from '../../../src-renderer/workers/elide.ts';
+import { MARK, restoreMarks, setAt, type Elision } from '../../../src-renderer/lib/elision.ts';
+import { parseBlob, readTexts } from '../../../src-renderer/workers/parse-core.ts';
+import type { ParseOut } from '../../../src-renderer/lib/parse-messages.ts';
+import { NativeTextReader, type TextBatch } from '../../../src-renderer/lib/native-text.ts';
 import { fixtureEvents, servicesWith } from './helpers.ts';
 
 const enc = new TextEncoder();
@@ -199,11 +201,11 @@ describe('services: texts read back into the store', () => {
       [...light.elided.entries()].map(([ev, list]) => [light.events.indexOf(ev), list] as [number, Elision[]]),
     );
     store.getState().flushEvents();
-    (svc as unknown as { sources: Map<string, Blob> }).sources.set('big', new NodeBlob([text]) as unknown as Blob);
+    svc.texts.setSource('big', new NodeBlob([text]) as unknown as Blob);
     const entry = () => store.getState().sessions.get('big')!;
     const first = [...entry().elided.keys()][0] as TrajectoryEvent;
     const before = entry().textsRev;
-    await svc.fullTexts('big', [first, first]);
+    await svc.texts.fullTexts('big', [first, first]);
     expect(entry().elided.has(first)).toBe(false);
     expect(entry().textsRev).toBe(before + 1);
     expect(entry().elided.size).toBeGreaterThan(0);
@@ -223,13 +225,10 @@ describe('services: texts read back into the store', () => {
       [...light.elided.entries()].map(([ev, list]) => [light.events.indexOf(ev), list] as [number, Elision[]]),
     );
     store.getState().flushEvents();
-    (svc as unknown as { sources: Map<string, Blob> }).sources.set(
-      'big',
-      new NodeBlob([text.replace(/"prompt":"/g, '"prompt":"XY')]) as unknown as Blob,
-    );
+    svc.texts.setSource('big', new NodeBlob([text.replace(/"prompt":"/g, '"prompt":"XY')]) as unknown as Blob);
     const whole = await parseAll(new NodeBlob([text]) as unknown as Blob, null);
     const previews = light.events.map((e) => JSON.stringify(e));
-    await svc.allTexts('big');
+    await svc.texts.allTexts('big');
     const entry = store.getState().sessions.get('big')!;
     expect(entry.elided.size).toBe(0);
     expect(entry.problems.some((p) => /could not be read again|does not begin with/.test(p))).toBe(true);
@@ -238,7 +237,7 @@ describe('services: texts read back into the store', () => {
     // …and the texts after it kept their previews.
     expect([...light.elided.keys()].some((e) => JSON.stringify(e) === previews[light.events.indexOf(e)])).toBe(true);
     const problems = entry.problems.length;
-    await svc.allTexts('big');
+    await svc.texts.allTexts('big');
     expect(store.getState().sessions.get('big')!.problems.length).toBe(problems);
     // An export says that what it holds of those texts is only their previews.
     expect(entry.textsLost).toBeGreaterThan(0);

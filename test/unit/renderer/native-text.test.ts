@@ -7,9 +7,10 @@ import { encodeNative, readNativeText } from '../../../src-shared/codecs/native.
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { formatProblem } from '../../../src-shared/codecs/lines.ts';
 import { asSessionId, type TrajectoryEvent } from '../../../src-shared/events.ts';
-import { setAt, type Elision } from '../../../src-renderer/workers/elide.ts';
-import { NativeTextReader } from '../../../src-renderer/workers/native-text.ts';
-import { parseBlob, readTexts, type ParseOut } from '../../../src-renderer/workers/parse-core.ts';
+import { setAt, type Elision } from '../../../src-renderer/lib/elision.ts';
+import { NativeTextReader } from '../../../src-renderer/lib/native-text.ts';
+import { parseBlob, readTexts } from '../../../src-renderer/workers/parse-core.ts';
+import type { ParseOut } from '../../../src-renderer/lib/parse-messages.ts';
 import { fixtureEvents, servicesWith } from './helpers.ts';
 
 /** Everything the page would end up with, and the worker's messages. */

@@ -9,7 +9,7 @@
 import { NativeReader } from '../../src-shared/codecs/native.ts';
 import { formatProblem } from '../../src-shared/codecs/lines.ts';
 import type { LogHeader, TrajectoryEvent } from '../../src-shared/events.ts';
-import { restoreMarks, type Cut, type Elision, type LineCut } from './elide.ts';
+import { restoreMarks, type Cut, type Elision, type LineCut } from './elision.ts';
 
 /** What one piece of text gave. `elided`: which events (by index) had strings left out, and where they are. */
 export interface TextBatch {

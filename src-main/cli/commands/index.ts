@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   'mock-llm': async () => [(await import('./mock-llm.ts')).registerMockLlm],
   demo: async () => [(await import('./demo.ts')).registerDemo],
   stats: async () => [(await import('./stats.ts')).registerStats],
+  coverage: async () => [(await import('./coverage.ts')).registerCoverage],
   rerun: async () => [(await import('./rerun.ts')).registerRerun],
   convert: async () => [(await import('./convert.ts')).registerConvert],
   bundle: async () => [(await import('./bundle.ts')).registerBundle],

@@ -2,6 +2,7 @@ import { useEffect, useState, type DragEvent } from 'react';
 import { ChartsView } from '../charts/Charts.tsx';
 import { usePrefs } from '../store/prefs.ts';
 import { CompareView } from '../views/CompareView.tsx';
+import { CoveragePanel, CoverageStrips } from '../views/CoverageView.tsx';
 import { EvaluationView } from '../views/EvaluationView.tsx';
 import { Controls } from '../views/Controls.tsx';
 import { NewRunForm } from '../views/NewRunForm.tsx';
@@ -174,7 +175,11 @@ export function App() {
           <>
             <aside className="left">
               <Controls sessionId={active.id} />
-              <TreePanel sessionId={active.id} />
+              <div className="tree-with-coverage">
+                <TreePanel sessionId={active.id} />
+                <CoverageStrips sessionId={active.id} />
+              </div>
+              <CoveragePanel sessionId={active.id} />
             </aside>
             <section className="center">
               {panel === 'charts' ? (

@@ -6,6 +6,7 @@ import { computeCoverage, type CoverageReport } from '../../../src-shared/analys
 import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python.ts';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { reduceEvents } from '../../../src-shared/trajectory/reducer.ts';
+import { filler, prng } from '../../../src-main/corpus/seeded-text.ts';
 import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
 import { makeContext, nativeSession, referenceEvents, type TurnSpec } from './coverage-sessions.ts';
 
@@ -38,6 +39,21 @@ describe('AnchorIndex', () => {
       { textStart: 1, textEnd: 1 + a.length, contextStart: 500 },
       { textStart: 3 + a.length, textEnd: 3 + a.length + b.length, contextStart: 9000 },
     ]);
+  });
+
+  it('places long copies exactly in 12-word filler prose, where every anchor repeats thousands of times', () => {
+    const ctx = filler(prng(7), 2_000_000);
+    const index = new AnchorIndex(ctx);
+    for (const [start, len] of [
+      [0, 5000],
+      [123_457, 50_000],
+      [1_500_001, 79],
+      [1_999_000, 1000],
+    ] as const) {
+      expect(index.find(`Summarise:\n${ctx.slice(start, start + len)}`)).toEqual([
+        { textStart: 11, textEnd: 11 + len, contextStart: start },
+      ]);
+    }
   });
 
   it('prefers the longest match when a passage repeats', () => {

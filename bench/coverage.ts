@@ -4,7 +4,8 @@
 // `llm_query_batched` in CALLS chunks, prints the needle line, answers. The context is the
 // evaluation tasks' seeded filler prose (12 words over and over: the hardest case for anchors,
 // which repeat everywhere). Then `rlm-studio coverage` on it, whole process, and the same
-// phases in this process. Prints a Markdown section for bench/RESULTS.md.
+// phases in this process. Prints a Markdown section for bench/RESULTS.md (--keep keeps the
+// log and context in a temp folder).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -18,7 +19,13 @@ import { filler, prng } from '../src-main/corpus/seeded-text.ts';
 import { readLogBatches } from '../src-main/logs/read-log.ts';
 import { MB, log, median, r2, repl, root, startMock, writeScript } from './lib.ts';
 
-const { values: args } = parseArgs({ options: { mb: { type: 'string', default: '100' }, calls: { type: 'string', default: '2000' } } });
+const { values: args } = parseArgs({
+  options: {
+    mb: { type: 'string', default: '100' },
+    calls: { type: 'string', default: '2000' },
+    keep: { type: 'boolean', default: false },
+  },
+});
 const sizeMb = Number(args.mb);
 const calls = Number(args.calls);
 const work = mkdtempSync(join(tmpdir(), 'rlm-bench-coverage-'));
@@ -131,5 +138,6 @@ async function main(): Promise<void> {
 try {
   await main();
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  if (args.keep) log(`coverage: kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
 }

@@ -5,7 +5,7 @@ import { create } from 'zustand';
 import type { CoverageReport } from '../../src-shared/analysis/coverage.ts';
 import type { UnseenPreview } from '../workers/coverage.worker.ts';
 
-export type CoverageEntry =
+type CoverageEntry =
   | { status: 'working'; fileName: string }
   | { status: 'done'; fileName: string; report: CoverageReport; largestUnseen: UnseenPreview[]; ms: number }
   | { status: 'error'; fileName: string; message: string };

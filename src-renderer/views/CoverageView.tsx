@@ -4,10 +4,12 @@
 // no model saw. Clicking a span opens the iteration or sub-call that saw it.
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import type { CoverageFigures, CoverageReport, CoverageRole, CoverageSpan } from '../../src-shared/analysis/coverage.ts';
+import type { RunId } from '../../src-shared/events.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { computeCoverage } from '../app/coverage-services.ts';
 import { fmtInt } from '../lib/derive.ts';
 import { useCoverage, type CoverageScope } from '../store/coverage.ts';
+import { viewRev, viewTraj } from '../store/studio.ts';
 import type { Services } from '../app/services.ts';
 
 const ROLE_COLOUR: Record<CoverageRole, string> = { root: '#2e9d4a', subcall: '#2f6fd0', child: '#e08a1e' };
@@ -21,21 +23,20 @@ const UNSEEN_COLOUR = 'rgba(128, 128, 128, 0.25)';
 const PAINT_ORDER: CoverageRole[] = ['child', 'subcall', 'root'];
 const PRIORITY: Record<CoverageRole, number> = { root: 0, subcall: 1, child: 2 };
 
-function useSelection(sessionId: string): { runId: string | null; iteration: number | null } {
-  const runId = useStudio((s) => s.selection.get(sessionId)?.runId ?? null);
-  const iteration = useStudio((s) => s.selection.get(sessionId)?.iteration ?? null);
-  return { runId, iteration };
+/** The run and iteration the run view shows: the selection, else the first root and the run's last iteration. */
+function useShown(sessionId: string): { runId: string | null; iteration: number | null } {
+  const sel = useStudio((s) => s.selection.get(sessionId));
+  const traj = useStudio((s) => viewTraj(s, sessionId));
+  useStudio((s) => viewRev(s, sessionId));
+  const runId = sel?.runId ?? traj?.roots[0] ?? null;
+  const its = runId ? (traj?.runs.get(runId as RunId)?.iterations ?? []) : [];
+  return { runId, iteration: sel?.iteration ?? its[its.length - 1]?.iteration ?? null };
 }
 
 function spansIn(report: CoverageReport, scope: CoverageScope, runId: string | null, iteration: number | null): CoverageSpan[] {
   if (scope === 'session') return report.spans;
-  const roots = new Set(report.runs.filter((r) => r.parentRunId === null).map((r) => r.runId as string));
-  const run = runId ?? [...roots][0] ?? null;
-  if (scope === 'run') return report.spans.filter((s) => s.runId === run);
-  // Without a selected iteration, the run's first one that saw anything.
-  const its = report.spans.filter((s) => s.runId === run);
-  const it = iteration ?? its[0]?.iteration ?? null;
-  return its.filter((s) => s.iteration === it);
+  if (scope === 'run') return report.spans.filter((s) => s.runId === runId);
+  return report.spans.filter((s) => s.runId === runId && s.iteration === iteration);
 }
 
 /** Opens where a span was seen: the iteration, the sub-call (opened in its list), or the child run. */
@@ -54,7 +55,7 @@ function describe(s: CoverageSpan): string {
 
 function Strip({ sessionId, report, scope }: { sessionId: string; report: CoverageReport; scope: CoverageScope }) {
   const svc = useServices();
-  const { runId, iteration } = useSelection(sessionId);
+  const { runId, iteration } = useShown(sessionId);
   const spans = useMemo(() => spansIn(report, scope, runId, iteration), [report, scope, runId, iteration]);
   const ref = useRef<HTMLCanvasElement>(null);
   const [height, setHeight] = useState(0);
@@ -101,7 +102,10 @@ function Strip({ sessionId, report, scope }: { sessionId: string; report: Covera
   };
 
   return (
-    <div className="coverage-strip" title={scope}>
+    <div
+      className="coverage-strip"
+      title={scope === 'session' ? 'the whole session' : scope === 'run' ? 'the selected run' : 'the selected iteration'}
+    >
       <span className="coverage-strip-label">{scope === 'session' ? 'S' : scope === 'run' ? 'R' : 'I'}</span>
       <div className="coverage-strip-body">
         <canvas
@@ -154,7 +158,7 @@ function FiguresRow({ label, f }: { label: string; f: CoverageFigures }) {
 export function CoveragePanel({ sessionId }: { sessionId: string }) {
   const svc = useServices();
   const entry = useCoverage((s) => s.bySession.get(sessionId));
-  const { runId } = useSelection(sessionId);
+  const { runId } = useShown(sessionId);
   const report = entry?.status === 'done' ? entry.report : null;
   const runRow = report?.runs.find((r) => r.runId === runId) ?? null;
   const largestSeen = useMemo(

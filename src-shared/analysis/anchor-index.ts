@@ -161,12 +161,29 @@ export class AnchorIndex {
     let j = 0;
     let h = hashAt(text, 0);
     while (j + ANCHOR_CHARS <= n) {
-      if (this.occurs(h)) {
+      if (this.occurs(text, j, h)) {
         // A copy through here has its anchor on the true place within the next STRIDE
         // positions. Long matches first (their places are few, even where 16 characters repeat
         // thousands of times); the short anchors' places only when there is none.
         let at = this.bestOver(text, j, h, LONG_CHARS, floor, expected, m, look);
-        if (m.pos < 0) at = this.bestOver(text, j, h, ANCHOR_CHARS, floor, expected, m, look);
+        if (m.pos < 0) {
+          at = this.bestOver(text, j, h, ANCHOR_CHARS, floor, expected, m, look);
+          // A short match may be the start of a long copy whose anchor on its true place lies
+          // beyond the STRIDE positions looked at (the text reached this place early, by a
+          // stretch that also occurs elsewhere): the long copy wins.
+          const end = at - m.left + m.len;
+          if (m.len >= MIN_SPAN_CHARS && m.len < LONG_CHARS + STRIDE - 1) {
+            for (let q = j + STRIDE; q < end && q + LONG_CHARS <= n; q++) {
+              look.len = 0;
+              look.pos = -1;
+              if (this.scan(text, q, this.headsLong[this.bucket(longHashAt(text, q))]!, this.nextLong, LONG_CHARS, floor, expected, look)) {
+                Object.assign(m, look);
+                at = q;
+                break;
+              }
+            }
+          }
+        }
         if (m.len >= MIN_SPAN_CHARS) {
           const start = at - m.left;
           out.push({ textStart: start, textEnd: start + m.len, contextStart: m.pos - m.left });
@@ -182,9 +199,16 @@ export class AnchorIndex {
     return out;
   }
 
-  /** Whether some anchor has hash `h`. */
-  private occurs(h: number): boolean {
-    for (let a = this.heads[this.bucket(h)]!; a !== -1; a = this.next[a]!) if (this.hashes[a] === h) return true;
+  /** Whether the ANCHOR_CHARS characters of the text at `j` (hashing to `h`) are an anchor of the context. */
+  private occurs(text: string, j: number, h: number): boolean {
+    const ctx = this.context;
+    for (let a = this.heads[this.bucket(h)]!; a !== -1; a = this.next[a]!) {
+      if (this.hashes[a] !== h) continue;
+      const p = a * STRIDE;
+      let k = 0;
+      while (k < ANCHOR_CHARS && text.charCodeAt(j + k) === ctx.charCodeAt(p + k)) k++;
+      if (k === ANCHOR_CHARS) return true;
+    }
     return false;
   }
 

@@ -48,7 +48,7 @@ export interface CoverageFigures {
   unseenChars: number;
 }
 
-export interface RunCoverage extends CoverageFigures {
+interface RunCoverage extends CoverageFigures {
   runId: RunId;
   parentRunId: RunId | null;
   depth: number;

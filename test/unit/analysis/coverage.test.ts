@@ -56,6 +56,22 @@ describe('AnchorIndex', () => {
     }
   });
 
+  it('places 500 chunks of filler behind a prompt prefix at their own place, whatever their alignment', () => {
+    const ctx = filler(prng(11), 3_000_000);
+    const index = new AnchorIndex(ctx);
+    const rand = prng(5);
+    for (let k = 0; k < 500; k++) {
+      const start = Math.floor(rand() * (ctx.length - 6000));
+      const len = 80 + Math.floor(rand() * 5000);
+      const found = index.find(`Summarise this part:\n${ctx.slice(start, start + len)}`);
+      expect(found).toHaveLength(1);
+      // The prompt's last characters may happen to equal those before the chunk: still one copy.
+      const f = found[0]!;
+      expect([f.textEnd, f.contextStart + (f.textEnd - f.textStart)]).toEqual([21 + len, start + len]);
+      expect(f.contextStart).toBeLessThanOrEqual(start);
+    }
+  });
+
   it('prefers the longest match when a passage repeats', () => {
     const ctx = `${'abcdefghij'.repeat(20)}|unique tail of the repeated passage here|${'abcdefghij'.repeat(20)}`;
     const index = new AnchorIndex(ctx);

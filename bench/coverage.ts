@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AnchorIndex, MIN_SPAN_CHARS } from '../src-shared/analysis/anchor-index.ts';
@@ -112,6 +112,13 @@ async function main(): Promise<void> {
   const t4 = performance.now();
   const inProcess = summarizeCoverage(text.length, coverageRuns(state), spans);
   const t5 = performance.now();
+  // A yardstick measured alongside, for a machine shared with other work: one pass reading
+  // every character of the context (the least any exact matcher must do; the index reads
+  // each once, the matching each copied one about twice).
+  let newlines = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) newlines++;
+  const t6 = performance.now();
+  const loadNow = loadavg()[0]!;
   const scanned = sources.reduce((n, s) => n + s.text.length, 0);
 
   const s = report!.session;
@@ -129,6 +136,9 @@ async function main(): Promise<void> {
     `| in process: match ${sources.length} texts | ${Math.round(t4 - t3)} |`,
     `| in process: figures per run and session | ${Math.round(t5 - t4)} |`,
     `| coverage alone (index + match + figures) | ${Math.round(t5 - t2)} |`,
+    `| yardstick: one pass reading every character of the context (counting its ${newlines} newlines) | ${Math.round(t6 - t5)} (coverage alone = ${r2((t5 - t2) / (t6 - t5))} × it) |`,
+    '',
+    `Machine: ${cpus().length} cores shared with other work, load average ${r2(loadNow)} at the end; times on it move by a factor of 3 between runs, the ratio to the yardstick much less.`,
     '',
     `Result: contextChars ${s.contextChars}, seenByRootChars ${s.seenByRootChars}, sentToSubcallsChars ${s.sentToSubcallsChars}, unseenChars ${s.unseenChars}; ${inProcess.spans.length} spans (the same figures in process: ${JSON.stringify(inProcess.session) === JSON.stringify(s)}).`,
   ];

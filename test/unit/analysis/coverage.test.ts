@@ -4,10 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { AnchorIndex, MIN_SPAN_CHARS } from '../../../src-shared/analysis/anchor-index.ts';
 import { computeCoverage, type CoverageReport } from '../../../src-shared/analysis/coverage.ts';
 import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python.ts';
-import type { TrajectoryEvent } from '../../../src-shared/events.ts';
+import { asRunId, type TrajectoryEvent } from '../../../src-shared/events.ts';
 import { reduceEvents } from '../../../src-shared/trajectory/reducer.ts';
 import { filler, prng } from '../../../src-main/corpus/seeded-text.ts';
 import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
+import { Script, runStart } from '../trajectory/synthetic.ts';
 import { makeContext, nativeSession, referenceEvents, type TurnSpec } from './coverage-sessions.ts';
 
 const { context, needle } = makeContext(3000, 1868);
@@ -166,6 +167,37 @@ describe.each(formats)('coverage of a %s log', (name, build) => {
     const lastIterStart = events.findLastIndex((e) => e.type === 'iteration.start' && e.depth === 0);
     const cut = events.slice(0, lastIterStart).filter((e) => e.type !== 'run.end');
     expect(cover(cut).session.seenByRootChars).toBe(0);
+  });
+});
+
+describe('a direct call (maxDepth 0)', () => {
+  it('the root model saw the whole context in its one prompt', () => {
+    const s = new Script();
+    const r = { runId: asRunId('d'), parentRunId: null, depth: 0 };
+    runStart(s, r, 0, null, [{ role: 'user', content: `Context:\n${context}\n\nQuery: q` }]);
+    s.emit({
+      type: 'model.reply',
+      ...r,
+      iteration: 0,
+      purpose: 'direct',
+      model: 'm',
+      text: 'a',
+      usage: { inputTokens: 1, outputTokens: 1, costUsd: 0 },
+      latencyMs: 1,
+    });
+    s.emit({
+      type: 'run.end',
+      ...r,
+      answer: 'a',
+      stopReason: 'answered',
+      message: null,
+      iterations: 0,
+      durationMs: 1,
+      usage: { inputTokens: 1, outputTokens: 1, costUsd: 0, calls: 1 },
+    });
+    const rep = cover(s.events);
+    expect(rep.session).toMatchObject({ seenByRootChars: C, unseenChars: 0 });
+    expect(rep.spans).toMatchObject([{ start: 0, end: C, role: 'root', iteration: 0, block: null }]);
   });
 });
 

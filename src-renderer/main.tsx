@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
 import { ServicesProvider } from './app/context.tsx';
 import { Services } from './app/services.ts';
+import { setCoverageWorkerFactory } from './app/coverage-services.ts';
 import { createStudioStore } from './store/studio.ts';
 import { carrierForPage } from './transport/carrier.ts';
 import { prewarmMonaco } from './monaco/CodeView.tsx';
@@ -25,6 +26,7 @@ const services = new Services(
   shareableHtmlFrom(document.baseURI),
 );
 services.prewarm();
+setCoverageWorkerFactory(() => new Worker(new URL('./workers/coverage.worker.ts', import.meta.url), { type: 'module' }));
 // For end-to-end tests and the console: read-only handles, no secrets.
 (window as unknown as { __rlmStudio: unknown }).__rlmStudio = { store, services };
 

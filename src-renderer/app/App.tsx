@@ -3,6 +3,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { ChartsView } from '../charts/Charts.tsx';
 import { usePrefs } from '../store/prefs.ts';
 import { CompareView } from '../views/CompareView.tsx';
+import { CoveragePanel, CoverageStrips } from '../views/CoverageView.tsx';
 import { EvaluationView } from '../views/EvaluationView.tsx';
 import { Controls } from '../views/Controls.tsx';
 import { NewRunForm } from '../views/NewRunForm.tsx';
@@ -177,7 +178,11 @@ export function App() {
           <>
             <aside className="left">
               <Controls sessionId={active} />
-              <TreePanel sessionId={active} />
+              <div className="tree-with-coverage">
+                <TreePanel sessionId={active} />
+                <CoverageStrips sessionId={active} />
+              </div>
+              <CoveragePanel sessionId={active} />
             </aside>
             <section className="center">
               {panel === 'charts' ? (

@@ -10,6 +10,8 @@ import { Services } from '../app/services.ts';
 import { createStudioStore } from '../store/studio.ts';
 import { prewarmText } from '../lib/prewarm-text.ts';
 import ParseWorker from '../workers/parse.worker.ts?worker&inline';
+import CoverageWorker from '../workers/coverage.worker.ts?worker&inline';
+import { setCoverageWorkerFactory } from '../app/coverage-services.ts';
 import { readEmbeddedLog } from './embedded-log.ts';
 import '../styles.css';
 import './bundle.css';
@@ -17,6 +19,7 @@ import './bundle.css';
 const store = createStudioStore();
 const services = new Services(store, null, () => new ParseWorker());
 services.prewarm();
+setCoverageWorkerFactory(() => new CoverageWorker());
 (window as unknown as { __rlmStudio: unknown }).__rlmStudio = { store, services };
 
 const root = document.getElementById('root');

@@ -18,6 +18,7 @@ import { useServices, useStudio } from '../app/context.tsx';
 import { fmtInt, fmtMs, fmtUsd, RunDerivations, runStatus, truncationOf } from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
 import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
+import { useCoverage } from '../store/coverage.ts';
 import { hostIdOf, pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
 import { contextNeedOf, mayHaveRecipe } from './ContextFields.tsx';
 import { FollowUpForm } from './FollowUpForm.tsx';
@@ -565,6 +566,14 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
   const svc = useServices();
   const [open, setOpen] = useState<string | null>(null);
   const [whatIf, setWhatIf] = useState<string | null>(null);
+  // A span of the coverage map asked for one of these calls: open it and bring it into view.
+  const focusCall = useCoverage((s) => s.focusCall);
+  useEffect(() => {
+    if (focusCall === null || !b.calls.includes(focusCall as CallId)) return;
+    setOpen(focusCall);
+    useCoverage.getState().focus(null);
+    requestAnimationFrame(() => document.querySelector(`[data-call-id="${CSS.escape(focusCall)}"]`)?.scrollIntoView({ block: 'center' }));
+  }, [focusCall, b]);
   return (
     <div className="subcalls">
       <h5>Sub-calls ({b.calls.length})</h5>
@@ -586,7 +595,7 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
             if (!c) return null;
             const child: RunId | null = c.start.childRunId;
             return (
-              <tr key={cid} className={c.end?.error ? 'has-error' : ''}>
+              <tr key={cid} className={c.end?.error ? 'has-error' : ''} data-call-id={cid}>
                 <td>{c.start.batch ? `${c.start.batch.index + 1}/${c.start.batch.size}` : i + 1}</td>
                 <td>
                   {c.start.kind === 'rlm' ? (c.start.leaf ? 'rlm (leaf)' : 'rlm') : 'llm'}

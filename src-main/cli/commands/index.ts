@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   'mock-llm': async () => [(await import('./mock-llm.ts')).registerMockLlm],
   demo: async () => [(await import('./demo.ts')).registerDemo],
   stats: async () => [(await import('./stats.ts')).registerStats],
+  coverage: async () => [(await import('./coverage.ts')).registerCoverage],
   rerun: async () => [(await import('./rerun.ts')).registerRerun],
   counterfactual: async () => [(await import('./counterfactual.ts')).registerCounterfactual],
   convert: async () => [(await import('./convert.ts')).registerConvert],

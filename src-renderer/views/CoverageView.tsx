@@ -1,0 +1,250 @@
+// The context coverage map: strips beside the tree showing the whole context top to bottom,
+// coloured by who saw each part (the session; the selected run; the selected iteration), and
+// a panel under the tree to pick the context file, with the figures and the largest spans
+// no model saw. Clicking a span opens the iteration or sub-call that saw it.
+import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import type { CoverageFigures, CoverageReport, CoverageRole, CoverageSpan } from '../../src-shared/analysis/coverage.ts';
+import type { RunId } from '../../src-shared/events.ts';
+import { useServices, useStudio } from '../app/context.tsx';
+import { computeCoverage } from '../app/coverage-services.ts';
+import { fmtInt } from '../lib/derive.ts';
+import { useCoverage, type CoverageScope } from '../store/coverage.ts';
+import { viewRev, viewTraj } from '../store/studio.ts';
+import type { Services } from '../app/services.ts';
+
+const ROLE_COLOUR: Record<CoverageRole, string> = { root: '#2e9d4a', subcall: '#2f6fd0', child: '#e08a1e' };
+const ROLE_LABEL: Record<CoverageRole, string> = {
+  root: 'seen by the model',
+  subcall: 'sent to a sub-call',
+  child: 'given to a child run',
+};
+const UNSEEN_COLOUR = 'rgba(128, 128, 128, 0.25)';
+/** Painted last so that what a model saw shows over what it only passed on. */
+const PAINT_ORDER: CoverageRole[] = ['child', 'subcall', 'root'];
+const PRIORITY: Record<CoverageRole, number> = { root: 0, subcall: 1, child: 2 };
+
+/** The run and iteration the run view shows: the selection, else the first root and the run's last iteration. */
+function useShown(sessionId: string): { runId: string | null; iteration: number | null } {
+  const sel = useStudio((s) => s.selection.get(sessionId));
+  const traj = useStudio((s) => viewTraj(s, sessionId));
+  useStudio((s) => viewRev(s, sessionId));
+  const runId = sel?.runId ?? traj?.roots[0] ?? null;
+  const its = runId ? (traj?.runs.get(runId as RunId)?.iterations ?? []) : [];
+  return { runId, iteration: sel?.iteration ?? its[its.length - 1]?.iteration ?? null };
+}
+
+function spansIn(report: CoverageReport, scope: CoverageScope, runId: string | null, iteration: number | null): CoverageSpan[] {
+  if (scope === 'session') return report.spans;
+  if (scope === 'run') return report.spans.filter((s) => s.runId === runId);
+  return report.spans.filter((s) => s.runId === runId && s.iteration === iteration);
+}
+
+/** Opens where a span was seen: the iteration, the sub-call (opened in its list), or the child run. */
+function openSpan(svc: Services, sessionId: string, s: CoverageSpan): void {
+  const st = svc.store.getState();
+  if (s.role === 'child' && s.childRunId) st.select(sessionId, { runId: s.childRunId, iteration: null });
+  else st.select(sessionId, { runId: s.runId, iteration: s.iteration });
+  useCoverage.getState().focus(s.role === 'subcall' ? s.callId : null);
+  st.setPanel('run');
+}
+
+function describe(s: CoverageSpan): string {
+  const where = s.callId !== null ? `call ${s.callId}` : s.block === null ? 'direct call' : `block ${s.block}`;
+  return `${ROLE_LABEL[s.role]}: characters ${fmtInt(s.start)}–${fmtInt(s.end)} (${fmtInt(s.end - s.start)}), run ${s.runId}, iteration ${s.iteration}, ${where}`;
+}
+
+function Strip({ sessionId, report, scope }: { sessionId: string; report: CoverageReport; scope: CoverageScope }) {
+  const svc = useServices();
+  const { runId, iteration } = useShown(sessionId);
+  const spans = useMemo(() => spansIn(report, scope, runId, iteration), [report, scope, runId, iteration]);
+  const ref = useRef<HTMLCanvasElement>(null);
+  const [height, setHeight] = useState(0);
+  const total = report.session.contextChars;
+
+  useEffect(() => {
+    const el = ref.current?.parentElement;
+    if (!el) return;
+    const ro = new ResizeObserver(() => setHeight(el.clientHeight));
+    ro.observe(el);
+    setHeight(el.clientHeight);
+    return () => ro.disconnect();
+  }, []);
+
+  useEffect(() => {
+    const c = ref.current;
+    const g = c?.getContext('2d');
+    if (!c || !g || height === 0) return;
+    const ratio = window.devicePixelRatio || 1;
+    c.width = Math.round(c.clientWidth * ratio);
+    c.height = Math.round(height * ratio);
+    g.fillStyle = UNSEEN_COLOUR;
+    g.fillRect(0, 0, c.width, c.height);
+    if (total === 0) return;
+    const scale = c.height / total;
+    for (const role of PAINT_ORDER) {
+      g.fillStyle = ROLE_COLOUR[role];
+      for (const s of spans)
+        if (s.role === role) g.fillRect(0, Math.floor(s.start * scale), c.width, Math.max(1, Math.ceil((s.end - s.start) * scale)));
+    }
+  }, [spans, height, total]);
+
+  /** The span under the pointer (within a pixel's worth of characters), what a model saw first. */
+  const spanAt = (e: MouseEvent<HTMLCanvasElement>): CoverageSpan | null => {
+    const box = e.currentTarget.getBoundingClientRect();
+    if (box.height === 0 || total === 0) return null;
+    const at = ((e.clientY - box.top) / box.height) * total;
+    const slack = total / box.height;
+    let best: CoverageSpan | null = null;
+    for (const s of spans) {
+      if (s.start - slack <= at && at <= s.end + slack && (!best || PRIORITY[s.role] < PRIORITY[best.role])) best = s;
+    }
+    return best;
+  };
+
+  return (
+    <div
+      className="coverage-strip"
+      title={scope === 'session' ? 'the whole session' : scope === 'run' ? 'the selected run' : 'the selected iteration'}
+    >
+      <span className="coverage-strip-label">{scope === 'session' ? 'S' : scope === 'run' ? 'R' : 'I'}</span>
+      <div className="coverage-strip-body">
+        <canvas
+          ref={ref}
+          role="img"
+          aria-label={`Context coverage of the ${scope}: ${spans.length} spans`}
+          data-testid={`coverage-strip-${scope}`}
+          onMouseMove={(e) => {
+            const s = spanAt(e);
+            e.currentTarget.title = s ? describe(s) : `${scope}: nothing here was seen (${fmtInt(total)} characters in all)`;
+          }}
+          onClick={(e) => {
+            const s = spanAt(e);
+            if (s) openSpan(svc, sessionId, s);
+          }}
+        />
+      </div>
+    </div>
+  );
+}
+
+/** Three strips beside the tree once a map is computed: session, selected run, selected iteration. */
+export function CoverageStrips({ sessionId }: { sessionId: string }) {
+  const entry = useCoverage((s) => s.bySession.get(sessionId));
+  if (entry?.status !== 'done') return null;
+  return (
+    <div className="coverage-strips" data-testid="coverage-strips">
+      {(['session', 'run', 'iteration'] as const).map((scope) => (
+        <Strip key={scope} sessionId={sessionId} report={entry.report} scope={scope} />
+      ))}
+    </div>
+  );
+}
+
+const pct = (x: number, of: number): string => (of === 0 ? '' : ` (${((100 * x) / of).toFixed(1)}%)`);
+
+function FiguresRow({ label, f }: { label: string; f: CoverageFigures }) {
+  return (
+    <tr>
+      <th>{label}</th>
+      <td>{fmtInt(f.seenByRootChars) + pct(f.seenByRootChars, f.contextChars)}</td>
+      <td>{fmtInt(f.sentToSubcallsChars) + pct(f.sentToSubcallsChars, f.contextChars)}</td>
+      <td>{fmtInt(f.sentToChildrenChars) + pct(f.sentToChildrenChars, f.contextChars)}</td>
+      <td>{fmtInt(f.unseenChars) + pct(f.unseenChars, f.contextChars)}</td>
+    </tr>
+  );
+}
+
+/** Under the tree: the context file picker, the legend and figures, the largest spans seen and unseen. */
+export function CoveragePanel({ sessionId }: { sessionId: string }) {
+  const svc = useServices();
+  const entry = useCoverage((s) => s.bySession.get(sessionId));
+  const { runId } = useShown(sessionId);
+  const report = entry?.status === 'done' ? entry.report : null;
+  const runRow = report?.runs.find((r) => r.runId === runId) ?? null;
+  const largestSeen = useMemo(
+    () => (report ? [...report.spans].sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, 8) : []),
+    [report],
+  );
+  return (
+    <details className="coverage-panel" open data-testid="coverage-panel">
+      <summary>Context coverage</summary>
+      <label className="coverage-pick">
+        <span>{entry ? `Context: ${entry.fileName}` : 'Pick the context file this session ran on:'}</span>
+        <input
+          type="file"
+          aria-label="Context file for the coverage map"
+          data-testid="coverage-file"
+          onChange={(e) => {
+            const f = e.target.files?.[0];
+            if (f) void computeCoverage(svc, sessionId, f);
+            e.target.value = '';
+          }}
+        />
+      </label>
+      {entry?.status === 'working' ? <div className="muted">Matching the context in a worker…</div> : null}
+      {entry?.status === 'error' ? <div className="warn">{entry.message}</div> : null}
+      {entry?.status === 'done' && report ? (
+        <>
+          <div className="coverage-legend">
+            {(['root', 'subcall', 'child'] as const).map((r) => (
+              <span key={r}>
+                <i style={{ background: ROLE_COLOUR[r] }} /> {ROLE_LABEL[r]}
+              </span>
+            ))}
+            <span>
+              <i style={{ background: UNSEEN_COLOUR }} /> no model
+            </span>
+          </div>
+          <table className="coverage-figures" data-testid="coverage-figures">
+            <thead>
+              <tr>
+                <th>{fmtInt(report.session.contextChars)} chars</th>
+                <th>root saw</th>
+                <th>sub-calls</th>
+                <th>children</th>
+                <th>unseen</th>
+              </tr>
+            </thead>
+            <tbody>
+              <FiguresRow label="session" f={report.session} />
+              {runRow ? <FiguresRow label="this run" f={runRow} /> : null}
+            </tbody>
+          </table>
+          <div className="muted">
+            Copies of at least {report.minSpanChars} characters count · {fmtInt(report.spans.length)} spans · {Math.round(entry.ms)} ms
+          </div>
+          {largestSeen.length > 0 ? (
+            <>
+              <h5>Largest spans seen</h5>
+              <ul className="coverage-list">
+                {largestSeen.map((s, i) => (
+                  <li key={i}>
+                    <button
+                      type="button"
+                      className="link"
+                      onClick={() => openSpan(svc, sessionId, s)}
+                      title={describe(s)}
+                      data-testid="coverage-seen"
+                    >
+                      <i style={{ background: ROLE_COLOUR[s.role] }} /> {fmtInt(s.start)}–{fmtInt(s.end)} · {s.role} · #{s.iteration}
+                      {s.callId ? ` · ${s.callId}` : ''}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+          <h5>Largest spans no model saw</h5>
+          <ul className="coverage-list" data-testid="coverage-unseen">
+            {entry.largestUnseen.slice(0, 8).map((u) => (
+              <li key={u.start} title={u.preview}>
+                {fmtInt(u.start)}–{fmtInt(u.end)} · {fmtInt(u.end - u.start)} chars ·{' '}
+                <span className="muted">{u.preview.slice(0, 60).replace(/\s+/g, ' ')}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </details>
+  );
+}

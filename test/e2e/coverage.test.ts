@@ -1,0 +1,83 @@
+// The context coverage map in Chromium against `rlm-studio serve`: a reference-library log
+// opened in the page, its context file picked, the figures and the strips beside the tree,
+// and a click on a span opening the iteration or the sub-call that saw it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES, openApp, shot, startServe, type Browser, type Served } from './support.ts';
+
+let served: Served;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  served = await startServe();
+  browser = await openApp(served.url);
+  page = browser.page;
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.stop();
+});
+
+async function openWithContext(log: string, context: string): Promise<void> {
+  await page.getByTestId('open-file').setInputFiles(join(FIXTURES, log));
+  await page.getByRole('tree', { name: 'Recursion tree' }).waitFor();
+  await page.getByTestId('coverage-file').setInputFiles(join(FIXTURES, 'contexts', context));
+  await page.getByTestId('coverage-figures').waitFor({ timeout: 60_000 });
+}
+
+/** The figures row of the panel's table whose first cell is `label`, as cell texts. */
+async function figures(label: string): Promise<string[]> {
+  const row = page.getByTestId('coverage-figures').locator('tr', { has: page.locator('th', { hasText: label }) });
+  return row.locator('td').allInnerTexts();
+}
+
+describe('context coverage in the app', () => {
+  it('a_needle: the root saw the head and the needle line, and a span opens its iteration', async () => {
+    await openWithContext('a_needle.jsonl', 'a_needle.txt');
+    const ctx = readFileSync(join(FIXTURES, 'contexts/a_needle.txt'), 'utf8');
+    const line = ctx.split('\n').find((l) => l.includes('secret access code'))!;
+    const seen = 300 + line.length + 1;
+    const session = await figures('session');
+    expect(session[0]).toContain(seen.toLocaleString('en-US'));
+    expect(session[3]).toContain((ctx.length - seen).toLocaleString('en-US'));
+    for (const scope of ['session', 'run', 'iteration']) await page.getByTestId(`coverage-strip-${scope}`).waitFor();
+    // The largest unseen span is the context between the head and the needle.
+    expect(await page.getByTestId('coverage-unseen').locator('li').first().innerText()).toContain('300–');
+    // The largest seen span (the head) was seen in iteration 1; the needle line in iteration 2.
+    await page.getByTestId('coverage-seen').nth(1).click();
+    await expect.poll(async () => page.getByTestId('iteration-detail').getAttribute('aria-label')).toBe('Iteration 2');
+    // Clicking the head's band at the top of the session strip opens iteration 1.
+    const strip = page.getByTestId('coverage-strip-session');
+    await strip.click({ position: { x: 5, y: 1 } });
+    await expect.poll(async () => page.getByTestId('iteration-detail').getAttribute('aria-label')).toBe('Iteration 1');
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('c_recursive: sections went to child runs; the strips show it beside the tree', async () => {
+    await openWithContext('c_recursive.jsonl', 'c_recursive.txt');
+    const session = await figures('session');
+    expect(session[2]).toContain('3,796 (100.0%)');
+    await shot(page, 'coverage-c_recursive');
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('b_aggregate: a span sent to a sub-call opens that call in its list', async () => {
+    await openWithContext('b_aggregate.jsonl', 'b_aggregate.json');
+    const first = page.getByTestId('coverage-seen').first();
+    const label = await first.innerText();
+    expect(label).toContain('subcall');
+    const callId = /· (\S+:\S+)$/.exec(label.trim())?.[1];
+    expect(callId).toBeTruthy();
+    await first.click();
+    const row = page.locator(`[data-call-id="${callId}"]`);
+    await row.waitFor();
+    // Opened: the whole prompt is shown, not its first 120 characters.
+    await expect.poll(async () => (await row.locator('td').nth(2).innerText()).length).toBeGreaterThan(200);
+    await shot(page, 'coverage-b_aggregate-subcall');
+    expect(browser.errors).toEqual([]);
+  });
+});

@@ -17,6 +17,8 @@ export interface SessionShape {
   children?: number;
   /** Usage of each root turn, each plain call and each child turn. */
   tokens?: { turn: number; call: number; child: number };
+  /** Characters of filler in every reply, prompt, response and output (logs of realistic size for the bench). */
+  pad?: number;
 }
 
 const LIMITS = {
@@ -33,6 +35,7 @@ const LIMITS = {
 export function policySession(shape: SessionShape, id = 's'): TrajectoryEvent[] {
   const s = new Script();
   const tok = shape.tokens ?? { turn: 100, call: 20, child: 50 };
+  const fill = 'x'.repeat(shape.pad ?? 0);
   const env = (runId: string, parentRunId: string | null, depth: number) => ({
     runId: asRunId(runId),
     parentRunId: parentRunId === null ? null : asRunId(parentRunId),
@@ -61,7 +64,7 @@ export function policySession(shape: SessionShape, id = 's'): TrajectoryEvent[] 
       iteration,
       purpose: 'turn',
       model: 'm',
-      text: 'reply',
+      text: `reply${fill}`,
       usage: { inputTokens: usage, outputTokens: 1, costUsd: 0.001 },
       latencyMs: 10,
     });
@@ -74,7 +77,7 @@ export function policySession(shape: SessionShape, id = 's'): TrajectoryEvent[] 
       ...e,
       iteration,
       block: 0,
-      stdout: '',
+      stdout: fill,
       stderr: '',
       error: null,
       durationMs: 5,
@@ -117,7 +120,7 @@ export function policySession(shape: SessionShape, id = 's'): TrajectoryEvent[] 
             block: 0,
             kind: 'llm',
             leaf: false,
-            prompt: 'p',
+            prompt: `p${fill}`,
             model: 'm-sub',
             batch: n > 1 ? { batchId, index: k, size: n } : null,
             childRunId: null,
@@ -126,7 +129,7 @@ export function policySession(shape: SessionShape, id = 's'): TrajectoryEvent[] 
             type: 'subcall.end',
             ...root,
             callId,
-            response: 'r',
+            response: `r${fill}`,
             error: null,
             usage: { inputTokens: tok.call, outputTokens: 1, costUsd: 0.0001 },
             latencyMs: 3,
@@ -144,7 +147,7 @@ export function policySession(shape: SessionShape, id = 's'): TrajectoryEvent[] 
               block: 0,
               kind: 'rlm',
               leaf: false,
-              prompt: 'p',
+              prompt: `p${fill}`,
               model: 'm',
               batch: null,
               childRunId: child.runId,

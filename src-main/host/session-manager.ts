@@ -37,6 +37,8 @@ import {
   type VariableView,
 } from '../../src-shared/protocol.ts';
 import { EvalDirError, readEvalDir } from '../eval/open-dir.ts';
+import { readPolicySource, type PolicySource } from '../analysis/policy-sources.ts';
+import { aggregatePolicy } from '../../src-shared/analysis/policy-aggregate.ts';
 import { buildReplayPlan, type ReplayPlan } from '../lm/replay-client.ts';
 import { DEFAULT_EXAMPLE_BUDGET, type WorkedExample, WorkedExampleError } from '../engine/worked-example.ts';
 import { NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
@@ -338,6 +340,8 @@ export class Host implements HostEndpoint {
         return {};
       case 'eval.open':
         return this.openEval(c.path, c.openLogs);
+      case 'metrics.open':
+        return this.openMetrics(c.path, c.bins);
     }
   }
 
@@ -1243,6 +1247,30 @@ export class Host implements HostEndpoint {
       if (opened) sessions.push(this.summary(opened));
     }
     return { evaluation, sessions };
+  }
+
+  /** Policy metrics of a log, a folder of logs or an evaluation (read here: the page cannot read the host's files). */
+  private async openMetrics(path: string, bins: number): Promise<Replies['metrics.open']> {
+    let source: PolicySource;
+    try {
+      source = await readPolicySource(path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new HostError('not_found', `cannot compute metrics of ${path}: no such file or folder`);
+      if (code === 'EACCES' || err instanceof EvalDirError)
+        throw new HostError('bad_request', `cannot compute metrics of ${path}: ${(err as Error).message}`);
+      throw err;
+    }
+    return {
+      metrics: {
+        path: resolve(path),
+        kind: source.kind,
+        logs: source.logs.length,
+        rows: source.rows,
+        aggregate: aggregatePolicy(source.rows, bins),
+        problems: source.problems,
+      },
+    };
   }
 
   private takeItems(s: Session, batch: LogItem[], problems: string[]): void {

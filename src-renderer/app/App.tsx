@@ -3,6 +3,7 @@ import { ChartsView } from '../charts/Charts.tsx';
 import { usePrefs } from '../store/prefs.ts';
 import { CompareView } from '../views/CompareView.tsx';
 import { EvaluationView } from '../views/EvaluationView.tsx';
+import { PolicyView } from '../views/PolicyView.tsx';
 import { Controls } from '../views/Controls.tsx';
 import { NewRunForm } from '../views/NewRunForm.tsx';
 import { ReplayBar } from '../views/ReplayBar.tsx';
@@ -21,6 +22,7 @@ const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'compare', label: 'Compare', key: '3' },
   { id: 'search', label: 'Search', key: '4' },
   { id: 'eval', label: 'Evaluation', key: '5' },
+  { id: 'policy', label: 'Policy', key: '6' },
 ];
 
 export function App() {
@@ -70,7 +72,7 @@ export function App() {
   };
 
   const active = activeId ? sessions.get(activeId) : undefined;
-  const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval';
+  const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy';
   return (
     <div
       className="app"
@@ -170,6 +172,8 @@ export function App() {
           <CompareView />
         ) : panel === 'eval' ? (
           <EvaluationView />
+        ) : panel === 'policy' ? (
+          <PolicyView />
         ) : active ? (
           <>
             <aside className="left">

@@ -12,6 +12,7 @@ import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { accuracyBy, compareEvals, evalTotals, sortRows, type SortKey } from '../lib/eval.ts';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { HostPathForm } from './HostPathForm.tsx';
+import { EvalPolicyCompare, EvalPolicySection } from './PolicyView.tsx';
 
 const ROW_H = 24;
 const pct = (x: number): string => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '–');
@@ -139,6 +140,7 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
         <ChartFrame title="Runtime per task" testId="eval-chart-time" deps={[time]} draw={(svg) => drawDistribution(svg, time, fmtMs)} />
       </div>
       <TaskTable evaluation={e} />
+      <EvalPolicySection dir={e.dir} />
     </section>
   );
 }
@@ -297,6 +299,7 @@ function EvalCompare() {
               ? ` ${cmp.missingInB.length} task(s) only in A and ${cmp.missingInA.length} only in B are left out.`
               : ''}
           </p>
+          <EvalPolicyCompare a={ea.dir} b={eb.dir} />
           <div className="eval-only-lists">
             <div>
               <h4>Only A ({ea.name}) solved</h4>

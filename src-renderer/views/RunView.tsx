@@ -24,6 +24,7 @@ import { FollowUpForm } from './FollowUpForm.tsx';
 import { ForkForm, type ForkTarget } from './ForkForm.tsx';
 import { BlockRerunView, RerunBanner } from './RerunView.tsx';
 import { TextBlock } from './TextBlock.tsx';
+import { RunPolicy } from './RunPolicy.tsx';
 
 // memo: App re-renders on every store change it reads (load progress ~10/s); this view reads its own slices.
 export const RunView = memo(function RunView({ sessionId }: { sessionId: string }) {
@@ -44,6 +45,7 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
       <RerunBanner sessionId={sessionId} traj={traj} rev={rev} />
       {traj.roots.length > 1 ? <TurnsBar sessionId={sessionId} traj={traj} current={run.rootRunId} /> : null}
       <RunHeader traj={traj} run={run} pause={pause} sessionId={sessionId} language={language} />
+      <RunPolicy sessionId={sessionId} traj={traj} run={run} rev={rev} />
       {run.parentRunId === null ? <FollowUpForm sessionId={sessionId} /> : null}
       <IterationTimeline sessionId={sessionId} run={run} selected={iteration} />
       {it ? (

@@ -15,7 +15,7 @@ import { isEvalDir, readEvalDir } from '../eval/open-dir.ts';
 import { expandLogInputs } from '../export/log-inputs.ts';
 import { readLogBatches } from '../logs/read-log.ts';
 
-export interface LogMetrics {
+interface LogMetrics {
   path: string;
   format: LogFormat | null;
   /** Events read. */
@@ -27,7 +27,7 @@ export interface LogMetrics {
 }
 
 /** One log: the streaming stats and the policy metrics of each of its sessions, in one read. */
-export async function readLogMetrics(path: string): Promise<LogMetrics> {
+async function readLogMetrics(path: string): Promise<LogMetrics> {
   const acc = new StatsAccumulator();
   const state = createTrajectoryState();
   const problems: ReadProblem[] = [];
@@ -75,7 +75,7 @@ function emptyStats(): LogStats {
   };
 }
 
-export function sumStats(all: readonly LogStats[]): LogStats {
+function sumStats(all: readonly LogStats[]): LogStats {
   const t = emptyStats();
   for (const s of all) {
     t.sessions += s.sessions;

@@ -16,7 +16,7 @@ import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { usePolicy } from '../store/policy.ts';
 import { HostPathForm } from './HostPathForm.tsx';
 
-export const FIGURE_LABELS: Record<SessionFigure, string> = {
+const FIGURE_LABELS: Record<SessionFigure, string> = {
   iterations: 'iterations (all runs)',
   rootIterations: 'root iterations',
   codeBlocks: 'code blocks',
@@ -53,7 +53,7 @@ export const FIGURE_LABELS: Record<SessionFigure, string> = {
 };
 
 /** How a figure's values read. */
-export function fmtFigure(f: SessionFigure): (v: number) => string {
+function fmtFigure(f: SessionFigure): (v: number) => string {
   if (f === 'costUsd') return fmtUsd;
   if (f.endsWith('Ms')) return fmtMs;
   if (f.endsWith('Share')) return (v) => `${(v * 100).toFixed(0)}%`;
@@ -143,7 +143,7 @@ export function PolicyView() {
 }
 
 /** The figures of one source: histogram and quartiles, correct vs incorrect, tokens, repeats. */
-export function PolicyDetail({ o }: { o: PolicyOverview }) {
+function PolicyDetail({ o }: { o: PolicyOverview }) {
   const figure = usePolicy((s) => s.figure);
   const pick = usePolicy((s) => s.pick);
   const agg = o.aggregate;
@@ -317,7 +317,7 @@ const CELLS: { key: 'both' | 'onlyA' | 'onlyB' | 'neither'; label: string }[] = 
 ];
 
 /** The success sets of two sources as a 2 × 2 grid; each task opens its log in A or in B. */
-export function SuccessGrid({ a, b }: { a: PolicyOverview; b: PolicyOverview }) {
+function SuccessGrid({ a, b }: { a: PolicyOverview; b: PolicyOverview }) {
   const svc = useServices();
   const x = useMemo(() => successIntersection(a.rows, b.rows), [a, b]);
   const task = (t: TaskRef) => (

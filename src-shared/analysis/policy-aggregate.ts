@@ -27,9 +27,9 @@ export interface FigureDistribution {
   histogram: Histogram;
 }
 
-export type Distributions = Record<SessionFigure, FigureDistribution>;
+type Distributions = Record<SessionFigure, FigureDistribution>;
 
-export interface RepeatGroup {
+interface RepeatGroup {
   taskKey: string;
   taskLabel: string;
   sessions: number;
@@ -64,7 +64,7 @@ function binsFor(values: readonly number[], maxBins: number): { bins: number; ra
 }
 
 /** Distributions of every figure; `range` values fix the bins (to compare two groups side by side). */
-export function figureDistributions(rows: readonly SessionRow[], maxBins = 20, over?: readonly SessionRow[]): Distributions {
+function figureDistributions(rows: readonly SessionRow[], maxBins = 20, over?: readonly SessionRow[]): Distributions {
   const out = {} as Distributions;
   for (const f of SESSION_FIGURES) {
     const values = rows.map((r) => r.metrics.figures[f]);
@@ -90,7 +90,7 @@ function spreadOf(values: readonly number[]): RepeatGroup['spread'][SessionFigur
 }
 
 /** Sessions grouped by task, in first-seen order. */
-export function groupByTask(rows: readonly SessionRow[]): Map<string, SessionRow[]> {
+function groupByTask(rows: readonly SessionRow[]): Map<string, SessionRow[]> {
   const groups = new Map<string, SessionRow[]>();
   for (const r of rows) {
     const g = groups.get(r.taskKey);
@@ -100,7 +100,7 @@ export function groupByTask(rows: readonly SessionRow[]): Map<string, SessionRow
   return groups;
 }
 
-export function repeatGroups(rows: readonly SessionRow[]): RepeatGroup[] {
+function repeatGroups(rows: readonly SessionRow[]): RepeatGroup[] {
   const out: RepeatGroup[] = [];
   for (const [taskKey, g] of groupByTask(rows)) {
     if (g.length < 2) continue;

@@ -9,7 +9,7 @@ import { DIRECT_CALL_ITERATION, type RunId, type TrajectoryEvent, type Usage } f
 import { blocksOf, walkRuns } from '../trajectory/reducer.ts';
 import type { CallNode, RunNode, TrajectoryState } from '../trajectory/types.ts';
 
-export interface UsageShare {
+interface UsageShare {
   calls: number;
   inputTokens: number;
   outputTokens: number;
@@ -17,7 +17,7 @@ export interface UsageShare {
 }
 
 /** Where a run's (or a session's) tokens and cost went. */
-export interface TokenSplit {
+interface TokenSplit {
   /** The run's own model calls: turns, default answer, compactions, a direct call. */
   root: UsageShare;
   /** Plain sub-calls made by the run's code (`llm_query`, leaf `rlm_query`). */
@@ -74,7 +74,7 @@ export interface RunMetrics {
   limits: string[];
 }
 
-export interface DepthRow {
+interface DepthRow {
   depth: number;
   runs: number;
   iterations: number;

@@ -399,6 +399,7 @@ export interface PolicyOverview {
   path: string;
   kind: 'log' | 'folder' | 'evaluation';
   logs: number;
+  /** Each session's `metrics.runs` holds its root run only. */
   rows: SessionRow[];
   aggregate: PolicyAggregate;
   /** Files skipped, lines that could not be read, missing logs, in words. */

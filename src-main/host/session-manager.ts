@@ -1266,7 +1266,8 @@ export class Host implements HostEndpoint {
         path: resolve(path),
         kind: source.kind,
         logs: source.logs.length,
-        rows: source.rows,
+        // The views read each session's figures and its root run; the other runs stay on the host (a smaller reply).
+        rows: source.rows.map((r) => ({ ...r, metrics: { ...r.metrics, runs: r.metrics.runs.slice(0, 1) } })),
         aggregate: aggregatePolicy(source.rows, bins),
         problems: source.problems,
       },

@@ -4,7 +4,7 @@
 // spread, and between two sources the success-set intersection (Figure 9) whose cells list
 // the tasks, each opening its log on a click. The host reads the logs and aggregates; this
 // view only draws.
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { successIntersection, type TaskRef } from '../../src-shared/analysis/policy-aggregate.ts';
 import { SESSION_FIGURES, type SessionFigure } from '../../src-shared/analysis/policy-metrics.ts';
 import type { PolicyOverview } from '../../src-shared/protocol.ts';
@@ -309,6 +309,8 @@ function Repeats({ o }: { o: PolicyOverview }) {
   );
 }
 
+const CELL_PAGE = 100;
+
 const CELLS: { key: 'both' | 'onlyA' | 'onlyB' | 'neither'; label: string }[] = [
   { key: 'both', label: 'solved by both' },
   { key: 'onlyA', label: 'only A solved' },
@@ -320,6 +322,8 @@ const CELLS: { key: 'both' | 'onlyA' | 'onlyB' | 'neither'; label: string }[] = 
 function SuccessGrid({ a, b }: { a: PolicyOverview; b: PolicyOverview }) {
   const svc = useServices();
   const x = useMemo(() => successIntersection(a.rows, b.rows), [a, b]);
+  // A cell lists its first tasks; more on request (thousands of list items at once block the page).
+  const [shown, setShown] = useState(CELL_PAGE);
   const task = (t: TaskRef) => (
     <li key={t.taskKey}>
       <span title={t.taskKey}>{t.taskLabel}</span>{' '}
@@ -344,8 +348,14 @@ function SuccessGrid({ a, b }: { a: PolicyOverview; b: PolicyOverview }) {
               {c.label}: <span className="count">{x[c.key].length}</span>
             </h4>
             <ul>
-              {x[c.key].slice(0, 500).map(task)}
-              {x[c.key].length > 500 ? <li className="muted">… {x[c.key].length - 500} more</li> : null}
+              {x[c.key].slice(0, shown).map(task)}
+              {x[c.key].length > shown ? (
+                <li>
+                  <button type="button" className="link" onClick={() => setShown((n) => n + CELL_PAGE * 5)}>
+                    … {x[c.key].length - shown} more
+                  </button>
+                </li>
+              ) : null}
             </ul>
           </div>
         ))}

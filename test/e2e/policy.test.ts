@@ -1,7 +1,7 @@
 // Policy metrics in the app (Chromium against `rlm-studio serve`): two generated evaluations
 // of known shape (task i makes i sub-calls; A solved the even tasks, B the first four), the
 // reference library's logs as a folder, the run view's per-run table, the Evaluation view's
-// section. Screenshots: policy-folder, policy-eval, policy-intersection, policy-run.
+// section. Screenshots: policy-folder, policy-eval, policy-intersection, policy-run, policy-in-evaluation.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +98,7 @@ describe('policy metrics in the app', () => {
     expect((await cell('onlyA').locator('li span').allInnerTexts()).sort()).toEqual(['t4', 't6']);
     expect((await cell('onlyB').locator('li span').allInnerTexts()).sort()).toEqual(['t1', 't3']);
     expect((await cell('neither').locator('li span').allInnerTexts()).sort()).toEqual(['t5', 't7']);
+    await page.getByTestId('policy-intersection').scrollIntoViewIfNeeded();
     await shot(page, 'policy-intersection');
     // t4 only A solved: open its log from A.
     await cell('onlyA').locator('li', { hasText: 't4' }).getByTestId('policy-open-a').click();
@@ -126,6 +127,8 @@ describe('policy metrics in the app', () => {
     await section.waitFor(WAIT);
     // Already computed in the Policy panel: shown at once, no second request.
     await expect.poll(() => section.getByTestId('policy-summary').innerText(), WAIT).toMatch(/4 correct, 4 incorrect/);
+    await section.scrollIntoViewIfNeeded();
+    await shot(page, 'policy-in-evaluation');
     expect(browser.errors).toEqual([]);
     expect(browser.foreign).toEqual([]);
   });

@@ -54,6 +54,7 @@ module.exports = {
       'eval',
       'rerun',
       'export',
+      'analysis',
       'host',
       'transport',
       'electron',
@@ -66,6 +67,8 @@ module.exports = {
     may(`${MAIN}/eval`, `${MAIN}/engine`, `${MAIN}/lm`, `${MAIN}/logs`, `${MAIN}/sandbox`, `${MAIN}/corpus`),
     may(`${MAIN}/rerun`, `${MAIN}/engine`, `${MAIN}/lm`, `${MAIN}/sandbox`, `${MAIN}/logs`),
     may(`${MAIN}/export`, `${MAIN}/logs`),
+    // Analyses over many logs: reading LOG|DIR and an evaluation's results.
+    may(`${MAIN}/analysis`, `${MAIN}/logs`, `${MAIN}/export`, `${MAIN}/eval`),
     // The GenAI conventions are a subpath export the resolver here does not follow.
     { from: { path: folder(`${MAIN}/export`) }, to: { path: '^@opentelemetry/' } },
     // The built-in demo profile is served by an in-process mock-llm.
@@ -79,6 +82,7 @@ module.exports = {
       `${MAIN}/eval`,
       `${MAIN}/demo`,
       `${MAIN}/mock-llm`,
+      `${MAIN}/analysis`,
     ),
     may(`${MAIN}/transport`, `${MAIN}/host`),
     may(`${MAIN}/electron`, `${MAIN}/transport`, `${MAIN}/host`, `${MAIN}/logs`),

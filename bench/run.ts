@@ -21,6 +21,7 @@ import type { SandboxValue, SubcallBridge } from '../src-main/sandbox/types.ts';
 import { log, MB, median, needleRules, r2, r3, repl, root, startMock, writeScript as writeScriptIn, type ScriptRule } from './lib.ts';
 import { exitProcess } from '../src-main/sandbox/python/lifecycle.ts';
 import { pythonBench, pythonMarkdown } from './python.ts';
+import { policyBench, policyMarkdown } from './policy-metrics.ts';
 
 const { values: args } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, json: { type: 'string' } },
@@ -466,6 +467,7 @@ try {
     logIo: await logIo(config.events, config.bigMb),
     numbersToBeat: await numbersToBeat(config.vsReps),
     python: await pythonBench({ quick, work }),
+    policyMetrics: await policyBench({ sessions: quick ? 200 : 1000, work }),
     durationS: 0,
   };
   report.durationS = r2((performance.now() - started) / 1000);
@@ -534,6 +536,8 @@ try {
     table([report.logIo], ['eventsWritten', 'eventsPerSecWritten', 'bigLogMb', 'eventsRead', 'readMbPerSec', 'treeBuildMs', 'runsInTree']),
     '',
     pythonMarkdown(report.python, table),
+    '',
+    policyMarkdown(report.policyMetrics),
   ].join('\n');
   const outPath = args.out ?? (quick ? join(tmpdir(), 'rlm-bench-quick.md') : join(root, 'bench/RESULTS.md'));
   writeFileSync(outPath, md);

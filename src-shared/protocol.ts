@@ -2,6 +2,7 @@
 // Electron IPC on the desktop). Declared once here; both sides derive from it and validate
 // what arrives with these schemas. Commands get exactly one reply; events are pushed to
 // subscribers, resumable from a sequence number so a reconnecting client misses nothing.
+import type { PolicyAggregate, SessionRow } from './analysis/policy-aggregate.ts';
 import type { UsageByModel } from './trajectory/by-model.ts';
 import { z } from 'zod';
 import type { LogHeader, TrajectoryEvent } from './events.ts';
@@ -283,6 +284,11 @@ export const Command = z.discriminatedUnion('type', [
    * on demand with `session.open` on the row's `logFile`).
    */
   z.strictObject({ type: z.literal('eval.open'), path: z.string().min(1), openLogs: nonNegInt.max(10_000).default(50) }),
+  /**
+   * Policy metrics (issue 13 part 2) of a log, a folder of logs or an evaluation directory on
+   * the host: per session and run, and their distributions across sessions (`bins` per histogram).
+   */
+  z.strictObject({ type: z.literal('metrics.open'), path: z.string().min(1), bins: positiveInt.max(200).default(20) }),
 ]);
 export type Command = z.infer<typeof Command>;
 export type CommandType = Command['type'];
@@ -439,6 +445,20 @@ export interface Replies {
   subscribe: { session: SessionSummary; header: LogHeader | null };
   unsubscribe: Record<string, never>;
   'eval.open': { evaluation: EvalOverview; sessions: SessionSummary[] };
+  'metrics.open': { metrics: PolicyOverview };
+}
+
+/** What `metrics.open` gives: every session's metrics and their aggregate. */
+export interface PolicyOverview {
+  /** Absolute path as opened. */
+  path: string;
+  kind: 'log' | 'folder' | 'evaluation';
+  logs: number;
+  /** Each session's `metrics.runs` holds its root run only. */
+  rows: SessionRow[];
+  aggregate: PolicyAggregate;
+  /** Files skipped, lines that could not be read, missing logs, in words. */
+  problems: string[];
 }
 
 export type ReplyOf<T extends CommandType> = Replies[T];

@@ -15,6 +15,7 @@ import type { Evaluations } from './evaluations.ts';
 import type { FollowUps } from './follow-ups.ts';
 import { CommandError } from './command-error.ts';
 import type { LiveSessions } from './live-sessions.ts';
+import { openMetrics } from './policy-metrics.ts';
 import type { ProfileKeys } from './profile-keys.ts';
 import type { SavedLogs } from './saved-logs.ts';
 import { request, type Session, type SessionTable, TERMINAL, toWorker } from './session-state.ts';
@@ -137,5 +138,7 @@ export async function execute(parts: HostParts, client: Client | null, msg: Clie
       return {};
     case 'eval.open':
       return evaluations.openEval(c.path, c.openLogs);
+    case 'metrics.open':
+      return openMetrics(c.path, c.bins);
   }
 }

@@ -5,6 +5,7 @@ import { usePrefs } from '../store/prefs.ts';
 import { CompareView } from '../views/CompareView.tsx';
 import { CoveragePanel, CoverageStrips } from '../views/CoverageView.tsx';
 import { EvaluationView } from '../views/EvaluationView.tsx';
+import { PolicyView } from '../views/PolicyView.tsx';
 import { Controls } from '../views/Controls.tsx';
 import { NewRunForm } from '../views/NewRunForm.tsx';
 import { ReplayBar } from '../views/ReplayBar.tsx';
@@ -23,6 +24,7 @@ const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'compare', label: 'Compare', key: '3' },
   { id: 'search', label: 'Search', key: '4' },
   { id: 'eval', label: 'Evaluation', key: '5' },
+  { id: 'policy', label: 'Policy', key: '6' },
 ];
 
 export function App() {
@@ -74,7 +76,7 @@ export function App() {
     for (const f of files) void svc.openFile(f);
   };
 
-  const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval';
+  const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy';
   return (
     <div
       className="app"
@@ -174,6 +176,8 @@ export function App() {
           <CompareView />
         ) : panel === 'eval' ? (
           <EvaluationView />
+        ) : panel === 'policy' ? (
+          <PolicyView />
         ) : active ? (
           <>
             <aside className="left">

@@ -72,7 +72,7 @@ export interface ReplayState {
   speed: number;
 }
 
-export type Panel = 'run' | 'charts' | 'compare' | 'search' | 'new' | 'eval';
+export type Panel = 'run' | 'charts' | 'compare' | 'search' | 'new' | 'eval' | 'policy';
 
 interface Notice {
   kind: 'error' | 'info';

@@ -12,6 +12,7 @@ import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { accuracyBy, compareEvals, evalTotals, sortRows, type SortKey } from '../lib/eval.ts';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { HostPathForm } from './HostPathForm.tsx';
+import { EvalPolicyCompare, EvalPolicySection } from './PolicyView.tsx';
 
 const ROW_H = 24;
 /** How often a running evaluation is read again. */
@@ -172,6 +173,7 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
         <ChartFrame title="Runtime per task" testId="eval-chart-time" deps={[time]} draw={(svg) => drawDistribution(svg, time, fmtMs)} />
       </div>
       <TaskTable evaluation={e} />
+      <EvalPolicySection dir={e.dir} />
     </section>
   );
 }
@@ -330,6 +332,7 @@ function EvalCompare() {
               ? ` ${cmp.missingInB.length} task(s) only in A and ${cmp.missingInA.length} only in B are left out.`
               : ''}
           </p>
+          <EvalPolicyCompare a={ea.dir} b={eb.dir} />
           <div className="eval-only-lists">
             <div>
               <h4>Only A ({ea.name}) solved</h4>

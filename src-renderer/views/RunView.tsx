@@ -26,6 +26,7 @@ import { ForkForm, type ForkTarget } from './ForkForm.tsx';
 import { BlockRerunView, RerunBanner } from './RerunView.tsx';
 import { CounterfactualPanel } from './CounterfactualPanel.tsx';
 import { TextBlock } from './TextBlock.tsx';
+import { RunPolicy } from './RunPolicy.tsx';
 
 // memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 export const RunView = memo(function RunView({ sessionId }: { sessionId: string }) {
@@ -46,6 +47,7 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
       <RerunBanner sessionId={sessionId} traj={traj} rev={rev} />
       {traj.roots.length > 1 ? <TurnsBar sessionId={sessionId} traj={traj} current={run.rootRunId} /> : null}
       <RunHeader traj={traj} run={run} pause={pause} sessionId={sessionId} language={language} />
+      <RunPolicy sessionId={sessionId} traj={traj} run={run} rev={rev} />
       {run.parentRunId === null ? <FollowUpForm sessionId={sessionId} /> : null}
       <IterationTimeline sessionId={sessionId} run={run} selected={iteration} />
       {it ? (

@@ -3,10 +3,19 @@
 import { access } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.ts';
-import { readLogBatches } from '../../logs/read-log.ts';
+import { positiveInt } from '../options.ts';
+import { formatPolicy, formatComparison } from '../stats-text.ts';
+import { readPolicySource, type PolicySource } from '../../analysis/policy-sources.ts';
 import { formatProblem, type ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
-import { LOG_STATS_NUMBERS, type LogStatsNumber, StatsAccumulator, type LogStats } from '../../../src-shared/trajectory/analytics.ts';
+import {
+  aggregatePolicy,
+  successIntersection,
+  type PolicyAggregate,
+  type SessionRow,
+} from '../../../src-shared/analysis/policy-aggregate.ts';
+import type { SessionMetrics } from '../../../src-shared/analysis/policy-metrics.ts';
+import { LOG_STATS_NUMBERS, type LogStatsNumber, type LogStats } from '../../../src-shared/trajectory/analytics.ts';
 
 export interface Output {
   out: (text: string) => void;
@@ -53,9 +62,9 @@ const LABELS: Record<LogStatsNumber, string> = {
   wallMs: 'wall time (ms)',
 };
 
-export function formatStatsTable(stats: LogStats, format: LogFormat | null): string {
+export function formatStatsTable(stats: LogStats, format: LogFormat | null, source?: PolicySource): string {
   const width = Math.max(...LOG_STATS_NUMBERS.map((k) => LABELS[k].length));
-  const lines = [`format: ${format ?? 'unknown'}`];
+  const lines = source && source.kind !== 'log' ? [`${source.kind}: ${source.logs.length} log(s)`] : [`format: ${format ?? 'unknown'}`];
   for (const k of LOG_STATS_NUMBERS) {
     const v = k === 'costUsd' ? stats[k].toFixed(6) : stats[k].toLocaleString('en-US');
     lines.push(`${LABELS[k].padEnd(width)}  ${v}`);
@@ -72,37 +81,93 @@ export function formatStatsTable(stats: LogStats, format: LogFormat | null): str
   return `${lines.join('\n')}\n`;
 }
 
-export async function runStats(path: string, options: { json?: boolean }, io: Output = processOutput): Promise<LogStats> {
+/** The JSON of one LOG|DIR: today's numbers first (summed over the logs), then the policy metrics. */
+function statsJson(source: PolicySource, maxBins: number): StatsJson {
+  return {
+    ...source.stats,
+    source: source.kind,
+    logs: source.logs.length,
+    policy: {
+      sessions: source.rows.map((r) => ({
+        logFile: r.logFile,
+        taskId: r.taskId,
+        taskKey: r.taskKey,
+        correct: r.correct,
+        score: r.score,
+        ...r.metrics,
+      })),
+      aggregate: aggregatePolicy(source.rows, maxBins),
+    },
+  };
+}
+
+type StatsJson = LogStats & {
+  source: PolicySource['kind'];
+  logs: number;
+  policy: { sessions: (Omit<SessionRow, 'metrics' | 'rootRunId' | 'taskLabel'> & SessionMetrics)[]; aggregate: PolicyAggregate };
+};
+
+async function readSource(path: string, io: Output): Promise<PolicySource> {
   await assertReadable(path);
-  const acc = new StatsAccumulator();
-  const problems: ReadProblem[] = [];
-  let format: LogFormat | null = null;
-  let events = 0;
-  for await (const batch of readLogBatches(path))
-    for (const item of batch) {
-      if (item.kind === 'event') {
-        events++;
-        acc.push(item.event);
-      } else if (item.kind === 'problem') problems.push(item.problem);
-      else if (item.kind === 'format') format = item.format;
-    }
-  if (format === null) reportProblems(path, problems, io, 'no statistics');
-  const stats = acc.result();
-  io.out(options.json ? `${JSON.stringify(stats)}\n` : formatStatsTable(stats, format));
-  reportProblems(path, problems, io, `statistics above cover the ${events} event(s) that could be read`);
-  return stats;
+  const source = await readPolicySource(path);
+  const only = source.kind === 'log' ? source.logs[0] : undefined;
+  // One log named on its own: unreadable is an error, as before; in a folder it is a note.
+  if (only && only.format === null) reportProblems(path, only.problems, io, 'no statistics');
+  return source;
+}
+
+function reportAfter(source: PolicySource, io: Output): void {
+  const only = source.kind === 'log' ? source.logs[0] : undefined;
+  if (only) {
+    reportProblems(source.path, only.problems, io, `statistics above cover the ${only.events} event(s) that could be read`);
+    return;
+  }
+  for (const p of source.problems) io.err(`rlm-studio: ${p}\n`);
+}
+
+export interface StatsOptions {
+  json?: boolean;
+  compare?: string;
+  bins?: number;
+}
+
+export async function runStats(path: string, options: StatsOptions, io: Output = processOutput): Promise<StatsJson> {
+  const bins = options.bins ?? 20;
+  const a = await readSource(path, io);
+  const ja = statsJson(a, bins);
+  if (options.compare === undefined) {
+    io.out(
+      options.json
+        ? `${JSON.stringify(ja)}\n`
+        : formatStatsTable(a.stats, a.logs[0]?.format ?? null, a) + formatPolicy(ja.policy.aggregate, a.rows),
+    );
+    reportAfter(a, io);
+    return ja;
+  }
+  const b = await readSource(options.compare, io);
+  const jb = statsJson(b, bins);
+  const intersection = successIntersection(a.rows, b.rows);
+  if (options.json) io.out(`${JSON.stringify({ a: { path, ...ja }, b: { path: options.compare, ...jb }, intersection })}\n`);
+  else io.out(formatComparison(path, a, options.compare, b, intersection));
+  reportAfter(a, io);
+  reportAfter(b, io);
+  return ja;
 }
 
 export function registerStats(program: Command): void {
   program
     .command('stats')
-    .description('Counts, tokens, cost and time of a log (native or reference-library JSONL, detected from content).')
-    .argument('<log>', 'log file')
+    .description(
+      'Counts, tokens, cost and time of a log, a folder of logs or an evaluation folder (native or reference-library JSONL, detected from content), with policy metrics per run and their distributions across sessions.',
+    )
+    .argument('<path>', 'a log file, a folder of logs, or the --out folder of rlm-studio eval (correctness from its results.jsonl)')
     .option(
       '--json',
-      `print one JSON object with numeric keys ${LOG_STATS_NUMBERS.join(', ')}, and byModel: {model: {inputTokens, outputTokens, calls, costUsd}}`,
+      `print one JSON object: numeric keys ${LOG_STATS_NUMBERS.join(', ')} (summed over the logs), byModel, source, logs, and policy: {sessions, aggregate}`,
     )
-    .action(async (log: string, options: { json?: boolean }) => {
+    .option('--compare <path>', 'a second log folder or evaluation: both summaries and which tasks each solved (success-set intersection)')
+    .option('--bins <n>', 'histogram bins per figure (default 20)', positiveInt('--bins'))
+    .action(async (log: string, options: StatsOptions) => {
       await runStats(log, options);
     });
 }

@@ -27,6 +27,7 @@ describe('npm run bench -- --quick', () => {
       sandbox: Record<string, number>;
       logIo: Record<string, number>;
       numbersToBeat: { name: string; vsReference: number; vsFloor: number; answerOk: boolean }[];
+      policyMetrics: { sessions: number; totalMs: number; ratioToStatsOnly: number };
     };
     expect(report['mode']).toBe('quick');
     expect(report.machine.nproc).toBeGreaterThan(0);
@@ -43,7 +44,18 @@ describe('npm run bench -- --quick', () => {
     expect(report.logIo['readMbPerSec']).toBeGreaterThan(0);
     expect(report.numbersToBeat.map((r) => r.name)).toEqual(['21-call batched aggregation', '4 MB needle search', '40 MB needle search']);
     expect(report.numbersToBeat.every((r) => r.answerOk && Number.isFinite(r.vsReference) && Number.isFinite(r.vsFloor))).toBe(true);
+    expect(report.policyMetrics.sessions).toBe(200);
+    expect(Number.isFinite(report.policyMetrics.ratioToStatsOnly)).toBe(true);
     const text = readFileSync(md, 'utf8');
-    for (const h of ['Numbers to beat', 'Engine overhead', 'Concurrency', 'Context scale', 'Sandbox', 'Log I/O']) expect(text).toContain(h);
+    for (const h of [
+      'Numbers to beat',
+      'Engine overhead',
+      'Concurrency',
+      'Context scale',
+      'Sandbox',
+      'Log I/O',
+      'Policy metrics across sessions',
+    ])
+      expect(text).toContain(h);
   }, 120_000);
 });

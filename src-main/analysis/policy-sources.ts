@@ -1,0 +1,157 @@
+// Reads what policy metrics are computed over: one log, a folder of logs (any supported
+// format, searched recursively) or an evaluation's --out folder (results.jsonl gives each
+// task's log and whether it was correct). Each log is streamed once, folded into a run tree
+// without its texts (withoutTexts), and dropped, so a folder of thousands of logs stays small.
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { LogFormat } from '../../src-shared/codecs/detect.ts';
+import { formatProblem, type ReadProblem } from '../../src-shared/codecs/lines.ts';
+import type { SessionRow } from '../../src-shared/analysis/policy-aggregate.ts';
+import { policyMetrics, withoutTexts, type SessionMetrics } from '../../src-shared/analysis/policy-metrics.ts';
+import { addByModel } from '../../src-shared/trajectory/by-model.ts';
+import { applyEvent, createTrajectoryState } from '../../src-shared/trajectory/reducer.ts';
+import { StatsAccumulator, type LogStats } from '../../src-shared/trajectory/analytics.ts';
+import { isEvalDir, readEvalDir } from '../eval/open-dir.ts';
+import { expandLogInputs } from '../export/log-inputs.ts';
+import { readLogBatches } from '../logs/read-log.ts';
+
+interface LogMetrics {
+  path: string;
+  format: LogFormat | null;
+  /** Events read. */
+  events: number;
+  /** Today's `stats` numbers for this log. */
+  stats: LogStats;
+  sessions: SessionMetrics[];
+  problems: ReadProblem[];
+}
+
+/** One log: the streaming stats and the policy metrics of each of its sessions, in one read. */
+async function readLogMetrics(path: string): Promise<LogMetrics> {
+  const acc = new StatsAccumulator();
+  const state = createTrajectoryState();
+  const problems: ReadProblem[] = [];
+  let format: LogFormat | null = null;
+  let events = 0;
+  for await (const batch of readLogBatches(path))
+    for (const item of batch) {
+      if (item.kind === 'event') {
+        events++;
+        acc.push(item.event);
+        applyEvent(state, withoutTexts(item.event));
+      } else if (item.kind === 'problem') problems.push(item.problem);
+      else if (item.kind === 'format') format = item.format;
+    }
+  return { path, format, events, stats: acc.result(), sessions: policyMetrics(state), problems };
+}
+
+export interface PolicySource {
+  path: string;
+  kind: 'log' | 'folder' | 'evaluation';
+  /** Logs read (unreadable or unknown files are in `problems`, not here). */
+  logs: LogMetrics[];
+  rows: SessionRow[];
+  /** Today's `stats` numbers summed over the logs. */
+  stats: LogStats;
+  /** In words, one per problem: files skipped, lines that could not be read, missing logs. */
+  problems: string[];
+}
+
+function emptyStats(): LogStats {
+  return {
+    sessions: 0,
+    runs: 0,
+    maxDepth: 0,
+    iterations: 0,
+    codeBlocks: 0,
+    llmCalls: 0,
+    rlmCalls: 0,
+    errors: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    wallMs: 0,
+    byModel: {},
+  };
+}
+
+function sumStats(all: readonly LogStats[]): LogStats {
+  const t = emptyStats();
+  for (const s of all) {
+    t.sessions += s.sessions;
+    t.runs += s.runs;
+    t.maxDepth = Math.max(t.maxDepth, s.maxDepth);
+    t.iterations += s.iterations;
+    t.codeBlocks += s.codeBlocks;
+    t.llmCalls += s.llmCalls;
+    t.rlmCalls += s.rlmCalls;
+    t.errors += s.errors;
+    t.inputTokens += s.inputTokens;
+    t.outputTokens += s.outputTokens;
+    t.costUsd += s.costUsd;
+    t.wallMs += s.wallMs;
+    addByModel(t.byModel, s.byModel);
+  }
+  t.costUsd = Math.round(t.costUsd * 1e6) / 1e6;
+  return t;
+}
+
+const oneLine = (s: string, n: number): string => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
+};
+
+/** Sessions of a log without evaluation results: repeats are the same question on the same context size. */
+function rowsOf(log: LogMetrics, task: { id: string; correct: boolean; score: number } | null): SessionRow[] {
+  return log.sessions.map((m) => ({
+    logFile: log.path,
+    rootRunId: m.rootRunId,
+    taskId: task?.id ?? null,
+    taskKey: task ? `task:${task.id}` : `query:${m.contextChars ?? '?'}:${m.query ?? basename(log.path)}`,
+    taskLabel: task ? task.id : m.query ? oneLine(m.query, 80) : basename(log.path),
+    correct: task?.correct ?? null,
+    score: task?.score ?? null,
+    metrics: m,
+  }));
+}
+
+function problemLines(log: LogMetrics): string[] {
+  return log.problems.map((p) => `${log.path}: ${p.severity === 'warning' ? 'warning: ' : ''}${formatProblem(p)}`);
+}
+
+/** Reads LOG, DIR or an evaluation folder. Throws (with a message naming the path) when `path` does not exist. */
+export async function readPolicySource(path: string, onProgress?: (done: number, total: number) => void): Promise<PolicySource> {
+  const isDir = (await stat(path)).isDirectory();
+  const problems: string[] = [];
+  const logs: LogMetrics[] = [];
+  const rows: SessionRow[] = [];
+  if (isDir && isEvalDir(path)) {
+    const ev = readEvalDir(path);
+    problems.push(...ev.problems);
+    let done = 0;
+    for (const task of ev.tasks) {
+      onProgress?.(done++, ev.tasks.length);
+      if (task.logFile === null) continue;
+      const log = await readLogMetrics(task.logFile);
+      problems.push(...problemLines(log));
+      if (log.format === null) continue;
+      logs.push(log);
+      rows.push(...rowsOf(log, task));
+    }
+    return { path, kind: 'evaluation', logs, rows, stats: sumStats(logs.map((l) => l.stats)), problems };
+  }
+  const inputs = await expandLogInputs([path]);
+  let done = 0;
+  for (const input of inputs) {
+    onProgress?.(done++, inputs.length);
+    const log = await readLogMetrics(input.path);
+    if (log.format === null && !input.explicit) {
+      problems.push(`${input.path}: skipped, not a log in a known format`);
+      continue;
+    }
+    problems.push(...problemLines(log));
+    logs.push(log);
+    rows.push(...rowsOf(log, null));
+  }
+  return { path, kind: isDir ? 'folder' : 'log', logs, rows, stats: sumStats(logs.map((l) => l.stats)), problems };
+}

@@ -1,0 +1,132 @@
+// d3 drawings for the policy metrics: a histogram with its quartile box from figures the
+// host already binned, the same for correct vs incorrect sessions on one axis (the paper's
+// Figure 10), and a stacked bar of where a run's tokens went.
+import { axisBottom, axisLeft, max as d3max, scaleLinear, select } from 'd3';
+import type { FigureDistribution } from '../../src-shared/analysis/policy-aggregate.ts';
+import type { Histogram, Quartiles } from '../../src-shared/trajectory/analytics.ts';
+
+const W = 560;
+const M = { top: 14, right: 20, bottom: 28, left: 44 };
+
+interface Series {
+  label: string;
+  cls: string;
+  dist: FigureDistribution;
+}
+
+function domainOf(series: readonly Series[]): [number, number] {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const s of series) {
+    const e = s.dist.histogram.edges;
+    if (e.length === 0) continue;
+    lo = Math.min(lo, e[0] as number);
+    hi = Math.max(hi, e[e.length - 1] as number);
+  }
+  return Number.isFinite(lo) ? [lo, hi] : [0, 1];
+}
+
+function drawBox(g: ReturnType<typeof select<SVGGElement, unknown>>, x: (v: number) => number, q: Quartiles, y: number, cls: string): void {
+  if (q.n === 0) return;
+  const box = g.append('g').attr('class', `box ${cls}`);
+  box.append('line').attr('x1', x(q.min)).attr('x2', x(q.max)).attr('y1', y).attr('y2', y);
+  box
+    .append('rect')
+    .attr('x', x(q.p25))
+    .attr('width', Math.max(1, x(q.p75) - x(q.p25)))
+    .attr('y', y - 6)
+    .attr('height', 12);
+  box
+    .append('line')
+    .attr('x1', x(q.p50))
+    .attr('x2', x(q.p50))
+    .attr('y1', y - 6)
+    .attr('y2', y + 6)
+    .attr('class', 'median');
+}
+
+/**
+ * Histograms (bars side by side when there are several series, all binned alike by the host)
+ * and one quartile box per series under the axis: box p25–p75, median line, whisker min–max.
+ */
+export function drawHistograms(svg: SVGSVGElement, series: readonly Series[], height: number, fmt: (v: number) => string): void {
+  const boxesH = series.length * 18 + 10;
+  const ih = height - M.top - M.bottom - boxesH;
+  const iw = W - M.left - M.right;
+  const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
+  const [lo, hi] = domainOf(series);
+  const x = scaleLinear().domain([lo, hi]).range([0, iw]);
+  const top = d3max(series.flatMap((s) => s.dist.histogram.counts)) ?? 1;
+  const y = scaleLinear()
+    .domain([0, top || 1])
+    .range([ih, 0]);
+  series.forEach((s, k) => {
+    const h: Histogram = s.dist.histogram;
+    const bars = h.counts.map((c, i) => ({ c, x0: h.edges[i] as number, x1: h.edges[i + 1] as number }));
+    g.append('g')
+      .attr('class', `hist ${s.cls}`)
+      .attr('data-series', s.label)
+      .selectAll('rect')
+      .data(bars)
+      .join('rect')
+      .attr('class', s.cls)
+      .attr('data-count', (b) => b.c)
+      .attr('x', (b) => x(b.x0) + ((x(b.x1) - x(b.x0)) / series.length) * k)
+      .attr('width', (b) => Math.max(1, (x(b.x1) - x(b.x0)) / series.length - 1))
+      .attr('y', (b) => y(b.c))
+      .attr('height', (b) => ih - y(b.c))
+      .append('title')
+      .text((b) => `${s.label}: ${b.c} session(s) in [${fmt(b.x0)}, ${fmt(b.x1)})`);
+  });
+  g.append('g').call(axisLeft(y).ticks(4));
+  g.append('g')
+    .attr('transform', `translate(0,${ih})`)
+    .call(
+      axisBottom(x)
+        .ticks(6)
+        .tickFormat((v) => fmt(Number(v))),
+    );
+  series.forEach((s, k) => {
+    const by = ih + 34 + k * 18;
+    drawBox(g, x, s.dist.quartiles, by, s.cls);
+    g.append('text')
+      .attr('x', -M.left + 2)
+      .attr('y', by + 4)
+      .attr('class', 'box-label')
+      .text(s.label);
+  });
+}
+
+export interface SplitPart {
+  label: string;
+  cls: string;
+  value: number;
+}
+
+/** One horizontal bar split into parts (e.g. tokens: root / sub-calls / child runs). */
+export function drawSplitBar(svg: SVGSVGElement, parts: readonly SplitPart[], fmt: (v: number) => string): void {
+  const total = parts.reduce((a, p) => a + p.value, 0);
+  const iw = W - 20;
+  const g = select(svg).append('g').attr('transform', 'translate(10,8)');
+  let at = 0;
+  parts.forEach((p, i) => {
+    const w = total > 0 ? (p.value / total) * iw : 0;
+    const seg = g.append('g').attr('class', `split ${p.cls}`);
+    seg
+      .append('rect')
+      .attr('x', at)
+      .attr('width', w)
+      .attr('y', 0)
+      .attr('height', 18)
+      .attr('class', p.cls)
+      .append('title')
+      .text(`${p.label}: ${fmt(p.value)}`);
+    // Labels at fixed places: a sliver of a part must not hide the next label.
+    seg
+      .append('text')
+      .attr('x', (i * iw) / parts.length)
+      .attr('y', 34)
+      .text(`${p.label} ${total > 0 ? ((p.value / total) * 100).toFixed(0) : 0}%`);
+    at += w;
+  });
+}

@@ -1,0 +1,194 @@
+// Policy metrics across many sessions (an evaluation's tasks, a folder of logs): every
+// figure as quartiles and a histogram, the same split by correct vs incorrect sessions (the
+// paper's Figure 10: sub-calls per correct and incorrect run), repeats of one task grouped
+// with their spread, and the success-set intersection of two configurations (Figure 9).
+import { histogram, quartiles, type Histogram, type Quartiles } from '../trajectory/analytics.ts';
+import { SESSION_FIGURES, type SessionFigure, type SessionMetrics } from './policy-metrics.ts';
+
+/** One session (one root run) of a set, with what is known of its task. */
+export interface SessionRow {
+  /** The log it was read from. */
+  logFile: string;
+  rootRunId: string;
+  /** The evaluation's task id, else null. */
+  taskId: string | null;
+  /** What groups repeats: the task id, else the query and context size. */
+  taskKey: string;
+  /** A short human name for the task. */
+  taskLabel: string;
+  /** From an evaluation's results; null when unknown. */
+  correct: boolean | null;
+  score: number | null;
+  metrics: SessionMetrics;
+}
+
+export interface FigureDistribution {
+  quartiles: Quartiles;
+  histogram: Histogram;
+}
+
+type Distributions = Record<SessionFigure, FigureDistribution>;
+
+interface RepeatGroup {
+  taskKey: string;
+  taskLabel: string;
+  sessions: number;
+  /** Sessions known correct; null when correctness is unknown for all of them. */
+  correct: number | null;
+  /** Population variance and standard deviation of each figure over the group's sessions. */
+  spread: Record<SessionFigure, { mean: number; variance: number; stddev: number; min: number; max: number }>;
+  logFiles: string[];
+}
+
+export interface PolicyAggregate {
+  sessions: number;
+  distributions: Distributions;
+  /** Present when at least one session's correctness is known. */
+  byCorrectness: { correct: number; incorrect: number; unknown: number; correctDist: Distributions; incorrectDist: Distributions } | null;
+  /** Tasks with more than one session, in task order. */
+  repeats: RepeatGroup[];
+}
+
+/** Integer figures get one bin per value when their range is small, so counts read exactly. */
+function binsFor(values: readonly number[], maxBins: number): { bins: number; range?: { min: number; max: number } } {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  let integers = true;
+  for (const v of values) {
+    if (v < min) min = v;
+    if (v > max) max = v;
+    if (!Number.isInteger(v)) integers = false;
+  }
+  if (integers && values.length > 0 && max - min + 1 <= maxBins) return { bins: max - min + 1, range: { min, max: max + 1 } };
+  return { bins: maxBins };
+}
+
+/** Distributions of every figure; `range` values fix the bins (to compare two groups side by side). */
+function figureDistributions(rows: readonly SessionRow[], maxBins = 20, over?: readonly SessionRow[]): Distributions {
+  const out = {} as Distributions;
+  for (const f of SESSION_FIGURES) {
+    const values = rows.map((r) => r.metrics.figures[f]);
+    const binning = binsFor(
+      (over ?? rows).map((r) => r.metrics.figures[f]),
+      maxBins,
+    );
+    let range = binning.range;
+    if (!range && over) {
+      const all = over.map((r) => r.metrics.figures[f]);
+      range = { min: Math.min(...all), max: Math.max(...all) };
+    }
+    out[f] = { quartiles: quartiles(values), histogram: histogram(values, binning.bins, range) };
+  }
+  return out;
+}
+
+function spreadOf(values: readonly number[]): RepeatGroup['spread'][SessionFigure] {
+  const n = values.length;
+  const mean = values.reduce((a, b) => a + b, 0) / n;
+  const variance = values.reduce((a, v) => a + (v - mean) * (v - mean), 0) / n;
+  return { mean, variance, stddev: Math.sqrt(variance), min: Math.min(...values), max: Math.max(...values) };
+}
+
+/** Sessions grouped by task, in first-seen order. */
+function groupByTask(rows: readonly SessionRow[]): Map<string, SessionRow[]> {
+  const groups = new Map<string, SessionRow[]>();
+  for (const r of rows) {
+    const g = groups.get(r.taskKey);
+    if (g) g.push(r);
+    else groups.set(r.taskKey, [r]);
+  }
+  return groups;
+}
+
+function repeatGroups(rows: readonly SessionRow[]): RepeatGroup[] {
+  const out: RepeatGroup[] = [];
+  for (const [taskKey, g] of groupByTask(rows)) {
+    if (g.length < 2) continue;
+    const spread = {} as RepeatGroup['spread'];
+    for (const f of SESSION_FIGURES) spread[f] = spreadOf(g.map((r) => r.metrics.figures[f]));
+    const known = g.filter((r) => r.correct !== null);
+    out.push({
+      taskKey,
+      taskLabel: (g[0] as SessionRow).taskLabel,
+      sessions: g.length,
+      correct: known.length === 0 ? null : known.filter((r) => r.correct === true).length,
+      spread,
+      logFiles: g.map((r) => r.logFile),
+    });
+  }
+  return out;
+}
+
+export function aggregatePolicy(rows: readonly SessionRow[], maxBins = 20): PolicyAggregate {
+  const correct = rows.filter((r) => r.correct === true);
+  const incorrect = rows.filter((r) => r.correct === false);
+  const known = correct.length + incorrect.length;
+  return {
+    sessions: rows.length,
+    distributions: figureDistributions(rows, maxBins),
+    byCorrectness:
+      known === 0
+        ? null
+        : {
+            correct: correct.length,
+            incorrect: incorrect.length,
+            unknown: rows.length - known,
+            // Both sides binned over the known sessions, so their histograms line up.
+            correctDist: figureDistributions(correct, maxBins, [...correct, ...incorrect]),
+            incorrectDist: figureDistributions(incorrect, maxBins, [...correct, ...incorrect]),
+          },
+    repeats: repeatGroups(rows),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Success sets of two configurations
+
+export interface TaskRef {
+  taskKey: string;
+  taskLabel: string;
+  /** The logs of the task's sessions in A and in B (either may be empty). */
+  logsA: string[];
+  logsB: string[];
+}
+
+export interface SuccessIntersection {
+  /** Tasks present in both, by who solved them. */
+  both: TaskRef[];
+  onlyA: TaskRef[];
+  onlyB: TaskRef[];
+  neither: TaskRef[];
+  /** Tasks only one side ran, or whose correctness is unknown on a side: not compared. */
+  notCompared: TaskRef[];
+}
+
+/**
+ * A task counts as solved by a configuration when at least half of its sessions there were
+ * correct (one session: that session's result), so repeats do not let one lucky run count.
+ */
+function solved(rows: readonly SessionRow[]): boolean | null {
+  const known = rows.filter((r) => r.correct !== null);
+  if (known.length === 0) return null;
+  return known.filter((r) => r.correct === true).length * 2 >= known.length;
+}
+
+export function successIntersection(a: readonly SessionRow[], b: readonly SessionRow[]): SuccessIntersection {
+  const ga = groupByTask(a);
+  const gb = groupByTask(b);
+  const out: SuccessIntersection = { both: [], onlyA: [], onlyB: [], neither: [], notCompared: [] };
+  const keys = [...ga.keys(), ...[...gb.keys()].filter((k) => !ga.has(k))];
+  for (const key of keys) {
+    const ra = ga.get(key) ?? [];
+    const rb = gb.get(key) ?? [];
+    const first = (ra[0] ?? rb[0]) as SessionRow;
+    const ref: TaskRef = { taskKey: key, taskLabel: first.taskLabel, logsA: ra.map((r) => r.logFile), logsB: rb.map((r) => r.logFile) };
+    const sa = ra.length > 0 ? solved(ra) : null;
+    const sb = rb.length > 0 ? solved(rb) : null;
+    if (sa === null || sb === null) out.notCompared.push(ref);
+    else if (sa && sb) out.both.push(ref);
+    else if (sa) out.onlyA.push(ref);
+    else if (sb) out.onlyB.push(ref);
+    else out.neither.push(ref);
+  }
+  return out;
+}

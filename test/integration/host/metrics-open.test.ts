@@ -1,0 +1,95 @@
+// `metrics.open` through the protocol on an evaluation run for real against mock-llm: each
+// task's figures checked against counts made here from the log's lines (not through the
+// reducer), correctness from results.jsonl, and errors that name the path.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { generateDataset } from '../../../src-main/eval/dataset.ts';
+import { runEval } from '../../../src-main/eval/runner.ts';
+import type { Host } from '../../../src-main/host/session-manager.ts';
+import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
+import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
+import { ProtocolError } from '../../../src-main/transport/client.ts';
+import { connectInProcess, makeHost } from './helpers.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'rlm-metrics-open-'));
+const evalDir = join(tmp, 'eval');
+let server: MockLlmServer;
+let host: Host | null = null;
+
+beforeAll(async () => {
+  server = await startMockLlm({ latencyMs: 0, costPerMTok: 1 });
+  const ds = join(tmp, 'ds.jsonl');
+  generateDataset({ kinds: ['sniah', 'oolong', 'browsecomp'], sizes: [8192], seed: 1, count: 1, out: ds, inlineMaxChars: 1_000_000 });
+  const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'x', maxRetries: 0 });
+  // Two iterations: browsecomp (5 turns) cannot finish, the others can.
+  await runEval({ dataset: ds, outDir: evalDir, client, baseUrl: server.url, model: 'mock-root', maxIterations: 2, parallel: 3 });
+});
+afterAll(async () => {
+  await server.close();
+});
+afterEach(async () => {
+  await host?.close();
+  host = null;
+});
+
+/** Counts from the raw lines of a native log. */
+function countLines(path: string): { subcalls: number; rootIterations: number; blocks: number; runs: number; inputTokens: number } {
+  const events = readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => JSON.parse(l) as { type: string; depth: number; iteration?: number; usage?: { inputTokens: number } });
+  const of = (type: string) => events.filter((e) => e.type === type);
+  return {
+    subcalls: of('subcall.start').length,
+    // A default answer after the iteration limit is a reply without an iteration.start: it counts, as in `stats`.
+    rootIterations: new Set([...of('iteration.start'), ...of('model.reply')].filter((e) => e.depth === 0).map((e) => e.iteration)).size,
+    blocks: of('block.start').length,
+    runs: of('run.start').length,
+    // Each model call once: the runs' own replies and the plain sub-calls' ends (a child's end carries zero).
+    inputTokens: [...of('model.reply'), ...of('subcall.end')].reduce((a, e) => a + (e.usage?.inputTokens ?? 0), 0),
+  };
+}
+
+describe('metrics.open', () => {
+  it('an evaluation: per-task figures as counted from the logs, correctness from its results', async () => {
+    host = makeHost();
+    const c = connectInProcess(host);
+    const { metrics } = await c.call('metrics.open', { path: evalDir });
+    expect(metrics).toMatchObject({ path: evalDir, kind: 'evaluation', logs: 3, problems: [] });
+    const results = readFileSync(join(evalDir, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; correct: boolean; logFile: string });
+    expect(metrics.rows.map((r) => r.taskId).sort()).toEqual(results.map((r) => r.id).sort());
+    for (const r of results) {
+      const row = metrics.rows.find((x) => x.taskId === r.id)!;
+      expect(row.correct).toBe(r.correct);
+      const counted = countLines(row.logFile);
+      expect(row.metrics.figures).toMatchObject({
+        subcalls: counted.subcalls,
+        rootIterations: counted.rootIterations,
+        codeBlocks: counted.blocks,
+        runs: counted.runs,
+        inputTokens: counted.inputTokens,
+      });
+    }
+    const split = metrics.aggregate.byCorrectness!;
+    expect([split.correct, split.incorrect]).toEqual([results.filter((r) => r.correct).length, results.filter((r) => !r.correct).length]);
+    expect(split.incorrect).toBeGreaterThan(0);
+    expect(metrics.aggregate.distributions.subcalls.quartiles.n).toBe(3);
+  });
+
+  it('names a missing path; the schema guards the parameters', async () => {
+    host = makeHost();
+    const c = connectInProcess(host);
+    const missing = join(tmp, 'nowhere');
+    const err = await c.call('metrics.open', { path: missing }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProtocolError);
+    expect((err as ProtocolError).code).toBe('not_found');
+    expect((err as ProtocolError).message).toContain(missing);
+    await expect(c.call('metrics.open', { path: evalDir, bins: 0 })).rejects.toThrow(/bins/);
+  });
+});

@@ -17,6 +17,8 @@ module.exports = {
     // src-shared: pure TypeScript for both sides, zod only.
     own(SHARED),
     { from: { path: folder(SHARED) }, to: { path: '^node_modules/zod/' } },
+    // Tree queries are JSONata expressions (src-shared/analysis/query.ts).
+    { from: { path: `^${SHARED}/analysis/query\\.ts$` }, to: { path: '^node_modules/jsonata/' } },
     // The renderer: itself, src-shared and npm packages; never src-main.
     own('src-renderer'),
     may('src-renderer', SHARED),
@@ -35,6 +37,7 @@ module.exports = {
       'eval',
       'rerun',
       'export',
+      'analysis',
       'host',
       'transport',
       'electron',
@@ -47,6 +50,7 @@ module.exports = {
     may(`${MAIN}/eval`, `${MAIN}/engine`, `${MAIN}/lm`, `${MAIN}/logs`, `${MAIN}/sandbox`, `${MAIN}/corpus`),
     may(`${MAIN}/rerun`, `${MAIN}/engine`, `${MAIN}/lm`, `${MAIN}/sandbox`, `${MAIN}/logs`),
     may(`${MAIN}/export`, `${MAIN}/logs`),
+    may(`${MAIN}/analysis`, `${MAIN}/logs`, `${MAIN}/export`),
     // The GenAI conventions are a subpath export the resolver here does not follow.
     { from: { path: folder(`${MAIN}/export`) }, to: { path: '^@opentelemetry/' } },
     // The built-in demo profile is served by an in-process mock-llm.
@@ -60,6 +64,7 @@ module.exports = {
       `${MAIN}/eval`,
       `${MAIN}/demo`,
       `${MAIN}/mock-llm`,
+      `${MAIN}/analysis`,
     ),
     may(`${MAIN}/transport`, `${MAIN}/host`),
     may(`${MAIN}/electron`, `${MAIN}/transport`, `${MAIN}/host`, `${MAIN}/logs`),

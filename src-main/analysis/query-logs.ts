@@ -2,9 +2,9 @@
 // tree, given its labels sidecar, turned into a session document and queried. A few logs are
 // read at once; matches come out in the order of the inputs.
 import { buildSessionDoc } from '../../src-shared/analysis/query-document.ts';
-import type { CompiledQuery, QueryMatch } from '../../src-shared/analysis/query.ts';
+import { QueryError, type CompiledQuery, type QueryMatch } from '../../src-shared/analysis/query.ts';
 import { reduceEvents } from '../../src-shared/trajectory/reducer.ts';
-import type { LogInput } from '../export/log-inputs.ts';
+import { expandLogInputs, LogInputError, type LogInput } from '../export/log-inputs.ts';
 import { readLabels } from '../logs/labels-sidecar.ts';
 import { readLogFile } from '../logs/read-log.ts';
 
@@ -51,4 +51,16 @@ export async function queryLogs(query: CompiledQuery, inputs: readonly LogInput[
   await Promise.all(Array.from({ length: Math.min(o.concurrency ?? 4, inputs.length) }, worker));
   const read = results.filter((r) => r !== null);
   return { logs: inputs.length, sessions: read.length, matches: read.flat() };
+}
+
+/** The same over paths as given (files, folders searched for logs); a path that names nothing is a QueryError. */
+export async function queryPaths(query: CompiledQuery, paths: readonly string[], o: QueryLogsOptions = {}): Promise<QueryLogsResult> {
+  let inputs: LogInput[];
+  try {
+    inputs = await expandLogInputs(paths);
+  } catch (err) {
+    if (err instanceof LogInputError) throw new QueryError(err.message, null);
+    throw err;
+  }
+  return queryLogs(query, inputs, o);
 }

@@ -48,6 +48,7 @@ import { DEMO_SCENARIOS } from './demo.ts';
 import { ProfileStore } from './profiles.ts';
 import type { KeyStore } from './key-store.ts';
 import { forkLauncher, type WorkerHandle, type WorkerLauncher } from './worker-launcher.ts';
+import { changeSessionLabels, LabelQueryInputError, runQuery, sessionLabels } from './labels-and-queries.ts';
 import { FromWorker, type RerunSpec, type ToWorker, type WorkerSpec } from './worker-protocol.ts';
 
 export interface HostOptions {
@@ -91,6 +92,16 @@ class HostError extends Error {
   constructor(code: ErrorCode, message: string) {
     super(message);
     this.code = code;
+  }
+}
+
+/** Labels and queries report what the person can fix as a bad request. */
+async function inputErrors<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof LabelQueryInputError) throw new HostError('bad_request', err.message);
+    throw err;
   }
 }
 
@@ -338,6 +349,12 @@ export class Host implements HostEndpoint {
         return {};
       case 'eval.open':
         return this.openEval(c.path, c.openLogs);
+      case 'labels.get':
+        return { labels: await sessionLabels(c.sessionId, this.get(c.sessionId).logFile) };
+      case 'labels.change':
+        return { labels: await inputErrors(changeSessionLabels(c.sessionId, this.get(c.sessionId).logFile, c.change)) };
+      case 'query.run':
+        return inputErrors(runQuery(c.expression, c.paths));
     }
   }
 

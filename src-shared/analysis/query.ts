@@ -15,6 +15,8 @@ export interface QueryMatch {
   kind: 'session' | 'run' | 'iteration' | 'call';
   /** What matched, in a few words (or the value the expression gave for the session). */
   what: string;
+  /** Where to show it: the run and iteration (null for a session, or a run as a whole). */
+  at: { runId: string; iteration: number | null } | null;
 }
 
 /** A bad expression or one that failed on a document; `position` is a 1-based character. */
@@ -62,6 +64,12 @@ function kindOf(target: string): QueryMatch['kind'] {
   if (target.startsWith('iteration:')) return 'iteration';
   if (target.startsWith('call:')) return 'call';
   return 'session';
+}
+
+function placeOf(node: Matchable): QueryMatch['at'] {
+  if ('runs' in node) return null;
+  if ('promptChars' in node || 'replyChars' in node) return { runId: node.run, iteration: node.iteration };
+  return { runId: node.id, iteration: null };
 }
 
 function describe(node: Matchable): string {
@@ -125,7 +133,14 @@ function matchesOf(doc: SessionDoc, value: unknown): QueryMatch[] {
     if (isDocNode(item)) {
       if (seen.has(item.target)) continue;
       seen.add(item.target);
-      out.push({ file: doc.file, sessionId: doc.sessionId, target: item.target, kind: kindOf(item.target), what: describe(item) });
+      out.push({
+        file: doc.file,
+        sessionId: doc.sessionId,
+        target: item.target,
+        kind: kindOf(item.target),
+        what: describe(item),
+        at: placeOf(item),
+      });
     } else if (truthy(item)) {
       values.push(item);
     }
@@ -133,7 +148,7 @@ function matchesOf(doc: SessionDoc, value: unknown): QueryMatch[] {
   if (values.length > 0 && !seen.has(doc.target)) {
     const value = values.length === 1 ? values[0] : values;
     const what = value === true ? 'session' : short(JSON.stringify(value) ?? String(value));
-    out.unshift({ file: doc.file, sessionId: doc.sessionId, target: doc.target, kind: 'session', what });
+    out.unshift({ file: doc.file, sessionId: doc.sessionId, target: doc.target, kind: 'session', what, at: null });
   }
   return out;
 }

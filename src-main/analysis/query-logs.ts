@@ -2,11 +2,13 @@
 // tree, given its labels sidecar, turned into a session document and queried. A few logs are
 // read at once; matches come out in the order of the inputs.
 import { buildSessionDoc } from '../../src-shared/analysis/query-document.ts';
+import { readFile, stat } from 'node:fs/promises';
+import { AnyLogReader } from '../../src-shared/codecs/detect.ts';
 import { QueryError, type CompiledQuery, type QueryMatch } from '../../src-shared/analysis/query.ts';
 import { reduceEvents } from '../../src-shared/trajectory/reducer.ts';
 import { expandLogInputs, LogInputError, type LogInput } from '../export/log-inputs.ts';
 import { readLabels } from '../logs/labels-sidecar.ts';
-import { readLogFile } from '../logs/read-log.ts';
+import { readLogFile, type LogContents } from '../logs/read-log.ts';
 
 export interface QueryLogsOptions {
   /** The root runs' context file (for `printedContext` of root runs). */
@@ -23,8 +25,24 @@ export interface QueryLogsResult {
   matches: QueryMatch[];
 }
 
+/** Below this a log is read in one go: a stream's 1 MiB buffer costs more than a small file's whole read. */
+const WHOLE_READ_BYTES = 8 * 1024 * 1024;
+
+async function readContents(path: string): Promise<LogContents> {
+  if ((await stat(path)).size > WHOLE_READ_BYTES) return readLogFile(path);
+  const reader = new AnyLogReader();
+  const out: LogContents = { format: null, header: null, events: [], problems: [] };
+  for (const item of [...reader.push(await readFile(path, 'utf8')), ...reader.end()]) {
+    if (item.kind === 'format') out.format = item.format;
+    else if (item.kind === 'header') out.header = item.header;
+    else if (item.kind === 'event') out.events.push(item.event);
+    else if (item.kind === 'problem') out.problems.push(item.problem);
+  }
+  return out;
+}
+
 async function queryOne(query: CompiledQuery, input: LogInput, o: QueryLogsOptions): Promise<QueryMatch[] | null> {
-  const contents = await readLogFile(input.path);
+  const contents = await readContents(input.path);
   if (contents.format === null) {
     if (input.explicit) throw new Error(`${input.path}: not a log in a known format`);
     o.onNote?.(`${input.path}: skipped, not a log in a known format`);

@@ -27,6 +27,10 @@ import { REPL_LABEL, REPL_TAG, runLanguage, sessionLanguage, type ReplLanguage }
 import { usePrefs } from '../store/prefs.ts';
 import { pauseOf, viewRev, viewTraj } from '../store/studio.ts';
 import { TreeGraph } from './TreeGraph.tsx';
+import { loadLabels } from '../app/label-services.ts';
+import { useLabelsStore } from '../store/labels.ts';
+
+const NO_LABELS: ReadonlyMap<string, string[]> = new Map();
 
 const ROW_H = 26;
 
@@ -40,6 +44,23 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   const language = useStudio((s) => sessionLanguage(s.sessions.get(sessionId)));
   const { colourBy, treeMode, set: setPrefs } = usePrefs();
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const labelsEntry = useLabelsStore((s) => s.bySession.get(sessionId));
+  useEffect(() => {
+    void loadLabels(svc, sessionId);
+  }, [svc, sessionId]);
+  // Labels on a run (run:ID targets), shown on its row.
+  const runLabels = useMemo(() => {
+    if (labelsEntry?.kind !== 'loaded') return NO_LABELS;
+    const m = new Map<string, string[]>();
+    for (const t of labelsEntry.labels.targets) {
+      if (t.target.startsWith('run:') && t.labels.length > 0)
+        m.set(
+          t.target.slice(4),
+          t.labels.map((l) => l.label),
+        );
+    }
+    return m;
+  }, [labelsEntry]);
   const [query, setQuery] = useState('');
   const deferredQuery = useDeferredValue(query);
 
@@ -121,6 +142,7 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
           pause={pause}
           rev={rev}
           language={language}
+          runLabels={runLabels}
         />
       )}
     </div>
@@ -139,9 +161,10 @@ interface TreeListProps {
   pause: PauseInfo | null;
   rev: number;
   language: ReplLanguage;
+  runLabels: ReadonlyMap<string, string[]>;
 }
 
-function TreeList({ traj, rows, metrics, colour, colourBy, selected, onSelect, onToggle, pause, rev, language }: TreeListProps) {
+function TreeList({ traj, rows, metrics, colour, colourBy, selected, onSelect, onToggle, pause, rev, language, runLabels }: TreeListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const [active, setActive] = useState(0);
   const virt = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 12 });
@@ -236,6 +259,7 @@ function TreeList({ traj, rows, metrics, colour, colourBy, selected, onSelect, o
                 onFocusRow={() => setActive(vi.index)}
                 pause={pause}
                 language={language}
+                labels={row.kind === 'run' ? runLabels.get(row.runId) : undefined}
               />
             </div>
           );
@@ -263,6 +287,7 @@ interface RowProps {
   onFocusRow(): void;
   pause: PauseInfo | null;
   language: ReplLanguage;
+  labels: string[] | undefined;
 }
 
 const TreeRowView = memo(function TreeRowView({
@@ -278,6 +303,7 @@ const TreeRowView = memo(function TreeRowView({
   onFocusRow,
   pause,
   language: sessionLang,
+  labels,
 }: RowProps) {
   const indent = { paddingLeft: 6 + row.level * 14 };
   const expandable = row.kind === 'batch' || row.hasChildren;
@@ -347,6 +373,11 @@ const TreeRowView = memo(function TreeRowView({
       <span className={`repl-tag repl-${language}`} aria-label={`${REPL_LABEL[language]} REPL`}>
         {REPL_TAG[language]}
       </span>
+      {labels?.map((l) => (
+        <span key={l} className="label-chip" data-testid="tree-label">
+          {l}
+        </span>
+      ))}
       <span className="run-nums">
         {iterationCount(run)} it · {fmtInt((metrics?.total.inputTokens ?? 0) + (metrics?.total.outputTokens ?? 0))} tok ·{' '}
         {fmtUsd(metrics?.total.costUsd ?? 0)} · {fmtMs(metrics?.wallMs ?? 0)}

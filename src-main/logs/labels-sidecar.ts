@@ -5,7 +5,7 @@ import { appendFile, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { LabelRecord, LabelSet, readLabelsText, emptyLabels, type LabelsState } from '../../src-shared/analysis/labels.ts';
 
-export const LABEL_SET_FILE = 'rlm-labels.json';
+const LABEL_SET_FILE = 'rlm-labels.json';
 const SIDECAR_SUFFIX = '.labels.jsonl';
 
 export function sidecarPath(logPath: string): string {
@@ -62,7 +62,7 @@ export async function findLabelSet(logPath: string): Promise<FoundLabelSet | nul
 }
 
 /** Reads and checks a label set file. */
-export async function readLabelSet(path: string): Promise<LabelSet> {
+async function readLabelSet(path: string): Promise<LabelSet> {
   const text = await readFile(path, 'utf8');
   let value: unknown;
   try {
@@ -79,7 +79,7 @@ export async function readLabelSet(path: string): Promise<LabelSet> {
 }
 
 /** What to write when there is no label set, for error messages. */
-export const LABEL_SET_EXAMPLE = `{"labels": [{"name": "good-decomposition"}, {"name": "missed-evidence", "description": "the answer was in a span no model read"}]}`;
+const LABEL_SET_EXAMPLE = `{"labels": [{"name": "good-decomposition"}, {"name": "missed-evidence", "description": "the answer was in a span no model read"}]}`;
 
 /** Checks a label against the set that applies to the log; the error says where the set is (or should be). */
 export async function checkLabel(logPath: string, label: string, setPath?: string): Promise<FoundLabelSet> {

@@ -5,7 +5,7 @@ import { create } from 'zustand';
 import type { SessionLabels } from '../../src-shared/protocol.ts';
 
 /** What the page knows of a session's labels: the host's answer, or why there is none. */
-export type LabelsEntry = { kind: 'loaded'; labels: SessionLabels } | { kind: 'unavailable'; reason: string } | { kind: 'loading' };
+type LabelsEntry = { kind: 'loaded'; labels: SessionLabels } | { kind: 'unavailable'; reason: string } | { kind: 'loading' };
 
 interface LabelsStore {
   bySession: Map<string, LabelsEntry>;

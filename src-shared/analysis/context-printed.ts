@@ -4,7 +4,7 @@
 // characters or more is always caught (it contains such a stretch whole); shorter ones may
 // be. Cheap: the context's stretches are hashed once, and each output is scanned with a
 // rolling hash, a hit being confirmed by comparing the characters.
-export const PRINT_WINDOW = 64;
+const PRINT_WINDOW = 64;
 const STRIDE = 32;
 const BASE = 257;
 const MOD = 2_147_483_629; // a prime below 2^31: products stay exact in doubles

@@ -107,7 +107,7 @@ export const LabelRecord = z.discriminatedUnion('op', [
 ]);
 export type LabelRecord = z.infer<typeof LabelRecord>;
 
-export interface AppliedLabel {
+interface AppliedLabel {
   label: string;
   note: string | null;
   at: string;
@@ -133,7 +133,7 @@ export function emptyLabels(): LabelsState {
 }
 
 /** Applies one record in place. */
-export function applyLabelRecord(state: LabelsState, r: LabelRecord): void {
+function applyLabelRecord(state: LabelsState, r: LabelRecord): void {
   state.records++;
   let t = state.targets.get(r.target);
   if (!t) state.targets.set(r.target, (t = { target: r.target, labels: [], note: null }));

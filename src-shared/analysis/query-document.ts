@@ -8,7 +8,7 @@ import { walkRuns } from '../trajectory/reducer.ts';
 import { ContextPrints } from './context-printed.ts';
 import { labelsOf, SESSION_TARGET, targetId, type LabelsState } from './labels.ts';
 
-export interface BlockDoc {
+interface BlockDoc {
   block: number;
   code: string;
   stdout: string;

@@ -14,7 +14,7 @@ import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { asCallId, asRunId, asSessionId, type RunId } from '../../src-shared/events.ts';
 import { blockEnd, blockStart, iterEnd, iterStart, reply, runEnd, runStart, Script, type RunCtx } from '../unit/trajectory/synthetic.ts';
 
-export const BIG_PROMPT_CHARS = 100_001;
+const BIG_PROMPT_CHARS = 100_001;
 
 function childContext(i: number): string {
   return `Section ${i}: ${'the ledger for the northern warehouse lists every crate, its weight and its destination; '.repeat(4)}`;

@@ -65,6 +65,7 @@ describe('labels and queries on the command line', () => {
         target: 'run:r0/3.0.1',
         kind: 'run',
         what: expect.stringMatching(/^run depth 1, answered/) as unknown,
+        at: { runId: 'r0/3.0.1', iteration: null },
       },
     ]);
   });

@@ -17,6 +17,8 @@ module.exports = {
     // src-shared: pure TypeScript for both sides, zod only.
     own(SHARED),
     { from: { path: folder(SHARED) }, to: { path: '^node_modules/zod/' } },
+    // Tree queries are JSONata expressions (src-shared/analysis/query.ts).
+    { from: { path: `^${SHARED}/analysis/query\\.ts$` }, to: { path: '^node_modules/jsonata/' } },
     // The renderer: src-shared and npm packages, never src-main; inside it, folder by folder
     // (its README): the store and the pure helpers in lib/ know nothing of workers, services
     // or views, and the parse worker only the contracts in lib/.

@@ -5,6 +5,8 @@
 import type { PolicyAggregate, SessionRow } from './analysis/policy-aggregate.ts';
 import type { UsageByModel } from './trajectory/by-model.ts';
 import { z } from 'zod';
+import type { LabelSet, TargetLabels } from './analysis/labels.ts';
+import type { QueryMatch } from './analysis/query.ts';
 import type { LogHeader, TrajectoryEvent } from './events.ts';
 import type { CounterfactualRecord } from './analysis/counterfactual.ts';
 
@@ -231,6 +233,18 @@ export const FollowUp = z.strictObject({
 });
 export type FollowUp = z.infer<typeof FollowUp>;
 
+const labelTarget = z.string().min(1).max(1000);
+const labelName = z.string().min(1).max(64);
+const noteText = z.string().max(20_000);
+
+/** A change to a saved log's labels (its sidecar): add or remove a label, or set a note ("" clears it). */
+export const LabelChangeInput = z.discriminatedUnion('op', [
+  z.strictObject({ op: z.literal('add'), target: labelTarget, label: labelName, note: noteText.optional() }),
+  z.strictObject({ op: z.literal('remove'), target: labelTarget, label: labelName }),
+  z.strictObject({ op: z.literal('note'), target: labelTarget, text: noteText }),
+]);
+export type LabelChangeInput = z.infer<typeof LabelChangeInput>;
+
 /** Every command, with its parameters. `id` correlates the reply. */
 export const Command = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('hello'), protocol: z.number().int() }),
@@ -289,6 +303,16 @@ export const Command = z.discriminatedUnion('type', [
    * the host: per session and run, and their distributions across sessions (`bins` per histogram).
    */
   z.strictObject({ type: z.literal('metrics.open'), path: z.string().min(1), bins: positiveInt.max(200).default(20) }),
+  /** The labels and notes of a session's log (its `LOG.labels.jsonl`) and the label set that applies. */
+  z.strictObject({ type: z.literal('labels.get'), sessionId }),
+  /** Appends one change to the session's labels sidecar; the log itself is never written. */
+  z.strictObject({ type: z.literal('labels.change'), sessionId, change: LabelChangeInput }),
+  /** A tree query (JSONata, docs/queries.md) over logs and folders on the host. */
+  z.strictObject({
+    type: z.literal('query.run'),
+    expression: z.string().min(1).max(10_000),
+    paths: z.array(z.string().min(1)).min(1).max(1000),
+  }),
 ]);
 export type Command = z.infer<typeof Command>;
 export type CommandType = Command['type'];
@@ -416,6 +440,27 @@ export interface EvalOverview {
   progress: (EvalProgress & { live: boolean }) | null;
 }
 
+/** A session's labels as the host reads them; `writable` is false (with the reason) when there is no file to label. */
+export interface SessionLabels {
+  sessionId: string;
+  sidecar: string | null;
+  writable: boolean;
+  reason: string | null;
+  /** The label set that applies (`rlm-labels.json` in the log's folder or one above), or null. */
+  set: { path: string; labels: LabelSet['labels'] } | null;
+  /** Why there is no usable set (none found, or a bad file), in words. */
+  setProblem: string | null;
+  targets: TargetLabels[];
+  /** Lines of the sidecar that could not be read. */
+  problems: string[];
+}
+
+export interface QueryResult {
+  logs: number;
+  sessions: number;
+  matches: QueryMatch[];
+}
+
 /** Reply payloads by command type. */
 export interface Replies {
   hello: { protocol: number; host: string };
@@ -446,6 +491,9 @@ export interface Replies {
   unsubscribe: Record<string, never>;
   'eval.open': { evaluation: EvalOverview; sessions: SessionSummary[] };
   'metrics.open': { metrics: PolicyOverview };
+  'labels.get': { labels: SessionLabels };
+  'labels.change': { labels: SessionLabels };
+  'query.run': QueryResult;
 }
 
 /** What `metrics.open` gives: every session's metrics and their aggregate. */

@@ -39,11 +39,24 @@ export const WHERE_FIELDS = [
   'rootRunId',
   'callId',
   'file',
+  'labels',
+  'runLabels',
+  'sessionLabels',
 ] as const;
 type WhereField = (typeof WHERE_FIELDS)[number];
 
-function whereFields(l: CallLine): Record<WhereField, string | number | boolean> {
+/** Labels from the log's sidecar that apply to a sub-call: its own, its run's and its session's (`"x" in labels`). */
+export interface CallLabels {
+  labels: string[];
+  runLabels: string[];
+  sessionLabels: string[];
+}
+
+const NO_LABELS: CallLabels = { labels: [], runLabels: [], sessionLabels: [] };
+
+function whereFields(l: CallLine, lab: CallLabels): Record<WhereField, string | number | boolean | string[]> {
   return {
+    ...lab,
     kind: l.kind,
     leaf: l.leaf,
     child: l.childRunId !== null,
@@ -98,7 +111,7 @@ export class WhereError extends Error {
 }
 
 /** Compiles `--where`; a syntax error or an unknown field is reported before any log is read. */
-export function compileWhere(expr: string): (l: CallLine) => boolean {
+export function compileWhere(expr: string): (l: CallLine, labels?: CallLabels) => boolean {
   const known = new Set<string>(WHERE_FIELDS);
   let f: (o: object) => unknown;
   try {
@@ -113,10 +126,10 @@ export function compileWhere(expr: string): (l: CallLine) => boolean {
   }
   // Names are looked up only when evaluated: one evaluation on a sample record reports an
   // unknown name (or a type error) now rather than in the middle of the logs.
-  const check = f(whereFields(SAMPLE));
+  const check = f(whereFields(SAMPLE, NO_LABELS));
   if (check instanceof Error) throw new WhereError(`--where ${JSON.stringify(expr)}: ${check.message}`);
-  return (l) => {
-    const v = f(whereFields(l));
+  return (l, labels = NO_LABELS) => {
+    const v = f(whereFields(l, labels));
     if (v instanceof Error) throw new WhereError(`--where ${JSON.stringify(expr)}: ${v.message}`);
     return Boolean(v);
   };

@@ -3,10 +3,11 @@
 // `results.jsonl`, which is not a log and is passed over).
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { isSidecar } from '../logs/labels-sidecar.ts';
 
-/** Files in a folder that may be logs: ours end `.rlm.jsonl`, the reference library's `.jsonl`. */
+/** Files in a folder that may be logs: ours end `.rlm.jsonl`, the reference library's `.jsonl` (not labels sidecars). */
 function mayBeLog(name: string): boolean {
-  return name.endsWith('.jsonl') && name !== 'results.jsonl';
+  return name.endsWith('.jsonl') && name !== 'results.jsonl' && !isSidecar(name);
 }
 
 async function walk(dir: string, out: string[]): Promise<void> {

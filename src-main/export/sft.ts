@@ -3,6 +3,7 @@
 // sees exactly what the recorded model saw. Trajectories (one completion: a root run and its
 // descendants) are selected whole, by how they ended, by an evaluation's scores and by size;
 // calls are selected by depth.
+import { labelsOf, SESSION_TARGET, targetId, type LabelsState } from '../../src-shared/analysis/labels.ts';
 import type { ChatMessage } from '../../src-shared/events.ts';
 import { type ModelCall, ModelCallFolder, type TrajectoryEnd } from '../../src-shared/trajectory/model-calls.ts';
 import { estimateTokens } from '../../src-shared/tokens.ts';
@@ -27,11 +28,19 @@ export interface SftSelection {
   depth: number | null;
   /** Keep only trajectories whose root run took at most this many iterations. */
   maxIterations: number | null;
+  /**
+   * Keep only calls under this label (from the log's LOG.labels.jsonl): on the session, on the
+   * call's run (its own turns and the plain sub-calls it made; not its child runs), on the
+   * iteration the call belongs to, or on the plain sub-call itself.
+   */
+  label?: string | null;
 }
 
 export interface SftSource {
   file: string;
   sessionId: string | null;
+  /** The log's labels (needed with `selection.label`). */
+  labels?: LabelsState;
 }
 
 export interface SftReport {
@@ -162,6 +171,11 @@ export class SftExporter {
         this.drop(`depth ${c.depth}, not ${this.selection.depth}`, 1);
         continue;
       }
+      const label = this.selection.label ?? null;
+      if (label !== null && !hasLabel(source.labels, c, label)) {
+        this.drop(`not labelled ${label}`, 1);
+        continue;
+      }
       if (c.reply.trim() === '') {
         this.drop('empty reply', 1);
         continue;
@@ -203,6 +217,17 @@ export class SftExporter {
     const bucket = r.tokenHistogram.find((b) => b.upTo === null || tokens <= b.upTo)!;
     bucket.count++;
   }
+}
+
+function hasLabel(labels: LabelsState | undefined, c: ModelCall, label: string): boolean {
+  if (!labels) return false;
+  const targets = [
+    SESSION_TARGET,
+    targetId({ kind: 'run', runId: c.runId }),
+    targetId({ kind: 'iteration', runId: c.runId, iteration: c.iteration }),
+    ...(c.callId !== null ? [targetId({ kind: 'call', callId: c.callId })] : []),
+  ];
+  return targets.some((t) => labelsOf(labels, t).includes(label));
 }
 
 export function baseName(path: string): string {

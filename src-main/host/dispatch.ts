@@ -14,6 +14,7 @@ import type { Counterfactuals } from './counterfactual.ts';
 import type { Evaluations } from './evaluations.ts';
 import type { FollowUps } from './follow-ups.ts';
 import { CommandError } from './command-error.ts';
+import { changeSessionLabels, runQuery, sessionLabels } from './labels-and-queries.ts';
 import type { LiveSessions } from './live-sessions.ts';
 import { openMetrics } from './policy-metrics.ts';
 import type { ProfileKeys } from './profile-keys.ts';
@@ -140,5 +141,11 @@ export async function execute(parts: HostParts, client: Client | null, msg: Clie
       return evaluations.openEval(c.path, c.openLogs);
     case 'metrics.open':
       return openMetrics(c.path, c.bins);
+    case 'labels.get':
+      return { labels: await sessionLabels(c.sessionId, sessions.get(c.sessionId).logFile) };
+    case 'labels.change':
+      return { labels: await changeSessionLabels(c.sessionId, sessions.get(c.sessionId).logFile, c.change) };
+    case 'query.run':
+      return runQuery(c.expression, c.paths);
   }
 }

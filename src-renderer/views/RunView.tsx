@@ -1,4 +1,5 @@
 // One run: its header, its iterations as a timeline, and the selected iteration in full.
+import { LabelsBox } from './LabelsBox.tsx';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { CallId, ChatMessage, RunId, WorkedExampleRef } from '../../src-shared/events.ts';
@@ -48,6 +49,7 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
       {traj.roots.length > 1 ? <TurnsBar sessionId={sessionId} traj={traj} current={run.rootRunId} /> : null}
       <RunHeader traj={traj} run={run} pause={pause} sessionId={sessionId} language={language} />
       <RunPolicy sessionId={sessionId} traj={traj} run={run} rev={rev} />
+      <LabelsBox sessionId={sessionId} traj={traj} run={run} it={it} />
       {run.parentRunId === null ? <FollowUpForm sessionId={sessionId} /> : null}
       <IterationTimeline sessionId={sessionId} run={run} selected={iteration} />
       {it ? (

@@ -1,11 +1,30 @@
-// Search across a session's prompts, replies, code and output; jump to a match.
+// Search across a session's prompts, replies, code and output; jump to a match. The Query
+// mode runs tree queries on the host (QuerySearch).
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useDeferredValue, useEffect, useMemo, useRef } from 'react';
+import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { useServices, useStudio } from '../app/context.tsx';
 import { searchSession } from '../lib/derive.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
+import { QuerySearch } from './QuerySearch.tsx';
 
 export function SearchView({ sessionId, query, setQuery }: { sessionId: string; query: string; setQuery(q: string): void }) {
+  const [mode, setMode] = useState<'text' | 'query'>('text');
+  return (
+    <div className="search-view">
+      <div className="search-modes" role="group" aria-label="Search mode">
+        <button type="button" aria-pressed={mode === 'text'} onClick={() => setMode('text')}>
+          Text
+        </button>
+        <button type="button" aria-pressed={mode === 'query'} onClick={() => setMode('query')} data-testid="query-mode">
+          Query
+        </button>
+      </div>
+      {mode === 'text' ? <TextSearch sessionId={sessionId} query={query} setQuery={setQuery} /> : <QuerySearch sessionId={sessionId} />}
+    </div>
+  );
+}
+
+function TextSearch({ sessionId, query, setQuery }: { sessionId: string; query: string; setQuery(q: string): void }) {
   const svc = useServices();
   const rev = useStudio((s) => viewRev(s, sessionId));
   const traj = useStudio((s) => viewTraj(s, sessionId));
@@ -21,7 +40,7 @@ export function SearchView({ sessionId, query, setQuery }: { sessionId: string; 
   const ref = useRef<HTMLDivElement>(null);
   const virt = useVirtualizer({ count: hits.length, getScrollElement: () => ref.current, estimateSize: () => 44, overscan: 10 });
   return (
-    <div className="search-view">
+    <>
       <input
         id="global-search"
         type="search"
@@ -65,6 +84,6 @@ export function SearchView({ sessionId, query, setQuery }: { sessionId: string; 
           })}
         </div>
       </div>
-    </div>
+    </>
   );
 }

@@ -27,6 +27,10 @@ import { REPL_LABEL, REPL_TAG, runLanguage, sessionLanguage, type ReplLanguage }
 import { usePrefs } from '../store/prefs.ts';
 import { pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
 import { TreeGraph } from './TreeGraph.tsx';
+import { loadLabels } from '../app/label-services.ts';
+import { useLabelsStore } from '../store/labels.ts';
+
+const NO_LABELS: ReadonlyMap<string, string[]> = new Map();
 
 const ROW_H = 26;
 
@@ -41,6 +45,23 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   const language = useStudio((s) => sessionLanguage(s.sessions.get(sessionId)));
   const { colourBy, treeMode, set: setPrefs } = usePrefs();
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const labelsEntry = useLabelsStore((s) => s.bySession.get(sessionId));
+  useEffect(() => {
+    void loadLabels(svc, sessionId);
+  }, [svc, sessionId]);
+  // Labels on a run (run:ID targets), shown on its row.
+  const runLabels = useMemo(() => {
+    if (labelsEntry?.kind !== 'loaded') return NO_LABELS;
+    const m = new Map<string, string[]>();
+    for (const t of labelsEntry.labels.targets) {
+      if (t.target.startsWith('run:') && t.labels.length > 0)
+        m.set(
+          t.target.slice(4),
+          t.labels.map((l) => l.label),
+        );
+    }
+    return m;
+  }, [labelsEntry]);
   const [query, setQuery] = useState('');
   const deferredQuery = useDeferredValue(query);
 
@@ -125,6 +146,7 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
           onToggle={toggle}
           pause={pause}
           language={language}
+          runLabels={runLabels}
         />
       )}
     </div>
@@ -143,9 +165,23 @@ interface TreeListProps {
   onToggle(key: string): void;
   pause: PauseInfo | null;
   language: ReplLanguage;
+  runLabels: ReadonlyMap<string, string[]>;
 }
 
-function TreeList({ traj, derived, rows, metrics, colour, colourBy, selected, onSelect, onToggle, pause, language }: TreeListProps) {
+function TreeList({
+  traj,
+  derived,
+  rows,
+  metrics,
+  colour,
+  colourBy,
+  selected,
+  onSelect,
+  onToggle,
+  pause,
+  language,
+  runLabels,
+}: TreeListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const runMetricsOf = (row: TreeRow): RunMetrics | undefined => (row.kind === 'run' ? metrics.get(row.runId) : undefined);
   const swatchOf = (row: TreeRow): string => (row.kind === 'run' ? colour(measureOf(metrics.get(row.runId), colourBy)) : '');
@@ -242,6 +278,7 @@ function TreeList({ traj, derived, rows, metrics, colour, colourBy, selected, on
                 onFocusRow={setActive}
                 pause={pause}
                 language={language}
+                labels={row.kind === 'run' ? runLabels.get(row.runId) : undefined}
               />
             </div>
           );
@@ -270,6 +307,7 @@ interface RowProps {
   onFocusRow(index: number): void;
   pause: PauseInfo | null;
   language: ReplLanguage;
+  labels: string[] | undefined;
 }
 
 /**
@@ -318,6 +356,7 @@ const TreeRowView = memo(function TreeRowView({
   onFocusRow: focusRow,
   pause,
   language: sessionLang,
+  labels,
 }: RowProps) {
   const onFocusRow = (): void => focusRow(index);
   const indent = { paddingLeft: 6 + row.level * 14 };
@@ -387,6 +426,11 @@ const TreeRowView = memo(function TreeRowView({
       <span className={`repl-tag repl-${language}`} aria-label={`${REPL_LABEL[language]} REPL`}>
         {REPL_TAG[language]}
       </span>
+      {labels?.map((l) => (
+        <span key={l} className="label-chip" data-testid="tree-label">
+          {l}
+        </span>
+      ))}
       <span className="run-nums">
         {iterationCount(run)} it · {fmtInt((metrics?.total.inputTokens ?? 0) + (metrics?.total.outputTokens ?? 0))} tok ·{' '}
         {fmtUsd(metrics?.total.costUsd ?? 0)} · {fmtMs(metrics?.wallMs ?? 0)}

@@ -3,8 +3,10 @@
 import { access, rename, rm } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ModelCallFolder } from '../../../src-shared/trajectory/model-calls.ts';
-import { type CallLine, compileWhere, WHERE_FIELDS, WhereError } from '../../export/calls.ts';
+import { labelsOf, SESSION_TARGET, targetId } from '../../../src-shared/analysis/labels.ts';
+import { type CallLabels, type CallLine, compileWhere, WHERE_FIELDS, WhereError } from '../../export/calls.ts';
 import { readEvents } from '../../export/read-events.ts';
+import { readLabels } from '../../logs/labels-sidecar.ts';
 import { UsageError } from '../errors.ts';
 import { logInputs } from '../log-inputs.ts';
 import { fileSink } from '../output-file.ts';
@@ -28,7 +30,7 @@ const processOutput: Output = {
 };
 
 export async function runExportCalls(paths: string[], o: ExportCallsOptions, io: Output = processOutput): Promise<ExportCallsReport> {
-  let where: ((l: CallLine) => boolean) | null = null;
+  let where: ((l: CallLine, labels?: CallLabels) => boolean) | null = null;
   try {
     where = o.where === undefined ? null : compileWhere(o.where);
   } catch (err) {
@@ -52,13 +54,22 @@ export async function runExportCalls(paths: string[], o: ExportCallsOptions, io:
       const failed: { err: unknown }[] = [];
       let written: Promise<void> = Promise.resolve();
       let sessionId: string | null = null;
+      const labels = where === null ? null : await readLabels(input.path);
+      const labelsFor = (s: CallLine): CallLabels | undefined =>
+        labels === null
+          ? undefined
+          : {
+              labels: labelsOf(labels, targetId({ kind: 'call', callId: s.callId })),
+              runLabels: labelsOf(labels, targetId({ kind: 'run', runId: s.runId })),
+              sessionLabels: labelsOf(labels, SESSION_TARGET),
+            };
       const folder = new ModelCallFolder({
         subcall: (s) => {
           if (failed.length > 0) return;
           const line: CallLine = { file: input.path, sessionId, ...s };
           report.calls++;
           try {
-            if (where !== null && !where(line)) return;
+            if (where !== null && !where(line, labelsFor(line))) return;
           } catch (err) {
             failed.push({ err });
             return;
@@ -107,7 +118,7 @@ export function registerExportCalls(program: Command): void {
     .requiredOption('-o, --output <file>', 'output JSONL (never overwritten)')
     .option(
       '--where <expr>',
-      `keep the calls for which the expression holds, e.g. 'kind == "llm" and latencyMs > 1000 and prompt ~= "needle"' (~= is a regular-expression match). Fields: ${WHERE_FIELDS.join(', ')}`,
+      `keep the calls for which the expression holds, e.g. 'kind == "llm" and latencyMs > 1000 and prompt ~= "needle"' (~= is a regular-expression match; labels from LOG.labels.jsonl: '"missed-evidence" in runLabels'). Fields: ${WHERE_FIELDS.join(', ')}`,
     )
     .option('--json', 'print the counts as JSON on stdout')
     .action(async (paths: string[], options: ExportCallsOptions) => {

@@ -14,6 +14,8 @@ import {
   type SftReport,
   type SftSelection,
 } from '../../export/sft.ts';
+import { LabelName } from '../../../src-shared/analysis/labels.ts';
+import { readLabels } from '../../logs/labels-sidecar.ts';
 import { UsageError } from '../errors.ts';
 import { logInputs } from '../log-inputs.ts';
 import { fileSink } from '../output-file.ts';
@@ -27,6 +29,7 @@ export interface ExportSftOptions {
   onlyCorrect?: boolean;
   depth?: number;
   maxIterations?: number;
+  label?: string;
   format: SftFormat;
   withSource?: boolean;
   json?: boolean;
@@ -55,7 +58,10 @@ export async function runExportSft(paths: string[], o: ExportSftOptions, io: Out
     correctLogs: o.results ? correctLogs(o.results) : null,
     depth: o.depth ?? null,
     maxIterations: o.maxIterations ?? null,
+    label: o.label ?? null,
   };
+  if (o.label !== undefined && !LabelName.safeParse(o.label).success)
+    throw new UsageError(`--label ${JSON.stringify(o.label)}: not a label name`);
   const inputs = await logInputs(paths);
   // Written beside the target and renamed at the end: a failed export leaves no partial file.
   const partial = `${o.output}.partial`;
@@ -72,8 +78,9 @@ export async function runExportSft(paths: string[], o: ExportSftOptions, io: Out
   try {
     for (const input of inputs) {
       let log: ReturnType<SftExporter['beginLog']> | null = null;
+      const labels = o.label !== undefined ? await readLabels(input.path) : undefined;
       const read = await readEvents(input.path, (e, header) => {
-        log ??= exporter.beginLog({ file: input.path, sessionId: header?.sessionId ?? null });
+        log ??= exporter.beginLog({ file: input.path, sessionId: header?.sessionId ?? null, ...(labels ? { labels } : {}) });
         log.push(e);
       });
       (log as ReturnType<SftExporter['beginLog']> | null)?.end();
@@ -127,6 +134,10 @@ export function registerExportSft(program: Command): void {
       nonNegativeInt('--depth'),
     )
     .option('--max-iterations <n>', 'keep only trajectories whose root run took at most N iterations', positiveInt('--max-iterations'))
+    .option(
+      '--label <name>',
+      "keep only calls labelled NAME in the log's LOG.labels.jsonl (on the session, the call's run or iteration, or the sub-call; see rlm-studio label)",
+    )
     .addOption(
       new Option(
         '--format <format>',

@@ -26,6 +26,8 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   'export-sft': async () => [(await import('./export-sft.ts')).registerExportSft],
   'export-calls': async () => [(await import('./export-calls.ts')).registerExportCalls],
   'export-otlp': async () => [(await import('./export-otlp.ts')).registerExportOtlp],
+  label: async () => [(await import('./label.ts')).registerLabel],
+  query: async () => [(await import('./query.ts')).registerQuery],
 };
 
 /** Adds the subcommand named in `argv` (or, for help and unknown names, every one). */

@@ -282,8 +282,7 @@ async function hostStart(mock: Awaited<ReturnType<typeof recordingMock>>, work: 
   client.onPush((m) => {
     if (m.kind === 'session') statuses.set(m.session.sessionId, m.session.status);
   });
-  // The spare is private to the host; the bench only reads whether it has booted.
-  const spareReady = (): boolean => (host as unknown as { spare: { ready: boolean } | null }).spare?.ready === true;
+  const spareReady = (): boolean => host.spareReady();
   const samples = new Map<ReplLanguage, { first: number; second: number }[]>([
     ['javascript', []],
     ['python', []],

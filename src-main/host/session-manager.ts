@@ -94,6 +94,11 @@ export class Host implements HostEndpoint {
     return execute(this.parts, client, msg);
   }
 
+  /** Whether a booted spare worker is waiting for the next session (the benchmarks wait for one). */
+  spareReady(): boolean {
+    return this.pool.spareReady;
+  }
+
   /** The worker process of a live session (tests use it to kill one). */
   workerPid(sessionId: string): number | null {
     return this.sessions.find(sessionId)?.worker?.pid ?? null;

@@ -25,6 +25,11 @@ export class WorkerPool {
     this.isClosed = isClosed;
   }
 
+  /** Whether a booted spare is waiting (benchmarks time sessions started on a warm host). */
+  get spareReady(): boolean {
+    return this.spare?.ready === true;
+  }
+
   /** A worker process not yet given a session: booting Node and the engine takes ~0.4 s. */
   private forkWorker(): SpareWorker {
     const child = this.launcher.launch();

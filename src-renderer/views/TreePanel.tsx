@@ -338,7 +338,8 @@ function sameRow(a: RowProps, b: RowProps): boolean {
     a.onToggle === b.onToggle &&
     a.onFocusRow === b.onFocusRow &&
     a.pause === b.pause &&
-    a.language === b.language
+    a.language === b.language &&
+    a.labels === b.labels
   );
 }
 

@@ -32,7 +32,11 @@ function specifiers(source: string): Set<string> {
   return found;
 }
 
-const allowed = (s: string): boolean => s.startsWith('node:') || builtinModules.includes(s) || RUNTIME_EXTERNALS.includes(s);
+// A relative specifier left in a bundle is a pre-bundled package's own (jsonata ships as one
+// browserify file whose modules call its private `require('./utils')`): rolldown fails the
+// build on any relative import it cannot resolve, so none of ours survives it.
+const allowed = (s: string): boolean =>
+  s.startsWith('./') || s.startsWith('node:') || builtinModules.includes(s) || RUNTIME_EXTERNALS.includes(s);
 
 describe('the bundled desktop shell (dist/electron)', () => {
   beforeAll(async () => {

@@ -32,8 +32,16 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, opts: { st
   return { child, done };
 }
 
+/** A command still running after this is stuck: it is killed so the test fails with its output, not a bare timeout. */
+const HUNG_MS = 50_000;
+
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  return startCli(args, env).done;
+  const { child, done } = startCli(args, env);
+  const guard = setTimeout(() => child.kill('SIGKILL'), HUNG_MS);
+  return done.then((r) => {
+    clearTimeout(guard);
+    return r.signal === 'SIGKILL' ? { ...r, stderr: `${r.stderr}\n[killed: still running after ${HUNG_MS / 1000} s]` } : r;
+  });
 }
 
 export interface MockProcess {

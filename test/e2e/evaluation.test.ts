@@ -20,7 +20,7 @@ let browser: Browser;
 let page: Page;
 
 async function cli(args: string[]): Promise<string> {
-  const r = await runCli(args);
+  const r = await runCli(args, {}, 115_000);
   if (r.code !== 0) throw new Error(`rlm-studio ${args.join(' ')} exited ${r.code}:\n${r.stderr}`);
   return r.stderr;
 }

@@ -32,15 +32,17 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, opts: { st
   return { child, done };
 }
 
-/** A command still running after this is stuck: it is killed so the test fails with its output, not a bare timeout. */
-const HUNG_MS = 50_000;
-
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+/**
+ * A command still running after `hungAfterMs` (default: just under the default test timeout)
+ * is stuck: it is killed so the test fails with its output, not a bare timeout. Callers with a
+ * longer test timeout pass a longer one.
+ */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, hungAfterMs = 55_000): Promise<CliResult> {
   const { child, done } = startCli(args, env);
-  const guard = setTimeout(() => child.kill('SIGKILL'), HUNG_MS);
+  const guard = setTimeout(() => child.kill('SIGKILL'), hungAfterMs);
   return done.then((r) => {
     clearTimeout(guard);
-    return r.signal === 'SIGKILL' ? { ...r, stderr: `${r.stderr}\n[killed: still running after ${HUNG_MS / 1000} s]` } : r;
+    return r.signal === 'SIGKILL' ? { ...r, stderr: `${r.stderr}\n[killed: still running after ${hungAfterMs / 1000} s]` } : r;
   });
 }
 

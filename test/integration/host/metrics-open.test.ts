@@ -68,7 +68,7 @@ describe('metrics.open', () => {
       const row = metrics.rows.find((x) => x.taskId === r.id)!;
       expect(row.correct).toBe(r.correct);
       const counted = countLines(row.logFile);
-      expect(row.metrics.figures).toMatchObject({
+      expect(row.figures).toMatchObject({
         subcalls: counted.subcalls,
         rootIterations: counted.rootIterations,
         codeBlocks: counted.blocks,

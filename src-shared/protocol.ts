@@ -498,7 +498,7 @@ export interface Replies {
 }
 
 /** One session in `metrics.open`'s reply: its task and whole-tree figures, without per-run detail (a smaller reply). */
-export type PolicySessionRef = Omit<SessionRow, 'metrics'> & { figures: SessionMetrics['figures'] };
+type PolicySessionRef = Omit<SessionRow, 'metrics'> & { figures: SessionMetrics['figures'] };
 
 /** What `metrics.open` gives: every session's figures and their aggregate. */
 export interface PolicyOverview {

@@ -4,6 +4,7 @@
 // correct/incorrect split, repeats and a success-set intersection. Side by side: the same
 // logs read by today's streaming stats alone, so the ratio is what the metrics add.
 // Standalone: `node --no-node-snapshot bench/policy-metrics.ts [--sessions N]` prints the section.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { aggregatePolicy, successIntersection } from '../src-shared/analysis/policy-aggregate.ts';
 import { StatsAccumulator } from '../src-shared/trajectory/analytics.ts';
 import { readPolicySource } from '../src-main/analysis/policy-sources.ts';
+import { metricsReply, openMetrics } from '../src-main/host/policy-metrics.ts';
 import { expandLogInputs } from '../src-main/export/log-inputs.ts';
 import { readLogBatches } from '../src-main/logs/read-log.ts';
 import { writeEvalDir, type GeneratedTask } from '../test/support/policy-sessions.ts';
@@ -25,6 +27,10 @@ export interface PolicyBenchResult {
   aggregateMs: number;
   intersectionMs: number;
   totalMs: number;
+  /** Longest the calling thread's event loop was blocked (other commands wait that long): `metrics.open`'s work run on it, and run in its worker thread. */
+  stallInlineMs: number;
+  stallThreadedMs: number;
+  threadedMs: number;
   ratioToStatsOnly: number;
   goalMs: number;
 }
@@ -77,6 +83,17 @@ export async function policyBench(opts: { sessions: number; work: string; pad?: 
   );
   const intersectionMs = performance.now() - t0;
   const totalMs = readMetricsMs + aggregateMs;
+  const stalled = async (work: () => Promise<unknown>): Promise<number> => {
+    const h = monitorEventLoopDelay({ resolution: 10 });
+    h.enable();
+    await work();
+    h.disable();
+    return h.max / 1e6;
+  };
+  const stallInlineMs = await stalled(() => metricsReply(dir, 20));
+  t0 = performance.now();
+  const stallThreadedMs = await stalled(() => openMetrics(dir, 20));
+  const threadedMs = performance.now() - t0;
   return {
     sessions: opts.sessions,
     logMB: r2(logMB),
@@ -86,6 +103,9 @@ export async function policyBench(opts: { sessions: number; work: string; pad?: 
     aggregateMs: r2(aggregateMs),
     intersectionMs: r2(intersectionMs),
     totalMs: r2(totalMs),
+    stallInlineMs: r2(stallInlineMs),
+    stallThreadedMs: r2(stallThreadedMs),
+    threadedMs: r2(threadedMs),
     ratioToStatsOnly: r2(totalMs / statsOnlyMs),
     goalMs: 10_000,
   };
@@ -95,11 +115,11 @@ export function policyMarkdown(r: PolicyBenchResult): string {
   return [
     `## Policy metrics across sessions (an evaluation folder of ${r.sessions.toLocaleString('en-US')} generated sessions; goal < 10 s)`,
     '',
-    `${r.logMB} MB of native logs, ${r.events.toLocaleString('en-US')} events. "stats only" is today's streaming \`stats\` over the same files (read + StatsAccumulator); "metrics" is \`readPolicySource\` (read, run tree without texts, per-run metrics, results.jsonl), then \`aggregatePolicy\` (quartiles and histograms of every figure, correct/incorrect split, repeats).`,
+    `${r.logMB} MB of native logs, ${r.events.toLocaleString('en-US')} events. "stats only" is today's streaming \`stats\` over the same files (read + StatsAccumulator); "metrics" is \`readPolicySource\` (read, run tree without texts, per-run metrics, results.jsonl), then \`aggregatePolicy\` (quartiles and histograms of every figure, correct/incorrect split, repeats). Then the host's \`metrics.open\` (read, aggregate, the reply) run on the calling thread and in its worker thread, with the longest block of the calling thread's event loop in each (monitorEventLoopDelay): how long another client's command could wait.`,
     '',
-    '| sessions | logMB | statsOnlyMs | readMetricsMs | aggregateMs | intersectionMs | totalMs | ratioToStatsOnly | goalMs |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    `| ${r.sessions} | ${r.logMB} | ${r.statsOnlyMs} | ${r.readMetricsMs} | ${r.aggregateMs} | ${r.intersectionMs} | ${r.totalMs} | ${r.ratioToStatsOnly} | ${r.goalMs} |`,
+    '| sessions | logMB | statsOnlyMs | readMetricsMs | aggregateMs | intersectionMs | totalMs | ratioToStatsOnly | goalMs | metrics.open in its thread: ms | host stall, inline: ms | host stall, threaded: ms |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| ${r.sessions} | ${r.logMB} | ${r.statsOnlyMs} | ${r.readMetricsMs} | ${r.aggregateMs} | ${r.intersectionMs} | ${r.totalMs} | ${r.ratioToStatsOnly} | ${r.goalMs} | ${r.threadedMs} | ${r.stallInlineMs} | ${r.stallThreadedMs} |`,
     '',
   ].join('\n');
 }

@@ -3,6 +3,7 @@
 // what arrives with these schemas. Commands get exactly one reply; events are pushed to
 // subscribers, resumable from a sequence number so a reconnecting client misses nothing.
 import type { PolicyAggregate, SessionRow } from './analysis/policy-aggregate.ts';
+import type { SessionMetrics } from './analysis/policy-metrics.ts';
 import type { UsageByModel } from './trajectory/by-model.ts';
 import { z } from 'zod';
 import type { LabelSet, TargetLabels } from './analysis/labels.ts';
@@ -496,14 +497,18 @@ export interface Replies {
   'query.run': QueryResult;
 }
 
-/** What `metrics.open` gives: every session's metrics and their aggregate. */
+/** One session in `metrics.open`'s reply: its task and whole-tree figures, without per-run detail (a smaller reply). */
+type PolicySessionRef = Omit<SessionRow, 'metrics'> & { figures: SessionMetrics['figures'] };
+
+/** What `metrics.open` gives: every session's figures and their aggregate. */
 export interface PolicyOverview {
   /** Absolute path as opened. */
   path: string;
   kind: 'log' | 'folder' | 'evaluation';
   logs: number;
-  /** Each session's `metrics.runs` holds its root run only. */
-  rows: SessionRow[];
+  rows: PolicySessionRef[];
+  /** Tokens (input + output) of every session's root run, summed: its own turns, its plain sub-calls, its child runs. */
+  tokens: { root: number; subcalls: number; children: number };
   aggregate: PolicyAggregate;
   /** Files skipped, lines that could not be read, missing logs, in words. */
   problems: string[];

@@ -1,4 +1,4 @@
-// Bundles the desktop shell's four entry points to JavaScript in dist/electron, so nothing
+// Bundles the desktop shell's five entry points to JavaScript in dist/electron, so nothing
 // depends on Node's TypeScript stripping (which cannot read from an asar archive): the main
 // process, the preload (CommonJS: sandboxed preloads cannot import), the host process and
 // the session worker (both run by the project's own Node 24, see
@@ -28,6 +28,7 @@ const ENTRIES = [
   { src: 'src-main/electron/preload.ts', out: 'preload.cjs', format: 'cjs' },
   { src: 'src-main/transport/host-process.ts', out: 'host-process.mjs', format: 'esm' },
   { src: 'src-main/host/worker.ts', out: 'worker.mjs', format: 'esm' },
+  { src: 'src-main/host/policy-thread.ts', out: 'policy-thread.mjs', format: 'esm' },
 ] as const;
 
 function isExternal(id: string): boolean {

@@ -149,17 +149,7 @@ function PolicyDetail({ o }: { o: PolicyOverview }) {
   const agg = o.aggregate;
   const fmt = fmtFigure(figure);
   const split = agg.byCorrectness;
-  const tokens = useMemo(() => {
-    const t = { root: 0, subcalls: 0, children: 0 };
-    for (const r of o.rows) {
-      const s = r.metrics.runs[0]?.tokens;
-      if (!s) continue;
-      t.root += s.root.inputTokens + s.root.outputTokens;
-      t.subcalls += s.subcalls.inputTokens + s.subcalls.outputTokens;
-      t.children += s.children.inputTokens + s.children.outputTokens;
-    }
-    return t;
-  }, [o]);
+  const tokens = o.tokens;
   return (
     <section data-testid="policy-detail">
       <p data-testid="policy-summary">

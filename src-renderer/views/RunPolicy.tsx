@@ -10,6 +10,8 @@ import { ChartFrame } from '../charts/Charts.tsx';
 import { drawSplitBar } from '../charts/policy-charts.ts';
 import { fmtInt, fmtMs, fmtUsd } from '../lib/derive.ts';
 
+const RUN_PAGE = 100;
+
 const mm = (m: MaxMean): string => (m.n === 0 ? '–' : `${m.max} / ${m.mean.toFixed(2)}`);
 const tokensOf = (s: { inputTokens: number; outputTokens: number }): number => s.inputTokens + s.outputTokens;
 
@@ -29,6 +31,8 @@ function RunPolicyBody({ sessionId, traj, run, rev }: { sessionId: string; traj:
   const m = useMemo(() => sessionMetrics(traj, run.rootRunId), [traj, run.rootRunId, rev]);
   const sel = m.runs.find((r) => r.runId === run.id) ?? (m.runs[0] as RunMetrics);
   const f = m.figures;
+  // The first runs, more on request: hundreds of 16-cell rows at once are a long task on a big tree.
+  const [shown, setShown] = useState(RUN_PAGE);
   return (
     <div data-testid="run-policy-body">
       <p className="run-meta" data-testid="run-policy-summary">
@@ -76,7 +80,7 @@ function RunPolicyBody({ sessionId, traj, run, rev }: { sessionId: string; traj:
           </tr>
         </thead>
         <tbody>
-          {m.runs.slice(0, 500).map((r) => (
+          {m.runs.slice(0, shown).map((r) => (
             <tr
               key={r.runId}
               className={r.runId === run.id ? 'selected' : ''}
@@ -109,7 +113,14 @@ function RunPolicyBody({ sessionId, traj, run, rev }: { sessionId: string; traj:
           ))}
         </tbody>
       </table>
-      {m.runs.length > 500 ? <p className="muted">The first 500 of {m.runs.length} runs.</p> : null}
+      {m.runs.length > shown ? (
+        <p className="muted">
+          The first {shown} of {m.runs.length} runs.{' '}
+          <button type="button" className="link" onClick={() => setShown((n) => n + RUN_PAGE * 5)} data-testid="run-policy-more">
+            Show {Math.min(RUN_PAGE * 5, m.runs.length - shown)} more
+          </button>
+        </p>
+      ) : null}
       <table className="compare-table" data-testid="run-policy-depths">
         <thead>
           <tr>

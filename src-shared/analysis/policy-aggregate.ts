@@ -90,8 +90,8 @@ function spreadOf(values: readonly number[]): RepeatGroup['spread'][SessionFigur
 }
 
 /** Sessions grouped by task, in first-seen order. */
-function groupByTask(rows: readonly SessionRow[]): Map<string, SessionRow[]> {
-  const groups = new Map<string, SessionRow[]>();
+function groupByTask<R extends { taskKey: string }>(rows: readonly R[]): Map<string, R[]> {
+  const groups = new Map<string, R[]>();
   for (const r of rows) {
     const g = groups.get(r.taskKey);
     if (g) g.push(r);
@@ -152,6 +152,9 @@ export interface TaskRef {
   logsB: string[];
 }
 
+/** What the success sets read of a session (its figures are not needed). */
+type TaskOutcome = Pick<SessionRow, 'taskKey' | 'taskLabel' | 'logFile' | 'correct'>;
+
 export interface SuccessIntersection {
   /** Tasks present in both, by who solved them. */
   both: TaskRef[];
@@ -166,13 +169,13 @@ export interface SuccessIntersection {
  * A task counts as solved by a configuration when at least half of its sessions there were
  * correct (one session: that session's result), so repeats do not let one lucky run count.
  */
-function solved(rows: readonly SessionRow[]): boolean | null {
+function solved(rows: readonly TaskOutcome[]): boolean | null {
   const known = rows.filter((r) => r.correct !== null);
   if (known.length === 0) return null;
   return known.filter((r) => r.correct === true).length * 2 >= known.length;
 }
 
-export function successIntersection(a: readonly SessionRow[], b: readonly SessionRow[]): SuccessIntersection {
+export function successIntersection(a: readonly TaskOutcome[], b: readonly TaskOutcome[]): SuccessIntersection {
   const ga = groupByTask(a);
   const gb = groupByTask(b);
   const out: SuccessIntersection = { both: [], onlyA: [], onlyB: [], neither: [], notCompared: [] };
@@ -180,7 +183,7 @@ export function successIntersection(a: readonly SessionRow[], b: readonly Sessio
   for (const key of keys) {
     const ra = ga.get(key) ?? [];
     const rb = gb.get(key) ?? [];
-    const first = (ra[0] ?? rb[0]) as SessionRow;
+    const first = (ra[0] ?? rb[0]) as TaskOutcome;
     const ref: TaskRef = { taskKey: key, taskLabel: first.taskLabel, logsA: ra.map((r) => r.logFile), logsB: rb.map((r) => r.logFile) };
     const sa = ra.length > 0 ? solved(ra) : null;
     const sb = rb.length > 0 ? solved(rb) : null;

@@ -45,8 +45,14 @@ describe('the bundled desktop shell (dist/electron)', () => {
   });
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it('builds main, preload, host process and worker, and package.json main points at the bundled main', () => {
-    expect(files.map((f) => f.slice(out.length + 1)).sort()).toEqual(['host-process.mjs', 'main.mjs', 'preload.cjs', 'worker.mjs']);
+  it('builds main, preload, host process, worker and the policy-metrics thread, and package.json main points at the bundled main', () => {
+    expect(files.map((f) => f.slice(out.length + 1)).sort()).toEqual([
+      'host-process.mjs',
+      'main.mjs',
+      'policy-thread.mjs',
+      'preload.cjs',
+      'worker.mjs',
+    ]);
     for (const f of files) expect(statSync(f).size).toBeGreaterThan(100);
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { main: string };
     expect(pkg.main).toBe('dist/electron/main.mjs');
@@ -58,6 +64,7 @@ describe('the bundled desktop shell (dist/electron)', () => {
     for (const p of [
       'dist/electron/host-process.mjs',
       'dist/electron/worker.mjs',
+      'dist/electron/policy-thread.mjs',
       'dist/electron/runtime.py',
       'node_modules/isolated-vm/**',
     ])

@@ -68,7 +68,7 @@ describe('metrics.open', () => {
       const row = metrics.rows.find((x) => x.taskId === r.id)!;
       expect(row.correct).toBe(r.correct);
       const counted = countLines(row.logFile);
-      expect(row.metrics.figures).toMatchObject({
+      expect(row.figures).toMatchObject({
         subcalls: counted.subcalls,
         rootIterations: counted.rootIterations,
         codeBlocks: counted.blocks,
@@ -80,6 +80,12 @@ describe('metrics.open', () => {
     expect([split.correct, split.incorrect]).toEqual([results.filter((r) => r.correct).length, results.filter((r) => !r.correct).length]);
     expect(split.incorrect).toBeGreaterThan(0);
     expect(metrics.aggregate.distributions.subcalls.quartiles.n).toBe(3);
+    // The page's token split is summed on the host: every model call of every session once, sub-calls among them.
+    const t = metrics.tokens;
+    expect(t.root + t.subcalls + t.children).toBe(metrics.rows.reduce((a, r) => a + r.figures.inputTokens + r.figures.outputTokens, 0));
+    expect(t.root).toBeGreaterThan(0);
+    expect(t.subcalls).toBeGreaterThan(0);
+    expect(metrics.rows[0]).not.toHaveProperty('metrics');
   });
 
   it('names a missing path; the schema guards the parameters', async () => {

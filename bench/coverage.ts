@@ -5,7 +5,9 @@
 // evaluation tasks' seeded filler prose (12 words over and over: the hardest case for anchors,
 // which repeat everywhere). Then `rlm-studio coverage` on it, whole process, and the same
 // phases in this process. Prints a Markdown section for bench/RESULTS.md (--keep keeps the
-// log and context in a temp folder).
+// log and context in a temp folder). `--before DIR` (another checkout with node_modules, e.g.
+// a worktree of the previous commit) measures its command and its index beside ours, rounds
+// alternating, both commands from their sources, so load from other work falls on both.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -24,6 +26,7 @@ const { values: args } = parseArgs({
     mb: { type: 'string', default: '100' },
     calls: { type: 'string', default: '2000' },
     keep: { type: 'boolean', default: false },
+    before: { type: 'string' },
   },
 });
 const sizeMb = Number(args.mb);
@@ -44,6 +47,39 @@ const cli = (argv: string[]): { ms: number; stdout: string } => {
   if (r.status !== 0) throw new Error(`rlm-studio ${argv[0]} exited ${r.status}: ${r.stderr}`);
   return { ms, stdout: r.stdout };
 };
+
+/** `rlm-studio coverage` of the checkout `dir` from its sources (as bin/rlm-studio runs them with RLM_STUDIO_SOURCES): wall and CPU ms. */
+function coverageFromSources(dir: string, argv: string[]): { ms: number; cpuMs: number; stdout: string } {
+  const t0 = performance.now();
+  const r = spawnSync(
+    '/usr/bin/time',
+    ['-f', '%U %S', process.execPath, '--no-node-snapshot', '--liftoff-only', join(dir, 'src-main/cli/main.ts'), 'coverage', ...argv],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+      env: { ...process.env, NODE_COMPILE_CACHE: join(work, `compile-cache-${dir.replace(/\W+/g, '_')}`) },
+    },
+  );
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`${dir}: rlm-studio coverage exited ${r.status}: ${r.stderr}`);
+  const [user, sys] = r.stderr.trim().split('\n').at(-1)!.split(' ').map(Number) as [number, number];
+  return { ms, cpuMs: (user + sys) * 1000, stdout: r.stdout };
+}
+
+interface IndexModule {
+  AnchorIndex: new (context: string) => { find(text: string): { textStart: number; textEnd: number; contextStart: number }[] };
+}
+
+/** One fresh index of `text` with `mod` and every source matched: CPU ms of each (steadier than wall on a shared machine), and the copies found. */
+function indexAndMatch(mod: IndexModule, text: string, sources: { text: string }[]): { indexCpu: number; matchCpu: number; found: string } {
+  const c0 = process.cpuUsage();
+  const index = new mod.AnchorIndex(text);
+  const c1 = process.cpuUsage();
+  const found = sources.map((s) => index.find(s.text));
+  const c2 = process.cpuUsage();
+  const ms = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage): number => (b.user + b.system - a.user - a.system) / 1000;
+  return { indexCpu: ms(c0, c1), matchCpu: ms(c1, c2), found: JSON.stringify(found) };
+}
 
 async function main(): Promise<void> {
   const context = makeContext();
@@ -142,7 +178,53 @@ async function main(): Promise<void> {
     '',
     `Result: contextChars ${s.contextChars}, seenByRootChars ${s.seenByRootChars}, sentToSubcallsChars ${s.sentToSubcallsChars}, unseenChars ${s.unseenChars}; ${inProcess.spans.length} spans (the same figures in process: ${JSON.stringify(inProcess.session) === JSON.stringify(s)}).`,
   ];
+  if (args.before) lines.push('', ...(await beforeAndAfter(args.before, logFile, contextFile, text, sources)));
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The same command and index of another checkout beside ours, three rounds alternating. */
+async function beforeAndAfter(
+  before: string,
+  logFile: string,
+  contextFile: string,
+  text: string,
+  sources: { text: string }[],
+): Promise<string[]> {
+  log(`coverage: before (${before}) and after, 3 rounds alternating`);
+  const mods: Record<'before' | 'after', IndexModule> = {
+    before: (await import(join(before, 'src-shared/analysis/anchor-index.ts'))) as IndexModule,
+    after: { AnchorIndex },
+  };
+  const dirs = { before, after: root };
+  type Round = { ms: number; cpuMs: number; indexCpu: number; matchCpu: number };
+  const rows: Record<'before' | 'after', Round[]> = { before: [], after: [] };
+  const outputs: Record<string, string> = {};
+  for (let round = 0; round < 3; round++) {
+    for (const side of ['before', 'after'] as const) {
+      const whole = coverageFromSources(dirs[side], [logFile, '--context', contextFile, '--json']);
+      const phases = indexAndMatch(mods[side], text, sources);
+      rows[side].push({ ms: whole.ms, cpuMs: whole.cpuMs, indexCpu: phases.indexCpu, matchCpu: phases.matchCpu });
+      const { log: _log, ...report } = JSON.parse(whole.stdout) as Record<string, unknown>;
+      outputs[`${side}-report`] = JSON.stringify(report);
+      outputs[`${side}-found`] = phases.found;
+    }
+  }
+  const med = (side: 'before' | 'after', k: 'ms' | 'cpuMs' | 'indexCpu' | 'matchCpu'): number =>
+    Math.round(median(rows[side].map((r) => r[k])));
+  const row = (label: string, k: 'ms' | 'cpuMs' | 'indexCpu' | 'matchCpu'): string =>
+    `| ${label} | ${med('before', k)} | ${med('after', k)} | ${r2(med('after', k) / med('before', k))} |`;
+  return [
+    `Before and after, side by side (before: \`${before}\`; 3 rounds alternating, medians; both commands from their sources with a compile cache):`,
+    '',
+    '| ms | before | after | after ÷ before |',
+    '| --- | --- | --- | --- |',
+    row('`rlm-studio coverage LOG --context FILE --json`, whole process, wall', 'ms'),
+    row('the same, CPU (user + system)', 'cpuMs'),
+    row('in process: index the context, CPU', 'indexCpu'),
+    row(`in process: match the ${sources.length} texts, CPU`, 'matchCpu'),
+    '',
+    `Same output: the command's JSON ${outputs['before-report'] === outputs['after-report']}, every copy found in process ${outputs['before-found'] === outputs['after-found']}.`,
+  ];
 }
 
 try {

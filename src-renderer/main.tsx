@@ -13,17 +13,21 @@ import './styles.css';
 
 const store = createStudioStore();
 const token = new URLSearchParams(window.location.search).get('token');
-// A host session's raw log, read by the parse worker (served by `rlm-studio serve`; not in Electron).
-const logUrlOf = (sessionId: string): string | null =>
-  token && (window.location.protocol === 'http:' || window.location.protocol === 'https:')
-    ? `${window.location.origin}/api/log?session=${encodeURIComponent(sessionId)}&token=${encodeURIComponent(token)}`
-    : null;
+// A host session's raw log, read by the parse worker, and the context it ran on, read by the
+// coverage map (served by `rlm-studio serve`; not in Electron).
+const apiUrlOf =
+  (route: 'log' | 'context') =>
+  (sessionId: string): string | null =>
+    token && (window.location.protocol === 'http:' || window.location.protocol === 'https:')
+      ? `${window.location.origin}/api/${route}?session=${encodeURIComponent(sessionId)}&token=${encodeURIComponent(token)}`
+      : null;
 const services = new Services(
   store,
   carrierForPage(window.location, window),
   () => new Worker(new URL('./workers/parse.worker.ts', import.meta.url), { type: 'module' }),
-  logUrlOf,
+  apiUrlOf('log'),
   shareableHtmlFrom(document.baseURI),
+  apiUrlOf('context'),
 );
 services.prewarm();
 setCoverageWorkerFactory(() => new Worker(new URL('./workers/coverage.worker.ts', import.meta.url), { type: 'module' }));

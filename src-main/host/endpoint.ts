@@ -21,3 +21,6 @@ export interface ConnectOptions {
 export interface HostEndpoint {
   connect(send: (message: HostMessage) => void, options?: ConnectOptions): HostConnection;
 }
+
+/** A session's context as the web server serves it (`/api/context`): a file on the host, or text its recipe holds. */
+export type SessionContext = { kind: 'file'; path: string; name: string } | { kind: 'text'; text: string; name: string };

@@ -5,7 +5,7 @@
 import type { ClientMessage, CommandType, HostMessage, Replies } from '../../src-shared/protocol.ts';
 import { Counterfactuals } from './counterfactual.ts';
 import { execute, type HostParts, receive } from './dispatch.ts';
-import type { ConnectOptions, HostConnection, HostEndpoint } from './endpoint.ts';
+import type { ConnectOptions, HostConnection, HostEndpoint, SessionContext } from './endpoint.ts';
 import { Evaluations } from './evaluations.ts';
 import { FollowUps } from './follow-ups.ts';
 import type { HostOptions } from './host-options.ts';
@@ -13,6 +13,7 @@ import { recipeOf } from './launch-plans.ts';
 import { LiveSessions } from './live-sessions.ts';
 import { ProfileKeys } from './profile-keys.ts';
 import { eventsOf, SavedLogs } from './saved-logs.ts';
+import { sessionContext } from './session-context.ts';
 import { SessionTable } from './session-state.ts';
 import { type Client, Subscribers } from './subscribers.ts';
 import { forkLauncher } from './worker-launcher.ts';
@@ -70,6 +71,12 @@ export class Host implements HostEndpoint {
 
   get runsDir(): string {
     return this.opts.runsDir;
+  }
+
+  /** The context a session ran on, when its recipe (or re-execution) names one the host can serve. */
+  contextOf(sessionId: string): SessionContext | null {
+    const s = this.sessions.find(sessionId);
+    return s ? sessionContext(s) : null;
   }
 
   /** The file a session's events are in (its native log, or the saved log it was opened from). */

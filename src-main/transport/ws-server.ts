@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { HostEndpoint } from '../host/endpoint.ts';
+import type { HostEndpoint, SessionContext } from '../host/endpoint.ts';
 
 export interface WebServerOptions {
   endpoint: HostEndpoint;
@@ -29,6 +29,11 @@ export interface WebServerOptions {
    * it event by event. Returns the file, or null for an unknown session.
    */
   logFileOf?: (sessionId: string) => string | null;
+  /**
+   * Enables GET /api/context?session=ID&token=T: the context a session ran on, as its recipe
+   * names it (never a path from the request), for the app's coverage map. Null: not known.
+   */
+  contextOf?: (sessionId: string) => SessionContext | null;
   /**
    * Every this many ms each socket is pinged; one that has not answered the previous ping
    * is dropped (a laptop that slept, a tunnel that died), so its subscriptions and buffers go
@@ -163,14 +168,40 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === '/api/log') return serveLog(url, req, res);
+    if (url.pathname === '/api/context') return serveContext(url, req, res);
     serveStatic(staticDir, req, res);
   });
 
-  const serveLog = (url: URL, req: IncomingMessage, res: ServerResponse): void => {
+  /** The token and the Origin, as for the socket; false when the request was refused. */
+  const allowed = (url: URL, req: IncomingMessage, res: ServerResponse): boolean => {
     securityHeaders(res);
     res.setHeader('Cache-Control', 'no-store');
-    if (!tokenMatches(url.searchParams.get('token'), token)) return void res.writeHead(401).end('Unauthorized');
-    if (!originAllowed(req.headers.origin, req.headers.host, boundHost)) return void res.writeHead(403).end('Forbidden');
+    if (!tokenMatches(url.searchParams.get('token'), token)) res.writeHead(401).end('Unauthorized');
+    else if (!originAllowed(req.headers.origin, req.headers.host, boundHost)) res.writeHead(403).end('Forbidden');
+    else return true;
+    return false;
+  };
+
+  const serveContext = (url: URL, req: IncomingMessage, res: ServerResponse): void => {
+    if (!allowed(url, req, res)) return;
+    const ctx = o.contextOf?.(url.searchParams.get('session') ?? '') ?? null;
+    if (ctx === null) return void res.writeHead(404).end('Not Found');
+    const head = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Context-Name': encodeURIComponent(ctx.name) };
+    if (ctx.kind === 'text') {
+      const body = Buffer.from(ctx.text, 'utf8');
+      res.writeHead(200, { ...head, 'Content-Length': String(body.length) });
+      return void res.end(req.method === 'HEAD' ? undefined : body);
+    }
+    const size = statSync(ctx.path).size;
+    res.writeHead(200, { ...head, 'Content-Length': String(size) });
+    if (req.method === 'HEAD' || size === 0) return void res.end();
+    createReadStream(ctx.path)
+      .on('error', () => res.destroy())
+      .pipe(res);
+  };
+
+  const serveLog = (url: URL, req: IncomingMessage, res: ServerResponse): void => {
+    if (!allowed(url, req, res)) return;
     const file = o.logFileOf?.(url.searchParams.get('session') ?? '') ?? null;
     if (file === null || !existsSync(file)) return void res.writeHead(404).end('Not Found');
     // A live session's log grows: this is what is on disk now (the event stream has the rest).

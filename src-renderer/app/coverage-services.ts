@@ -1,6 +1,7 @@
 // Computing a session's context coverage map in a worker (never on the page's thread): the
 // texts that may carry context (shown outputs, sub-call prompts, child contexts) go to the
-// worker in batches of a few MB, each its own task, with the context file the user picked.
+// worker in batches of a few MB, each its own task, with the context file the user picked or
+// the one the host says the session ran on (`/api/context`).
 import { coverageRuns, coverageSources, type CoverageSource } from '../../src-shared/analysis/coverage.ts';
 import { useCoverage } from '../store/coverage.ts';
 import { viewTraj } from '../store/studio.ts';
@@ -73,4 +74,37 @@ export async function computeCoverage(svc: Services, sessionId: string, context:
   await done;
   worker.terminate();
   if (running.get(sessionId) === worker) running.delete(sessionId);
+}
+
+/** The context the host knows a session ran on: its name, or null when the host has none to give. */
+export async function hostContextName(svc: Services, sessionId: string): Promise<string | null> {
+  const url = svc.contextUrl(sessionId);
+  if (!url) return null;
+  try {
+    const res = await fetch(url, { method: 'HEAD' });
+    return res.ok ? decodeURIComponent(res.headers.get('X-Context-Name') ?? 'context') : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The coverage map from the context the host serves for the session, without the user picking its file. */
+export async function computeCoverageFromHost(svc: Services, sessionId: string, name: string): Promise<void> {
+  const url = svc.contextUrl(sessionId);
+  const cov = useCoverage.getState();
+  let blob: Blob;
+  try {
+    if (!url) throw new Error('this page cannot ask the host for it');
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`the host answered ${res.status}`);
+    blob = await res.blob();
+  } catch (err) {
+    cov.set(sessionId, {
+      status: 'error',
+      fileName: name,
+      message: `could not read the session's context: ${err instanceof Error ? err.message : String(err)}`,
+    });
+    return;
+  }
+  await computeCoverage(svc, sessionId, Object.assign(blob, { name }));
 }

@@ -39,6 +39,7 @@ export class Services {
 
   readonly store: StudioStore;
   private readonly logUrlOf: LogUrlOf;
+  private readonly contextUrlOf: LogUrlOf;
   private readonly shareableHtml: ShareableHtml | null;
   /** Loading logs into sessions (the parse worker). */
   readonly logs: LogLoader;
@@ -53,9 +54,11 @@ export class Services {
     makeWorker: WorkerFactory,
     logUrlOf: LogUrlOf = () => null,
     shareableHtml: ShareableHtml | null = null,
+    contextUrlOf: LogUrlOf = () => null,
   ) {
     this.store = store;
     this.logUrlOf = logUrlOf;
+    this.contextUrlOf = contextUrlOf;
     this.texts = new TextReadback(store, makeWorker, (what, err) => this.fail(what, err));
     this.logs = new LogLoader(store, makeWorker, (id, source) => this.texts.setSource(id, source));
     this.shareableHtml = shareableHtml;
@@ -110,6 +113,12 @@ export class Services {
   }
 
   /** Starts a parse worker now, so opening a file does not wait for the worker's script. */
+  /** Where the page can GET the context a host session ran on (`/api/context`), or null (not a host session; Electron). */
+  contextUrl(sessionId: string): string | null {
+    const hostId = hostIdOf(this.store.getState().sessions.get(sessionId));
+    return hostId === null ? null : this.contextUrlOf(hostId);
+  }
+
   prewarm(): void {
     this.logs.prewarm();
   }

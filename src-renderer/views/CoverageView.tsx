@@ -1,12 +1,12 @@
 // The context coverage map: strips beside the tree showing the whole context top to bottom,
 // coloured by who saw each part (the session; the selected run; the selected iteration), and
-// a panel under the tree to pick the context file, with the figures and the largest spans
-// no model saw. Clicking a span opens the iteration or sub-call that saw it.
+// a panel under the tree to pick the context file (or use the one the host knows the session
+// ran on), with the figures and the largest spans no model saw. Clicking a span opens the iteration or sub-call that saw it.
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import type { CoverageFigures, CoverageReport, CoverageRole, CoverageSpan } from '../../src-shared/analysis/coverage.ts';
 import type { RunId } from '../../src-shared/events.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { computeCoverage } from '../app/coverage-services.ts';
+import { computeCoverage, computeCoverageFromHost, hostContextName } from '../app/coverage-services.ts';
 import { fmtInt } from '../lib/derive.ts';
 import { useCoverage, type CoverageScope } from '../store/coverage.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
@@ -160,6 +160,18 @@ export function CoveragePanel({ sessionId }: { sessionId: string }) {
   const entry = useCoverage((s) => s.bySession.get(sessionId));
   const { runId } = useShown(sessionId);
   const report = entry?.status === 'done' ? entry.report : null;
+  // The context the host says this session ran on (a live session's file, a saved log's recipe).
+  const [hostContext, setHostContext] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    setHostContext(null);
+    void hostContextName(svc, sessionId).then((name) => {
+      if (live) setHostContext(name);
+    });
+    return () => {
+      live = false;
+    };
+  }, [svc, sessionId]);
   const runRow = report?.runs.find((r) => r.runId === runId) ?? null;
   const largestSeen = useMemo(
     () => (report ? [...report.spans].sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, 8) : []),
@@ -181,6 +193,17 @@ export function CoveragePanel({ sessionId }: { sessionId: string }) {
           }}
         />
       </label>
+      {hostContext !== null ? (
+        <button
+          type="button"
+          className="link"
+          data-testid="coverage-host-context"
+          title="The context file this session was started with, read from the host"
+          onClick={() => void computeCoverageFromHost(svc, sessionId, hostContext)}
+        >
+          Use the session’s context: {hostContext}
+        </button>
+      ) : null}
       {entry?.status === 'working' ? <div className="muted">Matching the context in a worker…</div> : null}
       {entry?.status === 'error' ? <div className="warn">{entry.message}</div> : null}
       {entry?.status === 'done' && report ? (

@@ -13,7 +13,7 @@
 // starts; shorter copies are found only by luck of alignment, so they are never reported and
 // the result does not depend on where a copy happens to start. 31 characters also keeps
 // incidental coincidences (a number, a common phrase) out. Halving it would double the index
-// (about 1.25 bytes per context character at these settings).
+// (about 1.4 bytes per context character at these settings).
 
 /** Characters hashed per anchor. */
 const ANCHOR_CHARS = 16;
@@ -35,25 +35,37 @@ const BASE_OUT = (() => {
   for (let i = 1; i < ANCHOR_CHARS; i++) p = Math.imul(p, BASE);
   return p;
 })();
+/** BASE^4 mod 2^32: four characters' worth of the polynomial. */
+const BASE4 = Math.imul(Math.imul(BASE, BASE), Math.imul(BASE, BASE));
 
+/**
+ * The polynomial hash of the ANCHOR_CHARS characters at `at`: sum of c[i] * BASE^(15 - i) mod 2^32,
+ * the value `roll` keeps. Four quarters of four characters, then combined: the same value as one
+ * Horner loop over sixteen characters (arithmetic mod 2^32 is a ring), but the quarters do not
+ * wait on each other: the index build's hashing (every character of the context) took about a
+ * quarter less CPU.
+ */
 function hashAt(s: string, at: number): number {
-  let h = 0;
-  for (let i = 0; i < ANCHOR_CHARS; i++) h = (Math.imul(h, BASE) + s.charCodeAt(at + i)) | 0;
-  return h;
+  const q0 = quarter(s, at);
+  const q1 = quarter(s, at + 4);
+  const q2 = quarter(s, at + 8);
+  const q3 = quarter(s, at + 12);
+  return (Math.imul((Math.imul((Math.imul(q0, BASE4) + q1) | 0, BASE4) + q2) | 0, BASE4) + q3) | 0;
+}
+
+function quarter(s: string, at: number): number {
+  const a = (Math.imul(s.charCodeAt(at), BASE) + s.charCodeAt(at + 1)) | 0;
+  return (Math.imul((Math.imul(a, BASE) + s.charCodeAt(at + 2)) | 0, BASE) + s.charCodeAt(at + 3)) | 0;
 }
 
 const MIX = 0x2c1b3c6d;
-/** The long hash from LONG_ANCHORS consecutive anchor hashes starting at `i`. */
-function mixHashes(hashes: Int32Array, i: number): number {
-  let h = 0;
-  for (let k = 0; k < LONG_ANCHORS; k++) h = (Math.imul(h, MIX) + hashes[i + k]!) | 0;
-  return h;
+/** The long hash from LONG_ANCHORS consecutive anchor hashes. */
+function mixHashes(h0: number, h1: number, h2: number, h3: number): number {
+  return (Math.imul((Math.imul((Math.imul(h0, MIX) + h1) | 0, MIX) + h2) | 0, MIX) + h3) | 0;
 }
 
-const scratch = new Int32Array(LONG_ANCHORS);
 function longHashAt(s: string, at: number): number {
-  for (let k = 0; k < LONG_ANCHORS; k++) scratch[k] = hashAt(s, at + k * ANCHOR_CHARS);
-  return mixHashes(scratch, 0);
+  return mixHashes(hashAt(s, at), hashAt(s, at + ANCHOR_CHARS), hashAt(s, at + 2 * ANCHOR_CHARS), hashAt(s, at + 3 * ANCHOR_CHARS));
 }
 
 /**
@@ -80,30 +92,58 @@ function bucketOf(h: number, shift: number): number {
   return Math.imul(h, 0x9e3779b1) >>> shift;
 }
 
-/** Hashes every anchor and links each into its bucket chains, from the last so that chains run in context order. */
-function buildChains(
-  context: string,
-  shift: number,
-  hashes: Int32Array,
-  next: Int32Array,
-  heads: Int32Array,
-  nextLong: Int32Array,
-  headsLong: Int32Array,
-): void {
-  const n = hashes.length;
-  // Three passes, each with one pattern of memory access (measured faster than one mixed loop).
-  for (let i = 0; i < n; i++) hashes[i] = hashAt(context, i * STRIDE);
+/**
+ * Bucket bits for `n` anchors: about one bucket per anchor, at most `maxBits`. Building a chain
+ * table is bound by random access to its heads: 2^23 heads (32 MB at 100 MB of context) fall
+ * out of the caches and the TLB, 2^20 (4 MB) build about five times faster. The long chains
+ * take the cap (they are walked only where the short ones found a place, so a few more links
+ * per bucket cost little); the short ones do not (every position of a text that copies nothing
+ * walks one, measured 5 times slower at the cap).
+ */
+function bucketBits(n: number, maxBits: number): number {
+  let bits = 4;
+  while (bits < maxBits && 1 << bits < n) bits++;
+  return bits;
+}
+const LONG_MAX_BITS = 20;
+
+/**
+ * Hash chains over the anchors: `heads[bucket]` is the bucket's first anchor (lowest position)
+ * or -1; `links[2a]` the next anchor of a's bucket, `links[2a + 1]` a's hash, so walking a
+ * chain and skipping other hashes reads one place per link.
+ */
+interface Chains {
+  heads: Int32Array;
+  links: Int32Array;
+  shift: number;
+}
+
+/** Links are left as allocated: buildChains writes every one it links (a fill of 50 MB per table at 100 MB of context saved). */
+function newChains(n: number, bits: number): Chains {
+  return { heads: new Int32Array(1 << bits).fill(-1), links: new Int32Array(2 * n), shift: 32 - bits };
+}
+
+/**
+ * Hashes every anchor and links it into both chains, from the last so that chains run in
+ * context order. The long hash of anchor i mixes the hashes of anchors i … i + 3 (they tile
+ * the text, STRIDE being ANCHOR_CHARS): no character is read twice. Three passes, each with
+ * one pattern of memory access (measured faster than one mixed loop).
+ */
+function buildChains(context: string, n: number, short: Chains, long: Chains): void {
+  const { heads, links, shift } = short;
+  const { heads: headsLong, links: linksLong, shift: shiftLong } = long;
+  for (let i = 0; i < n; i++) links[2 * i + 1] = hashAt(context, i * STRIDE);
   for (let i = n - 1; i >= 0; i--) {
-    const b = bucketOf(hashes[i]!, shift);
-    next[i] = heads[b]!;
+    const b = bucketOf(links[2 * i + 1]!, shift);
+    links[2 * i] = heads[b]!;
     heads[b] = i;
   }
-  // The anchors that follow one make its long hash (they tile the text, STRIDE being
-  // ANCHOR_CHARS): no character is read twice.
   for (let i = n - LONG_ANCHORS; i >= 0; i--) {
-    const b = bucketOf(mixHashes(hashes, i), shift);
-    nextLong[i] = headsLong[b]!;
-    headsLong[b] = i;
+    const hl = mixHashes(links[2 * i + 1]!, links[2 * i + 3]!, links[2 * i + 5]!, links[2 * i + 7]!);
+    const bl = bucketOf(hl, shiftLong);
+    linksLong[2 * i] = headsLong[bl]!;
+    linksLong[2 * i + 1] = hl;
+    headsLong[bl] = i;
   }
 }
 
@@ -116,33 +156,18 @@ export interface CopiedSpan {
 
 export class AnchorIndex {
   readonly context: string;
-  private readonly hashes: Int32Array;
-  /** Per anchor, the next anchor (higher position) with a short hash in the same bucket, or -1. */
-  private readonly next: Int32Array;
-  /** Per anchor, the next anchor with a long hash in the same bucket, or -1. */
-  private readonly nextLong: Int32Array;
-  /** Per bucket, its first anchor (lowest position), or -1: by short hash, by long hash. */
-  private readonly heads: Int32Array;
-  private readonly headsLong: Int32Array;
-  private readonly shift: number;
+  /** Anchors by their own hash (ANCHOR_CHARS characters). */
+  private readonly short: Chains;
+  /** Anchors by the hash of the LONG_CHARS characters from them (none for the last LONG_ANCHORS - 1). */
+  private readonly long: Chains;
 
   constructor(context: string) {
     this.context = context;
     const n = context.length >= ANCHOR_CHARS ? Math.floor((context.length - ANCHOR_CHARS) / STRIDE) + 1 : 0;
-    let bits = 4;
-    while (1 << bits < n) bits++;
-    this.shift = 32 - bits;
-    this.hashes = new Int32Array(n);
-    this.next = new Int32Array(n);
-    this.nextLong = new Int32Array(n).fill(-1);
-    this.heads = new Int32Array(1 << bits).fill(-1);
-    this.headsLong = new Int32Array(1 << bits).fill(-1);
+    this.short = newChains(n, bucketBits(n, 31));
+    this.long = newChains(n, bucketBits(n, LONG_MAX_BITS));
     // In a plain function on locals: a loop over fields of `this` in a constructor ran ~10 times slower.
-    buildChains(context, this.shift, this.hashes, this.next, this.heads, this.nextLong, this.headsLong);
-  }
-
-  private bucket(h: number): number {
-    return bucketOf(h, this.shift);
+    buildChains(context, n, this.short, this.long);
   }
 
   /**
@@ -176,7 +201,7 @@ export class AnchorIndex {
             for (let q = j + STRIDE; q < end && q + LONG_CHARS <= n; q++) {
               look.len = 0;
               look.pos = -1;
-              if (this.scan(text, q, this.headsLong[this.bucket(longHashAt(text, q))]!, this.nextLong, LONG_CHARS, floor, expected, look)) {
+              if (this.scan(text, q, longHashAt(text, q), this.long, LONG_CHARS, floor, expected, look)) {
                 Object.assign(m, look);
                 at = q;
                 break;
@@ -202,8 +227,9 @@ export class AnchorIndex {
   /** Whether the ANCHOR_CHARS characters of the text at `j` (hashing to `h`) are an anchor of the context. */
   private occurs(text: string, j: number, h: number): boolean {
     const ctx = this.context;
-    for (let a = this.heads[this.bucket(h)]!; a !== -1; a = this.next[a]!) {
-      if (this.hashes[a] !== h) continue;
+    const { heads, links, shift } = this.short;
+    for (let a = heads[bucketOf(h, shift)]!; a !== -1; a = links[2 * a]!) {
+      if (links[2 * a + 1] !== h) continue;
       const p = a * STRIDE;
       let k = 0;
       while (k < ANCHOR_CHARS && text.charCodeAt(j + k) === ctx.charCodeAt(p + k)) k++;
@@ -226,9 +252,8 @@ export class AnchorIndex {
       if (d > 0) hh = roll(hh, text, j + d - 1);
       look.len = 0;
       look.pos = -1;
-      if (need === LONG_CHARS)
-        this.scan(text, j + d, this.headsLong[this.bucket(longHashAt(text, j + d))]!, this.nextLong, LONG_CHARS, floor, expected, look);
-      else this.scan(text, j + d, this.heads[this.bucket(hh)]!, this.next, ANCHOR_CHARS, floor, expected, look);
+      if (need === LONG_CHARS) this.scan(text, j + d, longHashAt(text, j + d), this.long, LONG_CHARS, floor, expected, look);
+      else this.scan(text, j + d, hh, this.short, ANCHOR_CHARS, floor, expected, look);
       if (look.pos >= 0 && better(look.len, look.pos - look.left, m, expected)) {
         Object.assign(m, look);
         at = j + d;
@@ -237,14 +262,18 @@ export class AnchorIndex {
     return at;
   }
 
-  /** Tries the places of one bucket chain that match at least `need` characters from `j`; true when one did. */
-  private scan(text: string, j: number, first: number, next: Int32Array, need: number, floor: number, expected: number, m: Match): boolean {
+  /**
+   * Tries the places in `chains` with hash `h` that match at least `need` characters from `j`
+   * (the first MAX_CANDIDATES, in context order); true when one did.
+   */
+  private scan(text: string, j: number, h: number, chains: Chains, need: number, floor: number, expected: number, m: Match): boolean {
     const ctx = this.context;
+    const { heads, links, shift } = chains;
     let tried = 0;
-    for (let a = first; a !== -1 && tried < MAX_CANDIDATES; a = next[a]!) {
+    for (let a = heads[bucketOf(h, shift)]!; a !== -1 && tried < MAX_CANDIDATES; a = links[2 * a]!) {
+      // Bucket-mates with another hash are skipped without reading the context.
+      if (links[2 * a + 1] !== h) continue;
       const p = a * STRIDE;
-      // A cheap look at the first character skips most bucket-mates without a call.
-      if (text.charCodeAt(j) !== ctx.charCodeAt(p)) continue;
       tried++;
       const right = matchRight(text, j, ctx, p);
       if (right < need) continue; // a hash collision

@@ -1,11 +1,14 @@
 // The context coverage map in Chromium against `rlm-studio serve`: a reference-library log
 // opened in the page, its context file picked, the figures and the strips beside the tree,
-// and a click on a span opening the iteration or the sub-call that saw it.
-import { readFileSync } from 'node:fs';
+// and a click on a span opening the iteration or the sub-call that saw it; and a saved log
+// whose recipe names its context file, mapped without picking the file (`/api/context`).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, openApp, shot, startServe, type Browser, type Served } from './support.ts';
+import { FIXTURES, ROOT, launch, openApp, shot, startServe, type Browser, type Served } from './support.ts';
 
 let served: Served;
 let browser: Browser;
@@ -79,5 +82,56 @@ describe('context coverage in the app', () => {
     await expect.poll(async () => (await row.locator('td').nth(2).innerText()).length).toBeGreaterThan(200);
     await shot(page, 'coverage-b_aggregate-subcall');
     expect(browser.errors).toEqual([]);
+  });
+
+  it('a saved log with its recipe beside it: the host serves the context file, no picking', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-e2e-coverage-'));
+    const log = join(dir, 'a_needle.rlm.jsonl');
+    const converted = spawnSync(join(ROOT, 'bin/rlm-studio'), ['convert', join(FIXTURES, 'a_needle.jsonl'), '--to', 'native', '-o', log], {
+      encoding: 'utf8',
+    });
+    expect(converted.status, converted.stderr).toBe(0);
+    const contextFile = join(FIXTURES, 'contexts/a_needle.txt');
+    writeFileSync(
+      log.replace(/\.rlm\.jsonl$/, '.rlm.session.json'),
+      JSON.stringify({
+        version: 1,
+        profile: 'demo',
+        model: 'm',
+        subModel: null,
+        context: { kind: 'file', path: contextFile },
+        query: null,
+        limits: {},
+      }),
+    );
+    const view = await startServe([], ['view', log]);
+    const b = await launch(view.url);
+    try {
+      const contextRequests: string[] = [];
+      b.context.on('request', (r) => {
+        if (r.url().includes('/api/context')) contextRequests.push(r.method());
+      });
+      await b.page.goto(view.url);
+      const use = b.page.getByTestId('coverage-host-context');
+      await use.waitFor({ timeout: 30_000 });
+      expect(await use.innerText()).toContain('a_needle.txt');
+      await use.click();
+      await b.page.getByTestId('coverage-figures').waitFor({ timeout: 60_000 });
+      const ctx = readFileSync(contextFile, 'utf8');
+      const line = ctx.split('\n').find((l) => l.includes('secret access code'))!;
+      const seen = 300 + line.length + 1;
+      const row = b.page.getByTestId('coverage-figures').locator('tr', { has: b.page.locator('th', { hasText: 'session' }) });
+      const cells = await row.locator('td').allInnerTexts();
+      expect(cells[0]).toContain(seen.toLocaleString('en-US'));
+      expect(cells[3]).toContain((ctx.length - seen).toLocaleString('en-US'));
+      expect(await b.page.getByTestId('coverage-panel').innerText()).toContain('Context: a_needle.txt');
+      expect(contextRequests).toEqual(['HEAD', 'GET']);
+      await shot(b.page, 'coverage-host-context');
+      expect(b.errors).toEqual([]);
+    } finally {
+      await b.close();
+      await view.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

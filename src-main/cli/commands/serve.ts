@@ -54,7 +54,14 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
   const staticDir = existsSync(resolve(o.static, 'index.html')) ? resolve(o.static) : null;
   let web: WebServer;
   try {
-    web = await startWebServer({ endpoint: host, port: o.port, host: o.host, staticDir, logFileOf: (id) => host.logFileOf(id) });
+    web = await startWebServer({
+      endpoint: host,
+      port: o.port,
+      host: o.host,
+      staticDir,
+      logFileOf: (id) => host.logFileOf(id),
+      contextOf: (id) => host.contextOf(id),
+    });
   } catch (err) {
     await host.close();
     await otlp?.close();

@@ -73,6 +73,23 @@ describe('AnchorIndex', () => {
     }
   });
 
+  it('places copies exactly in a context of more anchors than the long chains have buckets (2^20)', () => {
+    // 24 million characters: 1.5 million anchors, so every long-hash bucket is shared.
+    const ctx = filler(prng(13), 24_000_000);
+    const index = new AnchorIndex(ctx);
+    const rand = prng(17);
+    for (let k = 0; k < 200; k++) {
+      const start = Math.floor(rand() * (ctx.length - 60_000));
+      const len = MIN_SPAN_CHARS + Math.floor(rand() * 52_000);
+      const found = index.find(`Summarise this part:\n${ctx.slice(start, start + len)}`);
+      expect(found).toHaveLength(1);
+      const f = found[0]!;
+      expect([f.textEnd, f.contextStart + (f.textEnd - f.textStart)]).toEqual([21 + len, start + len]);
+    }
+    // Text made of none of the context's characters: nothing, whatever it hashes to.
+    expect(index.find('ZQXJ'.repeat(50_000))).toEqual([]);
+  });
+
   it('prefers the longest match when a passage repeats', () => {
     const ctx = `${'abcdefghij'.repeat(20)}|unique tail of the repeated passage here|${'abcdefghij'.repeat(20)}`;
     const index = new AnchorIndex(ctx);

@@ -1,0 +1,37 @@
+// The context a session ran on, when the host knows it: the recipe of a live session it
+// started (or the recipe written beside a saved log), or a re-execution's context. The app's
+// coverage map reads it from here instead of asking the user to pick the file again. Only
+// what a recipe names is ever served, never a path a client sends; a client holding the token
+// could already run a session on any file the host can read.
+import { statSync } from 'node:fs';
+import type { ContextSource } from '../../src-shared/protocol.ts';
+import type { SessionContext } from './endpoint.ts';
+import { readRecipeBeside } from './session-recipe.ts';
+import type { Session } from './session-state.ts';
+
+function recipeContext(s: Session): ContextSource | null {
+  if (s.recipe) return s.recipe.context;
+  if (s.rerunSource) return s.rerunSource.context;
+  if (!s.logFile) return null;
+  try {
+    return readRecipeBeside(s.logFile)?.context ?? null;
+  } catch {
+    // A recipe that is not JSON: as if there were none.
+    return null;
+  }
+}
+
+/** What a session's context is, or null when the host does not know it (a dropped log, a demo context, a file gone since). */
+export function sessionContext(s: Session): SessionContext | null {
+  const c = recipeContext(s);
+  if (!c) return null;
+  if (c.kind === 'text') return { kind: 'text', text: c.text, name: 'context.txt' };
+  if (c.kind === 'json') return { kind: 'text', text: c.json, name: 'context.json' };
+  if (c.kind !== 'file') return null;
+  try {
+    if (!statSync(c.path).isFile()) return null;
+  } catch {
+    return null;
+  }
+  return { kind: 'file', path: c.path, name: c.path.split(/[\\/]/).at(-1) ?? 'context' };
+}

@@ -3,7 +3,7 @@
 // writes bench/RESULTS.md; --quick (CI, about a minute) writes a smaller report of the same shape.
 // See bench/README.md for what each figure means.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +22,7 @@ import { log, MB, median, needleRules, r2, r3, repl, root, startMock, writeScrip
 import { exitProcess } from '../src-main/sandbox/python/lifecycle.ts';
 import { pythonBench, pythonMarkdown } from './python.ts';
 import { policyBench, policyMarkdown } from './policy-metrics.ts';
+import { carryOver } from './sections.ts';
 
 const { values: args } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, json: { type: 'string' } },
@@ -540,7 +541,8 @@ try {
     policyMarkdown(report.policyMetrics),
   ].join('\n');
   const outPath = args.out ?? (quick ? join(tmpdir(), 'rlm-bench-quick.md') : join(root, 'bench/RESULTS.md'));
-  writeFileSync(outPath, md);
+  // The sections benches run on their own put in this file (queue.ts --write, …) stay in it.
+  writeFileSync(outPath, carryOver(md, existsSync(outPath) ? readFileSync(outPath, 'utf8') : null));
   if (args.json) writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
   log(`wrote ${outPath}${args.json ? ` and ${args.json}` : ''} in ${report.durationS} s`);
 } catch (err) {

@@ -55,6 +55,8 @@ function jobIdFor(evalId: string, unit: WorkUnit, contextHash: string): string {
 const BATCH = 200;
 /** Finished jobs read per poll: each carries its log, and Redis buffers a whole reply for a slow reader. */
 const COLLECT_BATCH = 50;
+/** How often the running count and eval-status's progress are refreshed while collecting. */
+const STATUS_EVERY_MS = 1000;
 
 export async function runQueuedEval(o: QueuedEvalOptions): Promise<QueuedEvalResult> {
   const plan = await planEval(o);
@@ -109,7 +111,7 @@ export async function runQueuedEval(o: QueuedEvalOptions): Promise<QueuedEvalRes
     stopBeat();
     tracker.write(interrupted ? 'interrupted' : 'finished');
     await publish(redis, evalId, plan, o, tracker.snapshot(interrupted ? 'interrupted' : 'finished'));
-    if (!interrupted) await forget(redis, evalId, plan);
+    if (!interrupted) await forget(redis, evalId);
     const summary = writeSummary(plan, o);
     say(
       `eval: ${summary.finished}/${summary.sessions} finished, accuracy ${Number.isFinite(summary.accuracy) ? summary.accuracy.toFixed(3) : '–'}, ${summary.correct} correct${interrupted ? ' (stopped following: the workers go on; run the same command again to collect and resume)' : ''}; ${join(plan.outDir, 'summary.md')}`,
@@ -129,13 +131,18 @@ async function enqueue(queue: Queue, redis: RedisClient, evalId: string, plan: E
   for (let i = 0; i < plan.pending.length; i += BATCH) {
     const batch = plan.pending.slice(i, i + BATCH);
     const jobs: { name: string; data: JobData; opts: { jobId: string } }[] = [];
+    // The batch's new contexts and then an EXISTS per job id, in one round trip: contexts are
+    // stored before any job naming them is added; jobs already queued are not read back.
+    const pipeline = redis.pipeline();
+    let contextsSet = 0;
     for (const unit of batch) {
       let contextKey = contextKeys.get(unit.task.id);
       if (contextKey === undefined) {
         // Loaded here, on the coordinator: the workers need no access to the dataset's files.
         const text = JSON.stringify(await loadTaskContext(unit.task, plan.dataset.dir));
         contextKey = keys.context(evalId, sha(text));
-        await redis.set(contextKey, text, 'NX');
+        pipeline.set(contextKey, text, 'NX');
+        contextsSet++;
         contextKeys.set(unit.task.id, contextKey);
       }
       const { context: _c, contextFile: _f, ...task } = unit.task;
@@ -145,8 +152,11 @@ async function enqueue(queue: Queue, redis: RedisClient, evalId: string, plan: E
         opts: { jobId: jobIdFor(evalId, unit, contextKey) },
       });
     }
-    const existing = await Promise.all(jobs.map((j) => queue.getJob(j.opts.jobId)));
-    const fresh = jobs.filter((_, k) => existing[k] === undefined);
+    for (const j of jobs) pipeline.exists(queue.toKey(j.opts.jobId));
+    const replies = (await pipeline.exec()) ?? [];
+    const failed = replies.find(([err]) => err !== null);
+    if (failed) throw failed[0]!;
+    const fresh = jobs.filter((_, k) => replies[contextsSet + k]?.[1] !== 1);
     // BullMQ ignores an add whose job id exists, so a concurrent enqueue cannot duplicate either.
     await queue.addBulk(
       fresh.map((j) => ({
@@ -200,6 +210,7 @@ async function collect(
     say(resultLine(line, finished, total, tracker.snapshot('running').running));
   };
   mkdirSync(plan.logsDir, { recursive: true });
+  let lastStatusAt = Number.NEGATIVE_INFINITY;
   while (waiting.size > 0 && !o.signal?.aborted) {
     let more = false;
     try {
@@ -209,34 +220,43 @@ async function collect(
       for (const job of done) {
         const rv = JobReturn.safeParse(job.returnvalue);
         const data = JobData.safeParse(job.data);
-        if (!data.success) continue;
-        if (waiting.has(data.data.key)) {
-          if (rv.success) {
-            keep(job, { ...rv.data.result, ...(data.data.repeat === 0 ? {} : { repeat: data.data.repeat }) }, rv.data.log);
-            o.onCollected?.({
-              processedOn: job.processedOn ?? null,
-              finishedOn: job.finishedOn ?? null,
-              sessionMs: rv.data.result.durationMs,
-            });
-          } else keep(job, notRunResult(unitOf(data.data), o.model, `the worker returned no readable result: ${rv.error.message}`), null);
+        if (!data.success || !waiting.has(data.data.key)) continue;
+        if (rv.success) {
+          keep(job, { ...rv.data.result, ...(data.data.repeat === 0 ? {} : { repeat: data.data.repeat }) }, rv.data.log);
+          o.onCollected?.({
+            processedOn: job.processedOn ?? null,
+            finishedOn: job.finishedOn ?? null,
+            sessionMs: rv.data.result.durationMs,
+          });
+        } else keep(job, notRunResult(unitOf(data.data), o.model, `the worker returned no readable result: ${rv.error.message}`), null);
+      }
+      // Removed only once their lines are written (a coordinator killed before this finds the lines
+      // when it starts again and just removes the jobs); all at once, so their commands share round trips.
+      await Promise.all(done.map((job) => job.remove()));
+      // Failed jobs are rare: their ids first (no job bodies), the jobs only when there are some.
+      if ((await queue.getRanges(['failed'], 0, 0)).length > 0) {
+        const failed = (await queue.getJobs(['failed'], 0, COLLECT_BATCH - 1, true)).filter((j) => isOurs(j, evalId));
+        for (const job of failed) {
+          const data = JobData.safeParse(job.data);
+          if (data.success && waiting.has(data.data.key))
+            keep(
+              job,
+              notRunResult(unitOf(data.data), o.model, `failed on the workers after ${job.attemptsMade} attempt(s): ${job.failedReason}`),
+              null,
+            );
         }
-        await job.remove();
+        await Promise.all(failed.map((job) => job.remove()));
       }
-      const failed = (await queue.getJobs(['failed'], 0, COLLECT_BATCH - 1, true)).filter((j) => isOurs(j, evalId));
-      for (const job of failed) {
-        const data = JobData.safeParse(job.data);
-        if (data.success && waiting.has(data.data.key))
-          keep(
-            job,
-            notRunResult(unitOf(data.data), o.model, `failed on the workers after ${job.attemptsMade} attempt(s): ${job.failedReason}`),
-            null,
-          );
-        await job.remove();
+      // The running count and the published progress are for people: refreshed about once a second,
+      // from the active jobs' ids alone, not on every poll.
+      const now = performance.now();
+      if (now - lastStatusAt >= STATUS_EVERY_MS || waiting.size === 0) {
+        lastStatusAt = now;
+        const active = (await queue.getRanges(['active'], 0, -1)).filter((id) => id.startsWith(`${evalId}-`)).length;
+        tracker.setRunning(active);
+        o.onBar?.(tracker.line());
+        await publish(redis, evalId, plan, o, tracker.snapshot('running'));
       }
-      const active = (await queue.getJobs(['active'])).filter((j) => isOurs(j, evalId)).length;
-      tracker.setRunning(active);
-      o.onBar?.(tracker.line());
-      await publish(redis, evalId, plan, o, tracker.snapshot('running'));
       if (unreachable) say('eval: Redis reachable again; collecting');
       unreachable = false;
     } catch (err) {
@@ -264,9 +284,9 @@ function unitOf(d: JobData): WorkUnit {
   return { task: d.task, repeat: d.repeat, key: d.key };
 }
 
-/** A finished evaluation's keys: its configuration and the contexts of its tasks. */
-async function forget(redis: RedisClient, evalId: string, plan: EvalPlan): Promise<void> {
-  const contexts = new Set<string>();
-  for (const t of plan.dataset.tasks) contexts.add(keys.context(evalId, sha(JSON.stringify(await loadTaskContext(t, plan.dataset.dir)))));
+/** A finished evaluation's keys: its configuration and the contexts of its tasks (found by name, not by reloading every context). */
+async function forget(redis: RedisClient, evalId: string): Promise<void> {
+  const contexts: string[] = [];
+  for await (const found of redis.scanStream({ match: keys.context(evalId, '*'), count: 1000 })) contexts.push(...(found as string[]));
   await redis.del(keys.config(evalId), ...contexts);
 }

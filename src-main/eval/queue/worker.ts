@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { constants as zlibConstants, gzipSync } from 'node:zlib';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { RlmConfig, ToolSpec } from '../../engine/index.ts';
 import { loadToolsModule } from '../../engine/tools-module.ts';
@@ -66,6 +66,28 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
   const backoff = new SharedEndpointBackoff(redis, o.backoff);
   const scratch = mkdtempSync(join(tmpdir(), 'rlm-worker-'));
   const prepared = new Map<string, Promise<Prepared>>();
+  // The contexts of the last few jobs, by their Redis key (which names their content's hash): the
+  // repeats of a task, often taken one after another, read its context from Redis once.
+  const contexts = new Map<string, Promise<string>>();
+  const contextText = (key: string, taskId: string): Promise<string> => {
+    let text = contexts.get(key);
+    if (text === undefined) {
+      text = redis.get(key).then((t) => {
+        if (t === null) throw new Error(`task ${taskId}: its context is not in Redis (${key})`);
+        return t;
+      });
+      text.catch(() => contexts.delete(key));
+      contexts.set(key, text);
+      for (const old of contexts.keys()) {
+        if (contexts.size <= o.concurrency + 1) break;
+        contexts.delete(old);
+      }
+    } else {
+      contexts.delete(key);
+      contexts.set(key, text);
+    }
+    return text;
+  };
 
   const prepare = async (evalId: string): Promise<Prepared> => {
     const text = await redis.get(keys.config(evalId));
@@ -125,18 +147,15 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
     const logPath = join(scratch, `${job.id ?? logNameFor(unit)}.rlm.jsonl`);
     const result = await runTaskSession({
       unit,
-      loadContext: async (): Promise<SandboxValue> => {
-        const text = await redis.get(data.contextKey);
-        if (text === null) throw new Error(`task ${data.task.id}: its context is not in Redis (${data.contextKey})`);
-        return JSON.parse(text) as SandboxValue;
-      },
+      loadContext: async (): Promise<SandboxValue> => JSON.parse(await contextText(data.contextKey, data.task.id)) as SandboxValue,
       logPath,
       config,
     });
     if (result === null) throw new Error('the session was interrupted');
     let log: string | null = null;
     try {
-      log = gzipSync(readFileSync(logPath)).toString('base64');
+      // The fastest level: a tenth of the default's CPU for a log about a third larger (bench/RESULTS.md).
+      log = gzipSync(readFileSync(logPath), { level: zlibConstants.Z_BEST_SPEED }).toString('base64');
       rmSync(logPath);
     } catch {
       // No log was written (the context could not be loaded): the result says why.

@@ -118,6 +118,13 @@ describe('eval --queue', () => {
     // Collected jobs leave the queue; the finished evaluation's configuration and contexts are gone too.
     const status = await queueStatus(redis.url);
     expect(status.counts).toMatchObject({ waiting: 0, active: 0, completed: 0, failed: 0 });
+    const probe = connectRedis(redis.url);
+    try {
+      expect(await probe.keys(keys.context('*', '*'))).toEqual([]);
+      expect(await probe.keys(keys.config('*'))).toEqual([]);
+    } finally {
+      await probe.quit();
+    }
   });
 
   it('enqueueing twice adds nothing; a coordinator killed mid-run resumes when started again', async () => {

@@ -31,7 +31,8 @@ export interface WebServerOptions {
   logFileOf?: (sessionId: string) => string | null;
   /**
    * Enables GET /api/context?session=ID&token=T: the context a session ran on, as its recipe
-   * names it (never a path from the request), for the app's coverage map. Null: not known.
+   * names it (never a path from the request), for the app's coverage map. Null: not known
+   * (404; a HEAD gets 204, no name).
    */
   contextOf?: (sessionId: string) => SessionContext | null;
   /**
@@ -185,7 +186,8 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const serveContext = (url: URL, req: IncomingMessage, res: ServerResponse): void => {
     if (!allowed(url, req, res)) return;
     const ctx = o.contextOf?.(url.searchParams.get('session') ?? '') ?? null;
-    if (ctx === null) return void res.writeHead(404).end('Not Found');
+    // A HEAD asks whether there is one: "no" is an answer, not an error a page's console would log.
+    if (ctx === null) return void (req.method === 'HEAD' ? res.writeHead(204).end() : res.writeHead(404).end('Not Found'));
     const head = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Context-Name': encodeURIComponent(ctx.name) };
     if (ctx.kind === 'text') {
       const body = Buffer.from(ctx.text, 'utf8');

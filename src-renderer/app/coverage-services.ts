@@ -82,7 +82,8 @@ export async function hostContextName(svc: Services, sessionId: string): Promise
   if (!url) return null;
   try {
     const res = await fetch(url, { method: 'HEAD' });
-    return res.ok ? decodeURIComponent(res.headers.get('X-Context-Name') ?? 'context') : null;
+    // 204: the host knows no context for this session.
+    return res.status === 200 ? decodeURIComponent(res.headers.get('X-Context-Name') ?? 'context') : null;
   } catch {
     return null;
   }

@@ -63,6 +63,10 @@ describe('GET /api/context', () => {
     copyFileSync(done.logFile!, bare);
     const alone = await c.call('session.open', { path: bare });
     expect((await fetch(url(alone.session.sessionId))).status).toBe(404);
+    // Asking whether there is one is answered without an error status (a page's console logs those).
+    const probe = await fetch(url(alone.session.sessionId), { method: 'HEAD' });
+    expect(probe.status).toBe(204);
+    expect(probe.headers.get('X-Context-Name')).toBeNull();
     c.closeCarrier();
   }, 60_000);
 

@@ -5,7 +5,7 @@
 // is opened, not in the middle of its first view.
 
 /** Every non-ASCII character the views draw (a unit test checks the sources against it). */
-export const UI_GLYPHS = '·…—–×▾▶⏸⤼⟲✗✓⚠☾☀◆▸▴▢■⏮⏭≥≈≠⇲↘→↑“”✎';
+export const UI_GLYPHS = '·…—–×▾▶⏸⤼⟲✗✓⚠☾☀◆▸▴▢■⏮⏭≥≈≠⇲↘→↑“”’✎';
 
 /** Lays out the app's fonts (UI and monospace; regular, semibold, bold, italic) with its glyphs once, off screen. */
 export function prewarmText(doc: Document = document): void {

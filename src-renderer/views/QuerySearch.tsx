@@ -1,11 +1,11 @@
 // Search ▸ Query: a tree query (JSONata over each session's document, docs/queries.md) run by
 // the host over this session's log, its folder or an open evaluation; each match opens its
 // session at the run and iteration that matched.
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { QueryResult } from '../../src-shared/protocol.ts';
 import { openMatch, runTreeQuery } from '../app/label-services.ts';
 import { useServices, useStudio } from '../app/context.tsx';
+import { HitList } from './HitList.tsx';
 
 const EXAMPLE = 'runs[depth = 2 and stopReason = "max_iterations"]';
 
@@ -41,8 +41,6 @@ export function QuerySearch({ sessionId }: { sessionId: string }) {
   const [result, setResult] = useState<QueryResult | null>(null);
   const scope = scopes.find((s) => s.id === scopeId) ?? scopes[0];
   const matches = result?.matches ?? [];
-  const ref = useRef<HTMLDivElement>(null);
-  const virt = useVirtualizer({ count: matches.length, getScrollElement: () => ref.current, estimateSize: () => 44, overscan: 10 });
 
   if (!scope) {
     return (
@@ -107,30 +105,13 @@ export function QuerySearch({ sessionId }: { sessionId: string }) {
           ? `${result.matches.length} match(es) in ${result.sessions} session(s)`
           : 'JSONata over each session: runs, calls, labels… (docs/queries.md)'}
       </div>
-      <div ref={ref} className="hits" role="list">
-        <div style={{ height: virt.getTotalSize(), position: 'relative' }}>
-          {virt.getVirtualItems().map((vi) => {
-            const m = matches[vi.index];
-            if (!m) return null;
-            return (
-              <button
-                type="button"
-                role="listitem"
-                key={vi.key}
-                className="hit"
-                style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${vi.start}px)` }}
-                onClick={() => void openMatch(svc, m.file, m.at)}
-                data-testid="query-hit"
-              >
-                <span className="hit-where">
-                  {baseName(m.file)} · {m.target}
-                </span>
-                <span className="hit-text">{m.what}</span>
-              </button>
-            );
-          })}
-        </div>
-      </div>
+      <HitList
+        items={matches}
+        testId="query-hit"
+        where={(m) => `${baseName(m.file)} · ${m.target}`}
+        text={(m) => m.what}
+        onOpen={(m) => void openMatch(svc, m.file, m.at)}
+      />
     </div>
   );
 }

@@ -1,10 +1,10 @@
 // Search across a session's prompts, replies, code and output; jump to a match. The Query
 // mode runs tree queries on the host (QuerySearch).
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { useServices, useStudio } from '../app/context.tsx';
 import { searchSession } from '../lib/derive.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
+import { HitList } from './HitList.tsx';
 import { QuerySearch } from './QuerySearch.tsx';
 
 export function SearchView({ sessionId, query, setQuery }: { sessionId: string; query: string; setQuery(q: string): void }) {
@@ -37,8 +37,6 @@ function TextSearch({ sessionId, query, setQuery }: { sessionId: string; query: 
   }, [svc, sessionId, leftOut]);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const hits = useMemo(() => (traj ? searchSession(traj, q) : []), [traj, rev, textsRev, q]);
-  const ref = useRef<HTMLDivElement>(null);
-  const virt = useVirtualizer({ count: hits.length, getScrollElement: () => ref.current, estimateSize: () => 44, overscan: 10 });
   return (
     <>
       <input
@@ -55,35 +53,17 @@ function TextSearch({ sessionId, query, setQuery }: { sessionId: string; query: 
         {q.length < 2 ? 'Type at least 2 characters.' : `${hits.length}${hits.length >= 500 ? '+' : ''} matches`}
         {leftOut ? ' · reading the full prompts…' : ''}
       </div>
-      <div ref={ref} className="hits" role="list">
-        <div style={{ height: virt.getTotalSize(), position: 'relative' }}>
-          {virt.getVirtualItems().map((vi) => {
-            const h = hits[vi.index];
-            if (!h) return null;
-            return (
-              <button
-                type="button"
-                role="listitem"
-                key={vi.key}
-                className="hit"
-                style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${vi.start}px)` }}
-                onClick={() => {
-                  const st = svc.store.getState();
-                  st.select(sessionId, { runId: h.runId, iteration: h.iteration });
-                  st.setPanel('run');
-                }}
-                data-testid="search-hit"
-              >
-                <span className="hit-where">
-                  {h.runId}
-                  {h.iteration !== null ? ` #${h.iteration}` : ''} · {h.field}
-                </span>
-                <span className="hit-text">{h.snippet}</span>
-              </button>
-            );
-          })}
-        </div>
-      </div>
+      <HitList
+        items={hits}
+        testId="search-hit"
+        where={(h) => `${h.runId}${h.iteration !== null ? ` #${h.iteration}` : ''} · ${h.field}`}
+        text={(h) => h.snippet}
+        onOpen={(h) => {
+          const st = svc.store.getState();
+          st.select(sessionId, { runId: h.runId, iteration: h.iteration });
+          st.setPanel('run');
+        }}
+      />
     </>
   );
 }

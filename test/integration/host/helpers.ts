@@ -8,10 +8,24 @@ import type { HostMessage, SessionSummary } from '../../../src-shared/protocol.t
 import { Host, type HostOptions } from '../../../src-main/host/session-manager.ts';
 import { ProtocolClient } from '../../../src-main/transport/client.ts';
 import type { HostEndpoint } from '../../../src-main/host/endpoint.ts';
+import { generateDataset } from '../../../src-main/eval/dataset.ts';
+import { runEval } from '../../../src-main/eval/runner.ts';
+import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 
 export function tempDirs(): { runsDir: string; settingsDir: string } {
   const root = mkdtempSync(join(tmpdir(), 'rlm-host-'));
   return { runsDir: join(root, 'runs'), settingsDir: join(root, 'settings') };
+}
+
+/**
+ * An evaluation of three generated tasks (sniah, oolong, browsecomp) against a mock model at
+ * `baseUrl`, into `outDir`. Two iterations: browsecomp (5 turns) cannot finish, the others can; a known mix.
+ */
+export async function runMixedEvaluation(baseUrl: string, workDir: string, outDir: string): Promise<void> {
+  const ds = join(workDir, 'ds.jsonl');
+  generateDataset({ kinds: ['sniah', 'oolong', 'browsecomp'], sizes: [8192], seed: 1, count: 1, out: ds, inlineMaxChars: 1_000_000 });
+  const client = new OpenAiCompatibleClient({ baseUrl, apiKey: 'x', maxRetries: 0 });
+  await runEval({ dataset: ds, outDir, client, baseUrl, model: 'mock-root', maxIterations: 2, parallel: 3 });
 }
 
 export function makeHost(opts: Partial<HostOptions> = {}): Host {

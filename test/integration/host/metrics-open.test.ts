@@ -5,13 +5,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { generateDataset } from '../../../src-main/eval/dataset.ts';
-import { runEval } from '../../../src-main/eval/runner.ts';
 import type { Host } from '../../../src-main/host/session-manager.ts';
-import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
 import { ProtocolError } from '../../../src-main/transport/client.ts';
-import { connectInProcess, makeHost } from './helpers.ts';
+import { connectInProcess, makeHost, runMixedEvaluation } from './helpers.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-metrics-open-'));
 const evalDir = join(tmp, 'eval');
@@ -20,11 +17,7 @@ let host: Host | null = null;
 
 beforeAll(async () => {
   server = await startMockLlm({ latencyMs: 0, costPerMTok: 1 });
-  const ds = join(tmp, 'ds.jsonl');
-  generateDataset({ kinds: ['sniah', 'oolong', 'browsecomp'], sizes: [8192], seed: 1, count: 1, out: ds, inlineMaxChars: 1_000_000 });
-  const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'x', maxRetries: 0 });
-  // Two iterations: browsecomp (5 turns) cannot finish, the others can.
-  await runEval({ dataset: ds, outDir: evalDir, client, baseUrl: server.url, model: 'mock-root', maxIterations: 2, parallel: 3 });
+  await runMixedEvaluation(server.url, tmp, evalDir);
 });
 afterAll(async () => {
   await server.close();

@@ -4,32 +4,17 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { registerStats } from '../../../src-main/cli/commands/stats.ts';
 import { UsageError } from '../../../src-main/cli/errors.ts';
 import { policySession, writeEvalDir, writeNativeLog } from '../../support/policy-sessions.ts';
+import { type InProcessResult, runInProcess } from '../support/in-process-cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlm-policy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
 
-async function cli(...args: string[]): Promise<{ out: string; err: string; error: unknown }> {
-  const program = new Command().name('rlm-studio').exitOverride();
-  registerStats(program);
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  let error: unknown = null;
-  try {
-    await program.parseAsync(['node', 'rlm-studio', ...args]);
-  } catch (e) {
-    error = e;
-  }
-  vi.restoreAllMocks();
-  return { out, err, error };
-}
+const cli = (...args: string[]): Promise<InProcessResult> => runInProcess([registerStats], args);
 
 const A = join(dir, 'eval-a');
 const B = join(dir, 'eval-b');

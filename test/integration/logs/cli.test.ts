@@ -1,35 +1,19 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { registerStats } from '../../../src-main/cli/commands/stats.ts';
 import { registerConvert } from '../../../src-main/cli/commands/convert.ts';
 import { UsageError } from '../../../src-main/cli/errors.ts';
 import { README_COUNTS, REFERENCE_FIXTURES as FIXTURES } from '../../support/reference-fixtures.ts';
+import { type InProcessResult, runInProcess } from '../support/in-process-cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rlm-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
 
 /** Runs `rlm-studio <args>` in-process; returns stdout, stderr and the error thrown, if any. */
-async function cli(...args: string[]): Promise<{ out: string; err: string; error: unknown }> {
-  const program = new Command().name('rlm-studio').exitOverride();
-  registerStats(program);
-  registerConvert(program);
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  let error: unknown = null;
-  try {
-    await program.parseAsync(['node', 'rlm-studio', ...args]);
-  } catch (e) {
-    error = e;
-  }
-  vi.restoreAllMocks();
-  return { out, err, error };
-}
+const cli = (...args: string[]): Promise<InProcessResult> => runInProcess([registerStats, registerConvert], args);
 
 const KEYS = [
   'sessions',

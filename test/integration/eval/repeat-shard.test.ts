@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDataset } from '../../../src-main/eval/dataset.ts';
 import { readEvalDir } from '../../../src-main/eval/open-dir.ts';
 import { readResults, resultKey, type TaskResult } from '../../../src-main/eval/results.ts';
-import { runEval } from '../../../src-main/eval/runner.ts';
+import { type EvalOptions, type EvalRunResult, runEval } from '../../../src-main/eval/runner.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
 
@@ -28,20 +28,16 @@ afterAll(async () => {
   await server.close();
 });
 
-const client = (url: string): OpenAiCompatibleClient => new OpenAiCompatibleClient({ baseUrl: url, apiKey: 'x', maxRetries: 0 });
+/** The four-task dataset into `outDir`, two sessions at a time, with the options under test; the model answers at `url`. */
+function evalInto(outDir: string, extra: Partial<EvalOptions> = {}, url = server.url): Promise<EvalRunResult> {
+  const client = new OpenAiCompatibleClient({ baseUrl: url, apiKey: 'x', maxRetries: 0 });
+  return runEval({ dataset: ds, outDir, client, baseUrl: server.url, model: 'mock-root', parallel: 2, ...extra });
+}
 
 describe('local eval: repeats, shards, retrying errors', () => {
   it('--repeat 2: two sessions per task, grouped by repeat in the summary; progress.json says finished', async () => {
     const out = join(tmp, 'repeat');
-    const res = await runEval({
-      dataset: ds,
-      outDir: out,
-      client: client(server.url),
-      baseUrl: server.url,
-      model: 'mock-root',
-      parallel: 2,
-      repeat: 2,
-    });
+    const res = await evalInto(out, { repeat: 2 });
     expect(res.ran).toBe(8);
     expect(res.summary).toMatchObject({ tasks: 4, repeats: 2, sessions: 8, finished: 8, correct: 8, byRepeat: { accuracy: [1, 1] } });
     const keys = rawLines(out).map((r) => resultKey(r.id, r.repeat ?? 0));
@@ -52,15 +48,7 @@ describe('local eval: repeats, shards, retrying errors', () => {
     expect(view.tasks.map((t) => t.id).sort()).toEqual([...keys].sort());
     expect(view.progress).toMatchObject({ state: 'finished', mode: 'local', total: 8, done: 8, failed: 0, live: false });
     // Raising the repeats later runs only the new sessions.
-    const more = await runEval({
-      dataset: ds,
-      outDir: out,
-      client: client(server.url),
-      baseUrl: server.url,
-      model: 'mock-root',
-      parallel: 2,
-      repeat: 3,
-    });
+    const more = await evalInto(out, { repeat: 3 });
     expect([more.ran, more.skipped]).toEqual([4, 8]);
   });
 
@@ -68,15 +56,7 @@ describe('local eval: repeats, shards, retrying errors', () => {
     const ids: string[][] = [];
     for (const index of [1, 2]) {
       const out = join(tmp, `shard-${index}`);
-      const res = await runEval({
-        dataset: ds,
-        outDir: out,
-        client: client(server.url),
-        baseUrl: server.url,
-        model: 'mock-root',
-        parallel: 2,
-        shard: { index, count: 2 },
-      });
+      const res = await evalInto(out, { shard: { index, count: 2 } });
       expect(res.summary).toMatchObject({ tasks: 2, finished: 2 });
       ids.push(rawLines(out).map((r) => r.id));
     }
@@ -88,27 +68,12 @@ describe('local eval: repeats, shards, retrying errors', () => {
     const out = join(tmp, 'retry');
     // An endpoint that is not there: every session ends in an error.
     const dead = 'http://127.0.0.1:9/v1';
-    const failed = await runEval({ dataset: ds, outDir: out, client: client(dead), baseUrl: server.url, model: 'mock-root', parallel: 2 });
+    const failed = await evalInto(out, {}, dead);
     expect(failed.summary.stopReasons).toEqual({ error: 4 });
     // Without --retry-errors nothing runs again.
-    const again = await runEval({
-      dataset: ds,
-      outDir: out,
-      client: client(server.url),
-      baseUrl: server.url,
-      model: 'mock-root',
-      parallel: 2,
-    });
+    const again = await evalInto(out);
     expect(again.ran).toBe(0);
-    const retried = await runEval({
-      dataset: ds,
-      outDir: out,
-      client: client(server.url),
-      baseUrl: server.url,
-      model: 'mock-root',
-      parallel: 2,
-      retryErrors: true,
-    });
+    const retried = await evalInto(out, { retryErrors: true });
     expect(retried.ran).toBe(4);
     expect(retried.summary).toMatchObject({ finished: 4, correct: 4, stopReasons: { answered: 4 } });
     // Append-only: the error lines are still there, and readers take the later ones.

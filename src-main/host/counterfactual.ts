@@ -30,6 +30,7 @@ import type { ReplayPlan } from '../lm/replay-client.ts';
 import { samplingArgs } from '../lm/sampling.ts';
 import { CommandError } from './command-error.ts';
 import type { ConnectOptions, HostConnection } from './endpoint.ts';
+import { TERMINAL } from './session-state.ts';
 
 /** What a session was run with, as far as a re-run needs it (the host's recipe; null for a log it did not run). */
 interface RecordedSetup {
@@ -74,7 +75,6 @@ export interface CounterfactualHost {
 }
 
 const SIDECAR_SUFFIX = '.rlm.counterfactuals.ndjson';
-const TERMINAL = new Set(['finished', 'failed', 'cancelled']);
 
 /** The sidecar beside a log: its name without `.rlm.jsonl` / `.jsonl`, plus the suffix (not `.jsonl`: folder readers take those for logs). */
 export function sidecarBeside(logFile: string): string {

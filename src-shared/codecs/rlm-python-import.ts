@@ -146,7 +146,7 @@ function variablesOf(locals: unknown): string[] {
 }
 
 /** Characters of a variable's value kept from `locals` (see the header comment). */
-const LOCAL_CHARS = 200;
+export const LOCAL_CHARS = 200;
 
 /**
  * The JSON of `v`, rendered only until it passes `limit` characters: the text so far, and

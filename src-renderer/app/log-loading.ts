@@ -3,6 +3,7 @@
 // (lib/native-text.ts), and the events go through the store's per-frame ingest.
 import type { TrajectoryEvent } from '../../src-shared/events.ts';
 import type { Elision } from '../lib/elision.ts';
+import { TextInterner } from '../lib/intern-texts.ts';
 import { NativeTextReader, type TextBatch } from '../lib/native-text.ts';
 import type { ParseIn, ParseOut } from '../lib/parse-messages.ts';
 import { holdEditors } from '../monaco/mount-queue.ts';
@@ -54,8 +55,11 @@ export class LogLoader {
     let lastSeq = -1;
     /** A native log's text is parsed here (see lib/native-text.ts). */
     const native = new NativeTextReader();
+    /** For this load only: the texts stay shared by the events, the table goes with the load. */
+    const interner = new TextInterner();
     const take = (events: TrajectoryEvent[], elided?: [number, Elision[]][]): void => {
       if (events.length === 0) return;
+      interner.intern(events);
       lastSeq = (events[events.length - 1] as { seq: number }).seq;
       this.store.getState().ingestEvents(id, events, elided);
       if (elided && elided.length > 0) this.onSource(id, 'url' in input ? input.url : input.file);
@@ -135,8 +139,12 @@ export class LogLoader {
       } else {
         void parseBlob(input, on);
       }
+    }).finally(() => {
+      release();
+      // The next load's worker starts once this one is done: started now, its script's
+      // compile and evaluation (~60 ms of CPU) would compete with the parse on two cores.
       this.prewarm();
-    }).finally(release);
+    });
   }
 }
 

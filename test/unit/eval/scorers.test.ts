@@ -1,6 +1,7 @@
 // Scorers on hand-made answers: right, wrong and partial.
 import { describe, expect, it } from 'vitest';
-import { normalizeAnswer, parsePairs, scoreAnswer } from '../../../src-main/eval/tasks/scorers.ts';
+import { containsToken, normalizeAnswer, parsePairs, scoreAnswer } from '../../../src-main/eval/tasks/scorers.ts';
+import { prng } from '../../../src-main/corpus/seeded-text.ts';
 
 describe('scorers', () => {
   it('exact: normalised equality only', () => {
@@ -9,6 +10,19 @@ describe('scorers', () => {
     expect(scoreAnswer('exact', 'Kyoto', 'Kyoto or Osaka')).toMatchObject({ score: 0, correct: false });
     expect(scoreAnswer('exact', 'Kyoto', null).score).toBe(0);
     expect(normalizeAnswer(' A  b! ')).toBe('a b');
+  });
+
+  it('contains: the same verdict as a whole-token RegExp, on random text in several scripts', () => {
+    const rand = prng(11);
+    const alphabet = ['a', 'b', '1', '2', ' ', '.', '-', 'é', '中', '文', '😀', '𝐀', '٣', '_', ',', '\n'];
+    const pick = (n: number): string => Array.from({ length: n }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
+    for (let i = 0; i < 3000; i++) {
+      const want = pick(1 + Math.floor(rand() * 3));
+      const text = pick(Math.floor(rand() * 12));
+      const escaped = want.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const expected = new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'u').test(text);
+      expect([text, want, containsToken(text, want)]).toEqual([text, want, expected]);
+    }
   });
 
   it('contains: the value as a whole token', () => {

@@ -78,6 +78,7 @@ export class LogLoader {
     /** The session was closed: whatever still arrives is dropped. */
     let stopped = false;
     const release = holdEditors();
+    this.store.beginBulk(id);
     return new Promise<number | null>((resolve) => {
       const on = (m: ParseOut): void => {
         if (stopped) return;
@@ -104,6 +105,7 @@ export class LogLoader {
           case 'done':
             this.parsing.delete(id);
             takeText(native.end());
+            this.store.endBulk(id);
             s.setLoading(id, null);
             // When the worker finished reading (the rest of the load is the main thread catching up).
             s.setTimings(id, { parsedMs: performance.now() - t0, spent: m.spent });
@@ -141,6 +143,7 @@ export class LogLoader {
       }
     }).finally(() => {
       release();
+      this.store.endBulk(id);
       // The next load's worker starts once this one is done: started now, its script's
       // compile and evaluation (~60 ms of CPU) would compete with the parse on two cores.
       this.prewarm();
@@ -153,10 +156,10 @@ function requestFrame(cb: () => void): void {
   else setTimeout(cb, 0);
 }
 
-/** Calls `cb` once the store has folded in every queued event. */
+/** Calls `cb` once the store has folded in, and committed for the views, every queued event. */
 function waitIngested(store: StudioStore, cb: () => void): void {
   const check = (): void => {
-    if (store.pendingEvents() === 0) cb();
+    if (store.settled()) cb();
     else requestFrame(check);
   };
   requestFrame(check);

@@ -67,6 +67,13 @@ export class EventIngest {
   private commitEvery = 250;
   /** Frames processed and the longest one, for the performance panel. */
   stats = { frames: 0, events: 0, maxFrameMs: 0 };
+  /**
+   * Sessions loading from a file (see `beginBulk`), and when each was last committed. While
+   * the parse worker is the slower side the queue drains at every batch, and committing at
+   * each (as for a live stream) re-rendered the views ~50 times over a 100 MB load; such a
+   * session is committed at most every `commitEvery` ms instead, its first batch at once.
+   */
+  private readonly bulk = new Map<string, number>();
 
   private readonly apply: ApplyFn;
   private readonly commit: CommitFn;
@@ -93,6 +100,32 @@ export class EventIngest {
     return n;
   }
 
+  /** Nothing queued and every folded event committed (the views show it all). */
+  get settled(): boolean {
+    return this.queue.length === 0 && this.uncommitted.size === 0;
+  }
+
+  /** Session `id` is loading from a file: its commits are spaced out until `endBulk`. */
+  beginBulk(id: string): void {
+    this.bulk.set(id, Number.NEGATIVE_INFINITY);
+  }
+
+  /** The file is read: whatever of it is folded in is committed at the next slice. */
+  endBulk(id: string): void {
+    if (!this.bulk.delete(id)) return;
+    if (this.uncommitted.has(id)) this.schedule();
+  }
+
+  /** The uncommitted sessions to commit now: all but file loads between their spaced commits. */
+  private due(now: number): Set<string> {
+    const ids = new Set<string>();
+    for (const id of this.uncommitted) {
+      const last = this.bulk.get(id);
+      if (last === undefined || now - last >= this.commitEvery) ids.add(id);
+    }
+    return ids;
+  }
+
   /** Applies everything queued now (tests, and before a command that needs current state). */
   flush(): void {
     this.run(Number.POSITIVE_INFINITY);
@@ -101,6 +134,7 @@ export class EventIngest {
   /** Drops queued events of a session (it was closed). */
   drop(sessionId: string): void {
     this.queue = this.queue.filter((p) => p.sessionId !== sessionId);
+    this.bulk.delete(sessionId);
   }
 
   private schedule(): void {
@@ -115,10 +149,12 @@ export class EventIngest {
     else this.scheduler.request(go);
   }
 
-  private doCommit(now: number): void {
-    const ids = this.uncommitted;
-    this.uncommitted = new Set();
+  private doCommit(now: number, ids: Set<string> = this.uncommitted): void {
+    if (ids.size === 0) return;
+    if (ids === this.uncommitted) this.uncommitted = new Set();
+    else for (const id of ids) this.uncommitted.delete(id);
     this.lastCommit = now;
+    for (const id of ids) if (this.bulk.has(id)) this.bulk.set(id, now);
     this.commit(ids);
   }
 
@@ -153,7 +189,10 @@ export class EventIngest {
     const now = this.scheduler.now();
     const backlog = this.queue.length > 0 && budget !== Number.POSITIVE_INFINITY;
     this.backlog = backlog;
-    if (this.uncommitted.size > 0 && (!backlog || (!sliced && now - this.lastCommit >= this.commitEvery))) this.doCommit(now);
+    if (this.uncommitted.size > 0) {
+      if (!backlog) this.doCommit(now, this.due(now));
+      else if (!sliced && now - this.lastCommit >= this.commitEvery) this.doCommit(now);
+    }
     if (touched.size > 0) {
       const ms = this.scheduler.now() - t0;
       this.stats.frames++;

@@ -325,6 +325,11 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
   return Object.assign(store, {
     /** Events received but not yet folded in (they wait for the next frames). */
     pendingEvents: (): number => ingest?.pendingEvents ?? 0,
+    /** Nothing waits to be folded in or shown. */
+    settled: (): boolean => ingest?.settled ?? true,
+    /** A file load into session `id` begins (its views are refreshed spaced out) or ends. */
+    beginBulk: (id: string): void => ingest?.beginBulk(id),
+    endBulk: (id: string): void => ingest?.endBulk(id),
     ingestStats: () => ({ ...(ingest?.stats ?? { frames: 0, events: 0, maxFrameMs: 0 }) }),
     setFollowHook(h: FollowHook | null) {
       follow = h;

@@ -47,4 +47,45 @@ describe('studio store', () => {
     expect(store.getState().sessions.get('s')!.events).toHaveLength(many.length);
     expect(store.getState().sessions.get('s')!.traj.runs.size).toBe(reduceEvents(many).runs.size);
   });
+
+  it('spaces out the commits of a file load whose batches arrive slower than they fold, the first at once and the last on its end', () => {
+    const events = fixtureEvents('c_recursive.jsonl');
+    const m = manualStore();
+    const { store } = m;
+    store.getState().addLocalSession('f', 'file');
+    store.getState().addLocalSession('live', 'live');
+    const revs = (id: string): number => store.getState().sessions.get(id)!.rev;
+    store.beginBulk('f');
+    // Ten batches, each folded before the next arrives 30 ms later (the worker is the slower side).
+    const batches = 10;
+    const size = Math.ceil(events.length / batches);
+    for (let b = 0; b < batches; b++) {
+      store.getState().ingestEvents('f', events.slice(b * size, (b + 1) * size));
+      m.runFrames(1);
+      m.advance(30);
+      // A live session in the meantime still commits at every frame.
+      store.getState().ingestEvents('live', [events[b] as TrajectoryEvent]);
+      m.runFrames(1);
+    }
+    expect(revs('live')).toBe(batches);
+    // The first batch at once, then one commit per 250 ms of loading (300 ms here): at most 2 more.
+    const during = revs('f');
+    expect(during).toBeGreaterThanOrEqual(1);
+    expect(during).toBeLessThanOrEqual(3);
+    expect(store.settled()).toBe(false);
+    store.endBulk('f');
+    m.runFrames();
+    expect(revs('f')).toBe(during + 1);
+    expect(store.settled()).toBe(true);
+    expect(store.getState().sessions.get('f')!.events).toHaveLength(events.length);
+
+    // Without a file load, the same arrivals commit at every batch (a live stream).
+    store.getState().addLocalSession('g', 'again');
+    for (let b = 0; b < batches; b++) {
+      store.getState().ingestEvents('g', events.slice(b * size, (b + 1) * size));
+      m.runFrames(1);
+      m.advance(30);
+    }
+    expect(revs('g')).toBe(batches);
+  });
 });

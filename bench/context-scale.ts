@@ -1,17 +1,24 @@
 // One context-scale measurement in a fresh process (so peak RSS is this size's alone):
 // write a context file of SIZE_MB, then time reading it, loading it into a REPL, and the
-// first block. Prints one JSON line. Usage: node --no-node-snapshot bench/context-scale.ts SIZE_MB [string|array]
+// first block. Prints one JSON line.
+// Usage: node --no-node-snapshot bench/context-scale.ts SIZE_MB [string|array|file]
+//   string  the file read as one string (fails above V8's longest string, ~512 Mi characters)
+//   array   the file read here as an array of ~1 MB strings, which the REPL copies (the way a
+//           1 GB context was measured before the context file reader could take one)
+//   file    readContextFile, as the CLI and the workers read a context: above V8's longest string
+//           an array of strings copied once, into memory the isolate shares
 import { openSync, writeSync, closeSync, rmSync, createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filler, prng } from '../src-main/corpus/seeded-text.ts';
+import { readContextFile } from '../src-main/engine/context-file.ts';
 import { createIsolatedRepl } from '../src-main/sandbox/isolated-repl.ts';
 import type { SandboxValue, SubcallBridge } from '../src-main/sandbox/types.ts';
 
 const MB = 1024 * 1024;
 const sizeMb = Number(process.argv[2] ?? '1');
-const shape = (process.argv[3] ?? 'string') as 'string' | 'array';
+const shape = (process.argv[3] ?? 'string') as 'string' | 'array' | 'file';
 const bridge: SubcallBridge = {
   llmQuery: async () => '',
   llmQueryBatched: async (p) => p.map(() => ''),
@@ -33,6 +40,8 @@ try {
   let context: SandboxValue;
   if (shape === 'string') {
     context = await readFile(file, 'utf8');
+  } else if (shape === 'file') {
+    context = await readContextFile(file);
   } else {
     // An array of ~1 MB strings: the shape a context larger than V8's longest string must take.
     const parts: string[] = [];
@@ -62,6 +71,7 @@ try {
     readMs: tRead - t0,
     loadMs: tLoad - tRead,
     firstBlockMs: tFirst - tLoad,
+    totalMs: tFirst - t0,
     peakRssBytes: peak,
     peakOverSize: peak / bytes,
     rssBeforeBytes: rssBefore,

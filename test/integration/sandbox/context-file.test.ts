@@ -1,0 +1,156 @@
+// Context files into the REPLs: small files as before (one string, or the parsed JSON), a text
+// file larger than one string as an array of strings copied once into memory the isolate shares.
+// The limits are shrunk so that a few hundred bytes take the large-file path.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ContextFileError, readContextFile, type ContextFileLimits } from '../../../src-main/engine/context-file.ts';
+import { describeContext } from '../../../src-main/engine/context-meta.ts';
+import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
+import { createPythonRepl } from '../../../src-main/sandbox/python/pyodide-repl.ts';
+import { coolPython } from '../../../src-main/sandbox/python/pool.ts';
+import { sharedCopies } from '../../../src-main/sandbox/shared-strings.ts';
+import type { Repl, SandboxValue } from '../../../src-main/sandbox/types.ts';
+import { fakeBridge, SITE } from './helpers.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rlm-context-file-'));
+let n = 0;
+function file(content: string, ext = '.txt'): string {
+  const path = join(dir, `ctx-${n++}${ext}`);
+  writeFileSync(path, content);
+  return path;
+}
+const repls: Repl[] = [];
+async function jsRepl(): Promise<Repl> {
+  const repl = await createIsolatedRepl({ bridge: fakeBridge() });
+  repls.push(repl);
+  return repl;
+}
+afterEach(() => {
+  for (const repl of repls.splice(0)) repl.dispose();
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await coolPython();
+});
+
+/** What a block prints, or its error. */
+async function run(repl: Repl, code: string): Promise<string> {
+  const r = await repl.execute(code, SITE);
+  return r.error ? `!${r.error.name}: ${r.error.message}` : r.stdout;
+}
+
+const small = (chunkBytes: number): ContextFileLimits => ({ maxStringBytes: 64, chunkBytes });
+const bytesOf = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+// Lines of mixed widths: ASCII, 2-byte (é), 3-byte (€, 漢) and 4-byte (𝄞, an astral character:
+// two UTF-16 units) characters, one line longer than any chunk, and no line break at the end.
+const MIXED = [
+  'first line, plain ASCII',
+  'café crème à la carte',
+  '€ 12 — 漢字かな交じり文',
+  '𝄞𝄞 clef 𝄞 and 🎉 emoji',
+  `${'x€𝄞é'.repeat(20)}`,
+  '',
+  'last line without a break',
+].join('\n');
+
+describe('readContextFile: files that fit one string (unchanged)', () => {
+  it('reads text as one string, byte for byte', async () => {
+    const text = 'alpha\nbéta ✓\r\n𝄞 end';
+    expect(await readContextFile(file(text))).toBe(text);
+  });
+
+  it('parses a .json file', async () => {
+    const value = { docs: ['one', 'twö'], n: 3, nested: [{ a: null }] };
+    expect(await readContextFile(file(JSON.stringify(value), '.json'))).toEqual(value);
+  });
+
+  it('names the file when JSON does not parse', async () => {
+    const path = file('{"a": ', '.json');
+    await expect(readContextFile(path)).rejects.toThrow(ContextFileError);
+    await expect(readContextFile(path)).rejects.toThrow(/is not valid JSON/);
+  });
+});
+
+describe('readContextFile: text larger than one string', () => {
+  it('is an array of line-ending pieces that join to the text', async () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `line ${i}: ${'word '.repeat(i % 7)}`);
+    const text = `${lines.join('\n')}\n`;
+    const value = await readContextFile(file(text), small(64));
+    expect(Array.isArray(value)).toBe(true);
+    const parts = value as string[];
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts.join('')).toBe(text);
+    for (const p of parts) {
+      expect(bytesOf(p)).toBeLessThanOrEqual(64);
+      expect(p.endsWith('\n')).toBe(true);
+    }
+    // The run's metadata describes it as the array it is.
+    expect(describeContext(value)).toEqual({ type: 'array', totalChars: text.length, chunkLengths: parts.map((p) => p.length) });
+  });
+
+  it.each([4, 5, 6, 7, 9, 13, 32])('never splits a multibyte character (chunks of %i bytes)', async (chunkBytes) => {
+    const parts = (await readContextFile(file(MIXED), small(chunkBytes))) as string[];
+    expect(parts.join('')).toBe(MIXED);
+    for (const p of parts) {
+      expect(bytesOf(p)).toBeLessThanOrEqual(chunkBytes);
+      // A split character would decode to U+FFFD or a lone surrogate.
+      expect(p).not.toContain('\uFFFD');
+      expect(p.isWellFormed()).toBe(true);
+    }
+  });
+
+  it('refuses a .json file that large, naming it', async () => {
+    const path = file(JSON.stringify(['a'.repeat(100)]), '.json');
+    await expect(readContextFile(path, small(16))).rejects.toThrow(ContextFileError);
+    await expect(readContextFile(path, small(16))).rejects.toThrow(`context file ${path} (`);
+  });
+
+  it('gives the JavaScript REPL exactly those strings as `context` and `context_0`', async () => {
+    const value = await readContextFile(file(MIXED), small(16));
+    const repl = await jsRepl();
+    await repl.addContext(0, value);
+    expect(await run(repl, 'print(JSON.stringify(context))')).toBe(`${JSON.stringify(value)}\n`);
+    expect(await run(repl, 'print(Array.isArray(context), context === context_0, context.join("").length)')).toBe(
+      `true true ${MIXED.length}\n`,
+    );
+  });
+
+  it('survives the isolate being replaced and a REPL disposed before another loads it', async () => {
+    const value = await readContextFile(file(MIXED), small(16));
+    const first = await jsRepl();
+    await first.addContext(0, value);
+    // A second context replaces the still-unused isolate; the first is loaded again from its copies.
+    await first.addContext(1, 'second');
+    expect(await run(first, 'print(context.join("") === context_0.join(""), context_1)')).toBe('true second\n');
+    first.dispose();
+    // The copies belong to the value, not to the REPL that was disposed.
+    const second = await jsRepl();
+    await second.addContext(0, value);
+    expect(await run(second, 'print(JSON.stringify(context))')).toBe(`${JSON.stringify(value)}\n`);
+  });
+
+  it('copies an array that was changed after reading, so the REPL sees the change', async () => {
+    const value = (await readContextFile(file(MIXED), small(16))) as SandboxValue[];
+    // As read, its strings are already in the copies an isolate takes; changed, they are not.
+    expect(sharedCopies(value)).toHaveLength(value.length);
+    value[1] = 'replaced';
+    expect(sharedCopies(value)).toBeUndefined();
+    const repl = await jsRepl();
+    await repl.addContext(0, value);
+    expect(await run(repl, 'print(context[1], context.length)')).toBe(`replaced ${value.length}\n`);
+  });
+
+  it('gives the Python REPL the same list of strings', async () => {
+    const value = (await readContextFile(file(MIXED), small(16))) as string[];
+    const repl = await createPythonRepl({ bridge: fakeBridge() });
+    repls.push(repl);
+    await repl.addContext(0, value);
+    const r = await repl.execute('import json\nprint(json.dumps(context, ensure_ascii=False))', SITE);
+    expect(r.error).toBeNull();
+    expect(JSON.parse(r.stdout)).toEqual(value);
+    expect(value.join('')).toBe(MIXED);
+  });
+});

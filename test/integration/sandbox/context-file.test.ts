@@ -132,6 +132,16 @@ describe('readContextFile: text larger than one string', () => {
     expect(await run(second, 'print(JSON.stringify(context))')).toBe(`${JSON.stringify(value)}\n`);
   });
 
+  it('is loaded again, whole, into the fresh isolate after a memory-limit reset', { timeout: 60_000 }, async () => {
+    const value = await readContextFile(file(MIXED), small(16));
+    const repl = await createIsolatedRepl({ bridge: fakeBridge(), memoryLimitMb: 64, cpuLimitMs: 30_000, wallLimitMs: 60_000 });
+    repls.push(repl);
+    await repl.addContext(0, value);
+    const r = await repl.execute('const hoard = []; while (true) hoard.push("x".repeat(1024) + hoard.length)', SITE);
+    expect(r.replReset).toBe('memory_limit');
+    expect(await run(repl, 'print(JSON.stringify(context))')).toBe(`${JSON.stringify(value)}\n`);
+  });
+
   it('copies an array that was changed after reading, so the REPL sees the change', async () => {
     const value = (await readContextFile(file(MIXED), small(16))) as SandboxValue[];
     // As read, its strings are already in the copies an isolate takes; changed, they are not.

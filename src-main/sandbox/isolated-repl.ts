@@ -452,11 +452,16 @@ async function install(context: ivm.Context, name: string, entry: Loaded): Promi
     await context.global.set(name, entry.copies[0]!.copyInto());
     return;
   }
-  await context.evalClosure(
-    'globalThis[$0] = Array.prototype.slice.call(arguments, 1);',
-    [name, ...entry.copies.map((c) => c.copyInto())],
-    { timeout: HOUSEKEEPING_TIMEOUT_MS },
-  );
+  // In calls of at most MAX_PARTS arguments (a shared array, e.g. a large JSON file's, may have more).
+  for (let at = 0; at < entry.copies.length || at === 0; at += MAX_PARTS) {
+    await context.evalClosure(
+      at === 0
+        ? 'globalThis[$0] = Array.prototype.slice.call(arguments, 1);'
+        : 'Array.prototype.push.apply(globalThis[$0], Array.prototype.slice.call(arguments, 1));',
+      [name, ...entry.copies.slice(at, at + MAX_PARTS).map((c) => c.copyInto())],
+      { timeout: HOUSEKEEPING_TIMEOUT_MS },
+    );
+  }
 }
 
 /** JSON.stringify(value).length without building the string (which cannot exceed ~512 MB). */

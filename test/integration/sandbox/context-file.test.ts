@@ -102,12 +102,6 @@ describe('readContextFile: text larger than one string', () => {
     }
   });
 
-  it('refuses a .json file that large, naming it', async () => {
-    const path = file(JSON.stringify(['a'.repeat(100)]), '.json');
-    await expect(readContextFile(path, small(16))).rejects.toThrow(ContextFileError);
-    await expect(readContextFile(path, small(16))).rejects.toThrow(`context file ${path} (`);
-  });
-
   it('gives the JavaScript REPL exactly those strings as `context` and `context_0`', async () => {
     const value = await readContextFile(file(MIXED), small(16));
     const repl = await jsRepl();
@@ -162,5 +156,67 @@ describe('readContextFile: text larger than one string', () => {
     expect(r.error).toBeNull();
     expect(JSON.parse(r.stdout)).toEqual(value);
     expect(value.join('')).toBe(MIXED);
+  });
+});
+
+describe('readContextFile: a JSON array of strings larger than one string', () => {
+  // Escapes of every kind (an escaped quote before a closing one, an escaped backslash right
+  // before a closing quote, \u escapes of a surrogate pair), raw multibyte text, empty strings,
+  // and white space of every kind between the tokens.
+  const DOCS = [
+    'plain',
+    '',
+    'say \\"hi\\" and \\\\ more',
+    'ends with a backslash \\\\',
+    'tab\\there, newline\\n, \\u00e9t\\u00e9, clef \\ud834\\udd1e',
+    MIXED.replaceAll('\n', ' '),
+    '\\"',
+    'x'.repeat(300),
+  ];
+  const JSON_TEXT = ` \n[ "${DOCS.join('" ,\n\t"')}" ]\r\n`;
+  const EXPECTED = JSON.parse(JSON_TEXT) as string[];
+
+  it.each([4, 7, 16, 64, 4096])('reads it element by element as JSON.parse would (a window of %i bytes)', async (chunkBytes) => {
+    const value = await readContextFile(file(JSON_TEXT, '.json'), small(chunkBytes));
+    expect(value).toEqual(EXPECTED);
+    expect(sharedCopies(value)).toHaveLength(EXPECTED.length);
+  });
+
+  it('reads an empty array', async () => {
+    expect(await readContextFile(file(`[ ${' '.repeat(100)} ]`, '.json'), small(8))).toEqual([]);
+  });
+
+  it.each([
+    [`{"a": "${'b'.repeat(80)}"}`, /must be an array of strings; it starts with '\{' at byte 0/],
+    [`["ok", 3, "${'x'.repeat(80)}"]`, /element 1 is not a string \('3' at byte 7\)/],
+    [`["ok", "${'x'.repeat(80)}",]`, /element 2 is not a string \('\]'/],
+    [`["ok" "${'x'.repeat(80)}"]`, /expected ',' or '\]' after element 0, found '"' at byte 6/],
+    [`["ok", "${'x'.repeat(80)}"] x`, /unexpected 'x' at byte 91 after the array/],
+    [`["ok", "${'x'.repeat(80)}`, /ends inside the string that starts at byte 7/],
+    [`["ok", "bad \\q escape ${'x'.repeat(80)}"]`, /the string at byte 7 is not valid JSON/],
+  ])('refuses %j, naming the file and where', async (text, message) => {
+    const path = file(text, '.json');
+    const err = await readContextFile(path, small(16)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ContextFileError);
+    expect((err as Error).message).toContain(`context file ${path} (${Buffer.byteLength(text)} bytes): `);
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it('gives the JavaScript REPL exactly those strings', async () => {
+    const value = await readContextFile(file(JSON_TEXT, '.json'), small(16));
+    const repl = await jsRepl();
+    await repl.addContext(0, value);
+    expect(await run(repl, 'print(JSON.stringify(context))')).toBe(`${JSON.stringify(EXPECTED)}\n`);
+  });
+
+  it('loads more elements than one call into the isolate takes', async () => {
+    const docs = Array.from({ length: 70_000 }, (_, i) => `d${i}`);
+    const value = await readContextFile(file(JSON.stringify(docs), '.json'), small(4096));
+    expect(sharedCopies(value)).toHaveLength(70_000);
+    const repl = await jsRepl();
+    await repl.addContext(0, value);
+    expect(await run(repl, 'print(context.length, context[0], context[65_535], context[65_536], context[69_999])')).toBe(
+      '70000 d0 d65535 d65536 d69999\n',
+    );
   });
 });

@@ -32,7 +32,12 @@ export async function readTextChunks(path: string, chunkBytes: number): Promise<
       const carried = filled - cut;
       current.copy(next, 0, cut, filled);
       const reading = atEnd ? Promise.resolve(0) : readFull(fd, next, carried, chunkBytes - carried, position);
-      builder.add(current.toString('utf8', 0, cut));
+      try {
+        builder.add(current.toString('utf8', 0, cut));
+      } catch (err) {
+        await reading.catch(() => 0); // not closing the file under a read in flight
+        throw err;
+      }
       const n = await reading;
       position += n;
       atEnd = atEnd || n < chunkBytes - carried;

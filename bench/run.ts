@@ -145,7 +145,7 @@ async function concurrency(calls: number, latencyMs: number, levels: number[]): 
 
 // ---- 3. context scale (one process per size) -----------------------------------------
 
-async function contextScale(sizes: { mb: number; shape: 'string' | 'array' }[]): Promise<Record<string, unknown>[]> {
+async function contextScale(sizes: { mb: number; shape: 'string' | 'array' | 'file' }[]): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   for (const s of sizes) {
     const out = await new Promise<string>((res) => {
@@ -439,7 +439,11 @@ const config = quick
         { mb: 1, shape: 'string' as const },
         { mb: 100, shape: 'string' as const },
         { mb: 1024, shape: 'string' as const },
+        // The old way and readContextFile's, twice alternating (bench/context-scale.ts --compare for more).
         { mb: 1024, shape: 'array' as const },
+        { mb: 1024, shape: 'file' as const },
+        { mb: 1024, shape: 'array' as const },
+        { mb: 1024, shape: 'file' as const },
       ],
       reps: 20,
       events: 200_000,
@@ -520,13 +524,15 @@ try {
         readMs: typeof r['readMs'] === 'number' ? r2(r['readMs']) : '',
         loadMs: typeof r['loadMs'] === 'number' ? r2(r['loadMs']) : '',
         firstBlockMs: typeof r['firstBlockMs'] === 'number' ? r2(r['firstBlockMs']) : '',
+        totalMs: typeof r['totalMs'] === 'number' ? r2(r['totalMs']) : '',
+        cpuMs: typeof r['cpuMs'] === 'number' ? r2(r['cpuMs']) : '',
         peakOverSize: typeof r['peakOverSize'] === 'number' ? r2(r['peakOverSize']) : '',
         peakRssMb: typeof r['peakRssBytes'] === 'number' ? Math.round(r['peakRssBytes'] / MB) : '',
       })),
-      ['sizeMb', 'shape', 'ok', 'readMs', 'loadMs', 'firstBlockMs', 'peakRssMb', 'peakOverSize', 'error'],
+      ['sizeMb', 'shape', 'ok', 'readMs', 'loadMs', 'firstBlockMs', 'totalMs', 'cpuMs', 'peakRssMb', 'peakOverSize', 'error'],
     ),
     '',
-    "A 1 GB context cannot be one string: V8's longest string is 2^29 − 24 UTF-16 units (≈ 512 Mi characters), so reading it as text throws `RangeError: Invalid string length` before the sandbox sees it. As an array of 1 MB strings (a JSON context) it loads; peak RSS is ≈ 3 × the size (the host's array, isolated-vm's external copy, the isolate's copy).",
+    "A 1 GB context cannot be one string: V8's longest string is 2^29 − 24 UTF-16 units (≈ 512 Mi characters), so reading it as one string throws before the sandbox sees it. `array`: the bench reads it as an array of ~1 MB strings and the REPL copies each (the way before the context file reader took such files; peak RSS ≈ 2 × the size). `file`: `readContextFile` makes it an array of strings of up to 16 MiB, each decoded and copied once into external copies that the host's strings and the isolate share (peak RSS ≈ 1.15 × the size). totalMs = file to the first block's end; cpuMs = the process's CPU meanwhile (compare this one when the machine is busy).",
     '',
     '## Sandbox (median per block)',
     '',

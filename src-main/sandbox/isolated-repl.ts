@@ -7,6 +7,7 @@ import { BlockState } from './block-state.ts';
 import { dispatchHostCall, errorMessage, toolError } from './host-calls.ts';
 import { checkIndex, checkToolNames, parseListed, parseLocals, replLimits, type ReplLimits, SerialQueue } from './repl-support.ts';
 import { RESET_NOTE, resetError } from './reset-error.ts';
+import { sharedCopies } from './shared-strings.ts';
 import { transformBlock } from './transform.ts';
 import { watchBlock, type Watchdog } from './watchdog.ts';
 import type {
@@ -68,6 +69,8 @@ interface Loaded {
   /** `copies` are the elements of one array. */
   parts: boolean;
   bytes: number;
+  /** The copies belong to the value (`shared-strings.ts`), not to this REPL: never released here. */
+  shared: boolean;
 }
 
 class IsolatedRepl implements Repl {
@@ -155,7 +158,7 @@ class IsolatedRepl implements Repl {
     if (this.#session) disposeSession(this.#session);
     this.#session = null;
     for (const map of [this.#contexts, this.#histories, this.#globals, this.#toolValues]) {
-      for (const entry of map.values()) for (const c of entry.copies) c.release();
+      for (const entry of map.values()) if (!entry.shared) for (const c of entry.copies) c.release();
       map.clear();
     }
   }
@@ -431,13 +434,16 @@ function load(value: SandboxValue): Loaded {
   // Strings are copied without a JSON round trip (V8 keeps large ones outside the heap); the
   // size estimate only feeds the memory limit: 2 bytes per char, more for structured values.
   const bytes = typeof value === 'string' ? value.length * 2 : jsonLength(value) * 4;
+  // Strings already in external copies (a context file too large for one string) are not copied again.
+  const shared = sharedCopies(value);
+  if (shared) return { copies: [...shared], parts: true, bytes, shared: true };
   // An array of strings (how a context longer than V8's longest string arrives) as one copy per
   // string: the structured clone of the whole array writes every string into one serialisation
   // buffer and reads it back inside the isolate (two more passes over a 1 GB context), while a
   // string's copy is handed to the isolate as an external string, without copying it again.
   if (Array.isArray(value) && value.length <= MAX_PARTS && value.every((v) => typeof v === 'string'))
-    return { copies: value.map((v) => new ivm.ExternalCopy(v)), parts: true, bytes };
-  return { copies: [new ivm.ExternalCopy(value)], parts: false, bytes };
+    return { copies: value.map((v) => new ivm.ExternalCopy(v)), parts: true, bytes, shared: false };
+  return { copies: [new ivm.ExternalCopy(value)], parts: false, bytes, shared: false };
 }
 
 /** Sets global `name` of `context` to the loaded value (an array built from its parts, in one call). */
@@ -446,11 +452,16 @@ async function install(context: ivm.Context, name: string, entry: Loaded): Promi
     await context.global.set(name, entry.copies[0]!.copyInto());
     return;
   }
-  await context.evalClosure(
-    'globalThis[$0] = Array.prototype.slice.call(arguments, 1);',
-    [name, ...entry.copies.map((c) => c.copyInto())],
-    { timeout: HOUSEKEEPING_TIMEOUT_MS },
-  );
+  // In calls of at most MAX_PARTS arguments (a shared array, e.g. a large JSON file's, may have more).
+  for (let at = 0; at < entry.copies.length || at === 0; at += MAX_PARTS) {
+    await context.evalClosure(
+      at === 0
+        ? 'globalThis[$0] = Array.prototype.slice.call(arguments, 1);'
+        : 'Array.prototype.push.apply(globalThis[$0], Array.prototype.slice.call(arguments, 1));',
+      [name, ...entry.copies.slice(at, at + MAX_PARTS).map((c) => c.copyInto())],
+      { timeout: HOUSEKEEPING_TIMEOUT_MS },
+    );
+  }
 }
 
 /** JSON.stringify(value).length without building the string (which cannot exceed ~512 MB). */

@@ -1,0 +1,222 @@
+// Context files into the REPLs: small files as before (one string, or the parsed JSON), a text
+// file larger than one string as an array of strings copied once into memory the isolate shares.
+// The limits are shrunk so that a few hundred bytes take the large-file path.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ContextFileError, readContextFile, type ContextFileLimits } from '../../../src-main/engine/context-file.ts';
+import { describeContext } from '../../../src-main/engine/context-meta.ts';
+import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
+import { createPythonRepl } from '../../../src-main/sandbox/python/pyodide-repl.ts';
+import { coolPython } from '../../../src-main/sandbox/python/pool.ts';
+import { sharedCopies } from '../../../src-main/sandbox/shared-strings.ts';
+import type { Repl, SandboxValue } from '../../../src-main/sandbox/types.ts';
+import { fakeBridge, SITE } from './helpers.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rlm-context-file-'));
+let n = 0;
+function file(content: string, ext = '.txt'): string {
+  const path = join(dir, `ctx-${n++}${ext}`);
+  writeFileSync(path, content);
+  return path;
+}
+const repls: Repl[] = [];
+async function jsRepl(): Promise<Repl> {
+  const repl = await createIsolatedRepl({ bridge: fakeBridge() });
+  repls.push(repl);
+  return repl;
+}
+afterEach(() => {
+  for (const repl of repls.splice(0)) repl.dispose();
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await coolPython();
+});
+
+/** What a block prints, or its error. */
+async function run(repl: Repl, code: string): Promise<string> {
+  const r = await repl.execute(code, SITE);
+  return r.error ? `!${r.error.name}: ${r.error.message}` : r.stdout;
+}
+
+const small = (chunkBytes: number): ContextFileLimits => ({ maxStringBytes: 64, chunkBytes });
+const bytesOf = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+// Lines of mixed widths: ASCII, 2-byte (é), 3-byte (€, 漢) and 4-byte (𝄞, an astral character:
+// two UTF-16 units) characters, one line longer than any chunk, and no line break at the end.
+const MIXED = [
+  'first line, plain ASCII',
+  'café crème à la carte',
+  '€ 12 — 漢字かな交じり文',
+  '𝄞𝄞 clef 𝄞 and 🎉 emoji',
+  `${'x€𝄞é'.repeat(20)}`,
+  '',
+  'last line without a break',
+].join('\n');
+
+describe('readContextFile: files that fit one string (unchanged)', () => {
+  it('reads text as one string, byte for byte', async () => {
+    const text = 'alpha\nbéta ✓\r\n𝄞 end';
+    expect(await readContextFile(file(text))).toBe(text);
+  });
+
+  it('parses a .json file', async () => {
+    const value = { docs: ['one', 'twö'], n: 3, nested: [{ a: null }] };
+    expect(await readContextFile(file(JSON.stringify(value), '.json'))).toEqual(value);
+  });
+
+  it('names the file when JSON does not parse', async () => {
+    const path = file('{"a": ', '.json');
+    await expect(readContextFile(path)).rejects.toThrow(ContextFileError);
+    await expect(readContextFile(path)).rejects.toThrow(/is not valid JSON/);
+  });
+});
+
+describe('readContextFile: text larger than one string', () => {
+  it('is an array of line-ending pieces that join to the text', async () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `line ${i}: ${'word '.repeat(i % 7)}`);
+    const text = `${lines.join('\n')}\n`;
+    const value = await readContextFile(file(text), small(64));
+    expect(Array.isArray(value)).toBe(true);
+    const parts = value as string[];
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts.join('')).toBe(text);
+    for (const p of parts) {
+      expect(bytesOf(p)).toBeLessThanOrEqual(64);
+      expect(p.endsWith('\n')).toBe(true);
+    }
+    // The run's metadata describes it as the array it is.
+    expect(describeContext(value)).toEqual({ type: 'array', totalChars: text.length, chunkLengths: parts.map((p) => p.length) });
+  });
+
+  it.each([4, 5, 6, 7, 9, 13, 32])('never splits a multibyte character (chunks of %i bytes)', async (chunkBytes) => {
+    const parts = (await readContextFile(file(MIXED), small(chunkBytes))) as string[];
+    expect(parts.join('')).toBe(MIXED);
+    for (const p of parts) {
+      expect(bytesOf(p)).toBeLessThanOrEqual(chunkBytes);
+      // A split character would decode to U+FFFD or a lone surrogate.
+      expect(p).not.toContain('\uFFFD');
+      expect(p.isWellFormed()).toBe(true);
+    }
+  });
+
+  it('gives the JavaScript REPL exactly those strings as `context` and `context_0`', async () => {
+    const value = await readContextFile(file(MIXED), small(16));
+    const repl = await jsRepl();
+    await repl.addContext(0, value);
+    expect(await run(repl, 'print(JSON.stringify(context))')).toBe(`${JSON.stringify(value)}\n`);
+    expect(await run(repl, 'print(Array.isArray(context), context === context_0, context.join("").length)')).toBe(
+      `true true ${MIXED.length}\n`,
+    );
+  });
+
+  it('survives the isolate being replaced and a REPL disposed before another loads it', async () => {
+    const value = await readContextFile(file(MIXED), small(16));
+    const first = await jsRepl();
+    await first.addContext(0, value);
+    // A second context replaces the still-unused isolate; the first is loaded again from its copies.
+    await first.addContext(1, 'second');
+    expect(await run(first, 'print(context.join("") === context_0.join(""), context_1)')).toBe('true second\n');
+    first.dispose();
+    // The copies belong to the value, not to the REPL that was disposed.
+    const second = await jsRepl();
+    await second.addContext(0, value);
+    expect(await run(second, 'print(JSON.stringify(context))')).toBe(`${JSON.stringify(value)}\n`);
+  });
+
+  it('is loaded again, whole, into the fresh isolate after a memory-limit reset', { timeout: 60_000 }, async () => {
+    const value = await readContextFile(file(MIXED), small(16));
+    const repl = await createIsolatedRepl({ bridge: fakeBridge(), memoryLimitMb: 64, cpuLimitMs: 30_000, wallLimitMs: 60_000 });
+    repls.push(repl);
+    await repl.addContext(0, value);
+    const r = await repl.execute('const hoard = []; while (true) hoard.push("x".repeat(1024) + hoard.length)', SITE);
+    expect(r.replReset).toBe('memory_limit');
+    expect(await run(repl, 'print(JSON.stringify(context))')).toBe(`${JSON.stringify(value)}\n`);
+  });
+
+  it('copies an array that was changed after reading, so the REPL sees the change', async () => {
+    const value = (await readContextFile(file(MIXED), small(16))) as SandboxValue[];
+    // As read, its strings are already in the copies an isolate takes; changed, they are not.
+    expect(sharedCopies(value)).toHaveLength(value.length);
+    value[1] = 'replaced';
+    expect(sharedCopies(value)).toBeUndefined();
+    const repl = await jsRepl();
+    await repl.addContext(0, value);
+    expect(await run(repl, 'print(context[1], context.length)')).toBe(`replaced ${value.length}\n`);
+  });
+
+  it('gives the Python REPL the same list of strings', async () => {
+    const value = (await readContextFile(file(MIXED), small(16))) as string[];
+    const repl = await createPythonRepl({ bridge: fakeBridge() });
+    repls.push(repl);
+    await repl.addContext(0, value);
+    const r = await repl.execute('import json\nprint(json.dumps(context, ensure_ascii=False))', SITE);
+    expect(r.error).toBeNull();
+    expect(JSON.parse(r.stdout)).toEqual(value);
+    expect(value.join('')).toBe(MIXED);
+  });
+});
+
+describe('readContextFile: a JSON array of strings larger than one string', () => {
+  // Escapes of every kind (an escaped quote before a closing one, an escaped backslash right
+  // before a closing quote, \u escapes of a surrogate pair), raw multibyte text, empty strings,
+  // and white space of every kind between the tokens.
+  const DOCS = [
+    'plain',
+    '',
+    'say \\"hi\\" and \\\\ more',
+    'ends with a backslash \\\\',
+    'tab\\there, newline\\n, \\u00e9t\\u00e9, clef \\ud834\\udd1e',
+    MIXED.replaceAll('\n', ' '),
+    '\\"',
+    'x'.repeat(300),
+  ];
+  const JSON_TEXT = ` \n[ "${DOCS.join('" ,\n\t"')}" ]\r\n`;
+  const EXPECTED = JSON.parse(JSON_TEXT) as string[];
+
+  it.each([4, 7, 16, 64, 4096])('reads it element by element as JSON.parse would (a window of %i bytes)', async (chunkBytes) => {
+    const value = await readContextFile(file(JSON_TEXT, '.json'), small(chunkBytes));
+    expect(value).toEqual(EXPECTED);
+    expect(sharedCopies(value)).toHaveLength(EXPECTED.length);
+  });
+
+  it('reads an empty array', async () => {
+    expect(await readContextFile(file(`[ ${' '.repeat(100)} ]`, '.json'), small(8))).toEqual([]);
+  });
+
+  it.each([
+    [`{"a": "${'b'.repeat(80)}"}`, /must be an array of strings; it starts with '\{' at byte 0/],
+    [`["ok", 3, "${'x'.repeat(80)}"]`, /element 1 is not a string \('3' at byte 7\)/],
+    [`["ok", "${'x'.repeat(80)}",]`, /element 2 is not a string \('\]'/],
+    [`["ok" "${'x'.repeat(80)}"]`, /expected ',' or '\]' after element 0, found '"' at byte 6/],
+    [`["ok", "${'x'.repeat(80)}"] x`, /unexpected 'x' at byte 91 after the array/],
+    [`["ok", "${'x'.repeat(80)}`, /ends inside the string that starts at byte 7/],
+    [`["ok", "bad \\q escape ${'x'.repeat(80)}"]`, /the string at byte 7 is not valid JSON/],
+  ])('refuses %j, naming the file and where', async (text, message) => {
+    const path = file(text, '.json');
+    const err = await readContextFile(path, small(16)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ContextFileError);
+    expect((err as Error).message).toContain(`context file ${path} (${Buffer.byteLength(text)} bytes): `);
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it('gives the JavaScript REPL exactly those strings', async () => {
+    const value = await readContextFile(file(JSON_TEXT, '.json'), small(16));
+    const repl = await jsRepl();
+    await repl.addContext(0, value);
+    expect(await run(repl, 'print(JSON.stringify(context))')).toBe(`${JSON.stringify(EXPECTED)}\n`);
+  });
+
+  it('loads more elements than one call into the isolate takes', async () => {
+    const docs = Array.from({ length: 70_000 }, (_, i) => `d${i}`);
+    const value = await readContextFile(file(JSON.stringify(docs), '.json'), small(4096));
+    expect(sharedCopies(value)).toHaveLength(70_000);
+    const repl = await jsRepl();
+    await repl.addContext(0, value);
+    expect(await run(repl, 'print(context.length, context[0], context[65_535], context[65_536], context[69_999])')).toBe(
+      '70000 d0 d65535 d65536 d69999\n',
+    );
+  });
+});

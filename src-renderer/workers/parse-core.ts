@@ -7,6 +7,7 @@ import { AnyLogReader, detectFormat, DETECT_PREFIX_CHARS } from '../../src-share
 import { formatProblem } from '../../src-shared/codecs/lines.ts';
 import { LocalsShortener, SHORTEN_LOCALS_FROM_BYTES } from '../../src-shared/codecs/rlm-python-locals.ts';
 import { Elider } from './elide.ts';
+import { MessageSharer } from './share-messages.ts';
 import type { Cut } from '../lib/elision.ts';
 import type { ParseIn, ParseOut, Post, Spent } from '../lib/parse-messages.ts';
 
@@ -299,6 +300,7 @@ async function parseText(text: Text, size: number, postOut: Post): Promise<void>
     spent.post += performance.now() - t;
   };
   const reader = new AnyLogReader();
+  const sharer = new MessageSharer();
   let batch: TrajectoryEvent[] = [];
   let sent = 0;
   const send = (): void => {
@@ -320,6 +322,7 @@ async function parseText(text: Text, size: number, postOut: Post): Promise<void>
         case 'metadata':
           break;
         case 'event':
+          sharer.share(item.event);
           batch.push(item.event);
           if (batch.length >= (sent === 0 ? FIRST_BATCH : BATCH)) send();
           break;

@@ -220,13 +220,18 @@ class Stamper {
   private lastT = 0;
   epochMs: number | null = null;
 
+  /** The last `ts` made, by its millisecond (neighbouring events often share one). */
+  private lastTs = { ms: Number.NaN, text: '' };
+
+  /** Stamps `draft` itself (every draft is a fresh object): the fields go after its own, as a spread would put them. */
   stamp(draft: EventDraft, atEpochMs: number | null): TrajectoryEvent {
     if (this.epochMs === null) this.epochMs = atEpochMs ?? 0;
     const want = atEpochMs === null ? this.lastT : atEpochMs - this.epochMs;
     const t = Math.max(this.lastT, Math.round(want * 1000) / 1000);
     this.lastT = t;
-    const ts = new Date(Math.round(this.epochMs + t)).toISOString();
-    return { ...draft, v: EVENT_SCHEMA_VERSION, seq: this.seq++, t, ts } as TrajectoryEvent;
+    const ms = Math.round(this.epochMs + t);
+    if (ms !== this.lastTs.ms) this.lastTs = { ms, text: new Date(ms).toISOString() };
+    return Object.assign(draft, { v: EVENT_SCHEMA_VERSION, seq: this.seq++, t, ts: this.lastTs.text }) as TrajectoryEvent;
   }
 
   get now(): number {

@@ -20,7 +20,8 @@ function elideOver(input: ParseIn, size: number): number | null {
 }
 
 /**
- * Batches: tiny first (the first view needs a run, not a file), then up to ~1 MB each: the main
+ * Batches: tiny first (the first view needs a run, not a file: the first piece's events, or
+ * the first 100 if one piece has more), then up to ~1 MB each: the main
  * thread deserialises a message in one go, so a batch must stay well under a frame's worth
  * of structured-clone work (4,000 events were ~35 ms plus the GC they cause).
  */
@@ -355,6 +356,8 @@ async function parseText(text: Text, size: number, postOut: Post): Promise<void>
         const tp = performance.now();
         const posted = spent.post;
         take(reader.push(value));
+        // Until the first view: whatever a piece gave (a needle search's 100 events can be 12 MB in).
+        if (sent === 0 && batch.length > 0) send();
         spent.parse += performance.now() - tp - (spent.post - posted);
       }
       const now = performance.now();

@@ -28,7 +28,7 @@ module.exports = {
       transport: [],
       lib: [],
       workers: ['lib'],
-      store: ['lib', 'transport'],
+      store: ['lib'],
       monaco: ['lib', 'store'],
       app: ['lib', 'store', 'transport', 'workers', 'views', 'charts', 'monaco'],
       views: ['lib', 'store', 'app', 'charts', 'monaco'],

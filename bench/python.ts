@@ -5,7 +5,6 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReplLanguage } from '../src-shared/events.ts';
-import type { HostMessage } from '../src-shared/protocol.ts';
 import { needleContext } from '../src-main/demo/contexts.ts';
 import { EventRecorder, RlmConversation } from '../src-main/engine/index.ts';
 import { Host } from '../src-main/host/session-manager.ts';
@@ -16,7 +15,8 @@ import { createIsolatedRepl } from '../src-main/sandbox/isolated-repl.ts';
 import { createPythonRepl } from '../src-main/sandbox/python/pyodide-repl.ts';
 import { coolPython, takeInterpreter, warmPython } from '../src-main/sandbox/python/pool.ts';
 import type { Repl, SubcallBridge } from '../src-main/sandbox/types.ts';
-import { ProtocolClient } from '../src-main/transport/client.ts';
+import { ProtocolClient } from '../src-shared/protocol-client.ts';
+import { endpointCarrier } from '../src-main/transport/node-carriers.ts';
 import { holdProcess, log, MB, median, needleRules, r2, r3, repl, root, startMock, writeScript } from './lib.ts';
 import { prepareReference, type ReferenceLib } from './reference-lib.ts';
 
@@ -276,9 +276,7 @@ async function hostStart(mock: Awaited<ReturnType<typeof recordingMock>>, work: 
   const host = new Host({ runsDir: join(dirs, 'runs'), settingsDir: join(dirs, 'settings'), prewarm: true });
   const statuses = new Map<string, string>();
   // Every message crosses JSON, as over a real carrier.
-  let conn: ReturnType<Host['connect']> | null = null;
-  const client = new ProtocolClient((m) => conn?.receive(JSON.parse(JSON.stringify(m))));
-  conn = host.connect((m) => client.deliver(JSON.parse(JSON.stringify(m)) as HostMessage));
+  const client = new ProtocolClient(endpointCarrier(host));
   client.onPush((m) => {
     if (m.kind === 'session') statuses.set(m.session.sessionId, m.session.status);
   });
@@ -319,7 +317,7 @@ async function hostStart(mock: Awaited<ReturnType<typeof recordingMock>>, work: 
       }
     }
   } finally {
-    conn.close();
+    client.close();
     await host.close();
     if (savedCache === undefined) delete process.env.NODE_COMPILE_CACHE;
     rmSync(dirs, { recursive: true, force: true });

@@ -6,8 +6,9 @@ import { Services } from './app/services.ts';
 import { setCoverageWorkerFactory } from './app/coverage-services.ts';
 import { createStudioStore } from './store/studio.ts';
 import { carrierForPage } from './transport/carrier.ts';
-import { prewarmMonaco } from './monaco/CodeView.tsx';
-import { prewarmText } from './lib/prewarm-text.ts';
+import { prewarmMonaco, runPrewarm } from './monaco/prewarm.ts';
+import { usePrefs } from './store/prefs.ts';
+import { prewarmTextSteps } from './lib/prewarm-text.ts';
 import { shareableHtmlFrom } from './lib/shareable-html.ts';
 import './styles.css';
 
@@ -49,12 +50,8 @@ if (root) {
   );
 }
 
-// After the first paint, when idle: Monaco's one-time costs, away from any log loading.
-const idle = (cb: () => void): void => {
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(cb, { timeout: 2000 });
-  else setTimeout(cb, 200);
-};
-idle(() => {
-  prewarmText();
-  void prewarmMonaco().catch(() => undefined);
-});
+// After the first paint, in idle moments: the first use of the fonts and Monaco's one-time
+// costs, side by side, one short step at a time (monaco/prewarm.ts). Monaco's modules start at
+// once, as a single import did before, so a log opened early still finds them on their way.
+void runPrewarm(prewarmTextSteps()).catch(() => undefined);
+void prewarmMonaco(usePrefs.getState().theme).catch(() => undefined);

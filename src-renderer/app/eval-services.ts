@@ -10,7 +10,7 @@ function fail(svc: Services, what: string, err: unknown): void {
 export async function openEval(svc: Services, path: string): Promise<string | null> {
   try {
     if (!svc.host) throw new Error('no host connected (open the app through `rlm-studio serve` or `rlm-studio view DIR`)');
-    const { evaluation, sessions } = await svc.host.request({ type: 'eval.open', path, openLogs: 50 });
+    const { evaluation, sessions } = await svc.host.call('eval.open', { path, openLogs: 50 });
     const st = svc.store.getState();
     for (const s of sessions) st.upsertSummary(s);
     st.upsertEval(evaluation);
@@ -37,7 +37,7 @@ export async function openEval(svc: Services, path: string): Promise<string | nu
 export async function refreshEval(svc: Services, dir: string): Promise<void> {
   if (!svc.host) return;
   try {
-    const { evaluation, sessions } = await svc.host.request({ type: 'eval.open', path: dir, openLogs: 0 });
+    const { evaluation, sessions } = await svc.host.call('eval.open', { path: dir, openLogs: 0 });
     const st = svc.store.getState();
     for (const s of sessions) st.upsertSummary(s);
     // Rows whose log the user opened since keep their session.
@@ -58,7 +58,7 @@ export async function openEvalTask(svc: Services, dir: string, taskId: string): 
     if (sessionId === null) {
       if (row.logFile === null) throw new Error('no log was written for this task');
       if (!svc.host) throw new Error('no host connected');
-      const { session } = await svc.host.request({ type: 'session.open', path: row.logFile });
+      const { session } = await svc.host.call('session.open', { path: row.logFile });
       svc.store.getState().upsertSummary(session);
       sessionId = session.sessionId;
       // Remember it, so a second click does not open the log again.

@@ -20,7 +20,7 @@ export async function loadLabels(svc: Services, sessionId: string, force = false
   }
   store.set(sessionId, { kind: 'loading' });
   try {
-    const { labels } = await svc.host.request({ type: 'labels.get', sessionId });
+    const { labels } = await svc.host.call('labels.get', { sessionId });
     store.set(sessionId, { kind: 'loaded', labels });
   } catch (err) {
     store.set(sessionId, { kind: 'unavailable', reason: err instanceof Error ? err.message : String(err) });
@@ -31,7 +31,7 @@ export async function loadLabels(svc: Services, sessionId: string, force = false
 export async function changeLabels(svc: Services, sessionId: string, change: LabelChangeInput): Promise<boolean> {
   try {
     if (!svc.host) throw new Error(NO_HOST_REASON);
-    const { labels } = await svc.host.request({ type: 'labels.change', sessionId, change });
+    const { labels } = await svc.host.call('labels.change', { sessionId, change });
     useLabelsStore.getState().set(sessionId, { kind: 'loaded', labels });
     return true;
   } catch (err) {
@@ -42,7 +42,7 @@ export async function changeLabels(svc: Services, sessionId: string, change: Lab
 
 export async function runTreeQuery(svc: Services, expression: string, paths: string[]): Promise<QueryResult> {
   if (!svc.host) throw new Error('queries run on the host: open the app through `rlm-studio serve` or `rlm-studio view`');
-  return svc.host.request({ type: 'query.run', expression, paths });
+  return svc.host.call('query.run', { expression, paths });
 }
 
 /** Opens a query match: its session (opening the log on the host when needed), then its run and iteration. */
@@ -52,7 +52,7 @@ export async function openMatch(svc: Services, file: string, at: { runId: string
     let sessionId = [...st.sessions.values()].find((s) => s.summary?.logFile === file)?.id ?? null;
     if (sessionId === null) {
       if (!svc.host) throw new Error('no host connected');
-      const { session } = await svc.host.request({ type: 'session.open', path: file });
+      const { session } = await svc.host.call('session.open', { path: file });
       st.upsertSummary(session);
       sessionId = session.sessionId;
     }

@@ -13,7 +13,7 @@ export async function openPolicy(svc: Services, path: string): Promise<PolicyOve
   st.setLoading(path, true);
   try {
     if (!svc.host) throw new Error('no host connected (open the app through `rlm-studio serve` or `rlm-studio view DIR`)');
-    const { metrics } = await svc.host.request({ type: 'metrics.open', path, bins: 20 });
+    const { metrics } = await svc.host.call('metrics.open', { path, bins: 20 });
     usePolicy.getState().put(metrics);
     if (metrics.problems.length > 0) svc.store.getState().notify('info', `${metrics.path}: ${metrics.problems.slice(0, 3).join('; ')}`);
     return metrics;
@@ -29,7 +29,7 @@ export async function openPolicy(svc: Services, path: string): Promise<PolicyOve
 export async function openPolicyLog(svc: Services, logFile: string): Promise<void> {
   try {
     if (!svc.host) throw new Error('no host connected');
-    const { session } = await svc.host.request({ type: 'session.open', path: logFile });
+    const { session } = await svc.host.call('session.open', { path: logFile });
     svc.store.getState().upsertSummary(session);
     await svc.openSession(session.sessionId);
     svc.store.getState().setPanel('run');

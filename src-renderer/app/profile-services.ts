@@ -14,7 +14,7 @@ const NO_HOST = 'no host connected (open the app through `rlm-studio serve` or t
 export async function saveProfile(svc: Services, profile: EndpointProfile): Promise<ProfileResult<EndpointProfile[]>> {
   if (!svc.host) return { ok: false, error: NO_HOST };
   try {
-    const { profiles } = await svc.host.request({ type: 'profiles.save', profile });
+    const { profiles } = await svc.host.call('profiles.save', { profile });
     svc.store.getState().setProfiles(profiles);
     return { ok: true, value: profiles };
   } catch (err) {
@@ -26,7 +26,7 @@ export async function saveProfile(svc: Services, profile: EndpointProfile): Prom
 export async function deleteProfile(svc: Services, name: string): Promise<ProfileResult<EndpointProfile[]>> {
   if (!svc.host) return { ok: false, error: NO_HOST };
   try {
-    const { profiles } = await svc.host.request({ type: 'profiles.delete', profile: name });
+    const { profiles } = await svc.host.call('profiles.delete', { profile: name });
     svc.store.getState().setProfiles(profiles);
     return { ok: true, value: profiles };
   } catch (err) {
@@ -43,7 +43,7 @@ export async function setProfileKey(svc: Services, profile: string, key: string 
   // Offline, the client would queue the command (and the key) until it reconnects.
   if (svc.host.state !== 'open') return { ok: false, error: 'not connected to the host; the key was not sent' };
   try {
-    const reply = await svc.host.request({ type: 'profiles.setKey', profile, key });
+    const reply = await svc.host.call('profiles.setKey', { profile, key });
     svc.store.getState().setProfiles(reply.profiles);
     return { ok: true, value: { stored: reply.stored } };
   } catch (err) {

@@ -18,8 +18,8 @@ import type {
   StartSession,
 } from '../../src-shared/protocol.ts';
 import type { CounterfactualRecord } from '../../src-shared/analysis/counterfactual.ts';
+import { ProtocolClient } from '../../src-shared/protocol-client.ts';
 import type { Carrier } from '../transport/carrier.ts';
-import { HostClient } from '../transport/host-client.ts';
 import { hostIdOf, type StudioStore } from '../store/studio.ts';
 import { downloadBlob, downloadText } from '../lib/download.ts';
 import { sessionLanguage } from '../lib/repl-language.ts';
@@ -34,7 +34,7 @@ export type ShareableHtml = (name: string, nativeLog: string) => Promise<Blob>;
 export type ControlKind = 'pause' | 'continue' | 'step' | 'cancel';
 
 export class Services {
-  readonly host: HostClient | null;
+  readonly host: ProtocolClient | null;
   private localCounter = 0;
 
   readonly store: StudioStore;
@@ -63,17 +63,16 @@ export class Services {
     this.logs = new LogLoader(store, makeWorker, (id, source) => this.texts.setSource(id, source));
     this.shareableHtml = shareableHtml;
     const s = () => store.getState();
-    this.host = carrier
-      ? new HostClient(carrier, {
-          events: (id, events) => s().ingestEvents(id, events),
-          session: (summary) => s().upsertSummary(summary),
-          progress: (id, bytes, total) => s().setLoading(id, bytes >= total ? null : { bytes, total }),
-          state: (st) => {
-            s().setConnection(st);
-            if (st === 'open') void this.refreshLists();
-          },
-        })
-      : null;
+    this.host = carrier ? new ProtocolClient(carrier) : null;
+    this.host?.onPush((m) => {
+      if (m.kind === 'events') s().ingestEvents(m.sessionId, m.events);
+      else if (m.kind === 'session') s().upsertSummary(m.session);
+      else s().setLoading(m.sessionId, m.bytesRead >= m.totalBytes ? null : { bytes: m.bytesRead, total: m.totalBytes });
+    });
+    this.host?.onState((st) => {
+      s().setConnection(st);
+      if (st === 'open') void this.refreshLists();
+    });
     s().setConnection(carrier ? carrier.state : 'none', carrier ? carrier.kind : null);
     // A carrier that is already open reported it before `this.host` existed, when
     // refreshLists could not run yet.
@@ -88,9 +87,9 @@ export class Services {
     if (!this.host) return;
     try {
       const [recent, profiles, sessions] = await Promise.all([
-        this.host.request({ type: 'runs.recent', limit: 50 }),
-        this.host.request({ type: 'profiles.list' }),
-        this.host.request({ type: 'sessions.list' }),
+        this.host.call('runs.recent', { limit: 50 }),
+        this.host.call('profiles.list'),
+        this.host.call('sessions.list'),
       ]);
       const s = this.store.getState();
       s.setRecent(recent.runs);
@@ -138,12 +137,12 @@ export class Services {
       const last = await this.logs.load(summary.sessionId, { url }, summary.title || 'the log');
       // Closed while it loaded: nothing to follow.
       if (last === null) return null;
-      return host.subscribe(summary.sessionId, last + 1);
+      return host.call('subscribe', { sessionId: summary.sessionId, fromSeq: last + 1 });
     }
-    return host.subscribe(summary.sessionId, from);
+    return host.call('subscribe', { sessionId: summary.sessionId, fromSeq: from });
   }
 
-  private needHost(): HostClient {
+  private needHost(): ProtocolClient {
     if (!this.host) throw new Error('no host connected (open the app through `rlm-studio serve` or the desktop app)');
     return this.host;
   }
@@ -176,8 +175,7 @@ export class Services {
       try {
         // `#session=` arrives before the session list: look the summary up (a saved log loads through /api/log).
         let summary = entry?.summary ?? null;
-        if (!summary)
-          summary = (await this.host.request({ type: 'sessions.list' })).sessions.find((x) => x.sessionId === sessionId) ?? null;
+        if (!summary) summary = (await this.host.call('sessions.list')).sessions.find((x) => x.sessionId === sessionId) ?? null;
         if (summary) {
           this.store.getState().upsertSummary(summary);
           this.store.getState().setActive(sessionId);
@@ -185,7 +183,7 @@ export class Services {
         }
         const reply = summary
           ? await this.subscribeHost(summary, entry ? entry.events.length : 0)
-          : await this.host.subscribe(sessionId, entry ? entry.events.length : 0);
+          : await this.host.call('subscribe', { sessionId, fromSeq: entry ? entry.events.length : 0 });
         if (!reply) return;
         const s = this.store.getState();
         s.upsertSummary(reply.session);
@@ -217,7 +215,7 @@ export class Services {
     if (entry.summary) s.upsertSummary(entry.summary);
     if (this.host && this.host.lastSeq(sessionId) !== undefined) {
       try {
-        await this.host.unsubscribe(sessionId);
+        await this.host.call('unsubscribe', { sessionId });
       } catch (err) {
         this.fail('could not stop following the session', err);
       }
@@ -226,7 +224,7 @@ export class Services {
 
   async openPath(path: string): Promise<void> {
     try {
-      const { session } = await this.needHost().request({ type: 'session.open', path });
+      const { session } = await this.needHost().call('session.open', { path });
       await this.adopt(session);
     } catch (err) {
       this.fail(`could not open ${path}`, err);
@@ -235,7 +233,7 @@ export class Services {
 
   async openTextViaHost(name: string, text: string): Promise<string | null> {
     try {
-      const { session } = await this.needHost().request({ type: 'session.openText', name, text });
+      const { session } = await this.needHost().call('session.openText', { name, text });
       return await this.adopt(session);
     } catch (err) {
       this.fail(`could not open ${name}`, err);
@@ -245,7 +243,7 @@ export class Services {
 
   async start(params: StartSession): Promise<string | null> {
     try {
-      const { session } = await this.needHost().request({ type: 'session.start', params });
+      const { session } = await this.needHost().call('session.start', { params });
       this.store.getState().setBreakpoints(session.sessionId, params.breakpoints);
       return await this.adopt(session);
     } catch (err) {
@@ -256,8 +254,7 @@ export class Services {
 
   async control(sessionId: string, kind: ControlKind): Promise<void> {
     try {
-      const type = `session.${kind}` as const;
-      const { session } = await this.needHost().request({ type, sessionId });
+      const { session } = await this.needHost().call(`session.${kind}`, { sessionId });
       this.store.getState().upsertSummary(session);
     } catch (err) {
       this.fail(`${kind} failed`, err);
@@ -267,7 +264,7 @@ export class Services {
   async setBreakpoints(sessionId: string, breakpoints: Breakpoint[]): Promise<void> {
     this.store.getState().setBreakpoints(sessionId, breakpoints);
     try {
-      const { session } = await this.needHost().request({ type: 'session.setBreakpoints', sessionId, breakpoints });
+      const { session } = await this.needHost().call('session.setBreakpoints', { sessionId, breakpoints });
       this.store.getState().upsertSummary(session);
     } catch (err) {
       this.fail('could not set breakpoints', err);
@@ -279,8 +276,8 @@ export class Services {
     try {
       const host = this.needHost();
       const edit = text === undefined ? { blocks } : { blocks, text };
-      await host.request({ type: 'session.edit', sessionId, edit });
-      const { session } = await host.request({ type: 'session.continue', sessionId });
+      await host.call('session.edit', { sessionId, edit });
+      const { session } = await host.call('session.continue', { sessionId });
       this.store.getState().upsertSummary(session);
     } catch (err) {
       this.fail('could not run the edited code', err);
@@ -289,7 +286,7 @@ export class Services {
 
   async loadVariables(sessionId: string, runId: string): Promise<void> {
     try {
-      const { variables } = await this.needHost().request({ type: 'session.variables', sessionId, runId });
+      const { variables } = await this.needHost().call('session.variables', { sessionId, runId });
       this.store.getState().setVariables({ sessionId, runId, list: variables });
     } catch (err) {
       this.fail('could not read the variables', err);
@@ -309,7 +306,7 @@ export class Services {
       const asIs = file !== undefined && entry.format === 'rlm-python';
       const text = asIs ? await file.text() : await this.nativeText(sessionId);
       const name = asIs ? entry.title : `${entry.title}.rlm.jsonl`;
-      const { session } = await this.needHost().request({ type: 'session.openText', name, text });
+      const { session } = await this.needHost().call('session.openText', { name, text });
       hostId = session.sessionId;
       const sessions = new Map(this.store.getState().sessions);
       sessions.set(sessionId, { ...entry, hostSessionId: hostId });
@@ -323,8 +320,7 @@ export class Services {
   async fork(sessionId: string, runId: RunId, iteration: number, extra: Partial<ForkSession> = {}): Promise<string | null> {
     try {
       const hostId = await this.hostSessionFor(sessionId);
-      const { session } = await this.needHost().request({
-        type: 'session.fork',
+      const { session } = await this.needHost().call('session.fork', {
         params: { breakpoints: [], ...extra, sessionId: hostId, runId, iteration },
       });
       return await this.adopt(session);
@@ -341,8 +337,7 @@ export class Services {
   async runCounterfactual(sessionId: string, params: Omit<RunCounterfactual, 'sessionId'>): Promise<CounterfactualRecord | null> {
     try {
       const hostId = await this.hostSessionFor(sessionId);
-      const { counterfactual } = await this.needHost().request({
-        type: 'session.counterfactual',
+      const { counterfactual } = await this.needHost().call('session.counterfactual', {
         params: { ...params, sessionId: hostId },
       });
       // The child run's own session (the host announced it before replying): streaming, but the view stays here.
@@ -360,7 +355,7 @@ export class Services {
     const hostId = hostIdOf(this.store.getState().sessions.get(sessionId));
     if (!hostId || !this.host) return [];
     try {
-      return (await this.host.request({ type: 'session.counterfactuals', sessionId: hostId })).counterfactuals;
+      return (await this.host.call('session.counterfactuals', { sessionId: hostId })).counterfactuals;
     } catch (err) {
       this.fail('could not list the counterfactual re-runs', err);
       return [];
@@ -375,8 +370,7 @@ export class Services {
     try {
       const hostId = hostIdOf(this.store.getState().sessions.get(sessionId));
       if (hostId === null) throw new Error('a log opened in this page keeps no REPL to continue in');
-      const { session } = await this.needHost().request({
-        type: 'session.followUp',
+      const { session } = await this.needHost().call('session.followUp', {
         params: { sessionId: hostId, query, ...(context ? { context } : {}) },
       });
       this.store.getState().upsertSummary(session);
@@ -391,7 +385,7 @@ export class Services {
   async rerun(sessionId: string, extra: Omit<RerunSession, 'sessionId'> = {}): Promise<string | null> {
     try {
       const hostId = await this.hostSessionFor(sessionId);
-      const { session } = await this.needHost().request({ type: 'session.rerun', params: { ...extra, sessionId: hostId } });
+      const { session } = await this.needHost().call('session.rerun', { params: { ...extra, sessionId: hostId } });
       return await this.adopt(session);
     } catch (err) {
       this.fail('re-execution failed', err);
@@ -430,7 +424,7 @@ export class Services {
     const base = fileBase(entry.title);
     try {
       if (entry.source === 'host' && this.host) {
-        const { fileName, text } = await this.host.request({ type: 'session.export', sessionId, format });
+        const { fileName, text } = await this.host.call('session.export', { sessionId, format });
         downloadText(fileName, text, 'application/x-ndjson');
         return;
       }

@@ -22,17 +22,6 @@ export interface CodeViewProps {
 
 const Impl = lazy(() => import('./CodeViewImpl.tsx'));
 
-/**
- * Loads Monaco and builds one throwaway editor while the page is idle, so neither the module's
- * evaluation (~150 ms) nor the first editor (~250 ms) becomes a long task while a log loads.
- * Sets `data-monaco="ready"` on <html> when done (the benchmark waits for it).
- */
-export async function prewarmMonaco(): Promise<void> {
-  const mod = await import('./CodeViewImpl.tsx');
-  await mod.warmUp(usePrefs.getState().theme);
-  document.documentElement.dataset.monaco = 'ready';
-}
-
 function useMountTurn(): [boolean, () => void] {
   const [turn, setTurn] = useState(false);
   const [ready, setReady] = useState<() => void>(() => () => undefined);

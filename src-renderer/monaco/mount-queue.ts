@@ -6,6 +6,9 @@
 const waiting: (() => void)[] = [];
 let busy = false;
 let holds = 0;
+let anyHold = false;
+/** Called when the last hold is released. */
+const freed: (() => void)[] = [];
 
 function nextMount(): void {
   const go = holds > 0 ? undefined : waiting.shift();
@@ -55,11 +58,30 @@ export function enqueueMount(start: (done: () => void) => void): () => void {
 /** Holds editor creation until the returned release is called (a log loading); holds nest. */
 export function holdEditors(): () => void {
   holds++;
+  anyHold = true;
   let released = false;
   return () => {
     if (released) return;
     released = true;
     holds--;
-    if (holds === 0 && !busy) nextMount();
+    if (holds > 0) return;
+    for (const f of freed.splice(0)) f();
+    if (!busy) nextMount();
   };
+}
+
+/** True once any log has started loading in this page. */
+export function anyLoadStarted(): boolean {
+  return anyHold;
+}
+
+/** True while a log is loading. */
+export function editorsHeld(): boolean {
+  return holds > 0;
+}
+
+/** Resolves when no log is loading (at once when none is): the Monaco prewarm waits on it. */
+export function editorsFree(): Promise<void> {
+  if (holds === 0) return Promise.resolve();
+  return new Promise((resolve) => freed.push(resolve));
 }

@@ -16,7 +16,7 @@ import type {
   VariableView,
 } from '../../src-shared/protocol.ts';
 import { applyEvent, createTrajectoryState, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
-import type { CarrierState } from '../transport/carrier.ts';
+import type { CarrierState } from '../../src-shared/protocol-client.ts';
 import { EventIngest, frameScheduler, type Scheduler } from './ingest.ts';
 import { RunDerivations } from '../lib/derive.ts';
 import { setAt, type Elision } from '../lib/elision.ts';

@@ -1,23 +1,16 @@
-// A carrier moves protocol messages to and from the host and nothing else. Two exist:
-// WebSocket (web mode) and Electron's preload bridge. HostClient sits on top and the store
-// only ever sees HostClient, so it cannot tell which carrier it is on.
-import type { ClientMessage, HostMessage } from '../../src-shared/protocol.ts';
+// The page's carriers of the protocol: WebSocket (web mode) and Electron's preload bridge.
+// The shared ProtocolClient (src-shared/protocol-client.ts) sits on top and the store only
+// ever sees that client, so it cannot tell which carrier it is on.
+import type { HostMessage } from '../../src-shared/protocol.ts';
+import { Listeners, type CarrierState, type OutgoingMessage, type ProtocolCarrier } from '../../src-shared/protocol-client.ts';
 
-export type CarrierState = 'connecting' | 'open' | 'closed';
-
-export interface Carrier {
+export interface Carrier extends ProtocolCarrier {
   readonly kind: 'websocket' | 'electron' | 'memory';
-  /** Sends when open; the caller (HostClient) queues while not open. */
-  send(message: ClientMessage): void;
-  onMessage(listener: (message: HostMessage) => void): () => void;
-  onState(listener: (state: CarrierState) => void): () => void;
-  readonly state: CarrierState;
-  close(): void;
 }
 
 /** What the Electron preload exposes on `window.rlmHost` (named methods only). */
 interface PreloadBridge {
-  send(message: ClientMessage): void;
+  send(message: OutgoingMessage): void;
   onMessage(listener: (message: unknown) => void): (() => void) | void;
 }
 
@@ -51,17 +44,6 @@ export function parseHostMessage(raw: unknown): HostMessage | null {
       return typeof m.sessionId === 'string' ? (raw as HostMessage) : null;
     default:
       return null;
-  }
-}
-
-class Listeners<T> {
-  private set = new Set<(v: T) => void>();
-  add(l: (v: T) => void): () => void {
-    this.set.add(l);
-    return () => this.set.delete(l);
-  }
-  emit(v: T): void {
-    for (const l of [...this.set]) l(v);
   }
 }
 
@@ -122,7 +104,7 @@ class WebSocketCarrier implements Carrier {
     };
   }
 
-  send(message: ClientMessage): void {
+  send(message: OutgoingMessage): void {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
   }
   onMessage(l: (m: HostMessage) => void): () => void {
@@ -156,7 +138,7 @@ class PreloadCarrier implements Carrier {
       if (msg) this.messages.emit(msg);
     });
   }
-  send(message: ClientMessage): void {
+  send(message: OutgoingMessage): void {
     this.bridge.send(message);
   }
   onMessage(l: (m: HostMessage) => void): () => void {
@@ -177,9 +159,9 @@ export class MemoryCarrier implements Carrier {
   readonly kind = 'memory' as const;
   private messages = new Listeners<HostMessage>();
   private states = new Listeners<CarrierState>();
-  sent: ClientMessage[] = [];
+  sent: OutgoingMessage[] = [];
   state: CarrierState = 'connecting';
-  send(message: ClientMessage): void {
+  send(message: OutgoingMessage): void {
     this.sent.push(message);
   }
   deliver(message: HostMessage): void {

@@ -26,6 +26,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildElectron, repoRoot, stageNodeRuntime } from '../../../src-main/cli/electron-build.ts';
 import { bundledNodePath, NODE_ENV_VAR, sessionRuntime, SessionRuntimeError } from '../../../src-main/electron/session-runtime.ts';
 import { TestClient, tempDirs } from './helpers.ts';
+import { DirectCarrier } from '../../../src-main/transport/node-carriers.ts';
+import type { HostMessage } from '../../../src-shared/protocol.ts';
 
 const linux = process.platform === 'linux';
 let bundles = '';
@@ -70,9 +72,10 @@ function startShell(mainFile: string, env: NodeJS.ProcessEnv): Shell {
   });
   children.push(child);
   const notes: Shell['notes'] = [];
-  const client = new TestClient((m) => child.connected && child.send(m as object));
+  const carrier = new DirectCarrier((m) => child.connected && child.send(m));
+  const client = new TestClient(carrier);
   child.on('message', (raw: { fake: string; channel?: string; message?: unknown }) => {
-    if (raw.fake === 'push') client.deliver(raw.message as never);
+    if (raw.fake === 'push') carrier.deliver(raw.message as HostMessage);
     else notes.push(raw);
   });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));

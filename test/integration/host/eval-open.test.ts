@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../../../src-main/host/session-manager.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
-import { ProtocolError } from '../../../src-main/transport/client.ts';
+import { ProtocolError } from '../../../src-shared/protocol-client.ts';
 import { cliPath, repoRoot } from '../support/cli.ts';
 import { connectInProcess, connectWs, makeHost, runMixedEvaluation, tempDirs, wsUrlOf } from './helpers.ts';
 

@@ -4,9 +4,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
-import type { HostMessage, SessionSummary } from '../../../src-shared/protocol.ts';
+import type { SessionSummary } from '../../../src-shared/protocol.ts';
+import { ProtocolClient, type ProtocolCarrier } from '../../../src-shared/protocol-client.ts';
 import { Host, type HostOptions } from '../../../src-main/host/session-manager.ts';
-import { ProtocolClient } from '../../../src-main/transport/client.ts';
+import { endpointCarrier, openWebSocketCarrier } from '../../../src-main/transport/node-carriers.ts';
 import type { HostEndpoint } from '../../../src-main/host/endpoint.ts';
 import { generateDataset } from '../../../src-main/eval/dataset.ts';
 import { runEval } from '../../../src-main/eval/runner.ts';
@@ -34,11 +35,7 @@ export function makeHost(opts: Partial<HostOptions> = {}): Host {
 
 /** A client whose every message goes through JSON, like a real carrier. */
 export function connectInProcess(host: HostEndpoint): TestClient {
-  let conn: ReturnType<HostEndpoint['connect']> | null = null;
-  const client = new TestClient((m) => conn?.receive(JSON.parse(JSON.stringify(m))));
-  conn = host.connect((m) => client.deliver(JSON.parse(JSON.stringify(m)) as HostMessage));
-  client.closeCarrier = () => conn?.close();
-  return client;
+  return new TestClient(endpointCarrier(host));
 }
 
 /** A protocol client that also records pushes, with helpers to wait on them. */
@@ -46,16 +43,15 @@ export class TestClient extends ProtocolClient {
   readonly events = new Map<string, TrajectoryEvent[]>();
   readonly statuses: SessionSummary[] = [];
   readonly progress: { sessionId: string; bytesRead: number; totalBytes: number }[] = [];
-  closeCarrier: () => void = () => {};
   private readonly waiters = new Set<() => void>();
 
-  constructor(send: (m: unknown) => void) {
-    super(send);
+  constructor(carrier: ProtocolCarrier) {
+    super(carrier);
     this.onPush((m) => {
       if (m.kind === 'events') {
         const list = this.events.get(m.sessionId) ?? [];
         for (const e of m.events) {
-          // Fails loudly on gaps or repeats: the protocol promises neither.
+          // Fails loudly on gaps (the client drops repeats): the protocol promises neither.
           const expected = list.length === 0 ? e.seq : list.at(-1)!.seq + 1;
           if (e.seq !== expected) throw new Error(`event seq ${e.seq}, expected ${expected}`);
           list.push(e);
@@ -65,6 +61,11 @@ export class TestClient extends ProtocolClient {
       else if (m.kind === 'progress') this.progress.push(m);
       for (const w of [...this.waiters]) w();
     });
+  }
+
+  /** Closes the carrier (the host drops this connection's subscriptions). */
+  closeCarrier(): void {
+    this.carrier.close();
   }
 
   latest(sessionId: string): SessionSummary | undefined {
@@ -119,18 +120,8 @@ export async function connectWs(
   wsUrl: string,
   headers: Record<string, string> = {},
 ): Promise<TestClient & { socket: import('ws').WebSocket }> {
-  const { WebSocket } = await import('ws');
-  const socket = new WebSocket(wsUrl, { headers });
-  const client = new TestClient((m) => socket.send(JSON.stringify(m)));
-  socket.on('message', (d) => client.deliver(JSON.parse(d.toString()) as HostMessage));
-  socket.on('close', () => client.fail('socket closed'));
-  await new Promise<void>((res, rej) => {
-    socket.once('open', () => res());
-    socket.once('unexpected-response', (_req, resp) => rej(new Error(`HTTP ${resp.statusCode}`)));
-    socket.once('error', rej);
-  });
-  client.closeCarrier = () => socket.close();
-  return Object.assign(client, { socket });
+  const { carrier, socket } = await openWebSocketCarrier(wsUrl, headers);
+  return Object.assign(new TestClient(carrier), { socket });
 }
 
 /** The /ws address for a served page URL `http://h:p/?token=…`. */

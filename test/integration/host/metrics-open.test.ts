@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../../../src-main/host/session-manager.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
-import { ProtocolError } from '../../../src-main/transport/client.ts';
+import { ProtocolError } from '../../../src-shared/protocol-client.ts';
 import { connectInProcess, makeHost, runMixedEvaluation } from './helpers.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-metrics-open-'));

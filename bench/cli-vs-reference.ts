@@ -11,7 +11,7 @@
 // Run: node --no-node-snapshot bench/cli-vs-reference.ts [--rounds 7] [--write]
 // (--write puts the section into bench/RESULTS.md between its markers).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -126,13 +126,28 @@ interface RunResult {
   answer: string;
   calls: number;
   wallS: number;
+  cpuS: number | null;
+  t0: number;
 }
 
-/** Spawns a process and times it to exit (asynchronously: the mock answers from this process). */
-function timedSpawn(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ out: string; wallS: number; t0: number }> {
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+
+/**
+ * Spawns a process and times it to exit (asynchronously: the mock answers from this process);
+ * with /usr/bin/time, also its CPU (user + system, children included), which other work on the
+ * machine moves far less than wall time.
+ */
+function timedSpawn(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cpuFile: string,
+): Promise<{ out: string; wallS: number; cpuS: number | null; t0: number }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = TIME
+      ? spawn(TIME, ['-o', cpuFile, '-f', '%U %S', command, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -140,8 +155,9 @@ function timedSpawn(command: string, args: string[], env: NodeJS.ProcessEnv): Pr
     child.on('error', reject);
     child.on('close', (code) => {
       const wallS = (performance.now() - t0) / 1000;
-      if (code !== 0) reject(new Error(`${command} exited with ${code}: ${err.slice(-2000)}`));
-      else resolve({ out, wallS, t0 });
+      if (code !== 0) return reject(new Error(`${command} exited with ${code}: ${err.slice(-2000)}`));
+      const cpu = TIME ? /^(\d+\.\d+) (\d+\.\d+)$/m.exec(readFileSync(cpuFile, 'utf8')) : null;
+      resolve({ out, wallS, cpuS: cpu ? Number(cpu[1]) + Number(cpu[2]) : null, t0 });
     });
   });
 }
@@ -149,31 +165,29 @@ function timedSpawn(command: string, args: string[], env: NodeJS.ProcessEnv): Pr
 interface Side {
   name: string;
   model: string;
-  go(url: string, c: Case): Promise<RunResult & { t0: number }>;
+  go(url: string, c: Case): Promise<RunResult>;
 }
 
-function sides(reference: ReferenceLib): Side[] {
+function sides(reference: ReferenceLib, work: string): Side[] {
+  const cpuFile = join(work, 'cpu.txt');
   const ours: Side = {
     name: 'rlm-studio run (JavaScript REPL)',
     model: OURS_MODEL,
     async go(url, c) {
       const args = ['run', '--context', c.file, '--query', c.query, '--base-url', url, '--model', OURS_MODEL];
-      const { out, wallS, t0 } = await timedSpawn(
-        join(root, 'bin/rlm-studio'),
-        [...args, '--max-concurrency', '32', '--json'],
-        process.env,
-      );
-      const res = JSON.parse(out) as { answer: string; usage: { calls: number } };
-      return { answer: res.answer, calls: res.usage.calls, wallS, t0 };
+      const run = await timedSpawn(join(root, 'bin/rlm-studio'), [...args, '--max-concurrency', '32', '--json'], process.env, cpuFile);
+      const res = JSON.parse(run.out) as { answer: string; usage: { calls: number } };
+      return { ...run, answer: res.answer, calls: res.usage.calls };
     },
   };
   const ref: Side = {
     name: `reference (Python ${reference.python})`,
     model: REF_MODEL,
     async go(url, c) {
-      const t0 = performance.now();
-      const res = await reference.runAsync(url, c.file, c.query, REF_MODEL);
-      return { ...res, t0 };
+      const cmd = reference.command(url, c.file, c.query, REF_MODEL);
+      const run = await timedSpawn(cmd.file, cmd.args, cmd.env, cpuFile);
+      const res = JSON.parse(run.out.trim().split('\n').at(-1) ?? '{}') as { answer: string; calls: number };
+      return { ...run, answer: res.answer, calls: res.calls };
     },
   };
   return [ours, ref];
@@ -181,6 +195,7 @@ function sides(reference: ReferenceLib): Side[] {
 
 interface Sample {
   wallS: number;
+  cpuS: number | null;
   startS: number;
   callsS: number;
   exitS: number;
@@ -189,6 +204,8 @@ interface Sample {
 interface SideRow {
   side: string;
   wallS: number;
+  /** User + system CPU of the whole process tree; null without /usr/bin/time. */
+  cpuS: number | null;
   startS: number;
   callsS: number;
   exitS: number;
@@ -240,6 +257,7 @@ async function runCase(c: Case, all: Side[], rounds: number): Promise<CaseRow> {
         const end = res.t0 + res.wallS * 1000;
         samples[k]!.push({
           wallS: res.wallS,
+          cpuS: res.cpuS,
           startS: (first - res.t0) / 1000,
           callsS: (lastReply - first) / 1000,
           exitS: (end - lastReply) / 1000,
@@ -254,9 +272,11 @@ async function runCase(c: Case, all: Side[], rounds: number): Promise<CaseRow> {
   const row = (k: number): SideRow => {
     const s = samples[k]!;
     const wallS = median(s.map((x) => x.wallS));
+    const cpus = s.flatMap((x) => (x.cpuS === null ? [] : [x.cpuS]));
     return {
       side: all[k]!.name,
       wallS: r3(wallS),
+      cpuS: cpus.length > 0 ? r3(median(cpus)) : null,
       startS: r3(median(s.map((x) => x.startS))),
       callsS: r3(median(s.map((x) => x.callsS))),
       exitS: r3(median(s.map((x) => x.exitS))),
@@ -295,7 +315,7 @@ export async function cliVsReference(rounds: number): Promise<CliVsReference | {
     await ensureCliBuilt();
     const loadAtStart = r2(loadavg()[0] ?? 0);
     const rows: CaseRow[] = [];
-    for (const c of cases(work)) rows.push(await runCase(c, sides(reference), rounds));
+    for (const c of cases(work)) rows.push(await runCase(c, sides(reference, work), rounds));
     return { date: new Date().toISOString(), rounds, loadAtStart, loadAtEnd: r2(loadavg()[0] ?? 0), source: reference.source, rows };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -304,16 +324,17 @@ export async function cliVsReference(rounds: number): Promise<CliVsReference | {
 
 export function cliVsReferenceMarkdown(r: CliVsReference): string {
   const s = (x: number): string => `${x.toFixed(2)}`;
+  const cpu = (x: SideRow): string => (x.cpuS === null ? '–' : `${s(x.cpuS)} s`);
   const lines = [
     '## Whole process beside the reference library (300 ms per call)',
     '',
-    `\`node --no-node-snapshot bench/cli-vs-reference.ts --rounds ${r.rounds} --write\` on ${r.date.slice(0, 10)}, load average ${r.loadAtStart} at start and ${r.loadAtEnd} at the end (2 cores shared with other work; rounds alternate, so it falls on both). Ours: \`./bin/rlm-studio run … --max-concurrency 32 --json\`, spawn to exit. Reference: ${r.source}, \`RLM.completion\` with the local REPL in a fresh \`python3\` per run. One mock-llm (in the bench process, so it can timestamp requests) serves both the same scripted replies, ours in JavaScript and theirs in Python. Medians of ${r.rounds} rounds after one untimed run each; start = spawn → first request, calls = first request → last reply, exit = last reply → exit. Goals (issue 16): ours ÷ reference ≤ 0.8, ours ÷ floor ≤ 1.3.`,
+    `\`node --no-node-snapshot bench/cli-vs-reference.ts --rounds ${r.rounds} --write\` on ${r.date.slice(0, 10)}, load average ${r.loadAtStart} at start and ${r.loadAtEnd} at the end (2 cores shared with other work; rounds alternate, so it falls on both). Ours: \`./bin/rlm-studio run … --max-concurrency 32 --json\`, spawn to exit. Reference: ${r.source}, \`RLM.completion\` with the local REPL in a fresh \`python3\` per run. One mock-llm (in the bench process, so it can timestamp requests) serves both the same scripted replies, ours in JavaScript and theirs in Python. Medians of ${r.rounds} rounds after one untimed run each; start = spawn → first request, calls = first request → last reply, exit = last reply → exit; CPU = user + system of the whole process (\`/usr/bin/time\`; Python's threads and our bash launcher included), which other work moves far less than wall time. Goals (issue 16): ours ÷ reference ≤ 0.8, ours ÷ floor ≤ 1.3.`,
     '',
-    '| case | requests | floor | reference: wall (start / calls / exit) | ours: wall (start / calls / exit) | ours ÷ reference | ours ÷ floor | reference ÷ floor |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| case | requests | floor | reference: wall (start / calls / exit) | ours: wall (start / calls / exit) | ours ÷ reference | ours ÷ floor | reference ÷ floor | CPU: reference / ours |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...r.rows.map(
       (x) =>
-        `| ${x.name} | ${x.requests} | ${x.floorS} s | ${s(x.reference.wallS)} s (${s(x.reference.startS)} / ${s(x.reference.callsS)} / ${s(x.reference.exitS)}) | ${s(x.ours.wallS)} s (${s(x.ours.startS)} / ${s(x.ours.callsS)} / ${s(x.ours.exitS)}) | ${x.vsReference} | ${x.ours.vsFloor} | ${x.reference.vsFloor} |`,
+        `| ${x.name} | ${x.requests} | ${x.floorS} s | ${s(x.reference.wallS)} s (${s(x.reference.startS)} / ${s(x.reference.callsS)} / ${s(x.reference.exitS)}) | ${s(x.ours.wallS)} s (${s(x.ours.startS)} / ${s(x.ours.callsS)} / ${s(x.ours.exitS)}) | ${x.vsReference} | ${x.ours.vsFloor} | ${x.reference.vsFloor} | ${cpu(x.reference)} / ${cpu(x.ours)} |`,
     ),
     '',
     `Same work, checked on every run from the requests the mock received: ${r.rows.map((x) => `${x.name}: ${x.sameWork}`).join('; ')}.`,

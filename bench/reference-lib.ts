@@ -6,12 +6,9 @@
 // concurrent async, as its client uses them) and `rich` (only its verbose printer uses it; off
 // here). The stand-in `openai` imports in ~1 ms where the real SDK takes a few hundred, so the
 // reference's whole-process figure is, if anything, flattered.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-
-const execFileAsync = promisify(execFile);
 
 export const DEFAULT_REFERENCE_GIT_DIR = '/work/.mirror/alexzhang13+rlm/repo';
 
@@ -21,8 +18,8 @@ export interface ReferenceLib {
   python: string;
   /** Runs one completion in a fresh `python3` process; `wallS` is spawn to exit. */
   run(baseUrl: string, contextFile: string, query: string): { answer: string; calls: number; wallS: number };
-  /** The same without blocking this process (for a mock-llm running in it); `model` defaults to mock-root. */
-  runAsync(baseUrl: string, contextFile: string, query: string, model?: string): Promise<{ answer: string; calls: number; wallS: number }>;
+  /** The command `run` spawns, for callers that spawn it themselves; `model` defaults to mock-root. Prints `{answer, calls}` as its last line. */
+  command(baseUrl: string, contextFile: string, query: string, model?: string): { file: string; args: string[]; env: NodeJS.ProcessEnv };
 }
 
 const OPENAI_STANDIN = `# Stand-in for the openai package (RLM Studio's bench, not OpenAI's code): the calls the
@@ -216,17 +213,8 @@ export function prepareReference(work: string): ReferenceLib | { unavailable: st
         const res = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { answer: string; calls: number };
         return { answer: res.answer, calls: res.calls, wallS };
       },
-      async runAsync(baseUrl, contextFile, query, model = 'mock-root') {
-        const t0 = performance.now();
-        const { stdout } = await execFileAsync('python3', [driver, baseUrl, contextFile, query, model], {
-          encoding: 'utf8',
-          env,
-          timeout: 120_000,
-          maxBuffer: 64 * 1024 * 1024,
-        });
-        const wallS = (performance.now() - t0) / 1000;
-        const res = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { answer: string; calls: number };
-        return { answer: res.answer, calls: res.calls, wallS };
+      command(baseUrl, contextFile, query, model = 'mock-root') {
+        return { file: 'python3', args: [driver, baseUrl, contextFile, query, model], env };
       },
     };
   } catch (err) {

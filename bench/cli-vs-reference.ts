@@ -101,7 +101,7 @@ function cases(work: string): Case[] {
   ];
 }
 
-interface Arrival {
+export interface Arrival {
   at: number;
   kind: string;
   model: string;
@@ -225,7 +225,12 @@ export interface CaseRow {
 }
 
 /** Checks one run's requests against the case; returns the sub-call prompts (to compare between the sides). */
-function checkWork(c: Case, side: Side, res: RunResult, arrivals: Arrival[]): string[] {
+export function checkWork(
+  c: Pick<Case, 'name' | 'chars' | 'expect' | 'turns' | 'subCalls'>,
+  side: Pick<Side, 'name' | 'model'>,
+  res: Pick<RunResult, 'answer' | 'calls'>,
+  arrivals: Arrival[],
+): string[] {
   const turns = arrivals.filter((a) => a.kind === 'rlm');
   const subs = arrivals.filter((a) => a.kind === 'sub');
   const problems: string[] = [];

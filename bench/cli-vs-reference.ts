@@ -268,12 +268,12 @@ async function runCase(c: Case, all: Side[], rounds: number): Promise<CaseRow> {
           exitS: (end - lastReply) / 1000,
         });
       }
+      if (JSON.stringify(prompts[0]) !== JSON.stringify(prompts[1]))
+        throw new Error(`${c.name}: the two sides sent different sub-call prompts`);
     }
   } finally {
     await mock.close();
   }
-  if (JSON.stringify(prompts[0]) !== JSON.stringify(prompts[1]))
-    throw new Error(`${c.name}: the two sides sent different sub-call prompts`);
   const row = (k: number): SideRow => {
     const s = samples[k]!;
     const wallS = median(s.map((x) => x.wallS));

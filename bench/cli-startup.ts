@@ -4,14 +4,19 @@
 // V8's compile cache. Rounds alternate between the variants, so load from other work falls
 // on all of them. The model is a tiny in-process HTTP server that timestamps each request
 // and answers at once with a block that submits, so the figures are our start-up and
-// nothing else. Run: node --no-node-snapshot bench/cli-startup.ts [--rounds N] [--before DIR]
+// nothing else. Yardsticks beside them: a script that only sends one request with Node's fetch,
+// with and without Node's startup snapshot (isolated-vm needs a Node without it), and one that
+// only makes one call through the OpenAI SDK (the bundle's own chunk of it): what any Node
+// client of this endpoint pays before its first request, whatever the CLI does.
+// Run: node --no-node-snapshot bench/cli-startup.ts [--rounds N] [--before DIR]
 // (DIR: a checkout of an earlier commit with node_modules, e.g. `git archive COMMIT | tar -x`).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureCliBuilt } from '../src-main/cli/cli-build.ts';
 import { log, median, r2, repl, root } from './lib.ts';
@@ -33,6 +38,31 @@ interface Variant {
   env: NodeJS.ProcessEnv;
 }
 
+// The yardsticks read the endpoint from the same arguments the CLI gets and print what it would.
+const PROBE_HEAD = `const url = process.argv[process.argv.indexOf('--base-url') + 1];
+const messages = [{ role: 'system', content: 'You are a probe.' }, { role: 'user', content: 'q' }];
+`;
+const PROBE_TAIL = `process.stdout.write(JSON.stringify({ answer: 'ok' }) + '\\n');
+`;
+const FETCH_PROBE = `${PROBE_HEAD}const res = await fetch(url + '/chat/completions', {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+  body: JSON.stringify({ model: 'm', messages }),
+});
+await res.json();
+${PROBE_TAIL}`;
+const sdkProbe = (chunk: string): string => `${PROBE_HEAD}const { OpenAI } = await import(${JSON.stringify(pathToFileURL(chunk).href)});
+await new OpenAI({ baseURL: url, apiKey: 'x' }).chat.completions.create({ model: 'm', messages });
+${PROBE_TAIL}`;
+
+/** The bundle's chunk of the OpenAI SDK (hash-named), which the CLI imports before its first call. */
+function sdkChunk(bundle: string): string {
+  const dir = dirname(bundle);
+  const name = readdirSync(dir).find((f) => f.endsWith('.mjs') && /\bOpenAI as default\b/.test(readFileSync(join(dir, f), 'utf8')));
+  if (!name) throw new Error(`no chunk of ${dir} exports the OpenAI SDK`);
+  return join(dir, name);
+}
+
 /**
  * Every way of starting the CLI that is compared; `cacheDir` holds the compile caches.
  * `before`: another checkout (with node_modules), run as its bin/rlm-studio ran it before the
@@ -42,7 +72,14 @@ async function variants(cacheDir: string, before: string | null): Promise<Varian
   const flags = ['--no-node-snapshot', '--liftoff-only'];
   const cached = (name: string): NodeJS.ProcessEnv => ({ NODE_COMPILE_CACHE: join(cacheDir, name) });
   const bundle = await ensureCliBuilt();
+  const fetchProbe = join(cacheDir, 'fetch-probe.mjs');
+  const sdkProbePath = join(cacheDir, 'sdk-probe.mjs');
+  writeFileSync(fetchProbe, FETCH_PROBE);
+  writeFileSync(sdkProbePath, sdkProbe(sdkChunk(bundle)));
   return [
+    { name: 'yardstick: fetch, Node snapshot', argv: [fetchProbe], env: cached('fetch') },
+    { name: 'yardstick: fetch, no snapshot', argv: [...flags, fetchProbe], env: cached('fetch') },
+    { name: 'yardstick: OpenAI SDK, no snapshot', argv: [...flags, sdkProbePath], env: cached('sdk') },
     ...(before
       ? [
           {

@@ -18,6 +18,8 @@ export interface ReferenceLib {
   python: string;
   /** Runs one completion in a fresh `python3` process; `wallS` is spawn to exit. */
   run(baseUrl: string, contextFile: string, query: string): { answer: string; calls: number; wallS: number };
+  /** The command `run` spawns, for callers that spawn it themselves; `model` defaults to mock-root. Prints `{answer, calls}` as its last line. */
+  command(baseUrl: string, contextFile: string, query: string, model?: string): { file: string; args: string[]; env: NodeJS.ProcessEnv };
 }
 
 const OPENAI_STANDIN = `# Stand-in for the openai package (RLM Studio's bench, not OpenAI's code): the calls the
@@ -135,9 +137,10 @@ const DRIVER = `import json, sys
 from rlm import RLM
 
 url, ctx_path, query = sys.argv[1:4]
+model = sys.argv[4] if len(sys.argv) > 4 else "mock-root"
 with open(ctx_path, encoding="utf-8") as f:
     context = f.read()
-rlm = RLM(backend="openai", backend_kwargs={"model_name": "mock-root", "base_url": url, "api_key": "bench"},
+rlm = RLM(backend="openai", backend_kwargs={"model_name": model, "base_url": url, "api_key": "bench"},
           environment="local", max_iterations=30)
 res = rlm.completion(context, root_prompt=query)
 calls = sum(m.total_calls for m in res.usage_summary.model_usage_summaries.values())
@@ -209,6 +212,9 @@ export function prepareReference(work: string): ReferenceLib | { unavailable: st
         const wallS = (performance.now() - t0) / 1000;
         const res = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { answer: string; calls: number };
         return { answer: res.answer, calls: res.calls, wallS };
+      },
+      command(baseUrl, contextFile, query, model = 'mock-root') {
+        return { file: 'python3', args: [driver, baseUrl, contextFile, query, model], env };
       },
     };
   } catch (err) {

@@ -4,7 +4,6 @@
 import type { EventSink, ReplLanguage, RunId } from '../../src-shared/events.ts';
 import { asCallId, asRunId } from '../../src-shared/events.ts';
 import { contextWindowFor } from '../lm/context-windows.ts';
-import { createIsolatedRepl } from '../sandbox/isolated-repl.ts';
 import type { HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
 import type { RlmConfig, ToolSpec } from './config.ts';
 import { RLM_DEFAULTS, limitsOf, validateConfig } from './config.ts';
@@ -23,11 +22,13 @@ export interface ConversationOptions {
 }
 
 /**
- * The REPL of a language. Python is imported on first use: Pyodide's loader is large, and a
- * JavaScript conversation (the CLI's whole-process runs above all) should not pay for it.
+ * The REPL of a language, imported on first use. Python: Pyodide's loader is large, and a
+ * JavaScript conversation should not pay for it. JavaScript: isolated-vm and the code parser
+ * load while the first model call is in flight (the REPL is set up then), not before it is
+ * sent, which a whole-process `run` would wait for.
  */
 export function replFactoryFor(language: ReplLanguage): ReplFactory {
-  if (language === 'javascript') return createIsolatedRepl;
+  if (language === 'javascript') return async (options) => (await import('../sandbox/isolated-repl.ts')).createIsolatedRepl(options);
   return async (options) => (await import('../sandbox/python/pyodide-repl.ts')).createPythonRepl(options);
 }
 

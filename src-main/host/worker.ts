@@ -20,6 +20,11 @@ import { connectToHost } from './worker-channel.ts';
 import { type FromWorker, type RerunSpec, ToWorker, type WorkerSpec } from './worker-protocol.ts';
 import { rerunInWorker, rerunSummary } from './worker-rerun.ts';
 
+// The engine imports the JavaScript REPL's module when it sets a REPL up, so that a command
+// line's first request need not wait for isolated-vm; a worker (a spare, forked ahead of its
+// session) loads it now instead, while it waits. A failure is the session's to report.
+import('../sandbox/isolated-repl.ts').catch(() => undefined);
+
 const channel = connectToHost();
 const send = (msg: FromWorker): void => channel.send(msg);
 const sendAndWait = (msg: FromWorker): Promise<void> => channel.sendAndWait(msg);

@@ -16,7 +16,6 @@ import {
   WorkedExampleError,
 } from '../../engine/index.ts';
 import { ContextFileError, readContextFile } from '../../engine/context-file.ts';
-import { loadWorkedExamples } from '../../logs/worked-examples.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
@@ -46,6 +45,9 @@ export interface RunCliOptions extends LimitOptions, RoleOptions {
 export async function loadExampleOptions(o: { example?: string[]; exampleBudget?: number }): Promise<WorkedExample[] | undefined> {
   if (!o.example || o.example.length === 0) return undefined;
   try {
+    // Imported only when asked for: reading logs brings the log schemas (zod), which a plain
+    // `run` would otherwise load before its first request.
+    const { loadWorkedExamples } = await import('../../logs/worked-examples.ts');
     return await loadWorkedExamples(o.example, o.exampleBudget ?? DEFAULT_EXAMPLE_BUDGET);
   } catch (err) {
     if (err instanceof WorkedExampleError) throw new UsageError(`--example: ${err.message}`);

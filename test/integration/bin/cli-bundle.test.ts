@@ -63,6 +63,35 @@ describe('bin/rlm-studio and the bundled command line', () => {
     }
   });
 
+  it('`run` loads the sandbox and zod only after its first request or when an option needs them', () => {
+    // What Node evaluates before `run` can send its first request: main.mjs, the run command's
+    // chunk and their static imports. isolated-vm and the code parser load while the first call
+    // is in flight (engine/conversation.ts imports the REPL when it sets it up); zod comes with
+    // reading logs (--example) or the host, never with a plain run.
+    const dir = join(clone, 'dist/cli');
+    const staticImports = (file: string): string[] =>
+      [...readFileSync(join(dir, file), 'utf8').matchAll(/^(?:import|export)\s+(?:[^'";]*?\s+from\s+)?["']([^"']+)["']/gm)].map(
+        (m) => m[1]!,
+      );
+    const runChunk = /\brun: async \(\) => \[\(await import\("\.\/([^"]+)"\)\)/.exec(readFileSync(join(dir, 'main.mjs'), 'utf8'))?.[1];
+    expect(runChunk, 'main.mjs imports the run command lazily').toBeDefined();
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const spec of staticImports(file)) {
+        if (spec.startsWith('./')) visit(spec.slice(2));
+        else if (!spec.startsWith('node:')) packages.add(spec);
+      }
+    };
+    visit('main.mjs');
+    visit(runChunk!);
+    expect(seen.size).toBeGreaterThan(3);
+    expect([...packages]).not.toContain('isolated-vm');
+    for (const f of seen) expect(readFileSync(join(dir, f), 'utf8'), `${f} holds zod`).not.toMatch(/node_modules\/zod\//);
+  });
+
   it('an edited source makes the bundle stale: the next command rebuilds it and runs the edit', () => {
     const stamp = join(clone, 'dist/cli/.built');
     const before = statSync(stamp).mtimeMs;

@@ -5,6 +5,7 @@ import {
   buildReplOutputMessage,
   buildSystemPrompt,
   buildTurnPrompt,
+  chars,
   defaultToolDescription,
   fillSystemPrompt,
   OUTPUT_CAP_CHARS,
@@ -15,6 +16,13 @@ import { subLmBudgets } from '../../../src-main/engine/sub-lm-budgets.ts';
 import { classify, replLanguage } from '../../../src-main/mock-llm/policy.ts';
 
 const block = { stdout: '', stderr: '', error: null, variables: [], replResetNote: null };
+
+describe('numbers in prompts', () => {
+  it('are grouped by thousands exactly as en-US does, without loading ICU for whole numbers', () => {
+    for (const n of [0, 7, 999, 1000, 20_000, 96_000, 816_000, 1_234_567, 40_000_030, -1234, 2 ** 53 - 1, 1.5, 1234.5678])
+      expect(chars(n), String(n)).toBe(n.toLocaleString('en-US'));
+  });
+});
 
 describe('REPL output message', () => {
   it('says "No output" for an empty block', () => {

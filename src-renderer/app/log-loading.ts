@@ -20,6 +20,8 @@ export class LogLoader {
   private spare: Worker | null = null;
   /** Loads under way, by session: how to stop one (its session was closed). */
   private readonly parsing = new Map<string, () => void>();
+  /** Loads under way, by session: settled once every event is folded in and shown (or the load stopped). */
+  private readonly loads = new Map<string, Promise<unknown>>();
 
   constructor(store: StudioStore, makeWorker: WorkerFactory, onSource: (sessionId: string, source: Blob | string) => void) {
     this.store = store;
@@ -36,6 +38,11 @@ export class LogLoader {
     const w = this.spare ?? this.makeWorker();
     this.spare = null;
     return w;
+  }
+
+  /** Settles once session `id` has no load under way (at once if it has none). */
+  async whenLoaded(id: string): Promise<void> {
+    await this.loads.get(id);
   }
 
   /** Stops a session's load, if one is under way (its session was closed). */
@@ -79,7 +86,7 @@ export class LogLoader {
     let stopped = false;
     const release = holdEditors();
     this.store.beginBulk(id);
-    return new Promise<number | null>((resolve) => {
+    const loaded = new Promise<number | null>((resolve) => {
       const on = (m: ParseOut): void => {
         if (stopped) return;
         const s = this.store.getState();
@@ -147,7 +154,10 @@ export class LogLoader {
       // The next load's worker starts once this one is done: started now, its script's
       // compile and evaluation (~60 ms of CPU) would compete with the parse on two cores.
       this.prewarm();
+      if (this.loads.get(id) === loaded) this.loads.delete(id);
     });
+    this.loads.set(id, loaded);
+    return loaded;
   }
 }
 

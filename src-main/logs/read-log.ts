@@ -3,8 +3,7 @@
 // the longest line, and a viewer can render before the end of a 1 GB file.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { AnyLogReader, detectFormat, DETECT_PREFIX_CHARS, type LogFormat, type LogItem } from '../../src-shared/codecs/detect.ts';
-import { LocalsShortener, SHORTEN_LOCALS_FROM_BYTES } from '../../src-shared/codecs/rlm-python-locals.ts';
+import { AnyLogReader, type LogFormat, type LogItem } from '../../src-shared/codecs/detect.ts';
 import type { ReadProblem } from '../../src-shared/codecs/lines.ts';
 import type { LogHeader, TrajectoryEvent } from '../../src-shared/events.ts';
 
@@ -14,8 +13,6 @@ export interface ReadLogOptions {
   /** Bytes per read (default 1 MiB). */
   chunkBytes?: number;
   signal?: AbortSignal;
-  /** Reference logs of at least this many bytes have their long `locals` cut before decoding (default SHORTEN_LOCALS_FROM_BYTES). */
-  shortenLocalsFrom?: number;
 }
 
 /**
@@ -28,37 +25,14 @@ export async function* readLogBatches(path: string, options: ReadLogOptions = {}
   const decoder = new TextDecoder('utf-8', { fatal: false });
   const stream = createReadStream(path, { highWaterMark: options.chunkBytes ?? 1 << 20, signal: options.signal });
   let bytes = 0;
-  /** A big reference log's long `locals` are cut before decoding (exact: see rlm-python-locals.ts). */
-  let locals: LocalsShortener | null = null;
-  /** What follows the last newline so far, while shortening (it is given whole lines only). */
-  let carry: Buffer[] = [];
-  for await (const read of stream as AsyncIterable<Buffer>) {
-    // Decided from the file's first bytes, so the shortener starts at a line's start.
-    if (bytes === 0 && total >= (options.shortenLocalsFrom ?? SHORTEN_LOCALS_FROM_BYTES) && isReferenceLog(read))
-      locals = new LocalsShortener(0);
-    bytes += read.length;
-    let chunk: Uint8Array = read;
-    if (locals) {
-      const nl = read.lastIndexOf(10);
-      if (nl < 0) {
-        // Inside a long line: joined once its end arrives (not at every chunk).
-        carry.push(read);
-        continue;
-      }
-      const lines = carry.length > 0 ? Buffer.concat([...carry, read.subarray(0, nl + 1)]) : read.subarray(0, nl + 1);
-      carry = nl + 1 < read.length ? [read.subarray(nl + 1)] : [];
-      chunk = locals.shorten(lines);
-    }
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
     const items = reader.push(decoder.decode(chunk, { stream: true }));
     options.onProgress?.(bytes, total);
     if (items.length > 0) yield items;
   }
-  const last = [...reader.push(decoder.decode(Buffer.concat(carry))), ...reader.end()];
+  const last = [...reader.push(decoder.decode()), ...reader.end()];
   if (last.length > 0) yield last;
-}
-
-function isReferenceLog(start: Buffer): boolean {
-  return detectFormat(new TextDecoder().decode(start.subarray(0, DETECT_PREFIX_CHARS)), true) === 'rlm-python';
 }
 
 /** Yields format, header/metadata, events and problems as the file is read. */

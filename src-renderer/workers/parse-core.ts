@@ -5,7 +5,6 @@
 import type { TrajectoryEvent } from '../../src-shared/events.ts';
 import { AnyLogReader, detectFormat, DETECT_PREFIX_CHARS } from '../../src-shared/codecs/detect.ts';
 import { formatProblem } from '../../src-shared/codecs/lines.ts';
-import { LocalsShortener, SHORTEN_LOCALS_FROM_BYTES } from '../../src-shared/codecs/rlm-python-locals.ts';
 import { Elider } from './elide.ts';
 import { MessageSharer } from './share-messages.ts';
 import type { Cut } from '../lib/elision.ts';
@@ -34,14 +33,14 @@ export async function parseUrl(input: { url: string; elideOver?: number | null }
     const res = await fetch(input.url, { cache: 'no-store' });
     if (!res.ok || !res.body) throw new Error(`GET ${new URL(input.url, 'http://x').pathname}: HTTP ${res.status}`);
     const total = Number(res.headers.get('content-length') ?? '0');
-    await parseText(linesText(streamBytes(res.body), elideOver(input, total), total), total, post);
+    await parseText(linesText(streamBytes(res.body), elideOver(input, total)), total, post);
   } catch (err) {
     post({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
   }
 }
 
 export function parseBlob(input: { file: Blob; elideOver?: number | null }, post: Post): Promise<void> {
-  return parseText(linesText(blobBytes(input.file), elideOver(input, input.file.size), input.file.size), input.file.size, post);
+  return parseText(linesText(blobBytes(input.file), elideOver(input, input.file.size)), input.file.size, post);
 }
 
 /** Slices read from a file: small first (the first view), then big; the next is read while this one is parsed. */
@@ -155,7 +154,7 @@ interface Text {
  * least `elide` bytes are left out first (see `elide.ts`), and the pieces stay bytes (the
  * page decodes them the same way).
  */
-function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null, size: number): Text {
+function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null): Text {
   let elider: Elider | null = null;
   let native = false;
   const spent: Spent = { read: 0, decode: 0, parse: 0, post: 0 };
@@ -171,21 +170,17 @@ function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null, siz
       return atStart.decode(bytes);
     };
     let decided = false;
-    /** A reference log's long `locals` values, cut to what the import keeps (exact: see rlm-python-locals.ts). */
-    let locals: LocalsShortener | null = null;
     const decideFormat = (lines: Uint8Array): void => {
       decided = true;
       const head = new TextDecoder().decode(lines.subarray(0, DETECT_PREFIX_CHARS));
-      const format = detectFormat(head, true);
-      native = format === 'native';
+      native = detectFormat(head, true) === 'native';
       if (elide !== null && native) elider = new Elider(elide);
-      if (format === 'rlm-python' && size >= SHORTEN_LOCALS_FROM_BYTES) locals = new LocalsShortener();
     };
     let carry: Uint8Array[] = [];
     const emit = function* (lines: Uint8Array): Generator<string | Uint8Array> {
       const t = performance.now();
       if (!decided) decideFormat(lines);
-      const light = elider ? elider.lighten(lines, lineAt) : locals ? locals.shorten(lines) : lines;
+      const light = elider ? elider.lighten(lines, lineAt) : lines;
       lineAt += lines.length;
       const texts: (string | Uint8Array)[] = [];
       for (const run of asciiRuns(light)) {

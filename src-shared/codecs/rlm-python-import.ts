@@ -38,6 +38,7 @@ import {
 } from '../events.ts';
 import { estimateTokens } from '../tokens.ts';
 import { LineSplitter, ProblemLimiter, type Line, type ReadProblem } from './lines.ts';
+import { LOCAL_CHARS, shortenLocals } from './rlm-python-locals.ts';
 import { ENVIRONMENT_TYPES, type Obj, parsePyTimestamp, type RlmPythonMetadata } from './rlm-python-format.ts';
 
 // --- raw JSON helpers -------------------------------------------------------------------
@@ -144,9 +145,6 @@ function variablesOf(locals: unknown): string[] {
   }
   return out;
 }
-
-/** Characters of a variable's value kept from `locals` (see the header comment). */
-export const LOCAL_CHARS = 200;
 
 /**
  * The JSON of `v`, rendered only until it passes `limit` characters: the text so far, and
@@ -742,7 +740,7 @@ export type RlmPythonItem =
 export interface RlmPythonReaderOptions {
   /** Prefix of run ids (default `r`): root runs are `<prefix><turn>`. */
   runPrefix?: string;
-  /** Parse every line whole, without reusing the previous line's prompt (tests compare the two). */
+  /** Parse every line whole: no reuse of the previous line's prompt, no cutting of `locals` (tests compare the two). */
   wholeLines?: boolean;
 }
 
@@ -887,13 +885,27 @@ export class RlmPythonReader {
     this.problem('warn', { line: this.line, severity: 'warning', message });
   };
 
+  /**
+   * The line's value: without the history it repeats and with its long `locals` cut (see
+   * `PromptReuse` and rlm-python-locals.ts), unless asked for whole lines. A line that fails
+   * that way is parsed whole, so its error is the whole line's.
+   */
+  private parseLine(text: string): unknown {
+    if (!this.prompts) return JSON.parse(text);
+    try {
+      return this.prompts.parse(shortenLocals(text));
+    } catch {
+      return JSON.parse(text);
+    }
+  }
+
   private readLine(line: Line): void {
     if (line.text.trim() === '') return;
     this.sawAnything = true;
     this.line = line.no;
     let value: unknown;
     try {
-      value = this.prompts ? this.prompts.parse(line.text) : JSON.parse(line.text);
+      value = this.parseLine(line.text);
     } catch (err) {
       if (!line.terminated) {
         this.problem('truncated', {

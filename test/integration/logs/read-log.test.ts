@@ -163,23 +163,3 @@ describe('streaming log reader', () => {
     expect((await readLogFile(p3)).problems[0]?.message).toMatch(/empty/);
   });
 });
-
-describe('reading a big reference log', () => {
-  it("cuts long locals before decoding and yields exactly the whole lines' events, across chunk boundaries", async () => {
-    const { REFERENCE_FIXTURES } = await import('../../support/reference-fixtures.ts');
-    const { readFileSync } = await import('node:fs');
-    const source = readFileSync(join(REFERENCE_FIXTURES, 'a_needle.jsonl'), 'utf8');
-    const path = join(dir, 'a_needle-twice.jsonl');
-    // Its lines are 0.1–1 MB (the context logged in locals twice per block); chunks of 64 KB cut them.
-    writeFileSync(path, source + source);
-    const whole = await readLogFile(path, { chunkBytes: 64 * 1024, shortenLocalsFrom: Number.POSITIVE_INFINITY });
-    const shortened = await readLogFile(path, { chunkBytes: 64 * 1024, shortenLocalsFrom: 0 });
-    const once = await readLogFile(path, { chunkBytes: 5 << 20, shortenLocalsFrom: 0 });
-    expect(whole.events.length).toBeGreaterThan(20);
-    expect(shortened).toEqual(whole);
-    expect(once).toEqual(whole);
-    // The shortened read did cut something: a block's locals hold only the first 200 characters.
-    const ends = shortened.events.filter((e) => e.type === 'block.end');
-    expect(ends.some((e) => JSON.stringify(e).includes('\u2026'))).toBe(true);
-  });
-});

@@ -3,50 +3,55 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AnyLogReader } from '../../../src-shared/codecs/detect.ts';
-import { LocalsShortener } from '../../../src-shared/codecs/rlm-python-locals.ts';
+import { RlmPythonReader } from '../../../src-shared/codecs/rlm-python-import.ts';
+import { shortenLocals } from '../../../src-shared/codecs/rlm-python-locals.ts';
 import { README_COUNTS, REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
 import { rng } from './fuzz.ts';
 
 const enc = new TextEncoder();
 
-/** Everything the reader yields for `bytes`, fed in whole-line chunks of about `chunk` bytes. */
-function readAll(bytes: Uint8Array, shorten: boolean, chunk = 64 * 1024): { items: unknown[]; saved: number } {
-  // Every line looked at (by default only long ones are).
-  const sh = new LocalsShortener(0);
-  const dec = new TextDecoder();
-  const reader = new AnyLogReader();
-  const items: unknown[] = [];
-  let at = 0;
-  while (at < bytes.length) {
-    let end = bytes.lastIndexOf(10, Math.min(bytes.length, at + chunk) - 1) + 1;
-    if (end <= at) end = bytes.indexOf(10, at) + 1 || bytes.length;
-    const part = bytes.subarray(at, end);
-    items.push(...reader.push(dec.decode(shorten ? sh.shorten(part) : part, { stream: true })));
-    at = end;
-  }
-  items.push(...reader.end());
-  return { items, saved: sh.saved };
+/** Everything the reader yields for `bytes`, with lines parsed whole or lightened (prompt reuse and locals cut). */
+function readAll(bytes: Uint8Array, shorten: boolean): { items: unknown[]; saved: number } {
+  const text = new TextDecoder().decode(bytes);
+  const reader = new RlmPythonReader({ wholeLines: !shorten });
+  const items = [...reader.push(text), ...reader.end()];
+  let saved = 0;
+  if (shorten) for (const line of text.split('\n')) saved += line.length - shortenLocals(line).length;
+  return { items, saved };
+}
+
+/** JSON as Python's json.dumps writes it (`, ` and `: `), non-ASCII as \\uXXXX escapes when `ascii` (its default). */
+function dumps(v: unknown, ascii: boolean): string {
+  if (Array.isArray(v)) return `[${v.map((x) => dumps(x, ascii)).join(', ')}]`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${dumps(x, ascii)}`)
+      .join(', ')}}`;
+  const text = JSON.stringify(v);
+  return ascii ? text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
 }
 
 const meta = JSON.stringify({ type: 'metadata', root_model: 'm', max_depth: 1, max_iterations: 5, backend: 'openai' });
 
 /** A reference iteration line whose block logged `locals`. */
-function iterationLine(locals: unknown, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    type: 'iteration',
-    iteration: 1,
-    timestamp: '2025-01-01T00:00:00.000000',
-    prompt: [
-      { role: 'system', content: 'sys' },
-      { role: 'user', content: 'go' },
-    ],
-    response: '```repl\nx = 1\n```',
-    code_blocks: [{ code: 'x = 1', result: { stdout: '', stderr: '', locals, execution_time: 0.1, rlm_calls: [] } }],
-    final_answer: null,
-    iteration_time: 0.5,
-    ...extra,
-  });
+function iterationLine(locals: unknown, extra: Record<string, unknown> = {}, ascii = false): string {
+  return dumps(
+    {
+      type: 'iteration',
+      iteration: 1,
+      timestamp: '2025-01-01T00:00:00.000000',
+      prompt: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'go' },
+      ],
+      response: '```repl\nx = 1\n```',
+      code_blocks: [{ code: 'x = 1', result: { stdout: '', stderr: '', locals, execution_time: 0.1, rlm_calls: [] } }],
+      final_answer: null,
+      iteration_time: 0.5,
+      ...extra,
+    },
+    ascii,
+  );
 }
 
 function logOf(...lines: string[]): Uint8Array {
@@ -60,14 +65,7 @@ function expectSame(bytes: Uint8Array): number {
   return short.saved;
 }
 
-describe('LocalsShortener', () => {
-  it('looks only at long lines by default', () => {
-    const small = logOf(iterationLine({ context: 'x'.repeat(5000) }));
-    expect(new LocalsShortener().shorten(small)).toBe(small);
-    const big = logOf(iterationLine({ context: 'x'.repeat(200_000) }));
-    expect(new LocalsShortener().shorten(big).length).toBeLessThan(1000);
-  });
-
+describe('shortenLocals', () => {
   it.each(Object.keys(README_COUNTS))('gives the same events as the whole lines for the reference fixture %s', (name) => {
     const bytes = readFileSync(join(REFERENCE_FIXTURES, `${name}.jsonl`));
     expectSame(bytes);
@@ -85,8 +83,8 @@ describe('LocalsShortener', () => {
     // Five long values in locals cut; the response (outside locals) kept whole.
     expect(saved).toBeGreaterThan(5 * 4500);
     expect(saved).toBeLessThan(5 * 5000);
-    const text = new TextDecoder().decode(new LocalsShortener(0).shorten(bytes));
-    expect(text).toContain(`"response":"${long}`);
+    const text = shortenLocals(new TextDecoder().decode(bytes));
+    expect(text).toContain(`"response": "${long}`);
   });
 
   it('counts escapes, multi-byte characters and surrogate pairs as the import does', () => {
@@ -96,7 +94,7 @@ describe('LocalsShortener', () => {
       const pick = (len: number): string => Array.from({ length: len }, () => alphabet[Math.floor(r() * alphabet.length)]).join('');
       // Lengths around the kept prefix (202 units) and the cut threshold (512 bytes).
       const locals = { a: pick(150 + Math.floor(r() * 400)), b: pick(600 + Math.floor(r() * 900)), c: [pick(700), { d: pick(205) }] };
-      expectSame(logOf(iterationLine(locals)));
+      expectSame(logOf(iterationLine(locals), iterationLine(locals, {}, true)));
     }
   });
 

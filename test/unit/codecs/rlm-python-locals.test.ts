@@ -124,4 +124,13 @@ describe('shortenLocals', () => {
     const bytes = enc.encode([meta, good, '{"type": "iteration", "code_blocks": [{"result": {"locals": {"x": "' + long, cut].join('\n'));
     expectSame(bytes);
   });
+
+  it('the one visible difference: a bad character in a cut tail is never seen', () => {
+    // A raw tab is not allowed in a JSON string: a whole parse refuses the line, a cut one never sees it.
+    const bad = iterationLine({ context: `${'x'.repeat(600)}TAB${'y'.repeat(600)}` }).replace('TAB', '\t');
+    const text = [meta, bad].join('\n') + '\n';
+    const problems = (r: RlmPythonReader): string => JSON.stringify([...r.push(text), ...r.end()].filter((i) => i.kind === 'problem'));
+    expect(problems(new RlmPythonReader())).not.toContain('not valid JSON');
+    expect(problems(new RlmPythonReader({ wholeLines: true }))).toContain('not valid JSON');
+  });
 });

@@ -179,6 +179,20 @@ export interface RunStartEvent extends Envelope {
    * root run has them. Added in version 1 (optional).
    */
   examples?: WorkedExampleRef[];
+  /**
+   * The request fields sent with every model call besides the model and the messages
+   * (temperature, top_p, seed, max_completion_tokens, vendor fields…), by the endpoint's
+   * names: of the run's own turns, and of its plain sub-calls when another client makes them.
+   * Absent when none were set (the endpoints' defaults). Added in version 1 (optional).
+   */
+  sampling?: RequestFields;
+}
+
+/** See `RunStartEvent.sampling`. */
+export interface RequestFields {
+  turns: Record<string, unknown>;
+  /** Null when plain sub-calls use the turns' client. */
+  subcalls: Record<string, unknown> | null;
 }
 
 /** Characters all of a run's worked examples may take together when the user sets none. */

@@ -1,6 +1,7 @@
 // A completion at maxDepth 0, the reference's baseline: no REPL and no turns; the context and
 // the query go to the root model in one plain call, and its reply is the answer. Recorded as a
 // run with one model call (purpose 'direct', iteration 0) and no iterations.
+import { requestFieldsOf } from '../lm/request-fields.ts';
 import {
   DIRECT_CALL_ITERATION,
   type ChatMessage,
@@ -54,6 +55,7 @@ export async function runDirect(p: DirectRunParams): Promise<RunOutcome> {
     messages: [...messages],
     tools: [],
     repl: p.repl,
+    ...requestFieldsOf(p.client, undefined),
   });
   const ledger = new UsageLedger();
   const abort = new AbortController();

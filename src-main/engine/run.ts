@@ -15,6 +15,7 @@ import type {
 } from '../../src-shared/events.ts';
 import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import type { CompletionResult, LmClient } from '../lm/types.ts';
+import { requestFieldsOf } from '../lm/request-fields.ts';
 import type { CallSite, ExecResult, Repl, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
 import { blockEndFields } from './block-events.ts';
 import { findFinalSignal, findReplBlocks } from './code-blocks.ts';
@@ -238,6 +239,7 @@ export class RlmRun implements SubcallBridge {
       ...(this.examples.length > 0
         ? { examples: this.examples.map((e) => ({ source: e.source, chars: e.text.length, repl: e.repl })) }
         : {}),
+      ...requestFieldsOf(this.cfg.client, this.cfg.subClient),
     });
 
     let answer: string | null = null;

@@ -108,6 +108,10 @@ export class OpenAiCompatibleClient implements LmClient {
   private readonly extraBody: Record<string, unknown>;
   private readonly stream: boolean;
 
+  get requestFields(): Readonly<Record<string, unknown>> {
+    return { ...this.sampling, ...this.extraBody };
+  }
+
   constructor(opts: OpenAiClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;

@@ -21,6 +21,8 @@ export interface CompletionResult {
 
 export interface LmClient {
   complete(req: CompletionRequest): Promise<CompletionResult>;
+  /** The request fields it sends with every call besides model and messages (recorded in run.start). */
+  readonly requestFields?: Readonly<Record<string, unknown>>;
 }
 
 /** USD per million tokens. */

@@ -2,7 +2,7 @@
 import { LabelsBox } from './LabelsBox.tsx';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
-import type { CallId, ChatMessage, RunId, WorkedExampleRef } from '../../src-shared/events.ts';
+import type { CallId, ChatMessage, RequestFields, RunId, WorkedExampleRef } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import {
   blocksOf,
@@ -154,6 +154,7 @@ function RunHeader({
         {run.end ? ` · stop: ${run.end.stopReason}` : ''}
       </div>
       <UsageByModelTable byModel={totals.byModel} testId="run-by-model" />
+      {run.start?.sampling ? <SamplingLine sampling={run.start.sampling} /> : null}
       {run.start?.examples && run.start.examples.length > 0 ? <WorkedExamplesLine examples={run.start.examples} /> : null}
       {run.start?.query ? (
         <details className="run-query">
@@ -174,6 +175,20 @@ function RunHeader({
         </div>
       ))}
     </section>
+  );
+}
+
+/** What the run's requests carried besides model and messages (temperature, seed…), by the endpoint's names. */
+function SamplingLine({ sampling }: { sampling: RequestFields }) {
+  const fields = (f: Record<string, unknown>): string =>
+    Object.entries(f)
+      .map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' · ') || 'endpoint defaults';
+  return (
+    <div className="run-meta" data-testid="run-sampling">
+      requests: {fields(sampling.turns)}
+      {sampling.subcalls ? `; sub-calls: ${fields(sampling.subcalls)}` : ''}
+    </div>
   );
 }
 

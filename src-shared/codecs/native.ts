@@ -78,6 +78,9 @@ const eventSchemas = [
     tools: z.array(str),
     repl: replLanguage.optional(),
     examples: z.array(z.looseObject({ source: str, chars: nonNegInt, repl: replLanguage.optional() })).optional(),
+    sampling: z
+      .looseObject({ turns: z.record(z.string(), z.unknown()), subcalls: z.record(z.string(), z.unknown()).nullable() })
+      .optional(),
   }),
   z.looseObject({
     ...envelope,
@@ -281,6 +284,7 @@ const FAST_BY_TYPE = new Map<string, Pred>([
       tools: arrayOf(fStr),
       repl: optional(oneOf(REPL_LANGUAGES)),
       examples: optional(arrayOf(obj({ source: fStr, chars: fNonNegInt, repl: optional(oneOf(REPL_LANGUAGES)) }))),
+      sampling: optional(obj({ turns: isObj, subcalls: (x: unknown) => x === null || isObj(x) })),
     }),
   ],
   ['iteration.start', obj({ iteration: fNum, appended: fMessages, historyLength: fNum, historyTokens: fNum })],

@@ -66,6 +66,8 @@ describe('run --sub-base-url and sampling flags', () => {
         '0.7',
         '--sub-top-p',
         '0.9',
+        '--log-dir',
+        join(dir, 'logs'),
         '--json',
       ],
       { RLM_TEST_SUB_KEY: 'sub-secret' },
@@ -73,9 +75,21 @@ describe('run --sub-base-url and sampling flags', () => {
     expect(res.code, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout) as {
       stopReason: string;
+      logFile: string | null;
       usage: { byModel: Record<string, { calls: number; costUsd: number | null }> };
     };
     expect(out.stopReason).toBe('answered');
+    // The log records what each role sent besides the model and the messages.
+    const starts = readFileSync(out.logFile ?? '', 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"run.start"'))
+      .map((l) => JSON.parse(l) as { sampling?: unknown });
+    expect(starts.length).toBeGreaterThanOrEqual(1);
+    for (const e of starts)
+      expect(e.sampling).toEqual({
+        turns: { temperature: 0.2, seed: 11, max_completion_tokens: 900 },
+        subcalls: { temperature: 0.7, top_p: 0.9 },
+      });
     const onRoot = read(rootRecord());
     const onSub = read(subRecord());
     expect(onRoot.length).toBeGreaterThanOrEqual(2);

@@ -166,3 +166,22 @@ describe('run.start worked examples', () => {
     }
   });
 });
+
+describe('run.start request fields', () => {
+  const sampling = { turns: { temperature: 0.2, seed: 11 }, subcalls: null };
+  const withSampling = events.map((e) => (e.type === 'run.start' ? { ...e, sampling } : e));
+
+  it('a write and read keeps run.start.sampling as written', () => {
+    const r = readNativeText([...encodeNative(header, withSampling)].join(''));
+    expect(r.problems).toEqual([]);
+    expect(r.events).toEqual(withSampling);
+  });
+
+  it('a malformed one is refused by name', () => {
+    const start = withSampling.find((e) => e.type === 'run.start')!;
+    for (const bad of [{ turns: 3, subcalls: null }, { turns: {} }, 'temperature 0.2', { turns: {}, subcalls: [1] }]) {
+      const r = checkEvent({ ...start, sampling: bad });
+      expect(r, JSON.stringify(bad)).toMatchObject({ ok: false, message: expect.stringMatching(/sampling/) });
+    }
+  });
+});

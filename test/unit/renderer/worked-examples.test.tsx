@@ -21,7 +21,7 @@ const EXAMPLES = [
   { source: '/fixtures/c_recursive.jsonl', chars: 1577, repl: 'python' as const },
 ];
 
-function runEvents(examples: typeof EXAMPLES | undefined): TrajectoryEvent[] {
+function runEvents(examples: typeof EXAMPLES | undefined, sampling?: object): TrajectoryEvent[] {
   const env = (seq: number, extra: object) => ({
     v: 1,
     seq,
@@ -56,6 +56,7 @@ function runEvents(examples: typeof EXAMPLES | undefined): TrajectoryEvent[] {
       tools: [],
       repl: 'javascript',
       ...(examples ? { examples } : {}),
+      ...(sampling ? { sampling } : {}),
     }),
   ] as unknown as TrajectoryEvent[];
 }
@@ -104,6 +105,14 @@ describe('the run header', () => {
   it('a run given no examples shows no line', () => {
     mountApp(runEvents(undefined), null);
     expect(screen.queryByTestId('run-examples')).toBeNull();
+    expect(screen.queryByTestId('run-sampling')).toBeNull();
+  });
+
+  it("shows the request fields of the run's turns and of its sub-calls' client", () => {
+    mountApp(runEvents(undefined, { turns: { temperature: 0.2, seed: 11 }, subcalls: { top_p: 0.9, reasoning: { effort: 'low' } } }), null);
+    expect(screen.getByTestId('run-sampling').textContent).toBe(
+      'requests: temperature 0.2 · seed 11; sub-calls: top_p 0.9 · reasoning {"effort":"low"}',
+    );
   });
 });
 

@@ -76,6 +76,14 @@ export interface CounterfactualHost {
 
 const SIDECAR_SUFFIX = '.rlm.counterfactuals.ndjson';
 
+/**
+ * A child re-run the sidecar still says is running, though no run of this host's is making it:
+ * the host that started it stopped first. Shown as failed; the sidecar is left as it is.
+ */
+function interrupted(r: CounterfactualRecord): CounterfactualRecord {
+  return { ...r, status: 'failed', message: r.message ?? 'interrupted: the host running this re-run stopped before it ended; re-run it' };
+}
+
 /** The sidecar beside a log: its name without `.rlm.jsonl` / `.jsonl`, plus the suffix (not `.jsonl`: folder readers take those for logs). */
 export function sidecarBeside(logFile: string): string {
   return join(dirname(logFile), basename(logFile).replace(/(\.rlm)?\.jsonl?$/, '') + SIDECAR_SUFFIX);
@@ -196,7 +204,10 @@ export class Counterfactuals {
       for (const r of foldCounterfactualLines(readFileSync(path, 'utf8').split('\n')).records) byId.set(r.id, r);
     }
     for (const r of this.records.values()) if (r.source.sessionId === sessionId) byId.set(r.id, r);
-    return [...byId.values()].filter((r) => r.source.logFile === src.logFile || r.source.sessionId === sessionId);
+    const live = new Set(this.running.values());
+    return [...byId.values()]
+      .filter((r) => r.source.logFile === src.logFile || r.source.sessionId === sessionId)
+      .map((r) => (r.status === 'running' && !live.has(r.id) ? interrupted(r) : r));
   }
 
   /**

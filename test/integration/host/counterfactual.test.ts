@@ -1,7 +1,7 @@
 // Counterfactual sub-calls against mock-llm (the demo profile): one recorded call re-run with
 // an edited prompt gives a different answer, recorded in a sidecar beside the source log (the
 // log itself untouched); a fork then substitutes it, and the fork's later iterations see it.
-import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +90,32 @@ describe('counterfactual sub-calls', () => {
     expect(log.header?.forkOf).toMatchObject({ iteration: call.iteration, counterfactual: { callId: call.callId, id: cf.id } });
     expect(log.events.some((e) => e.type === 'subcall.end' && e.counterfactual?.id === cf.id)).toBe(true);
     expect(readFileSync(a.end.logFile!).equals(logBefore)).toBe(true);
+  });
+
+  it('a child re-run whose host stopped before it ended is listed as failed, and its sidecar is left as it is', async () => {
+    const { session } = await c.call('session.start', demoStart('needle'));
+    const a = await ended(session.sessionId);
+    const call = starts(a.events).find((e) => e.kind === 'llm')!;
+    const { counterfactual: done } = await c.call('session.counterfactual', {
+      params: { sessionId: session.sessionId, callId: call.callId, prompt: call.prompt },
+    });
+    // What a host that stopped mid-way leaves: a child re-run's record, still running, of a session no one has.
+    const sidecar = sidecarBeside(a.end.logFile!);
+    const orphan: CounterfactualRecord = {
+      ...done,
+      id: `${done.id}-orphan`,
+      call: { ...done.call, child: true },
+      status: 'running',
+      result: null,
+      session: { sessionId: 'a-session-of-a-stopped-host', logFile: null },
+      message: null,
+    };
+    appendFileSync(sidecar, JSON.stringify(orphan) + '\n');
+    const before = readFileSync(sidecar);
+    const list = (await c.call('session.counterfactuals', { sessionId: session.sessionId })).counterfactuals;
+    expect(list.find((r) => r.id === done.id)).toMatchObject({ status: 'done' });
+    expect(list.find((r) => r.id === orphan.id)).toMatchObject({ status: 'failed', message: expect.stringMatching(/^interrupted/) });
+    expect(readFileSync(sidecar).equals(before)).toBe(true);
   });
 
   it('a child run: re-run as its own RLM session, then substituted in a fork without spawning the child', async () => {

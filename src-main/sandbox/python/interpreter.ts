@@ -11,6 +11,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import ivm from 'isolated-vm';
 import { bootPython } from './isolate-side.ts';
+import { pruneSnapshots } from './snapshot-cache.ts';
 import { trackInterpreter } from './lifecycle.ts';
 import type { PythonBootConfig } from './isolate-side.ts';
 
@@ -137,6 +138,7 @@ function getSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | null> {
       const tmp = `${path}.${process.pid}.tmp`;
       await writeFile(tmp, image);
       await rename(tmp, path);
+      await pruneSnapshots(dirname(path));
     } catch {
       // a read-only cache only costs the next process the slow start
     }

@@ -1,0 +1,41 @@
+// The cache folder's Pyodide snapshots. Each is named for the Pyodide version, `runtime.py`
+// and the isolate code it was made with, so every change of those adds a new ~40 MB file;
+// without pruning the folder only grew. After a snapshot is saved, the newest few are kept
+// (several checkouts of different versions may share one cache), and leftovers of writes
+// that never finished are removed once they are old enough not to be in progress.
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Snapshots kept, the newest by modification time (the one just saved among them). */
+const SNAPSHOTS_KEPT = 3;
+/** A temporary file this old is an abandoned write. */
+const STALE_TMP_MS = 60 * 60 * 1000;
+
+const SNAPSHOT = /^pyodide-.+\.snapshot$/;
+const TEMPORARY = /^pyodide-.+\.snapshot\.\d+\.tmp$/;
+
+/** Removes all but the `keep` newest snapshots in `dir`, and abandoned temporary files; never throws. */
+export async function pruneSnapshots(dir: string, keep = SNAPSHOTS_KEPT, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return removed;
+  }
+  const snapshots: { name: string; mtimeMs: number }[] = [];
+  for (const name of names) {
+    if (!SNAPSHOT.test(name) && !TEMPORARY.test(name)) continue;
+    try {
+      const { mtimeMs } = await stat(join(dir, name));
+      if (SNAPSHOT.test(name)) snapshots.push({ name, mtimeMs });
+      else if (now - mtimeMs > STALE_TMP_MS) removed.push(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  snapshots.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const s of snapshots.slice(keep)) removed.push(s.name);
+  for (const name of removed) await rm(join(dir, name), { force: true }).catch(() => undefined);
+  return removed;
+}

@@ -3,6 +3,7 @@
 // the file input's change and the fully loaded view go. A tool, not a test.
 //   node --no-node-snapshot test/e2e/perf/timeline.ts FILE [--min-ms 2] [--static DIR]
 import { launch, startServe } from '../support.ts';
+import { traceWhile, type TraceEvent } from './trace-capture.ts';
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
@@ -12,17 +13,6 @@ const file = process.argv[2];
 if (!file || file.startsWith('--')) throw new Error('usage: timeline.ts FILE [--min-ms N] [--static DIR]');
 const MIN_MS = Number(arg('--min-ms') ?? '2');
 const STATIC = arg('--static');
-
-interface TraceEvent {
-  name: string;
-  cat?: string;
-  ph: string;
-  ts: number;
-  dur?: number;
-  tid: number;
-  pid: number;
-  args?: { name?: string; data?: { type?: string; functionName?: string; url?: string } };
-}
 
 const served = await startServe(STATIC ? ['--static', STATIC] : []);
 const b = await launch(served.url);
@@ -34,21 +24,14 @@ try {
     .waitFor({ state: 'attached', timeout: 60_000 })
     .catch(() => undefined);
   await page.waitForTimeout(500);
-  const cdp = await page.context().newCDPSession(page);
-  const events: TraceEvent[] = [];
-  cdp.on('Tracing.dataCollected', (d) => events.push(...(d.value as unknown as TraceEvent[])));
-  const done = new Promise<void>((r) => cdp.once('Tracing.tracingComplete', () => r()));
-  await cdp.send('Tracing.start', {
-    categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8,blink.user_timing',
-    transferMode: 'ReportEvents',
+  let timings: string | null = null;
+  const events = await traceWhile(page, async () => {
+    await page.waitForTimeout(200);
+    await page.getByTestId('open-file').setInputFiles(file);
+    await page.getByTestId('timings').waitFor({ timeout: 120_000 });
+    timings = await page.getByTestId('timings').textContent();
+    await page.waitForTimeout(100);
   });
-  await page.waitForTimeout(200);
-  await page.getByTestId('open-file').setInputFiles(file);
-  await page.getByTestId('timings').waitFor({ timeout: 120_000 });
-  const timings = await page.getByTestId('timings').textContent();
-  await page.waitForTimeout(100);
-  await cdp.send('Tracing.end');
-  await done;
   const names = new Map<string, string>();
   for (const e of events) if (e.name === 'thread_name' && e.args?.name) names.set(`${e.pid}:${e.tid}`, e.args.name);
   const change = events.find((e) => e.name === 'EventDispatch' && e.args?.data?.type === 'change');

@@ -4,6 +4,7 @@
 //   node --no-node-snapshot test/e2e/perf/trace.ts [FILE]    (WARM=SMALL_LOG opens that first)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { launch, startServe } from '../support.ts';
+import { traceWhile } from './trace-capture.ts';
 const served = await startServe();
 const b = await launch(served.url);
 const page = b.page;
@@ -18,18 +19,10 @@ try {
     await page.getByTestId('timings').waitFor({ timeout: 60_000 });
     await page.waitForTimeout(1000);
   }
-  const cdp = await page.context().newCDPSession(page);
-  const events: Record<string, unknown>[] = [];
-  cdp.on('Tracing.dataCollected', (d: { value: Record<string, unknown>[] }) => events.push(...d.value));
-  const done = new Promise<void>((r) => cdp.once('Tracing.tracingComplete', () => r()));
-  await cdp.send('Tracing.start', {
-    categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8',
-    transferMode: 'ReportEvents',
+  const events = await traceWhile(page, async () => {
+    await page.getByTestId('open-file').setInputFiles(process.argv[2] ?? '/tmp/rlm-perf-logs/big100-v2.rlm.jsonl');
+    await page.getByTestId('timings').waitFor({ timeout: 60_000 });
   });
-  await page.getByTestId('open-file').setInputFiles(process.argv[2] ?? '/tmp/rlm-perf-logs/big100-v2.rlm.jsonl');
-  await page.getByTestId('timings').waitFor({ timeout: 60_000 });
-  await cdp.send('Tracing.end');
-  await done;
   mkdirSync('/tmp/rlmperf', { recursive: true });
   writeFileSync('/tmp/rlmperf/trace.json', JSON.stringify(events));
   // Main-thread tasks over 90 ms and the trace events inside them (nested ones count in each level).

@@ -25,10 +25,11 @@ export async function pruneSnapshots(dir: string, keep = SNAPSHOTS_KEPT, now = D
   }
   const snapshots: { name: string; mtimeMs: number }[] = [];
   for (const name of names) {
-    if (!SNAPSHOT.test(name) && !TEMPORARY.test(name)) continue;
+    const isSnapshot = SNAPSHOT.test(name);
+    if (!isSnapshot && !TEMPORARY.test(name)) continue;
     try {
       const { mtimeMs } = await stat(join(dir, name));
-      if (SNAPSHOT.test(name)) snapshots.push({ name, mtimeMs });
+      if (isSnapshot) snapshots.push({ name, mtimeMs });
       else if (now - mtimeMs > STALE_TMP_MS) removed.push(name);
     } catch {
       // gone meanwhile

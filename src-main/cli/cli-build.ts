@@ -2,8 +2,9 @@
 // cache): one ES module per entry plus shared chunks, so Node reads a few files instead of
 // resolving, reading and type-stripping hundreds, and each command still loads only its own
 // chunk (commands/index.ts imports them lazily, and so does the SDK's client). Entries: the
-// CLI, and the session worker that `serve`, `view` and `demo` fork (worker.mjs beside the
-// bundle, see host/worker-launcher.ts). Left outside: Node's built-ins, isolated-vm (a
+// CLI, the session worker that `serve`, `view` and `demo` fork (worker.mjs beside the
+// bundle, see host/worker-launcher.ts), and the sandbox process of `run` (sandbox-child.mjs,
+// see engine/sandbox-process/). Left outside: Node's built-ins, isolated-vm (a
 // native addon), Pyodide (files read at run time), and the build tools some commands spawn.
 // bin/rlm-studio builds it when it is missing or older than the sources (`isCliStale`);
 // `node src-main/cli/cli-build.ts` builds it by hand.
@@ -46,6 +47,7 @@ async function buildCli(dist: string = cliDist): Promise<void> {
         main: join(repoRoot, 'src-main/cli/main.ts'),
         worker: join(repoRoot, 'src-main/host/worker.ts'),
         'policy-thread': join(repoRoot, 'src-main/host/policy-thread.ts'),
+        'sandbox-child': join(repoRoot, 'src-main/engine/sandbox-process/sandbox-child.ts'),
       },
       platform: 'node',
       external: isExternal,

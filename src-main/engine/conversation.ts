@@ -8,6 +8,8 @@ import type { HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } fro
 import type { RlmConfig, ToolSpec } from './config.ts';
 import { RLM_DEFAULTS, limitsOf, validateConfig } from './config.ts';
 import { runDirect } from './direct-run.ts';
+import { sharedSandboxProcess } from './sandbox-process/sandbox-process.ts';
+import { canHostIsolates } from '../sandbox/isolate-host.ts';
 import { forwardingBridge, RlmRun, type RunOutcome, type ConversationServices } from './run.ts';
 import { UsageLedger } from './usage-ledger.ts';
 
@@ -28,6 +30,8 @@ export interface ConversationOptions {
  * sent, which a whole-process `run` would wait for.
  */
 export function replFactoryFor(language: ReplLanguage): ReplFactory {
+  // A process on Node's startup snapshot (the command line's `run`) keeps its REPLs in a child.
+  if (!canHostIsolates()) return sharedSandboxProcess().replFactory(language);
   if (language === 'javascript') return async (options) => (await import('../sandbox/isolated-repl.ts')).createIsolatedRepl(options);
   return async (options) => (await import('../sandbox/python/pyodide-repl.ts')).createPythonRepl(options);
 }

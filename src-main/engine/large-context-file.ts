@@ -3,6 +3,7 @@
 // string is decoded and copied once, into the memory the sandbox shares (`shared-strings.ts`), so
 // that loading it into the JavaScript REPL copies nothing more.
 import { closeSync, openSync, read as fsRead } from 'node:fs';
+import { canHostIsolates } from '../sandbox/isolate-host.ts';
 
 /** A large JSON file that is not an array of strings; the message says where. */
 export class JsonArrayError extends Error {
@@ -17,9 +18,7 @@ export class JsonArrayError extends Error {
  */
 export async function readTextChunks(path: string, chunkBytes: number): Promise<string[]> {
   if (chunkBytes < 4) throw new RangeError(`chunkBytes must be at least 4 (one UTF-8 character), not ${chunkBytes}`);
-  // Loaded only for files this large: isolated-vm is the sandbox's, not every caller's.
-  const { SharedStringsBuilder } = await import('../sandbox/shared-strings.ts');
-  const builder = new SharedStringsBuilder();
+  const builder = await stringsBuilder();
   const fd = openSync(path, 'r');
   try {
     let current = Buffer.allocUnsafe(chunkBytes);
@@ -48,6 +47,22 @@ export async function readTextChunks(path: string, chunkBytes: number): Promise<
     closeSync(fd);
   }
   return builder.finish();
+}
+
+interface StringsBuilder {
+  add(text: string): void;
+  finish(): string[];
+}
+
+/**
+ * Where the strings go: into memory the sandbox shares when the REPLs run in this process
+ * (isolated-vm, loaded only for files this large); else plain strings, and the sandbox process
+ * reads the file again itself (engine/sandbox-process).
+ */
+async function stringsBuilder(): Promise<StringsBuilder> {
+  if (canHostIsolates()) return new (await import('../sandbox/shared-strings.ts')).SharedStringsBuilder();
+  const strings: string[] = [];
+  return { add: (text) => void strings.push(text), finish: () => strings };
 }
 
 /** Where to end a piece of `buf[0, filled)`: after its last line break, else before an incomplete last character. */
@@ -89,8 +104,7 @@ const isSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d |
  * rest of the read).
  */
 export async function readJsonStrings(path: string, chunkBytes: number, maxElementBytes: number): Promise<string[]> {
-  const { SharedStringsBuilder } = await import('../sandbox/shared-strings.ts');
-  const builder = new SharedStringsBuilder();
+  const builder = await stringsBuilder();
   const fd = openSync(path, 'r');
   try {
     let win = Buffer.allocUnsafe(chunkBytes);

@@ -1,6 +1,7 @@
 // The JavaScript REPL in an isolated-vm isolate: host side. See README.md for the guarantees.
 import ivm from 'isolated-vm';
 import type { ReplResetReason } from '../../src-shared/events.ts';
+import { assertCanHostIsolates } from './isolate-host.ts';
 import { sandboxRuntime } from './runtime.ts';
 import type { BlockOutcome, RuntimeConfig } from './runtime.ts';
 import { BlockState } from './block-state.ts';
@@ -90,6 +91,7 @@ class IsolatedRepl implements Repl {
   #pendingReset: { reason: ReplResetReason; what: string } | null = null;
 
   constructor(options: ReplOptions) {
+    assertCanHostIsolates('the JavaScript REPL');
     this.#bridge = options.bridge;
     this.#limits = replLimits(options, SANDBOX_LIMIT_DEFAULTS);
     this.#finalVar = options.finalVar === true;

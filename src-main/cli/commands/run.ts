@@ -17,6 +17,8 @@ import {
 } from '../../engine/index.ts';
 import { ContextFileError, readContextFile } from '../../engine/context-file.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
+import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-process.ts';
+import { canHostIsolates } from '../../sandbox/isolate-host.ts';
 import { NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { UsageError } from '../errors.ts';
@@ -216,8 +218,13 @@ export function preparePythonFor(o: Pick<RunCliOptions, 'repl'>): void {
 }
 
 export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => void) | null, signal?: AbortSignal): Promise<RunSummary> {
-  preparePythonFor(o);
+  // On Node's startup snapshot (bin/rlm-studio starts `run` so) the REPLs live in a sandbox
+  // process, started once the first model call is out; it reads the context file itself.
+  const sandbox = canHostIsolates() ? null : sharedSandboxProcess();
+  if (sandbox && o.repl === 'python') sandbox.warmPython();
+  else preparePythonFor(o);
   const context = await loadContextFile(o.context);
+  sandbox?.shareContextFile(resolve(o.context), context);
   const cli = await openCliSession(o, onProgress);
   let outcome: RunOutcome;
   try {

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import ivm from 'isolated-vm';
+import { assertCanHostIsolates } from '../isolate-host.ts';
 import { bootPython } from './isolate-side.ts';
 import { pruneSnapshots } from './snapshot-cache.ts';
 import { trackInterpreter } from './lifecycle.ts';
@@ -175,6 +176,7 @@ export async function preparePython(): Promise<void> {
 }
 
 async function boot(a: Assets, image: ivm.ExternalCopy<ArrayBuffer> | null, config: PythonBootConfig): Promise<Interpreter> {
+  assertCanHostIsolates('the Python REPL');
   const isolate = new ivm.Isolate({ memoryLimit: ISOLATE_HEAP_MB });
   let untrack: (() => void) | null = null;
   const disposeIsolate = (): void => {

@@ -44,6 +44,7 @@ describe('bin/rlm-studio and the bundled command line', () => {
     expect(first.stdout).toMatch(/Usage: rlm-studio stats/);
     expect(existsSync(join(clone, 'dist/cli/main.mjs'))).toBe(true);
     expect(existsSync(join(clone, 'dist/cli/worker.mjs'))).toBe(true);
+    expect(existsSync(join(clone, 'dist/cli/sandbox-child.mjs'))).toBe(true);
     expect(existsSync(join(clone, 'dist/cli/runtime.py'))).toBe(true);
 
     const second = cli('stats', '--help');
@@ -65,9 +66,11 @@ describe('bin/rlm-studio and the bundled command line', () => {
 
   it('`run` loads the sandbox and zod only after its first request or when an option needs them', () => {
     // What Node evaluates before `run` can send its first request: main.mjs, the run command's
-    // chunk and their static imports. isolated-vm and the code parser load while the first call
-    // is in flight (engine/conversation.ts imports the REPL when it sets it up); zod comes with
-    // reading logs (--example) or the host, never with a plain run.
+    // chunk and their static imports. isolated-vm and the code parser load in the sandbox
+    // process (engine/sandbox-process; `run` itself starts on Node's snapshot), or, in a process
+    // that may host isolates, while the first call is in flight (engine/conversation.ts imports
+    // the REPL when it sets it up); zod comes with reading logs (--example) or the host, never
+    // with a plain run.
     const dir = join(clone, 'dist/cli');
     const staticImports = (file: string): string[] =>
       [...readFileSync(join(dir, file), 'utf8').matchAll(/^(?:import|export)\s+(?:[^'";]*?\s+from\s+)?["']([^"']+)["']/gm)].map(

@@ -1,0 +1,45 @@
+// The messages between a process that runs completions on Node's startup snapshot and the
+// sandbox process that holds its REPLs (see sandbox-process.ts). Types only: both sides
+// depend on this contract, not on each other.
+import type { ReplLanguage } from '../../../src-shared/events.ts';
+import type { CallSite, ReplOptions, SandboxValue } from '../../sandbox/types.ts';
+
+/** A REPL's options as they cross: limits and values as they are, callable tools by name. */
+export interface RemoteReplOptions extends Omit<ReplOptions, 'bridge' | 'tools'> {
+  toolValues: Record<string, SandboxValue>;
+  toolFunctions: string[];
+}
+
+/** What the parent asks a REPL to do, with its arguments (`addContextFile`: a file the sandbox loaded itself). */
+export type ReplOp =
+  | { op: 'addContext'; index: number; value: SandboxValue }
+  | { op: 'addContextFile'; index: number; file: number }
+  | { op: 'addHistory'; index: number; messages: SandboxValue }
+  | { op: 'setGlobal'; name: string; value: SandboxValue }
+  | { op: 'execute'; code: string; site: CallSite }
+  | { op: 'listVariables' };
+
+export type SubcallName = 'llmQuery' | 'llmQueryBatched' | 'rlmQuery' | 'rlmQueryBatched';
+
+export interface WireError {
+  name: string;
+  message: string;
+}
+
+export type ToSandbox =
+  | { t: 'open'; repl: number; language: ReplLanguage; options: RemoteReplOptions }
+  | ({ t: 'op'; id: number; repl: number } & ReplOp)
+  | { t: 'dispose'; repl: number }
+  /** Starts reading a context file, to be added by `addContextFile` (the parent read the same file). */
+  | { t: 'load'; file: number; path: string }
+  /** Starts a Python interpreter ahead of the first Python REPL. */
+  | { t: 'warm-python' }
+  /** The answer to a sub-call or tool call the sandbox made. */
+  | { t: 'answer'; id: number; value: SandboxValue | undefined }
+  | { t: 'answer-error'; id: number; error: WireError };
+
+export type FromSandbox =
+  | { t: 'done'; id: number; value: unknown }
+  | { t: 'failed'; id: number; error: WireError }
+  | { t: 'subcall'; id: number; repl: number; name: SubcallName; prompt: string | string[]; model: string | undefined; site: CallSite }
+  | { t: 'tool'; id: number; repl: number; name: string; args: SandboxValue[] };

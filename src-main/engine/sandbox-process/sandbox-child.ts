@@ -1,0 +1,143 @@
+// The sandbox process: the REPLs of a parent that runs on Node's startup snapshot, where
+// isolated-vm must not run (sandbox/isolate-host.ts). Started by `SandboxProcess`
+// (sandbox-process.ts) with --no-node-snapshot; every sub-call and tool call of the code goes
+// back to the parent, which owns the model clients, the tools and the log. Exits when the
+// parent goes.
+import type { ReplLanguage } from '../../../src-shared/events.ts';
+import type { CallSite, HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } from '../../sandbox/types.ts';
+import { readContextFile } from '../context-file.ts';
+import type { FromSandbox, RemoteReplOptions, ReplOp, SubcallName, ToSandbox, WireError } from './messages.ts';
+
+function send(m: FromSandbox): void {
+  process.send?.(m);
+}
+
+function wireError(err: unknown): WireError {
+  return err instanceof Error ? { name: err.name || 'Error', message: err.message } : { name: 'Error', message: String(err) };
+}
+
+/** Calls the parent made on the code's behalf, waiting for their answers. */
+const asked = new Map<number, { resolve: (v: SandboxValue | undefined) => void; reject: (e: Error) => void }>();
+let nextAsk = 0;
+
+function ask(m: DistributiveOmit<Extract<FromSandbox, { t: 'subcall' | 'tool' }>, 'id'>): Promise<SandboxValue | undefined> {
+  const id = nextAsk++;
+  return new Promise((resolve, reject) => {
+    asked.set(id, { resolve, reject });
+    send({ ...m, id } as FromSandbox);
+  });
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+function bridgeFor(repl: number): SubcallBridge {
+  const call = (name: SubcallName, prompt: string | string[], model: string | undefined, site: CallSite) =>
+    ask({ t: 'subcall', repl, name, prompt, model, site });
+  return {
+    llmQuery: async (prompt, model, site) => String(await call('llmQuery', prompt, model, site)),
+    rlmQuery: async (prompt, model, site) => String(await call('rlmQuery', prompt, model, site)),
+    llmQueryBatched: async (prompts, model, site) => (await call('llmQueryBatched', prompts, model, site)) as string[],
+    rlmQueryBatched: async (prompts, model, site) => (await call('rlmQueryBatched', prompts, model, site)) as string[],
+  };
+}
+
+function toolsFor(repl: number, o: RemoteReplOptions): Record<string, HostFunction | SandboxValue> {
+  const tools: Record<string, HostFunction | SandboxValue> = { ...o.toolValues };
+  for (const name of o.toolFunctions) tools[name] = (...args: SandboxValue[]) => ask({ t: 'tool', repl, name, args });
+  return tools;
+}
+
+async function createRepl(language: ReplLanguage, options: ReplOptions): Promise<Repl> {
+  if (language === 'javascript') return (await import('../../sandbox/isolated-repl.ts')).createIsolatedRepl(options);
+  return (await import('../../sandbox/python/pyodide-repl.ts')).createPythonRepl(options);
+}
+
+interface Held {
+  repl: Promise<Repl>;
+  /** Operations run one after another: an `addContextFile` waiting for its file must not be overtaken. */
+  tail: Promise<unknown>;
+}
+const repls = new Map<number, Held>();
+/** Context files read here (the parent read them too, for what it tells the model). */
+const files = new Map<number, Promise<SandboxValue>>();
+
+async function perform(repl: Repl, m: ReplOp): Promise<unknown> {
+  switch (m.op) {
+    case 'addContext':
+      return repl.addContext(m.index, m.value);
+    case 'addContextFile': {
+      const value = files.get(m.file);
+      if (!value) throw new Error(`context file #${m.file} was never loaded`);
+      return repl.addContext(m.index, await value);
+    }
+    case 'addHistory':
+      return repl.addHistory(m.index, m.messages);
+    case 'setGlobal':
+      return repl.setGlobal(m.name, m.value);
+    case 'execute':
+      return repl.execute(m.code, m.site);
+    case 'listVariables':
+      return repl.listVariables();
+  }
+}
+
+function onMessage(m: ToSandbox): void {
+  switch (m.t) {
+    case 'open': {
+      const { toolValues: _v, toolFunctions: _f, ...limits } = m.options;
+      const repl = createRepl(m.language, { ...limits, bridge: bridgeFor(m.repl), tools: toolsFor(m.repl, m.options) });
+      repl.catch(() => undefined); // reported by the first operation
+      repls.set(m.repl, { repl, tail: Promise.resolve() });
+      break;
+    }
+    case 'op': {
+      const held = repls.get(m.repl);
+      const run = async (): Promise<unknown> => {
+        if (!held) throw new Error(`no REPL #${m.repl} in the sandbox process`);
+        return perform(await held.repl, m);
+      };
+      const done = (held?.tail ?? Promise.resolve()).then(run, run);
+      if (held) held.tail = done.catch(() => undefined);
+      done.then(
+        (value) => send({ t: 'done', id: m.id, value }),
+        (err: unknown) => send({ t: 'failed', id: m.id, error: wireError(err) }),
+      );
+      break;
+    }
+    case 'dispose': {
+      const held = repls.get(m.repl);
+      repls.delete(m.repl);
+      void held?.tail
+        .then(() => held.repl)
+        .then(
+          (r) => r.dispose(),
+          () => undefined,
+        );
+      break;
+    }
+    case 'load': {
+      const value = readContextFile(m.path);
+      value.catch(() => undefined); // reported by the `addContextFile` that needs it
+      files.set(m.file, value);
+      break;
+    }
+    case 'warm-python':
+      void import('../../sandbox/python/interpreter.ts').then((python) => python.preparePython());
+      break;
+    case 'answer':
+      asked.get(m.id)?.resolve(m.value);
+      asked.delete(m.id);
+      break;
+    case 'answer-error': {
+      const err = new Error(m.error.message);
+      err.name = m.error.name;
+      asked.get(m.id)?.reject(err);
+      asked.delete(m.id);
+      break;
+    }
+  }
+}
+
+process.on('message', (m) => onMessage(m as ToSandbox));
+// The parent's end of the channel closed: it exited, or has no REPL left to ask for.
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,155 @@
+// REPLs in a sandbox process (engine/sandbox-process): the same contract as in-process REPLs,
+// with sub-calls and tools answered in the parent; context files read by the child itself;
+// a lost child reported on every operation; and a parent on Node's startup snapshot (as
+// bin/rlm-studio starts `run`) that runs a REPL this way, cannot run one in-process, and exits
+// by itself once its REPLs are disposed.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SandboxProcess, SandboxProcessError } from '../../../src-main/engine/sandbox-process/sandbox-process.ts';
+import type { Repl, SandboxValue } from '../../../src-main/sandbox/types.ts';
+import { fakeBridge, SITE } from '../sandbox/helpers.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rlm-sandbox-process-'));
+const processes: SandboxProcess[] = [];
+afterAll(() => {
+  for (const p of processes) p.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function sandbox(): SandboxProcess {
+  const p = new SandboxProcess();
+  processes.push(p);
+  return p;
+}
+
+async function printed(repl: Repl, code: string): Promise<string> {
+  const r = await repl.execute(code, SITE);
+  if (r.error) return `${r.error.name}: ${r.error.message}`;
+  return r.stdout.trim();
+}
+
+describe('a JavaScript REPL in the sandbox process', () => {
+  it('runs blocks over its context, with sub-calls and tools answered in the parent', async () => {
+    const bridge = fakeBridge();
+    const seen: SandboxValue[][] = [];
+    const repl = await sandbox().replFactory('javascript')({
+      bridge,
+      tools: {
+        add: (a, b) => {
+          seen.push([a ?? null, b ?? null]);
+          return Number(a) + Number(b);
+        },
+        fail: () => {
+          throw new RangeError('no such row');
+        },
+        later: async (x) => `later:${String(x)}`,
+        units: { km: 1000 },
+      },
+    });
+    await repl.addContext(0, 'abc\ndef');
+    await repl.addHistory(0, [{ role: 'user', content: 'hi' }]);
+    await repl.setGlobal('note', 'set by the engine');
+    expect(await printed(repl, 'print(context.length, context_0.split("\\n")[1], history[0].content, note)')).toBe(
+      '7 def hi set by the engine',
+    );
+    expect(await printed(repl, 'print(llm_query("one"), llm_query_batched(["a", "b"]).join(","), rlm_query("deep"))')).toBe(
+      'llm:one llm:a,llm:b rlm:deep',
+    );
+    expect(bridge.calls.map((c) => [c.kind, c.prompts, c.site])).toEqual([
+      ['llm', ['one'], SITE],
+      ['llm_batched', ['a', 'b'], SITE],
+      ['rlm', ['deep'], SITE],
+    ]);
+    expect(await printed(repl, 'print(add(2, 3), later(7), units.km)')).toBe('5 later:7 1000');
+    expect(seen).toEqual([[2, 3]]);
+    expect(await printed(repl, 'try { fail() } catch (e) { print(e.name, e.message) }')).toBe('RangeError no such row');
+    const r = await repl.execute('const total = 41 + 1; answer.content = String(total); answer.ready = true;', SITE);
+    expect(r.submitted).toBe('42');
+    expect(r.variables).toContain('total');
+    expect((await repl.listVariables()).find((v) => v.name === 'total')).toMatchObject({ type: 'number' });
+    expect(await printed(repl, 'throw new TypeError("bad block")')).toBe('TypeError: bad block');
+    await expect(repl.setGlobal('llm_query', 1)).rejects.toThrow(/setGlobal cannot set 'llm_query'/);
+    repl.dispose();
+  });
+
+  it('takes a context file from its own read, not through the channel', async () => {
+    const p = sandbox();
+    const path = join(dir, 'context.txt');
+    writeFileSync(path, 'the child read this file');
+    // The parent's value stands for the file: a REPL given exactly it gets the child's read.
+    const parentsValue = 'what the parent read';
+    p.shareContextFile(path, parentsValue);
+    const repl = await p.replFactory('javascript')({ bridge: fakeBridge() });
+    await repl.addContext(0, parentsValue);
+    await repl.addContext(1, 'sent over');
+    expect(await printed(repl, 'print(context, "|", context_1)')).toBe('the child read this file | sent over');
+    repl.dispose();
+  });
+
+  it('reports a context file the child cannot read on the REPL that needs it', async () => {
+    const p = sandbox();
+    const value = 'gone';
+    p.shareContextFile(join(dir, 'missing.txt'), value);
+    const repl = await p.replFactory('javascript')({ bridge: fakeBridge() });
+    await expect(repl.addContext(0, value)).rejects.toThrow(/missing\.txt/);
+    repl.dispose();
+  });
+
+  it('rejects every operation once the sandbox process is gone', async () => {
+    const p = sandbox();
+    const repl = await p.replFactory('javascript')({ bridge: fakeBridge() });
+    await repl.addContext(0, 'x');
+    expect(await printed(repl, 'print(1)')).toBe('1');
+    const pid = p.pid;
+    expect(pid).toBeTypeOf('number');
+    const running = repl.execute('while (true) {}', SITE);
+    await new Promise((r) => setTimeout(r, 200));
+    process.kill(pid as number, 'SIGKILL');
+    await expect(running).rejects.toThrow(SandboxProcessError);
+    await expect(running).rejects.toThrow(/was killed \(SIGKILL\)/);
+    await expect(repl.execute('print(2)', SITE)).rejects.toThrow(/sandbox process was killed/);
+  });
+});
+
+describe('a Python REPL in the sandbox process', () => {
+  it('runs blocks with sub-calls answered in the parent', async () => {
+    const bridge = fakeBridge();
+    const repl = await sandbox().replFactory('python')({ bridge });
+    await repl.addContext(0, 'abc\ndef');
+    expect(await printed(repl, 'print(len(context), llm_query("p"))')).toBe('7 llm:p');
+    expect(bridge.calls).toHaveLength(1);
+    repl.dispose();
+  }, 120_000);
+});
+
+describe('a parent on Node’s startup snapshot', () => {
+  it('runs its REPLs in the sandbox process, refuses an in-process one, and exits once they are disposed', () => {
+    const script = join(dir, 'parent.ts');
+    const src = (p: string): string => JSON.stringify(resolve(import.meta.dirname, '../../..', p));
+    writeFileSync(
+      script,
+      [
+        `import { replFactoryFor } from ${src('src-main/engine/conversation.ts')};`,
+        `import { createIsolatedRepl } from ${src('src-main/sandbox/isolated-repl.ts')};`,
+        `const bridge = { llmQuery: async (p) => 'got ' + p, llmQueryBatched: async (ps) => ps, rlmQuery: async (p) => p, rlmQueryBatched: async (ps) => ps };`,
+        `let refused = '';`,
+        `try { await createIsolatedRepl({ bridge }); } catch (e) { refused = e.message; }`,
+        `const repl = await replFactoryFor('javascript')({ bridge });`,
+        `await repl.addContext(0, 'ctx');`,
+        `const r = await repl.execute('print(context, llm_query("x"))', { iteration: 1, block: 1 });`,
+        `repl.dispose();`,
+        `console.log(JSON.stringify({ out: r.stdout.trim(), refused }));`,
+      ].join('\n'),
+    );
+    // No --no-node-snapshot: the process cannot host isolates, and nothing keeps it alive at the end.
+    const r = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, NODE_OPTIONS: '' } });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const got = JSON.parse(r.stdout) as { out: string; refused: string };
+    expect(got.out).toBe('ctx got x');
+    expect(got.refused).toMatch(/cannot run in a Node started with its startup snapshot/);
+  });
+});

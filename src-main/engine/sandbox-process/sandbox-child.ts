@@ -139,5 +139,7 @@ function onMessage(m: ToSandbox): void {
 }
 
 process.on('message', (m) => onMessage(m as ToSandbox));
+// Ctrl-C reaches the whole process group: the parent cancels the run and then lets this go.
+process.on('SIGINT', () => undefined);
 // The parent's end of the channel closed: it exited, or has no REPL left to ask for.
 process.on('disconnect', () => process.exit(0));

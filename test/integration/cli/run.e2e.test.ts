@@ -159,25 +159,34 @@ describe('rlm-studio run against mock-llm', () => {
     expect(out.stopReason).toBe('max_budget');
   });
 
-  it('is cancelled by SIGINT and still prints its result', async () => {
+  // Ctrl-C in a terminal signals the whole process group: the sandbox process too.
+  it.each([
+    ['the command', false],
+    ['its process group, as Ctrl-C does', true],
+  ])('is cancelled by SIGINT to %s, and still prints its result', async (_, group) => {
     const slow = await startMockProcess(['--latency-ms', '400']);
     try {
-      const running = startCli([
-        'run',
-        '--context',
-        writeContext('cancel.txt', 'abc '.repeat(100)),
-        '--query',
-        'Explore but never finish.',
-        '--base-url',
-        slow.url,
-        '--model',
-        'mock-root',
-        '--json',
-      ]);
+      const running = startCli(
+        [
+          'run',
+          '--context',
+          writeContext('cancel.txt', 'abc '.repeat(100)),
+          '--query',
+          'Explore but never finish.',
+          '--base-url',
+          slow.url,
+          '--model',
+          'mock-root',
+          '--json',
+        ],
+        {},
+        { group },
+      );
       await new Promise((r) => setTimeout(r, 1500));
-      running.child.kill('SIGINT');
+      if (group) process.kill(-running.child.pid!, 'SIGINT');
+      else running.child.kill('SIGINT');
       const res = await running.done;
-      expect(JSON.parse(res.stdout)).toMatchObject({ stopReason: 'cancelled' });
+      expect(JSON.parse(res.stdout), res.stderr).toMatchObject({ stopReason: 'cancelled' });
       expect(res.code).toBe(130);
     } finally {
       await slow.close();

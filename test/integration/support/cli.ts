@@ -18,9 +18,21 @@ export interface RunningCli {
   done: Promise<CliResult>;
 }
 
-/** `stdin: 'pipe'` leaves the child's stdin open for the test to write (`child.stdin`). */
-export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, opts: { stdin?: 'ignore' | 'pipe' } = {}): RunningCli {
-  const child = spawn(cliPath, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'] });
+/**
+ * `stdin: 'pipe'` leaves the child's stdin open for the test to write (`child.stdin`);
+ * `group`: the command leads a process group of its own, as in a terminal (signal it with `process.kill(-pid)`).
+ */
+export function startCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  opts: { stdin?: 'ignore' | 'pipe'; group?: boolean } = {},
+): RunningCli {
+  const child = spawn(cliPath, args, {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
+    detached: opts.group ?? false,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -1,6 +1,6 @@
 // How bin/rlm-studio starts `run`: on Node's startup snapshot, its REPLs in a sandbox process,
 // unless the context file is large enough that reading it in two processes would cost more
-// (RLM_STUDIO_SNAPSHOT_MAX_CONTEXT, 128 MiB by default, lowered here). A tools module, imported
+// (RLM_STUDIO_SNAPSHOT_MAX_CONTEXT, 128 MiB by default, lowered here), or the REPL is Python's. A tools module, imported
 // by the `run` process itself, writes down the flags that process was started with.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +30,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function flagsOfRun(contextBytes: number, contextArg: (path: string) => string[]): Promise<string[]> {
+async function flagsOfRun(contextBytes: number, contextArg: (path: string) => string[], extra: string[] = []): Promise<string[]> {
   const context = join(dir, `context-${contextBytes}.txt`);
   writeFileSync(context, 'The secret is 42.\n'.repeat(Math.ceil(contextBytes / 18)).slice(0, contextBytes));
   rmSync(flagsFile, { force: true });
@@ -47,6 +47,7 @@ async function flagsOfRun(contextBytes: number, contextArg: (path: string) => st
       '--tools',
       tools,
       '--json',
+      ...extra,
     ],
     { RLM_STUDIO_SNAPSHOT_MAX_CONTEXT: '2000' },
   );
@@ -60,6 +61,12 @@ describe('bin/rlm-studio run', () => {
     expect(await flagsOfRun(500, (p) => ['--context', p])).not.toContain('--no-node-snapshot');
     expect(await flagsOfRun(500, (p) => [`--context=${p}`])).not.toContain('--no-node-snapshot');
   });
+
+  it('starts without the snapshot, its REPL in-process, with the Python REPL', async () => {
+    expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl', 'python'])).toContain('--no-node-snapshot');
+    expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl=python'])).toContain('--no-node-snapshot');
+    expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl', 'javascript'])).not.toContain('--no-node-snapshot');
+  }, 120_000);
 
   it('starts without the snapshot, its REPLs in-process, with a context at or over the limit', async () => {
     expect(await flagsOfRun(2000, (p) => ['--context', p])).toContain('--no-node-snapshot');

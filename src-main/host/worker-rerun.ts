@@ -46,11 +46,12 @@ export async function rerunInWorker(
 ): Promise<ReexecuteResult> {
   const log = await recordedLog(spec);
   const tools: Record<string, ToolSpec> = spec.tools === null ? {} : await loadToolsModule(spec.tools);
-  const plan = planRerun({ ...log, format: spec.format }, context, contextLabel(spec.context), spec.repl);
+  // The app gives one context: the same for every turn of a multi-turn log.
+  const plan = planRerun({ ...log, format: spec.format }, [context], [contextLabel(spec.context)], spec.repl);
   return reexecute({
     state: log.state,
     terms: plan.terms,
-    context,
+    contexts: [context],
     createRepl: replFactoryFor(plan.language),
     replOptions: rerunReplOptions(tools),
     sink,

@@ -1,7 +1,8 @@
 // Re-executes a recorded session: the recorded replies and sub-call results are served again,
-// every recorded code block runs again in a fresh REPL of the log's language, and each
-// block's output is compared with the recorded one. Child runs (`rlm_query`) re-execute in
-// REPLs of their own when the parent's code spawns them again. The re-execution is itself a
+// every recorded code block runs again in a fresh REPL of the log's language (one for all the
+// turns of a multi-turn session), and each block's output is compared with the recorded one.
+// Child runs (`rlm_query`) re-execute in REPLs of their own when the parent's code spawns them
+// again. The re-execution is itself a
 // trajectory: the recorded events, with each block.end replaced by the new output and its
 // comparison (`rerun`), go to the sink in the order they happen.
 import type { BlockRerun, CallId, ComparedOutput, EventDraft, EventSink, RunId, TrajectoryEvent } from '../../src-shared/events.ts';
@@ -15,6 +16,7 @@ import type { CallSite, Repl, ReplOptions, SandboxValue, SubcallBridge } from '.
 import { compareBlock, recordedOutput, type ComparisonTerms } from './compare.ts';
 import { RerunInputError } from './errors.ts';
 import { RecordedCalls, type CallShape } from './recorded-calls.ts';
+import { turnHistory } from './turn-history.ts';
 
 export interface BlockComparison {
   run: string;
@@ -29,8 +31,11 @@ export interface BlockComparison {
 export interface ReexecuteOptions {
   state: TrajectoryState;
   terms: ComparisonTerms;
-  /** The root run's context, as loaded from the user's file. */
-  context: SandboxValue;
+  /**
+   * Each turn's context (root run), as loaded from the user's files: one per turn, or one for
+   * every turn. The turns of a multi-turn session share one REPL, as they did when recorded.
+   */
+  contexts: SandboxValue[];
   createRepl: ReplFactory;
   /** Everything but the bridge: tools and limits. */
   replOptions: Omit<ReplOptions, 'bridge'>;
@@ -43,6 +48,25 @@ export interface ReexecuteResult {
   blocks: number;
   same: number;
   different: BlockComparison[];
+}
+
+/** The root runs (one per turn of a session) in the order they started. */
+export function rootRuns(state: TrajectoryState): RunNode[] {
+  return state.roots.map((id) => state.runs.get(id)).filter((r): r is RunNode => r !== undefined);
+}
+
+/** One context for every turn, or one per turn; anything else is an error that says so. */
+export function checkContextCount(turns: number, contexts: number): void {
+  if (contexts === 1 || contexts === turns) return;
+  throw new RerunInputError(
+    turns === 1
+      ? `the log holds one completion; give one context, not ${contexts}`
+      : `the log holds ${turns} turns of a multi-turn session; give one context for all of them or one per turn, not ${contexts}`,
+  );
+}
+
+export function contextOfTurn(contexts: SandboxValue[], turn: number): SandboxValue {
+  return (contexts.length === 1 ? contexts[0] : contexts[turn]) as SandboxValue;
 }
 
 function draftOf(e: TrajectoryEvent): EventDraft {
@@ -70,17 +94,43 @@ class Reexecution {
   }
 
   async run(): Promise<ReexecuteResult> {
-    const roots = this.o.state.roots.map((id) => this.o.state.runs.get(id)).filter((r): r is RunNode => r !== undefined);
-    const root = roots[0];
-    if (!root) throw new RerunInputError('the log has no run to re-execute');
-    if (roots.length > 1) {
-      throw new RerunInputError(
-        `the log holds ${roots.length} completions of a multi-turn session; rerun re-executes logs of one completion`,
-      );
-    }
-    await this.runWithRepl(root, this.o.context);
+    const roots = rootRuns(this.o.state);
+    if (roots.length === 0) throw new RerunInputError('the log has no run to re-execute');
+    checkContextCount(roots.length, this.o.contexts.length);
+    if (roots.length === 1) await this.runWithRepl(roots[0]!, this.o.contexts[0]!);
+    else await this.turns(roots);
     this.reportUnreached();
     return this.result;
+  }
+
+  /**
+   * A multi-turn session: one REPL for every turn, as recorded. Turn N adds `context_N`, and
+   * each finished turn leaves its `history_N` (rebuilt from its events) for the next.
+   */
+  private async turns(roots: RunNode[]): Promise<void> {
+    const bridges = new Map<RunId, SubcallBridge>();
+    let current: RunNode = roots[0]!;
+    const bridge: SubcallBridge = {
+      llmQuery: (p, m, s) => bridges.get(current.id)!.llmQuery(p, m, s),
+      llmQueryBatched: (p, m, s) => bridges.get(current.id)!.llmQueryBatched(p, m, s),
+      rlmQuery: (p, m, s) => bridges.get(current.id)!.rlmQuery(p, m, s),
+      rlmQueryBatched: (p, m, s) => bridges.get(current.id)!.rlmQueryBatched(p, m, s),
+    };
+    const repl = await this.o.createRepl({ ...this.o.replOptions, bridge });
+    try {
+      let histories = 0;
+      for (const [turn, root] of roots.entries()) {
+        this.checkAbort();
+        current = root;
+        bridges.set(root.id, this.bridgeFor(root, new RecordedCalls(this.o.state, root, this.o.terms)));
+        await repl.addContext(turn, contextOfTurn(this.o.contexts, turn));
+        await this.replay(root, repl);
+        const history = turnHistory(root, this.o.terms);
+        if (history !== null && turn < roots.length - 1) await repl.addHistory(histories++, history as unknown as SandboxValue);
+      }
+    } finally {
+      repl.dispose();
+    }
   }
 
   private emit(e: TrajectoryEvent): void {

@@ -17,7 +17,7 @@ import type { HostFunction, ReplOptions, SandboxValue } from '../sandbox/types.t
 import type { ComparisonTerms } from './compare.ts';
 import { contextMismatch } from './context-check.ts';
 import { RerunInputError } from './errors.ts';
-import { reexecute, type BlockComparison } from './re-execute.ts';
+import { checkContextCount, contextOfTurn, reexecute, rootRuns, type BlockComparison } from './re-execute.ts';
 
 export type { ReplLanguage };
 
@@ -70,7 +70,7 @@ export interface RerunPlan {
  * Reference logs are Python and compared in the reference's terms; native logs run in the
  * language they name (JavaScript when they name none) unless `override` says otherwise.
  */
-export function planRerun(log: RecordedLog, context: SandboxValue, contextLabel: string, override?: ReplLanguage): RerunPlan {
+export function planRerun(log: RecordedLog, contexts: SandboxValue[], contextLabels: string[], override?: ReplLanguage): RerunPlan {
   const terms: ComparisonTerms = log.format === 'rlm-python' ? 'rlm-python' : 'native';
   if (terms === 'rlm-python' && override === 'javascript') {
     throw new RerunInputError(
@@ -78,11 +78,16 @@ export function planRerun(log: RecordedLog, context: SandboxValue, contextLabel:
     );
   }
   const language: ReplLanguage = terms === 'rlm-python' ? 'python' : (override ?? declaredLanguage(log) ?? 'javascript');
-  const root = log.state.roots[0] === undefined ? undefined : log.state.runs.get(log.state.roots[0]);
-  const recorded = root?.start?.context;
-  if (recorded) {
-    const mismatch = contextMismatch(recorded, context, terms);
-    if (mismatch !== null) throw new RerunInputError(`${contextLabel} is not the context ${log.path} was made from: ${mismatch}`);
+  const roots = rootRuns(log.state);
+  checkContextCount(roots.length, contexts.length);
+  for (const [turn, root] of roots.entries()) {
+    const recorded = root.start?.context;
+    if (!recorded) continue;
+    const mismatch = contextMismatch(recorded, contextOfTurn(contexts, turn), terms);
+    if (mismatch === null) continue;
+    const label = (contexts.length === 1 ? contextLabels[0] : contextLabels[turn]) ?? 'the context';
+    const which = roots.length === 1 ? '' : ` turn ${turn + 1} of`;
+    throw new RerunInputError(`${label} is not the context${which} ${log.path} was made from: ${mismatch}`);
   }
   return { terms, language };
 }
@@ -97,9 +102,10 @@ export function rerunReplOptions(tools: Record<string, ToolSpec>): Omit<ReplOpti
 
 export interface RerunLogOptions {
   logPath: string;
-  context: SandboxValue;
-  /** How the context is named in messages (its file). */
-  contextLabel: string;
+  /** Each turn's context, or one for every turn (see `ReexecuteOptions.contexts`). */
+  contexts: SandboxValue[];
+  /** How each context is named in messages (its file). */
+  contextLabels: string[];
   tools?: Record<string, ToolSpec>;
   language?: ReplLanguage;
   /** Where the re-execution's native log goes; null: nowhere. */
@@ -121,7 +127,7 @@ export interface RerunReport {
 export async function rerunLog(o: RerunLogOptions): Promise<RerunReport> {
   const log = await readRecordedLog(o.logPath);
   for (const w of log.warnings) o.onWarning?.(w);
-  const plan = planRerun(log, o.context, o.contextLabel, o.language);
+  const plan = planRerun(log, o.contexts, o.contextLabels, o.language);
   const createRepl = replFactoryFor(plan.language);
   const recorder = new EventRecorder();
   let file: NativeLogFile | null = null;
@@ -145,7 +151,7 @@ export async function rerunLog(o: RerunLogOptions): Promise<RerunReport> {
     const result = await reexecute({
       state: log.state,
       terms: plan.terms,
-      context: o.context,
+      contexts: o.contexts,
       createRepl,
       replOptions: rerunReplOptions(o.tools ?? {}),
       sink,

@@ -1,9 +1,10 @@
-// `rlm-studio rerun LOG --context FILE [--tools FILE.mjs] [--repl LANG] [--json]`: re-executes a
+// `rlm-studio rerun LOG --context FILE… [--tools FILE.mjs] [--repl LANG] [--json]`: re-executes a
 // saved log (native or the reference library's) with its recorded replies and sub-call
 // results, and compares every block's output with the recorded one. Exit code 0 when every
 // block matched, 1 when some differed, 2 for bad input.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ToolSpec } from '../../engine/config.ts';
+import type { SandboxValue } from '../../sandbox/types.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
 import type { BlockComparison } from '../../rerun/re-execute.ts';
@@ -13,7 +14,8 @@ import { loadContextFile } from './run.ts';
 import { assertReadable } from './stats.ts';
 
 export interface RerunCliOptions {
-  context: string;
+  /** One file for every turn, or one per turn of a multi-turn log (repeated --context). */
+  context: string[];
   tools?: string;
   repl?: ReplLanguage;
   logDir?: string;
@@ -62,7 +64,9 @@ export function describeDifference(d: BlockComparison): string {
 
 export async function runRerun(log: string, o: RerunCliOptions): Promise<RerunJson> {
   await assertReadable(log);
-  const context = await loadContextFile(o.context);
+  if (o.context.length === 0) throw new UsageError("required option '--context <file>' not specified");
+  const contexts: SandboxValue[] = [];
+  for (const file of o.context) contexts.push(await loadContextFile(file));
   let tools: Record<string, ToolSpec> = {};
   if (o.tools !== undefined) {
     try {
@@ -76,8 +80,8 @@ export async function runRerun(log: string, o: RerunCliOptions): Promise<RerunJs
   try {
     report = await rerunLog({
       logPath: log,
-      context,
-      contextLabel: `--context ${o.context}`,
+      contexts,
+      contextLabels: o.context.map((file) => `--context ${file}`),
       tools,
       ...(o.repl ? { language: o.repl } : {}),
       logDir: o.logDir ?? defaultRunsDir(),
@@ -104,7 +108,12 @@ export function registerRerun(program: Command): void {
       'Re-execute a saved log (native or reference-library JSONL): recorded replies and sub-call results are served again, every code block runs again, and each output is compared with the recorded one. Exits 1 when a block differs.',
     )
     .argument('<log>', 'log file')
-    .requiredOption('--context <file>', 'the context the log was made from: .json is parsed, anything else is read as text')
+    .option(
+      '--context <file>',
+      'the context the log was made from: .json is parsed, anything else is read as text; for a multi-turn log, one for every turn or repeated once per turn',
+      (file: string, files: string[]) => [...files, file],
+      [] as string[],
+    )
     .option('--tools <file.mjs>', 'custom tools: a module whose exports are values or { fn, description }')
     .addOption(
       new Option(

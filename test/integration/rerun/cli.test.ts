@@ -75,7 +75,41 @@ describe('rlm-studio rerun', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ blocks: 3, same: 3, different: [], repl: 'javascript' });
   });
 
+  /** a_needle twice in one file: a persistent session of two turns (iteration numbers restart). */
+  const twoTurns = (): string => {
+    const [meta, ...iterations] = readFileSync(join(REFERENCE_FIXTURES, 'a_needle.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    const log = join(tmp, 'two-turns.jsonl');
+    writeFileSync(log, `${[meta, ...iterations, ...iterations].join('\n')}\n`);
+    return log;
+  };
+
+  it('re-executes a multi-turn log with one context for all turns or one per turn (repeated --context)', async () => {
+    const log = twoTurns();
+    const ctx = join(CONTEXTS, 'a_needle.txt');
+    for (const contexts of [
+      ['--context', ctx],
+      ['--context', ctx, '--context', ctx],
+    ]) {
+      const r = await runCli(['rerun', log, ...contexts, '--log-dir', tmp, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ blocks: 8, same: 8, different: [] });
+    }
+  });
+
   const bad: [string, () => string[], RegExp][] = [
+    ['no context', () => [join(REFERENCE_FIXTURES, 'a_needle.jsonl')], /required option '--context <file>' not specified/],
+    [
+      'as many contexts as neither one nor the turns',
+      () => [twoTurns(), ...['a', 'b', 'c'].flatMap(() => ['--context', join(CONTEXTS, 'a_needle.txt')])],
+      /the log holds 2 turns of a multi-turn session; give one context for all of them or one per turn, not 3/,
+    ],
+    [
+      'the context of another log for one turn',
+      () => [twoTurns(), '--context', join(CONTEXTS, 'a_needle.txt'), '--context', join(CONTEXTS, 'c_recursive.txt')],
+      /c_recursive\.txt is not the context turn 2 of .*two-turns\.jsonl was made from/,
+    ],
     ['a missing log', () => [join(tmp, 'nope.jsonl'), '--context', join(CONTEXTS, 'a_needle.txt')], /nope\.jsonl: no such file/],
     [
       'a missing context',

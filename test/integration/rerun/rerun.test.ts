@@ -39,8 +39,8 @@ function contextFromLocals(log: string): string {
 async function rerun(log: string, contextPath: string, extra: { tools?: string } = {}): Promise<RerunReport> {
   return rerunLog({
     logPath: log,
-    context: await readContextFile(contextPath),
-    contextLabel: contextPath,
+    contexts: [await readContextFile(contextPath)],
+    contextLabels: [contextPath],
     tools: extra.tools ? await loadToolsModule(extra.tools) : {},
     logDir: tmp,
   });

@@ -11,7 +11,7 @@ import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
+import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
 import { fixtureEvents } from './helpers.ts';
 
 const events = fixtureEvents('c_recursive.jsonl');

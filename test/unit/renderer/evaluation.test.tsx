@@ -9,7 +9,7 @@ import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { accuracyBy, compareEvals, sortRows } from '../../../src-renderer/lib/eval.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
+import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
 
 function row(id: string, over: Partial<EvalTaskRow> = {}): EvalTaskRow {
   const [kind = 'sniah', size = '8192'] = id.split(/-(?=\d)/);

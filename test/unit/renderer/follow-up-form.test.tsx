@@ -6,7 +6,7 @@ import type { ClientMessage, Replies, SessionSummary } from '../../../src-shared
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
+import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
 import { FollowUpForm, followUpContext } from '../../../src-renderer/views/FollowUpForm.tsx';
 
 const summary = (followUp: SessionSummary['followUp'], status: SessionSummary['status'] = 'finished'): SessionSummary => ({

@@ -12,7 +12,7 @@ import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
+import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
 import { fixtureEvents } from './helpers.ts';
 
 const SUMMARY: SessionSummary = {

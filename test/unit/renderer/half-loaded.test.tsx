@@ -14,7 +14,7 @@ import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import type { ParseIn, ParseOut } from '../../../src-renderer/lib/parse-messages.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
+import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
 import { STILL_LOADING } from '../../../src-renderer/views/still-loading.ts';
 import { parseBlob } from '../../../src-renderer/workers/parse-core.ts';
 import { policySession } from '../../support/policy-sessions.ts';

@@ -5,7 +5,7 @@ import type { ClientMessage, EndpointProfile, Replies } from '../../../src-share
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
+import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
 
 const DEMO: EndpointProfile = {

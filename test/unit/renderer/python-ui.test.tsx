@@ -12,7 +12,7 @@ import { Services } from '../../../src-renderer/app/services.ts';
 import { runLanguage, sessionLanguage } from '../../../src-renderer/lib/repl-language.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
+import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
 import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
 import { fixtureEvents, servicesWith } from './helpers.ts';

@@ -10,7 +10,7 @@ import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
+import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
 import { examplesOf } from '../../../src-renderer/views/ExamplesField.tsx';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
 import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';

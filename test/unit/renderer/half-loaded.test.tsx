@@ -8,18 +8,18 @@ import { Blob as NodeBlob } from 'node:buffer';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { encodeNative, readNativeText } from '../../../src-shared/codecs/native.ts';
-import type { ClientMessage, Replies, SessionSummary } from '../../../src-shared/protocol.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import type { ParseIn, ParseOut } from '../../../src-renderer/lib/parse-messages.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
 import { STILL_LOADING } from '../../../src-renderer/views/still-loading.ts';
 import { parseBlob } from '../../../src-renderer/workers/parse-core.ts';
 import { policySession } from '../../support/policy-sessions.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { asSessionId } from '../../../src-shared/events.ts';
+import type { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import { ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
 // ~1.5 MB: several `lines` messages of the parse (it posts a few hundred KB at a time).
 const EVENTS = policySession({ query: 'q', calls: Array.from({ length: 80 }, () => 4), children: 2, pad: 1500 });
@@ -57,45 +57,17 @@ class PacedWorker {
   }
 }
 
-const SUMMARY: SessionSummary = {
-  sessionId: 'uploaded',
-  title: 'uploaded',
-  status: 'saved',
-  logFile: null,
-  format: 'native',
-  readOnly: true,
-  createdAt: '',
-  model: null,
-  pause: null,
-  forkOf: null,
-  eventCount: 0,
-};
+const SUMMARY = hostSummary('uploaded');
 
 /** A host that takes a dropped file (`session.openText`) and forks it; it records what it was sent. */
-class UploadHost extends MemoryCarrier {
-  override send(m: ClientMessage): void {
-    super.send(m);
-    const c = m.command;
-    const reply = (result: Replies[keyof Replies]): void =>
-      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
-    switch (c.type) {
-      case 'hello':
-        return reply({ protocol: 1, host: 'test' });
-      case 'runs.recent':
-        return reply({ runs: [] });
-      case 'profiles.list':
-        return reply({ profiles: [] });
-      case 'sessions.list':
-        return reply({ sessions: [] });
-      case 'session.openText':
-        return reply({ session: SUMMARY });
-      case 'session.fork':
-        return reply({ session: { ...SUMMARY, sessionId: 'forked', status: 'running', readOnly: false } });
-      case 'subscribe':
-        return reply({ session: { ...SUMMARY, sessionId: 'forked' }, header: null });
-      default:
-        return;
-    }
+class UploadHost extends ScriptedHost {
+  protected override answer(c: HostCommand, id: number): boolean {
+    if (c.type === 'session.openText') this.replyTo(id, { session: SUMMARY });
+    else if (c.type === 'session.fork')
+      this.replyTo(id, { session: { ...SUMMARY, sessionId: 'forked', status: 'running', readOnly: false } });
+    else if (c.type === 'subscribe') this.replyTo(id, { session: { ...SUMMARY, sessionId: 'forked' }, header: null });
+    else return false;
+    return true;
   }
 }
 

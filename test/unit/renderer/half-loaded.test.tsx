@@ -8,7 +8,10 @@ import { Blob as NodeBlob } from 'node:buffer';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { encodeNative, readNativeText } from '../../../src-shared/codecs/native.ts';
+import { coverageSources } from '../../../src-shared/analysis/coverage.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
+import { computeCoverage, setCoverageWorkerFactory } from '../../../src-renderer/app/coverage-services.ts';
+import type { CoverageIn } from '../../../src-renderer/lib/coverage-messages.ts';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import type { ParseIn, ParseOut } from '../../../src-renderer/lib/parse-messages.ts';
@@ -208,5 +211,27 @@ describe('whole-session work while a log is still loading', () => {
     await act(async () => worker.release());
     await opened;
     await waitFor(() => expect(screen.queryByTestId('compare-loading')).toBeNull());
+  });
+
+  it('maps coverage over the whole session: the map waits, and says so, while the log loads', async () => {
+    const { store, svc, worker, opened, sessionId } = mount();
+    /** What the page sends the coverage worker; it never answers (the map's own tests do that). */
+    const sent: CoverageIn[] = [];
+    setCoverageWorkerFactory(() => ({ postMessage: (m: CoverageIn) => void sent.push(m), terminate: () => {} }) as unknown as Worker);
+    await releasePart(worker);
+    await frames();
+    const id = sessionId();
+    void computeCoverage(svc, id, Object.assign(new NodeBlob(['context']) as unknown as Blob, { name: 'ctx.txt' }));
+    await frames();
+    expect(screen.getByTestId('coverage-working').textContent).toMatch(/Waiting for the log to finish loading/);
+    expect(sent.map((m) => m.kind)).toEqual(['start']);
+    await act(async () => worker.release());
+    await opened;
+    await waitFor(() => expect(sent.at(-1)?.kind).toBe('finish'));
+    const sources = sent.flatMap((m) => (m.kind === 'sources' ? m.list : []));
+    const traj = store.getState().sessions.get(id)?.traj;
+    if (!traj) throw new Error('the session is gone');
+    expect(sources.length).toBe([...coverageSources(traj)].length);
+    expect(screen.getByTestId('coverage-working').textContent).toMatch(/Matching the context in a worker/);
   });
 });

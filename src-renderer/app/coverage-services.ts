@@ -50,7 +50,7 @@ export async function computeCoverage(svc: Services, sessionId: string, context:
   });
   send({ kind: 'start', context });
   // A log still loading counts whole: the map is of the session, not of what arrived so far.
-  await svc.logs.whenLoaded(sessionId);
+  await svc.whenLoaded(sessionId);
   // Long prompts of a big log were left out when it was read: they count.
   await svc.texts.allTexts(sessionId);
   const traj = viewTraj(svc.store.getState(), sessionId);

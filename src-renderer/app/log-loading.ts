@@ -40,7 +40,7 @@ export class LogLoader {
     return w;
   }
 
-  /** Settles once session `id` has no load under way (at once if it has none). */
+  /** Settles once session `id` has no load under way (at once if it has none): every event read is folded in. */
   async whenLoaded(id: string): Promise<void> {
     await this.loads.get(id);
   }
@@ -107,13 +107,13 @@ export class LogLoader {
             s.addProblems(id, m.list);
             break;
           case 'progress':
-            s.setLoading(id, m.bytes >= m.total ? null : { bytes: m.bytes, total: m.total });
+            // Stays set once every byte is read: the session is whole only when the load settles (below).
+            s.setLoading(id, { bytes: Math.min(m.bytes, m.total), total: m.total });
             break;
           case 'done':
             this.parsing.delete(id);
             takeText(native.end());
             this.store.endBulk(id);
-            s.setLoading(id, null);
             // When the worker finished reading (the rest of the load is the main thread catching up).
             s.setTimings(id, { parsedMs: performance.now() - t0, spent: m.spent });
             waitIngested(this.store, () => {
@@ -124,10 +124,11 @@ export class LogLoader {
             break;
           case 'error':
             this.parsing.delete(id);
-            s.setLoading(id, null);
             s.notify('error', `could not read ${what}: ${m.message}`);
             worker?.terminate();
-            resolve(lastSeq);
+            this.store.endBulk(id);
+            // What was read before the error is the session: it, too, is folded in first.
+            waitIngested(this.store, () => resolve(lastSeq));
             break;
           case 'texts':
             break;
@@ -154,7 +155,12 @@ export class LogLoader {
       // The next load's worker starts once this one is done: started now, its script's
       // compile and evaluation (~60 ms of CPU) would compete with the parse on two cores.
       this.prewarm();
-      if (this.loads.get(id) === loaded) this.loads.delete(id);
+      if (this.loads.get(id) === loaded) {
+        this.loads.delete(id);
+        // Cleared only now (not when the last byte is read): views that compute over the whole
+        // session go by it (`loading` in the store, Services.whenLoaded).
+        this.store.getState().setLoading(id, null);
+      }
     });
     this.loads.set(id, loaded);
     return loaded;

@@ -111,13 +111,35 @@ export class Services {
     return this.logs.load(id, { file }, file.name ?? 'the file').then(() => id);
   }
 
-  /** Starts a parse worker now, so opening a file does not wait for the worker's script. */
+  /**
+   * Settles once the session holds its whole log: no load of this page's under way (the parse
+   * worker's, `logs`) nor one the host reports (its `progress` pushes), and every event folded
+   * in. At once for a session that is not loading or is gone. Whatever computes over the whole
+   * session from the store (an export, a fork of a dropped file, the coverage map) waits for it.
+   */
+  async whenLoaded(sessionId: string): Promise<void> {
+    await this.logs.whenLoaded(sessionId);
+    const whole = (): boolean => {
+      const e = this.store.getState().sessions.get(sessionId);
+      return !e || (e.loading === null && this.store.settled());
+    };
+    if (whole()) return;
+    await new Promise<void>((resolve) => {
+      const stop = this.store.subscribe(() => {
+        if (!whole()) return;
+        stop();
+        resolve();
+      });
+    });
+  }
+
   /** Where the page can GET the context a host session ran on (`/api/context`), or null (not a host session; Electron). */
   contextUrl(sessionId: string): string | null {
     const hostId = hostIdOf(this.store.getState().sessions.get(sessionId));
     return hostId === null ? null : this.contextUrlOf(hostId);
   }
 
+  /** Starts a parse worker now, so opening a file does not wait for the worker's script. */
   prewarm(): void {
     this.logs.prewarm();
   }
@@ -303,14 +325,19 @@ export class Services {
     let hostId = hostIdOf(entry);
     if (!hostId && entry) {
       const file = this.files.get(sessionId);
+      // The format is known from the first bytes; the file itself is whole even while it loads.
       const asIs = file !== undefined && entry.format === 'rlm-python';
       const text = asIs ? await file.text() : await this.nativeText(sessionId);
       const name = asIs ? entry.title : `${entry.title}.rlm.jsonl`;
       const { session } = await this.needHost().call('session.openText', { name, text });
       hostId = session.sessionId;
-      const sessions = new Map(this.store.getState().sessions);
-      sessions.set(sessionId, { ...entry, hostSessionId: hostId });
-      this.store.setState({ sessions });
+      // The entry as it is now: it was replaced by every commit since `entry` was read.
+      const now = this.store.getState().sessions.get(sessionId);
+      if (now) {
+        const sessions = new Map(this.store.getState().sessions);
+        sessions.set(sessionId, { ...now, hostSessionId: hostId });
+        this.store.setState({ sessions });
+      }
     }
     if (!hostId) throw new Error('unknown session');
     return hostId;
@@ -393,7 +420,9 @@ export class Services {
     }
   }
 
+  /** The session's whole log as a native log (once it is all loaded, with every left-out text read back). */
   async nativeText(sessionId: string): Promise<string> {
+    await this.whenLoaded(sessionId);
     await this.texts.wholeTexts(sessionId);
     const entry = this.store.getState().sessions.get(sessionId);
     if (!entry) return '';
@@ -430,8 +459,11 @@ export class Services {
       }
       if (format === 'native') downloadText(`${base}.rlm.jsonl`, await this.nativeText(sessionId), 'application/x-ndjson');
       else {
+        await this.whenLoaded(sessionId);
         await this.texts.wholeTexts(sessionId);
-        downloadText(`${base}.rlm-python.jsonl`, exportRlmPython(entry.events, entry.header).join(''), 'application/x-ndjson');
+        const whole = this.store.getState().sessions.get(sessionId);
+        if (!whole) return;
+        downloadText(`${base}.rlm-python.jsonl`, exportRlmPython(whole.events, whole.header).join(''), 'application/x-ndjson');
       }
     } catch (err) {
       this.fail('export failed', err);

@@ -52,6 +52,10 @@ export interface SessionEntry {
   /** Left-out texts that could not be read back (they keep their previews, also in exports). */
   textsLost: number;
   problems: string[];
+  /**
+   * Set while a log loads into the session (this page's parse worker, or the host reading a
+   * saved log), until every event read is folded in: until then the session is not whole.
+   */
   loading: { bytes: number; total: number } | null;
   /** Timings of a local load (ms since the drop). */
   timings: { firstViewMs: number | null; fullMs: number | null; parsedMs?: number | null; spent?: Spent } | null;

@@ -154,34 +154,6 @@ class PreloadCarrier implements Carrier {
   }
 }
 
-/** In-memory carrier for tests: `deliver` plays the host, `sent` records what went out. */
-export class MemoryCarrier implements Carrier {
-  readonly kind = 'memory' as const;
-  private messages = new Listeners<HostMessage>();
-  private states = new Listeners<CarrierState>();
-  sent: OutgoingMessage[] = [];
-  state: CarrierState = 'connecting';
-  send(message: OutgoingMessage): void {
-    this.sent.push(message);
-  }
-  deliver(message: HostMessage): void {
-    this.messages.emit(message);
-  }
-  setState(s: CarrierState): void {
-    this.state = s;
-    this.states.emit(s);
-  }
-  onMessage(l: (m: HostMessage) => void): () => void {
-    return this.messages.add(l);
-  }
-  onState(l: (s: CarrierState) => void): () => void {
-    return this.states.add(l);
-  }
-  close(): void {
-    this.setState('closed');
-  }
-}
-
 declare global {
   interface Window {
     rlmHost?: PreloadBridge;

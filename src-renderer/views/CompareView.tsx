@@ -41,6 +41,8 @@ export function CompareView() {
     ];
   }, [ea, eb]);
   const div = useMemo(() => (ea && eb ? firstDivergence(ea.traj, eb.traj) : null), [ea, eb]);
+  // The table re-derives at every commit; while a side loads it says so, as its figures will still change.
+  const loadingSides = [ea, eb].filter((e) => e?.loading != null).map((e) => e?.title ?? '');
   const pick = (which: 'a' | 'b', value: string) => svc.store.getState().setCompare({ [which]: value || null });
   return (
     <div className="compare" data-testid="compare">
@@ -83,6 +85,11 @@ export function CompareView() {
               ))}
             </tbody>
           </table>
+          {loadingSides.length > 0 ? (
+            <p className="muted" data-testid="compare-loading">
+              Still loading: {loadingSides.join(', ')}. The figures and the divergence are of what is read so far.
+            </p>
+          ) : null}
           <p data-testid="divergence">
             {div ? (
               <>

@@ -7,6 +7,7 @@ import { usePrefs } from '../store/prefs.ts';
 import { hostIdOf } from '../store/studio.ts';
 import { contextNeedOf } from './ContextFields.tsx';
 import { RerunForm } from './RerunForm.tsx';
+import { STILL_LOADING } from './still-loading.ts';
 
 const KINDS: { kind: BreakpointKind; label: string }[] = [
   { kind: 'before_model_call', label: 'before model call' },
@@ -37,6 +38,8 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
     (summary.status === 'running' || summary.status === 'paused' || summary.status === 'starting');
   const paused = summary?.status === 'paused';
   const hostId = hostIdOf(entry);
+  // Exports are of the whole session: none of a log half read.
+  const loading = entry.loading !== null;
   const toggleBp = (kind: BreakpointKind): void => {
     const next: Breakpoint[] = bps.some((b) => b.kind === kind) ? bps.filter((b) => b.kind !== kind) : [...bps, { kind }];
     if (hostId) void svc.setBreakpoints(hostId, next);
@@ -109,18 +112,30 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
         live run
       </label>
       <div className="buttons">
-        <button type="button" onClick={() => void svc.exportSession(sessionId, 'native')} data-testid="export-native">
+        <button
+          type="button"
+          onClick={() => void svc.exportSession(sessionId, 'native')}
+          disabled={loading}
+          title={loading ? STILL_LOADING : 'This session as a log in our format'}
+          data-testid="export-native"
+        >
           Export native
         </button>
-        <button type="button" onClick={() => void svc.exportSession(sessionId, 'rlm-python')}>
+        <button
+          type="button"
+          onClick={() => void svc.exportSession(sessionId, 'rlm-python')}
+          disabled={loading}
+          title={loading ? STILL_LOADING : "This session as a log in the reference library's format"}
+          data-testid="export-rlm-python"
+        >
           Export rlm-python
         </button>
         {svc.canShareHtml ? (
           <button
             type="button"
             onClick={() => void svc.exportShareableHtml(sessionId)}
-            disabled={entry.loading !== null}
-            title="One HTML file with a read-only viewer and this log: opens in any browser, offline"
+            disabled={loading}
+            title={loading ? STILL_LOADING : 'One HTML file with a read-only viewer and this log: opens in any browser, offline'}
             data-testid="export-html"
           >
             Export shareable HTML
@@ -138,7 +153,7 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
             Variables
           </button>
         ) : null}
-        {connected && !live && entry.events.length > 0 && !entry.loading ? (
+        {connected && !live && entry.events.length > 0 && !loading ? (
           <button
             type="button"
             aria-expanded={rerunning}

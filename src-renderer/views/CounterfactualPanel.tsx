@@ -11,6 +11,8 @@ import { useServices, useStudio } from '../app/context.tsx';
 import { contextNeedOf, contextSourceOf, ContextFields, mayHaveRecipe, type ContextChoice } from './ContextFields.tsx';
 import { ProfileOptions } from './ProfileOptions.tsx';
 import { TextBlock } from './TextBlock.tsx';
+import { hostIdOf } from '../store/studio.ts';
+import { STILL_LOADING } from './still-loading.ts';
 
 const ENDED = new Set(['finished', 'failed', 'cancelled']);
 
@@ -85,6 +87,8 @@ export function CounterfactualPanel({
     ...new Set([call.start.model, found.run.start?.model, found.run.start?.subModel, ...profiles.map((p) => p.model)]),
   ].filter((m): m is string => typeof m === 'string' && m !== '');
   const need = contextNeedOf(entry);
+  // A dropped file goes to the host whole before a re-run or a fork: not while it is still loading.
+  const loadingHere = !!entry && entry.loading !== null && hostIdOf(entry) === null;
 
   const run = async (): Promise<void> => {
     setBusy(true);
@@ -162,7 +166,14 @@ export function CounterfactualPanel({
             <ProfileOptions profiles={profiles} />
           </select>
         </label>
-        <button type="button" className="primary" disabled={!online || busy || elided} onClick={() => void run()} data-testid="cf-run">
+        <button
+          type="button"
+          className="primary"
+          disabled={!online || busy || elided || loadingHere}
+          title={loadingHere ? STILL_LOADING : undefined}
+          onClick={() => void run()}
+          data-testid="cf-run"
+        >
           {busy && record?.status !== 'done' ? 'Running…' : 'Run'}
         </button>
       </div>
@@ -193,7 +204,14 @@ export function CounterfactualPanel({
       {record?.status === 'done' ? (
         <div className="cf-fork">
           {need !== 'none' ? <ContextFields value={context} onChange={setContext} idPrefix="cf" optional={need === 'optional'} /> : null}
-          <button type="button" className="primary" disabled={!online || busy} onClick={() => void fork()} data-testid="cf-fork">
+          <button
+            type="button"
+            className="primary"
+            disabled={!online || busy || loadingHere}
+            title={loadingHere ? STILL_LOADING : undefined}
+            onClick={() => void fork()}
+            data-testid="cf-fork"
+          >
             Fork with this answer
           </button>
           <span className="muted">

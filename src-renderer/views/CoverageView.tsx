@@ -158,6 +158,7 @@ function FiguresRow({ label, f }: { label: string; f: CoverageFigures }) {
 export function CoveragePanel({ sessionId }: { sessionId: string }) {
   const svc = useServices();
   const entry = useCoverage((s) => s.bySession.get(sessionId));
+  const loading = useStudio((s) => s.sessions.get(sessionId)?.loading != null);
   const { runId } = useShown(sessionId);
   const report = entry?.status === 'done' ? entry.report : null;
   // The context the host says this session ran on (a live session's file, a saved log's recipe).
@@ -204,7 +205,11 @@ export function CoveragePanel({ sessionId }: { sessionId: string }) {
           Use the session’s context: {hostContext}
         </button>
       ) : null}
-      {entry?.status === 'working' ? <div className="muted">Matching the context in a worker…</div> : null}
+      {entry?.status === 'working' ? (
+        <div className="muted" data-testid="coverage-working">
+          {loading ? 'Waiting for the log to finish loading (the map is of the whole session)…' : 'Matching the context in a worker…'}
+        </div>
+      ) : null}
       {entry?.status === 'error' ? <div className="warn">{entry.message}</div> : null}
       {entry?.status === 'done' && report ? (
         <>

@@ -28,6 +28,7 @@ import { BlockRerunView, RerunBanner } from './RerunView.tsx';
 import { CounterfactualPanel } from './CounterfactualPanel.tsx';
 import { TextBlock } from './TextBlock.tsx';
 import { RunPolicy } from './RunPolicy.tsx';
+import { STILL_LOADING } from './still-loading.ts';
 
 // memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 export const RunView = memo(function RunView({ sessionId }: { sessionId: string }) {
@@ -385,7 +386,10 @@ function IterationDetail({
   const blocks = blocksOf(it);
   const entry = useStudio((s) => s.sessions.get(sessionId));
   // A direct call has no turn to replay up to: there is nothing to fork from.
-  const canFork = useStudio((s) => s.connection === 'open') && !!entry && !direct;
+  const connected = useStudio((s) => s.connection === 'open');
+  // A dropped file goes to the host whole before a fork: not while it is still loading.
+  const loadingHere = !!entry && entry.loading !== null && hostIdOf(entry) === null;
+  const canFork = connected && !!entry && !direct && !loadingHere;
   // A big log's long prompts were left out when it was read: read back this iteration's.
   // (`blocks` is new at every render: the effect keys on the iteration, and does nothing
   // for sessions with nothing left out, such as every live one.)
@@ -422,7 +426,9 @@ function IterationDetail({
               ? 'Start a new session that replays up to here, then goes live'
               : direct
                 ? 'A direct call has no turns to fork from'
-                : 'Fork needs the host (rlm-studio serve)'
+                : loadingHere
+                  ? STILL_LOADING
+                  : 'Fork needs the host (rlm-studio serve)'
           }
           aria-expanded={forking}
           onClick={() => setForking((f) => !f)}

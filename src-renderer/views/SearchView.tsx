@@ -33,7 +33,10 @@ function TextSearch({ sessionId, query, setQuery }: { sessionId: string; query: 
   const textsRev = useStudio((s) => s.sessions.get(sessionId)?.textsRev ?? 0);
   const leftOut = useStudio((s) => (s.sessions.get(sessionId)?.elided.size ?? 0) > 0);
   useEffect(() => {
-    if (leftOut) void svc.texts.allTexts(sessionId);
+    if (!leftOut) return;
+    void svc.texts.allTexts(sessionId);
+    // A log still loading leaves out texts of events yet to come: those are read back once it is all in.
+    void svc.whenLoaded(sessionId).then(() => svc.texts.allTexts(sessionId));
   }, [svc, sessionId, leftOut]);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const hits = useMemo(() => (traj ? searchSession(traj, q) : []), [traj, rev, textsRev, q]);

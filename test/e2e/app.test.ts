@@ -10,23 +10,11 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileNativeText, HOSTILE } from '../unit/renderer/hostile.ts';
-import { dropText, FIXTURES, launch, monacoText, openApp, shot, startServe, type Browser, type Served } from './support.ts';
+import { dropText, FIXTURES, launch, monacoText, shot, startServe, appUnderTest, startDemo } from './support.ts';
 import { bigLog } from './perf/logs.ts';
 
-let served: Served;
-let browser: Browser;
 let page: Page;
-
-beforeAll(async () => {
-  served = await startServe();
-  browser = await openApp(served.url);
-  page = browser.page;
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-});
+const app = appUnderTest({ onOpen: (a) => (page = a.page) });
 
 /** The native export of the step/cancel session, for the `view` test. */
 let exportedNative = '';
@@ -52,14 +40,6 @@ const STDOUTS = `(() => { const s = window.__rlmStudio.store.getState(); const e
 
 async function treeItems(): Promise<number> {
   return page.getByRole('tree', { name: 'Recursion tree' }).getByRole('treeitem').count();
-}
-
-async function newDemoRun(opts: { demo?: string; breakpoints?: string[] } = {}): Promise<void> {
-  await page.getByTestId('topbar-new-run').click();
-  await page.getByTestId('nr-profile').selectOption('demo');
-  await page.getByTestId('nr-demo').selectOption(opts.demo ?? 'recursive');
-  for (const b of opts.breakpoints ?? []) await page.getByTestId(`nr-bp-${b}`).check();
-  await page.getByTestId('nr-start').click();
 }
 
 describe('RLM Studio in Chromium', () => {
@@ -136,7 +116,7 @@ describe('RLM Studio in Chromium', () => {
   });
 
   it('runs the demo live to its answer', async () => {
-    await newDemoRun();
+    await startDemo(page, 'recursive');
     await page.getByTestId('run-answer').waitFor({ timeout: 90_000 });
     await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 30_000 }).toMatch(/finished/);
     expect(await treeItems()).toBeGreaterThan(1);
@@ -146,7 +126,7 @@ describe('RLM Studio in Chromium', () => {
   });
 
   it('pauses after a reply, edits the code in Monaco, continues', async () => {
-    await newDemoRun({ demo: 'needle', breakpoints: ['after_reply'] });
+    await startDemo(page, 'needle', { breakpoints: ['after_reply'] });
     await page.getByTestId('paused-editor').waitFor({ timeout: 60_000 });
     const editor = page.locator('[data-testid="edit-block-0"] .monaco-editor textarea').first();
     await page.locator('[data-testid="edit-block-0"] .view-lines').first().click();
@@ -228,7 +208,7 @@ describe('RLM Studio in Chromium', () => {
 
   it('steps from a breakpoint to the next stop, inspects a variable the code made, cancels', async () => {
     await page.getByTestId('tab-run').click();
-    await newDemoRun({ demo: 'needle', breakpoints: ['after_reply', 'after_block'] });
+    await startDemo(page, 'needle', { breakpoints: ['after_reply', 'after_block'] });
     await page.getByTestId('paused-editor').waitFor({ timeout: 60_000 });
     const sessionId = (await page.evaluate(ACTIVE_ID)) as string;
     // Add a variable to the paused reply's first block and run it.
@@ -305,8 +285,8 @@ describe('RLM Studio in Chromium', () => {
   });
 
   it('loaded nothing from the network and logged no errors', () => {
-    expect(browser.foreign).toEqual([]);
-    expect(browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
+    expect(app.browser.foreign).toEqual([]);
+    expect(app.browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
   });
 });
 

@@ -2,32 +2,17 @@
 // demo's one llm_query is re-run with an edited prompt, the recorded and the new answer show
 // side by side, and "Fork with this answer" starts a fork whose answer follows the new result.
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, shot, startServe, type Browser, type Served } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { shot, appUnderTest, startDemo } from './support.ts';
 
-let served: Served;
-let browser: Browser;
 let page: Page;
-
-beforeAll(async () => {
-  served = await startServe();
-  browser = await openApp(served.url);
-  page = browser.page;
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-});
+const app = appUnderTest({ onOpen: (a) => (page = a.page) });
 
 const status = (): Promise<string> => page.getByTestId('session-status').innerText();
 
 describe('Counterfactual sub-calls', () => {
   it('re-runs a sub-call with an edited prompt, shows both answers, and forks with the new one', async () => {
-    await page.getByTestId('topbar-new-run').click();
-    await page.getByTestId('nr-profile').selectOption('demo');
-    await page.getByTestId('nr-demo').selectOption('needle');
-    await page.getByTestId('nr-start').click();
+    await startDemo(page, 'needle');
     await expect.poll(status, { timeout: 90_000 }).toBe('finished');
     const recordedAnswer = await page.getByTestId('run-answer').innerText();
     const before = await page.getByTestId('session-select').locator('option').count();
@@ -60,10 +45,7 @@ describe('Counterfactual sub-calls', () => {
   });
 
   it('re-runs a child run as its own session from the child run header, then forks the parent with its answer', async () => {
-    await page.getByTestId('topbar-new-run').click();
-    await page.getByTestId('nr-profile').selectOption('demo');
-    await page.getByTestId('nr-demo').selectOption('recursive');
-    await page.getByTestId('nr-start').click();
+    await startDemo(page, 'recursive');
     await expect.poll(status, { timeout: 90_000 }).toBe('finished');
     const recordedAnswer = await page.getByTestId('run-answer').first().innerText();
     const tree = page.getByRole('tree', { name: 'Recursion tree' });
@@ -90,7 +72,7 @@ describe('Counterfactual sub-calls', () => {
   });
 
   it('loaded nothing from the network and logged no errors', () => {
-    expect(browser.foreign).toEqual([]);
-    expect(browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
+    expect(app.browser.foreign).toEqual([]);
+    expect(app.browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
   });
 });

@@ -7,23 +7,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, ROOT, launch, openApp, shot, startServe, type Browser, type Served } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, ROOT, launch, shot, startServe, appUnderTest } from './support.ts';
 
-let served: Served;
-let browser: Browser;
 let page: Page;
-
-beforeAll(async () => {
-  served = await startServe();
-  browser = await openApp(served.url);
-  page = browser.page;
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-});
+const app = appUnderTest({ onOpen: (a) => (page = a.page) });
 
 async function openWithContext(log: string, context: string): Promise<void> {
   await page.getByTestId('open-file').setInputFiles(join(FIXTURES, log));
@@ -57,7 +45,7 @@ describe('context coverage in the app', () => {
     const strip = page.getByTestId('coverage-strip-session');
     await strip.click({ position: { x: 5, y: 1 } });
     await expect.poll(async () => page.getByTestId('iteration-detail').getAttribute('aria-label')).toBe('Iteration 1');
-    expect(browser.errors).toEqual([]);
+    expect(app.browser.errors).toEqual([]);
   });
 
   it('c_recursive: sections went to child runs; the strips show it beside the tree', async () => {
@@ -65,7 +53,7 @@ describe('context coverage in the app', () => {
     const session = await figures('session');
     expect(session[2]).toContain('3,796 (100.0%)');
     await shot(page, 'coverage-c_recursive');
-    expect(browser.errors).toEqual([]);
+    expect(app.browser.errors).toEqual([]);
   });
 
   it('b_aggregate: a span sent to a sub-call opens that call in its list', async () => {
@@ -81,7 +69,7 @@ describe('context coverage in the app', () => {
     // Opened: the whole prompt is shown, not its first 120 characters.
     await expect.poll(async () => (await row.locator('td').nth(2).innerText()).length).toBeGreaterThan(200);
     await shot(page, 'coverage-b_aggregate-subcall');
-    expect(browser.errors).toEqual([]);
+    expect(app.browser.errors).toEqual([]);
   });
 
   it('a saved log with its recipe beside it: the host serves the context file, no picking', async () => {

@@ -7,45 +7,44 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, startCli, startMockProcess, type MockProcess, type RunningCli } from '../integration/support/cli.ts';
 import { startRedis, type TestRedis } from '../integration/support/redis.ts';
-import { openApp, shot, startServe, type Browser, type Served } from './support.ts';
+import { shot, appUnderTest } from './support.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-e2e-live-'));
 const out = join(tmp, 'queued');
 const TASKS = 6;
 let redis: TestRedis;
 let mock: MockProcess;
-let served: Served;
-let browser: Browser;
 let page: Page;
 let worker: RunningCli;
 let coordinator: RunningCli;
 
 const WAIT = { timeout: 60_000, intervals: [250] };
 
-beforeAll(async () => {
+/** Redis, a slow mock-llm, one worker and the coordinator of a queued evaluation, started. */
+async function startEvaluation(): Promise<void> {
   const ds = join(tmp, 'ds.jsonl');
-  [redis, mock, served] = await Promise.all([startRedis(), startMockProcess(['--latency-ms', '250']), startServe()]);
+  [redis, mock] = await Promise.all([startRedis(), startMockProcess(['--latency-ms', '250'])]);
   const gen = await runCli(['eval-gen', '--kind', 'sniah', '--sizes', '8192', '--count', String(TASKS), '-o', ds]);
   if (gen.code !== 0) throw new Error(gen.stderr);
   worker = startCli(['worker', '--queue', redis.url, '--concurrency', '1']);
   coordinator = startCli(['eval', ds, '--queue', redis.url, '--base-url', mock.url, '--model', 'mock-root', '--out', out, '--no-progress']);
-  browser = await openApp(served.url);
-  page = browser.page;
-}, 180_000);
+}
 
-afterAll(async () => {
-  await browser?.close();
-  for (const c of [coordinator, worker]) {
-    if (c && c.child.exitCode === null) c.child.kill('SIGTERM');
-    await c?.done;
-  }
-  await served?.stop();
-  await mock?.close();
-  await redis?.stop();
-  rmSync(tmp, { recursive: true, force: true });
+appUnderTest({
+  before: startEvaluation,
+  after: async () => {
+    for (const c of [coordinator, worker]) {
+      if (c && c.child.exitCode === null) c.child.kill('SIGTERM');
+      await c?.done;
+    }
+    await mock?.close();
+    await redis?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  },
+  onOpen: (a) => (page = a.page),
 });
 
 const rows = (): Promise<number> => page.locator('[data-testid^="eval-row-"]').count();

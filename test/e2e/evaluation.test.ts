@@ -6,17 +6,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, startMockProcess, type MockProcess } from '../integration/support/cli.ts';
-import { openApp, shot, startServe, type Browser, type Served } from './support.ts';
+import { shot, appUnderTest } from './support.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-e2e-eval-'));
 const full = join(tmp, 'full');
 const short = join(tmp, 'short-2it');
 const IDS = ['browsecomp-8192-s1', 'oolong-8192-s1', 'sniah-8192-s1'];
 let mock: MockProcess;
-let served: Served;
-let browser: Browser;
 let page: Page;
 
 async function cli(args: string[]): Promise<string> {
@@ -25,24 +23,24 @@ async function cli(args: string[]): Promise<string> {
   return r.stderr;
 }
 
-beforeAll(async () => {
+/** Two evaluations of one dataset against mock-llm: default turns, and at most 2 iterations. */
+async function runEvaluations(): Promise<void> {
   const ds = join(tmp, 'ds.jsonl');
-  [mock, served] = await Promise.all([
+  [mock] = await Promise.all([
     startMockProcess(['--cost-per-mtok', '0.5']),
-    startServe(),
     cli(['eval-gen', '--kind', 'sniah,oolong,browsecomp', '--sizes', '8192', '-o', ds]),
   ]);
   const common = ['eval', ds, '--base-url', mock.url, '--model', 'mock-root', '--parallel', '3'];
   await Promise.all([cli([...common, '--out', full]), cli([...common, '--out', short, '--max-iterations', '2'])]);
-  browser = await openApp(served.url);
-  page = browser.page;
-}, 120_000);
+}
 
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-  await mock?.close();
-  rmSync(tmp, { recursive: true, force: true });
+const app = appUnderTest({
+  before: runEvaluations,
+  after: async () => {
+    await mock?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  },
+  onOpen: (a) => (page = a.page),
 });
 
 async function openEvalPath(dir: string): Promise<void> {
@@ -115,7 +113,7 @@ describe('evaluations in the app', () => {
     await onlyA.getByRole('button', { name: 'browsecomp-8192-s1' }).click();
     await page.getByRole('tree', { name: 'Recursion tree' }).waitFor();
     expect(await page.getByTestId('session-select').locator('option:checked').innerText()).toBe('full/browsecomp-8192-s1');
-    expect(browser.errors).toEqual([]);
-    expect(browser.foreign).toEqual([]);
+    expect(app.browser.errors).toEqual([]);
+    expect(app.browser.foreign).toEqual([]);
   });
 });

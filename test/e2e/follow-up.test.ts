@@ -4,33 +4,18 @@
 // from a file says why it cannot be followed up.
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, openApp, shot, startServe, type Browser, type Served } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, shot, appUnderTest, startDemo } from './support.ts';
 
-let served: Served;
-let browser: Browser;
 let page: Page;
-
-beforeAll(async () => {
-  served = await startServe();
-  browser = await openApp(served.url);
-  page = browser.page;
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-});
+const app = appUnderTest({ onOpen: (a) => (page = a.page) });
 
 const Q = 'Which variables does the REPL hold now?';
 const answer = (): Promise<string> => page.getByTestId('run-answer').innerText();
 
 describe('Ask a follow-up', () => {
   it('runs follow-up turns in the finished demo session and shows them in order', async () => {
-    await page.getByTestId('topbar-new-run').click();
-    await page.getByTestId('nr-profile').selectOption('demo');
-    await page.getByTestId('nr-demo').selectOption('needle');
-    await page.getByTestId('nr-start').click();
+    await startDemo(page, 'needle');
     await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 90_000 }).toBe('finished');
     await page.getByTestId('run-answer').waitFor({ timeout: 30_000 });
     const first = await answer();
@@ -82,7 +67,7 @@ describe('Ask a follow-up', () => {
   });
 
   it('loaded nothing from the network and logged no errors', () => {
-    expect(browser.foreign).toEqual([]);
-    expect(browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
+    expect(app.browser.foreign).toEqual([]);
+    expect(app.browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
   });
 });

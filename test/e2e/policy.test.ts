@@ -6,20 +6,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeEvalDir } from '../support/policy-sessions.ts';
-import { FIXTURES, openApp, shot, startServe, type Browser, type Served } from './support.ts';
+import { FIXTURES, shot, appUnderTest } from './support.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-e2e-policy-'));
 const A = join(tmp, 'config-a');
 const B = join(tmp, 'config-b');
 const ids = Array.from({ length: 8 }, (_, i) => i);
-let served: Served;
-let browser: Browser;
 let page: Page;
 const WAIT = { timeout: 30_000 };
 
-beforeAll(async () => {
+function writeEvaluations(): void {
   writeEvalDir(
     A,
     ids.map((i) => ({ id: `t${i}`, correct: i % 2 === 0, shape: { query: `q${i}`, calls: [i, 0], children: i % 3 } })),
@@ -28,15 +26,12 @@ beforeAll(async () => {
     B,
     ids.map((i) => ({ id: `t${i}`, correct: i < 4, shape: { query: `q${i}`, calls: [1] } })),
   );
-  served = await startServe();
-  browser = await openApp(served.url);
-  page = browser.page;
-}, 120_000);
+}
 
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-  rmSync(tmp, { recursive: true, force: true });
+const app = appUnderTest({
+  before: async () => writeEvaluations(),
+  after: async () => rmSync(tmp, { recursive: true, force: true }),
+  onOpen: (a) => (page = a.page),
 });
 
 async function compute(path: string): Promise<void> {
@@ -129,7 +124,7 @@ describe('policy metrics in the app', () => {
     await expect.poll(() => section.getByTestId('policy-summary').innerText(), WAIT).toMatch(/4 correct, 4 incorrect/);
     await section.scrollIntoViewIfNeeded();
     await shot(page, 'policy-in-evaluation');
-    expect(browser.errors).toEqual([]);
-    expect(browser.foreign).toEqual([]);
+    expect(app.browser.errors).toEqual([]);
+    expect(app.browser.foreign).toEqual([]);
   });
 });

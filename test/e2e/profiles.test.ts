@@ -3,25 +3,18 @@
 // mock plays the needle scenario for "magic number" queries) to the answer, then try to
 // store a key and see the host's web-mode refusal.
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startMockProcess, type MockProcess } from '../integration/support/cli.ts';
-import { openApp, shot, startServe, type Browser, type Served } from './support.ts';
+import { shot, appUnderTest } from './support.ts';
 
 let mock: MockProcess;
-let served: Served;
-let browser: Browser;
 let page: Page;
-
-beforeAll(async () => {
-  [mock, served] = await Promise.all([startMockProcess(), startServe()]);
-  browser = await openApp(served.url);
-  page = browser.page;
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-  await mock?.close();
+const app = appUnderTest({
+  before: async () => {
+    mock = await startMockProcess();
+  },
+  after: async () => mock?.close(),
+  onOpen: (a) => (page = a.page),
 });
 
 describe('Endpoint profiles in Chromium', () => {
@@ -75,7 +68,7 @@ describe('Endpoint profiles in Chromium', () => {
   });
 
   it('loaded nothing from the network and logged no errors', () => {
-    expect(browser.foreign).toEqual([]);
-    expect(browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
+    expect(app.browser.foreign).toEqual([]);
+    expect(app.browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
   });
 });

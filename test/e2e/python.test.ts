@@ -8,23 +8,11 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, monacoText, openApp, ROOT, shot, startServe, type Browser, type Served } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, monacoText, ROOT, shot, appUnderTest, startDemo } from './support.ts';
 
-let served: Served;
-let browser: Browser;
 let page: Page;
-
-beforeAll(async () => {
-  served = await startServe();
-  browser = await openApp(served.url);
-  page = browser.page;
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-});
+const app = appUnderTest({ onOpen: (a) => (page = a.page) });
 
 const ACTIVE_ID = `window.__rlmStudio.store.getState().activeId`;
 
@@ -54,14 +42,7 @@ const tsWorkers = (): string[] =>
     .map((w) => w.url())
     .filter((u) => u.includes('ts.worker'));
 
-async function newPythonDemo(demo: string, breakpoints: string[] = []): Promise<void> {
-  await page.getByTestId('topbar-new-run').click();
-  await page.getByTestId('nr-profile').selectOption('demo');
-  await page.getByTestId('nr-repl').selectOption('python');
-  await page.getByTestId('nr-demo').selectOption(demo);
-  for (const b of breakpoints) await page.getByTestId(`nr-bp-${b}`).check();
-  await page.getByTestId('nr-start').click();
-}
+const newPythonDemo = (demo: string, breakpoints: string[] = []): Promise<void> => startDemo(page, demo, { repl: 'python', breakpoints });
 
 describe('Python sessions in Chromium', () => {
   it('runs the demo in Python from the New run form, live to its answer', async () => {
@@ -157,7 +138,7 @@ describe('Python sessions in Chromium', () => {
         '--context',
         join(FIXTURES, 'contexts/a_needle.txt'),
         '--log-dir',
-        join(served.dir, 'reruns'),
+        join(app.served.dir, 'reruns'),
         '--json',
       ],
       { cwd: ROOT, encoding: 'utf8', timeout: 180_000 },
@@ -203,7 +184,7 @@ describe('Python sessions in Chromium', () => {
   });
 
   it('loaded nothing from the network and logged no errors', () => {
-    expect(browser.foreign).toEqual([]);
-    expect(browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
+    expect(app.browser.foreign).toEqual([]);
+    expect(app.browser.errors.filter((e) => !/ResizeObserver loop/.test(e))).toEqual([]);
   });
 });

@@ -6,31 +6,23 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KNOWN, writeSessionFolder } from '../support/session-folder.ts';
-import { dropText, launch, shot, startServe, type Browser, type Served } from './support.ts';
+import { dropText, shot, appUnderTest } from './support.ts';
 
 const N = 12;
 const WAIT = { timeout: 30_000 };
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-e2e-labels-'));
 const dir = join(tmp, 'logs');
-let paths: string[];
-let served: Served;
-let browser: Browser;
+// `view` opens the first log of the folder, written before the server starts.
+const paths = writeSessionFolder(dir, N);
+writeFileSync(join(tmp, 'rlm-labels.json'), JSON.stringify({ labels: [{ name: 'good-decomposition' }, { name: 'missed-evidence' }] }));
 let page: Page;
-
-beforeAll(async () => {
-  paths = writeSessionFolder(dir, N);
-  writeFileSync(join(tmp, 'rlm-labels.json'), JSON.stringify({ labels: [{ name: 'good-decomposition' }, { name: 'missed-evidence' }] }));
-  served = await startServe([], ['view', paths[0]!]);
-  browser = await launch(served.url);
-  page = browser.page;
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-  rmSync(tmp, { recursive: true, force: true });
+const app = appUnderTest({
+  command: ['view', paths[0]!],
+  open: 'browser',
+  after: async () => rmSync(tmp, { recursive: true, force: true }),
+  onOpen: (a) => (page = a.page),
 });
 
 const treeLabels = (): Promise<string[]> => page.getByTestId('tree-label').allTextContents();
@@ -38,7 +30,7 @@ const treeLabels = (): Promise<string[]> => page.getByTestId('tree-label').allTe
 describe('labels in the app', () => {
   it('labels the root run; the tree shows it, it survives a reload, and the log is untouched', async () => {
     const before = readFileSync(paths[0]!);
-    await page.goto(served.url);
+    await page.goto(app.served.url);
     const box = page.getByTestId('labels-box');
     await box.getByRole('combobox', { name: 'Label', exact: true }).waitFor(WAIT);
     await box.getByRole('combobox', { name: 'Label target' }).selectOption('run:s0-root');
@@ -97,6 +89,6 @@ describe('Search ▸ Query', () => {
       .poll(() => page.getByTestId('query-error').textContent(), WAIT)
       .toMatch(/bad query at character 13: .*\nruns\[depth >\]\n {12}\^/);
     await shot(page, '32-search-query-error');
-    expect(browser.errors.filter((e) => !/ResizeObserver loop|could not change|400|Bad Request/.test(e))).toEqual([]);
+    expect(app.browser.errors.filter((e) => !/ResizeObserver loop|could not change|400|Bad Request/.test(e))).toEqual([]);
   });
 });

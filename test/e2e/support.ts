@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const FIXTURES = '/work/shared/fixtures/rlm-python';
@@ -92,6 +93,66 @@ export async function openApp(url: string): Promise<Browser> {
   return browser;
 }
 
+/** The app a test file drives: its server, and a browser on it. Read inside tests and hooks (set in `beforeAll`). */
+export interface AppUnderTest {
+  readonly served: Served;
+  readonly browser: Browser;
+  readonly page: Page;
+}
+
+export interface AppOptions {
+  /** More `serve` options, or the command instead of `serve` (`startServe`'s arguments). */
+  serveArgs?: string[];
+  command?: string[];
+  /** 'app' (default): the page opened and connected to the host; 'browser': a browser only, the test opens the page. */
+  open?: 'app' | 'browser';
+  /** What the file needs beside the app (a mock model, an evaluation on disk…): started with the server, before the browser. */
+  before?: () => Promise<void>;
+  /** Stops what `before` started, once the browser and the server are closed. */
+  after?: () => Promise<void>;
+  /** Called once the browser is up (a file keeps its page in a variable of its own). */
+  onOpen?: (app: AppUnderTest) => void;
+}
+
+/**
+ * The preamble of a test file that drives the app: in `beforeAll`, `rlm-studio serve` (with
+ * `before`) and then a browser on it; in `afterAll`, the browser, the server, then `after`.
+ */
+export function appUnderTest(opts: AppOptions = {}): AppUnderTest {
+  let served: Served | null = null;
+  let browser: Browser | null = null;
+  const ready = <T>(v: T | null, what: string): T => {
+    if (v === null) throw new Error(`the ${what} is not started yet (read it inside a test or a hook)`);
+    return v;
+  };
+  const app: AppUnderTest = {
+    get served() {
+      return ready(served, 'server');
+    },
+    get browser() {
+      return ready(browser, 'browser');
+    },
+    get page() {
+      return ready(browser, 'browser').page;
+    },
+  };
+  beforeAll(async () => {
+    // Both settle before either failure is thrown: a server that started is stopped in afterAll.
+    const [s, b] = await Promise.allSettled([startServe(opts.serveArgs, opts.command), opts.before?.()]);
+    if (s.status === 'fulfilled') served = s.value;
+    if (s.status === 'rejected') throw s.reason;
+    if (b.status === 'rejected') throw b.reason;
+    browser = opts.open === 'browser' ? await launch(s.value.url) : await openApp(s.value.url);
+    opts.onOpen?.(app);
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await served?.stop();
+    await opts.after?.();
+  });
+  return app;
+}
+
 export async function launch(origin: string): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'rlm-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -136,6 +197,20 @@ export async function launch(origin: string): Promise<Browser> {
 export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+/** Starts a built-in demo from the New run form (the demo profile), with `repl` and breakpoints `nr-bp-…` when given. */
+export async function startDemo(
+  page: Page,
+  demo: string,
+  opts: { repl?: 'javascript' | 'python'; breakpoints?: string[] } = {},
+): Promise<void> {
+  await page.getByTestId('topbar-new-run').click();
+  await page.getByTestId('nr-profile').selectOption('demo');
+  if (opts.repl) await page.getByTestId('nr-repl').selectOption(opts.repl);
+  await page.getByTestId('nr-demo').selectOption(demo);
+  for (const b of opts.breakpoints ?? []) await page.getByTestId(`nr-bp-${b}`).check();
+  await page.getByTestId('nr-start').click();
 }
 
 /** Drops a file made of `text` onto the window, as a person dragging it would. */

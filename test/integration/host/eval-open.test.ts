@@ -3,41 +3,25 @@
 // once), errors that name the directory, and a torn results.jsonl reported, not fatal. Also
 // `rlm-studio view DIR` opening an evaluation.
 import { spawn } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Host } from '../../../src-main/host/session-manager.ts';
-import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
+import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../../src-shared/protocol-client.ts';
 import { cliPath, repoRoot } from '../support/cli.ts';
-import { connectInProcess, connectWs, makeHost, runMixedEvaluation, tempDirs, wsUrlOf } from './helpers.ts';
+import { connectInProcess, connectWs, tempDirs, wsUrlOf, hostPerTest, mixedEvaluationForFile } from './helpers.ts';
 
-const tmp = mkdtempSync(join(tmpdir(), 'rlm-eval-open-'));
-const evalDir = join(tmp, 'full');
-let server: MockLlmServer;
-let host: Host | null = null;
-
-beforeAll(async () => {
-  server = await startMockLlm({ latencyMs: 0, costPerMTok: 1 });
-  await runMixedEvaluation(server.url, tmp, evalDir);
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(async () => {
-  await host?.close();
-  host = null;
-});
+const mixed = mixedEvaluationForFile('rlm-eval-open-', 'full');
+const { tmp, dir: evalDir } = mixed;
+const newHost = hostPerTest();
 
 describe('eval.open', () => {
   it('returns settings, one row per task and the task logs as saved sessions', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const { evaluation, sessions } = await c.call('eval.open', { path: evalDir });
     expect(evaluation).toMatchObject({ dir: evalDir, name: 'full', datasetTasks: 3, problems: [] });
-    expect(evaluation.settings).toMatchObject({ model: 'mock-root', maxIterations: 2, maxDepth: 1, baseUrl: server.url });
+    expect(evaluation.settings).toMatchObject({ model: 'mock-root', maxIterations: 2, maxDepth: 1, baseUrl: mixed.serverUrl });
     expect(evaluation.settings.dataset).toMatch(/ds\.jsonl$/);
     const byId = new Map(evaluation.tasks.map((t) => [t.id, t]));
     expect([...byId.keys()].sort()).toEqual(['browsecomp-8192-s1', 'oolong-8192-s1', 'sniah-8192-s1']);
@@ -64,7 +48,7 @@ describe('eval.open', () => {
   });
 
   it('opens only openLogs logs at once; the other rows keep their log path for later', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const { evaluation, sessions } = await c.call('eval.open', { path: evalDir, openLogs: 1 });
     expect(sessions).toHaveLength(1);
@@ -75,7 +59,7 @@ describe('eval.open', () => {
   });
 
   it('names a missing directory, and refuses a directory that is not an evaluation', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const missing = join(tmp, 'no-such-eval');
     const err = await c.call('eval.open', { path: missing }).catch((e: unknown) => e);
@@ -99,7 +83,7 @@ describe('eval.open', () => {
     const lines = readFileSync(join(torn, 'results.jsonl'), 'utf8').trimEnd().split('\n');
     // A kill mid-write: the last line is cut in half and has no newline.
     writeFileSync(join(torn, 'results.jsonl'), `${lines.slice(0, 2).join('\n')}\n{"oops":1}\n${lines[2]!.slice(0, 40)}`);
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const { evaluation } = await c.call('eval.open', { path: torn, openLogs: 0 });
     expect(evaluation.tasks).toHaveLength(2);
@@ -119,7 +103,7 @@ describe('eval.open', () => {
     // Point every row at a path that no longer exists, as after moving the directory.
     writeFileSync(join(moved, 'results.jsonl'), results.replaceAll(join(evalDir, 'logs'), '/gone/logs'));
     appendFileSync(join(moved, 'results.jsonl'), `${JSON.stringify({ id: 'x', score: 0, logFile: '/gone/logs/x.rlm.jsonl' })}\n`);
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const { evaluation } = await c.call('eval.open', { path: moved, openLogs: 0 });
     expect(evaluation.tasks.filter((t) => t.logFile?.startsWith(join(moved, 'logs')))).toHaveLength(3);

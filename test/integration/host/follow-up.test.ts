@@ -1,18 +1,12 @@
 // "Ask a follow-up": a finished live session keeps its worker and REPL; `session.followUp`
 // runs another turn in it (context_N, history_N), streamed live and appended to the same log.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunEndEvent, RunStartEvent, TrajectoryEvent } from '../../../src-shared/events.ts';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
-import type { Host } from '../../../src-main/host/session-manager.ts';
-import { connectInProcess, demoStart, makeHost, type TestClient } from './helpers.ts';
+import { connectInProcess, demoStart, type TestClient, hostPerTest } from './helpers.ts';
 
-let host: Host | null = null;
-afterEach(async () => {
-  await host?.close();
-  host = null;
-});
-
+const newHost = hostPerTest();
 const VARIABLES = 'Which variables does the REPL hold now?';
 
 const rootStarts = (events: TrajectoryEvent[]): RunStartEvent[] =>
@@ -42,7 +36,7 @@ async function finishedWithEvents(c: TestClient, sessionId: string, turns: numbe
 
 describe('follow-up turns of a live session', () => {
   it('runs each follow-up in the same REPL, streams it and appends it to the same log', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const { session } = await c.call('session.start', demoStart('needle'));
     const id = session.sessionId;
@@ -85,7 +79,7 @@ describe('follow-up turns of a live session', () => {
   });
 
   it('refuses a follow-up while running, on a saved log, with a bad context, and after a cancelled turn', async () => {
-    host = makeHost({ demoLatencyMs: 30 });
+    const host = newHost({ demoLatencyMs: 30 });
     const c = connectInProcess(host);
     const { session } = await c.call('session.start', demoStart('needle', { startPaused: true }));
     const id = session.sessionId;
@@ -125,12 +119,12 @@ describe('follow-up turns of a live session', () => {
     const cancelled = await c.status(id, 'cancelled', 'failed', 'finished');
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.followUp?.ready).toBe(false);
-    await poll(() => host!.workerPid(id) === null, 'the worker to exit');
+    await poll(() => host.workerPid(id) === null, 'the worker to exit');
     await expect(c.call('session.followUp', { params: { sessionId: id, query: VARIABLES } })).rejects.toMatchObject({ code: 'conflict' });
   });
 
   it('releases the REPL kept longest when more are kept than allowed', async () => {
-    host = makeHost({ followUpKeep: 1 });
+    const host = newHost({ followUpKeep: 1 });
     const c = connectInProcess(host);
     const first = (await c.call('session.start', demoStart('needle'))).session.sessionId;
     await c.status(first, 'finished', 'failed');
@@ -143,7 +137,7 @@ describe('follow-up turns of a live session', () => {
     }, 'the first REPL to be released');
     expect(released.followUp?.reason).toMatch(/released to make room for newer sessions \(the host keeps 1\)/);
     expect(c.latest(second)?.followUp?.ready).toBe(true);
-    await poll(() => host!.workerPid(first) === null, 'the first worker to exit');
+    await poll(() => host.workerPid(first) === null, 'the first worker to exit');
     await expect(c.call('session.followUp', { params: { sessionId: first, query: VARIABLES } })).rejects.toMatchObject({
       code: 'conflict',
       message: expect.stringMatching(/released/) as unknown,
@@ -151,7 +145,7 @@ describe('follow-up turns of a live session', () => {
   });
 
   it('releases a kept REPL after its idle time; the log stays complete', async () => {
-    host = makeHost({ followUpIdleMs: 200 });
+    const host = newHost({ followUpIdleMs: 200 });
     const c = connectInProcess(host);
     const id = (await c.call('session.start', demoStart('needle'))).session.sessionId;
     await c.status(id, 'finished', 'failed');
@@ -160,13 +154,13 @@ describe('follow-up turns of a live session', () => {
       return s?.followUp?.ready === false ? s : null;
     }, 'the REPL to be released');
     expect(idle.followUp?.reason).toMatch(/released after <1 min idle/);
-    await poll(() => host!.workerPid(id) === null, 'the worker to exit');
+    await poll(() => host.workerPid(id) === null, 'the worker to exit');
     const log = await readLogFile(idle.logFile!);
     expect(log.events.length).toBe(idle.eventCount);
   });
 
   it('a fork of a follow-up turn is refused with the reason', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const id = (await c.call('session.start', demoStart('needle'))).session.sessionId;
     await c.status(id, 'finished', 'failed');

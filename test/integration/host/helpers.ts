@@ -12,6 +12,8 @@ import type { HostEndpoint } from '../../../src-main/host/endpoint.ts';
 import { generateDataset } from '../../../src-main/eval/dataset.ts';
 import { runEval } from '../../../src-main/eval/runner.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
+import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 export function tempDirs(): { runsDir: string; settingsDir: string } {
   const root = mkdtempSync(join(tmpdir(), 'rlm-host-'));
@@ -22,7 +24,7 @@ export function tempDirs(): { runsDir: string; settingsDir: string } {
  * An evaluation of three generated tasks (sniah, oolong, browsecomp) against a mock model at
  * `baseUrl`, into `outDir`. Two iterations: browsecomp (5 turns) cannot finish, the others can; a known mix.
  */
-export async function runMixedEvaluation(baseUrl: string, workDir: string, outDir: string): Promise<void> {
+async function runMixedEvaluation(baseUrl: string, workDir: string, outDir: string): Promise<void> {
   const ds = join(workDir, 'ds.jsonl');
   generateDataset({ kinds: ['sniah', 'oolong', 'browsecomp'], sizes: [8192], seed: 1, count: 1, out: ds, inlineMaxChars: 1_000_000 });
   const client = new OpenAiCompatibleClient({ baseUrl, apiKey: 'x', maxRetries: 0 });
@@ -31,6 +33,50 @@ export async function runMixedEvaluation(baseUrl: string, workDir: string, outDi
 
 export function makeHost(opts: Partial<HostOptions> = {}): Host {
   return new Host({ ...tempDirs(), demoLatencyMs: 5, ...opts });
+}
+
+/**
+ * Hosts for a file's tests: the returned function makes one (`makeHost`'s options), and every
+ * host made in a test is closed after it. A test may close one itself first (it is closed once).
+ */
+export function hostPerTest(): (opts?: Partial<HostOptions>) => Host {
+  const made: Host[] = [];
+  afterEach(async () => {
+    for (const h of made.splice(0)) await h.close();
+  });
+  return (opts = {}) => {
+    const h = makeHost(opts);
+    const close = h.close.bind(h);
+    let closing: Promise<void> | null = null;
+    h.close = () => (closing ??= close());
+    made.push(h);
+    return h;
+  };
+}
+
+/**
+ * `runMixedEvaluation` into `dir` (in a temporary folder of its own, `tmp`) before the file's
+ * tests, against a mock-llm of its own (no latency, a cost per token); the server is closed
+ * after them. Its URL is known once the evaluation has run.
+ */
+export function mixedEvaluationForFile(prefix: string, name: string): { tmp: string; dir: string; readonly serverUrl: string } {
+  const tmp = mkdtempSync(join(tmpdir(), prefix));
+  let server: MockLlmServer | null = null;
+  beforeAll(async () => {
+    server = await startMockLlm({ latencyMs: 0, costPerMTok: 1 });
+    await runMixedEvaluation(server.url, tmp, join(tmp, name));
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return {
+    tmp,
+    dir: join(tmp, name),
+    get serverUrl() {
+      if (!server) throw new Error('the mock server is started in beforeAll');
+      return server.url;
+    },
+  };
 }
 
 /** A client whose every message goes through JSON, like a real carrier. */

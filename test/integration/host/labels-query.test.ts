@@ -4,16 +4,15 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Host } from '../../../src-main/host/session-manager.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN, writeSessionFolder } from '../../support/session-folder.ts';
-import { connectInProcess, makeHost } from './helpers.ts';
+import { connectInProcess, hostPerTest } from './helpers.ts';
 
 const N = 8;
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-host-labels-'));
 const dir = join(tmp, 'logs');
 let paths: string[];
-let host: Host | null = null;
+const newHost = hostPerTest();
 
 beforeAll(() => {
   paths = writeSessionFolder(dir, N);
@@ -22,14 +21,9 @@ beforeAll(() => {
     JSON.stringify({ labels: [{ name: 'good-decomposition', description: 'clean split' }, { name: 'missed-evidence' }] }),
   );
 });
-afterEach(async () => {
-  await host?.close();
-  host = null;
-});
-
 describe('labels through the host', () => {
   it('reads the set, adds, notes and removes; the log is untouched and the labels survive a new host', async () => {
-    host = makeHost();
+    let host = newHost();
     const c = connectInProcess(host);
     const log = paths[0]!;
     const before = readFileSync(log);
@@ -55,14 +49,14 @@ describe('labels through the host', () => {
     expect(readFileSync(log).equals(before)).toBe(true);
 
     await host.close();
-    host = makeHost();
+    host = newHost();
     const c2 = connectInProcess(host);
     const again = await c2.call('session.open', { path: log });
     expect((await c2.call('labels.get', { sessionId: again.session.sessionId })).labels.targets).toEqual(after.targets);
   });
 
   it('refuses an unknown label or target with a bad request naming it, and a log without a file with the reason', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const { session } = await c.call('session.open', { path: paths[1]! });
     await expect(
@@ -83,7 +77,7 @@ describe('labels through the host', () => {
 
 describe('queries through the host', () => {
   it('lists the known matches over a folder, with where to show each', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const r = await c.call('query.run', { expression: 'runs[depth = 2 and stopReason = "max_iterations"]', paths: [dir] });
     expect(r.sessions).toBe(N);
@@ -97,7 +91,7 @@ describe('queries through the host', () => {
   });
 
   it('answers a bad expression or path with a bad request that points at it', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     await expect(c.call('query.run', { expression: 'runs[depth = ]', paths: [dir] })).rejects.toMatchObject({
       code: 'bad_request',

@@ -1,31 +1,14 @@
 // `metrics.open` through the protocol on an evaluation run for real against mock-llm: each
 // task's figures checked against counts made here from the log's lines (not through the
 // reducer), correctness from results.jsonl, and errors that name the path.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Host } from '../../../src-main/host/session-manager.ts';
-import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
+import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../../src-shared/protocol-client.ts';
-import { connectInProcess, makeHost, runMixedEvaluation } from './helpers.ts';
+import { connectInProcess, hostPerTest, mixedEvaluationForFile } from './helpers.ts';
 
-const tmp = mkdtempSync(join(tmpdir(), 'rlm-metrics-open-'));
-const evalDir = join(tmp, 'eval');
-let server: MockLlmServer;
-let host: Host | null = null;
-
-beforeAll(async () => {
-  server = await startMockLlm({ latencyMs: 0, costPerMTok: 1 });
-  await runMixedEvaluation(server.url, tmp, evalDir);
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(async () => {
-  await host?.close();
-  host = null;
-});
+const { tmp, dir: evalDir } = mixedEvaluationForFile('rlm-metrics-open-', 'eval');
+const newHost = hostPerTest();
 
 /** Counts from the raw lines of a native log. */
 function countLines(path: string): { subcalls: number; rootIterations: number; blocks: number; runs: number; inputTokens: number } {
@@ -48,7 +31,7 @@ function countLines(path: string): { subcalls: number; rootIterations: number; b
 
 describe('metrics.open', () => {
   it('an evaluation: per-task figures as counted from the logs, correctness from its results', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const { metrics } = await c.call('metrics.open', { path: evalDir });
     expect(metrics).toMatchObject({ path: evalDir, kind: 'evaluation', logs: 3, problems: [] });
@@ -82,7 +65,7 @@ describe('metrics.open', () => {
   });
 
   it('names a missing path; the schema guards the parameters', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const missing = join(tmp, 'nowhere');
     const err = await c.call('metrics.open', { path: missing }).catch((e: unknown) => e);

@@ -1,11 +1,10 @@
 // Python sessions in host workers: once one has started, spare workers are told to start a
 // Python interpreter as they boot, so the next Python session takes a warm one; a host that
 // only ran JavaScript sessions never asks for one.
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Host } from '../../../src-main/host/session-manager.ts';
+import { describe, expect, it } from 'vitest';
 import { forkLauncher, type WorkerLauncher } from '../../../src-main/host/worker-launcher.ts';
 import type { ToWorker } from '../../../src-main/host/worker-protocol.ts';
-import { connectInProcess, demoStart, makeHost } from './helpers.ts';
+import { connectInProcess, demoStart, hostPerTest } from './helpers.ts';
 
 /** The real launcher, recording what the host sends to each worker. */
 function recordingLauncher(): WorkerLauncher & { sent: ToWorker['t'][][] } {
@@ -27,16 +26,11 @@ function recordingLauncher(): WorkerLauncher & { sent: ToWorker['t'][][] } {
   };
 }
 
-let host: Host | null = null;
-afterEach(async () => {
-  await host?.close();
-  host = null;
-});
-
+const newHost = hostPerTest();
 describe('warm Python interpreters in spare workers', () => {
   it('warms the spares after a Python session, and the next Python session runs on one', { timeout: 60_000 }, async () => {
     const launcher = recordingLauncher();
-    host = makeHost({ workerLauncher: launcher });
+    const host = newHost({ workerLauncher: launcher });
     const c = connectInProcess(host);
     const first = await c.call('session.start', { params: { ...demoStart('needle').params, repl: 'python' } });
     expect((await c.status(first.session.sessionId, 'finished', 'failed')).status).toBe('finished');
@@ -50,7 +44,7 @@ describe('warm Python interpreters in spare workers', () => {
 
   it('never warms Python for JavaScript sessions', { timeout: 60_000 }, async () => {
     const launcher = recordingLauncher();
-    host = makeHost({ workerLauncher: launcher });
+    const host = newHost({ workerLauncher: launcher });
     const c = connectInProcess(host);
     for (const name of ['needle', 'aggregate'] as const) {
       const { session } = await c.call('session.start', demoStart(name));

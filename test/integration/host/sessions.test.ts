@@ -1,18 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
-import type { Host } from '../../../src-main/host/session-manager.ts';
-import { connectInProcess, demoStart, makeHost } from './helpers.ts';
+import { connectInProcess, demoStart, hostPerTest } from './helpers.ts';
 
-let host: Host | null = null;
-afterEach(async () => {
-  await host?.close();
-  host = null;
-});
-
+const newHost = hostPerTest();
 describe('host sessions', () => {
   it('runs a demo session in a worker, pushes its events and writes its log', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     expect((await c.call('hello', { protocol: 1 })).protocol).toBe(1);
     const { session } = await c.call('session.start', {
@@ -36,7 +30,7 @@ describe('host sessions', () => {
 
 describe('many sessions', () => {
   it('runs sessions concurrently and cancels one without disturbing the others', async () => {
-    host = makeHost({ demoLatencyMs: 20 });
+    const host = newHost({ demoLatencyMs: 20 });
     const c = connectInProcess(host);
     const names = ['recursive', 'needle', 'aggregate', 'recursive'] as const;
     const started = await Promise.all(names.map((n) => c.call('session.start', demoStart(n))));
@@ -59,7 +53,7 @@ describe('many sessions', () => {
   });
 
   it('marks a session failed when its worker dies, and carries on serving', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const { session } = await c.call('session.start', demoStart('needle', { startPaused: true }));
     await c.paused(session.sessionId);
@@ -71,7 +65,7 @@ describe('many sessions', () => {
   });
 
   it('opens a saved log read-only, pushing progress, and exports it', async () => {
-    host = makeHost();
+    const host = newHost();
     const c = connectInProcess(host);
     const { session } = await c.call('session.start', demoStart('aggregate'));
     const done = await c.status(session.sessionId, 'finished');
@@ -91,7 +85,7 @@ describe('many sessions', () => {
   });
 
   it('keeps profiles in the settings folder, never a key', async () => {
-    host = makeHost({ env: { MY_KEY: 'sk-secret-value' } });
+    const host = newHost({ env: { MY_KEY: 'sk-secret-value' } });
     const c = connectInProcess(host);
     const { profiles } = await c.call('profiles.save', {
       profile: { name: 'local', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', subModel: null, apiKeyRef: 'MY_KEY', prices: {} },

@@ -6,55 +6,27 @@ import { describe, expect, it } from 'vitest';
 import { encodeNative } from '../../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { asSessionId } from '../../../src-shared/events.ts';
-import type { ClientMessage, Replies, SessionSummary } from '../../../src-shared/protocol.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
-import { fixtureEvents } from './helpers.ts';
+import type { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import { fixtureEvents, ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
 const events = fixtureEvents('c_recursive.jsonl');
 const log = [...encodeNative(makeHeader(asSessionId('t'), new Date(0)), events)].join('');
-const SUMMARY: SessionSummary = {
-  sessionId: 'H1',
-  title: 'on the host',
-  status: 'saved',
-  logFile: null,
-  format: 'native',
-  readOnly: true,
-  createdAt: '',
-  model: null,
-  pause: null,
-  forkOf: null,
-  eventCount: events.length,
-};
+const SUMMARY = hostSummary('H1', { title: 'on the host', eventCount: events.length });
 
 /** Plays the host: one saved session, whose events it sends on each subscribe. */
-class OneSessionHost extends MemoryCarrier {
-  override send(m: ClientMessage): void {
-    super.send(m);
-    const c = m.command;
-    const reply = (result: Replies[keyof Replies]): void =>
-      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
-    switch (c.type) {
-      case 'hello':
-        return reply({ protocol: 1, host: 'test' });
-      case 'runs.recent':
-        return reply({ runs: [] });
-      case 'profiles.list':
-        return reply({ profiles: [] });
-      case 'sessions.list':
-        return reply({ sessions: [SUMMARY] });
-      case 'subscribe':
-        reply({ session: SUMMARY, header: null });
-        queueMicrotask(() => this.deliver({ kind: 'events', sessionId: 'H1', events: events.slice(c.fromSeq) }));
-        return;
-      case 'unsubscribe':
-        return reply({});
-      default:
-        return;
-    }
+class OneSessionHost extends ScriptedHost {
+  override sessions = [SUMMARY];
+  protected override answer(c: HostCommand, id: number): boolean {
+    if (c.type === 'subscribe') {
+      this.replyTo(id, { session: SUMMARY, header: null });
+      queueMicrotask(() => this.deliver({ kind: 'events', sessionId: 'H1', events: events.slice(c.fromSeq) }));
+    } else if (c.type === 'unsubscribe') this.replyTo(id, {});
+    else return false;
+    return true;
   }
 }
 

@@ -3,13 +3,13 @@
 // two-evaluation comparison listing the tasks only one of them solved.
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { ClientMessage, EvalOverview, EvalTaskRow, Replies, SessionSummary } from '../../../src-shared/protocol.ts';
+import type { EvalOverview, EvalTaskRow, SessionSummary } from '../../../src-shared/protocol.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { accuracyBy, compareEvals, sortRows } from '../../../src-renderer/lib/eval.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
+import { ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
 function row(id: string, over: Partial<EvalTaskRow> = {}): EvalTaskRow {
   const [kind = 'sniah', size = '8192'] = id.split(/-(?=\d)/);
@@ -80,64 +80,36 @@ const SHORT = evaluation(
   2,
 );
 
-const summary = (id: string, title: string): SessionSummary => ({
-  sessionId: id,
-  title,
-  status: 'saved',
-  logFile: null,
-  format: 'native',
-  readOnly: true,
-  createdAt: '',
-  model: null,
-  pause: null,
-  forkOf: null,
-  eventCount: 0,
-});
+const summary = (id: string, title: string): SessionSummary => hostSummary(id, { title });
 
 /** Plays the host: answers each command from a table, records what was asked. */
-class ScriptedHost extends MemoryCarrier {
-  override send(m: ClientMessage): void {
-    super.send(m);
-    const c = m.command;
-    const reply = (result: Replies[keyof Replies]): void =>
-      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
+class EvalHost extends ScriptedHost {
+  protected override answer(c: HostCommand, id: number): boolean {
     switch (c.type) {
-      case 'hello':
-        return reply({ protocol: 1, host: 'test' });
-      case 'runs.recent':
-        return reply({ runs: [] });
-      case 'profiles.list':
-        return reply({ profiles: [] });
-      case 'sessions.list':
-        return reply({ sessions: [] });
       case 'eval.open': {
         const e = c.path === FULL.dir ? FULL : c.path === SHORT.dir ? SHORT : null;
-        if (!e)
-          return queueMicrotask(() =>
-            this.deliver({
-              kind: 'reply',
-              id: m.id,
-              ok: false,
-              error: { code: 'not_found', message: `cannot open the evaluation ${c.path}: no such directory` },
-            }),
-          );
-        return reply({
-          evaluation: e,
-          sessions: e.tasks.filter((t) => t.sessionId).map((t) => summary(t.sessionId!, `${e.name}/${t.id}`)),
-        });
+        if (!e) this.refuse(id, `cannot open the evaluation ${c.path}: no such directory`, 'not_found');
+        else
+          this.replyTo(id, {
+            evaluation: e,
+            sessions: e.tasks.filter((t) => t.sessionId).map((t) => summary(t.sessionId!, `${e.name}/${t.id}`)),
+          });
+        return true;
       }
       case 'session.open':
-        return reply({ session: summary(`S-${c.path}`, c.path) });
+        this.replyTo(id, { session: summary(`S-${c.path}`, c.path) });
+        return true;
       case 'subscribe':
-        return reply({ session: summary(c.sessionId, c.sessionId), header: null });
+        this.replyTo(id, { session: summary(c.sessionId, c.sessionId), header: null });
+        return true;
       default:
-        return;
+        return false;
     }
   }
 }
 
 function mount() {
-  const carrier = new ScriptedHost();
+  const carrier = new EvalHost();
   carrier.setState('open');
   const store = createStudioStore();
   const svc = new Services(store, carrier, () => null);

@@ -2,40 +2,31 @@
 // host's reason shown instead of the form when a follow-up cannot be asked.
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { ClientMessage, Replies, SessionSummary } from '../../../src-shared/protocol.ts';
+import type { SessionSummary } from '../../../src-shared/protocol.ts';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
 import { FollowUpForm, followUpContext } from '../../../src-renderer/views/FollowUpForm.tsx';
+import { ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
-const summary = (followUp: SessionSummary['followUp'], status: SessionSummary['status'] = 'finished'): SessionSummary => ({
-  sessionId: 'h1',
-  title: 'demo',
-  status,
-  logFile: '/runs/a.rlm.jsonl',
-  format: 'native',
-  readOnly: false,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  model: 'mock-root',
-  pause: null,
-  forkOf: null,
-  eventCount: 10,
-  followUp,
-});
+const summary = (followUp: SessionSummary['followUp'], status: SessionSummary['status'] = 'finished'): SessionSummary =>
+  hostSummary('h1', {
+    title: 'demo',
+    status,
+    logFile: '/runs/a.rlm.jsonl',
+    readOnly: false,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    model: 'mock-root',
+    eventCount: 10,
+    followUp,
+  });
 
 /** Answers `session.followUp` with the session running; anything else is left unanswered. */
-class FollowUpHost extends MemoryCarrier {
-  override send(m: ClientMessage): void {
-    super.send(m);
-    if (m.command.type === 'hello')
-      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result: { protocol: 1, host: 'test' } }));
-    if (m.command.type === 'session.followUp') {
-      const result: Replies['session.followUp'] = {
-        session: summary({ ready: false, reason: 'the session is running; ask once it has finished' }, 'running'),
-      };
-      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
-    }
+class FollowUpHost extends ScriptedHost {
+  protected override answer(c: HostCommand, id: number): boolean {
+    if (c.type !== 'session.followUp') return false;
+    this.replyTo(id, { session: summary({ ready: false, reason: 'the session is running; ask once it has finished' }, 'running') });
+    return true;
   }
 }
 

@@ -6,53 +6,37 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { asSessionId } from '../../../src-shared/events.ts';
-import type { ClientMessage, Replies, SessionSummary } from '../../../src-shared/protocol.ts';
+import type { ClientMessage } from '../../../src-shared/protocol.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
-import { fixtureEvents } from './helpers.ts';
+import type { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import { fixtureEvents, ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
-const SUMMARY: SessionSummary = {
-  sessionId: 'h1',
+const SUMMARY = hostSummary('h1', {
   title: 'a run',
   status: 'finished',
   logFile: '/runs/a.rlm.jsonl',
-  format: 'native',
   readOnly: false,
   createdAt: '2026-12-02T10:00:00.000Z',
   model: 'mock-root',
-  pause: null,
-  forkOf: null,
-  eventCount: 0,
-};
+});
 
 /** Answers the listing commands and records everything; forks and opens are refused (the test reads what was sent). */
-class ScriptedHost extends MemoryCarrier {
-  sessions: SessionSummary[] = [];
-  override send(m: ClientMessage): void {
-    super.send(m);
-    const c = m.command;
-    const reply = (result: Replies[keyof Replies]): void =>
-      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
+class ForkHost extends ScriptedHost {
+  protected override answer(c: HostCommand, id: number): boolean {
     switch (c.type) {
-      case 'runs.recent':
-        return reply({ runs: [] });
-      case 'sessions.list':
-        return reply({ sessions: this.sessions });
-      case 'profiles.list':
-        return reply({ profiles: [] });
       case 'session.openText':
-        return reply({ session: { ...SUMMARY, sessionId: 'uploaded', title: c.name, readOnly: true, status: 'saved', logFile: null } });
+        this.replyTo(id, { session: { ...SUMMARY, sessionId: 'uploaded', title: c.name, readOnly: true, status: 'saved', logFile: null } });
+        return true;
       case 'session.fork':
       case 'session.rerun':
-        return queueMicrotask(() =>
-          this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message: 'not in this test' } }),
-        );
+        this.refuse(id, 'not in this test');
+        return true;
       default:
-        return;
+        return false;
     }
   }
 }
@@ -64,7 +48,7 @@ const forks = (carrier: MemoryCarrier) =>
 
 async function mount(opts: { local: boolean; rerunOf?: boolean }) {
   usePrefs.getState().set({ treeMode: 'list' });
-  const carrier = new ScriptedHost();
+  const carrier = new ForkHost();
   if (!opts.local) carrier.sessions = [SUMMARY];
   carrier.setState('open');
   const store = createStudioStore();

@@ -4,6 +4,9 @@ import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import type { Carrier } from '../../../src-renderer/transport/carrier.ts';
+import type { ClientMessage, EndpointProfile, ErrorCode, Replies, SessionSummary } from '../../../src-shared/protocol.ts';
+import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import type { OutgoingMessage } from '../../../src-shared/protocol-client.ts';
 
 import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
 
@@ -42,4 +45,57 @@ export function servicesWith(events: TrajectoryEvent[], title = 'fixture', carri
   store.getState().ingestEvents('s1', events);
   store.getState().flushEvents();
   return { store, svc };
+}
+
+export type HostCommand = ClientMessage['command'];
+
+/**
+ * Plays the host for a page under test: records what is sent, answers `hello` and the lists
+ * the page asks for on connecting (from `sessions` and `profiles`), and leaves every other
+ * command to `answer`, which a test's host overrides (it may answer the lists too).
+ */
+export class ScriptedHost extends MemoryCarrier {
+  sessions: SessionSummary[] = [];
+  profiles: EndpointProfile[] = [];
+
+  override send(m: OutgoingMessage): void {
+    super.send(m);
+    const c = m.command as HostCommand;
+    if (this.answer(c, m.id)) return;
+    if (c.type === 'hello') this.replyTo(m.id, { protocol: 1, host: 'test' });
+    else if (c.type === 'runs.recent') this.replyTo(m.id, { runs: [] });
+    else if (c.type === 'sessions.list') this.replyTo(m.id, { sessions: this.sessions });
+    else if (c.type === 'profiles.list') this.replyTo(m.id, { profiles: this.profiles });
+  }
+
+  /** Answers command `c` (sent as message `id`) and says so; false: not this host's to answer. */
+  protected answer(_c: HostCommand, _id: number): boolean {
+    return false;
+  }
+
+  protected replyTo(id: number, result: Replies[keyof Replies]): void {
+    queueMicrotask(() => this.deliver({ kind: 'reply', id, ok: true, result }));
+  }
+
+  protected refuse(id: number, message: string, code: ErrorCode = 'bad_request'): void {
+    queueMicrotask(() => this.deliver({ kind: 'reply', id, ok: false, error: { code, message } }));
+  }
+}
+
+/** A session as the host lists it: by default a saved log opened read-only, with `patch` over it. */
+export function hostSummary(sessionId: string, patch: Partial<SessionSummary> = {}): SessionSummary {
+  return {
+    sessionId,
+    title: sessionId,
+    status: 'saved',
+    logFile: null,
+    format: 'native',
+    readOnly: true,
+    createdAt: '',
+    model: null,
+    pause: null,
+    forkOf: null,
+    eventCount: 0,
+    ...patch,
+  };
 }

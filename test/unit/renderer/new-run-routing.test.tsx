@@ -1,12 +1,12 @@
 // The New run form's choice of where a child run's llm_query goes, as sent in `session.start`.
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { ClientMessage, EndpointProfile, Replies } from '../../../src-shared/protocol.ts';
+import type { ClientMessage, EndpointProfile } from '../../../src-shared/protocol.ts';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
+import { ScriptedHost, type HostCommand } from './helpers.ts';
 
 const DEMO: EndpointProfile = {
   name: 'demo',
@@ -18,27 +18,12 @@ const DEMO: EndpointProfile = {
 };
 
 /** A host with one profile that refuses every start: the test reads what was sent. */
-class Host extends MemoryCarrier {
-  override send(m: ClientMessage): void {
-    super.send(m);
-    const reply = (result: Replies[keyof Replies]): void =>
-      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
-    switch (m.command.type) {
-      case 'hello':
-        return reply({ protocol: 1, host: 'test' });
-      case 'runs.recent':
-        return reply({ runs: [] });
-      case 'sessions.list':
-        return reply({ sessions: [] });
-      case 'profiles.list':
-        return reply({ profiles: [DEMO] });
-      case 'session.start':
-        return queueMicrotask(() =>
-          this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message: 'no runs in this test' } }),
-        );
-      default:
-        return;
-    }
+class Host extends ScriptedHost {
+  override profiles = [DEMO];
+  protected override answer(c: HostCommand, id: number): boolean {
+    if (c.type !== 'session.start') return false;
+    this.refuse(id, 'no runs in this test');
+    return true;
   }
 }
 

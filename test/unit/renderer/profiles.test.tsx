@@ -5,13 +5,14 @@
 // second click, with the host's refusal shown. Escape closes.
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { ClientMessage, EndpointProfile, Replies } from '../../../src-shared/protocol.ts';
+import type { ClientMessage, EndpointProfile } from '../../../src-shared/protocol.ts';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
 import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
+import type { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import { ScriptedHost, type HostCommand } from './helpers.ts';
 
 const DEMO: EndpointProfile = {
   name: 'demo',
@@ -34,47 +35,41 @@ const WEB_REFUSAL =
 const KEY = 'sk-test-0123456789-SECRET';
 
 /** Plays the host's profile store; `webMode` refuses setKey as `rlm-studio serve` does. */
-class ScriptedHost extends MemoryCarrier {
-  profiles: EndpointProfile[] = [DEMO, OPENAI];
+class ProfilesHost extends ScriptedHost {
+  override profiles: EndpointProfile[] = [DEMO, OPENAI];
   webMode = true;
   failDelete: string | null = null;
-  override send(m: ClientMessage): void {
-    super.send(m);
-    const c = m.command;
-    const reply = (result: Replies[keyof Replies]): void =>
-      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
-    const fail = (message: string): void =>
-      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message } }));
+  protected override answer(c: HostCommand, id: number): boolean {
     switch (c.type) {
-      case 'hello':
-        return reply({ protocol: 1, host: 'test' });
-      case 'runs.recent':
-        return reply({ runs: [] });
-      case 'sessions.list':
-        return reply({ sessions: [] });
-      case 'profiles.list':
-        return reply({ profiles: this.profiles });
       case 'profiles.save':
         this.profiles = [...this.profiles.filter((p) => p.name !== c.profile.name), c.profile];
-        return reply({ profiles: this.profiles });
+        this.replyTo(id, { profiles: this.profiles });
+        return true;
       case 'profiles.delete':
-        if (this.failDelete) return fail(this.failDelete);
-        this.profiles = this.profiles.filter((p) => p.name !== c.profile);
-        return reply({ profiles: this.profiles });
+        if (this.failDelete) this.refuse(id, this.failDelete);
+        else {
+          this.profiles = this.profiles.filter((p) => p.name !== c.profile);
+          this.replyTo(id, { profiles: this.profiles });
+        }
+        return true;
       case 'profiles.setKey': {
-        if (this.webMode) return fail(WEB_REFUSAL);
+        if (this.webMode) {
+          this.refuse(id, WEB_REFUSAL);
+          return true;
+        }
         const ref = `RLM_STUDIO_KEY_${c.profile.toUpperCase()}`;
         this.profiles = this.profiles.map((p) => (p.name === c.profile && p.apiKeyRef === null ? { ...p, apiKeyRef: ref } : p));
-        return reply({ profiles: this.profiles, profile: c.profile, stored: c.key !== null });
+        this.replyTo(id, { profiles: this.profiles, profile: c.profile, stored: c.key !== null });
+        return true;
       }
       default:
-        return;
+        return false;
     }
   }
 }
 
 async function mount() {
-  const carrier = new ScriptedHost();
+  const carrier = new ProfilesHost();
   carrier.setState('open');
   const store = createStudioStore();
   const svc = new Services(store, carrier, () => null);

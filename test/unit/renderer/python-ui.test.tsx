@@ -5,17 +5,17 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { asSessionId, type LogHeader, type RunStartEvent } from '../../../src-shared/events.ts';
-import type { ClientMessage, EndpointProfile, Replies, SessionSummary, VariableView } from '../../../src-shared/protocol.ts';
+import type { ClientMessage, EndpointProfile, VariableView } from '../../../src-shared/protocol.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { runLanguage, sessionLanguage } from '../../../src-renderer/lib/repl-language.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
 import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
-import { fixtureEvents, servicesWith } from './helpers.ts';
+import type { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import { fixtureEvents, servicesWith, ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
 const DEMO: EndpointProfile = {
   name: 'demo',
@@ -52,32 +52,13 @@ const PY_VARS: VariableView[] = [
 ];
 
 /** A host that lists profiles, refuses every start (the test reads what was sent), and lists Python variables. */
-class ScriptedHost extends MemoryCarrier {
-  profiles: EndpointProfile[] = [DEMO, QWEN, PAPER];
-  sessions: SessionSummary[] = [];
-  override send(m: ClientMessage): void {
-    super.send(m);
-    const c = m.command;
-    const reply = (result: Replies[keyof Replies]): void =>
-      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
-    switch (c.type) {
-      case 'hello':
-        return reply({ protocol: 1, host: 'test' });
-      case 'runs.recent':
-        return reply({ runs: [] });
-      case 'sessions.list':
-        return reply({ sessions: this.sessions });
-      case 'profiles.list':
-        return reply({ profiles: this.profiles });
-      case 'session.variables':
-        return reply({ variables: PY_VARS });
-      case 'session.start':
-        return queueMicrotask(() =>
-          this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message: 'no runs in this test' } }),
-        );
-      default:
-        return;
-    }
+class PythonHost extends ScriptedHost {
+  override profiles: EndpointProfile[] = [DEMO, QWEN, PAPER];
+  protected override answer(c: HostCommand, id: number): boolean {
+    if (c.type === 'session.variables') this.replyTo(id, { variables: PY_VARS });
+    else if (c.type === 'session.start') this.refuse(id, 'no runs in this test');
+    else return false;
+    return true;
   }
 }
 
@@ -85,7 +66,7 @@ const sentOf = <T extends ClientMessage['command']['type']>(carrier: MemoryCarri
   carrier.sent.map((m) => m.command).filter((c): c is Extract<ClientMessage['command'], { type: T }> => c.type === type);
 
 async function mountForm() {
-  const carrier = new ScriptedHost();
+  const carrier = new PythonHost();
   carrier.setState('open');
   const store = createStudioStore();
   const svc = new Services(store, carrier, () => null);
@@ -350,20 +331,14 @@ describe('profiles: REPL language and system prompt', () => {
 
 describe('Variables of a paused Python session', () => {
   it("lists Python's own type names with their len()", async () => {
-    const carrier = new ScriptedHost();
-    const summary: SessionSummary = {
-      sessionId: 'h1',
+    const carrier = new PythonHost();
+    const summary = hostSummary('h1', {
       title: 'python run',
       status: 'paused',
-      logFile: null,
-      format: 'native',
       readOnly: false,
       createdAt: '2026-12-02T10:00:00.000Z',
       model: 'mock-root',
-      pause: null,
-      forkOf: null,
-      eventCount: 0,
-    };
+    });
     carrier.sessions = [summary];
     carrier.setState('open');
     const store = createStudioStore();

@@ -4,17 +4,17 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
-import type { ClientMessage, EndpointProfile, Replies } from '../../../src-shared/protocol.ts';
+import type { EndpointProfile } from '../../../src-shared/protocol.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { MemoryCarrier } from '../../../src-renderer/transport/carrier.ts';
 import { examplesOf } from '../../../src-renderer/views/ExamplesField.tsx';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
 import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
-import { servicesWith } from './helpers.ts';
+import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import { servicesWith, ScriptedHost, type HostCommand } from './helpers.ts';
 
 const EXAMPLES = [
   { source: '/runs/good.rlm.jsonl', chars: 4321, repl: 'javascript' as const },
@@ -135,20 +135,12 @@ const TAUGHT: EndpointProfile = {
   exampleBudget: 8000,
 };
 
-class ProfilesHost extends MemoryCarrier {
-  override send(m: ClientMessage): void {
-    super.send(m);
-    const reply = (result: Replies[keyof Replies]): void =>
-      queueMicrotask(() => this.deliver({ kind: 'reply', id: m.id, ok: true, result }));
-    const c = m.command;
-    if (c.type === 'hello') reply({ protocol: 1, host: 'test' });
-    else if (c.type === 'runs.recent') reply({ runs: [] });
-    else if (c.type === 'sessions.list') reply({ sessions: [] });
-    else if (c.type === 'profiles.list') reply({ profiles: [PLAIN, TAUGHT] });
-    else if (c.type === 'session.start')
-      queueMicrotask(() =>
-        this.deliver({ kind: 'reply', id: m.id, ok: false, error: { code: 'bad_request', message: 'not in this test' } }),
-      );
+class ProfilesHost extends ScriptedHost {
+  override profiles = [PLAIN, TAUGHT];
+  protected override answer(c: HostCommand, id: number): boolean {
+    if (c.type !== 'session.start') return false;
+    this.refuse(id, 'not in this test');
+    return true;
   }
 }
 

@@ -1,52 +1,9 @@
 // The shared protocol client over an in-memory carrier that plays the host by hand.
 import { describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
-import type { HostMessage, SessionSummary } from '../../../src-shared/protocol.ts';
-import {
-  Listeners,
-  ProtocolClient,
-  ProtocolError,
-  type CarrierState,
-  type OutgoingMessage,
-  type ProtocolCarrier,
-  type PushMessage,
-} from '../../../src-shared/protocol-client.ts';
-
-class MemoryCarrier implements ProtocolCarrier {
-  readonly sent: OutgoingMessage[] = [];
-  state: CarrierState = 'connecting';
-  closed = false;
-  private readonly messages = new Listeners<HostMessage>();
-  private readonly states = new Listeners<CarrierState>();
-  send(m: OutgoingMessage): void {
-    if (this.state !== 'open') throw new Error('sent while not open');
-    this.sent.push(m);
-  }
-  deliver(m: HostMessage): void {
-    this.messages.emit(m);
-  }
-  setState(s: CarrierState): void {
-    this.state = s;
-    this.states.emit(s);
-  }
-  onMessage(l: (m: HostMessage) => void): () => void {
-    return this.messages.add(l);
-  }
-  onState(l: (s: CarrierState) => void): () => void {
-    return this.states.add(l);
-  }
-  close(): void {
-    this.closed = true;
-    this.setState('closed');
-  }
-  /** The messages sent of one command type. */
-  of(type: string): OutgoingMessage[] {
-    return this.sent.filter((m) => m.command.type === type);
-  }
-  reply(m: OutgoingMessage, result: unknown): void {
-    this.deliver({ kind: 'reply', id: m.id, ok: true, result } as HostMessage);
-  }
-}
+import type { SessionSummary } from '../../../src-shared/protocol.ts';
+import { ProtocolClient, ProtocolError, type CarrierState, type PushMessage } from '../../../src-shared/protocol-client.ts';
+import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
 
 const summary = {
   sessionId: 'S',

@@ -27,10 +27,15 @@ import { REPL_LABEL, REPL_TAG, runLanguage, sessionLanguage, type ReplLanguage }
 import { usePrefs } from '../store/prefs.ts';
 import { pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
 import { TreeGraph } from './TreeGraph.tsx';
+import { chipsByRun, type RunChip } from '../../src-shared/analysis/labels.ts';
 import { loadLabels } from '../app/label-services.ts';
 import { useLabelsStore } from '../store/labels.ts';
 
-const NO_LABELS: ReadonlyMap<string, string[]> = new Map();
+const NO_CHIPS: ReadonlyMap<string, RunChip[]> = new Map();
+
+function sameChips(a: readonly RunChip[], b: readonly RunChip[]): boolean {
+  return a.length === b.length && a.every((c, i) => c.target === b[i]!.target && c.label === b[i]!.label);
+}
 
 const ROW_H = 26;
 
@@ -49,19 +54,21 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   useEffect(() => {
     void loadLabels(svc, sessionId);
   }, [svc, sessionId]);
-  // Labels on a run (run:ID targets), shown on its row.
-  const runLabels = useMemo(() => {
-    if (labelsEntry?.kind !== 'loaded') return NO_LABELS;
-    const m = new Map<string, string[]>();
-    for (const t of labelsEntry.labels.targets) {
-      if (t.target.startsWith('run:') && t.labels.length > 0)
-        m.set(
-          t.target.slice(4),
-          t.labels.map((l) => l.label),
-        );
+  // Labels on a run, its iterations and its sub-calls, shown on its row. Recomputed as calls
+  // arrive (a call's run is in the trajectory), but a row keeps its list while it is unchanged,
+  // so that rows are not redrawn for it.
+  const previousChips = useRef<ReadonlyMap<string, RunChip[]>>(NO_CHIPS);
+  const runChips = useMemo(() => {
+    if (labelsEntry?.kind !== 'loaded' || !traj) return NO_CHIPS;
+    const next = chipsByRun(labelsEntry.labels.targets, traj);
+    for (const [runId, chips] of next) {
+      const was = previousChips.current.get(runId);
+      if (was && sameChips(was, chips)) next.set(runId, was);
     }
-    return m;
-  }, [labelsEntry]);
+    previousChips.current = next;
+    return next;
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
+  }, [labelsEntry, traj, rev]);
   const [query, setQuery] = useState('');
   const deferredQuery = useDeferredValue(query);
 
@@ -146,7 +153,7 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
           onToggle={toggle}
           pause={pause}
           language={language}
-          runLabels={runLabels}
+          runChips={runChips}
         />
       )}
     </div>
@@ -165,7 +172,7 @@ interface TreeListProps {
   onToggle(key: string): void;
   pause: PauseInfo | null;
   language: ReplLanguage;
-  runLabels: ReadonlyMap<string, string[]>;
+  runChips: ReadonlyMap<string, RunChip[]>;
 }
 
 function TreeList({
@@ -180,7 +187,7 @@ function TreeList({
   onToggle,
   pause,
   language,
-  runLabels,
+  runChips,
 }: TreeListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const runMetricsOf = (row: TreeRow): RunMetrics | undefined => (row.kind === 'run' ? metrics.get(row.runId) : undefined);
@@ -278,7 +285,7 @@ function TreeList({
                 onFocusRow={setActive}
                 pause={pause}
                 language={language}
-                labels={row.kind === 'run' ? runLabels.get(row.runId) : undefined}
+                labels={row.kind === 'run' ? runChips.get(row.runId) : undefined}
               />
             </div>
           );
@@ -307,7 +314,7 @@ interface RowProps {
   onFocusRow(index: number): void;
   pause: PauseInfo | null;
   language: ReplLanguage;
-  labels: string[] | undefined;
+  labels: RunChip[] | undefined;
 }
 
 /**
@@ -427,9 +434,14 @@ const TreeRowView = memo(function TreeRowView({
       <span className={`repl-tag repl-${language}`} aria-label={`${REPL_LABEL[language]} REPL`}>
         {REPL_TAG[language]}
       </span>
-      {labels?.map((l) => (
-        <span key={l} className="label-chip" data-testid="tree-label">
-          {l}
+      {labels?.map((c) => (
+        <span
+          key={`${c.target}|${c.label}`}
+          className={`label-chip${c.where ? ' label-chip-inner' : ''}`}
+          data-testid="tree-label"
+          title={c.where ? `${c.label} (on ${c.target})` : c.label}
+        >
+          {c.where ? `${c.where}: ${c.label}` : c.label}
         </span>
       ))}
       <span className="run-nums">

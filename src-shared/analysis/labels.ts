@@ -186,3 +186,43 @@ export function labelsList(state: LabelsState): TargetLabels[] {
 export function labelsOf(state: LabelsState, target: string): string[] {
   return state.targets.get(target)?.labels.map((l) => l.label) ?? [];
 }
+
+/** A label as a run's row shows it: the run's own (`where` null), or one of its iterations' or sub-calls'. */
+export interface RunChip {
+  label: string;
+  /** "it 3" for iteration 3, "it 3 call" for a sub-call made in iteration 3; null for the run itself. */
+  where: string | null;
+  target: string;
+}
+
+/**
+ * The labels of each run's row: its own, then its iterations' (in order), then its sub-calls'.
+ * A sub-call's run comes from the trajectory, so one not read yet (a log still loading) has no
+ * row yet either.
+ */
+export function chipsByRun(targets: readonly Pick<TargetLabels, 'target' | 'labels'>[], traj: TrajectoryState): Map<string, RunChip[]> {
+  const ranked: { runId: string; rank: number; chip: RunChip }[] = [];
+  for (const t of targets) {
+    const parsed = parseTarget(t.target);
+    if ('error' in parsed) continue;
+    let runId: string;
+    let rank: number;
+    let where: string | null;
+    if (parsed.kind === 'run') [runId, rank, where] = [parsed.runId, 0, null];
+    else if (parsed.kind === 'iteration') [runId, rank, where] = [parsed.runId, parsed.iteration, `it ${parsed.iteration}`];
+    else if (parsed.kind === 'call') {
+      const call = traj.calls.get(parsed.callId as never);
+      if (!call) continue;
+      [runId, rank, where] = [call.runId, 1e6 + call.iteration, `it ${call.iteration} call`];
+    } else continue;
+    for (const l of t.labels) ranked.push({ runId, rank, chip: { label: l.label, where, target: t.target } });
+  }
+  ranked.sort((a, b) => a.rank - b.rank);
+  const out = new Map<string, RunChip[]>();
+  for (const r of ranked) {
+    const list = out.get(r.runId);
+    if (list) list.push(r.chip);
+    else out.set(r.runId, [r.chip]);
+  }
+  return out;
+}

@@ -49,6 +49,12 @@ describe('labels in the app', () => {
 
     await page.reload();
     await expect.poll(treeLabels, WAIT).toEqual(['good-decomposition']);
+
+    // A label on one of the run's iterations shows on the run's row too, after the run's own.
+    await box.getByRole('combobox', { name: 'Label target' }).selectOption('iteration:s0-root#1');
+    await box.getByRole('combobox', { name: 'Label', exact: true }).selectOption('missed-evidence');
+    await box.getByRole('button', { name: 'Label' }).click();
+    await expect.poll(treeLabels, WAIT).toEqual(['good-decomposition', 'it 1: missed-evidence']);
   });
 
   it('says a dropped log cannot be labelled, and why', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkTarget,
+  chipsByRun,
   labelsList,
   labelsOf,
   parseTarget,
@@ -45,6 +46,36 @@ describe('label targets', () => {
     expect(check('run:nope')).toMatch(/no run nope in this log \(runs: root0, /);
     expect(check('iteration:root0#9')).toMatch(/has no iteration 9 \(it has 1, 2, 3\)/);
     expect(check('call:zz')).toMatch(/no sub-call zz/);
+  });
+});
+
+describe('labels on the tree', () => {
+  it('gathers a run’s own labels, then its iterations’ in order, then its sub-calls’; unknown targets are left out', () => {
+    const traj = reduceEvents(scenario().events);
+    const call = traj.calls.get('b1' as never)!;
+    const at = (target: string, ...labels: string[]) => ({ target, labels: labels.map((label) => ({ label })) });
+    const chips = chipsByRun(
+      [
+        at('call:b1', 'slow'),
+        at('iteration:root0#2', 'bad-split'),
+        at('session', 'whole'),
+        at('run:root0', 'good', 'reviewed'),
+        at('iteration:root0#1', 'first'),
+        at('call:zz', 'nowhere'),
+        at('bogus', 'x'),
+      ],
+      traj,
+    );
+    const shown = (runId: string) => chips.get(runId)?.map((c) => (c.where ? `${c.where}: ${c.label}` : c.label));
+    const root = ['good', 'reviewed', 'it 1: first', 'it 2: bad-split'];
+    const slow = `it ${call.iteration} call: slow`;
+    if (call.runId === 'root0') expect(shown('root0')).toEqual([...root, slow]);
+    else {
+      expect(shown('root0')).toEqual(root);
+      expect(shown(call.runId)).toEqual([slow]);
+    }
+    expect([...chips.values()].flat().map((c) => c.label)).not.toContain('nowhere');
+    expect([...chips.values()].flat().map((c) => c.label)).not.toContain('whole');
   });
 });
 

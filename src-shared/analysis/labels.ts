@@ -200,7 +200,10 @@ export interface RunChip {
  * A sub-call's run comes from the trajectory, so one not read yet (a log still loading) has no
  * row yet either.
  */
-export function chipsByRun(targets: readonly Pick<TargetLabels, 'target' | 'labels'>[], traj: TrajectoryState): Map<string, RunChip[]> {
+export function chipsByRun(
+  targets: readonly { target: string; labels: readonly { label: string }[] }[],
+  traj: TrajectoryState,
+): Map<string, RunChip[]> {
   const ranked: { runId: string; rank: number; chip: RunChip }[] = [];
   for (const t of targets) {
     const parsed = parseTarget(t.target);

@@ -15,7 +15,8 @@ import {
   type WorkedExample,
   WorkedExampleError,
 } from '../../engine/index.ts';
-import { ContextFileError, readContextFile } from '../../engine/context-file.ts';
+import { ContextFileError, describeAsciiTextFile, readContextFile } from '../../engine/context-file.ts';
+import { describedContext } from '../../engine/context-meta.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-process.ts';
 import { canHostIsolates } from '../../sandbox/isolate-host.ts';
@@ -223,7 +224,10 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
   const sandbox = canHostIsolates() ? null : sharedSandboxProcess();
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
-  const context = await loadContextFile(o.context);
+  // With its REPLs in the sandbox process (and a REPL at all), an ASCII text file is only
+  // described here: the child reads it, and this process never decodes it.
+  const meta = sandbox && o.maxDepth !== 0 ? describeAsciiTextFile(o.context) : null;
+  const context = meta ? describedContext(meta) : await loadContextFile(o.context);
   sandbox?.shareContextFile(resolve(o.context), context);
   const cli = await openCliSession(o, onProgress);
   let outcome: RunOutcome;

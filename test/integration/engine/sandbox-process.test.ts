@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { describeAsciiTextFile } from '../../../src-main/engine/context-file.ts';
+import { describedContext } from '../../../src-main/engine/context-meta.ts';
 import { SandboxProcess, SandboxProcessError } from '../../../src-main/engine/sandbox-process/sandbox-process.ts';
 import type { Repl, SandboxValue } from '../../../src-main/sandbox/types.ts';
 import { fakeBridge, SITE } from '../sandbox/helpers.ts';
@@ -86,6 +88,18 @@ describe('a JavaScript REPL in the sandbox process', () => {
     await repl.addContext(0, parentsValue);
     await repl.addContext(1, 'sent over');
     expect(await printed(repl, 'print(context, "|", context_1)')).toBe('the child read this file | sent over');
+    repl.dispose();
+  });
+
+  it('gives a REPL the file behind a context this process only described', async () => {
+    const p = sandbox();
+    const path = join(dir, 'described.txt');
+    writeFileSync(path, 'read by the child only\n');
+    const stand = describedContext(describeAsciiTextFile(path)!);
+    p.shareContextFile(path, stand);
+    const repl = await p.replFactory('javascript')({ bridge: fakeBridge() });
+    await repl.addContext(0, stand);
+    expect(await printed(repl, 'print(JSON.stringify(context))')).toBe('"read by the child only\\n"');
     repl.dispose();
   });
 

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ContextFileError, readContextFile, type ContextFileLimits } from '../../../src-main/engine/context-file.ts';
-import { describeContext } from '../../../src-main/engine/context-meta.ts';
+import { ContextFileError, describeAsciiTextFile, readContextFile, type ContextFileLimits } from '../../../src-main/engine/context-file.ts';
+import { describeContext, describedContext } from '../../../src-main/engine/context-meta.ts';
 import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
 import { createPythonRepl } from '../../../src-main/sandbox/python/pyodide-repl.ts';
 import { coolPython } from '../../../src-main/sandbox/python/pool.ts';
@@ -218,5 +218,30 @@ describe('readContextFile: a JSON array of strings larger than one string', () =
     expect(await run(repl, 'print(context.length, context[0], context[65_535], context[65_536], context[69_999])')).toBe(
       '70000 d0 d65535 d65536 d69999\n',
     );
+  });
+});
+
+describe('describeAsciiTextFile: a context described without being decoded', () => {
+  it('describes an ASCII text file as reading it would', async () => {
+    const path = file('plain ASCII\nacross lines\n'.repeat(50_000));
+    const meta = describeAsciiTextFile(path);
+    expect(meta).toEqual(describeContext(await readContextFile(path)));
+    expect(meta).toMatchObject({ type: 'string', totalChars: 1_250_000 });
+    // A stand-in for it says the same, and nothing else can be told from it.
+    const stand = describedContext(meta!);
+    expect(describeContext(stand)).toBe(meta);
+    expect(Object.keys(stand as object)).toEqual([]);
+  });
+
+  it('leaves every other file to be read: non-ASCII text, a byte order mark, JSON, an empty, missing or too large file', () => {
+    expect(describeAsciiTextFile(file('plain, then one é at the end'))).toBeNull();
+    expect(describeAsciiTextFile(file('\ufeffmarked'))).toBeNull();
+    expect(describeAsciiTextFile(file('["a", "b"]', '.json'))).toBeNull();
+    expect(describeAsciiTextFile(file(''))).toBeNull();
+    expect(describeAsciiTextFile(join(dir, 'missing.txt'))).toBeNull();
+    expect(describeAsciiTextFile(file('x'.repeat(65)), small(16))).toBeNull();
+    expect(describeAsciiTextFile(file('x'.repeat(64)), small(16))).toMatchObject({ totalChars: 64 });
+    // Past the 1 MiB window, a non-ASCII byte is still found.
+    expect(describeAsciiTextFile(file(`${'a'.repeat(3 << 20)}ü`))).toBeNull();
   });
 });

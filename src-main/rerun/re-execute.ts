@@ -2,9 +2,9 @@
 // every recorded code block runs again in a fresh REPL of the log's language (one for all the
 // turns of a multi-turn session), and each block's output is compared with the recorded one.
 // Child runs (`rlm_query`) re-execute in REPLs of their own when the parent's code spawns them
-// again. The re-execution is itself a
-// trajectory: the recorded events, with each block.end replaced by the new output and its
-// comparison (`rerun`), go to the sink in the order they happen.
+// again. The re-execution is itself a trajectory: the recorded events, with each block.end
+// replaced by the new output and its comparison (`rerun`), go to the sink in the order they
+// happen.
 import type { BlockRerun, CallId, ComparedOutput, EventDraft, EventSink, RunId, TrajectoryEvent } from '../../src-shared/events.ts';
 import { asCallId } from '../../src-shared/events.ts';
 import { blocksOf } from '../../src-shared/trajectory/reducer.ts';

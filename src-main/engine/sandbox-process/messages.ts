@@ -1,6 +1,6 @@
 // The messages between a process that runs completions on Node's startup snapshot and the
-// sandbox process that holds its REPLs (see sandbox-process.ts). Types only: both sides
-// depend on this contract, not on each other.
+// sandbox process that holds its REPLs (see sandbox-process.ts), and how an error crosses:
+// both sides depend on this contract, not on each other.
 import type { ReplLanguage } from '../../../src-shared/events.ts';
 import type { CallSite, ReplOptions, SandboxValue } from '../../sandbox/types.ts';
 
@@ -26,13 +26,24 @@ export interface WireError {
   message: string;
 }
 
+export function toWire(err: unknown): WireError {
+  return err instanceof Error ? { name: err.name || 'Error', message: err.message } : { name: 'Error', message: String(err) };
+}
+
+/** An error as thrown on the other side: its name and message (stacks stay where they were). */
+export function fromWire(e: WireError): Error {
+  const err = new Error(e.message);
+  err.name = e.name;
+  return err;
+}
+
 export type ToSandbox =
   | { t: 'open'; repl: number; language: ReplLanguage; options: RemoteReplOptions }
   | ({ t: 'op'; id: number; repl: number } & ReplOp)
   | { t: 'dispose'; repl: number }
   /** Starts reading a context file, to be added by `addContextFile` (the parent read the same file). */
   | { t: 'load'; file: number; path: string }
-  /** Starts a Python interpreter ahead of the first Python REPL. */
+  /** Prepares Python (its files and snapshot) ahead of the first Python REPL. */
   | { t: 'warm-python' }
   /** The answer to a sub-call or tool call the sandbox made. */
   | { t: 'answer'; id: number; value: SandboxValue | undefined }

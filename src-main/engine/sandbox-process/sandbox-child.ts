@@ -6,17 +6,13 @@
 import type { ReplLanguage } from '../../../src-shared/events.ts';
 import type { CallSite, HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } from '../../sandbox/types.ts';
 import { readContextFile } from '../context-file.ts';
-import type { FromSandbox, RemoteReplOptions, ReplOp, SubcallName, ToSandbox, WireError } from './messages.ts';
+import { fromWire, toWire, type FromSandbox, type RemoteReplOptions, type ReplOp, type SubcallName, type ToSandbox } from './messages.ts';
 
 function send(m: FromSandbox): void {
   process.send?.(m);
 }
 
-function wireError(err: unknown): WireError {
-  return err instanceof Error ? { name: err.name || 'Error', message: err.message } : { name: 'Error', message: String(err) };
-}
-
-/** Calls the parent made on the code's behalf, waiting for their answers. */
+/** Calls made to the parent on the code's behalf, waiting for their answers. */
 const asked = new Map<number, { resolve: (v: SandboxValue | undefined) => void; reject: (e: Error) => void }>();
 let nextAsk = 0;
 
@@ -100,7 +96,7 @@ function onMessage(m: ToSandbox): void {
       if (held) held.tail = done.catch(() => undefined);
       done.then(
         (value) => send({ t: 'done', id: m.id, value }),
-        (err: unknown) => send({ t: 'failed', id: m.id, error: wireError(err) }),
+        (err: unknown) => send({ t: 'failed', id: m.id, error: toWire(err) }),
       );
       break;
     }
@@ -128,13 +124,10 @@ function onMessage(m: ToSandbox): void {
       asked.get(m.id)?.resolve(m.value);
       asked.delete(m.id);
       break;
-    case 'answer-error': {
-      const err = new Error(m.error.message);
-      err.name = m.error.name;
-      asked.get(m.id)?.reject(err);
+    case 'answer-error':
+      asked.get(m.id)?.reject(fromWire(m.error));
       asked.delete(m.id);
       break;
-    }
   }
 }
 

@@ -18,7 +18,7 @@ import type {
   SubcallBridge,
   VariableInfo,
 } from '../../sandbox/types.ts';
-import type { FromSandbox, RemoteReplOptions, ReplOp, ToSandbox, WireError } from './messages.ts';
+import { fromWire, toWire, type FromSandbox, type RemoteReplOptions, type ReplOp, type ToSandbox } from './messages.ts';
 
 // Beside this module: the source in the sources, the bundle's entry in dist/cli.
 const CHILD_ENTRY = resolve(import.meta.dirname, import.meta.url.endsWith('.ts') ? 'sandbox-child.ts' : 'sandbox-child.mjs');
@@ -33,16 +33,6 @@ interface Local {
 /** The sandbox process failed or is gone; every operation of its REPLs rejects with this. */
 export class SandboxProcessError extends Error {
   override name = 'SandboxProcessError';
-}
-
-function toWire(err: unknown): WireError {
-  return err instanceof Error ? { name: err.name || 'Error', message: err.message } : { name: 'Error', message: String(err) };
-}
-
-function fromWire(e: WireError): Error {
-  const err = new Error(e.message);
-  err.name = e.name;
-  return err;
 }
 
 export class SandboxProcess {

@@ -53,6 +53,18 @@ describe('session.rerun', () => {
     expect(blockEnds(log.events).map((e) => e.rerun?.same)).toEqual(ends.map(() => true));
   });
 
+  it('re-executes a multi-turn session (a persistent RLM of two turns) with one context for both', async () => {
+    const [meta, ...iterations] = readFileSync(join(REFERENCE_FIXTURES, 'a_needle.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    const text = `${[meta, ...iterations, ...iterations].join('\n')}\n`;
+    const { session: dropped } = await c.call('session.openText', { name: 'two-turns.jsonl', text });
+    const { session } = await c.call('session.rerun', { params: { sessionId: dropped.sessionId, context: fileContext('a_needle.txt') } });
+    const { end, events } = await ended(session.sessionId);
+    expect(end.message).toBe('re-executed 8 block(s): 8 same, 0 different');
+    expect(new Set(blockEnds(events).map((e) => e.runId)).size).toBe(2);
+  });
+
   it('re-executes a log opened from text (no file on the host), and reports a changed recording as different', async () => {
     const text = readFileSync(join(REFERENCE_FIXTURES, 'd_max_iterations.jsonl'), 'utf8').replaceAll(
       'called Marmalade ruled',

@@ -53,7 +53,7 @@ function deferredRepl(ready: Promise<Repl>, begin: () => void): Repl {
   return {
     addContext: async (index, value) => (await repl()).addContext(index, value),
     addHistory: async (index, messages) => (await repl()).addHistory(index, messages),
-    setGlobal: async (name, value) => (await repl()).setGlobal(name, value),
+    appendHistory: async (messages) => (await repl()).appendHistory(messages),
     execute: async (code, site) => (await repl()).execute(code, site),
     listVariables: async () => (await repl()).listVariables(),
     dispose: () =>

@@ -119,7 +119,7 @@ export class RlmRun implements SubcallBridge {
   /** Every message this run's history ever held: the REPL's `history` under compaction. */
   private readonly fullHistory: ChatMessage[] = [];
   /** How much of `fullHistory` the REPL's `history` holds. */
-  private historySynced = -1;
+  private historySynced = 0;
   private compactions = 0;
   private bestPartial: string | null = null;
   private iteration = 0;
@@ -402,11 +402,13 @@ export class RlmRun implements SubcallBridge {
 
   /**
    * Brings the REPL's `history` up to date before code runs: everything the run's history ever
-   * held. Done here rather than at the start so the REPL's set-up overlaps the first call.
+   * held, sending only what is new since the last block. Done here rather than at the start so
+   * the REPL's set-up overlaps the first call.
    */
   private async syncHistory(): Promise<void> {
     if (!this.p.compaction || this.historySynced === this.fullHistory.length) return;
-    await this.p.repl.setGlobal('history', this.fullHistory as unknown as SandboxValue);
+    const added = this.fullHistory.slice(this.historySynced);
+    await this.p.repl.appendHistory(added as unknown as SandboxValue[]);
     this.historySynced = this.fullHistory.length;
   }
 

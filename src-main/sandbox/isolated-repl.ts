@@ -80,7 +80,8 @@ class IsolatedRepl implements Repl {
   readonly #toolValues = new Map<string, Loaded>();
   readonly #contexts = new Map<number, Loaded>();
   readonly #histories = new Map<number, Loaded>();
-  readonly #globals = new Map<string, Loaded>();
+  /** `history` under compaction, as the JSON of each `appendHistory` call in turn. */
+  readonly #historyAppends: string[] = [];
   readonly #limits: ReplLimits;
   readonly #finalVar: boolean;
   #session: Session | null = null;
@@ -125,15 +126,11 @@ class IsolatedRepl implements Repl {
     });
   }
 
-  setGlobal(name: string, value: SandboxValue): Promise<void> {
-    const functionNames = new Set<string>([...RESERVED_NAMES, ...FINAL_FUNCTIONS, ...this.#toolFunctions.keys()]);
-    functionNames.delete('history');
-    if (!IDENTIFIER.test(name) || functionNames.has(name)) {
-      return Promise.reject(new Error(`setGlobal cannot set '${name}' (a REPL function, answer or context)`));
-    }
+  appendHistory(messages: SandboxValue[]): Promise<void> {
     return this.#queue.run(async () => {
-      this.#globals.set(name, load(value));
-      await this.#install(name);
+      const json = JSON.stringify(messages);
+      this.#historyAppends.push(json);
+      await this.#install(null, json);
     });
   }
 
@@ -159,24 +156,29 @@ class IsolatedRepl implements Repl {
     this.#disposed = true;
     if (this.#session) disposeSession(this.#session);
     this.#session = null;
-    for (const map of [this.#contexts, this.#histories, this.#globals, this.#toolValues]) {
+    for (const map of [this.#contexts, this.#histories, this.#toolValues]) {
       for (const entry of map.values()) if (!entry.shared) for (const c of entry.copies) c.release();
       map.clear();
     }
+    this.#historyAppends.length = 0;
   }
 
   // ---- internals ------------------------------------------------------------------------------
 
   #memoryLimitMb(): number {
     let bytes = 0;
-    for (const map of [this.#contexts, this.#histories, this.#globals, this.#toolValues]) {
+    for (const map of [this.#contexts, this.#histories, this.#toolValues]) {
       for (const entry of map.values()) bytes += entry.bytes;
     }
+    for (const json of this.#historyAppends) bytes += json.length * 4;
     return this.#limits.memoryLimitMb + Math.ceil(bytes / MB);
   }
 
-  /** Copies a value in; grows the isolate first if nothing would be lost by replacing it. */
-  async #install(name: string): Promise<void> {
+  /**
+   * Copies a value in (`name`, or with null the history items in `historyJson`); grows the isolate
+   * first if nothing would be lost by replacing it.
+   */
+  async #install(name: string | null, historyJson = ''): Promise<void> {
     if (!this.#session || this.#session.isolate.isDisposed) {
       // No isolate yet (the first value): one sized for everything loads every value, this one
       // included, instead of a default-sized one that would be replaced at once.
@@ -195,26 +197,28 @@ class IsolatedRepl implements Repl {
     }
     // A used isolate keeps its limit (replacing it would lose the variables) and usually has room;
     // if the value does not fit after all, the isolate dies and a bigger one replaces it.
-    const entry = this.#lookup(name);
-    if (!entry) return;
+    const entry = name === null ? null : this.#lookup(name);
+    if (name !== null && !entry) return;
     try {
-      await install(session.context, name, entry);
-      await session.control.apply(undefined, [name === 'history' ? 'adopt' : 'restore', name], {
-        timeout: HOUSEKEEPING_TIMEOUT_MS,
-      });
+      if (name !== null && entry) {
+        await install(session.context, name, entry);
+        await session.control.apply(undefined, ['restore', name], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+      } else {
+        await session.control.apply(undefined, ['history', historyJson], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+      }
     } catch (err) {
       if (!session.isolate.isDisposed) throw err;
       disposeSession(session);
       this.#session = null;
       await this.#ensureSession();
-      this.#pendingReset = { reason: /memory limit/i.test(errorMessage(err)) ? 'memory_limit' : 'crash', what: name };
+      this.#pendingReset = { reason: /memory limit/i.test(errorMessage(err)) ? 'memory_limit' : 'crash', what: name ?? 'history' };
     }
   }
 
   #lookup(name: string): Loaded | undefined {
     const m = /^(context|history)_(\d+)$/.exec(name);
     if (m) return (m[1] === 'context' ? this.#contexts : this.#histories).get(Number(m[2]));
-    return this.#globals.get(name);
+    return undefined;
   }
 
   async #ensureSession(): Promise<Session> {
@@ -276,7 +280,7 @@ class IsolatedRepl implements Repl {
         { result: { reference: true }, timeout: HOUSEKEEPING_TIMEOUT_MS },
       )) as Session['control'];
       self = { isolate, context, control, dispatch, memoryLimitMb, pristine: true };
-      // Same order as the reference REPL: tools, contexts, histories, then engine globals.
+      // Same order as the reference REPL: tools, contexts, histories, then compaction's history.
       for (const [name, entry] of this.#toolValues) await install(context, name, entry);
       for (const i of sortedKeys(this.#contexts)) {
         await install(context, `context_${i}`, this.#contexts.get(i)!);
@@ -286,9 +290,8 @@ class IsolatedRepl implements Repl {
       for (const i of sortedKeys(this.#histories)) {
         await install(context, `history_${i}`, this.#histories.get(i)!);
       }
-      for (const [name, entry] of this.#globals) {
-        await install(context, name, entry);
-        if (name === 'history') await control.apply(undefined, ['adopt', 'history']);
+      for (const json of this.#historyAppends) {
+        await control.apply(undefined, ['history', json], { timeout: HOUSEKEEPING_TIMEOUT_MS });
       }
       await control.apply(undefined, ['restore', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
       return self;

@@ -73,6 +73,8 @@ export function sandboxRuntime(
   // `fn.call(self, ...args)` that keeps working if code later replaces Function.prototype.call.
   const callBound = <A extends unknown[], R>(fn: (...args: A) => R): ((self: unknown, ...args: A) => R) =>
     Function.prototype.call.bind(fn) as unknown as (self: unknown, ...args: A) => R;
+  const arrayPushFn = Array.prototype.push;
+  const arraySliceFn = Array.prototype.slice;
   const arrayPush = callBound(Array.prototype.push as (...items: unknown[]) => number);
   const arrayJoin = callBound(Array.prototype.join as (sep?: string) => string);
   const arrayIndexOf = callBound(Array.prototype.indexOf as (item: unknown) => number);
@@ -575,6 +577,23 @@ export function sandboxRuntime(
     }
   }
 
+  /** Extends the compaction history in place by the JSON array `json`. */
+  function appendHistory(json: string): void {
+    const items = jsonParse(json) as unknown[];
+    if (!hasCanonicalHistory) {
+      canonicalHistory = [];
+      hasCanonicalHistory = true;
+    }
+    try {
+      reflectApply(arrayPushFn, canonicalHistory, items);
+    } catch {
+      // Code froze the list (push then throws before adding anything): go on with a copy.
+      const copy = reflectApply(arraySliceFn, canonicalHistory, []) as unknown[];
+      reflectApply(arrayPushFn, copy, items);
+      canonicalHistory = copy;
+    }
+  }
+
   function isUserName(name: string): boolean {
     return !baseline[name] && !hidden[name] && name[0] !== '_';
   }
@@ -687,11 +706,8 @@ export function sandboxRuntime(
       case 'restore':
         restore(false);
         return '';
-      case 'adopt':
-        if (arg === 'history') {
-          canonicalHistory = dataValue('history').value;
-          hasCanonicalHistory = true;
-        }
+      case 'history':
+        appendHistory(arg);
         restore(false);
         return '';
       case 'vars':

@@ -80,8 +80,12 @@ export interface Repl {
   addContext(index: number, value: SandboxValue): Promise<void>;
   /** Adds `history_{index}`; index 0 also becomes `history`. */
   addHistory(index: number, messages: SandboxValue): Promise<void>;
-  /** Sets a reserved global the engine owns (e.g. `history` for compaction). */
-  setGlobal(name: string, value: SandboxValue): Promise<void>;
+  /**
+   * Appends messages to `history` under compaction: the run's whole history, created on the first
+   * call and extended in place after (as the reference's compaction entries are), so each call
+   * copies only what is new. Code that rebinds `history` gets this list back after its block.
+   */
+  appendHistory(messages: SandboxValue[]): Promise<void>;
   /** Runs one block. Never throws for errors in the code; they come back in the result. */
   execute(code: string, site: CallSite): Promise<ExecResult>;
   /** Inspects variables without changing them. */

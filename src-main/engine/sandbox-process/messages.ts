@@ -15,7 +15,7 @@ export type ReplOp =
   | { op: 'addContext'; index: number; value: SandboxValue }
   | { op: 'addContextFile'; index: number; file: number }
   | { op: 'addHistory'; index: number; messages: SandboxValue }
-  | { op: 'setGlobal'; name: string; value: SandboxValue }
+  | { op: 'appendHistory'; messages: SandboxValue[] }
   | { op: 'execute'; code: string; site: CallSite }
   | { op: 'listVariables' };
 

@@ -68,8 +68,8 @@ async function perform(repl: Repl, m: ReplOp): Promise<unknown> {
     }
     case 'addHistory':
       return repl.addHistory(m.index, m.messages);
-    case 'setGlobal':
-      return repl.setGlobal(m.name, m.value);
+    case 'appendHistory':
+      return repl.appendHistory(m.messages);
     case 'execute':
       return repl.execute(m.code, m.site);
     case 'listVariables':

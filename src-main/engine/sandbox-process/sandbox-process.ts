@@ -241,8 +241,8 @@ class ProcessRepl implements Repl {
     await this.#process.request(this.#id, { op: 'addHistory', index, messages });
   }
 
-  async setGlobal(name: string, value: SandboxValue): Promise<void> {
-    await this.#process.request(this.#id, { op: 'setGlobal', name, value });
+  async appendHistory(messages: SandboxValue[]): Promise<void> {
+    await this.#process.request(this.#id, { op: 'appendHistory', messages });
   }
 
   async execute(code: string, site: CallSite): Promise<ExecResult> {

@@ -48,7 +48,8 @@ interface Pyodide {
 interface PyModule {
   setup(host: object, configJson: string): void;
   run(code: string): string;
-  set_value(name: string, json: string, compaction: boolean): void;
+  set_value(name: string, json: string): void;
+  append_history(json: string): void;
   list_variables(): string;
   load_context(index: number, isJson: boolean, data: Uint8Array): void;
 }
@@ -188,10 +189,13 @@ export function bootPython(
           return JSON.stringify({ error: null, outOfMemory });
         }
         case 'set': {
-          const { name, json, compaction } = JSON.parse(arg) as { name: string; json: string; compaction: boolean };
-          runtime.set_value(name, json, compaction);
+          const { name, json } = JSON.parse(arg) as { name: string; json: string };
+          runtime.set_value(name, json);
           return '';
         }
+        case 'history':
+          runtime.append_history(arg);
+          return '';
         case 'list':
           return runtime.list_variables();
         case 'limit':

@@ -57,7 +57,8 @@ class PythonRepl implements Repl {
   readonly #toolValues: Record<string, SandboxValue> = {};
   readonly #contexts = new Map<number, LoadedContext>();
   readonly #histories = new Map<number, string>();
-  readonly #globals = new Map<string, string>();
+  /** `history` under compaction, as the JSON of each `appendHistory` call in turn. */
+  readonly #historyAppends: string[] = [];
   readonly #limits: ReplLimits;
   readonly #finalVar: boolean;
   #interp: Interpreter | null = null;
@@ -102,22 +103,17 @@ class PythonRepl implements Repl {
       this.#histories.set(index, json);
       const current = this.#live();
       if (!current) await this.#ensure();
-      else await this.#set(current, `history_${index}`, json, false);
+      else await this.#set(current, `history_${index}`, json);
     });
   }
 
-  setGlobal(name: string, value: SandboxValue): Promise<void> {
-    const functions = new Set<string>([...RESERVED_NAMES, 'FINAL_VAR', 'FINAL', ...this.#toolFunctions.keys()]);
-    functions.delete('history');
-    if (!IDENTIFIER.test(name) || functions.has(name)) {
-      return Promise.reject(new Error(`setGlobal cannot set '${name}' (a REPL function, answer or context)`));
-    }
+  appendHistory(messages: SandboxValue[]): Promise<void> {
     return this.#queue.run(async () => {
-      const json = JSON.stringify(value);
-      this.#globals.set(name, json);
+      const json = JSON.stringify(messages);
+      this.#historyAppends.push(json);
       const current = this.#live();
       if (!current) await this.#ensure();
-      else await this.#set(current, name, json, name === 'history');
+      else await this.#appendHistory(current, json);
     });
   }
 
@@ -145,7 +141,7 @@ class PythonRepl implements Repl {
     this.#interp = null;
     this.#contexts.clear();
     this.#histories.clear();
-    this.#globals.clear();
+    this.#historyAppends.length = 0;
   }
 
   // ---- internals ------------------------------------------------------------------------------
@@ -157,7 +153,7 @@ class PythonRepl implements Repl {
     // takes several times its text in Python objects.
     for (const c of this.#contexts.values()) bytes += c.text.length * (c.json ? 8 : 4);
     for (const h of this.#histories.values()) bytes += h.length * 8;
-    for (const g of this.#globals.values()) bytes += g.length * 8;
+    for (const h of this.#historyAppends) bytes += h.length * 8;
     return Math.min(MAX_WASM_BYTES, this.#limits.memoryLimitMb * MB + bytes);
   }
 
@@ -211,9 +207,9 @@ class PythonRepl implements Repl {
       this.#interp = interp;
       for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) await this.#loadContext(interp, i);
       for (const i of [...this.#histories.keys()].sort((x, y) => x - y)) {
-        await this.#set(interp, `history_${i}`, this.#histories.get(i)!, false);
+        await this.#set(interp, `history_${i}`, this.#histories.get(i)!);
       }
-      for (const [name, json] of this.#globals) await this.#set(interp, name, json, name === 'history');
+      for (const json of this.#historyAppends) await this.#appendHistory(interp, json);
       return interp;
     } catch (err) {
       interp.dispose();
@@ -243,9 +239,14 @@ class PythonRepl implements Repl {
     if (result.error !== null) throw new Error(`Loading ${name} into the Python REPL failed: ${result.error}`);
   }
 
-  async #set(interp: Interpreter, name: string, json: string, compaction: boolean): Promise<void> {
+  async #set(interp: Interpreter, name: string, json: string): Promise<void> {
     await this.#growLimit(interp);
-    await interp.control.apply(undefined, ['set', JSON.stringify({ name, json, compaction })], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+    await interp.control.apply(undefined, ['set', JSON.stringify({ name, json })], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+  }
+
+  async #appendHistory(interp: Interpreter, json: string): Promise<void> {
+    await this.#growLimit(interp);
+    await interp.control.apply(undefined, ['history', json], { timeout: HOUSEKEEPING_TIMEOUT_MS });
   }
 
   async #callTool(name: string, payload: string): Promise<string> {

@@ -365,16 +365,20 @@ def load_context(index, is_json, data):
         _ns["context"] = value
 
 
-def set_value(name, value_json, compaction=False):
-    global _compaction_history
+def set_value(name, value_json):
     value = json.loads(value_json)
-    if compaction:
-        _compaction_history = value
-        _ns["history"] = value
-        return
     _ns[name] = value
     if name == "history_0" and _compaction_history is None:
         _ns["history"] = value
+
+
+def append_history(items_json):
+    """Extends `history` under compaction in place, as the reference appends its entries."""
+    global _compaction_history
+    if _compaction_history is None:
+        _compaction_history = []
+    _compaction_history.extend(json.loads(items_json))
+    _ns["history"] = _compaction_history
 
 
 def run(code):

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
 import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
+import type { SandboxValue } from '../../../src-main/sandbox/types.ts';
 import { checkInvariants, harness, ofType, repl, turns } from './harness.ts';
 
 describe('persistent sessions', () => {
@@ -109,6 +110,38 @@ describe('compaction', () => {
     expect(ofType(h.events, 'compaction').length).toBeGreaterThanOrEqual(1);
     // One more turn: the reply, its REPL output and the next turn prompt.
     expect(Number(out.answer)).toBe(3);
+  });
+
+  it('each block sends the REPL only the messages that are new, and history is their sum', async () => {
+    const sent: SandboxValue[][] = [];
+    const h = await harness(
+      turns((t) =>
+        t < 3 ? repl(`print(${t});`) : repl('answer.content = JSON.stringify(history.map((m) => m.content)); answer.ready = true;'),
+      ),
+      { compaction: true, contextWindow: 10_000_000 },
+      {
+        replFactory: async (options) => {
+          const inner = await createIsolatedRepl(options);
+          return {
+            addContext: (i, v) => inner.addContext(i, v),
+            addHistory: (i, m) => inner.addHistory(i, m),
+            appendHistory: (m) => {
+              sent.push(m);
+              return inner.appendHistory(m);
+            },
+            execute: (c, site) => inner.execute(c, site),
+            listVariables: () => inner.listVariables(),
+            dispose: () => inner.dispose(),
+          };
+        },
+      },
+    );
+    const out = await h.complete('c');
+    // system, metadata, turn prompt; then the reply, its REPL output and the next turn prompt.
+    expect(sent.map((m) => m.length)).toEqual([3, 3, 3]);
+    const contents = sent.flat().map((m) => (m as { content: string }).content);
+    expect(JSON.parse(out.answer!)).toEqual(contents);
+    expect(contents[3]).toContain('print(1);');
   });
 
   it('the first model call goes out before the REPL is set up', async () => {

@@ -43,7 +43,7 @@ describe('REPL set up during the first call', () => {
         execute: repl.execute.bind(repl),
         listVariables: repl.listVariables.bind(repl),
         addHistory: repl.addHistory.bind(repl),
-        setGlobal: repl.setGlobal.bind(repl),
+        appendHistory: repl.appendHistory.bind(repl),
         dispose: repl.dispose.bind(repl),
         addContext: async () => {
           await new Promise((r) => setTimeout(r, 50));

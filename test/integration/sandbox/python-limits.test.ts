@@ -22,7 +22,9 @@ describe('Python REPL limits', () => {
     const repl = await make({ tools: { VALUE: 7, twice: (n) => Number(n) * 2 } });
     await repl.addContext(0, 'the context');
     await repl.addHistory(0, ['turn one']);
+    await repl.appendHistory(['compacted one']);
     await repl.execute('mine = 1', SITE);
+    await repl.appendHistory(['compacted two']);
     const r = await repl.execute('print("started")\nwhile True:\n    pass', SITE);
     expect(r.replReset).toBe('cpu_limit');
     expect(r.error?.name).toBe('TimeoutError');
@@ -30,10 +32,10 @@ describe('Python REPL limits', () => {
     expect(r.error?.message).toMatch(/variable you created is gone/);
     expect(r.stdout).toBe('started\n');
     expect(r.variables).toEqual(['answer', 'VALUE', 'context_0', 'context', 'history_0', 'history']);
-    const next = await repl.execute('print(context, history[0], VALUE, twice(2), "mine" in dir())', SITE);
+    const next = await repl.execute('print(context, history_0[0], "+".join(history), VALUE, twice(2), "mine" in dir())', SITE);
     expect(next.error).toBeNull();
     expect(next.replReset).toBeNull();
-    expect(next.stdout).toBe('the context turn one 7 4 False\n');
+    expect(next.stdout).toBe('the context turn one compacted one+compacted two 7 4 False\n');
   });
 
   it('ends an allocation bomb with MemoryError and a fresh interpreter', { timeout: 30_000 }, async () => {

@@ -184,9 +184,13 @@ describe('Python REPL: contexts and histories', () => {
     await repl.addHistory(0, [{ role: 'user', content: 'first' }]);
     await repl.addHistory(1, [{ role: 'user', content: 'second' }]);
     expect(await out(repl, 'print(history[0]["content"], history_1[0]["content"])')).toBe('first second\n');
-    await repl.setGlobal('history', [{ role: 'assistant', content: 'summary' }]);
+    await repl.appendHistory([{ role: 'assistant', content: 'summary' }]);
     expect(await out(repl, 'history = None\nprint(1)')).toBe('1\n');
     expect(await out(repl, 'print(history[0]["content"])')).toBe('summary\n');
+    // Later messages extend the same list, the code's own changes to it included (as the reference).
+    await repl.execute('history.append("mine")\nkept = history', SITE);
+    await repl.appendHistory([{ role: 'user', content: 'next' }]);
+    expect(await out(repl, 'print(len(history), history[1], history[2]["content"], kept is history)')).toBe('3 mine next True\n');
   });
 
   it('restores the scaffold after a block overwrites it', async () => {

@@ -287,13 +287,25 @@ describe('contexts, history and globals', () => {
     expect((await repl.execute(shape, SITE)).stdout).toBe(expected);
   });
 
-  it('setGlobal("history") is what history is restored to', async () => {
-    const repl = await make();
+  it('appendHistory extends one history in place, which is what history is restored to', async () => {
+    const repl = await make({ cpuLimitMs: 300 });
     await repl.addHistory(0, ['old']);
-    await repl.setGlobal('history', [{ type: 'summary', content: 's' }]);
+    await repl.appendHistory([{ type: 'summary', content: 's' }]);
     await repl.execute('history = 5', SITE);
     expect((await repl.execute('print(history)', SITE)).stdout).toBe('[{type: "summary", content: "s"}]\n');
-    await expect(repl.setGlobal('llm_query', 1)).rejects.toThrow(/cannot set/);
+    // Only the new messages cross; the list the code holds (and changed) is the one extended.
+    await repl.execute('const held = history; history.push("mine")', SITE);
+    await repl.appendHistory(['next']);
+    expect((await repl.execute('print(history.length, history[1], history[2], held === history, history_0[0])', SITE)).stdout).toBe(
+      '3 mine next true old\n',
+    );
+    // A frozen list is replaced by a copy that still holds everything.
+    await repl.execute('Object.freeze(history)', SITE);
+    await repl.appendHistory(['after freeze']);
+    expect((await repl.execute('print(history.length, history[3], held === history)', SITE)).stdout).toBe('4 after freeze false\n');
+    // A reset rebuilds it from every message appended (the code's own change is lost with the isolate).
+    expect((await repl.execute('while (true) {}', SITE)).replReset).toBe('cpu_limit');
+    expect((await repl.execute('print(history.map((m) => m.content ?? m).join("|"))', SITE)).stdout).toBe('s|next|after freeze\n');
   });
 
   it('listVariables reports type, size and a bounded preview without changing state', async () => {

@@ -114,7 +114,7 @@ class IsolatedRepl implements Repl {
     checkIndex(index);
     return this.#queue.run(async () => {
       this.#contexts.set(index, load(value));
-      await this.#install(`context_${index}`);
+      await this.#install({ name: `context_${index}` });
     });
   }
 
@@ -122,7 +122,7 @@ class IsolatedRepl implements Repl {
     checkIndex(index);
     return this.#queue.run(async () => {
       this.#histories.set(index, load(messages));
-      await this.#install(`history_${index}`);
+      await this.#install({ name: `history_${index}` });
     });
   }
 
@@ -130,7 +130,7 @@ class IsolatedRepl implements Repl {
     return this.#queue.run(async () => {
       const json = JSON.stringify(messages);
       this.#historyAppends.push(json);
-      await this.#install(null, json);
+      await this.#install({ historyJson: json });
     });
   }
 
@@ -175,10 +175,10 @@ class IsolatedRepl implements Repl {
   }
 
   /**
-   * Copies a value in (`name`, or with null the history items in `historyJson`); grows the isolate
-   * first if nothing would be lost by replacing it.
+   * Copies a value in (a named one, or messages appended to `history`); grows the isolate first
+   * if nothing would be lost by replacing it.
    */
-  async #install(name: string | null, historyJson = ''): Promise<void> {
+  async #install(item: { name: string } | { historyJson: string }): Promise<void> {
     if (!this.#session || this.#session.isolate.isDisposed) {
       // No isolate yet (the first value): one sized for everything loads every value, this one
       // included, instead of a default-sized one that would be replaced at once.
@@ -197,21 +197,24 @@ class IsolatedRepl implements Repl {
     }
     // A used isolate keeps its limit (replacing it would lose the variables) and usually has room;
     // if the value does not fit after all, the isolate dies and a bigger one replaces it.
-    const entry = name === null ? null : this.#lookup(name);
-    if (name !== null && !entry) return;
+    const entry = 'name' in item ? this.#lookup(item.name) : null;
+    if ('name' in item && !entry) return;
     try {
-      if (name !== null && entry) {
-        await install(session.context, name, entry);
-        await session.control.apply(undefined, ['restore', name], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+      if ('name' in item) {
+        await install(session.context, item.name, entry!);
+        await session.control.apply(undefined, ['restore', item.name], { timeout: HOUSEKEEPING_TIMEOUT_MS });
       } else {
-        await session.control.apply(undefined, ['history', historyJson], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+        await session.control.apply(undefined, ['history', item.historyJson], { timeout: HOUSEKEEPING_TIMEOUT_MS });
       }
     } catch (err) {
       if (!session.isolate.isDisposed) throw err;
       disposeSession(session);
       this.#session = null;
       await this.#ensureSession();
-      this.#pendingReset = { reason: /memory limit/i.test(errorMessage(err)) ? 'memory_limit' : 'crash', what: name ?? 'history' };
+      this.#pendingReset = {
+        reason: /memory limit/i.test(errorMessage(err)) ? 'memory_limit' : 'crash',
+        what: 'name' in item ? item.name : 'history',
+      };
     }
   }
 

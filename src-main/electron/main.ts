@@ -1,9 +1,10 @@
 // The desktop shell: one window showing the built UI, the host in a separate process, and
 // the protocol between them over IPC; a session's log and context are read at
 // app://rlm-studio/api/log|context as in web mode (../transport/session-files.ts). Kept
-// thin: everything else lives in the host and the renderer. Hardened as electron/fiddle is: context isolation, a sandboxed renderer without
-// Node, a CSP starting at default-src 'none', no navigation, no new windows, no webviews,
-// and IPC from any sender but our own page dropped (see ../transport/ipc.ts).
+// thin: everything else lives in the host and the renderer. Hardened as electron/fiddle
+// is: context isolation, a sandboxed renderer without Node, a CSP starting at default-src
+// 'none', no navigation, no new windows, no webviews, and IPC from any sender but our own
+// page dropped (see ../transport/ipc.ts).
 //
 // Processes: this main process starts the host in the project's own Node 24 (shipped in the
 // packaged app, see ./session-runtime.ts), and the host forks each session worker from that

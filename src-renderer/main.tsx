@@ -5,6 +5,7 @@ import { ServicesProvider } from './app/context.tsx';
 import { Services } from './app/services.ts';
 import { setCoverageWorkerFactory } from './app/coverage-services.ts';
 import { createStudioStore } from './store/studio.ts';
+import { apiUrlsForPage } from './transport/api-urls.ts';
 import { carrierForPage } from './transport/carrier.ts';
 import { prewarmMonaco, runPrewarm } from './monaco/prewarm.ts';
 import { usePrefs } from './store/prefs.ts';
@@ -13,22 +14,16 @@ import { shareableHtmlFrom } from './lib/shareable-html.ts';
 import './styles.css';
 
 const store = createStudioStore();
-const token = new URLSearchParams(window.location.search).get('token');
 // A host session's raw log, read by the parse worker, and the context it ran on, read by the
-// coverage map (served by `rlm-studio serve`; not in Electron).
-const apiUrlOf =
-  (route: 'log' | 'context') =>
-  (sessionId: string): string | null =>
-    token && (window.location.protocol === 'http:' || window.location.protocol === 'https:')
-      ? `${window.location.origin}/api/${route}?session=${encodeURIComponent(sessionId)}&token=${encodeURIComponent(token)}`
-      : null;
+// coverage map: served by `rlm-studio serve` and by the desktop app alike.
+const apiUrls = apiUrlsForPage(window.location, window);
 const services = new Services(
   store,
   carrierForPage(window.location, window),
   () => new Worker(new URL('./workers/parse.worker.ts', import.meta.url), { type: 'module' }),
-  apiUrlOf('log'),
+  apiUrls.log,
   shareableHtmlFrom(document.baseURI),
-  apiUrlOf('context'),
+  apiUrls.context,
 );
 services.prewarm();
 setCoverageWorkerFactory(() => new Worker(new URL('./workers/coverage.worker.ts', import.meta.url), { type: 'module' }));

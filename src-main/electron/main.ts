@@ -1,8 +1,10 @@
 // The desktop shell: one window showing the built UI, the host in a separate process, and
-// the protocol between them over IPC. Kept thin: everything else lives in the host and the
-// renderer. Hardened as electron/fiddle is: context isolation, a sandboxed renderer without
-// Node, a CSP starting at default-src 'none', no navigation, no new windows, no webviews,
-// and IPC from any sender but our own page dropped (see ../transport/ipc.ts).
+// the protocol between them over IPC; a session's log and context are read at
+// app://rlm-studio/api/log|context as in web mode (../transport/session-files.ts). Kept
+// thin: everything else lives in the host and the renderer. Hardened as electron/fiddle
+// is: context isolation, a sandboxed renderer without Node, a CSP starting at default-src
+// 'none', no navigation, no new windows, no webviews, and IPC from any sender but our own
+// page dropped (see ../transport/ipc.ts).
 //
 // Processes: this main process starts the host in the project's own Node 24 (shipped in the
 // packaged app, see ./session-runtime.ts), and the host forks each session worker from that
@@ -20,6 +22,7 @@ import { defaultSettingsDir } from '../host/profiles.ts';
 import { defaultRunsDir } from '../logs/paths.ts';
 import { attachIpcMain, type IpcMainEventLike, type IpcMainLike } from '../transport/ipc.ts';
 import { RemoteHost } from '../transport/remote-host.ts';
+import { sessionFileResponse } from '../transport/session-files.ts';
 import { KeychainFile } from './keychain.ts';
 import { sessionRuntime, SessionRuntimeError, type SessionRuntime } from './session-runtime.ts';
 
@@ -111,20 +114,6 @@ async function main(): Promise<void> {
     return;
   }
 
-  protocol.handle(SCHEME, async (request) => {
-    const url = new URL(request.url);
-    const headers = { 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff' };
-    if (url.host !== 'rlm-studio') return new Response('not found', { status: 404 });
-    if (!existsSync(join(rendererDir, 'index.html')))
-      return new Response(NOT_BUILT, { headers: { ...headers, 'Content-Type': 'text/html' } });
-    const file = resolve(rendererDir, `.${decodeURIComponent(url.pathname)}`);
-    if (file !== rendererDir && !file.startsWith(rendererDir + sep)) return new Response('forbidden', { status: 403 });
-    const res = await net.fetch(pathToFileURL(existsSync(file) ? file : join(rendererDir, 'index.html')).toString());
-    const out = new Response(res.body, { status: res.status, headers: res.headers });
-    for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
-    return out;
-  });
-
   const settingsDir = defaultSettingsDir();
   // Keys stay encrypted on disk; the host process gets them at start, and later ones
   // (profiles.setKey) by message. Workers get none of them: a worker receives only its own
@@ -144,6 +133,27 @@ async function main(): Promise<void> {
     },
   });
   attachIpcMain(ipcMain as unknown as IpcMainLike, host, trusted);
+  protocol.handle(SCHEME, async (request) => {
+    const url = new URL(request.url);
+    const headers = { 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff' };
+    if (url.host !== 'rlm-studio') return new Response('not found', { status: 404 });
+    // A session's log and context, answered as `rlm-studio serve` answers them, the host
+    // process asked where they are. No token: the scheme is this app's own, and its windows
+    // load nothing else and navigate nowhere.
+    const api = await sessionFileResponse({ url, method: request.method, range: request.headers.get('range') }, host);
+    if (api) {
+      for (const [k, v] of Object.entries(headers)) api.headers.set(k, v);
+      return api;
+    }
+    if (!existsSync(join(rendererDir, 'index.html')))
+      return new Response(NOT_BUILT, { headers: { ...headers, 'Content-Type': 'text/html' } });
+    const file = resolve(rendererDir, `.${decodeURIComponent(url.pathname)}`);
+    if (file !== rendererDir && !file.startsWith(rendererDir + sep)) return new Response('forbidden', { status: 403 });
+    const res = await net.fetch(pathToFileURL(existsSync(file) ? file : join(rendererDir, 'index.html')).toString());
+    const out = new Response(res.body, { status: res.status, headers: res.headers });
+    for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
+    return out;
+  });
 
   createWindow();
   app.on('activate', () => {

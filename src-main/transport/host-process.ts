@@ -2,12 +2,14 @@
 // own Node 24 (see ../electron/session-node.ts), so a crash in the host cannot take the
 // window down and no Electron process loads a sandbox. Many client connections are
 // multiplexed over the one fork() IPC channel with the parent: { t: 'open'|'msg'|'close', c }
-// in, { c, m } out; with `keychain`, keys go to the parent too (../host/keychain-protocol.ts).
+// in, { c, m } out; with `keychain`, keys go to the parent too (../host/keychain-protocol.ts);
+// the parent asks where a session's files are (host-lookups.ts).
 import { z } from 'zod';
 import { shellKeyStore } from '../host/key-store.ts';
 import { Host } from '../host/session-manager.ts';
 import { forkLauncher } from '../host/worker-launcher.ts';
 import type { HostConnection } from '../host/endpoint.ts';
+import { answerLookup, LookupRequest } from './host-lookups.ts';
 
 const Options = z.strictObject({
   runsDir: z.string(),
@@ -58,6 +60,8 @@ const conns = new Map<number, HostConnection>();
 
 process.on('message', (raw: unknown) => {
   if (keys?.handle(raw)) return;
+  const lookup = LookupRequest.safeParse(raw);
+  if (lookup.success) return post(answerLookup(lookup.data, host));
   const m = Incoming.safeParse(raw);
   if (!m.success) return;
   const { c } = m.data;

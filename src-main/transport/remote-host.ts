@@ -4,8 +4,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { HostMessage } from '../../src-shared/protocol.ts';
-import type { HostConnection, HostEndpoint } from '../host/endpoint.ts';
+import type { ZodType } from 'zod';
+import type { HostConnection, HostEndpoint, SessionContext } from '../host/endpoint.ts';
 import { answerKeychainRequest } from '../host/key-store.ts';
+import { ContextValue, LogFileValue, type LookupReply, LookupReply as LookupReplySchema, type LookupRequest } from './host-lookups.ts';
 
 interface HostChild {
   readonly pid: number | undefined;
@@ -92,6 +94,9 @@ export class RemoteHost implements HostEndpoint {
   private readonly conns = new Map<number, (m: HostMessage) => void>();
   private stopped = false;
   private restarts: number[] = [];
+  private nextLookup = 1;
+  /** Lookups sent to the current host process, by `req`; a host that exits fails them. */
+  private readonly lookups = new Map<number, (reply: LookupReply) => void>();
 
   constructor(opts: RemoteHostOptions) {
     this.opts = opts;
@@ -115,6 +120,8 @@ export class RemoteHost implements HostEndpoint {
     this.child = child;
     child.onMessage((raw: unknown) => {
       if (this.keychainRequest(raw, child)) return;
+      const reply = LookupReplySchema.safeParse(raw);
+      if (reply.success) return this.lookups.get(reply.data.req)?.(reply.data);
       if (typeof raw !== 'object' || raw === null || !('c' in raw) || !('m' in raw)) return;
       const { c, m } = raw as { c: unknown; m: unknown };
       if (typeof c === 'number') this.conns.get(c)?.(m as HostMessage);
@@ -122,6 +129,7 @@ export class RemoteHost implements HostEndpoint {
     // Connections opened before a crash are re-opened on the new host.
     for (const c of this.conns.keys()) child.send({ t: 'open', c });
     child.onExit((how) => {
+      for (const settle of this.lookups.values()) settle({ t: 'lookup.result', req: 1, error: `the host process ${how}` });
       this.exited?.();
       if (this.stopped) return;
       const now = Date.now();
@@ -160,6 +168,33 @@ export class RemoteHost implements HostEndpoint {
         this.child?.send({ t: 'close', c });
       },
     };
+  }
+
+  /** The file a session's events are in, as the host process knows it (the desktop app's /api/log). */
+  logFileOf(sessionId: string): Promise<string | null> {
+    return this.lookup('logFile', sessionId, LogFileValue);
+  }
+
+  /** The context a session ran on, as the host process knows it (the desktop app's /api/context). */
+  contextOf(sessionId: string): Promise<SessionContext | null> {
+    return this.lookup('context', sessionId, ContextValue);
+  }
+
+  private lookup<T>(what: LookupRequest['what'], sessionId: string, value: ZodType<T>): Promise<T> {
+    const child = this.child;
+    if (!child || child.exited) return Promise.reject(new Error('the host process is not running'));
+    const req = this.nextLookup++;
+    return new Promise<T>((resolve, reject) => {
+      this.lookups.set(req, (reply) => {
+        this.lookups.delete(req);
+        if (reply.error !== undefined) return reject(new Error(reply.error));
+        const v = value.safeParse(reply.value ?? null);
+        if (v.success) resolve(v.data);
+        else reject(new Error(`the host process answered a ${what} lookup with something else: ${v.error.issues[0]?.message}`));
+      });
+      const request: LookupRequest = { t: 'lookup', req, what, sessionId };
+      child.send(request);
+    });
   }
 
   /** The host process's pid (tests kill it to check the restart). */

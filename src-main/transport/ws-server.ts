@@ -9,9 +9,17 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { HostEndpoint, SessionContext } from '../host/endpoint.ts';
+import type { HostEndpoint } from '../host/endpoint.ts';
+import { isSessionFileRoute, openSpan, type SessionFileLookups, type SessionFileReply, sessionFileReply } from './session-files.ts';
 
-export interface WebServerOptions {
+/**
+ * `logFileOf` enables GET /api/log?session=ID&token=T: the raw bytes of a session's log
+ * file, so a page can decode a large log in a Web Worker with the shared codecs instead of
+ * receiving it event by event. `contextOf` enables GET /api/context?session=ID&token=T: the
+ * context a session ran on, as its recipe names it (never a path from the request), for the
+ * app's coverage map. Both are answered by session-files.ts, as in the desktop app.
+ */
+export interface WebServerOptions extends SessionFileLookups {
   endpoint: HostEndpoint;
   /** 0 picks a free port. */
   port: number;
@@ -23,18 +31,6 @@ export interface WebServerOptions {
   token?: string;
   /** Largest accepted message (opening a log as text can be large). Default 512 MiB. */
   maxPayloadBytes?: number;
-  /**
-   * Enables GET /api/log?session=ID&token=T: the raw bytes of a session's log file, so a
-   * page can decode a large log in a Web Worker with the shared codecs instead of receiving
-   * it event by event. Returns the file, or null for an unknown session.
-   */
-  logFileOf?: (sessionId: string) => string | null;
-  /**
-   * Enables GET /api/context?session=ID&token=T: the context a session ran on, as its recipe
-   * names it (never a path from the request), for the app's coverage map. Null: not known
-   * (404; a HEAD gets 204, no name).
-   */
-  contextOf?: (sessionId: string) => SessionContext | null;
   /**
    * Every this many ms each socket is pinged; one that has not answered the previous ping
    * is dropped (a laptop that slept, a tunnel that died), so its subscriptions and buffers go
@@ -155,6 +151,17 @@ function serveStatic(staticDir: string | null, req: IncomingMessage, res: Server
   else createReadStream(file).pipe(res);
 }
 
+function writeReply(reply: SessionFileReply | null, res: ServerResponse): void {
+  if (reply === null) return void res.writeHead(404).end();
+  res.writeHead(reply.status, reply.headers);
+  const { body } = reply;
+  if (body.kind === 'none') return void res.end();
+  if (body.kind === 'text') return void res.end(body.text);
+  openSpan(body)
+    .on('error', () => res.destroy())
+    .pipe(res);
+}
+
 function refuse(socket: Duplex, status: number, text: string): void {
   socket.end(
     `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\n\r\n${text}`,
@@ -168,8 +175,7 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayloadBytes ?? 512 * 1024 * 1024 });
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname === '/api/log') return serveLog(url, req, res);
-    if (url.pathname === '/api/context') return serveContext(url, req, res);
+    if (isSessionFileRoute(url.pathname)) return serveSessionFile(url, req, res);
     serveStatic(staticDir, req, res);
   });
 
@@ -183,51 +189,14 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     return false;
   };
 
-  const serveContext = (url: URL, req: IncomingMessage, res: ServerResponse): void => {
+  /** /api/log and /api/context: the shared answer (session-files.ts), once the token and Origin pass. */
+  const serveSessionFile = (url: URL, req: IncomingMessage, res: ServerResponse): void => {
     if (!allowed(url, req, res)) return;
-    const ctx = o.contextOf?.(url.searchParams.get('session') ?? '') ?? null;
-    // A HEAD asks whether there is one: "no" is an answer, not an error a page's console would log.
-    if (ctx === null) return void (req.method === 'HEAD' ? res.writeHead(204).end() : res.writeHead(404).end('Not Found'));
-    const head = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Context-Name': encodeURIComponent(ctx.name) };
-    if (ctx.kind === 'text') {
-      const body = Buffer.from(ctx.text, 'utf8');
-      res.writeHead(200, { ...head, 'Content-Length': String(body.length) });
-      return void res.end(req.method === 'HEAD' ? undefined : body);
-    }
-    const size = statSync(ctx.path).size;
-    res.writeHead(200, { ...head, 'Content-Length': String(size) });
-    if (req.method === 'HEAD' || size === 0) return void res.end();
-    createReadStream(ctx.path)
-      .on('error', () => res.destroy())
-      .pipe(res);
-  };
-
-  const serveLog = (url: URL, req: IncomingMessage, res: ServerResponse): void => {
-    if (!allowed(url, req, res)) return;
-    const file = o.logFileOf?.(url.searchParams.get('session') ?? '') ?? null;
-    if (file === null || !existsSync(file)) return void res.writeHead(404).end('Not Found');
-    // A live session's log grows: this is what is on disk now (the event stream has the rest).
-    const size = statSync(file).size;
-    const type = 'application/x-ndjson; charset=utf-8';
-    // One byte range (the page reads back long texts it left out of a big log's first read).
-    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
-    if (req.headers.range !== undefined) {
-      const start = range ? Number(range[1]) : NaN;
-      const end = range && range[2] !== '' ? Math.min(Number(range[2]), size - 1) : size - 1;
-      if (!range || !(start <= end) || start >= size)
-        return void res.writeHead(416, { 'Content-Range': `bytes */${size}` }).end('Range Not Satisfiable');
-      res.writeHead(206, {
-        'Content-Type': type,
-        'Content-Length': String(end - start + 1),
-        'Content-Range': `bytes ${start}-${end}/${size}`,
-        'Accept-Ranges': 'bytes',
-      });
-      if (req.method === 'HEAD') return void res.end();
-      return void createReadStream(file, { start, end }).pipe(res);
-    }
-    res.writeHead(200, { 'Content-Type': type, 'Content-Length': String(size), 'Accept-Ranges': 'bytes' });
-    if (req.method === 'HEAD') return void res.end();
-    createReadStream(file, { start: 0, end: Math.max(0, size - 1) }).pipe(res);
+    const request = { url, method: req.method ?? 'GET', range: req.headers.range ?? null };
+    void sessionFileReply(request, o).then(
+      (reply) => writeReply(reply, res),
+      () => res.writeHead(500).end(),
+    );
   };
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {

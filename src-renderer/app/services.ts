@@ -26,7 +26,7 @@ import { sessionLanguage } from '../lib/repl-language.ts';
 import { LogLoader } from './log-loading.ts';
 import { TextReadback, type WorkerFactory } from './text-readback.ts';
 
-/** Where the page can GET a host session's raw log (`/api/log`), or null (Electron, tests). */
+/** Where the page can GET a host session's raw log (`/api/log`), or null (no host serves it: a bundle's page, tests). */
 export type LogUrlOf = (sessionId: string) => string | null;
 /** Makes the shareable HTML file of a native log (lib/shareable-html.ts); none in a bundle's own page. */
 export type ShareableHtml = (name: string, nativeLog: string) => Promise<Blob>;
@@ -133,7 +133,7 @@ export class Services {
     });
   }
 
-  /** Where the page can GET the context a host session ran on (`/api/context`), or null (not a host session; Electron). */
+  /** Where the page can GET the context a host session ran on (`/api/context`), or null (not a host session, or no host serves it). */
   contextUrl(sessionId: string): string | null {
     const hostId = hostIdOf(this.store.getState().sessions.get(sessionId));
     return hostId === null ? null : this.contextUrlOf(hostId);

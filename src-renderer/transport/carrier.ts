@@ -160,9 +160,14 @@ declare global {
   }
 }
 
+/** Whether this page is the desktop app's: the preload exposed its bridge. */
+export function hasPreloadBridge(win: Pick<Window, 'rlmHost'>): win is { rlmHost: PreloadBridge } {
+  return win.rlmHost !== undefined && typeof win.rlmHost.send === 'function';
+}
+
 /** Picks the carrier for this page: the preload bridge when present, else the WebSocket of the serving host. */
 export function carrierForPage(loc: Location, win: Window): Carrier | null {
-  if (win.rlmHost && typeof win.rlmHost.send === 'function') return new PreloadCarrier(win.rlmHost);
+  if (hasPreloadBridge(win)) return new PreloadCarrier(win.rlmHost);
   const token = new URLSearchParams(loc.search).get('token');
   if (!token || (loc.protocol !== 'http:' && loc.protocol !== 'https:')) return null;
   const scheme = loc.protocol === 'https:' ? 'wss' : 'ws';

@@ -54,6 +54,20 @@ function packagedLayout(withNode: boolean): string {
   return resources;
 }
 
+/** A checkout's dist/electron, with the double as its `electron` (as `rlm-studio start` runs it). */
+function checkoutLayout(): string {
+  expect(existsSync(join(bundles, 'main.mjs'))).toBe(true);
+  const dir = mkdtempSync(join(tmpdir(), 'rlm-desktop-'));
+  roots.push(dir);
+  cpSync(bundles, join(dir, 'dist/electron'), { recursive: true });
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  cpSync(join(import.meta.dirname, 'fixtures/fake-electron.mjs'), join(dir, 'node_modules/electron/index.mjs'));
+  writeFileSync(join(dir, 'node_modules/electron/package.json'), JSON.stringify({ name: 'electron', type: 'module', main: 'index.mjs' }));
+  for (const m of readdirSync(join(repoRoot, 'node_modules')))
+    if (m !== 'electron' && !m.startsWith('.')) symlinkSync(join(repoRoot, 'node_modules', m), join(dir, 'node_modules', m));
+  return dir;
+}
+
 interface Shell {
   child: ChildProcess;
   client: TestClient;
@@ -61,6 +75,14 @@ interface Shell {
   /** Resolves when the double reports the window's page loaded. */
   loaded: Promise<void>;
   exited: Promise<number | null>;
+  /** What the shell's app:// handler answers to a request. */
+  request(url: string, init?: { method?: string; headers?: Record<string, string> }): Promise<SchemeResponse>;
+}
+
+interface SchemeResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
 }
 
 /** Runs main.mjs as Electron would, with plain Node standing in for Electron. */
@@ -74,17 +96,31 @@ function startShell(mainFile: string, env: NodeJS.ProcessEnv): Shell {
   const notes: Shell['notes'] = [];
   const carrier = new DirectCarrier((m) => child.connected && child.send(m));
   const client = new TestClient(carrier);
-  child.on('message', (raw: { fake: string; channel?: string; message?: unknown }) => {
+  const requests = new Map<number, (r: { status: number; headers: Record<string, string>; body: string; error?: string }) => void>();
+  child.on('message', (raw: { fake: string; channel?: string; message?: unknown; id?: number }) => {
     if (raw.fake === 'push') carrier.deliver(raw.message as HostMessage);
+    else if (raw.fake === 'response') requests.get(raw.id ?? 0)?.(raw as never);
     else notes.push(raw);
   });
+  let nextRequest = 1;
+  const request: Shell['request'] = (url, init = {}) => {
+    const id = nextRequest++;
+    return new Promise((resolve, reject) => {
+      requests.set(id, (r) => {
+        requests.delete(id);
+        if (r.error !== undefined) reject(new Error(r.error));
+        else resolve({ status: r.status, headers: r.headers, body: Buffer.from(r.body, 'base64') });
+      });
+      child.send({ fake: 'request', id, url, ...init });
+    });
+  };
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const loaded = new Promise<void>((resolve, reject) => {
     child.on('message', (raw: { fake: string }) => raw.fake === 'loaded' && resolve());
     void exited.then((code) => reject(new Error(`the shell exited with code ${code} before its window loaded`)));
   });
   loaded.catch(() => {}); // awaited only by tests that expect a window
-  return { child, client, notes, loaded, exited };
+  return { child, client, notes, loaded, exited, request };
 }
 
 /** pid → [ppid, argv] of every process, from /proc. */
@@ -222,16 +258,7 @@ describe('the bundled main process under plain Node, Electron replaced by a test
   });
 
   it('from a checkout (as `rlm-studio start` runs it): the Node named by RLM_STUDIO_NODE', async () => {
-    expect(existsSync(join(bundles, 'main.mjs'))).toBe(true);
-    const dir = mkdtempSync(join(tmpdir(), 'rlm-desktop-'));
-    roots.push(dir);
-    // The checkout's dist/electron, with the double as its `electron`.
-    cpSync(bundles, join(dir, 'dist/electron'), { recursive: true });
-    mkdirSync(join(dir, 'node_modules'), { recursive: true });
-    cpSync(join(import.meta.dirname, 'fixtures/fake-electron.mjs'), join(dir, 'node_modules/electron/index.mjs'));
-    writeFileSync(join(dir, 'node_modules/electron/package.json'), JSON.stringify({ name: 'electron', type: 'module', main: 'index.mjs' }));
-    for (const m of readdirSync(join(repoRoot, 'node_modules')))
-      if (m !== 'electron' && !m.startsWith('.')) symlinkSync(join(repoRoot, 'node_modules', m), join(dir, 'node_modules', m));
+    const dir = checkoutLayout();
     const shell = startShell(join(dir, 'dist/electron/main.mjs'), { FAKE_ELECTRON_APP_PATH: dir, [NODE_ENV_VAR]: process.execPath });
     const c = shell.client;
     await shell.loaded;
@@ -242,5 +269,49 @@ describe('the bundled main process under plain Node, Electron replaced by a test
       const host = [...table].find(([, p]) => p.ppid === shell.child.pid);
       expect(host?.[1].argv.slice(0, 2)).toEqual([process.execPath, '--no-node-snapshot']);
     }
+  });
+
+  it('serves a session’s log and context at app://rlm-studio/api/…, asked of the host process; other paths stay the UI', async () => {
+    const dir = checkoutLayout();
+    const contextFile = join(dir, 'context ü.txt');
+    const contextText = 'a line of the context\n'.repeat(300);
+    writeFileSync(contextFile, contextText);
+    const shell = startShell(join(dir, 'dist/electron/main.mjs'), { FAKE_ELECTRON_APP_PATH: dir, [NODE_ENV_VAR]: process.execPath });
+    const c = shell.client;
+    await shell.loaded;
+    await c.call('hello', { protocol: 1 });
+    const { session } = await c.call('session.start', {
+      params: { profile: 'demo', context: { kind: 'file', path: contextFile }, query: 'q' },
+    });
+    const done = await c.status(session.sessionId, 'finished', 'failed');
+    const whole = readFileSync(done.logFile!);
+    const api = (route: string, id = session.sessionId): string => `app://rlm-studio/api/${route}?session=${encodeURIComponent(id)}`;
+
+    const log = await shell.request(api('log'));
+    expect(log.status).toBe(200);
+    expect(log.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
+    expect(log.body.equals(whole)).toBe(true);
+    // The page's CSP and nosniff on these answers too.
+    expect(log.headers['content-security-policy']).toContain("connect-src 'self'");
+    expect(log.headers['x-content-type-options']).toBe('nosniff');
+    const part = await shell.request(api('log'), { headers: { Range: 'bytes=10-29' } });
+    expect([part.status, part.headers['content-range']]).toEqual([206, `bytes 10-29/${whole.length}`]);
+    expect(part.body.equals(whole.subarray(10, 30))).toBe(true);
+    expect((await shell.request(api('log'), { headers: { Range: `bytes=${whole.length}-` } })).status).toBe(416);
+    const unknown = await shell.request(api('log', 'nobody'));
+    expect([unknown.status, unknown.body.toString()]).toEqual([404, 'no session "nobody" with a log on this host']);
+
+    const ctx = await shell.request(api('context'));
+    expect([ctx.status, decodeURIComponent(ctx.headers['x-context-name'] ?? ''), ctx.body.toString()]).toEqual([
+      200,
+      'context ü.txt',
+      contextText,
+    ]);
+    expect((await shell.request(api('context', 'nobody'), { method: 'HEAD' })).status).toBe(204);
+
+    // Not an API route: the renderer's files (here not built, so the page saying so).
+    const page = await shell.request('app://rlm-studio/index.html');
+    expect([page.status, page.body.toString()]).toEqual([200, expect.stringContaining("The UI isn't built")]);
+    expect((await shell.request('app://elsewhere/api/log?session=x')).status).toBe(404);
   });
 });

@@ -2,9 +2,12 @@
 // every turn runs in the same REPL, which gains `context_N` (the turn's context) and, after
 // the turn, `history_N` (its messages), as the reference library's `persistent=True` does.
 // One log holds every turn.
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { RunOutcome } from '../../engine/index.ts';
+import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-process.ts';
+import { canHostIsolates } from '../../sandbox/isolate-host.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import {
   addConversationOptions,
@@ -74,9 +77,18 @@ export interface ChatTurnSummary extends RunSummary {
 
 /** Answers the questions read from `input` in one persistent session; resolves when input ends. */
 export async function chat(o: ChatCliOptions): Promise<void> {
-  preparePythonFor(o);
-  let next: { value: SandboxValue; path: string } | null =
-    o.context === undefined ? null : { value: await loadContextFile(o.context), path: o.context };
+  // On Node's startup snapshot (bin/rlm-studio starts `chat` so, as `run`) the REPL lives in a
+  // sandbox process, started once the first model call is out; it reads each context file
+  // itself rather than have it copied through the channel.
+  const sandbox = canHostIsolates() ? null : sharedSandboxProcess();
+  if (sandbox && o.repl === 'python') sandbox.warmPython();
+  else preparePythonFor(o);
+  const load = async (path: string): Promise<{ value: SandboxValue; path: string }> => {
+    const value = await loadContextFile(path);
+    sandbox?.shareContextFile(resolve(path), value);
+    return { value, path };
+  };
+  let next: { value: SandboxValue; path: string } | null = o.context === undefined ? null : await load(o.context);
   const err = (line: string): void => void process.stderr.write(`${line}\n`);
   const cli = await openCliSession(o, o.json ? null : err, true);
   const interactive = process.stdin.isTTY === true;
@@ -113,7 +125,7 @@ export async function chat(o: ChatCliOptions): Promise<void> {
       else if (line.kind === 'bad') err(line.message);
       else if (line.kind === 'context') {
         try {
-          next = { value: await loadContextFile(line.path), path: line.path };
+          next = await load(line.path);
           err(`the next question's context: ${line.path}`);
         } catch (e) {
           err(`:context ${line.path}: ${(e as Error).message}`);

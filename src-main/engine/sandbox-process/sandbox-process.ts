@@ -1,10 +1,11 @@
 // REPLs in a child Node process, for a process that runs on Node's startup snapshot and so may
-// not run isolates itself (sandbox/isolate-host.ts). The command line's `run` starts that way:
-// Node without its snapshot takes ~60 ms longer to start, and the child starts with the first
-// REPL, i.e. once the first model call is out (engine/conversation.ts), instead of before it. Each `Repl` here forwards its operations to the child
-// (sandbox-child.ts); the code's sub-calls and tool calls come back and are answered by the
-// bridge and tools given to the REPL, in this process. A context file this process read is read
-// again by the child (`shareContextFile`) rather than copied through the channel.
+// not run isolates itself (sandbox/isolate-host.ts). The command line's `run` and `chat` start
+// that way: Node without its snapshot takes ~60 ms longer to start, and the child starts with
+// the first REPL, i.e. once the first model call is out (engine/conversation.ts), instead of
+// before it. Each `Repl` here forwards its operations to the child (sandbox-child.ts); the
+// code's sub-calls and tool calls come back and are answered by the bridge and tools given to
+// the REPL, in this process. A context file this process read is read again by the child
+// (`shareContextFile`) rather than copied through the channel.
 import { type ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { ReplLanguage } from '../../../src-shared/events.ts';

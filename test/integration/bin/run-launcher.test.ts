@@ -1,17 +1,25 @@
-// How bin/rlm-studio starts `run`: on Node's startup snapshot, its REPLs in a sandbox process,
-// unless the context file is large enough that reading it in two processes would cost more
-// (RLM_STUDIO_SNAPSHOT_MAX_CONTEXT, 128 MiB by default, lowered here), or the REPL is Python's. A tools module, imported
-// by the `run` process itself, writes down the flags that process was started with.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// How bin/rlm-studio starts `run` and `chat`: on Node's startup snapshot, their REPLs in a
+// sandbox process, unless the context file is large enough that reading it in two processes
+// would cost more (RLM_STUDIO_SNAPSHOT_MAX_CONTEXT, 128 MiB by default, lowered here), or the
+// REPL is Python's. A tools module, imported by the command's own process, writes down its
+// process id and the flags it was started with.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startMockProcess, type MockProcess } from '../support/cli.ts';
+import { runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
 
 let mock: MockProcess;
 const dir = mkdtempSync(join(tmpdir(), 'rlm-run-launcher-'));
 const tools = join(dir, 'tools.mjs');
-const flagsFile = join(dir, 'flags.json');
+const probeFile = join(dir, 'probe.json');
+const MAX_CONTEXT = { RLM_STUDIO_SNAPSHOT_MAX_CONTEXT: '2000' };
+
+interface Probe {
+  pid: number;
+  execArgv: string[];
+}
 
 beforeAll(async () => {
   mock = await startMockProcess();
@@ -19,7 +27,7 @@ beforeAll(async () => {
     tools,
     [
       "import { writeFileSync } from 'node:fs';",
-      `writeFileSync(${JSON.stringify(flagsFile)}, JSON.stringify(process.execArgv));`,
+      `writeFileSync(${JSON.stringify(probeFile)}, JSON.stringify({ pid: process.pid, execArgv: process.execArgv }));`,
       'export const unit = "km";',
     ].join('\n'),
   );
@@ -30,30 +38,25 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+function contextFile(bytes: number): string {
+  const context = join(dir, `context-${bytes}.txt`);
+  writeFileSync(context, 'The secret is 42.\n'.repeat(Math.ceil(bytes / 18)).slice(0, bytes));
+  return context;
+}
+
+function readProbe(): Probe {
+  return JSON.parse(readFileSync(probeFile, 'utf8')) as Probe;
+}
+
+const common = (): string[] => ['--base-url', mock.url, '--model', 'mock-root', '--tools', tools, '--json'];
+
 async function flagsOfRun(contextBytes: number, contextArg: (path: string) => string[], extra: string[] = []): Promise<string[]> {
-  const context = join(dir, `context-${contextBytes}.txt`);
-  writeFileSync(context, 'The secret is 42.\n'.repeat(Math.ceil(contextBytes / 18)).slice(0, contextBytes));
-  rmSync(flagsFile, { force: true });
-  const r = await runCli(
-    [
-      'run',
-      ...contextArg(context),
-      '--query',
-      'What is the secret?',
-      '--base-url',
-      mock.url,
-      '--model',
-      'mock-root',
-      '--tools',
-      tools,
-      '--json',
-      ...extra,
-    ],
-    { RLM_STUDIO_SNAPSHOT_MAX_CONTEXT: '2000' },
-  );
+  const context = contextFile(contextBytes);
+  rmSync(probeFile, { force: true });
+  const r = await runCli(['run', ...contextArg(context), '--query', 'What is the secret?', ...common(), ...extra], MAX_CONTEXT);
   expect(r.code, r.stderr).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ stopReason: 'answered' });
-  return JSON.parse(readFileSync(flagsFile, 'utf8')) as string[];
+  return readProbe().execArgv;
 }
 
 describe('bin/rlm-studio run', () => {
@@ -72,4 +75,107 @@ describe('bin/rlm-studio run', () => {
     expect(await flagsOfRun(2000, (p) => ['--context', p])).toContain('--no-node-snapshot');
     expect(await flagsOfRun(5000, (p) => [`--context=${p}`])).toContain('--no-node-snapshot');
   });
+});
+
+// The mock's `variables` scenario submits the context_N / history_N names the REPL holds.
+const Q = 'Which variables does the REPL hold?';
+
+/** A process's parent and command line, from /proc; null once it is gone (or only a zombie). */
+function procInfo(pid: number): { ppid: number; args: string[] } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const [state = '', ppid = ''] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (state === 'Z' || state === 'X') return null;
+    return { ppid: Number(ppid), args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean) };
+  } catch {
+    return null;
+  }
+}
+
+function childrenOf(pid: number): { pid: number; args: string[] }[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((name) => {
+      const info = procInfo(Number(name));
+      return info?.ppid === pid ? [{ pid: Number(name), args: info.args }] : [];
+    });
+}
+
+/** Waits (polling) until `pid` has exited; false if it is still there after `limitMs`. */
+async function exits(pid: number, limitMs = 10_000): Promise<boolean> {
+  for (let waited = 0; waited < limitMs; waited += 25) {
+    if (procInfo(pid) === null) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return procInfo(pid) === null;
+}
+
+interface ChatSession {
+  execArgv: string[];
+  answers: string[];
+  /** The command's own child processes, seen after its first turn was answered. */
+  children: { pid: number; args: string[] }[];
+  code: number | null;
+  stderr: string;
+}
+
+/** `chat` answering two questions written one at a time to its stdin, then end of input. */
+async function chatTwoTurns(args: string[]): Promise<ChatSession> {
+  rmSync(probeFile, { force: true });
+  const cli = startCli(['chat', ...args, ...common()], MAX_CONTEXT, { stdin: 'pipe' });
+  const lines = createInterface({ input: cli.child.stdout! })[Symbol.asyncIterator]();
+  const nextAnswer = async (): Promise<string> => {
+    const line = await lines.next();
+    if (line.done) throw new Error(`chat ended early: ${(await cli.done).stderr}`);
+    const turn = JSON.parse(line.value) as { answer: string; stopReason: string };
+    expect(turn.stopReason).toBe('answered');
+    return turn.answer;
+  };
+  cli.child.stdin!.write(`${Q}\n`);
+  const first = await nextAnswer();
+  const probe = readProbe();
+  expect(probe.pid).toBe(cli.child.pid);
+  const children = childrenOf(probe.pid);
+  cli.child.stdin!.end(`${Q}\n`);
+  const second = await nextAnswer();
+  const res = await cli.done;
+  return { execArgv: probe.execArgv, answers: [first, second], children, code: res.code, stderr: res.stderr };
+}
+
+const sandboxChildren = (s: ChatSession): { pid: number; args: string[] }[] =>
+  s.children.filter((c) => c.args.some((a) => /sandbox-child\.(mjs|ts)$/.test(a)));
+
+describe.skipIf(!existsSync('/proc/self/stat'))('bin/rlm-studio chat', () => {
+  it('starts on the snapshot, its REPL in a sandbox process that keeps state across turns and exits with it', async () => {
+    const session = await chatTwoTurns(['--context', contextFile(500)]);
+    expect(session.code, session.stderr).toBe(0);
+    expect(session.execArgv).not.toContain('--no-node-snapshot');
+    // The second turn's REPL still holds the first turn's context and messages.
+    expect(session.answers).toEqual([
+      `context_0 | context_0 starts: ${'The secret is 42.\n'.repeat(3).slice(0, 40)}`,
+      `context_0, context_1, history_0 | context_1 starts: ${Q.slice(0, 40)}`,
+    ]);
+    // One sandbox process, started without the snapshot (isolated-vm needs that), gone once
+    // the session ended at the end of its input.
+    const sandboxes = sandboxChildren(session);
+    expect(sandboxes).toHaveLength(1);
+    expect(sandboxes[0]!.args).toContain('--no-node-snapshot');
+    expect(await exits(sandboxes[0]!.pid)).toBe(true);
+  });
+
+  it('starts on the snapshot with no context file, and without it with the Python REPL or a context at the limit', async () => {
+    const bare = await chatTwoTurns([]);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.execArgv).not.toContain('--no-node-snapshot');
+    expect(sandboxChildren(bare)).toHaveLength(1);
+
+    for (const args of [['--repl=python'], ['--context', contextFile(2000)]]) {
+      const session = await chatTwoTurns(args);
+      expect(session.code, session.stderr).toBe(0);
+      expect(session.execArgv, args.join(' ')).toContain('--no-node-snapshot');
+      expect(session.answers[1]).toMatch(/^context_0, context_1, history_0 \| /);
+      expect(sandboxChildren(session)).toEqual([]);
+    }
+  }, 120_000);
 });

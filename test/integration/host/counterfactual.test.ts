@@ -4,32 +4,15 @@
 import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunEndEvent, SubcallEndEvent, SubcallStartEvent, TrajectoryEvent } from '../../../src-shared/events.ts';
-import type { SessionSummary } from '../../../src-shared/protocol.ts';
 import type { CounterfactualRecord } from '../../../src-shared/analysis/counterfactual.ts';
-import type { Host } from '../../../src-main/host/session-manager.ts';
 import { sidecarBeside } from '../../../src-main/host/counterfactual.ts';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
 import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
-import { connectInProcess, demoStart, makeHost, type TestClient } from './helpers.ts';
+import { demoStart, hostForTests } from './helpers.ts';
 
-let host: Host;
-let c: TestClient;
-beforeAll(() => {
-  host = makeHost();
-  c = connectInProcess(host);
-});
-afterAll(async () => {
-  await host.close();
-});
-
-async function ended(id: string): Promise<{ end: SessionSummary; events: TrajectoryEvent[] }> {
-  const { session } = await c.call('subscribe', { sessionId: id, fromSeq: 0 });
-  const end = session.status === 'saved' ? session : await c.status(id, 'finished', 'failed', 'cancelled');
-  const events = await c.until(() => ((c.events.get(id)?.length ?? 0) === end.eventCount ? (c.events.get(id) ?? []) : null), 'all events');
-  return { end, events };
-}
+const { c } = hostForTests();
 
 const rootEnd = (events: TrajectoryEvent[]): RunEndEvent =>
   events.find((e): e is RunEndEvent => e.type === 'run.end' && e.parentRunId === null)!;
@@ -40,7 +23,7 @@ const endOf = (events: TrajectoryEvent[], callId: string): SubcallEndEvent =>
 describe('counterfactual sub-calls', () => {
   it('a leaf llm_query: re-run with an edited prompt, then a fork whose later iterations see the new result', async () => {
     const { session } = await c.call('session.start', demoStart('needle'));
-    const a = await ended(session.sessionId);
+    const a = await c.ended(session.sessionId);
     const logBefore = readFileSync(a.end.logFile!);
     const call = starts(a.events).find((e) => e.kind === 'llm')!;
     const recorded = endOf(a.events, call.callId).response;
@@ -62,7 +45,7 @@ describe('counterfactual sub-calls', () => {
     const { session: fork } = await c.call('session.fork', {
       params: { sessionId: session.sessionId, runId: call.runId, iteration: call.iteration, counterfactual: cf.id, breakpoints: [] },
     });
-    const b = await ended(fork.sessionId);
+    const b = await c.ended(fork.sessionId);
     expect(b.end.status).toBe('finished');
     // The substituted call, with both results.
     const substituted = b.events.find((e): e is SubcallEndEvent => e.type === 'subcall.end' && e.counterfactual !== undefined)!;
@@ -94,7 +77,7 @@ describe('counterfactual sub-calls', () => {
 
   it('a child re-run whose host stopped before it ended is listed as failed, and its sidecar is left as it is', async () => {
     const { session } = await c.call('session.start', demoStart('needle'));
-    const a = await ended(session.sessionId);
+    const a = await c.ended(session.sessionId);
     const call = starts(a.events).find((e) => e.kind === 'llm')!;
     const { counterfactual: done } = await c.call('session.counterfactual', {
       params: { sessionId: session.sessionId, callId: call.callId, prompt: call.prompt },
@@ -120,7 +103,7 @@ describe('counterfactual sub-calls', () => {
 
   it('a child run: re-run as its own RLM session, then substituted in a fork without spawning the child', async () => {
     const { session } = await c.call('session.start', demoStart('recursive'));
-    const a = await ended(session.sessionId);
+    const a = await c.ended(session.sessionId);
     const call = starts(a.events).find((e) => e.childRunId !== null)!;
     const recorded = endOf(a.events, call.callId).response;
     const prompt = call.prompt.replace(/SECTION:\n[\s\S]*$/, 'SECTION:\n== Counterfactual ==\nONE line only.');
@@ -129,7 +112,7 @@ describe('counterfactual sub-calls', () => {
       params: { sessionId: session.sessionId, callId: call.callId, prompt },
     });
     expect(started).toMatchObject({ status: 'running', call: { child: true } });
-    const child = await ended(started.session!.sessionId);
+    const child = await c.ended(started.session!.sessionId);
     expect(child.end.status).toBe('finished');
     expect(child.events.find((e) => e.type === 'run.start')).toMatchObject({ parentRunId: null, query: null });
     // The record is completed when the host sees the child's session end (it may come just after our status push).
@@ -146,7 +129,7 @@ describe('counterfactual sub-calls', () => {
     const { session: fork } = await c.call('session.fork', {
       params: { sessionId: session.sessionId, runId: call.runId, iteration: call.iteration, counterfactual: cf.id, breakpoints: [] },
     });
-    const b = await ended(fork.sessionId);
+    const b = await c.ended(fork.sessionId);
     expect(b.end.status).toBe('finished');
     const substituted = b.events.find((e): e is SubcallEndEvent => e.type === 'subcall.end' && e.counterfactual !== undefined)!;
     expect(substituted.response).toBe(cf.result?.response);
@@ -165,7 +148,7 @@ describe('counterfactual sub-calls', () => {
     const logFile = join(dir, 'b_aggregate.jsonl');
     copyFileSync(join(REFERENCE_FIXTURES, 'b_aggregate.jsonl'), logFile);
     const { session: saved } = await c.call('session.open', { path: logFile });
-    const events = (await ended(saved.sessionId)).events;
+    const events = (await c.ended(saved.sessionId)).events;
     const call = starts(events)[0]!;
     await expect(
       c.call('session.counterfactual', { params: { sessionId: saved.sessionId, callId: call.callId, prompt: call.prompt } }),
@@ -197,7 +180,7 @@ describe('counterfactual sub-calls', () => {
         breakpoints: [],
       },
     });
-    const b = await ended(fork.sessionId);
+    const b = await c.ended(fork.sessionId);
     const substituted = b.events.find((e): e is SubcallEndEvent => e.type === 'subcall.end' && e.counterfactual !== undefined)!;
     expect(substituted).toMatchObject({ response: '5', counterfactual: { id: cf.id, recorded: { callId: call.callId } } });
     const printed = (ev: TrajectoryEvent[]) =>

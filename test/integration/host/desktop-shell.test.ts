@@ -211,10 +211,7 @@ describe('the bundled main process under plain Node, Electron replaced by a test
         params: { profile: 'demo', context: { kind: 'demo', name: 'recursive' }, query: null },
       });
       await c.call('subscribe', { sessionId: session.sessionId, fromSeq: 0 });
-      const done = await c.until(() => {
-        const s = c.latest(session.sessionId);
-        return s && ['finished', 'failed', 'cancelled'].includes(s.status) ? s : null;
-      }, 'the session to end');
+      const done = await c.status(session.sessionId, 'finished', 'failed', 'cancelled');
       expect(done.status, done.message ?? '').toBe('finished');
       expect(c.events.get(session.sessionId)?.some((e) => e.type === 'subcall.start')).toBe(true);
 

@@ -107,10 +107,7 @@ describe('the bundled desktop shell (dist/electron)', () => {
         params: { profile: 'demo', context: { kind: 'demo', name: 'recursive' }, query: null },
       });
       await c.call('subscribe', { sessionId: session.sessionId, fromSeq: 0 });
-      const done = await c.until(() => {
-        const s = c.latest(session.sessionId);
-        return s && ['finished', 'failed', 'cancelled'].includes(s.status) ? s : null;
-      }, 'the bundled worker to finish');
+      const done = await c.status(session.sessionId, 'finished', 'failed', 'cancelled');
       expect(done.status, done.message ?? '').toBe('finished');
       expect(c.events.get(session.sessionId)?.some((e) => e.type === 'run.end')).toBe(true);
     } finally {

@@ -2,41 +2,24 @@
 // the run says otherwise; the host reads and renders them (paths on the host), the model
 // receives them in the root's system message, and run.start records them.
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunStartEvent, TrajectoryEvent } from '../../../src-shared/events.ts';
-import type { Host } from '../../../src-main/host/session-manager.ts';
-import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
-import { connectInProcess, makeHost, type TestClient } from './helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunStartEvent } from '../../../src-shared/events.ts';
+import { hostForTests, mockLlmForTests, mockProfile } from './helpers.ts';
 
 const REFERENCE = '/work/shared/fixtures/rlm-python/a_needle.jsonl';
 const NATIVE = resolve(import.meta.dirname, '../rerun/fixtures/js-recover.rlm.jsonl');
 
-let host: Host;
-let c: TestClient;
-let server: MockLlmServer;
+const server = mockLlmForTests({ recordRequests: true, recordTexts: true, latencyMs: 0 });
+const { c } = hostForTests();
 
 beforeAll(async () => {
-  server = await startMockLlm({ recordRequests: true, recordTexts: true, latencyMs: 0 });
-  host = makeHost();
-  c = connectInProcess(host);
-  const base = { baseUrl: server.url, model: 'mock-root', subModel: null, apiKeyRef: null, prices: {} };
-  await c.call('profiles.save', { profile: { name: 'taught', ...base, examples: [REFERENCE], exampleBudget: 5000 } });
-  await c.call('profiles.save', { profile: { name: 'plain', ...base } });
-});
-
-afterAll(async () => {
-  await host.close();
-  await server.close();
+  await c.call('profiles.save', { profile: mockProfile('taught', server.url, { examples: [REFERENCE], exampleBudget: 5000 }) });
+  await c.call('profiles.save', { profile: mockProfile('plain', server.url) });
 });
 
 async function rootStart(sessionId: string): Promise<RunStartEvent> {
-  await c.call('subscribe', { sessionId, fromSeq: 0 });
-  const summary = await c.status(sessionId, 'finished', 'failed', 'cancelled');
-  expect(summary.status, summary.message ?? '').toBe('finished');
-  const events: TrajectoryEvent[] = await c.until(
-    () => ((c.events.get(sessionId)?.length ?? 0) === summary.eventCount ? c.events.get(sessionId) : null),
-    'all events',
-  );
+  const { end, events } = await c.ended(sessionId);
+  expect(end.status, end.message ?? '').toBe('finished');
   return events.find((e): e is RunStartEvent => e.type === 'run.start' && e.parentRunId === null)!;
 }
 

@@ -1,21 +1,12 @@
 // Fork: replay recorded replies up to iteration k, then go live. The REPL state the fork
 // reaches at k must be the original's at k (compared with listVariables).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunEndEvent, TrajectoryEvent } from '../../../src-shared/events.ts';
 import type { SessionSummary, VariableView } from '../../../src-shared/protocol.ts';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
-import type { Host } from '../../../src-main/host/session-manager.ts';
-import { connectInProcess, demoStart, makeHost, type TestClient } from './helpers.ts';
+import { demoStart, hostForTests } from './helpers.ts';
 
-let host: Host;
-let c: TestClient;
-beforeAll(() => {
-  host = makeHost();
-  c = connectInProcess(host);
-});
-afterAll(async () => {
-  await host.close();
-});
+const { c } = hostForTests();
 
 /** Continues until paused before `runId`'s model call at `iteration`; returns its variables. */
 async function variablesAt(id: string, runId: string, iteration: number): Promise<VariableView[]> {
@@ -36,8 +27,7 @@ async function finish(id: string): Promise<{ end: SessionSummary; events: Trajec
   await c.call('session.setBreakpoints', { sessionId: id, breakpoints: [] });
   if (c.latest(id)?.status === 'paused') await c.call('session.continue', { sessionId: id });
   const end = await c.status(id, 'finished', 'failed', 'cancelled');
-  const events = await c.until(() => ((c.events.get(id)?.length ?? 0) === end.eventCount ? c.events.get(id) : null), 'all events');
-  return { end, events };
+  return { end, events: await c.allEvents(id, end) };
 }
 
 const rootEnd = (events: TrajectoryEvent[]): RunEndEvent =>

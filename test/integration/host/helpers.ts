@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
-import type { SessionSummary } from '../../../src-shared/protocol.ts';
+import type { EndpointProfile, SessionSummary } from '../../../src-shared/protocol.ts';
 import { ProtocolClient, type ProtocolCarrier } from '../../../src-shared/protocol-client.ts';
 import { Host, type HostOptions } from '../../../src-main/host/session-manager.ts';
 import { endpointCarrier, openWebSocketCarrier } from '../../../src-main/transport/node-carriers.ts';
@@ -12,7 +12,7 @@ import type { HostEndpoint } from '../../../src-main/host/endpoint.ts';
 import { generateDataset } from '../../../src-main/eval/dataset.ts';
 import { runEval } from '../../../src-main/eval/runner.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
-import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
+import { startMockLlm, type MockLlmOptions, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 
 export function tempDirs(): { runsDir: string; settingsDir: string } {
@@ -52,6 +52,68 @@ export function hostPerTest(): (opts?: Partial<HostOptions>) => Host {
     made.push(h);
     return h;
   };
+}
+
+/**
+ * A stand-in for an object a `beforeAll` makes: every use forwards to that object, so a test
+ * file can name it at the top and use it in its tests. Used before it exists, it throws.
+ */
+function madeInBeforeAll<T extends object>(what: string): { stand: T; set(value: T): void } {
+  let real: T | null = null;
+  const target = (): T => {
+    if (real === null) throw new Error(`${what} is made in beforeAll: use it in a hook or a test`);
+    return real;
+  };
+  const stand = new Proxy({} as T, {
+    get: (_, key) => {
+      const r = target();
+      const v: unknown = Reflect.get(r, key, r);
+      // Methods run on the object itself (its private fields are not the stand-in's).
+      return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(r) : v;
+    },
+    set: (_, key, value) => Reflect.set(target(), key, value),
+    has: (_, key) => Reflect.has(target(), key),
+    getPrototypeOf: () => Reflect.getPrototypeOf(target()),
+  });
+  return { stand, set: (value) => void (real = value) };
+}
+
+/**
+ * One host (`makeHost`'s options) and a client in process for the tests of a file, or of the
+ * describe block it is called in: made before them, the host closed after them.
+ */
+export function hostForTests(opts: Partial<HostOptions> = {}): { host: Host; c: TestClient } {
+  const host = madeInBeforeAll<Host>('the host');
+  const c = madeInBeforeAll<TestClient>('the client');
+  let made: Host | null = null;
+  beforeAll(() => {
+    made = makeHost(opts);
+    host.set(made);
+    c.set(connectInProcess(made));
+  });
+  afterAll(async () => {
+    await made?.close();
+  });
+  return { host: host.stand, c: c.stand };
+}
+
+/** A mock-llm server in this process for the tests of a file (or describe block): started before them, closed after them. */
+export function mockLlmForTests(options: MockLlmOptions = {}): MockLlmServer {
+  const server = madeInBeforeAll<MockLlmServer>('the mock-llm server');
+  let started: MockLlmServer | null = null;
+  beforeAll(async () => {
+    started = await startMockLlm(options);
+    server.set(started);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  return server.stand;
+}
+
+/** A profile on a mock-llm at `baseUrl` (model mock-root, no sub-model, no key, no prices), with `extra` settings. */
+export function mockProfile(name: string, baseUrl: string, extra: Partial<EndpointProfile> = {}): EndpointProfile {
+  return { name, baseUrl, model: 'mock-root', subModel: null, apiKeyRef: null, prices: {}, ...extra };
 }
 
 /**
@@ -138,6 +200,24 @@ export class TestClient extends ProtocolClient {
       }, timeoutMs);
       if (!tryIt()) this.waiters.add(tryIt as () => void);
     });
+  }
+
+  /** Every event of `sessionId`, once this client holds as many as `end` counts. */
+  allEvents(sessionId: string, end: SessionSummary): Promise<TrajectoryEvent[]> {
+    return this.until(
+      () => ((this.events.get(sessionId)?.length ?? 0) === end.eventCount ? (this.events.get(sessionId) ?? []) : null),
+      'all events',
+    );
+  }
+
+  /**
+   * Subscribes to `sessionId` from its first event, waits for it to end (finished, failed or
+   * cancelled; an opened log, `saved`, has ended already) and for every one of its events.
+   */
+  async ended(sessionId: string): Promise<{ end: SessionSummary; events: TrajectoryEvent[] }> {
+    const { session } = await this.call('subscribe', { sessionId, fromSeq: 0 });
+    const end = session.status === 'saved' ? session : await this.status(sessionId, 'finished', 'failed', 'cancelled');
+    return { end, events: await this.allEvents(sessionId, end) };
   }
 
   status(sessionId: string, ...wanted: SessionSummary['status'][]): Promise<SessionSummary> {

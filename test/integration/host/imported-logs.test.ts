@@ -3,33 +3,16 @@
 // profile) with everything before the fork point replayed and its blocks run again in Python.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BlockEndEvent, ModelReplyEvent, TrajectoryEvent } from '../../../src-shared/events.ts';
-import type { SessionSummary } from '../../../src-shared/protocol.ts';
-import type { Host } from '../../../src-main/host/session-manager.ts';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
 import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
-import { connectInProcess, makeHost, type TestClient } from './helpers.ts';
+import { hostForTests } from './helpers.ts';
 
 const CONTEXTS = join(REFERENCE_FIXTURES, 'contexts');
 const fileContext = (name: string) => ({ kind: 'file' as const, path: join(CONTEXTS, name) });
 
-let host: Host;
-let c: TestClient;
-beforeAll(() => {
-  host = makeHost();
-  c = connectInProcess(host);
-});
-afterAll(async () => {
-  await host.close();
-});
-
-async function ended(id: string): Promise<{ end: SessionSummary; events: TrajectoryEvent[] }> {
-  await c.call('subscribe', { sessionId: id, fromSeq: 0 });
-  const end = await c.status(id, 'finished', 'failed', 'cancelled');
-  const events = await c.until(() => ((c.events.get(id)?.length ?? 0) === end.eventCount ? (c.events.get(id) ?? []) : null), 'all events');
-  return { end, events };
-}
+const { c } = hostForTests();
 
 const blockEnds = (events: TrajectoryEvent[]): BlockEndEvent[] => events.filter((e): e is BlockEndEvent => e.type === 'block.end');
 
@@ -38,7 +21,7 @@ describe('session.rerun', () => {
     const { session: saved } = await c.call('session.open', { path: join(REFERENCE_FIXTURES, 'c_recursive.jsonl') });
     const { session } = await c.call('session.rerun', { params: { sessionId: saved.sessionId, context: fileContext('c_recursive.txt') } });
     expect(session.readOnly).toBe(false);
-    const { end, events } = await ended(session.sessionId);
+    const { end, events } = await c.ended(session.sessionId);
     expect(end.status).toBe('finished');
     expect(end.message).toBe('re-executed 13 block(s): 13 same, 0 different');
     const ends = blockEnds(events);
@@ -60,7 +43,7 @@ describe('session.rerun', () => {
     const text = `${[meta, ...iterations, ...iterations].join('\n')}\n`;
     const { session: dropped } = await c.call('session.openText', { name: 'two-turns.jsonl', text });
     const { session } = await c.call('session.rerun', { params: { sessionId: dropped.sessionId, context: fileContext('a_needle.txt') } });
-    const { end, events } = await ended(session.sessionId);
+    const { end, events } = await c.ended(session.sessionId);
     expect(end.message).toBe('re-executed 8 block(s): 8 same, 0 different');
     expect(new Set(blockEnds(events).map((e) => e.runId)).size).toBe(2);
   });
@@ -74,7 +57,7 @@ describe('session.rerun', () => {
     const { session } = await c.call('session.rerun', {
       params: { sessionId: dropped.sessionId, context: fileContext('d_max_iterations.txt') },
     });
-    const { end, events } = await ended(session.sessionId);
+    const { end, events } = await c.ended(session.sessionId);
     expect(end.message).toBe('re-executed 2 block(s): 0 same, 2 different');
     const first = blockEnds(events)[0]!;
     expect(first.rerun).toMatchObject({ terms: 'rlm-python', same: false });
@@ -94,7 +77,7 @@ describe('session.rerun', () => {
       code: 'bad_request',
     });
     const { session } = await c.call('session.rerun', { params: { sessionId: saved.sessionId, context: fileContext('c_recursive.txt') } });
-    const { end } = await ended(session.sessionId);
+    const { end } = await c.ended(session.sessionId);
     expect(end.status).toBe('failed');
     expect(end.message).toMatch(
       /c_recursive\.txt is not the context .* was made from: the log's context is a str of 200,120 characters, this file gives 3,796/,
@@ -143,10 +126,7 @@ describe('fork of an imported reference log', () => {
     expect(end.status, end.message ?? '').toBe('finished');
     const m = /replayed (\d+) recorded calls, (\d+) live/.exec(end.message ?? '');
     expect(Number(m?.[2])).toBeGreaterThan(0);
-    const events = await c.until(
-      () => ((c.events.get(fork.sessionId)?.length ?? 0) === end.eventCount ? c.events.get(fork.sessionId) : null),
-      'all events',
-    );
+    const events = await c.allEvents(fork.sessionId, end);
     // Replayed: the recorded replies, served at once, in the root and in the three children.
     const original = (await readLogFile(join(REFERENCE_FIXTURES, 'c_recursive.jsonl'))).events;
     const turnTexts = (ev: TrajectoryEvent[], root: string) =>
@@ -195,12 +175,12 @@ describe('fork of an imported reference log', () => {
     const { session: rerun } = await c.call('session.rerun', {
       params: { sessionId: saved.sessionId, context: fileContext('a_needle.txt') },
     });
-    const { end } = await ended(rerun.sessionId);
+    const { end } = await c.ended(rerun.sessionId);
     expect(end.message).toBe('re-executed 4 block(s): 4 same, 0 different');
     const { session: fork } = await c.call('session.fork', {
       params: { sessionId: rerun.sessionId, runId: 'r0', iteration: 2, profile: 'demo' },
     });
-    const done = await ended(fork.sessionId);
+    const done = await c.ended(fork.sessionId);
     expect(done.end.status, done.end.message ?? '').toBe('finished');
     const first = blockEnds(done.events).find((e) => e.runId === 'run-0' && e.iteration === 1);
     expect(first?.stdout).toMatch(/^str 200120\nlines: 2632\n/);

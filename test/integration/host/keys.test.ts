@@ -116,10 +116,7 @@ describe('profiles.setKey', () => {
       });
       seen.push(JSON.stringify(session));
       await c.call('subscribe', { sessionId: session.sessionId, fromSeq: 0 });
-      const done = await c.until(() => {
-        const s = c.latest(session.sessionId);
-        return s && ['finished', 'failed', 'cancelled'].includes(s.status) ? s : null;
-      }, 'the run to end');
+      const done = await c.status(session.sessionId, 'finished', 'failed', 'cancelled');
       expect(done.status, done.message ?? '').toBe('finished');
       expect(authSeen.length).toBeGreaterThan(0);
       expect(authSeen.every((a) => a === `Bearer ${SECRET}`)).toBe(true);

@@ -2,46 +2,29 @@
 // sessions unless the run says otherwise, and a fork keeps its source's setting unless it
 // sets its own. The host runs the sessions in its workers against a scripted mock-llm whose
 // model writes FINAL(...) inside a repl block.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunEndEvent, RunStartEvent, TrajectoryEvent } from '../../../src-shared/events.ts';
-import type { Host } from '../../../src-main/host/session-manager.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunEndEvent, RunStartEvent } from '../../../src-shared/events.ts';
 import { scriptPolicy } from '../../../src-main/mock-llm/policies/script.ts';
-import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
-import { connectInProcess, makeHost, type TestClient } from './helpers.ts';
+import { hostForTests, mockLlmForTests, mockProfile } from './helpers.ts';
 
-let host: Host;
-let c: TestClient;
-let server: MockLlmServer;
+const server = mockLlmForTests({
+  policy: scriptPolicy({
+    rules: [
+      { match: { kind: 'rlm' }, reply: 'Computing.\n```repl\nvar n = 40 + 2;\nFINAL("n=" + n)\n```' },
+      { match: { kind: 'final' }, reply: 'no paper-era answer' },
+    ],
+  }),
+  latencyMs: 0,
+});
+const { c } = hostForTests();
 
 beforeAll(async () => {
-  server = await startMockLlm({
-    policy: scriptPolicy({
-      rules: [
-        { match: { kind: 'rlm' }, reply: 'Computing.\n```repl\nvar n = 40 + 2;\nFINAL("n=" + n)\n```' },
-        { match: { kind: 'final' }, reply: 'no paper-era answer' },
-      ],
-    }),
-    latencyMs: 0,
-  });
-  host = makeHost();
-  c = connectInProcess(host);
-  const base = { baseUrl: server.url, model: 'mock-root', subModel: null, apiKeyRef: null, prices: {} };
-  await c.call('profiles.save', { profile: { name: 'paper', ...base, finalPatterns: true } });
-  await c.call('profiles.save', { profile: { name: 'plain', ...base } });
-});
-
-afterAll(async () => {
-  await host.close();
-  await server.close();
+  await c.call('profiles.save', { profile: mockProfile('paper', server.url, { finalPatterns: true }) });
+  await c.call('profiles.save', { profile: mockProfile('plain', server.url) });
 });
 
 async function finished(sessionId: string): Promise<{ start: RunStartEvent; end: RunEndEvent }> {
-  await c.call('subscribe', { sessionId, fromSeq: 0 });
-  const summary = await c.status(sessionId, 'finished', 'failed', 'cancelled');
-  const events: TrajectoryEvent[] = await c.until(
-    () => ((c.events.get(sessionId)?.length ?? 0) === summary.eventCount ? c.events.get(sessionId) : null),
-    'all events',
-  );
+  const { events } = await c.ended(sessionId);
   const start = events.find((e): e is RunStartEvent => e.type === 'run.start' && e.parentRunId === null)!;
   const end = events.find((e): e is RunEndEvent => e.type === 'run.end' && e.parentRunId === null)!;
   return { start, end };

@@ -7,7 +7,7 @@ import type { SessionSummary } from '../../../src-shared/protocol.ts';
 import type { Host } from '../../../src-main/host/session-manager.ts';
 import type { HostEndpoint } from '../../../src-main/host/endpoint.ts';
 import { startWebServer, type WebServer } from '../../../src-main/transport/ws-server.ts';
-import { connectInProcess, connectWs, demoStart, makeHost, type TestClient, wsUrlOf } from './helpers.ts';
+import { connectWs, demoStart, hostForTests, makeHost, wsUrlOf } from './helpers.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -53,15 +53,7 @@ describe('WebSocket heartbeat', () => {
 });
 
 describe('debugger: simultaneous stops in batched child runs', () => {
-  let host: Host;
-  let c: TestClient;
-  beforeAll(() => {
-    host = makeHost();
-    c = connectInProcess(host);
-  });
-  afterAll(async () => {
-    await host.close();
-  });
+  const { c } = hostForTests();
 
   async function pauses(
     id: string,

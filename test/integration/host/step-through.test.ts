@@ -1,20 +1,11 @@
 // The debugger over the protocol: every breakpoint kind, filters, pause/step/continue,
 // edits before a block runs, variables while paused.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BlockStartEvent } from '../../../src-shared/events.ts';
 import type { Breakpoint, SessionSummary } from '../../../src-shared/protocol.ts';
-import type { Host } from '../../../src-main/host/session-manager.ts';
-import { connectInProcess, demoStart, makeHost, type TestClient } from './helpers.ts';
+import { demoStart, hostForTests } from './helpers.ts';
 
-let host: Host;
-let c: TestClient;
-beforeAll(() => {
-  host = makeHost();
-  c = connectInProcess(host);
-});
-afterAll(async () => {
-  await host.close();
-});
+const { c } = hostForTests();
 
 async function start(
   name: 'recursive' | 'needle' | 'aggregate',

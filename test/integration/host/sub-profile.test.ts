@@ -1,20 +1,12 @@
 // A session with a sub-call profile: the host's worker sends root turns to the root profile's
 // endpoint with its sampling and sub-calls to the sub-call profile's, with its key, model and
 // sampling. Two real mock-llm servers record what reached each.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Host } from '../../../src-main/host/session-manager.ts';
-import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
-import { connectInProcess, tempDirs } from './helpers.ts';
+import { connectInProcess, mockLlmForTests, mockProfile, tempDirs } from './helpers.ts';
 
-let rootMock: MockLlmServer;
-let subMock: MockLlmServer;
-beforeAll(async () => {
-  rootMock = await startMockLlm({ recordRequests: true });
-  subMock = await startMockLlm({ recordRequests: true });
-});
-afterAll(async () => {
-  await Promise.all([rootMock.close(), subMock.close()]);
-});
+const rootMock = mockLlmForTests({ recordRequests: true });
+const subMock = mockLlmForTests({ recordRequests: true });
 
 describe('sub-call profile', () => {
   it('runs root turns on the root profile and sub-calls on the sub-call profile, each with its sampling', async () => {
@@ -22,36 +14,21 @@ describe('sub-call profile', () => {
     const c = connectInProcess(host);
     try {
       await c.call('profiles.save', {
-        profile: {
-          name: 'root',
-          baseUrl: rootMock.url,
-          model: 'mock-root',
-          subModel: null,
-          apiKeyRef: null,
-          prices: {},
-          sampling: { temperature: 0.1, seed: 5 },
-        },
+        profile: mockProfile('root', rootMock.url, { sampling: { temperature: 0.1, seed: 5 } }),
       });
       const saved = await c.call('profiles.save', {
-        profile: {
-          name: 'subs',
-          baseUrl: subMock.url,
+        profile: mockProfile('subs', subMock.url, {
           model: 'mock-sub',
-          subModel: null,
           apiKeyRef: 'SUB_KEY',
-          prices: {},
           sampling: { topP: 0.5, maxOutputTokens: 300 },
-        },
+        }),
       });
       expect(saved.profiles.find((p) => p.name === 'subs')?.sampling).toEqual({ topP: 0.5, maxOutputTokens: 300 });
       const { session } = await c.call('session.start', {
         params: { profile: 'root', subProfile: 'subs', context: { kind: 'demo', name: 'needle' }, query: null },
       });
       await c.call('subscribe', { sessionId: session.sessionId, fromSeq: 0 });
-      const done = await c.until(() => {
-        const s = c.latest(session.sessionId);
-        return s && ['finished', 'failed', 'cancelled'].includes(s.status) ? s : null;
-      }, 'the run to end');
+      const done = await c.status(session.sessionId, 'finished', 'failed', 'cancelled');
       expect(done.status, done.message ?? '').toBe('finished');
       const onRoot = rootMock.requests();
       const onSub = subMock.requests();
@@ -105,15 +82,7 @@ describe('sub-call profile', () => {
       });
       await expect(
         c.call('profiles.save', {
-          profile: {
-            name: 'bad',
-            baseUrl: rootMock.url,
-            model: 'm',
-            subModel: null,
-            apiKeyRef: null,
-            prices: {},
-            sampling: { temperature: -1 },
-          },
+          profile: mockProfile('bad', rootMock.url, { model: 'm', sampling: { temperature: -1 } }),
         }),
       ).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/temperature/) });
     } finally {

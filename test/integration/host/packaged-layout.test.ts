@@ -167,6 +167,9 @@ describe.runIf(process.platform === 'linux')('the packaged layout, built by elec
       'node_modules/pyodide/python_stdlib.zip',
     ];
     for (const f of [...packed, ...unpacked]) expect(listed, f).toContain(`/${f}`);
+    // Of node_modules only what plain Node reads at run time: the bundles carry everything else.
+    const packages = new Set([...listed].map((f) => /^\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f)?.[1]).filter((p) => p !== undefined));
+    expect([...packages].sort()).toEqual(['isolated-vm', 'node-gyp-build', 'pyodide']);
     for (const f of packed) expect(asar.statFile(archive(), f).unpacked, f).toBeFalsy();
     for (const f of unpacked) {
       expect(asar.statFile(archive(), f).unpacked, f).toBe(true);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
 
 let mock: MockProcess;
-const dir = mkdtempSync(join(tmpdir(), 'rlm-run-launcher-'));
+const dir = mkdtempSync(join(tmpdir(), 'rlm-snapshot-launch-'));
 const tools = join(dir, 'tools.mjs');
 const probeFile = join(dir, 'probe.json');
 const MAX_CONTEXT = { RLM_STUDIO_SNAPSHOT_MAX_CONTEXT: '2000' };

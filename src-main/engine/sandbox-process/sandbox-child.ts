@@ -3,6 +3,7 @@
 // (sandbox-process.ts) with --no-node-snapshot; every sub-call and tool call of the code goes
 // back to the parent, which owns the model clients, the tools and the log. Exits when the
 // parent goes.
+import { statSync } from 'node:fs';
 import type { ReplLanguage } from '../../../src-shared/events.ts';
 import type { CallSite, HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } from '../../sandbox/types.ts';
 import { readContextFile } from '../context-file.ts';
@@ -54,16 +55,44 @@ interface Held {
   tail: Promise<unknown>;
 }
 const repls = new Map<number, Held>();
-/** Context files read here (the parent read them too, for what it tells the model). */
-const files = new Map<number, Promise<SandboxValue>>();
+/** A context file read here (the parent read it too, for what it tells the model). */
+interface ContextFile {
+  path: string;
+  /** Its size and modification time when it was read: a second read must find the same file. */
+  stamp: string | null;
+  /**
+   * What was read, until a REPL takes it. The REPL keeps its own copy, so holding this one for
+   * the whole session (a chat's every `:context` file) would double each context's memory; a
+   * later REPL that needs the file (a chat's REPL rebuilt after a cancelled turn) reads it again.
+   */
+  value: Promise<SandboxValue> | null;
+}
+const files = new Map<number, ContextFile>();
+
+function stampOf(path: string): string | null {
+  try {
+    const s = statSync(path);
+    return `${s.size}:${s.mtimeMs}`;
+  } catch {
+    return null;
+  }
+}
 
 async function perform(repl: Repl, m: ReplOp): Promise<unknown> {
   switch (m.op) {
     case 'addContext':
       return repl.addContext(m.index, m.value);
     case 'addContextFile': {
-      const value = files.get(m.file);
-      if (!value) throw new Error(`context file #${m.file} was never loaded`);
+      const file = files.get(m.file);
+      if (!file) throw new Error(`context file #${m.file} was never loaded`);
+      let value = file.value;
+      if (!value) {
+        // The parent's copy describes what the file held then: a changed file is not that context.
+        if (stampOf(file.path) !== file.stamp)
+          throw new Error(`the context file ${file.path} changed on disk since this session read it; start a new session to use it`);
+        value = readContextFile(file.path);
+      }
+      file.value = null;
       return repl.addContext(m.index, await value);
     }
     case 'addHistory':
@@ -112,9 +141,10 @@ function onMessage(m: ToSandbox): void {
       break;
     }
     case 'load': {
+      const stamp = stampOf(m.path);
       const value = readContextFile(m.path);
       value.catch(() => undefined); // reported by the `addContextFile` that needs it
-      files.set(m.file, value);
+      files.set(m.file, { path: m.path, stamp, value });
       break;
     }
     case 'warm-python':

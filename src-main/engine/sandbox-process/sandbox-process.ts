@@ -5,7 +5,8 @@
 // before it. Each `Repl` here forwards its operations to the child (sandbox-child.ts); the
 // code's sub-calls and tool calls come back and are answered by the bridge and tools given to
 // the REPL, in this process. A context file this process read is read again by the child
-// (`shareContextFile`) rather than copied through the channel.
+// (`shareContextFile`) rather than copied through the channel; the child lets go of its read
+// once a REPL has the context, and reads the file again for a later REPL only if it is unchanged.
 import { type ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { ReplLanguage } from '../../../src-shared/events.ts';

@@ -94,6 +94,26 @@ describe('a JavaScript REPL in the sandbox process', () => {
     repl.dispose();
   });
 
+  it('lets go of a file once a REPL has it, and reads it again for the next REPL only if unchanged', async () => {
+    const p = sandbox();
+    const path = join(dir, 'again.txt');
+    writeFileSync(path, 'first read');
+    const parentsValue = 'the parent read again.txt';
+    p.shareContextFile(path, parentsValue);
+    const first = await p.replFactory('javascript')({ bridge: fakeBridge() });
+    await first.addContext(0, parentsValue);
+    expect(await printed(first, 'print(context)')).toBe('first read');
+    // A second REPL (a chat's, rebuilt after a cancelled turn) gets the same file, read again.
+    const second = await p.replFactory('javascript')({ bridge: fakeBridge() });
+    await second.addContext(0, parentsValue);
+    expect(await printed(second, 'print(context)')).toBe('first read');
+    // Changed on disk, it is no longer the context the parent described: refused, by name.
+    writeFileSync(path, 'edited since, and longer');
+    const third = await p.replFactory('javascript')({ bridge: fakeBridge() });
+    await expect(third.addContext(0, parentsValue)).rejects.toThrow(/again\.txt changed on disk/);
+    for (const r of [first, second, third]) r.dispose();
+  });
+
   it('gives a REPL the file behind a context this process only described', async () => {
     const p = sandbox();
     const path = join(dir, 'described.txt');

@@ -113,16 +113,18 @@ class IsolatedRepl implements Repl {
   addContext(index: number, value: SandboxValue): Promise<void> {
     checkIndex(index);
     return this.#queue.run(async () => {
-      this.#contexts.set(index, load(value));
-      await this.#install({ name: `context_${index}` });
+      const entry = load(value);
+      this.#contexts.set(index, entry);
+      await this.#install(`context_${index}`, entry);
     });
   }
 
   addHistory(index: number, messages: SandboxValue): Promise<void> {
     checkIndex(index);
     return this.#queue.run(async () => {
-      this.#histories.set(index, load(messages));
-      await this.#install({ name: `history_${index}` });
+      const entry = load(messages);
+      this.#histories.set(index, entry);
+      await this.#install(`history_${index}`, entry);
     });
   }
 
@@ -130,7 +132,7 @@ class IsolatedRepl implements Repl {
     return this.#queue.run(async () => {
       const json = JSON.stringify(messages);
       this.#historyAppends.push(json);
-      await this.#install({ historyJson: json });
+      await this.#copyIn('history', (session) => session.control.apply(undefined, ['history', json], { timeout: HOUSEKEEPING_TIMEOUT_MS }));
     });
   }
 
@@ -174,11 +176,19 @@ class IsolatedRepl implements Repl {
     return this.#limits.memoryLimitMb + Math.ceil(bytes / MB);
   }
 
+  /** Copies the value just loaded as `name` in (see `#copyIn`). */
+  async #install(name: string, entry: Loaded): Promise<void> {
+    await this.#copyIn(name, async (session) => {
+      await install(session.context, name, entry);
+      await session.control.apply(undefined, ['restore', name], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+    });
+  }
+
   /**
-   * Copies a value in (a named one, or messages appended to `history`); grows the isolate first
-   * if nothing would be lost by replacing it.
+   * Puts something just recorded (`what`) into the isolate with `copy`; grows the isolate first
+   * if nothing would be lost by replacing it (a new isolate loads everything recorded instead).
    */
-  async #install(item: { name: string } | { historyJson: string }): Promise<void> {
+  async #copyIn(what: string, copy: (session: Session) => Promise<unknown>): Promise<void> {
     if (!this.#session || this.#session.isolate.isDisposed) {
       // No isolate yet (the first value): one sized for everything loads every value, this one
       // included, instead of a default-sized one that would be replaced at once.
@@ -197,31 +207,15 @@ class IsolatedRepl implements Repl {
     }
     // A used isolate keeps its limit (replacing it would lose the variables) and usually has room;
     // if the value does not fit after all, the isolate dies and a bigger one replaces it.
-    const entry = 'name' in item ? this.#lookup(item.name) : null;
-    if ('name' in item && !entry) return;
     try {
-      if ('name' in item) {
-        await install(session.context, item.name, entry!);
-        await session.control.apply(undefined, ['restore', item.name], { timeout: HOUSEKEEPING_TIMEOUT_MS });
-      } else {
-        await session.control.apply(undefined, ['history', item.historyJson], { timeout: HOUSEKEEPING_TIMEOUT_MS });
-      }
+      await copy(session);
     } catch (err) {
       if (!session.isolate.isDisposed) throw err;
       disposeSession(session);
       this.#session = null;
       await this.#ensureSession();
-      this.#pendingReset = {
-        reason: /memory limit/i.test(errorMessage(err)) ? 'memory_limit' : 'crash',
-        what: 'name' in item ? item.name : 'history',
-      };
+      this.#pendingReset = { reason: /memory limit/i.test(errorMessage(err)) ? 'memory_limit' : 'crash', what };
     }
-  }
-
-  #lookup(name: string): Loaded | undefined {
-    const m = /^(context|history)_(\d+)$/.exec(name);
-    if (m) return (m[1] === 'context' ? this.#contexts : this.#histories).get(Number(m[2]));
-    return undefined;
   }
 
   async #ensureSession(): Promise<Session> {

@@ -129,7 +129,7 @@ export class RemoteHost implements HostEndpoint {
     // Connections opened before a crash are re-opened on the new host.
     for (const c of this.conns.keys()) child.send({ t: 'open', c });
     child.onExit((how) => {
-      for (const settle of this.lookups.values()) settle({ t: 'lookup.result', req: 1, error: `the host process ${how}` });
+      for (const [req, settle] of this.lookups) settle({ t: 'lookup.result', req, error: `the host process ${how}` });
       this.exited?.();
       if (this.stopped) return;
       const now = Date.now();

@@ -12,7 +12,7 @@ import { KeychainFile, type SafeStorageLike } from '../../../src-main/electron/k
 import { answerKeychainRequest, shellKeyStore } from '../../../src-main/host/key-store.ts';
 import { Host } from '../../../src-main/host/session-manager.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
-import { connectInProcess, tempDirs } from './helpers.ts';
+import { connectInProcess, mockProfile, tempDirs } from './helpers.ts';
 
 const SECRET = `sk-test-${randomBytes(18).toString('hex')}`;
 
@@ -75,7 +75,7 @@ describe('profiles.setKey', () => {
     const host = new Host({ ...tempDirs(), prewarm: false });
     const c = connectInProcess(host);
     await c.call('profiles.save', {
-      profile: { name: 'p', baseUrl: proxyUrl, model: 'mock-root', subModel: null, apiKeyRef: 'MY_KEY', prices: {} },
+      profile: mockProfile('p', proxyUrl, { apiKeyRef: 'MY_KEY' }),
     });
     await expect(c.call('profiles.setKey', { profile: 'p', key: SECRET })).rejects.toMatchObject({
       code: 'bad_request',
@@ -101,7 +101,7 @@ describe('profiles.setKey', () => {
     c.onPush((m) => seen.push(JSON.stringify(m)));
     try {
       await c.call('profiles.save', {
-        profile: { name: 'Work endpoint', baseUrl: proxyUrl, model: 'mock-root', subModel: 'mock-sub', apiKeyRef: null, prices: {} },
+        profile: mockProfile('Work endpoint', proxyUrl, { subModel: 'mock-sub' }),
       });
       const set = await c.call('profiles.setKey', { profile: 'Work endpoint', key: SECRET });
       seen.push(JSON.stringify(set));

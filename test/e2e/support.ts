@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { REFERENCE_FIXTURES } from '../support/reference-fixtures.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-export const FIXTURES = '/work/shared/fixtures/rlm-python';
+export const FIXTURES = REFERENCE_FIXTURES;
 const SHOTS = join(ROOT, 'test-results/screenshots');
 
 export interface Served {
@@ -226,7 +227,6 @@ export async function dropText(page: Page, name: string, text: string): Promise<
   await page.evaluate(js);
 }
 
-/** The text Monaco shows for an editor (rendered lines; enough for short code). */
 /**
  * The text Monaco shows in an editor. The editor mounts before it lays out its lines, so
  * this waits (up to 30 s) for some text rather than reading an empty first frame.

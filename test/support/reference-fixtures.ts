@@ -1,9 +1,26 @@
-// The reference library's logs in ../shared/fixtures/rlm-python (beside the clone in CI),
-// and the counts their README states for each.
-import { dirname, join } from 'node:path';
+// The reference library's logs (written by it, kept outside this repository in the workplace's
+// shared/fixtures/rlm-python), and the counts their README states for each.
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const REFERENCE_FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../../shared/fixtures/rlm-python');
+/**
+ * Where the fixtures are: $RLM_REFERENCE_FIXTURES, else `shared/` beside the clone, else the
+ * workplace's own copy (a clone placed elsewhere on the machine). Missing everywhere, every
+ * file that reads them fails at once, naming the places looked in, rather than test by test.
+ */
+function findFixtures(): string {
+  const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+  const env = process.env['RLM_REFERENCE_FIXTURES'];
+  const tried = env ? [resolve(env)] : [join(repo, '../shared/fixtures/rlm-python'), '/work/shared/fixtures/rlm-python'];
+  const found = tried.find((dir) => existsSync(join(dir, 'c_recursive.jsonl')));
+  if (found) return found;
+  throw new Error(
+    `the reference library's log fixtures are not in ${tried.join(' nor ')}; set RLM_REFERENCE_FIXTURES to the folder that holds c_recursive.jsonl`,
+  );
+}
+
+export const REFERENCE_FIXTURES = findFixtures();
 
 /** From the fixtures README: runs, max depth, iterations, code blocks, leaf calls, child runs. */
 export const README_COUNTS: Record<string, [number, number, number, number, number, number]> = {

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureRendererBuilt } from '../../../src-main/cli/renderer-build.ts';
 import { hostileEvents } from '../../unit/renderer/hostile.ts';
 import { runCli } from '../support/cli.ts';
+import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
 
-const FIXTURES = '/work/shared/fixtures/rlm-python';
 const PWN = '</script><script>window.__pwned=1</script> <!-- <script> <img src=x onerror="window.__pwned=1">';
 let dir: string;
 
@@ -41,7 +41,7 @@ function cspOf(html: string): string {
 
 describe('rlm-studio bundle', () => {
   it('bundles a reference-library log byte for byte, under a CSP that allows its own script and no network', async () => {
-    const log = join(FIXTURES, 'c_recursive.jsonl');
+    const log = join(REFERENCE_FIXTURES, 'c_recursive.jsonl');
     const out = join(dir, 'recursive.html');
     const r = await runCli(['bundle', log, '-o', out]);
     expect(r.stderr).toBe('');
@@ -87,7 +87,7 @@ describe('rlm-studio bundle', () => {
   it('refuses to overwrite a file', async () => {
     const out = join(dir, 'taken.html');
     writeFileSync(out, 'mine');
-    const r = await runCli(['bundle', join(FIXTURES, 'a_needle.jsonl'), '-o', out]);
+    const r = await runCli(['bundle', join(REFERENCE_FIXTURES, 'a_needle.jsonl'), '-o', out]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/already exists; refusing to overwrite/);
     expect(readFileSync(out, 'utf8')).toBe('mine');
@@ -108,7 +108,7 @@ describe('rlm-studio bundle', () => {
   });
 
   it('needs -o', async () => {
-    const r = await runCli(['bundle', join(FIXTURES, 'a_needle.jsonl')]);
+    const r = await runCli(['bundle', join(REFERENCE_FIXTURES, 'a_needle.jsonl')]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/--output/);
   });

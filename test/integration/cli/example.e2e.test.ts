@@ -11,8 +11,9 @@ import { renderWorkedExample } from '../../../src-main/engine/worked-example.ts'
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
 import type { RecordedRequest } from '../../../src-main/mock-llm/server.ts';
 import { runCli, startMockProcess, type MockProcess } from '../support/cli.ts';
+import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
 
-const REFERENCE = '/work/shared/fixtures/rlm-python/c_recursive.jsonl';
+const REFERENCE = join(REFERENCE_FIXTURES, 'c_recursive.jsonl');
 const NATIVE = resolve(import.meta.dirname, '../rerun/fixtures/js-aggregate.rlm.jsonl');
 
 let mock: MockProcess;

@@ -9,8 +9,9 @@ import { generateDataset } from '../../../src-main/eval/dataset.ts';
 import type { TaskResult } from '../../../src-main/eval/results.ts';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
 import { runCli, startMockProcess, type MockProcess } from '../support/cli.ts';
+import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
 
-const REFERENCE = '/work/shared/fixtures/rlm-python/c_recursive.jsonl';
+const REFERENCE = join(REFERENCE_FIXTURES, 'c_recursive.jsonl');
 let mock: MockProcess;
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-eval-examples-'));
 

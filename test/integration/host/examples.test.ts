@@ -5,8 +5,9 @@ import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunStartEvent } from '../../../src-shared/events.ts';
 import { hostForTests, mockLlmForTests, mockProfile } from './helpers.ts';
+import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
 
-const REFERENCE = '/work/shared/fixtures/rlm-python/a_needle.jsonl';
+const REFERENCE = join(REFERENCE_FIXTURES, 'a_needle.jsonl');
 const NATIVE = resolve(import.meta.dirname, '../rerun/fixtures/js-recover.rlm.jsonl');
 
 const server = mockLlmForTests({ recordRequests: true, recordTexts: true, latencyMs: 0 });

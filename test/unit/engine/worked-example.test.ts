@@ -8,8 +8,8 @@ import { renderWorkedExample, workedExamplesSection, WorkedExampleError } from '
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
 import { loadWorkedExamples } from '../../../src-main/logs/worked-examples.ts';
 import { blockEnd, blockStart, iterEnd, iterStart, reply, runEnd, runStart, Script } from '../trajectory/synthetic.ts';
+import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
 
-const FIXTURES = '/work/shared/fixtures/rlm-python';
 const NATIVE = resolve(import.meta.dirname, '../../integration/rerun/fixtures/js-recursive.rlm.jsonl');
 
 async function stateOf(path: string): Promise<TrajectoryState> {
@@ -48,7 +48,7 @@ function rootCodes(state: TrajectoryState): string[] {
 
 describe('renderWorkedExample', () => {
   it('a reference log: the query, every root block verbatim in repl fences, the outputs seen, the answer, its language', async () => {
-    const state = await stateOf(join(FIXTURES, 'c_recursive.jsonl'));
+    const state = await stateOf(join(REFERENCE_FIXTURES, 'c_recursive.jsonl'));
     const ex = renderWorkedExample(state, '/x/c_recursive.jsonl', 100_000);
     expect(ex.repl).toBe('python');
     expect(ex.source).toBe('/x/c_recursive.jsonl');
@@ -77,7 +77,7 @@ describe('renderWorkedExample', () => {
 
   it('every budget is respected: outputs shortened first, then middle turns left out, fences always closed, the answer always there', async () => {
     for (const file of ['a_needle.jsonl', 'b_aggregate.jsonl', 'd_max_iterations.jsonl', 'e_code_errors.jsonl']) {
-      const state = await stateOf(join(FIXTURES, file));
+      const state = await stateOf(join(REFERENCE_FIXTURES, file));
       const full = renderWorkedExample(state, file, 10_000_000).text;
       let fitted = 0;
       let elided = 0;
@@ -105,7 +105,7 @@ describe('renderWorkedExample', () => {
   });
 
   it('keeps the first and last turns when it leaves turns out', async () => {
-    const state = await stateOf(join(FIXTURES, 'b_aggregate.jsonl'));
+    const state = await stateOf(join(REFERENCE_FIXTURES, 'b_aggregate.jsonl'));
     const codes = rootCodes(state);
     expect(codes.length).toBeGreaterThan(3);
     const full = renderWorkedExample(state, 'd', 10_000_000).text.length;
@@ -173,8 +173,8 @@ describe('loadWorkedExamples', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rlm-examples-'));
 
   it('shares the budget between the logs and records absolute paths', async () => {
-    const out = await loadWorkedExamples([join(FIXTURES, 'c_recursive.jsonl'), NATIVE], 10_000);
-    expect(out.map((e) => e.source)).toEqual([join(FIXTURES, 'c_recursive.jsonl'), NATIVE]);
+    const out = await loadWorkedExamples([join(REFERENCE_FIXTURES, 'c_recursive.jsonl'), NATIVE], 10_000);
+    expect(out.map((e) => e.source)).toEqual([join(REFERENCE_FIXTURES, 'c_recursive.jsonl'), NATIVE]);
     for (const e of out) expect(e.text.length).toBeLessThanOrEqual(5_000);
     // The native log's full rendering is longer than its share: it was shortened to fit.
     expect(renderWorkedExample(await stateOf(NATIVE), NATIVE, 1e8).text.length).toBeGreaterThan(5_000);
@@ -190,10 +190,10 @@ describe('loadWorkedExamples', () => {
       /example .*notes\.txt is not a readable log: not a log this reader knows/,
     );
     await expect(loadWorkedExamples([dir], 1000)).rejects.toThrow(/cannot read example log .*rlm-examples-/);
-    await expect(loadWorkedExamples([join(FIXTURES, 'c_recursive.jsonl')], 100)).rejects.toThrow(
+    await expect(loadWorkedExamples([join(REFERENCE_FIXTURES, 'c_recursive.jsonl')], 100)).rejects.toThrow(
       /budget of 100 characters is too small for .*c_recursive\.jsonl/,
     );
-    await expect(loadWorkedExamples([join(FIXTURES, 'c_recursive.jsonl'), NATIVE], 1500)).rejects.toThrow(
+    await expect(loadWorkedExamples([join(REFERENCE_FIXTURES, 'c_recursive.jsonl'), NATIVE], 1500)).rejects.toThrow(
       /each of the 2 examples gets 750 of the total 1500/,
     );
     await expect(loadWorkedExamples([NATIVE], 0)).rejects.toThrow(/positive whole number/);

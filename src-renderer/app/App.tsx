@@ -1,4 +1,4 @@
-import { useEffect, useState, type DragEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { ChartsView } from '../charts/Charts.tsx';
 import { usePrefs } from '../store/prefs.ts';
@@ -169,7 +169,7 @@ export function App() {
       {help ? <Shortcuts onClose={() => setHelp(false)} /> : null}
       <main className="main">
         {showWelcome ? (
-          <Welcome />
+          <Welcome needs={panel === 'charts' || panel === 'search' ? (PANELS.find((p) => p.id === panel)?.label ?? null) : null} />
         ) : panel === 'new' ? (
           <NewRunForm />
         ) : panel === 'compare' ? (
@@ -188,7 +188,7 @@ export function App() {
               </div>
               <CoveragePanel sessionId={active} />
             </aside>
-            <section className="center">
+            <CenterPane sessionId={active} panel={panel}>
               {panel === 'charts' ? (
                 <ChartsView sessionId={active} />
               ) : panel === 'search' ? (
@@ -196,7 +196,7 @@ export function App() {
               ) : (
                 <RunView sessionId={active} />
               )}
-            </section>
+            </CenterPane>
           </>
         ) : null}
       </main>
@@ -206,11 +206,29 @@ export function App() {
   );
 }
 
+/**
+ * The scrolling pane of the Run, Charts and Search panels. One scroll container serves them
+ * all, so each panel, session and run starts at its top rather than where the last one was
+ * left. (A view that scrolls to what the user picked does so in a later, passive effect.)
+ */
+function CenterPane({ sessionId, panel, children }: { sessionId: string; panel: Panel; children: ReactNode }) {
+  const ref = useRef<HTMLElement>(null);
+  const runId = useStudio((s) => s.selection.get(sessionId)?.runId ?? null);
+  useLayoutEffect(() => {
+    if (ref.current) ref.current.scrollTop = 0;
+  }, [sessionId, panel, runId]);
+  return (
+    <section className="center" ref={ref} data-testid="center-pane">
+      {children}
+    </section>
+  );
+}
+
 function Shortcuts({ onClose }: { onClose(): void }) {
   const rows: [string, string][] = [
     ['Ctrl+O', 'open a log file'],
     ['Ctrl+F or /', 'search the session'],
-    ['Alt+1…5', 'Run, Charts, Compare, Search, Evaluation'],
+    [`Alt+1…${PANELS.length}`, PANELS.map((p) => p.label).join(', ')],
     ['j / k', 'next / previous iteration'],
     ['u', 'parent run'],
     ['F6 / F8 / F10', 'pause / continue / step'],

@@ -78,8 +78,16 @@ export const FollowUpForm = memo(function FollowUpForm({ sessionId }: { sessionI
     >
       <h4>Ask a follow-up</h4>
       <small className="muted">
-        Turn {turns} runs in the same REPL: its context becomes <code>context_{turns}</code>, the earlier turns' messages are{' '}
-        <code>history_0</code>…<code>history_{turns - 1}</code>.
+        This follow-up (turn {turns}, counting from 0) runs in the same REPL: its context becomes <code>context_{turns}</code>,{' '}
+        {turns === 1 ? (
+          <>
+            the first turn's messages are <code>history_0</code>.
+          </>
+        ) : (
+          <>
+            the earlier turns' messages are <code>history_0</code>…<code>history_{turns - 1}</code>.
+          </>
+        )}
       </small>
       <textarea
         rows={3}

@@ -202,7 +202,9 @@ function TreeList({
     if (i >= 0) setActive(i);
   }, [selected, rows]);
 
-  const activeRow = rows[Math.min(active, rows.length - 1)];
+  // Rows can shrink under the active index (a filter, a collapse): the keys act on the last row left.
+  const at = Math.max(0, Math.min(active, rows.length - 1));
+  const activeRow = rows[at];
   const move = (i: number): void => {
     const n = Math.max(0, Math.min(rows.length - 1, i));
     setActive(n);
@@ -210,14 +212,14 @@ function TreeList({
   };
 
   const onKey = (e: KeyboardEvent<HTMLDivElement>): void => {
-    const row = rows[active];
+    const row = activeRow;
     if (!row) return;
     switch (e.key) {
       case 'ArrowDown':
-        move(active + 1);
+        move(at + 1);
         break;
       case 'ArrowUp':
-        move(active - 1);
+        move(at - 1);
         break;
       case 'Home':
         move(0);
@@ -226,14 +228,14 @@ function TreeList({
         move(rows.length - 1);
         break;
       case 'PageDown':
-        move(active + 20);
+        move(at + 20);
         break;
       case 'PageUp':
-        move(active - 20);
+        move(at - 20);
         break;
       case 'ArrowRight':
         if ((row.kind === 'batch' || row.hasChildren) && !row.expanded) onToggle(row.key);
-        else if (row.expanded) move(active + 1);
+        else if (row.expanded) move(at + 1);
         break;
       case 'ArrowLeft':
         if ((row.kind === 'batch' || row.hasChildren) && row.expanded) onToggle(row.key);
@@ -279,7 +281,7 @@ function TreeList({
                 metrics={runMetricsOf(row)}
                 swatch={swatchOf(row)}
                 selected={row.kind === 'run' && row.runId === selected}
-                active={vi.index === active}
+                active={vi.index === at}
                 onSelect={onSelect}
                 onToggle={onToggle}
                 onFocusRow={setActive}

@@ -2,7 +2,8 @@
 import { useServices, useStudio } from '../app/context.tsx';
 import { HostPathForm } from './HostPathForm.tsx';
 
-export function Welcome() {
+/** `needs`: the panel the user picked, which shows a session (none is open yet). */
+export function Welcome({ needs = null }: { needs?: string | null }) {
   const svc = useServices();
   const recent = useStudio((s) => s.recent);
   const connected = useStudio((s) => s.connection === 'open');
@@ -11,6 +12,11 @@ export function Welcome() {
   return (
     <div className="welcome">
       <h1>RLM Studio</h1>
+      {needs ? (
+        <p className="notice info" data-testid="welcome-needs">
+          {needs} shows the open session: open a log or start a run first.
+        </p>
+      ) : null}
       <p>Drop a log file (native .rlm.jsonl or the reference library's JSONL) anywhere on this window, or:</p>
       <div className="buttons">
         <OpenFileButton testId="open-file-welcome" />

@@ -90,6 +90,15 @@ describe('RLM Studio in Chromium', () => {
     await shot(page, '03-tree-graph');
     await page.getByRole('button', { name: 'List' }).click();
     await page.getByTestId('tab-run').click();
+    // The top bar stays one row at 1100 px wide with a session open (it wrapped to two).
+    await page.setViewportSize({ width: 1100, height: 700 });
+    const bar = await page.locator('header.topbar').evaluate((e) => {
+      const r = e.getBoundingClientRect();
+      return { height: r.height, right: Math.max(...[...e.children].map((c) => c.getBoundingClientRect().right)) - r.right };
+    });
+    expect(bar.height).toBeLessThan(50);
+    expect(bar.right).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1500, height: 950 });
   });
 
   it('a hostile log executes nothing', async () => {

@@ -8,6 +8,8 @@ import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { FollowUpForm, followUpContext } from '../../../src-renderer/views/FollowUpForm.tsx';
 import { ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
+import { asRunId } from '../../../src-shared/events.ts';
+import { runStart, Script } from '../trajectory/synthetic.ts';
 
 const summary = (followUp: SessionSummary['followUp'], status: SessionSummary['status'] = 'finished'): SessionSummary =>
   hostSummary('h1', {
@@ -44,10 +46,30 @@ function mount(s: SessionSummary) {
     </ServicesProvider>,
   );
   const sent = () => carrier.sent.map((m) => m.command).filter((c) => c.type === 'session.followUp');
-  return { sent };
+  /** Adds root runs (turns) until the session has `n`. */
+  const turns = (n: number): void => {
+    const script = new Script();
+    for (let t = store.getState().sessions.get('h1')!.traj.roots.length; t < n; t++)
+      runStart(script, { runId: asRunId(`r${t}`), parentRunId: null, depth: 0 }, t);
+    act(() => {
+      store.getState().ingestEvents('h1', script.events);
+      store.getState().flushEvents();
+    });
+  };
+  return { sent, turns };
 }
 
 describe('FollowUpForm', () => {
+  it('names the REPL variables the follow-up will see, for one earlier turn and for several', () => {
+    const { turns } = mount(summary({ ready: true, reason: null }));
+    turns(1);
+    const note = (): string => screen.getByText(/runs in the same REPL/).textContent ?? '';
+    expect(note()).toContain('(turn 1, counting from 0)');
+    expect(note()).toContain("context becomes context_1, the first turn's messages are history_0.");
+    turns(2);
+    expect(note()).toContain("context becomes context_2, the earlier turns' messages are history_0…history_1.");
+  });
+
   it('sends the question alone: the host makes it the turn context', async () => {
     const { sent } = mount(summary({ ready: true, reason: null }));
     const ask = screen.getByTestId('fu-ask') as HTMLButtonElement;

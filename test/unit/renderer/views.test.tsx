@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
+import { Services } from '../../../src-renderer/app/services.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
+import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { fixtureEvents, servicesWith } from './helpers.ts';
 import { hostileEvents } from './hostile.ts';
 
@@ -40,6 +42,54 @@ describe('views', () => {
     const detail = screen.getByTestId('iteration-detail');
     expect(within(detail).getByTestId('code-0').textContent).toMatch(/\S/);
     expect(within(detail).getByTestId('output-0').getAttribute('data-readonly')).toBe('true');
+  });
+
+  it('keeps the tree keys working when a filter leaves fewer rows than the active one', () => {
+    const { store } = mount(fixtureEvents('c_recursive.jsonl'));
+    const tree = screen.getByRole('tree', { name: 'Recursion tree' });
+    const traj = store.getState().sessions.get('s1')!.traj;
+    const root = traj.roots[0]!;
+    // The last row active, then a filter that only the root matches.
+    fireEvent.keyDown(tree, { key: 'End' });
+    fireEvent.change(screen.getByRole('searchbox', { name: 'Filter runs' }), { target: { value: 'Which service' } });
+    const left = within(tree).getAllByRole('treeitem');
+    expect(left).toHaveLength(1);
+    expect(tree.getAttribute('aria-activedescendant')).toBe(left[0]!.id);
+    expect(left[0]!.className).toMatch(/\bactive\b/);
+    fireEvent.keyDown(tree, { key: 'Enter' });
+    expect(store.getState().selection.get('s1')?.runId).toBe(root);
+  });
+
+  it('starts each panel and each run at the top of the pane', () => {
+    const { store } = mount(fixtureEvents('c_recursive.jsonl'));
+    const traj = store.getState().sessions.get('s1')!.traj;
+    const root = traj.runs.get(traj.roots[0]!)!;
+    act(() => store.getState().select('s1', { runId: root.id, iteration: null }));
+    const pane = screen.getByTestId('center-pane');
+    pane.scrollTop = 500;
+    act(() => store.getState().setPanel('charts'));
+    expect(screen.getByTestId('center-pane').scrollTop).toBe(0);
+    screen.getByTestId('center-pane').scrollTop = 300;
+    act(() => store.getState().setPanel('run'));
+    expect(screen.getByTestId('center-pane').scrollTop).toBe(0);
+    screen.getByTestId('center-pane').scrollTop = 300;
+    act(() => store.getState().select('s1', { runId: root.children[0]!, iteration: null }));
+    expect(screen.getByTestId('center-pane').scrollTop).toBe(0);
+  });
+
+  it('lists every panel in the shortcuts help, and says why a panel that needs a session shows the welcome page', () => {
+    const store = createStudioStore();
+    render(
+      <ServicesProvider services={new Services(store, null, () => null)}>
+        <App />
+      </ServicesProvider>,
+    );
+    act(() => store.getState().setPanel('charts'));
+    expect(screen.getByTestId('welcome-needs').textContent).toMatch(/^Charts shows the open session/);
+    fireEvent.click(screen.getByRole('button', { name: 'Keyboard shortcuts' }));
+    const help = screen.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    expect(help.textContent).toContain('Alt+1…6');
+    expect(help.textContent).toContain('Run, Charts, Compare, Search, Evaluation, Policy');
   });
 
   it('shows usage per model beside the run totals (an imported reference log with a sub-call model)', () => {

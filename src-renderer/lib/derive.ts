@@ -71,7 +71,12 @@ export class RunDerivations {
   /** The batch a child run was spawned in (a spawning call's batch never changes once seen). */
   private readonly batches = new WeakMap<RunNode, string | null>();
   /** Labels by run, with the text they were made from (a left-out prompt read back changes it). */
-  private readonly labels = new WeakMap<RunNode, { text: string; model: string | undefined; short: string; long: string }>();
+  private readonly labels = new WeakMap<
+    RunNode,
+    { text: string; model: string | undefined; shared: number; short: string; long: string }
+  >();
+  /** Per parent: how many leading characters its children's labels all share, for that many children. */
+  private readonly sharedHeads = new WeakMap<RunNode, { children: number; head: number }>();
 
   constructor(state: TrajectoryState) {
     this.state = state;
@@ -184,14 +189,44 @@ export class RunDerivations {
     return out;
   }
 
-  /** A run's label for its row and its row's title (`runLabel` at 80 and 300 characters), until its text changes. */
+  /**
+   * A run's label for its row and its row's title (`runLabel` at 80 and 300 characters), until
+   * its text changes. Children of one fan-out are often sent one template with the part that
+   * differs at the end ("TASK: section …\nITEMS: …"): the row leaves out the head they all
+   * share, so that siblings can be told apart; the title keeps it.
+   */
   labelOf(run: RunNode): { short: string; long: string } {
     const text = labelSource(this.state, run);
+    const shared = this.sharedHead(run);
     const hit = this.labels.get(run);
-    if (hit && hit.text === text && hit.model === run.start?.model) return hit;
-    const made = { text, model: run.start?.model, short: runLabel(this.state, run), long: runLabel(this.state, run, 300) };
+    if (hit && hit.text === text && hit.model === run.start?.model && hit.shared === shared) return hit;
+    const long = runLabel(this.state, run, 300);
+    const made = { text, model: run.start?.model, shared, short: withoutHead(runLabel(this.state, run, 80 + shared), shared), long };
     this.labels.set(run, made);
     return made;
+  }
+
+  /** Leading characters of `run`'s label that every sibling's label shares (0 for an only child, or when little is shared). */
+  private sharedHead(run: RunNode): number {
+    const parent = run.parentRunId === null ? undefined : this.state.runs.get(run.parentRunId);
+    if (!parent || parent.children.length < 2) return 0;
+    const hit = this.sharedHeads.get(parent);
+    if (hit && hit.children === parent.children.length) return hit.head;
+    let common: string | null = null;
+    for (const id of parent.children) {
+      const child = this.state.runs.get(id);
+      const flat = child ? runLabel(this.state, child, SHARED_HEAD_SCAN) : '';
+      if (common === null) common = flat;
+      else {
+        let i = 0;
+        while (i < common.length && i < flat.length && common.charCodeAt(i) === flat.charCodeAt(i)) i++;
+        common = common.slice(0, i);
+      }
+      if (common.length < MIN_SHARED_HEAD) break;
+    }
+    const head = common !== null && common.length >= MIN_SHARED_HEAD ? common.length : 0;
+    this.sharedHeads.set(parent, { children: parent.children.length, head });
+    return head;
   }
 
   /** The batch a child run was spawned in (if its parent spawned it through *_batched with >1 prompt). */
@@ -342,6 +377,19 @@ export function runLabel(state: TrajectoryState, run: RunNode, max = 80): string
     .trim();
   if (flat === '') return run.start?.model ?? run.id;
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Siblings' labels are compared over this many characters; a shorter shared head is kept. */
+const SHARED_HEAD_SCAN = 200;
+const MIN_SHARED_HEAD = 12;
+
+/** `label` without its first `head` characters, cut at a word where one is near, marked with "…". */
+function withoutHead(label: string, head: number): string {
+  if (head === 0) return label;
+  const space = label.lastIndexOf(' ', head);
+  const cut = space > head - 16 ? space + 1 : head;
+  const rest = label.slice(cut).trim();
+  return rest === '' ? label : `…${rest}`;
 }
 
 /** Runs whose text fields contain `query` (case-insensitive), plus all their ancestors. */

@@ -82,6 +82,8 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   const visible = useMemo(() => (traj ? runsMatching(traj, deferredQuery) : null), [traj, rev, deferredQuery]);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   const rows = useMemo(() => (derived ? treeRows(derived, collapsed, visible) : []), [derived, rev, collapsed, visible]);
+  // Batch rows group runs; they are not runs themselves.
+  const shownRuns = useMemo(() => rows.reduce((n, r) => n + (r.kind === 'run' ? 1 : 0), 0), [rows]);
   const colour = useMemo(() => {
     let max = 0;
     for (const m of metrics.values()) max = Math.max(max, measureOf(m, colourBy));
@@ -136,7 +138,7 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
         </button>
       </div>
       <div className="tree-summary">
-        {traj.runs.size} runs · {rows.length} shown
+        {traj.runs.size} runs · {shownRuns} shown
       </div>
       {treeMode === 'graph' ? (
         <TreeGraph traj={traj} rev={rev} metrics={metrics} colourBy={colourBy} selected={selected} onSelect={select} pause={pause} />
@@ -191,6 +193,10 @@ function TreeList({
 }: TreeListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const runMetricsOf = (row: TreeRow): RunMetrics | undefined => (row.kind === 'run' ? metrics.get(row.runId) : undefined);
+  const labelFor = (row: TreeRow): { short: string; long: string } | undefined => {
+    const run = row.kind === 'run' && derived ? traj.runs.get(row.runId) : undefined;
+    return run && derived ? derived.labelOf(run) : undefined;
+  };
   const swatchOf = (row: TreeRow): string => (row.kind === 'run' ? colour(measureOf(metrics.get(row.runId), colourBy)) : '');
   const [active, setActive] = useState(0);
   const virt = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 12 });
@@ -277,7 +283,6 @@ function TreeList({
                 row={row}
                 index={vi.index}
                 traj={traj}
-                derived={derived}
                 metrics={runMetricsOf(row)}
                 swatch={swatchOf(row)}
                 selected={row.kind === 'run' && row.runId === selected}
@@ -288,6 +293,7 @@ function TreeList({
                 pause={pause}
                 language={language}
                 labels={row.kind === 'run' ? runChips.get(row.runId) : undefined}
+                label={labelFor(row)}
               />
             </div>
           );
@@ -305,7 +311,6 @@ interface RowProps {
   row: TreeRow;
   index: number;
   traj: TrajectoryState;
-  derived: RunDerivations | null;
   /** A new object whenever the run received events (RunDerivations.runMetrics), so it stands for the run's state. */
   metrics: RunMetrics | undefined;
   swatch: string;
@@ -317,6 +322,8 @@ interface RowProps {
   pause: PauseInfo | null;
   language: ReplLanguage;
   labels: RunChip[] | undefined;
+  /** The run's label and its longer form for the title (RunDerivations.labelOf: they change with its siblings too). */
+  label: { short: string; long: string } | undefined;
 }
 
 /**
@@ -338,7 +345,6 @@ function sameRow(a: RowProps, b: RowProps): boolean {
     sameShape &&
     a.index === b.index &&
     a.traj === b.traj &&
-    a.derived === b.derived &&
     a.metrics === b.metrics &&
     a.swatch === b.swatch &&
     a.selected === b.selected &&
@@ -348,7 +354,9 @@ function sameRow(a: RowProps, b: RowProps): boolean {
     a.onFocusRow === b.onFocusRow &&
     a.pause === b.pause &&
     a.language === b.language &&
-    a.labels === b.labels
+    a.labels === b.labels &&
+    a.label?.short === b.label?.short &&
+    a.label?.long === b.label?.long
   );
 }
 
@@ -356,7 +364,6 @@ const TreeRowView = memo(function TreeRowView({
   row,
   index,
   traj,
-  derived,
   metrics,
   swatch,
   selected,
@@ -367,6 +374,7 @@ const TreeRowView = memo(function TreeRowView({
   pause,
   language: sessionLang,
   labels,
+  label,
 }: RowProps) {
   const onFocusRow = (): void => focusRow(index);
   const indent = { paddingLeft: 6 + row.level * 14 };
@@ -407,7 +415,7 @@ const TreeRowView = memo(function TreeRowView({
   const run = traj.runs.get(row.runId);
   if (!run) return null;
   const status = runStatus(run, pause);
-  const { short: label, long } = derived ? derived.labelOf(run) : { short: runLabel(traj, run), long: runLabel(traj, run, 300) };
+  const { short: text, long } = label ?? { short: runLabel(traj, run), long: runLabel(traj, run, 300) };
   const language = runLanguage(run.start, sessionLang);
   return (
     <div
@@ -431,7 +439,7 @@ const TreeRowView = memo(function TreeRowView({
       <span className={`dot status-${status}`} aria-label={status} />
       <span className="swatch" style={{ background: swatch }} />
       <span className="run-label">
-        <b>d{run.depth}</b> {label}
+        <b>d{run.depth}</b> {text}
       </span>
       <span className={`repl-tag repl-${language}`} aria-label={`${REPL_LABEL[language]} REPL`}>
         {REPL_TAG[language]}

@@ -49,8 +49,11 @@ describe('RLM Studio in Chromium', () => {
     await tree.waitFor();
     // 4 runs: the root and its three child RLMs.
     await expect.poll(async () => tree.locator('[role="treeitem"][data-run-id]').count()).toBe(4);
-    // Child runs are labelled by the prompt their parent sent them, not just the model name.
-    expect(await tree.locator('[role="treeitem"][data-run-id]').nth(1).innerText()).toContain('Count the ERROR lines');
+    // Child runs are labelled by the prompt their parent sent them, not just the model name:
+    // the row by the part that differs from its siblings' prompts, the title by the whole.
+    const child = tree.locator('[role="treeitem"][data-run-id]').nth(1);
+    expect(await child.innerText()).toContain('…billing ===');
+    expect(await child.getAttribute('title')).toContain('Count the ERROR lines');
     await tree.locator('[role="treeitem"][data-run-id]').first().click();
     await page.getByTestId('iteration-1').click();
     const code = await monacoText(page, 'code-0');

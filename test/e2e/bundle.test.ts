@@ -65,7 +65,7 @@ describe('the shareable HTML file from file:', () => {
     await openBundle(bundle(join(FIXTURES, 'c_recursive.jsonl'), 'recursive.html'));
     await expect.poll(treeRuns, { timeout: 30_000 }).toBe(4);
     const tree = browser.page.getByRole('tree', { name: 'Recursion tree' });
-    expect(await tree.locator('[role="treeitem"][data-run-id]').nth(1).innerText()).toContain('Count the ERROR lines');
+    expect(await tree.locator('[role="treeitem"][data-run-id]').nth(1).getAttribute('title')).toContain('Count the ERROR lines');
     expect(await browser.page.title()).toBe('c_recursive.jsonl — RLM Studio');
     await tree.locator('[role="treeitem"][data-run-id]').first().click();
     await browser.page.getByTestId('iteration-1').click();

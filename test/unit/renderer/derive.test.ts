@@ -19,6 +19,37 @@ describe('derive', () => {
     expect(collapsed).toHaveLength(1);
   });
 
+  it('labels sibling runs by what tells them apart: the head their prompts share is left out of the row, kept in the title', () => {
+    const d = new RunDerivations(state);
+    const root = state.runs.get(state.roots[0]!)!;
+    const children = root.children.map((id) => d.labelOf(state.runs.get(id)!));
+    expect(children.map((l) => l.short.slice(0, 16))).toEqual(['…billing === bil', '…search === sear', '…auth === auth-0']);
+    for (const l of children) {
+      expect(l.long).toMatch(/^Count the ERROR lines in this service log section/);
+      expect(l.short.length).toBeLessThanOrEqual(81);
+    }
+    // A run without siblings keeps its whole label.
+    expect(d.labelOf(root).short).toBe('Which service section of the log has the most ERROR lines, and how many?');
+  });
+
+  it('re-labels earlier siblings when a later one arrives', () => {
+    const events = fixtureEvents('c_recursive.jsonl');
+    const live = createTrajectoryState();
+    const d = new RunDerivations(live);
+    let first: string | null = null;
+    let firstWithSiblings: string | null = null;
+    for (const e of events) {
+      applyEvent(live, e);
+      const root = live.roots[0] ? live.runs.get(live.roots[0]) : undefined;
+      const child = root?.children[0] ? live.runs.get(root.children[0]) : undefined;
+      if (!child || !root) continue;
+      if (root.children.length === 1) first ??= d.labelOf(child).short;
+      else firstWithSiblings = d.labelOf(child).short;
+    }
+    expect(first).toMatch(/^Count the ERROR lines/);
+    expect(firstWithSiblings).toMatch(/^…billing ===/);
+  });
+
   it('filters runs by text and keeps ancestors', () => {
     const child = [...state.runs.values()].find((r) => r.depth === 1)!;
     const keep = runsMatching(state, child.id)!;

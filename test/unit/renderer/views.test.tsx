@@ -8,6 +8,7 @@ import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { fixtureEvents, servicesWith } from './helpers.ts';
 import { hostileEvents } from './hostile.ts';
+import { scenario } from '../trajectory/synthetic.ts';
 
 function mount(events: TrajectoryEvent[]) {
   usePrefs.getState().set({ treeMode: 'list' });
@@ -90,6 +91,14 @@ describe('views', () => {
     const help = screen.getByRole('dialog', { name: 'Keyboard shortcuts' });
     expect(help.textContent).toContain('Alt+1…6');
     expect(help.textContent).toContain('Run, Charts, Compare, Search, Evaluation, Policy');
+  });
+
+  it('counts the runs shown, not the rows that group a batch', () => {
+    const { store } = mount(scenario().events);
+    const traj = store.getState().sessions.get('s1')!.traj;
+    const tree = screen.getByRole('tree', { name: 'Recursion tree' });
+    expect(within(tree).getAllByText(/^batch ×2$/)).toHaveLength(1);
+    expect(screen.getByText(/ runs · \d+ shown$/).textContent).toBe(`${traj.runs.size} runs · ${traj.runs.size} shown`);
   });
 
   it('shows usage per model beside the run totals (an imported reference log with a sub-call model)', () => {

@@ -11,6 +11,7 @@ import {
   zoom,
   zoomIdentity,
   type HierarchyPointNode,
+  type ZoomBehavior,
   type ZoomTransform,
 } from 'd3';
 import { useEffect, useMemo, useRef } from 'react';
@@ -33,6 +34,36 @@ const STATUS_COLOUR: Record<string, string> = {
   cancelled: '#8b949e',
 };
 
+/** Layout spacing: rows of siblings, and columns of depths wide enough for a label. */
+const NODE_GAP = 22;
+const DEPTH_GAP = 210;
+const LABEL_CHARS = 28;
+const MARGIN = 24;
+
+/** A node's text: what the run is about (cut to fit its column) and its iterations. */
+export function nodeLabel(label: string, iterations: number): string {
+  const text = label.length > LABEL_CHARS ? `${label.slice(0, LABEL_CHARS - 1)}…` : label;
+  return `${text} · ${iterations} it`;
+}
+
+/**
+ * The zoom that shows the whole tree (x: depth, y: siblings, in layout units) in a w × h
+ * canvas, with room for the last column's labels; never enlarged past 1.5 nor shrunk below
+ * the zoom's least scale, and centred vertically.
+ */
+export function fitTransform(
+  bounds: { x0: number; x1: number; y0: number; y1: number },
+  w: number,
+  h: number,
+): { k: number; x: number; y: number } {
+  const width = bounds.x1 - bounds.x0 + DEPTH_GAP;
+  const height = bounds.y1 - bounds.y0 + NODE_GAP;
+  const k = Math.max(MIN_SCALE, Math.min(1.5, (w - 2 * MARGIN) / width, (h - 2 * MARGIN) / height));
+  return { k, x: MARGIN - bounds.x0 * k, y: h / 2 - ((bounds.y0 + bounds.y1) / 2) * k };
+}
+
+const MIN_SCALE = 0.02;
+
 export function TreeGraph(props: {
   traj: TrajectoryState;
   rev: number;
@@ -41,10 +72,15 @@ export function TreeGraph(props: {
   selected: RunId | null;
   onSelect(id: RunId): void;
   pause: PauseInfo | null;
+  /** What a run is about, in a few words (the list's row label). */
+  labelOf(id: RunId): string;
 }) {
-  const { traj, rev, metrics, colourBy, selected, onSelect, pause } = props;
+  const { traj, rev, metrics, colourBy, selected, onSelect, pause, labelOf } = props;
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const transformRef = useRef<ZoomTransform>(zoomIdentity);
+  const zoomRef = useRef<ZoomBehavior<HTMLCanvasElement, unknown> | null>(null);
+  /** Until the user zooms or pans, the view keeps fitting the whole tree as it grows. */
+  const movedRef = useRef(false);
 
   const layout = useMemo(() => {
     // Build the hierarchy iteratively (deep chains must not overflow the stack).
@@ -61,7 +97,7 @@ export function TreeGraph(props: {
       if (run) for (let i = run.children.length - 1; i >= 0; i--) stack.push([run.children[i] as RunId, d]);
     }
     const h = hierarchy(root, (d) => d.children);
-    const laid = tree<Datum>().nodeSize([14, 90])(h);
+    const laid = tree<Datum>().nodeSize([NODE_GAP, DEPTH_GAP])(h);
     const nodes = laid.descendants().filter((n) => n.data.id !== null);
     const qt = quadtree<HierarchyPointNode<Datum>>()
       .x((n) => n.y)
@@ -90,6 +126,7 @@ export function TreeGraph(props: {
       canvas.height = hgt * dpr;
     }
     const t = transformRef.current;
+    const background = getComputedStyle(canvas).backgroundColor;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, hgt);
     ctx.translate(t.x, t.y);
@@ -121,10 +158,14 @@ export function TreeGraph(props: {
       ctx.strokeStyle = id === selected ? '#ffffff' : (STATUS_COLOUR[runStatus(run, pause)] ?? '#888');
       ctx.lineWidth = (id === selected ? 3 : 1.5) / t.k;
       ctx.stroke();
-      if (t.k > 0.8) {
+      if (t.k > 0.55) {
+        // On the canvas's own colour, so that the links leaving the node do not cross the text.
+        const text = nodeLabel(labelOf(id), iterationCount(run));
+        ctx.font = '11px sans-serif';
+        ctx.fillStyle = background;
+        ctx.fillRect(n.y + 8, n.x - 7, ctx.measureText(text).width + 2, 14);
         ctx.fillStyle = 'rgba(200,205,210,0.9)';
-        ctx.font = '10px sans-serif';
-        ctx.fillText(`${iterationCount(run)}it`, n.y + 8, n.x + 3);
+        ctx.fillText(text, n.y + 9, n.x + 4);
       }
     }
   };
@@ -133,21 +174,50 @@ export function TreeGraph(props: {
     const canvas = canvasRef.current;
     if (!canvas) return;
     const z = zoom<HTMLCanvasElement, unknown>()
-      .scaleExtent([0.02, 8])
-      .on('zoom', (ev: { transform: ZoomTransform }) => {
+      .scaleExtent([MIN_SCALE, 8])
+      .on('zoom', (ev: { transform: ZoomTransform; sourceEvent: unknown }) => {
+        // A zoom the user made (wheel, drag), not one set by fitting.
+        if (ev.sourceEvent) movedRef.current = true;
         transformRef.current = ev.transform;
         requestAnimationFrame(() => drawRef.current());
       });
+    zoomRef.current = z;
     const sel = select(canvas);
     sel.call(z);
-    if (transformRef.current === zoomIdentity) sel.call(z.transform, zoomIdentity.translate(30, canvas.clientHeight / 2));
-    const ro = new ResizeObserver(() => drawRef.current());
+    fitRef.current();
+    const ro = new ResizeObserver(() => {
+      fitRef.current();
+      drawRef.current();
+    });
     ro.observe(canvas);
     return () => {
       sel.on('.zoom', null);
       ro.disconnect();
     };
   }, []);
+
+  const fitRef = useRef<() => void>(() => {});
+  fitRef.current = () => {
+    const canvas = canvasRef.current;
+    const z = zoomRef.current;
+    if (!canvas || !z || movedRef.current || layout.nodes.length === 0 || canvas.clientWidth === 0) return;
+    let x0 = Infinity;
+    let x1 = -Infinity;
+    let y0 = Infinity;
+    let y1 = -Infinity;
+    for (const n of layout.nodes) {
+      x0 = Math.min(x0, n.y);
+      x1 = Math.max(x1, n.y);
+      y0 = Math.min(y0, n.x);
+      y1 = Math.max(y1, n.x);
+    }
+    const f = fitTransform({ x0, x1, y0, y1 }, canvas.clientWidth, canvas.clientHeight);
+    select(canvas).call(z.transform, zoomIdentity.translate(f.x, f.y).scale(f.k));
+  };
+
+  useEffect(() => {
+    fitRef.current();
+  }, [layout]);
 
   useEffect(() => {
     drawRef.current();

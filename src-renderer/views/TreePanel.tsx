@@ -90,6 +90,14 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
     return scaleSequential(interpolateViridis).domain([0, max || 1]);
   }, [metrics, colourBy]);
 
+  const graphLabel = useCallback(
+    (id: RunId): string => {
+      const run = traj?.runs.get(id);
+      return run ? (derived ? derived.labelOf(run).short : runLabel(traj!, run)) : id;
+    },
+    [traj, derived],
+  );
+
   const select = useCallback(
     (runId: RunId) => {
       svc.store.getState().select(sessionId, { runId, iteration: null });
@@ -141,7 +149,16 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
         {traj.runs.size} runs · {shownRuns} shown
       </div>
       {treeMode === 'graph' ? (
-        <TreeGraph traj={traj} rev={rev} metrics={metrics} colourBy={colourBy} selected={selected} onSelect={select} pause={pause} />
+        <TreeGraph
+          traj={traj}
+          rev={rev}
+          metrics={metrics}
+          colourBy={colourBy}
+          selected={selected}
+          onSelect={select}
+          pause={pause}
+          labelOf={graphLabel}
+        />
       ) : (
         <TreeList
           traj={traj}

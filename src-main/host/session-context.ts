@@ -5,6 +5,7 @@
 // could already run a session on any file the host can read.
 import { statSync } from 'node:fs';
 import type { ContextSource } from '../../src-shared/protocol.ts';
+import { demoContext, type DemoName } from './demo.ts';
 import type { SessionContext } from './endpoint.ts';
 import { readRecipeBeside } from './session-recipe.ts';
 import type { Session } from './session-state.ts';
@@ -21,13 +22,31 @@ function recipeContext(s: Session): ContextSource | null {
   }
 }
 
-/** What a session's context is, or null when the host does not know it (a dropped log, a demo context, a file gone since). */
+/**
+ * A built-in demo's context as text (a list as JSON, as a `json` context is served), made once:
+ * the needle's 2 MB take a few hundred milliseconds to generate, and every HEAD asks.
+ */
+const demoTexts = new Map<DemoName, SessionContext>();
+function demoSessionContext(name: DemoName): SessionContext {
+  let c = demoTexts.get(name);
+  if (!c) {
+    const value = demoContext(name);
+    c =
+      typeof value === 'string'
+        ? { kind: 'text', text: value, name: `demo-${name}.txt` }
+        : { kind: 'text', text: JSON.stringify(value), name: `demo-${name}.json` };
+    demoTexts.set(name, c);
+  }
+  return c;
+}
+
+/** What a session's context is, or null when the host does not know it (a dropped log, a file gone since). */
 export function sessionContext(s: Session): SessionContext | null {
   const c = recipeContext(s);
   if (!c) return null;
   if (c.kind === 'text') return { kind: 'text', text: c.text, name: 'context.txt' };
   if (c.kind === 'json') return { kind: 'text', text: c.json, name: 'context.json' };
-  if (c.kind !== 'file') return null;
+  if (c.kind === 'demo') return demoSessionContext(c.name);
   try {
     if (!statSync(c.path).isFile()) return null;
   } catch {

@@ -78,14 +78,26 @@ export async function computeCoverage(svc: Services, sessionId: string, context:
   if (running.get(sessionId) === worker) running.delete(sessionId);
 }
 
-/** The context the host knows a session ran on: its name, or null when the host has none to give. */
-export async function hostContextName(svc: Services, sessionId: string): Promise<string | null> {
+/** The context the host knows a session ran on. */
+export interface HostContext {
+  name: string;
+  /** Its size as the host reported it, or null when it did not say. */
+  bytes: number | null;
+}
+
+/** The context the host knows a session ran on, or null when the host has none to give. */
+export async function hostContextOf(svc: Services, sessionId: string): Promise<HostContext | null> {
   const url = svc.contextUrl(sessionId);
   if (!url) return null;
   try {
     const res = await fetch(url, { method: 'HEAD' });
     // 204: the host knows no context for this session.
-    return res.status === 200 ? decodeURIComponent(res.headers.get('X-Context-Name') ?? 'context') : null;
+    if (res.status !== 200) return null;
+    const length = Number(res.headers.get('Content-Length') ?? NaN);
+    return {
+      name: decodeURIComponent(res.headers.get('X-Context-Name') ?? 'context'),
+      bytes: Number.isFinite(length) ? length : null,
+    };
   } catch {
     return null;
   }
@@ -95,6 +107,8 @@ export async function hostContextName(svc: Services, sessionId: string): Promise
 export async function computeCoverageFromHost(svc: Services, sessionId: string, name: string): Promise<void> {
   const url = svc.contextUrl(sessionId);
   const cov = useCoverage.getState();
+  // At once, not after the download: the panel starts this by itself when there is no map yet.
+  cov.set(sessionId, { status: 'working', fileName: name });
   let blob: Blob;
   try {
     if (!url) throw new Error('this page cannot ask the host for it');

@@ -107,10 +107,12 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
           ))}
         </fieldset>
       ) : null}
-      <label className="follow">
-        <input type="checkbox" checked={follow} onChange={(e) => setPrefs({ follow: e.target.checked })} data-testid="follow" /> follow the
-        live run
-      </label>
+      {live ? (
+        <label className="follow">
+          <input type="checkbox" checked={follow} onChange={(e) => setPrefs({ follow: e.target.checked })} data-testid="follow" /> follow
+          the live run
+        </label>
+      ) : null}
       <div className="buttons">
         <button
           type="button"

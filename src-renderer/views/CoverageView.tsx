@@ -1,12 +1,12 @@
 // The context coverage map: strips beside the tree showing the whole context top to bottom,
 // coloured by who saw each part (the session; the selected run; the selected iteration), and
-// a panel under the tree to pick the context file (or use the one the host knows the session
-// ran on), with the figures and the largest spans no model saw. Clicking a span opens the iteration or sub-call that saw it.
+// a panel under the tree to pick the context file (or, once the session has ended, to use the
+// one the host knows it ran on without asking), with the figures and the largest spans no model saw. Clicking a span opens the iteration or sub-call that saw it.
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import type { CoverageFigures, CoverageReport, CoverageRole, CoverageSpan } from '../../src-shared/analysis/coverage.ts';
 import type { RunId } from '../../src-shared/events.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { computeCoverage, computeCoverageFromHost, hostContextName } from '../app/coverage-services.ts';
+import { computeCoverage, computeCoverageFromHost, hostContextOf, type HostContext } from '../app/coverage-services.ts';
 import { fmtInt } from '../lib/derive.ts';
 import { useCoverage, type CoverageScope } from '../store/coverage.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
@@ -46,6 +46,16 @@ function openSpan(svc: Services, sessionId: string, s: CoverageSpan): void {
   else st.select(sessionId, { runId: s.runId, iteration: s.iteration });
   useCoverage.getState().focus(s.role === 'subcall' ? s.callId : null);
   st.setPanel('run');
+}
+
+/**
+ * Who got a span, naming the run: a `root` span is one its run's own model saw, which for a
+ * span of a child run is not the session's root (whose figure may be 0 beside it).
+ */
+function whoGot(s: CoverageSpan): string {
+  if (s.role === 'root') return `model of ${s.runId} · #${s.iteration}`;
+  if (s.role === 'child') return `child ${s.childRunId ?? '?'} · from ${s.runId} #${s.iteration}`;
+  return `sub-call · ${s.runId} #${s.iteration} · ${s.callId ?? '?'}`;
 }
 
 function describe(s: CoverageSpan): string {
@@ -140,39 +150,62 @@ export function CoverageStrips({ sessionId }: { sessionId: string }) {
   );
 }
 
-const pct = (x: number, of: number): string => (of === 0 ? '' : ` (${((100 * x) / of).toFixed(1)}%)`);
+/** A count with its share of the context under it: side by side, five columns overflowed a narrow sidebar. */
+function Figure({ x, of }: { x: number; of: number }) {
+  return (
+    <td>
+      {fmtInt(x)}
+      {of === 0 ? null : <span className="coverage-pct">{((100 * x) / of).toFixed(1)}%</span>}
+    </td>
+  );
+}
 
 function FiguresRow({ label, f }: { label: string; f: CoverageFigures }) {
   return (
     <tr>
       <th>{label}</th>
-      <td>{fmtInt(f.seenByRootChars) + pct(f.seenByRootChars, f.contextChars)}</td>
-      <td>{fmtInt(f.sentToSubcallsChars) + pct(f.sentToSubcallsChars, f.contextChars)}</td>
-      <td>{fmtInt(f.sentToChildrenChars) + pct(f.sentToChildrenChars, f.contextChars)}</td>
-      <td>{fmtInt(f.unseenChars) + pct(f.unseenChars, f.contextChars)}</td>
+      <Figure x={f.seenByRootChars} of={f.contextChars} />
+      <Figure x={f.sentToSubcallsChars} of={f.contextChars} />
+      <Figure x={f.sentToChildrenChars} of={f.contextChars} />
+      <Figure x={f.unseenChars} of={f.contextChars} />
     </tr>
   );
 }
+
+/**
+ * The largest context the panel maps by itself when the host has it: reading and indexing one
+ * takes seconds from about 100 MB, too much for every saved session opened.
+ */
+const AUTO_MAX_BYTES = 32 << 20;
 
 /** Under the tree: the context file picker, the legend and figures, the largest spans seen and unseen. */
 export function CoveragePanel({ sessionId }: { sessionId: string }) {
   const svc = useServices();
   const entry = useCoverage((s) => s.bySession.get(sessionId));
   const loading = useStudio((s) => s.sessions.get(sessionId)?.loading != null);
+  const status = useStudio((s) => s.sessions.get(sessionId)?.summary?.status ?? null);
+  const running = status === 'running' || status === 'paused' || status === 'starting';
   const { runId } = useShown(sessionId);
   const report = entry?.status === 'done' ? entry.report : null;
-  // The context the host says this session ran on (a live session's file, a saved log's recipe).
-  const [hostContext, setHostContext] = useState<string | null>(null);
+  // The context the host says this session ran on (a live session's file or demo, a saved log's recipe).
+  const [hostContext, setHostContext] = useState<HostContext | null>(null);
   useEffect(() => {
-    let live = true;
+    let current = true;
     setHostContext(null);
-    void hostContextName(svc, sessionId).then((name) => {
-      if (live) setHostContext(name);
+    void hostContextOf(svc, sessionId).then((c) => {
+      if (current) setHostContext(c);
     });
     return () => {
-      live = false;
+      current = false;
     };
   }, [svc, sessionId]);
+  // Used without asking once the session has ended; a running one's map would be of what ran so far, so that waits for a click.
+  const hasEntry = entry !== undefined;
+  useEffect(() => {
+    if (!hostContext || hasEntry || running) return;
+    if (hostContext.bytes !== null && hostContext.bytes > AUTO_MAX_BYTES) return;
+    void computeCoverageFromHost(svc, sessionId, hostContext.name);
+  }, [svc, sessionId, hostContext, hasEntry, running]);
   const runRow = report?.runs.find((r) => r.runId === runId) ?? null;
   const largestSeen = useMemo(
     () => (report ? [...report.spans].sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, 8) : []),
@@ -181,8 +214,25 @@ export function CoveragePanel({ sessionId }: { sessionId: string }) {
   return (
     <details className="coverage-panel" open data-testid="coverage-panel">
       <summary>Context coverage</summary>
+      {hostContext !== null ? (
+        <button
+          type="button"
+          className="link"
+          data-testid="coverage-host-context"
+          title="The context this session was started with, read from the host"
+          onClick={() => void computeCoverageFromHost(svc, sessionId, hostContext.name)}
+        >
+          {running ? 'Map what ran so far on' : entry ? 'Map again from' : 'Use'} the session’s context: {hostContext.name}
+        </button>
+      ) : null}
       <label className="coverage-pick">
-        <span>{entry ? `Context: ${entry.fileName}` : 'Pick the context file this session ran on:'}</span>
+        <span>
+          {entry
+            ? `Context: ${entry.fileName}`
+            : hostContext
+              ? 'Or pick another context file:'
+              : 'Pick the context file this session ran on:'}
+        </span>
         <input
           type="file"
           aria-label="Context file for the coverage map"
@@ -194,17 +244,6 @@ export function CoveragePanel({ sessionId }: { sessionId: string }) {
           }}
         />
       </label>
-      {hostContext !== null ? (
-        <button
-          type="button"
-          className="link"
-          data-testid="coverage-host-context"
-          title="The context file this session was started with, read from the host"
-          onClick={() => void computeCoverageFromHost(svc, sessionId, hostContext)}
-        >
-          Use the session’s context: {hostContext}
-        </button>
-      ) : null}
       {entry?.status === 'working' ? (
         <div className="muted" data-testid="coverage-working">
           {loading ? 'Waiting for the log to finish loading (the map is of the whole session)…' : 'Matching the context in a worker…'}
@@ -227,7 +266,7 @@ export function CoveragePanel({ sessionId }: { sessionId: string }) {
             <thead>
               <tr>
                 <th>{fmtInt(report.session.contextChars)} chars</th>
-                <th>root saw</th>
+                <th title="Seen by the model of a root run (session) or of this run">root saw</th>
                 <th>sub-calls</th>
                 <th>children</th>
                 <th>unseen</th>
@@ -254,8 +293,7 @@ export function CoveragePanel({ sessionId }: { sessionId: string }) {
                       title={describe(s)}
                       data-testid="coverage-seen"
                     >
-                      <i style={{ background: ROLE_COLOUR[s.role] }} /> {fmtInt(s.start)}–{fmtInt(s.end)} · {s.role} · #{s.iteration}
-                      {s.callId ? ` · ${s.callId}` : ''}
+                      <i style={{ background: ROLE_COLOUR[s.role] }} /> {fmtInt(s.start)}–{fmtInt(s.end)} · {whoGot(s)}
                     </button>
                   </li>
                 ))}

@@ -249,9 +249,10 @@ describe('RLM Studio in Chromium', () => {
     await expect.poll(nextStop, { timeout: 60_000 }).toBe(true);
     expect(await page.getByTestId('session-status').innerText()).toContain('paused');
     // Cancel the live session.
+    // Follow again for the tests after this one (the box goes with the live run).
+    await page.getByTestId('follow').check();
     await page.getByTestId('cancel').click();
     await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 60_000 }).toContain('cancelled');
-    await page.getByTestId('follow').check();
   });
 
   it('exports the session as native and rlm-python logs that parse', async () => {

@@ -1,14 +1,15 @@
 // The context coverage map in Chromium against `rlm-studio serve`: a reference-library log
 // opened in the page, its context file picked, the figures and the strips beside the tree,
 // and a click on a span opening the iteration or the sub-call that saw it; and a saved log
-// whose recipe names its context file, mapped without picking the file (`/api/context`).
+// whose recipe names its context file, and a built-in demo run, mapped without picking the
+// file (`/api/context`).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, ROOT, launch, shot, startServe, appUnderTest } from './support.ts';
+import { FIXTURES, ROOT, launch, shot, startDemo, startServe, appUnderTest } from './support.ts';
 
 let page: Page;
 const app = appUnderTest({ onOpen: (a) => (page = a.page) });
@@ -51,8 +52,41 @@ describe('context coverage in the app', () => {
   it('c_recursive: sections went to child runs; the strips show it beside the tree', async () => {
     await openWithContext('c_recursive.jsonl', 'c_recursive.txt');
     const session = await figures('session');
-    expect(session[2]).toContain('3,796 (100.0%)');
-    await shot(page, 'coverage-c_recursive');
+    expect(session[2]).toMatch(/^3,796\s+100\.0%$/);
+    // The root run's model saw none of it; what a model saw, a child run's did, and the list says whose.
+    expect(session[0]).toMatch(/^0\s+0\.0%$/);
+    const seen = await page.getByTestId('coverage-seen').allInnerTexts();
+    expect(seen.map((t) => t.trim())).toContain('0–76 · model of r0/2.0.0 · #1');
+    expect(seen.join('\n')).not.toContain('root');
+    // The figures fit the sidebar, at the default size and at a small window.
+    for (const [width, height] of [
+      [1500, 950],
+      [1100, 700],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      const fit = await page.getByTestId('coverage-figures').evaluate((table) => {
+        const panel = table.closest('.coverage-panel')!.getBoundingClientRect();
+        const cells = [...table.querySelectorAll('th, td')].map((c) => c.getBoundingClientRect().right);
+        return { right: Math.max(...cells, table.getBoundingClientRect().right), panel: panel.right };
+      });
+      expect(fit.right, `${width}x${height}`).toBeLessThanOrEqual(fit.panel);
+      await shot(page, `coverage-c_recursive-${width}`);
+    }
+    await page.setViewportSize({ width: 1500, height: 950 });
+    expect(app.browser.errors).toEqual([]);
+  });
+
+  it('a built-in demo run: mapped from the context the host made for it once it ends, no picking', async () => {
+    await page.getByTestId('tab-run').click();
+    await startDemo(page, 'recursive');
+    await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 60_000 }).toMatch(/finished/);
+    await page.getByTestId('coverage-figures').waitFor({ timeout: 60_000 });
+    const panel = await page.getByTestId('coverage-panel').innerText();
+    expect(panel).toContain('Context: demo-recursive.txt');
+    expect(panel).not.toContain('Pick the context file');
+    // Nothing left to follow.
+    expect(await page.getByTestId('follow').count()).toBe(0);
+    await shot(page, 'coverage-demo');
     expect(app.browser.errors).toEqual([]);
   });
 
@@ -60,7 +94,7 @@ describe('context coverage in the app', () => {
     await openWithContext('b_aggregate.jsonl', 'b_aggregate.json');
     const first = page.getByTestId('coverage-seen').first();
     const label = await first.innerText();
-    expect(label).toContain('subcall');
+    expect(label).toContain('sub-call');
     const callId = /· (\S+:\S+)$/.exec(label.trim())?.[1];
     expect(callId).toBeTruthy();
     await first.click();
@@ -103,7 +137,7 @@ describe('context coverage in the app', () => {
       const use = b.page.getByTestId('coverage-host-context');
       await use.waitFor({ timeout: 30_000 });
       expect(await use.innerText()).toContain('a_needle.txt');
-      await use.click();
+      // Mapped without a click: the session has ended and the host has its context.
       await b.page.getByTestId('coverage-figures').waitFor({ timeout: 60_000 });
       const ctx = readFileSync(contextFile, 'utf8');
       const line = ctx.split('\n').find((l) => l.includes('secret access code'))!;

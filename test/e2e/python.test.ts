@@ -92,9 +92,10 @@ describe('Python sessions in Chromium', () => {
     // The reference's names are there with Python's own types.
     expect(await page.getByTestId('var-answer').innerText()).toMatch(/answer\s+dict/);
     await shot(page, 'py-03-variables');
+    // Follow again for the tests after this one (the box goes with the live run).
+    await page.getByTestId('follow').check();
     await page.getByTestId('cancel').click();
     await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 60_000 }).toContain('cancelled');
-    await page.getByTestId('follow').check();
   });
 
   it('re-executes an imported reference log in the app: every block the same as recorded', async () => {

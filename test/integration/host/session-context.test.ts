@@ -1,9 +1,10 @@
 // GET /api/context: the context a session ran on, as the host knows it (a live session's
-// recipe, the recipe beside a saved log), for the app's coverage map; nothing else.
+// recipe or built-in demo, the recipe beside a saved log), for the app's coverage map; nothing else.
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoContext } from '../../../src-main/host/demo.ts';
 import type { Host } from '../../../src-main/host/session-manager.ts';
 import { recipePathFor } from '../../../src-main/host/session-recipe.ts';
 import { startWebServer, type WebServer } from '../../../src-main/transport/ws-server.ts';
@@ -70,7 +71,7 @@ describe('GET /api/context', () => {
     c.closeCarrier();
   }, 60_000);
 
-  it('serves a text context from the recipe; a demo context, an unknown session, a wrong token or a foreign origin get nothing', async () => {
+  it('serves a text context from the recipe and a built-in demo’s; an unknown session, a wrong token or a foreign origin get nothing', async () => {
     const c = await connectWs(wsUrlOf(web.url));
     const { session } = await c.call(
       'session.start',
@@ -80,7 +81,10 @@ describe('GET /api/context', () => {
     expect(await (await fetch(url(session.sessionId))).text()).toBe('just this text');
     const demo = await c.call('session.start', demoStart('needle'));
     await c.status(demo.session.sessionId, 'finished', 'failed');
-    expect((await fetch(url(demo.session.sessionId))).status).toBe(404);
+    // The demo's context as the worker made it (a list would be JSON), named after the demo.
+    const served = await fetch(url(demo.session.sessionId));
+    expect([served.status, decodeURIComponent(served.headers.get('x-context-name') ?? '')]).toEqual([200, 'demo-needle.txt']);
+    expect(await served.text()).toBe(demoContext('needle'));
     expect((await fetch(url('unknown'))).status).toBe(404);
     expect((await fetch(url(session.sessionId, 'nope'))).status).toBe(401);
     expect((await fetch(url(session.sessionId), { headers: { Origin: 'https://evil.example' } })).status).toBe(403);

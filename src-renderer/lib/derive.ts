@@ -1,6 +1,6 @@
 // Pure functions from the trajectory to what the views draw (jaeger-ui's
 // generateRowStates idea: the tree becomes rows here, the list virtualises them).
-import type { RunId } from '../../src-shared/events.ts';
+import type { ComparedOutput, RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import {
   blocksOf,
@@ -363,6 +363,36 @@ export function runsMatching(state: TrajectoryState, query: string): Set<RunId> 
   return keep;
 }
 
+// --- a block's output as shown ---------------------------------------------------------------
+
+/**
+ * The line a block's error adds after its stderr, or null when the stderr already shows it: a
+ * reference log records no error of its own, and its import reads one from the traceback's
+ * last line (or, failing that, takes the whole stderr as the message).
+ */
+export function errorLineOf(o: Pick<ComparedOutput, 'stderr' | 'error'>): string | null {
+  const e = o.error;
+  if (!e) return null;
+  const line = `${e.name}: ${e.message}`;
+  const err = o.stderr.trim();
+  if (err === '') return line;
+  const shown =
+    err.includes(line) ||
+    (e.message === '' && err.split('\n').some((l) => l.trim().endsWith(e.name))) ||
+    (e.name === 'Error' && (err === e.message || (e.message.endsWith('…') && err.startsWith(e.message.slice(0, -1)))));
+  return shown ? null : line;
+}
+
+/** A block's stdout, stderr and error (when the stderr does not show it) as the block view shows them. */
+export function blockOutputText(o: Pick<ComparedOutput, 'stdout' | 'stderr' | 'error'>, sep = '\n\n'): string {
+  const parts: string[] = [];
+  if (o.stdout) parts.push(o.stdout.replace(/\n$/, ''));
+  if (o.stderr) parts.push(o.stderr.replace(/\n$/, ''));
+  const error = errorLineOf(o);
+  if (error) parts.push(error);
+  return parts.join(sep);
+}
+
 // --- full-text search across a session ------------------------------------------------------
 
 type HitField = 'prompt' | 'reply' | 'code' | 'output' | 'subcall' | 'answer';
@@ -398,7 +428,7 @@ export function searchSession(state: TrajectoryState, query: string, limit = 500
         look(b.start?.code, run.id, it.iteration, 'code');
         look(b.end?.stdout, run.id, it.iteration, 'output');
         look(b.end?.stderr, run.id, it.iteration, 'output');
-        look(b.end?.error ? `${b.end.error.name}: ${b.end.error.message}` : null, run.id, it.iteration, 'output');
+        look(b.end ? errorLineOf(b.end) : null, run.id, it.iteration, 'output');
         for (const cid of b.calls) {
           const c = state.calls.get(cid);
           look(c?.start.prompt, run.id, it.iteration, 'subcall');

@@ -16,7 +16,7 @@ import {
 } from '../../src-shared/trajectory/index.ts';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { useServices, useStudio } from '../app/context.tsx';
-import { fmtInt, fmtMs, fmtUsd, RunDerivations, runStatus, truncationOf } from '../lib/derive.ts';
+import { blockOutputText, fmtInt, fmtMs, fmtUsd, RunDerivations, runStatus, truncationOf } from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
 import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { useCoverage } from '../store/coverage.ts';
@@ -525,18 +525,8 @@ function PausedEditor({ sessionId, blocks, language }: { sessionId: string; bloc
   );
 }
 
-function outputText(b: BlockNode): string {
-  const end = b.end;
-  if (!end) return '';
-  const parts: string[] = [];
-  if (end.stdout) parts.push(end.stdout.replace(/\n$/, ''));
-  if (end.stderr) parts.push(end.stderr.replace(/\n$/, ''));
-  if (end.error) parts.push(`${end.error.name}: ${end.error.message}`);
-  return parts.join('\n\n');
-}
-
 function BlockView({ sessionId, traj, b, language }: { sessionId: string; traj: TrajectoryState; b: BlockNode; language: ReplLanguage }) {
-  const out = outputText(b);
+  const out = b.end ? blockOutputText(b.end) : '';
   const cut = truncationOf(out);
   return (
     <div className="block" data-testid={`block-${b.block}`}>

@@ -1,0 +1,49 @@
+// The run view as an audit of reference logs found it wanting: errors shown once, a failed
+// answer marked as such, iteration chips that fit and say what their glyphs mean, a selected
+// iteration brought into view, and usage a log did not record shown as unknown.
+import { act, render, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import type { TrajectoryEvent } from '../../../src-shared/events.ts';
+import { App } from '../../../src-renderer/app/App.tsx';
+import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
+import { blockOutputText, errorLineOf, searchSession } from '../../../src-renderer/lib/derive.ts';
+import { usePrefs } from '../../../src-renderer/store/prefs.ts';
+import { fixtureEvents, servicesWith } from './helpers.ts';
+
+function mount(events: TrajectoryEvent[]) {
+  usePrefs.getState().set({ treeMode: 'list' });
+  const { store, svc } = servicesWith(events);
+  const utils = render(
+    <ServicesProvider services={svc}>
+      <App />
+    </ServicesProvider>,
+  );
+  const traj = store.getState().sessions.get('s1')!.traj;
+  return { store, svc, traj, ...utils };
+}
+
+const count = (text: string, part: string): number => text.split(part).length - 1;
+
+describe('a code error', () => {
+  it('is shown once when the stderr already holds it (an imported reference log)', () => {
+    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const root = traj.roots[0]!;
+    act(() => store.getState().select('s1', { runId: root, iteration: 1 }));
+    expect(count(screen.getByTestId('output-0').textContent ?? '', 'TypeError: the JSON object must be str')).toBe(1);
+    act(() => store.getState().select('s1', { runId: root, iteration: 2 }));
+    expect(count(screen.getByTestId('output-0').textContent ?? '', "KeyError: 'order'")).toBe(1);
+    // Search finds what is shown: one hit each, not the stderr and the error line both.
+    expect(searchSession(traj, 'TypeError: the JSON').filter((h) => h.field === 'output')).toHaveLength(1);
+    expect(searchSession(traj, "KeyError: 'order'").filter((h) => h.field === 'output')).toHaveLength(1);
+  });
+
+  it('keeps its own line when the stderr does not show it (a native run)', () => {
+    const error = { name: 'TypeError', message: 'x is not a function' };
+    expect(errorLineOf({ stderr: '', error })).toBe('TypeError: x is not a function');
+    expect(blockOutputText({ stdout: 'a\n', stderr: 'warned\n', error })).toBe('a\n\nwarned\n\nTypeError: x is not a function');
+    expect(errorLineOf({ stderr: 'Traceback …\n  File "<string>"\nTypeError: x is not a function\n', error })).toBeNull();
+    // The import's fallback: no recognisable last line, the whole stderr is the message.
+    expect(errorLineOf({ stderr: 'segfault\n', error: { name: 'Error', message: 'segfault' } })).toBeNull();
+    expect(errorLineOf({ stderr: 'Traceback\nKeyboardInterrupt\n', error: { name: 'KeyboardInterrupt', message: '' } })).toBeNull();
+  });
+});

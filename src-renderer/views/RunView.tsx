@@ -2,7 +2,7 @@
 import { LabelsBox } from './LabelsBox.tsx';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
-import type { CallId, ChatMessage, RequestFields, RunId, WorkedExampleRef } from '../../src-shared/events.ts';
+import type { CallId, ChatMessage, RequestFields, RunId, StopReason, WorkedExampleRef } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import {
   blocksOf,
@@ -163,12 +163,7 @@ function RunHeader({
           <TextBlock text={run.start.query} />
         </details>
       ) : null}
-      {run.end?.answer !== undefined && run.end?.answer !== null ? (
-        <div className="answer" data-testid="run-answer">
-          <b>Answer</b>
-          <TextBlock text={run.end.answer} />
-        </div>
-      ) : null}
+      {run.end?.answer !== undefined && run.end?.answer !== null ? <RunAnswer answer={run.end.answer} stop={run.end.stopReason} /> : null}
       {run.end?.message ? <div className="warn">{run.end.message}</div> : null}
       {run.limits.map((l) => (
         <div key={l.seq} className="warn">
@@ -176,6 +171,17 @@ function RunHeader({
         </div>
       ))}
     </section>
+  );
+}
+
+/** The run's answer, marked when a limit or an error stopped the run: then it is what the model said when made to stop. */
+function RunAnswer({ answer, stop }: { answer: string; stop: StopReason }) {
+  const stopped = stop !== 'answered';
+  return (
+    <div className={`answer${stopped ? ' answer-stopped' : ''}`} data-testid="run-answer" data-stop={stop}>
+      <b>{stopped ? `Answer (stopped: ${stop.replace(/_/g, ' ')})` : 'Answer'}</b>
+      <TextBlock text={answer} />
+    </div>
   );
 }
 

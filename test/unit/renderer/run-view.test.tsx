@@ -47,3 +47,21 @@ describe('a code error', () => {
     expect(errorLineOf({ stderr: 'Traceback\nKeyboardInterrupt\n', error: { name: 'KeyboardInterrupt', message: '' } })).toBeNull();
   });
 });
+
+describe('the run answer', () => {
+  it('is marked as stopped, not as a success, when a limit ended the run', () => {
+    const { store, traj } = mount(fixtureEvents('d_max_iterations.jsonl'));
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
+    const answer = screen.getByTestId('run-answer');
+    expect(answer.querySelector('b')?.textContent).toBe('Answer (stopped: max iterations)');
+    expect(answer.classList.contains('answer-stopped')).toBe(true);
+  });
+
+  it('keeps the success style for a run that answered', () => {
+    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
+    const answer = screen.getByTestId('run-answer');
+    expect(answer.querySelector('b')?.textContent).toBe('Answer');
+    expect(answer.classList.contains('answer-stopped')).toBe(false);
+  });
+});

@@ -65,3 +65,24 @@ describe('the run answer', () => {
     expect(answer.classList.contains('answer-stopped')).toBe(false);
   });
 });
+
+describe('the iteration chips', () => {
+  it('spell their glyphs out in a title and take the width of their text', () => {
+    const { store, traj } = mount(fixtureEvents('c_recursive.jsonl'));
+    const root = traj.runs.get(traj.roots[0]!)!;
+    act(() => store.getState().select('s1', { runId: root.id, iteration: 1 }));
+    const withCalls = root.iterations.find((it) => it.blocks.some((b) => b.calls.length > 0))!;
+    const chip = screen.getByTestId(`iteration-${withCalls.iteration}`);
+    expect(chip.textContent).toMatch(/▢ · \d+↘/);
+    expect(chip.title).toMatch(/^\d+(\.\d+)? (ms|s) · \d+ code blocks? · \d+ sub-calls?( · |$)/);
+    expect(chip.style.width).toBe('');
+  });
+
+  it('names an error', () => {
+    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
+    const chip = screen.getByTestId('iteration-1');
+    expect(chip.textContent).toContain('⚠');
+    expect(chip.title).toMatch(/ · 1 code block · error$/);
+  });
+});

@@ -1,7 +1,7 @@
 // One run: its header, its iterations as a timeline, and the selected iteration in full.
 import { LabelsBox } from './LabelsBox.tsx';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { CallId, ChatMessage, RequestFields, RunId, StopReason, WorkedExampleRef } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import {
@@ -37,6 +37,16 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
   const sel = useStudio((s) => s.selection.get(sessionId));
   const pause = useStudio((s) => pauseOf(s, sessionId));
   const sessionLang = useStudio((s) => sessionLanguage(s.sessions.get(sessionId)));
+  const viewRef = useRef<HTMLDivElement>(null);
+  // A person picked an iteration (a chip, a turn): once it is drawn, its code is brought into
+  // view, which otherwise sits below the header and the prompts. Live updates do not scroll.
+  const [picks, setPicks] = useState(0);
+  const reveal = useCallback(() => setPicks((n) => n + 1), []);
+  useEffect(() => {
+    if (picks === 0) return;
+    const detail = viewRef.current?.querySelector('[data-testid="iteration-detail"]');
+    (detail?.querySelector('.block') ?? detail)?.scrollIntoView({ block: 'start' });
+  }, [picks]);
   const runId = sel?.runId ?? traj?.roots[0] ?? null;
   const run = runId && traj ? traj.runs.get(runId) : undefined;
   if (!traj || !run) return <div className="empty">No runs yet{traj && traj.eventCount === 0 ? ' (waiting for events)' : ''}.</div>;
@@ -45,14 +55,14 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
   const iteration = sel?.iteration ?? its[its.length - 1]?.iteration ?? null;
   const it = its.find((x) => x.iteration === iteration) ?? null;
   return (
-    <div className="run-view" data-rev={rev}>
+    <div className="run-view" data-rev={rev} ref={viewRef}>
       <RerunBanner sessionId={sessionId} traj={traj} rev={rev} />
-      {traj.roots.length > 1 ? <TurnsBar sessionId={sessionId} traj={traj} current={run.rootRunId} /> : null}
+      {traj.roots.length > 1 ? <TurnsBar sessionId={sessionId} traj={traj} current={run.rootRunId} onPick={reveal} /> : null}
       <RunHeader traj={traj} run={run} pause={pause} sessionId={sessionId} language={language} />
       <RunPolicy sessionId={sessionId} traj={traj} run={run} rev={rev} />
       <LabelsBox sessionId={sessionId} traj={traj} run={run} it={it} />
       {run.parentRunId === null ? <FollowUpForm sessionId={sessionId} /> : null}
-      <IterationTimeline sessionId={sessionId} run={run} selected={iteration} />
+      <IterationTimeline sessionId={sessionId} run={run} selected={iteration} onPick={reveal} />
       {it ? (
         <IterationDetail
           key={`${run.id}:${it.iteration}`}
@@ -246,7 +256,7 @@ function WorkedExamplesLine({ examples }: { examples: WorkedExampleRef[] }) {
 }
 
 /** The turns of a multi-turn session (one root run each), in order; picks the one shown. */
-function TurnsBar({ sessionId, traj, current }: { sessionId: string; traj: TrajectoryState; current: RunId }) {
+function TurnsBar({ sessionId, traj, current, onPick }: { sessionId: string; traj: TrajectoryState; current: RunId; onPick(): void }) {
   return (
     <nav className="turns" aria-label="Turns">
       {traj.roots.map((id) => {
@@ -261,6 +271,7 @@ function TurnsBar({ sessionId, traj, current }: { sessionId: string; traj: Traje
             query={root.start?.query ?? ''}
             stop={root.end ? root.end.stopReason : null}
             current={id === current}
+            onPick={onPick}
           />
         );
       })}
@@ -276,6 +287,7 @@ const TurnButton = memo(function TurnButton({
   query,
   stop,
   current,
+  onPick,
 }: {
   sessionId: string;
   id: RunId;
@@ -283,6 +295,7 @@ const TurnButton = memo(function TurnButton({
   query: string;
   stop: string | null;
   current: boolean;
+  onPick(): void;
 }) {
   const svc = useServices();
   const flat = query.slice(0, 2000).replace(/\s+/g, ' ').trim();
@@ -291,7 +304,10 @@ const TurnButton = memo(function TurnButton({
       type="button"
       aria-current={current ? 'true' : undefined}
       title={flat}
-      onClick={() => svc.store.getState().select(sessionId, { runId: id, iteration: null })}
+      onClick={() => {
+        svc.store.getState().select(sessionId, { runId: id, iteration: null });
+        onPick();
+      }}
       data-testid={`turn-${turn}`}
     >
       turn {turn}
@@ -334,7 +350,17 @@ function chipEstimate(it: IterationNode | undefined): number {
   return it ? Math.max(60, Math.ceil(chipText(it).meta.length * 6.5) + 18) : 92;
 }
 
-function IterationTimeline({ sessionId, run, selected }: { sessionId: string; run: RunNode; selected: number | null }) {
+function IterationTimeline({
+  sessionId,
+  run,
+  selected,
+  onPick,
+}: {
+  sessionId: string;
+  run: RunNode;
+  selected: number | null;
+  onPick(): void;
+}) {
   const svc = useServices();
   const ref = useRef<HTMLDivElement>(null);
   const its = run.iterations;
@@ -371,7 +397,10 @@ function IterationTimeline({ sessionId, run, selected }: { sessionId: string; ru
               title={title}
               className={`it-chip${it.iteration === selected ? ' selected' : ''}${errors ? ' has-error' : ''}${it.end?.finalAnswer != null ? ' final' : ''}${rerunDiffers ? ' rerun-differs' : ''}`}
               style={{ position: 'absolute', left: vi.start }}
-              onClick={() => svc.store.getState().select(sessionId, { runId: run.id, iteration: it.iteration })}
+              onClick={() => {
+                svc.store.getState().select(sessionId, { runId: run.id, iteration: it.iteration });
+                onPick();
+              }}
               data-testid={`iteration-${it.iteration}`}
             >
               <span className="it-n">{isDirectCall(it) ? 'direct' : `#${it.iteration}`}</span>
@@ -481,7 +510,7 @@ function IterationDetail({
           <TextBlock text={it.compaction.summary} />
         </div>
       ) : null}
-      <details open={it.iteration <= 1 || undefined}>
+      <details data-testid="prompt-messages">
         <summary>
           Prompt messages (
           {(first ? (run.start?.messages.length ?? 0) : 0) + (it.start?.appended.length ?? 0) + (it.reply?.transient?.length ?? 0)})

@@ -1,14 +1,16 @@
 // The run view as an audit of reference logs found it wanting: errors shown once, a failed
 // answer marked as such, iteration chips that fit and say what their glyphs mean, a selected
 // iteration brought into view, and usage a log did not record shown as unknown.
-import { act, render, screen } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { blockOutputText, errorLineOf, searchSession } from '../../../src-renderer/lib/derive.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
-import { fixtureEvents, servicesWith } from './helpers.ts';
+import { FIXTURES, fixtureEvents, servicesWith } from './helpers.ts';
 
 function mount(events: TrajectoryEvent[]) {
   usePrefs.getState().set({ treeMode: 'list' });
@@ -84,5 +86,57 @@ describe('the iteration chips', () => {
     const chip = screen.getByTestId('iteration-1');
     expect(chip.textContent).toContain('⚠');
     expect(chip.title).toMatch(/ · 1 code block · error$/);
+  });
+});
+
+describe('picking an iteration', () => {
+  function spyScroll() {
+    const calls: { el: Element; arg: unknown }[] = [];
+    const spy = vi.spyOn(Element.prototype, 'scrollIntoView').mockImplementation(function (this: Element, arg?: unknown) {
+      calls.push({ el: this, arg });
+    });
+    return { calls, restore: () => spy.mockRestore() };
+  }
+
+  it('brings its first code block into view when a chip is clicked, and only then', () => {
+    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const s = spyScroll();
+    try {
+      // A selection made elsewhere (and the first view) does not scroll.
+      act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
+      expect(s.calls).toHaveLength(0);
+      fireEvent.click(screen.getByTestId('iteration-2'));
+      expect(s.calls).toHaveLength(1);
+      expect(s.calls[0]!.arg).toEqual({ block: 'start' });
+      const detail = screen.getByTestId('iteration-detail');
+      expect(detail.getAttribute('aria-label')).toBe('Iteration 2');
+      expect(s.calls[0]!.el).toBe(within(detail).getByTestId('block-0'));
+      // Clicking the chip already shown scrolls again: the person asked for it.
+      fireEvent.click(screen.getByTestId('iteration-2'));
+      expect(s.calls).toHaveLength(2);
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('brings the turn into view when a turn is clicked', () => {
+    const text = (name: string) => readFileSync(`${FIXTURES}/${name}`, 'utf8');
+    const events = readRlmPythonText(`${text('a_needle.jsonl')}\n${text('e_code_errors.jsonl')}`).events;
+    const { traj } = mount(events);
+    expect(traj.roots.length).toBe(2);
+    const s = spyScroll();
+    try {
+      fireEvent.click(screen.getByTestId('turn-1'));
+      expect(s.calls).toHaveLength(1);
+      expect(s.calls[0]!.el).toBe(within(screen.getByTestId('iteration-detail')).getByTestId('block-0'));
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('shows the prompt messages folded, on iteration 1 too', () => {
+    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
+    expect((screen.getByTestId('prompt-messages') as HTMLDetailsElement).open).toBe(false);
   });
 });

@@ -13,10 +13,21 @@ import {
   type IterationNode,
   type RunNode,
   type TrajectoryState,
+  usageUnknown,
 } from '../../src-shared/trajectory/index.ts';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { useServices, useStudio } from '../app/context.tsx';
-import { blockOutputText, fmtInt, fmtMs, fmtUsd, RunDerivations, runStatus, truncationOf } from '../lib/derive.ts';
+import {
+  blockOutputText,
+  fmtCost,
+  fmtInt,
+  fmtMs,
+  fmtTokenPair,
+  RunDerivations,
+  runStatus,
+  truncationOf,
+  usageNote,
+} from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
 import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { useCoverage } from '../store/coverage.ts';
@@ -160,8 +171,11 @@ function RunHeader({
       ) : null}
       <div className="run-meta">
         model {run.start?.model ?? '?'} · {iterations} iterations{direct ? ' · 1 direct call' : ''} · {totals.runs} runs · {totals.llmCalls}{' '}
-        llm / {totals.rlmCalls} rlm calls · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out tokens ·{' '}
-        {fmtUsd(totals.costUsd)} · {fmtMs(run.end?.durationMs ?? run.lastT - run.firstT)}
+        llm / {totals.rlmCalls} rlm calls ·{' '}
+        <span title={usageNote(totals)} data-testid="run-usage">
+          {fmtTokenPair(totals, { unit: ' tokens' })} · {fmtCost(totals)}
+        </span>{' '}
+        · {fmtMs(run.end?.durationMs ?? run.lastT - run.firstT)}
         {run.end ? ` · stop: ${run.end.stopReason}` : ''}
       </div>
       <UsageByModelTable byModel={totals.byModel} testId="run-by-model" />
@@ -480,8 +494,8 @@ function IterationDetail({
     <section className="iteration" aria-label={direct ? 'Direct call' : `Iteration ${it.iteration}`} data-testid="iteration-detail">
       <div className="it-head">
         <h3>{direct ? 'Direct call (maxDepth 0: the whole context and query in one call, no REPL)' : `Iteration ${it.iteration}`}</h3>
-        <span>
-          {fmtMs(it.lastT - it.firstT)} · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out · {fmtUsd(totals.costUsd)}
+        <span title={usageNote(totals)} data-testid="iteration-usage">
+          {fmtMs(it.lastT - it.firstT)} · {fmtTokenPair(totals)} · {fmtCost(totals)}
           {it.start ? ` · history ${it.start.historyLength} msgs ≈ ${fmtInt(it.start.historyTokens)} tok` : ''}
         </span>
         <button
@@ -697,7 +711,9 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
                   {c.end ? open === cid ? <TextBlock text={c.end.response} /> : c.end.response.slice(0, 120) : '…'}
                 </td>
                 <td>{c.end ? fmtMs(c.end.latencyMs) : ''}</td>
-                <td>{c.end ? fmtInt(c.end.usage.inputTokens + c.end.usage.outputTokens) : ''}</td>
+                <td title={c.end && usageUnknown(c.end.usage) ? 'This call has no token usage recorded' : undefined}>
+                  {c.end ? (usageUnknown(c.end.usage) ? '—' : fmtInt(c.end.usage.inputTokens + c.end.usage.outputTokens)) : ''}
+                </td>
                 <td>
                   {c.end ? (
                     <button

@@ -8,7 +8,8 @@ import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
-import { blockOutputText, errorLineOf, searchSession } from '../../../src-renderer/lib/derive.ts';
+import { emptyTotals, usageUnknown } from '../../../src-shared/trajectory/index.ts';
+import { blockOutputText, errorLineOf, fmtCost, fmtTokenPair, searchSession, usageNote } from '../../../src-renderer/lib/derive.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { FIXTURES, fixtureEvents, servicesWith } from './helpers.ts';
 
@@ -138,5 +139,54 @@ describe('picking an iteration', () => {
     const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
     expect((screen.getByTestId('prompt-messages') as HTMLDetailsElement).open).toBe(false);
+  });
+});
+
+describe('usage a log did not record', () => {
+  it('shows as unknown, not as zero, in the run header, the iteration and the tree rows', () => {
+    const { store, traj, container } = mount(fixtureEvents('e_code_errors.jsonl'));
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
+    expect(screen.getByTestId('run-usage').textContent).toBe('tokens unknown · cost unknown');
+    expect(screen.getByTestId('run-usage').title).toMatch(/no token usage recorded/);
+    expect(screen.getByTestId('iteration-usage').textContent).toMatch(/ · tokens unknown · cost unknown/);
+    const nums = container.querySelector('[role="treeitem"] .run-nums') as HTMLElement;
+    expect(nums.textContent).toMatch(/^\d+ it · — tok · — · /);
+    expect(nums.title).toMatch(/no known price/);
+  });
+
+  it('shows what is known, marked as not all, when part was recorded', () => {
+    const { store, traj } = mount(fixtureEvents('g_openai_http.jsonl'));
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
+    // The sub-call's usage and price are logged, the root model's replies are not.
+    expect(screen.getByTestId('run-usage').textContent).toBe('38 in / 5 out tokens + unknown · $0.00009 + unknown');
+  });
+
+  it('shows as unknown in the compare view', () => {
+    const { store } = mount(fixtureEvents('a_needle.jsonl'));
+    act(() => {
+      store.getState().addLocalSession('s2', 'other');
+      store.getState().ingestEvents('s2', fixtureEvents('e_code_errors.jsonl'));
+      store.getState().flushEvents();
+      store.getState().setCompare({ a: 's1', b: 's2' });
+      store.getState().setPanel('compare');
+    });
+    const row = (label: string) =>
+      [...screen.getByTestId('compare').querySelectorAll('tr')]
+        .find((r) => r.querySelector('th')?.textContent === label)!
+        .querySelectorAll('td');
+    expect([...row('cost')].map((c) => c.textContent)).toEqual(['unknown', 'unknown']);
+    expect([...row('tokens in / out')].map((c) => c.textContent)).toEqual(['unknown / unknown', 'unknown / unknown']);
+  });
+
+  it('leaves usage that was recorded as it was', () => {
+    const known = { ...emptyTotals(), modelCalls: 2, inputTokens: 1200, outputTokens: 80, costUsd: 0.5 };
+    expect(fmtTokenPair(known, { unit: ' tokens' })).toBe('1,200 in / 80 out tokens');
+    expect(fmtCost(known)).toBe('$0.500');
+    expect(fmtCost({ ...known, costUsd: 0 })).toBe('$0');
+    expect(usageNote(known)).toBeUndefined();
+    // Recorded zeros with a price are zeros; only no tokens and no price is "not recorded".
+    expect(usageUnknown({ inputTokens: 0, outputTokens: 0, costUsd: 0 })).toBe(false);
+    expect(usageUnknown({ inputTokens: 12, outputTokens: 0, costUsd: null })).toBe(false);
+    expect(usageUnknown({ inputTokens: 0, outputTokens: 0, costUsd: null })).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 // Pure functions from the trajectory to what the views draw (jaeger-ui's
 // generateRowStates idea: the tree becomes rows here, the list virtualises them).
-import type { RunId } from '../../src-shared/events.ts';
+import type { ComparedOutput, RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import {
   blocksOf,
@@ -411,6 +411,36 @@ export function runsMatching(state: TrajectoryState, query: string): Set<RunId> 
   return keep;
 }
 
+// --- a block's output as shown ---------------------------------------------------------------
+
+/**
+ * The line a block's error adds after its stderr, or null when the stderr already shows it: a
+ * reference log records no error of its own, and its import reads one from the traceback's
+ * last line (or, failing that, takes the whole stderr as the message).
+ */
+export function errorLineOf(o: Pick<ComparedOutput, 'stderr' | 'error'>): string | null {
+  const e = o.error;
+  if (!e) return null;
+  const line = `${e.name}: ${e.message}`;
+  const err = o.stderr.trim();
+  if (err === '') return line;
+  const shown =
+    err.includes(line) ||
+    (e.message === '' && err.split('\n').some((l) => l.trim().endsWith(e.name))) ||
+    (e.name === 'Error' && (err === e.message || (e.message.endsWith('…') && err.startsWith(e.message.slice(0, -1)))));
+  return shown ? null : line;
+}
+
+/** A block's stdout, stderr and error (when the stderr does not show it) as the block view shows them. */
+export function blockOutputText(o: Pick<ComparedOutput, 'stdout' | 'stderr' | 'error'>, sep = '\n\n'): string {
+  const parts: string[] = [];
+  if (o.stdout) parts.push(o.stdout.replace(/\n$/, ''));
+  if (o.stderr) parts.push(o.stderr.replace(/\n$/, ''));
+  const error = errorLineOf(o);
+  if (error) parts.push(error);
+  return parts.join(sep);
+}
+
 // --- full-text search across a session ------------------------------------------------------
 
 type HitField = 'prompt' | 'reply' | 'code' | 'output' | 'subcall' | 'answer';
@@ -446,7 +476,7 @@ export function searchSession(state: TrajectoryState, query: string, limit = 500
         look(b.start?.code, run.id, it.iteration, 'code');
         look(b.end?.stdout, run.id, it.iteration, 'output');
         look(b.end?.stderr, run.id, it.iteration, 'output');
-        look(b.end?.error ? `${b.end.error.name}: ${b.end.error.message}` : null, run.id, it.iteration, 'output');
+        look(b.end ? errorLineOf(b.end) : null, run.id, it.iteration, 'output');
         for (const cid of b.calls) {
           const c = state.calls.get(cid);
           look(c?.start.prompt, run.id, it.iteration, 'subcall');
@@ -511,6 +541,53 @@ export function firstDivergence(a: TrajectoryState, b: TrajectoryState): { itera
     if (oa !== ob) return { iteration: ia.iteration, why: 'output differs' };
   }
   return null;
+}
+
+/** What a total knows of its calls' usage (a TrajectoryTotals). */
+type UsageKnowledge = Pick<TrajectoryTotals, 'modelCalls' | 'costUsd' | 'unpricedCalls' | 'unknownUsageCalls'>;
+
+/**
+ * A cost as far as it is known: "$0.012"; "$0.012 + unknown" when some calls had no price;
+ * `none` when no call had one. `tight` (a tree row): "—" and "$0.012+".
+ */
+export function fmtCost(t: UsageKnowledge, { tight = false, none = 'cost unknown' }: { tight?: boolean; none?: string } = {}): string {
+  if (t.unpricedCalls === 0) return fmtUsd(t.costUsd);
+  if (t.unpricedCalls >= t.modelCalls) return tight ? '—' : none;
+  return tight ? `${fmtUsd(t.costUsd)}+` : `${fmtUsd(t.costUsd)} + unknown`;
+}
+
+/** A token count as far as it is known; as `fmtCost`, with "unknown" when no call's usage was recorded. */
+export function fmtTokens(n: number, t: UsageKnowledge, tight = false): string {
+  if (t.unknownUsageCalls === 0) return fmtInt(n);
+  if (t.unknownUsageCalls >= t.modelCalls) return tight ? '—' : 'unknown';
+  return tight ? `${fmtInt(n)}+` : `${fmtInt(n)} + unknown`;
+}
+
+/** "1,200 in / 80 out" (then `unit`), "… + unknown" when some calls' usage was not recorded, `none` when no call's was. */
+export function fmtTokenPair(
+  t: UsageKnowledge & Pick<TrajectoryTotals, 'inputTokens' | 'outputTokens'>,
+  { unit = '', none = 'tokens unknown' }: { unit?: string; none?: string } = {},
+): string {
+  if (t.unknownUsageCalls > 0 && t.unknownUsageCalls >= t.modelCalls) return none;
+  return `${fmtInt(t.inputTokens)} in / ${fmtInt(t.outputTokens)} out${unit}${t.unknownUsageCalls > 0 ? ' + unknown' : ''}`;
+}
+
+/** Why usage shows as unknown, for a title; undefined when all of it is known. */
+export function usageNote(t: UsageKnowledge): string | undefined {
+  const parts: string[] = [];
+  if (t.unknownUsageCalls > 0)
+    parts.push(
+      `${t.unknownUsageCalls} of ${t.modelCalls} model calls have no token usage recorded (a reference log does not record its root model's)`,
+    );
+  if (t.unpricedCalls > 0) parts.push(`${t.unpricedCalls} of ${t.modelCalls} model calls have no known price, so their cost is unknown`);
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/** Usage of every run of a session (what `logStats` sums), with what is not known of it. */
+export function sessionUsage(state: TrajectoryState): TrajectoryTotals {
+  const t = emptyTotals();
+  for (const run of walkRuns(state)) addTotals(t, runOwnTotals(state, run));
+  return t;
 }
 
 export function fmtUsd(v: number): string {

@@ -3,6 +3,7 @@
 // one and whether they match (`BlockEndEvent.rerun`); the header names the log re-executed.
 import type { ComparedOutput, LogHeader, RunId } from '../../src-shared/events.ts';
 import { blocksOf, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import { blockOutputText } from './derive.ts';
 
 interface RerunBlockRef {
   runId: RunId;
@@ -47,10 +48,7 @@ export function rerunSummary(traj: TrajectoryState): RerunSummary | null {
 
 /** One output as text, in the order the block view shows it (what a diff compares). */
 export function comparedText(o: ComparedOutput): string {
-  const parts: string[] = [];
-  if (o.stdout) parts.push(o.stdout.replace(/\n$/, ''));
-  if (o.stderr) parts.push(o.stderr.replace(/\n$/, ''));
-  if (o.error) parts.push(`${o.error.name}: ${o.error.message}`);
-  if (o.submitted !== null) parts.push(`(submitted the answer: ${o.submitted})`);
-  return parts.join('\n');
+  const out = blockOutputText(o, '\n');
+  const submitted = o.submitted !== null ? `(submitted the answer: ${o.submitted})` : '';
+  return out && submitted ? `${out}\n${submitted}` : out || submitted;
 }

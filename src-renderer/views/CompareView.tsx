@@ -2,7 +2,7 @@
 import { useMemo } from 'react';
 import { logStats, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { firstDivergence, fmtInt, fmtMs, fmtUsd } from '../lib/derive.ts';
+import { firstDivergence, fmtCost, fmtMs, fmtTokens, sessionUsage } from '../lib/derive.ts';
 
 function outcome(t: TrajectoryState): string {
   const root = t.roots[0] ? t.runs.get(t.roots[0]) : undefined;
@@ -22,10 +22,12 @@ export function CompareView() {
     if (!ea || !eb) return null;
     const sa = logStats(ea.traj);
     const sb = logStats(eb.traj);
+    const ua = sessionUsage(ea.traj);
+    const ub = sessionUsage(eb.traj);
     const r = (label: string, x: string, y: string) => ({ label, a: x, b: y, differs: x !== y });
     return [
       r('outcome', outcome(ea.traj), outcome(eb.traj)),
-      r('cost', fmtUsd(sa.costUsd), fmtUsd(sb.costUsd)),
+      r('cost', fmtCost(ua, { none: 'unknown' }), fmtCost(ub, { none: 'unknown' })),
       r('time', fmtMs(sa.wallMs), fmtMs(sb.wallMs)),
       r('max depth', String(sa.maxDepth), String(sb.maxDepth)),
       r('runs', String(sa.runs), String(sb.runs)),
@@ -35,8 +37,8 @@ export function CompareView() {
       r('code errors', String(sa.errors), String(sb.errors)),
       r(
         'tokens in / out',
-        `${fmtInt(sa.inputTokens)} / ${fmtInt(sa.outputTokens)}`,
-        `${fmtInt(sb.inputTokens)} / ${fmtInt(sb.outputTokens)}`,
+        `${fmtTokens(ua.inputTokens, ua)} / ${fmtTokens(ua.outputTokens, ua)}`,
+        `${fmtTokens(ub.inputTokens, ub)} / ${fmtTokens(ub.outputTokens, ub)}`,
       ),
     ];
   }, [ea, eb]);

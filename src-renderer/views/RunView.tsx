@@ -1,8 +1,8 @@
 // One run: its header, its iterations as a timeline, and the selected iteration in full.
 import { LabelsBox } from './LabelsBox.tsx';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useMemo, useRef, useState } from 'react';
-import type { CallId, ChatMessage, RequestFields, RunId, WorkedExampleRef } from '../../src-shared/events.ts';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { CallId, ChatMessage, RequestFields, RunId, StopReason, WorkedExampleRef } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import {
   blocksOf,
@@ -13,10 +13,21 @@ import {
   type IterationNode,
   type RunNode,
   type TrajectoryState,
+  usageUnknown,
 } from '../../src-shared/trajectory/index.ts';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { useServices, useStudio } from '../app/context.tsx';
-import { fmtInt, fmtMs, fmtUsd, RunDerivations, runStatus, truncationOf } from '../lib/derive.ts';
+import {
+  blockOutputText,
+  fmtCost,
+  fmtInt,
+  fmtMs,
+  fmtTokenPair,
+  RunDerivations,
+  runStatus,
+  truncationOf,
+  usageNote,
+} from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
 import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { useCoverage } from '../store/coverage.ts';
@@ -37,6 +48,16 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
   const sel = useStudio((s) => s.selection.get(sessionId));
   const pause = useStudio((s) => pauseOf(s, sessionId));
   const sessionLang = useStudio((s) => sessionLanguage(s.sessions.get(sessionId)));
+  const viewRef = useRef<HTMLDivElement>(null);
+  // A person picked an iteration (a chip, a turn): once it is drawn, its code is brought into
+  // view, which otherwise sits below the header and the prompts. Live updates do not scroll.
+  const [picks, setPicks] = useState(0);
+  const reveal = useCallback(() => setPicks((n) => n + 1), []);
+  useEffect(() => {
+    if (picks === 0) return;
+    const detail = viewRef.current?.querySelector('[data-testid="iteration-detail"]');
+    (detail?.querySelector('.block') ?? detail)?.scrollIntoView({ block: 'start' });
+  }, [picks]);
   const runId = sel?.runId ?? traj?.roots[0] ?? null;
   const run = runId && traj ? traj.runs.get(runId) : undefined;
   if (!traj || !run) return <div className="empty">No runs yet{traj && traj.eventCount === 0 ? ' (waiting for events)' : ''}.</div>;
@@ -45,14 +66,14 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
   const iteration = sel?.iteration ?? its[its.length - 1]?.iteration ?? null;
   const it = its.find((x) => x.iteration === iteration) ?? null;
   return (
-    <div className="run-view" data-rev={rev}>
+    <div className="run-view" data-rev={rev} ref={viewRef}>
       <RerunBanner sessionId={sessionId} traj={traj} rev={rev} />
-      {traj.roots.length > 1 ? <TurnsBar sessionId={sessionId} traj={traj} current={run.rootRunId} /> : null}
+      {traj.roots.length > 1 ? <TurnsBar sessionId={sessionId} traj={traj} current={run.rootRunId} onPick={reveal} /> : null}
       <RunHeader traj={traj} run={run} pause={pause} sessionId={sessionId} language={language} />
       <RunPolicy sessionId={sessionId} traj={traj} run={run} rev={rev} />
       <LabelsBox sessionId={sessionId} traj={traj} run={run} it={it} />
       {run.parentRunId === null ? <FollowUpForm sessionId={sessionId} /> : null}
-      <IterationTimeline sessionId={sessionId} run={run} selected={iteration} />
+      <IterationTimeline sessionId={sessionId} run={run} selected={iteration} onPick={reveal} />
       {it ? (
         <IterationDetail
           key={`${run.id}:${it.iteration}`}
@@ -150,8 +171,11 @@ function RunHeader({
       ) : null}
       <div className="run-meta">
         model {run.start?.model ?? '?'} · {iterations} iterations{direct ? ' · 1 direct call' : ''} · {totals.runs} runs · {totals.llmCalls}{' '}
-        llm / {totals.rlmCalls} rlm calls · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out tokens ·{' '}
-        {fmtUsd(totals.costUsd)} · {fmtMs(run.end?.durationMs ?? run.lastT - run.firstT)}
+        llm / {totals.rlmCalls} rlm calls ·{' '}
+        <span title={usageNote(totals)} data-testid="run-usage">
+          {fmtTokenPair(totals, { unit: ' tokens' })} · {fmtCost(totals)}
+        </span>{' '}
+        · {fmtMs(run.end?.durationMs ?? run.lastT - run.firstT)}
         {run.end ? ` · stop: ${run.end.stopReason}` : ''}
       </div>
       <UsageByModelTable byModel={totals.byModel} testId="run-by-model" />
@@ -163,12 +187,7 @@ function RunHeader({
           <TextBlock text={run.start.query} />
         </details>
       ) : null}
-      {run.end?.answer !== undefined && run.end?.answer !== null ? (
-        <div className="answer" data-testid="run-answer">
-          <b>Answer</b>
-          <TextBlock text={run.end.answer} />
-        </div>
-      ) : null}
+      {run.end?.answer !== undefined && run.end?.answer !== null ? <RunAnswer answer={run.end.answer} stop={run.end.stopReason} /> : null}
       {run.end?.message ? <div className="warn">{run.end.message}</div> : null}
       {run.limits.map((l) => (
         <div key={l.seq} className="warn">
@@ -176,6 +195,17 @@ function RunHeader({
         </div>
       ))}
     </section>
+  );
+}
+
+/** The run's answer, marked when a limit or an error stopped the run: then it is what the model said when made to stop. */
+function RunAnswer({ answer, stop }: { answer: string; stop: StopReason }) {
+  const stopped = stop !== 'answered';
+  return (
+    <div className={`answer${stopped ? ' answer-stopped' : ''}`} data-testid="run-answer" data-stop={stop}>
+      <b>{stopped ? `Answer (stopped: ${stop.replace(/_/g, ' ')})` : 'Answer'}</b>
+      <TextBlock text={answer} />
+    </div>
   );
 }
 
@@ -240,7 +270,7 @@ function WorkedExamplesLine({ examples }: { examples: WorkedExampleRef[] }) {
 }
 
 /** The turns of a multi-turn session (one root run each), in order; picks the one shown. */
-function TurnsBar({ sessionId, traj, current }: { sessionId: string; traj: TrajectoryState; current: RunId }) {
+function TurnsBar({ sessionId, traj, current, onPick }: { sessionId: string; traj: TrajectoryState; current: RunId; onPick(): void }) {
   return (
     <nav className="turns" aria-label="Turns">
       {traj.roots.map((id) => {
@@ -255,6 +285,7 @@ function TurnsBar({ sessionId, traj, current }: { sessionId: string; traj: Traje
             query={root.start?.query ?? ''}
             stop={root.end ? root.end.stopReason : null}
             current={id === current}
+            onPick={onPick}
           />
         );
       })}
@@ -270,6 +301,7 @@ const TurnButton = memo(function TurnButton({
   query,
   stop,
   current,
+  onPick,
 }: {
   sessionId: string;
   id: RunId;
@@ -277,6 +309,7 @@ const TurnButton = memo(function TurnButton({
   query: string;
   stop: string | null;
   current: boolean;
+  onPick(): void;
 }) {
   const svc = useServices();
   const flat = query.slice(0, 2000).replace(/\s+/g, ' ').trim();
@@ -285,7 +318,10 @@ const TurnButton = memo(function TurnButton({
       type="button"
       aria-current={current ? 'true' : undefined}
       title={flat}
-      onClick={() => svc.store.getState().select(sessionId, { runId: id, iteration: null })}
+      onClick={() => {
+        svc.store.getState().select(sessionId, { runId: id, iteration: null });
+        onPick();
+      }}
       data-testid={`turn-${turn}`}
     >
       turn {turn}
@@ -294,16 +330,62 @@ const TurnButton = memo(function TurnButton({
   );
 });
 
-function IterationTimeline({ sessionId, run, selected }: { sessionId: string; run: RunNode; selected: number | null }) {
+/** What an iteration's chip says: short with glyphs on the chip, spelt out in its title. */
+function chipText(it: IterationNode): { meta: string; title: string; errors: number; rerunDiffers: boolean } {
+  const blocks = blocksOf(it);
+  const errors = blocks.filter((b) => b.end?.error).length;
+  const rerunDiffers = blocks.some((b) => b.end?.rerun && !b.end.rerun.same);
+  const calls = blocks.reduce((n, b) => n + b.calls.length, 0);
+  const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+  const meta = [`${fmtMs(it.lastT - it.firstT)}`, `${blocks.length}▢`];
+  const words = [fmtMs(it.lastT - it.firstT), plural(blocks.length, 'code block')];
+  if (calls) {
+    meta.push(`${calls}↘`);
+    words.push(plural(calls, 'sub-call'));
+  }
+  if (errors) {
+    meta.push('⚠');
+    words.push(errors === 1 ? 'error' : `${errors} errors`);
+  }
+  if (it.compaction) {
+    meta.push('⇲');
+    words.push('history compacted');
+  }
+  if (rerunDiffers) {
+    meta.push('≠');
+    words.push('re-run output differs');
+  }
+  if (it.end?.finalAnswer != null) words.push('final answer');
+  return { meta: meta.join(' · '), title: words.join(' · '), errors, rerunDiffers };
+}
+
+/** Pixels a chip is expected to take before it is measured (11 px text, about 6.5 px a character, plus padding). */
+function chipEstimate(it: IterationNode | undefined): number {
+  return it ? Math.max(60, Math.ceil(chipText(it).meta.length * 6.5) + 18) : 92;
+}
+
+function IterationTimeline({
+  sessionId,
+  run,
+  selected,
+  onPick,
+}: {
+  sessionId: string;
+  run: RunNode;
+  selected: number | null;
+  onPick(): void;
+}) {
   const svc = useServices();
   const ref = useRef<HTMLDivElement>(null);
   const its = run.iterations;
   const maxMs = Math.max(1, ...its.map((i) => i.lastT - i.firstT));
+  // Chips are as wide as their text (measured once drawn), so a long line of glyphs is never cut.
   const virt = useVirtualizer({
     horizontal: true,
     count: its.length,
     getScrollElement: () => ref.current,
-    estimateSize: () => 92,
+    estimateSize: (i) => chipEstimate(its[i]),
+    gap: 4,
     overscan: 8,
   });
   const selIndex = its.findIndex((i) => i.iteration === selected);
@@ -316,10 +398,7 @@ function IterationTimeline({ sessionId, run, selected }: { sessionId: string; ru
       <div style={{ width: virt.getTotalSize(), height: '100%', position: 'relative' }}>
         {virt.getVirtualItems().map((vi) => {
           const it = its[vi.index] as IterationNode;
-          const blocks = blocksOf(it);
-          const errors = blocks.filter((b) => b.end?.error).length;
-          const rerunDiffers = blocks.some((b) => b.end?.rerun && !b.end.rerun.same);
-          const calls = blocks.reduce((n, b) => n + b.calls.length, 0);
+          const { meta, title, errors, rerunDiffers } = chipText(it);
           const ms = it.lastT - it.firstT;
           return (
             <button
@@ -327,19 +406,20 @@ function IterationTimeline({ sessionId, run, selected }: { sessionId: string; ru
               role="option"
               aria-selected={it.iteration === selected}
               key={it.iteration}
+              ref={virt.measureElement}
+              data-index={vi.index}
+              title={title}
               className={`it-chip${it.iteration === selected ? ' selected' : ''}${errors ? ' has-error' : ''}${it.end?.finalAnswer != null ? ' final' : ''}${rerunDiffers ? ' rerun-differs' : ''}`}
-              style={{ position: 'absolute', left: vi.start, width: 88 }}
-              onClick={() => svc.store.getState().select(sessionId, { runId: run.id, iteration: it.iteration })}
+              style={{ position: 'absolute', left: vi.start }}
+              onClick={() => {
+                svc.store.getState().select(sessionId, { runId: run.id, iteration: it.iteration });
+                onPick();
+              }}
               data-testid={`iteration-${it.iteration}`}
             >
               <span className="it-n">{isDirectCall(it) ? 'direct' : `#${it.iteration}`}</span>
               <span className="it-bar" style={{ width: `${Math.max(4, (ms / maxMs) * 100)}%` }} />
-              <span className="it-meta">
-                {fmtMs(ms)} · {blocks.length}▢{calls ? ` · ${calls}↘` : ''}
-                {errors ? ' · ⚠' : ''}
-                {it.compaction ? ' · ⇲' : ''}
-                {rerunDiffers ? ' · ≠' : ''}
-              </span>
+              <span className="it-meta">{meta}</span>
             </button>
           );
         })}
@@ -414,8 +494,8 @@ function IterationDetail({
     <section className="iteration" aria-label={direct ? 'Direct call' : `Iteration ${it.iteration}`} data-testid="iteration-detail">
       <div className="it-head">
         <h3>{direct ? 'Direct call (maxDepth 0: the whole context and query in one call, no REPL)' : `Iteration ${it.iteration}`}</h3>
-        <span>
-          {fmtMs(it.lastT - it.firstT)} · {fmtInt(totals.inputTokens)} in / {fmtInt(totals.outputTokens)} out · {fmtUsd(totals.costUsd)}
+        <span title={usageNote(totals)} data-testid="iteration-usage">
+          {fmtMs(it.lastT - it.firstT)} · {fmtTokenPair(totals)} · {fmtCost(totals)}
           {it.start ? ` · history ${it.start.historyLength} msgs ≈ ${fmtInt(it.start.historyTokens)} tok` : ''}
         </span>
         <button
@@ -444,7 +524,7 @@ function IterationDetail({
           <TextBlock text={it.compaction.summary} />
         </div>
       ) : null}
-      <details open={it.iteration <= 1 || undefined}>
+      <details data-testid="prompt-messages">
         <summary>
           Prompt messages (
           {(first ? (run.start?.messages.length ?? 0) : 0) + (it.start?.appended.length ?? 0) + (it.reply?.transient?.length ?? 0)})
@@ -525,18 +605,8 @@ function PausedEditor({ sessionId, blocks, language }: { sessionId: string; bloc
   );
 }
 
-function outputText(b: BlockNode): string {
-  const end = b.end;
-  if (!end) return '';
-  const parts: string[] = [];
-  if (end.stdout) parts.push(end.stdout.replace(/\n$/, ''));
-  if (end.stderr) parts.push(end.stderr.replace(/\n$/, ''));
-  if (end.error) parts.push(`${end.error.name}: ${end.error.message}`);
-  return parts.join('\n\n');
-}
-
 function BlockView({ sessionId, traj, b, language }: { sessionId: string; traj: TrajectoryState; b: BlockNode; language: ReplLanguage }) {
-  const out = outputText(b);
+  const out = b.end ? blockOutputText(b.end) : '';
   const cut = truncationOf(out);
   return (
     <div className="block" data-testid={`block-${b.block}`}>
@@ -641,7 +711,9 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
                   {c.end ? open === cid ? <TextBlock text={c.end.response} /> : c.end.response.slice(0, 120) : '…'}
                 </td>
                 <td>{c.end ? fmtMs(c.end.latencyMs) : ''}</td>
-                <td>{c.end ? fmtInt(c.end.usage.inputTokens + c.end.usage.outputTokens) : ''}</td>
+                <td title={c.end && usageUnknown(c.end.usage) ? 'This call has no token usage recorded' : undefined}>
+                  {c.end ? (usageUnknown(c.end.usage) ? '—' : fmtInt(c.end.usage.inputTokens + c.end.usage.outputTokens)) : ''}
+                </td>
                 <td>
                   {c.end ? (
                     <button

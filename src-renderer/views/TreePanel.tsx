@@ -9,8 +9,10 @@ import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { iterationCount, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import {
+  fmtCost,
   fmtInt,
   fmtMs,
+  fmtTokens,
   fmtUsd,
   measureOf,
   MEASURES,
@@ -19,6 +21,7 @@ import {
   runStatus,
   runsMatching,
   treeRows,
+  usageNote,
   type Measure,
   type RunMetrics,
   type TreeRow,
@@ -471,9 +474,9 @@ const TreeRowView = memo(function TreeRowView({
           {c.where ? `${c.where}: ${c.label}` : c.label}
         </span>
       ))}
-      <span className="run-nums">
-        {iterationCount(run)} it · {fmtInt((metrics?.total.inputTokens ?? 0) + (metrics?.total.outputTokens ?? 0))} tok ·{' '}
-        {fmtUsd(metrics?.total.costUsd ?? 0)} · {fmtMs(metrics?.wallMs ?? 0)}
+      <span className="run-nums" title={metrics ? usageNote(metrics.total) : undefined}>
+        {iterationCount(run)} it · {metrics ? fmtTokens(metrics.total.inputTokens + metrics.total.outputTokens, metrics.total, true) : 0}{' '}
+        tok · {metrics ? fmtCost(metrics.total, { tight: true }) : fmtUsd(0)} · {fmtMs(metrics?.wallMs ?? 0)}
       </span>
     </div>
   );

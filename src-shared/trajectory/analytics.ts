@@ -23,6 +23,8 @@ export interface TrajectoryTotals {
   /** Known costs summed; calls without a price count as 0 (see `unpricedCalls`). */
   costUsd: number;
   unpricedCalls: number;
+  /** Calls whose usage was never recorded (see `usageUnknown`): their tokens count as 0, and are not known to be. */
+  unknownUsageCalls: number;
   /** Σ model reply latencies (the run's own LM time). */
   lmMs: number;
   /** Σ code block durations (sandbox time, sub-calls made from code included). */
@@ -48,6 +50,7 @@ export function emptyTotals(): TrajectoryTotals {
     outputTokens: 0,
     costUsd: 0,
     unpricedCalls: 0,
+    unknownUsageCalls: 0,
     lmMs: 0,
     sandboxMs: 0,
     subcallLmMs: 0,
@@ -68,12 +71,22 @@ export function addTotals(into: TrajectoryTotals, t: TrajectoryTotals): Trajecto
   into.outputTokens += t.outputTokens;
   into.costUsd += t.costUsd;
   into.unpricedCalls += t.unpricedCalls;
+  into.unknownUsageCalls += t.unknownUsageCalls;
   into.lmMs += t.lmMs;
   into.sandboxMs += t.sandboxMs;
   into.subcallLmMs += t.subcallLmMs;
   into.maxFanOut = Math.max(into.maxFanOut, t.maxFanOut);
   addByModel(into.byModel, t.byModel);
   return into;
+}
+
+/**
+ * Whether a call's usage was not recorded: no tokens and no price. Every call sends a prompt,
+ * so a measured or estimated usage has input tokens; the reference import gives a root reply
+ * (whose usage its log never holds) and a call without a `usage_summary` exactly this.
+ */
+export function usageUnknown(u: Usage): boolean {
+  return u.inputTokens === 0 && u.outputTokens === 0 && u.costUsd === null;
 }
 
 function addUsage(t: TrajectoryTotals, usage: Usage, model: string): void {
@@ -83,6 +96,7 @@ function addUsage(t: TrajectoryTotals, usage: Usage, model: string): void {
   t.outputTokens += usage.outputTokens;
   if (usage.costUsd === null) t.unpricedCalls++;
   else t.costUsd += usage.costUsd;
+  if (usageUnknown(usage)) t.unknownUsageCalls++;
 }
 
 /** Is this sub-call a child RLM run (as opposed to a plain call, leaf fallbacks included)? */

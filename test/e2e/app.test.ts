@@ -381,6 +381,7 @@ describe('a big native log: long prompts are left out of the first read and read
       .toContain(full.length);
     await p.getByTestId('texts-loading').waitFor({ state: 'detached', timeout: 30_000 });
     // (The page shows the first 4,000 characters of a long text, past the preview's 240 bytes.)
+    await p.getByTestId('prompt-messages').locator('summary').click();
     expect(await p.getByLabel('Initial messages').innerText()).toContain(full.slice(2000, 2100));
     // A search reads every left-out text first: words from the end of a long prompt match.
     await p.getByTestId('tab-search').click();

@@ -1,0 +1,192 @@
+// The run view as an audit of reference logs found it wanting: errors shown once, a failed
+// answer marked as such, iteration chips that fit and say what their glyphs mean, a selected
+// iteration brought into view, and usage a log did not record shown as unknown.
+import { readFileSync } from 'node:fs';
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
+import type { TrajectoryEvent } from '../../../src-shared/events.ts';
+import { App } from '../../../src-renderer/app/App.tsx';
+import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
+import { emptyTotals, usageUnknown } from '../../../src-shared/trajectory/index.ts';
+import { blockOutputText, errorLineOf, fmtCost, fmtTokenPair, searchSession, usageNote } from '../../../src-renderer/lib/derive.ts';
+import { usePrefs } from '../../../src-renderer/store/prefs.ts';
+import { FIXTURES, fixtureEvents, servicesWith } from './helpers.ts';
+
+function mount(events: TrajectoryEvent[]) {
+  usePrefs.getState().set({ treeMode: 'list' });
+  const { store, svc } = servicesWith(events);
+  const utils = render(
+    <ServicesProvider services={svc}>
+      <App />
+    </ServicesProvider>,
+  );
+  const traj = store.getState().sessions.get('s1')!.traj;
+  return { store, svc, traj, ...utils };
+}
+
+const count = (text: string, part: string): number => text.split(part).length - 1;
+
+describe('a code error', () => {
+  it('is shown once when the stderr already holds it (an imported reference log)', () => {
+    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const root = traj.roots[0]!;
+    act(() => store.getState().select('s1', { runId: root, iteration: 1 }));
+    expect(count(screen.getByTestId('output-0').textContent ?? '', 'TypeError: the JSON object must be str')).toBe(1);
+    act(() => store.getState().select('s1', { runId: root, iteration: 2 }));
+    expect(count(screen.getByTestId('output-0').textContent ?? '', "KeyError: 'order'")).toBe(1);
+    // Search finds what is shown: one hit each, not the stderr and the error line both.
+    expect(searchSession(traj, 'TypeError: the JSON').filter((h) => h.field === 'output')).toHaveLength(1);
+    expect(searchSession(traj, "KeyError: 'order'").filter((h) => h.field === 'output')).toHaveLength(1);
+  });
+
+  it('keeps its own line when the stderr does not show it (a native run)', () => {
+    const error = { name: 'TypeError', message: 'x is not a function' };
+    expect(errorLineOf({ stderr: '', error })).toBe('TypeError: x is not a function');
+    expect(blockOutputText({ stdout: 'a\n', stderr: 'warned\n', error })).toBe('a\n\nwarned\n\nTypeError: x is not a function');
+    expect(errorLineOf({ stderr: 'Traceback …\n  File "<string>"\nTypeError: x is not a function\n', error })).toBeNull();
+    // The import's fallback: no recognisable last line, the whole stderr is the message.
+    expect(errorLineOf({ stderr: 'segfault\n', error: { name: 'Error', message: 'segfault' } })).toBeNull();
+    expect(errorLineOf({ stderr: 'Traceback\nKeyboardInterrupt\n', error: { name: 'KeyboardInterrupt', message: '' } })).toBeNull();
+  });
+});
+
+describe('the run answer', () => {
+  it('is marked as stopped, not as a success, when a limit ended the run', () => {
+    const { store, traj } = mount(fixtureEvents('d_max_iterations.jsonl'));
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
+    const answer = screen.getByTestId('run-answer');
+    expect(answer.querySelector('b')?.textContent).toBe('Answer (stopped: max iterations)');
+    expect(answer.classList.contains('answer-stopped')).toBe(true);
+  });
+
+  it('keeps the success style for a run that answered', () => {
+    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
+    const answer = screen.getByTestId('run-answer');
+    expect(answer.querySelector('b')?.textContent).toBe('Answer');
+    expect(answer.classList.contains('answer-stopped')).toBe(false);
+  });
+});
+
+describe('the iteration chips', () => {
+  it('spell their glyphs out in a title and take the width of their text', () => {
+    const { store, traj } = mount(fixtureEvents('c_recursive.jsonl'));
+    const root = traj.runs.get(traj.roots[0]!)!;
+    act(() => store.getState().select('s1', { runId: root.id, iteration: 1 }));
+    const withCalls = root.iterations.find((it) => it.blocks.some((b) => b.calls.length > 0))!;
+    const chip = screen.getByTestId(`iteration-${withCalls.iteration}`);
+    expect(chip.textContent).toMatch(/▢ · \d+↘/);
+    expect(chip.title).toMatch(/^\d+(\.\d+)? (ms|s) · \d+ code blocks? · \d+ sub-calls?( · |$)/);
+    expect(chip.style.width).toBe('');
+  });
+
+  it('names an error', () => {
+    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
+    const chip = screen.getByTestId('iteration-1');
+    expect(chip.textContent).toContain('⚠');
+    expect(chip.title).toMatch(/ · 1 code block · error$/);
+  });
+});
+
+describe('picking an iteration', () => {
+  function spyScroll() {
+    const calls: { el: Element; arg: unknown }[] = [];
+    const spy = vi.spyOn(Element.prototype, 'scrollIntoView').mockImplementation(function (this: Element, arg?: unknown) {
+      calls.push({ el: this, arg });
+    });
+    return { calls, restore: () => spy.mockRestore() };
+  }
+
+  it('brings its first code block into view when a chip is clicked, and only then', () => {
+    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const s = spyScroll();
+    try {
+      // A selection made elsewhere (and the first view) does not scroll.
+      act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
+      expect(s.calls).toHaveLength(0);
+      fireEvent.click(screen.getByTestId('iteration-2'));
+      expect(s.calls).toHaveLength(1);
+      expect(s.calls[0]!.arg).toEqual({ block: 'start' });
+      const detail = screen.getByTestId('iteration-detail');
+      expect(detail.getAttribute('aria-label')).toBe('Iteration 2');
+      expect(s.calls[0]!.el).toBe(within(detail).getByTestId('block-0'));
+      // Clicking the chip already shown scrolls again: the person asked for it.
+      fireEvent.click(screen.getByTestId('iteration-2'));
+      expect(s.calls).toHaveLength(2);
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('brings the turn into view when a turn is clicked', () => {
+    const text = (name: string) => readFileSync(`${FIXTURES}/${name}`, 'utf8');
+    const events = readRlmPythonText(`${text('a_needle.jsonl')}\n${text('e_code_errors.jsonl')}`).events;
+    const { traj } = mount(events);
+    expect(traj.roots.length).toBe(2);
+    const s = spyScroll();
+    try {
+      fireEvent.click(screen.getByTestId('turn-1'));
+      expect(s.calls).toHaveLength(1);
+      expect(s.calls[0]!.el).toBe(within(screen.getByTestId('iteration-detail')).getByTestId('block-0'));
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('shows the prompt messages folded, on iteration 1 too', () => {
+    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
+    expect((screen.getByTestId('prompt-messages') as HTMLDetailsElement).open).toBe(false);
+  });
+});
+
+describe('usage a log did not record', () => {
+  it('shows as unknown, not as zero, in the run header, the iteration and the tree rows', () => {
+    const { store, traj, container } = mount(fixtureEvents('e_code_errors.jsonl'));
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
+    expect(screen.getByTestId('run-usage').textContent).toBe('tokens unknown · cost unknown');
+    expect(screen.getByTestId('run-usage').title).toMatch(/no token usage recorded/);
+    expect(screen.getByTestId('iteration-usage').textContent).toMatch(/ · tokens unknown · cost unknown/);
+    const nums = container.querySelector('[role="treeitem"] .run-nums') as HTMLElement;
+    expect(nums.textContent).toMatch(/^\d+ it · — tok · — · /);
+    expect(nums.title).toMatch(/no known price/);
+  });
+
+  it('shows what is known, marked as not all, when part was recorded', () => {
+    const { store, traj } = mount(fixtureEvents('g_openai_http.jsonl'));
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
+    // The sub-call's usage and price are logged, the root model's replies are not.
+    expect(screen.getByTestId('run-usage').textContent).toBe('38 in / 5 out tokens + unknown · $0.00009 + unknown');
+  });
+
+  it('shows as unknown in the compare view', () => {
+    const { store } = mount(fixtureEvents('a_needle.jsonl'));
+    act(() => {
+      store.getState().addLocalSession('s2', 'other');
+      store.getState().ingestEvents('s2', fixtureEvents('e_code_errors.jsonl'));
+      store.getState().flushEvents();
+      store.getState().setCompare({ a: 's1', b: 's2' });
+      store.getState().setPanel('compare');
+    });
+    const row = (label: string) =>
+      [...screen.getByTestId('compare').querySelectorAll('tr')]
+        .find((r) => r.querySelector('th')?.textContent === label)!
+        .querySelectorAll('td');
+    expect([...row('cost')].map((c) => c.textContent)).toEqual(['unknown', 'unknown']);
+    expect([...row('tokens in / out')].map((c) => c.textContent)).toEqual(['unknown / unknown', 'unknown / unknown']);
+  });
+
+  it('leaves usage that was recorded as it was', () => {
+    const known = { ...emptyTotals(), modelCalls: 2, inputTokens: 1200, outputTokens: 80, costUsd: 0.5 };
+    expect(fmtTokenPair(known, { unit: ' tokens' })).toBe('1,200 in / 80 out tokens');
+    expect(fmtCost(known)).toBe('$0.500');
+    expect(fmtCost({ ...known, costUsd: 0 })).toBe('$0');
+    expect(usageNote(known)).toBeUndefined();
+    // Recorded zeros with a price are zeros; only no tokens and no price is "not recorded".
+    expect(usageUnknown({ inputTokens: 0, outputTokens: 0, costUsd: 0 })).toBe(false);
+    expect(usageUnknown({ inputTokens: 12, outputTokens: 0, costUsd: null })).toBe(false);
+    expect(usageUnknown({ inputTokens: 0, outputTokens: 0, costUsd: null })).toBe(true);
+  });
+});

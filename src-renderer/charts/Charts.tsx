@@ -15,7 +15,7 @@ import {
   area as d3area,
   curveStepAfter,
 } from 'd3';
-import { useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
 import {
   blocksOf,
@@ -31,12 +31,36 @@ import { useStudio } from '../app/context.tsx';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { downloadBlob } from '../lib/download.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
+import { drawLegend, drawWrappedText, formatInteger, integerTicks, tickCount } from './chart-layout.ts';
 
+/** Width before the card is measured (and in jsdom); below MIN_W the card scrolls rather than squeeze the text. */
 const W = 560;
+const MIN_W = 280;
 const H = 220;
 const M = { top: 14, right: 60, bottom: 28, left: 54 };
 
-type Draw = (svg: SVGSVGElement) => void;
+/** Draws into an emptied `svg` that is `width` wide (in pixels, so text keeps its size). */
+type Draw = (svg: SVGSVGElement, width: number) => void;
+
+/** The content width of `ref`'s element, followed as the card resizes. */
+function useWidth(ref: RefObject<HTMLElement | null>): number {
+  const [width, setWidth] = useState(W);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const take = (px: number): void => {
+      if (px > 0) setWidth(Math.max(MIN_W, Math.floor(px)));
+    };
+    take(el.clientWidth);
+    if (typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver((entries) => {
+      for (const e of entries) take(e.contentRect.width);
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [ref]);
+  return width;
+}
 
 export function ChartFrame({
   title,
@@ -54,13 +78,15 @@ export function ChartFrame({
   children?: ReactNode;
 }) {
   const ref = useRef<SVGSVGElement>(null);
+  const body = useRef<HTMLDivElement>(null);
+  const width = useWidth(body);
   useEffect(() => {
     if (ref.current) {
       select(ref.current).selectAll('*').remove();
-      draw(ref.current);
+      draw(ref.current, width);
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, deps);
+  }, [...deps, width]);
   return (
     <figure className="chart" data-testid={testId}>
       <figcaption>
@@ -74,15 +100,17 @@ export function ChartFrame({
           </button>
         </span>
       </figcaption>
-      <svg
-        ref={ref}
-        width={W}
-        height={height}
-        viewBox={`0 0 ${W} ${height}`}
-        role="img"
-        aria-label={title}
-        xmlns="http://www.w3.org/2000/svg"
-      />
+      <div className="chart-body" ref={body}>
+        <svg
+          ref={ref}
+          width={width}
+          height={height}
+          viewBox={`0 0 ${width} ${height}`}
+          role="img"
+          aria-label={title}
+          xmlns="http://www.w3.org/2000/svg"
+        />
+      </div>
       {children}
     </figure>
   );
@@ -134,18 +162,33 @@ interface Bar {
   b: number;
 }
 
-/** Two measures side by side per category (cost on the left axis scale, time on its own). */
-function drawBars(
+/**
+ * Two measures side by side per category (cost on the left axis scale, time on its own), with
+ * their legend above the plot so that it covers neither bars nor axes.
+ */
+export function drawBars(
   svg: SVGSVGElement,
   bars: Bar[],
   aName: string,
   bName: string,
   fa: (v: number) => string,
   fb: (v: number) => string,
+  width: number,
 ): void {
-  const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
-  const iw = W - M.left - M.right;
-  const ih = H - M.top - M.bottom;
+  const root = select(svg);
+  const legend = drawLegend(
+    root.append('g'),
+    [
+      { cls: 'bar-a', label: `${aName} (left scale)` },
+      { cls: 'bar-b', label: `${bName} (right scale)` },
+    ],
+    { x: M.left, y: 4, maxWidth: width - M.left - M.right, direction: 'row' },
+  );
+  // Room for the top tick labels, which stand half a line above the plot.
+  const top = 4 + legend.height + 12;
+  const g = root.append('g').attr('class', 'plot').attr('transform', `translate(${M.left},${top})`);
+  const iw = width - M.left - M.right;
+  const ih = H - top - M.bottom;
   const x = scaleBand<string>()
     .domain(bars.map((d) => d.label))
     .range([0, iw])
@@ -174,7 +217,7 @@ function drawBars(
         .ticks(5)
         .tickFormat((v) => fb(Number(v))),
     );
-  g.selectAll('rect.a')
+  g.selectAll('rect.bar-a')
     .data(bars)
     .join('rect')
     .attr('class', 'bar-a')
@@ -184,7 +227,7 @@ function drawBars(
     .attr('height', (d) => ih - ya(d.a))
     .append('title')
     .text((d) => `${d.label}: ${aName} ${fa(d.a)}`);
-  g.selectAll('rect.b')
+  g.selectAll('rect.bar-b')
     .data(bars)
     .join('rect')
     .attr('class', 'bar-b')
@@ -194,11 +237,6 @@ function drawBars(
     .attr('height', (d) => ih - yb(d.b))
     .append('title')
     .text((d) => `${d.label}: ${bName} ${fb(d.b)}`);
-  const legend = g.append('g').attr('transform', `translate(${iw - 170},0)`);
-  legend.append('rect').attr('class', 'bar-a').attr('width', 10).attr('height', 10);
-  legend.append('text').attr('x', 14).attr('y', 9).text(aName);
-  legend.append('rect').attr('class', 'bar-b').attr('x', 80).attr('width', 10).attr('height', 10);
-  legend.append('text').attr('x', 94).attr('y', 9).text(`${bName} (right scale)`);
 }
 
 interface Span {
@@ -292,9 +330,9 @@ function Waterfall({ traj, rev }: { traj: TrajectoryState; rev: number }) {
       testId="chart-waterfall"
       height={height}
       deps={[data]}
-      draw={(svg) => {
+      draw={(svg, width) => {
         const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
-        const iw = W - M.left - M.right;
+        const iw = width - M.left - M.right;
         const tMax = d3max(data.spans, (s) => s.end) ?? 1;
         const x = scaleLinear()
           .domain([0, tMax || 1])
@@ -314,7 +352,7 @@ function Waterfall({ traj, rev }: { traj: TrajectoryState; rev: number }) {
               .y1((d) => yc(d.n))
               .curve(curveStepAfter),
           );
-        g.append('g').call(axisLeft(yc).ticks(2));
+        g.append('g').call(axisLeft(yc).tickValues(integerTicks(yc, 2)).tickFormat(formatInteger));
         g.append('text').attr('x', 4).attr('y', 10).attr('class', 'muted-text').text(`max ${cmax} in flight`);
         const rows = g.append('g').attr('transform', 'translate(0,60)');
         const avail = height - M.top - M.bottom - 60;
@@ -334,7 +372,7 @@ function Waterfall({ traj, rev }: { traj: TrajectoryState; rev: number }) {
           .attr('transform', `translate(0,${height - M.top - M.bottom})`)
           .call(
             axisBottom(x)
-              .ticks(6)
+              .ticks(tickCount(iw, 90, 6))
               .tickFormat((v) => fmtMs(Number(v))),
           );
       }}
@@ -342,8 +380,58 @@ function Waterfall({ traj, rev }: { traj: TrajectoryState; rev: number }) {
   );
 }
 
+interface TokenPoint {
+  it: number;
+  tokens: number;
+  compacted: boolean;
+}
+
+/** History tokens (left) per iteration (bottom), compactions marked with a diamond. */
+export function drawTokenGrowth(svg: SVGSVGElement, pts: readonly TokenPoint[], width: number): void {
+  const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
+  const iw = width - M.left - M.right;
+  const ih = H - M.top - M.bottom;
+  const x = scaleLinear()
+    .domain([1, Math.max(2, d3max(pts, (p) => p.it) ?? 2)])
+    .range([0, iw]);
+  const y = scaleLinear()
+    .domain([0, d3max(pts, (p) => p.tokens) || 1])
+    .nice()
+    .range([ih, 0]);
+  g.append('g')
+    .attr('transform', `translate(0,${ih})`)
+    .call(
+      axisBottom(x)
+        .tickValues(integerTicks(x, tickCount(iw, 40, 10)))
+        .tickFormat(formatInteger),
+    );
+  g.append('g').call(axisLeft(y).tickValues(integerTicks(y, 5)).tickFormat(formatInteger));
+  g.append('path')
+    .datum(pts)
+    .attr('class', 'line')
+    .attr(
+      'd',
+      d3line<TokenPoint>()
+        .x((p) => x(p.it))
+        .y((p) => y(p.tokens)),
+    );
+  g.selectAll('circle')
+    .data(pts)
+    .join('circle')
+    .attr('cx', (p) => x(p.it))
+    .attr('cy', (p) => y(p.tokens))
+    .attr('r', 3)
+    .attr('class', 'pt');
+  g.selectAll('path.compact')
+    .data(pts.filter((p) => p.compacted))
+    .join('path')
+    .attr('class', 'compact')
+    .attr('d', 'M0,-6L6,0L0,6L-6,0Z')
+    .attr('transform', (p) => `translate(${x(p.it)},${y(p.tokens)})`);
+}
+
 function TokenGrowth({ traj, rev }: { traj: TrajectoryState; rev: number }) {
-  const pts = useMemo(() => {
+  const pts = useMemo((): TokenPoint[] => {
     const root = traj.roots[0] ? traj.runs.get(traj.roots[0]) : undefined;
     if (!root) return [];
     return root.iterations
@@ -356,57 +444,32 @@ function TokenGrowth({ traj, rev }: { traj: TrajectoryState; rev: number }) {
       title="Root history tokens per iteration (◆ compaction)"
       testId="chart-tokens"
       deps={[pts]}
-      draw={(svg) => {
-        const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
-        const iw = W - M.left - M.right;
-        const ih = H - M.top - M.bottom;
-        const x = scaleLinear()
-          .domain([1, Math.max(2, d3max(pts, (p) => p.it) ?? 2)])
-          .range([0, iw]);
-        const y = scaleLinear()
-          .domain([0, d3max(pts, (p) => p.tokens) || 1])
-          .nice()
-          .range([ih, 0]);
-        g.append('g')
-          .attr('transform', `translate(0,${ih})`)
-          .call(axisBottom(x).ticks(Math.min(10, pts.length)));
-        g.append('g').call(axisLeft(y).ticks(5));
-        g.append('path')
-          .datum(pts)
-          .attr('class', 'line')
-          .attr(
-            'd',
-            d3line<(typeof pts)[number]>()
-              .x((p) => x(p.it))
-              .y((p) => y(p.tokens)),
-          );
-        g.selectAll('circle')
-          .data(pts)
-          .join('circle')
-          .attr('cx', (p) => x(p.it))
-          .attr('cy', (p) => y(p.tokens))
-          .attr('r', 3)
-          .attr('class', 'pt');
-        g.selectAll('path.compact')
-          .data(pts.filter((p) => p.compacted))
-          .join('path')
-          .attr('class', 'compact')
-          .attr('d', 'M0,-6L6,0L0,6L-6,0Z')
-          .attr('transform', (p) => `translate(${x(p.it)},${y(p.tokens)})`);
-      }}
+      draw={(svg, width) => drawTokenGrowth(svg, pts, width)}
     />
   );
 }
 
 /**
  * A histogram of `values` with a box below it (p25–p75, median, whisker from min to p95) and
- * the quartiles written out; the cross-session charts and the Evaluation view share it.
+ * the quartiles written out on lines above the plot, wrapped to the chart's width, where
+ * they can neither hide under the bars nor run off the edge; the cross-session charts and
+ * the Evaluation view share it.
  */
-export function drawDistribution(svg: SVGSVGElement, values: readonly number[], fmt: (v: number) => string): void {
-  const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
-  const iw = W - M.left - M.right;
-  const ih = H - M.top - M.bottom - 40;
+export function drawDistribution(svg: SVGSVGElement, values: readonly number[], fmt: (v: number) => string, width: number): void {
   if (values.length === 0) return;
+  const root = select(svg);
+  const q = quartiles(values);
+  const p95 = q.p95;
+  const summary = drawWrappedText(
+    root.append('g'),
+    [`n=${values.length}`, `p25 ${fmt(q.p25)}`, `p50 ${fmt(q.p50)}`, `p75 ${fmt(q.p75)}`, `p95 ${fmt(p95)}`],
+    { x: 8, y: 4, maxWidth: width - 16, cls: 'quartiles muted-text' },
+  );
+  // Room for the top tick label, which stands half a line above the plot.
+  const top = 4 + summary + 8;
+  const g = root.append('g').attr('class', 'plot').attr('transform', `translate(${M.left},${top})`);
+  const iw = width - M.left - M.right;
+  const ih = H - top - M.bottom - 40;
   const x = scaleLinear()
     .domain([0, d3max(values) || 1])
     .nice()
@@ -425,9 +488,7 @@ export function drawDistribution(svg: SVGSVGElement, values: readonly number[], 
     .attr('width', (b) => Math.max(1, x(b.x1 ?? 0) - x(b.x0 ?? 0) - 1))
     .attr('y', (b) => y(b.length))
     .attr('height', (b) => ih - y(b.length));
-  g.append('g').call(axisLeft(y).ticks(4));
-  const q = quartiles(values);
-  const p95 = q.p95;
+  g.append('g').call(axisLeft(y).tickValues(integerTicks(y, 4)).tickFormat(formatInteger));
   const by = ih + 20;
   const box = g.append('g').attr('class', 'box');
   box.append('line').attr('x1', x(q.min)).attr('x2', x(p95)).attr('y1', by).attr('y2', by);
@@ -454,15 +515,9 @@ export function drawDistribution(svg: SVGSVGElement, values: readonly number[], 
     .attr('transform', `translate(0,${ih + 32})`)
     .call(
       axisBottom(x)
-        .ticks(5)
+        .ticks(tickCount(iw, 80, 5))
         .tickFormat((v) => fmt(Number(v))),
     );
-  g.append('text')
-    .attr('x', iw - 4)
-    .attr('y', 10)
-    .attr('text-anchor', 'end')
-    .attr('class', 'muted-text')
-    .text(`n=${values.length} · p25 ${fmt(q.p25)} · p50 ${fmt(q.p50)} · p75 ${fmt(q.p75)} · p95 ${fmt(p95)}`);
 }
 
 function CrossSession() {
@@ -477,7 +532,8 @@ function CrossSession() {
       }
     return { cost, wall };
   }, [sessions]);
-  const draw = (values: number[], fmt: (v: number) => string) => (svg: SVGSVGElement) => drawDistribution(svg, values, fmt);
+  const draw = (values: number[], fmt: (v: number) => string) => (svg: SVGSVGElement, width: number) =>
+    drawDistribution(svg, values, fmt, width);
   return (
     <>
       <ChartFrame
@@ -519,13 +575,13 @@ export function ChartsView({ sessionId }: { sessionId: string }) {
         title={`Cost and time per iteration (run ${selRun ?? traj.roots[0] ?? ''})`}
         testId="chart-iterations"
         deps={[perIt]}
-        draw={(svg) => drawBars(svg, perIt, 'cost', 'time', fmtUsd, fmtMs)}
+        draw={(svg, w) => drawBars(svg, perIt, 'cost', 'time', fmtUsd, fmtMs, w)}
       />
       <ChartFrame
         title="Cost and time per depth (runs' own work)"
         testId="chart-depth"
         deps={[perDepth]}
-        draw={(svg) => drawBars(svg, perDepth, 'cost', 'time', fmtUsd, fmtMs)}
+        draw={(svg, w) => drawBars(svg, perDepth, 'cost', 'time', fmtUsd, fmtMs, w)}
       />
       <Waterfall traj={traj} rev={rev} />
       <TokenGrowth traj={traj} rev={rev} />

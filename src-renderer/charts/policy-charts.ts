@@ -4,9 +4,10 @@
 import { axisBottom, axisLeft, max as d3max, scaleLinear, select } from 'd3';
 import type { FigureDistribution } from '../../src-shared/analysis/policy-aggregate.ts';
 import type { Histogram, Quartiles } from '../../src-shared/trajectory/analytics.ts';
+import { drawLegend, formatInteger, integerTicks, tickCount } from './chart-layout.ts';
 
-const W = 560;
-const M = { top: 14, right: 20, bottom: 28, left: 44 };
+// The left margin holds the series' names beside their boxes ("incorrect" is the longest).
+const M = { top: 14, right: 20, bottom: 28, left: 62 };
 
 interface Series {
   label: string;
@@ -49,10 +50,16 @@ function drawBox(g: ReturnType<typeof select<SVGGElement, unknown>>, x: (v: numb
  * Histograms (bars side by side when there are several series, all binned alike by the host)
  * and one quartile box per series under the axis: box p25–p75, median line, whisker min–max.
  */
-export function drawHistograms(svg: SVGSVGElement, series: readonly Series[], height: number, fmt: (v: number) => string): void {
+export function drawHistograms(
+  svg: SVGSVGElement,
+  series: readonly Series[],
+  height: number,
+  fmt: (v: number) => string,
+  width: number,
+): void {
   const boxesH = series.length * 18 + 10;
   const ih = height - M.top - M.bottom - boxesH;
-  const iw = W - M.left - M.right;
+  const iw = width - M.left - M.right;
   const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
   const [lo, hi] = domainOf(series);
   const x = scaleLinear().domain([lo, hi]).range([0, iw]);
@@ -78,14 +85,13 @@ export function drawHistograms(svg: SVGSVGElement, series: readonly Series[], he
       .append('title')
       .text((b) => `${s.label}: ${b.c} session(s) in [${fmt(b.x0)}, ${fmt(b.x1)})`);
   });
-  g.append('g').call(axisLeft(y).ticks(4));
+  g.append('g').call(axisLeft(y).tickValues(integerTicks(y, 4)).tickFormat(formatInteger));
+  // The host bins a figure of whole numbers one value per bin, on whole edges: no ticks between.
+  const whole = series.every((s) => s.dist.histogram.edges.every(Number.isInteger));
+  const xAxis = axisBottom(x).tickFormat((v) => fmt(Number(v)));
   g.append('g')
     .attr('transform', `translate(0,${ih})`)
-    .call(
-      axisBottom(x)
-        .ticks(6)
-        .tickFormat((v) => fmt(Number(v))),
-    );
+    .call(whole ? xAxis.tickValues(integerTicks(x, tickCount(iw, 40, 6))) : xAxis.ticks(tickCount(iw, 80, 6)));
   series.forEach((s, k) => {
     const by = ih + 34 + k * 18;
     drawBox(g, x, s.dist.quartiles, by, s.cls);
@@ -103,16 +109,34 @@ export interface SplitPart {
   value: number;
 }
 
-/** One horizontal bar split into parts (e.g. tokens: root / sub-calls / child runs). */
-export function drawSplitBar(svg: SVGSVGElement, parts: readonly SplitPart[], fmt: (v: number) => string): void {
+/** Height of a split bar with its legend of `parts` lines (one line per part). */
+export function splitBarHeight(parts: number): number {
+  return Math.max(18, parts * 13) + 8;
+}
+
+/**
+ * One horizontal bar split into parts (e.g. tokens: root / sub-calls / child runs), with a
+ * legend to its right, one part a line with its colour: a label under the bar would stand
+ * under whichever segment happens to be there, and a sliver has no room for one.
+ */
+export function drawSplitBar(svg: SVGSVGElement, parts: readonly SplitPart[], fmt: (v: number) => string, width: number): void {
   const total = parts.reduce((a, p) => a + p.value, 0);
-  const iw = W - 20;
-  const g = select(svg).append('g').attr('transform', 'translate(10,8)');
+  const pct = (v: number): string => `${total > 0 ? ((v / total) * 100).toFixed(0) : 0}%`;
+  const root = select(svg);
+  const legendG = root.append('g');
+  const legend = drawLegend(
+    legendG,
+    parts.map((p) => ({ cls: p.cls, label: `${p.label} ${pct(p.value)} (${fmt(p.value)})` })),
+    { x: 0, y: 4, maxWidth: width, direction: 'column' },
+  );
+  const iw = Math.max(40, width - 20 - legend.width - 16);
+  legendG.select('.legend').attr('transform', `translate(${10 + iw + 16},4)`);
+  const g = root.append('g').attr('transform', `translate(10,${4 + Math.max(0, (legend.height - 18) / 2)})`);
   let at = 0;
-  parts.forEach((p, i) => {
+  for (const p of parts) {
     const w = total > 0 ? (p.value / total) * iw : 0;
-    const seg = g.append('g').attr('class', `split ${p.cls}`);
-    seg
+    g.append('g')
+      .attr('class', `split ${p.cls}`)
       .append('rect')
       .attr('x', at)
       .attr('width', w)
@@ -120,13 +144,7 @@ export function drawSplitBar(svg: SVGSVGElement, parts: readonly SplitPart[], fm
       .attr('height', 18)
       .attr('class', p.cls)
       .append('title')
-      .text(`${p.label}: ${fmt(p.value)}`);
-    // Labels at fixed places: a sliver of a part must not hide the next label.
-    seg
-      .append('text')
-      .attr('x', (i * iw) / parts.length)
-      .attr('y', 34)
-      .text(`${p.label} ${total > 0 ? ((p.value / total) * 100).toFixed(0) : 0}%`);
+      .text(`${p.label}: ${fmt(p.value)} (${pct(p.value)})`);
     at += w;
-  });
+  }
 }

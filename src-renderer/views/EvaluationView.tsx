@@ -168,9 +168,14 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
           title="Cost per task (histogram; box = p25–p75, median, whisker to p95)"
           testId="eval-chart-cost"
           deps={[cost]}
-          draw={(svg) => drawDistribution(svg, cost, fmtUsd)}
+          draw={(svg, w) => drawDistribution(svg, cost, fmtUsd, w)}
         />
-        <ChartFrame title="Runtime per task" testId="eval-chart-time" deps={[time]} draw={(svg) => drawDistribution(svg, time, fmtMs)} />
+        <ChartFrame
+          title="Runtime per task"
+          testId="eval-chart-time"
+          deps={[time]}
+          draw={(svg, w) => drawDistribution(svg, time, fmtMs, w)}
+        />
       </div>
       <TaskTable evaluation={e} />
       <EvalPolicySection dir={e.dir} />

@@ -11,7 +11,7 @@ import type { PolicyOverview } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { openPolicy, openPolicyLog } from '../app/policy-services.ts';
 import { ChartFrame } from '../charts/Charts.tsx';
-import { drawHistograms, drawSplitBar } from '../charts/policy-charts.ts';
+import { drawHistograms, drawSplitBar, splitBarHeight } from '../charts/policy-charts.ts';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { usePolicy } from '../store/policy.ts';
 import { HostPathForm } from './HostPathForm.tsx';
@@ -177,7 +177,7 @@ function PolicyDetail({ o }: { o: PolicyOverview }) {
           testId="policy-chart-all"
           deps={[o, figure]}
           height={240}
-          draw={(svg) => drawHistograms(svg, [{ label: 'all', cls: 'bar-a', dist: agg.distributions[figure] }], 240, fmt)}
+          draw={(svg, w) => drawHistograms(svg, [{ label: 'all', cls: 'bar-a', dist: agg.distributions[figure] }], 240, fmt, w)}
         />
         {split ? (
           <ChartFrame
@@ -185,7 +185,7 @@ function PolicyDetail({ o }: { o: PolicyOverview }) {
             testId="policy-chart-split"
             deps={[o, figure]}
             height={260}
-            draw={(svg) =>
+            draw={(svg, w) =>
               drawHistograms(
                 svg,
                 [
@@ -194,6 +194,7 @@ function PolicyDetail({ o }: { o: PolicyOverview }) {
                 ],
                 260,
                 fmt,
+                w,
               )
             }
           />
@@ -202,8 +203,8 @@ function PolicyDetail({ o }: { o: PolicyOverview }) {
           title="Tokens of all sessions: root turns / sub-calls / child runs"
           testId="policy-chart-tokens"
           deps={[tokens]}
-          height={44}
-          draw={(svg) =>
+          height={splitBarHeight(3)}
+          draw={(svg, w) =>
             drawSplitBar(
               svg,
               [
@@ -212,6 +213,7 @@ function PolicyDetail({ o }: { o: PolicyOverview }) {
                 { label: 'child runs', cls: 'bar-c', value: tokens.children },
               ],
               (v) => v.toLocaleString('en-US'),
+              w,
             )
           }
         />

@@ -7,7 +7,7 @@ import { sessionMetrics, type MaxMean, type RunMetrics } from '../../src-shared/
 import type { RunNode, TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices } from '../app/context.tsx';
 import { ChartFrame } from '../charts/Charts.tsx';
-import { drawSplitBar } from '../charts/policy-charts.ts';
+import { drawSplitBar, splitBarHeight } from '../charts/policy-charts.ts';
 import { fmtInt, fmtMs, fmtUsd } from '../lib/derive.ts';
 
 const RUN_PAGE = 100;
@@ -45,8 +45,8 @@ function RunPolicyBody({ sessionId, traj, run, rev }: { sessionId: string; traj:
         title={`Tokens of run ${sel.runId}: its own turns / its plain sub-calls / its child runs`}
         testId="run-policy-tokens"
         deps={[sel]}
-        height={44}
-        draw={(svg) =>
+        height={splitBarHeight(3)}
+        draw={(svg, w) =>
           drawSplitBar(
             svg,
             [
@@ -55,6 +55,7 @@ function RunPolicyBody({ sessionId, traj, run, rev }: { sessionId: string; traj:
               { label: 'child runs', cls: 'bar-c', value: tokensOf(sel.tokens.children) },
             ],
             fmtInt,
+            w,
           )
         }
       />

@@ -594,6 +594,8 @@ export function fmtUsd(v: number): string {
   return v === 0 ? '$0' : v < 0.01 ? `$${v.toFixed(5)}` : `$${v.toFixed(3)}`;
 }
 export function fmtMs(v: number): string {
+  // Two significant figures below 10 ms: a chart's time axis over sub-millisecond blocks read "0 ms" at every tick.
+  if (v < 10) return `${Number(v.toPrecision(2))} ms`;
   return v < 1000 ? `${Math.round(v)} ms` : v < 60_000 ? `${(v / 1000).toFixed(2)} s` : `${(v / 60_000).toFixed(1)} min`;
 }
 // One formatter: `toLocaleString('en-US')` builds a new Intl formatter per call (~0.1 ms),

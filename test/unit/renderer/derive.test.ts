@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { applyEvent, createTrajectoryState, reduceEvents } from '../../../src-shared/trajectory/index.ts';
-import { firstDivergence, RunDerivations, runsMatching, searchSession, treeRows, truncationOf } from '../../../src-renderer/lib/derive.ts';
+import {
+  firstDivergence,
+  fmtMs,
+  RunDerivations,
+  runsMatching,
+  searchSession,
+  treeRows,
+  truncationOf,
+} from '../../../src-renderer/lib/derive.ts';
 import type { TrajectoryState } from '../../../src-shared/trajectory/index.ts';
 import { fixtureEvents } from './helpers.ts';
 
@@ -48,6 +56,19 @@ describe('derive', () => {
     }
     expect(first).toMatch(/^Count the ERROR lines/);
     expect(firstWithSiblings).toMatch(/^…billing ===/);
+  });
+
+  it('formats durations: two significant figures below 10 ms, so that sub-millisecond ticks differ', () => {
+    expect([0, 0.04, 0.25, 2.71, 9.99, 505.4, 1010, 90_000].map(fmtMs)).toEqual([
+      '0 ms',
+      '0.04 ms',
+      '0.25 ms',
+      '2.7 ms',
+      '10 ms',
+      '505 ms',
+      '1.01 s',
+      '1.5 min',
+    ]);
   });
 
   it('filters runs by text and keeps ancestors', () => {

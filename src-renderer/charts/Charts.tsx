@@ -160,6 +160,8 @@ interface Bar {
   label: string;
   a: number;
   b: number;
+  /** `a` is not known (a cost when no call had a price): no bar, and no scale when no bar has one. */
+  aUnknown?: boolean;
 }
 
 /**
@@ -176,10 +178,11 @@ export function drawBars(
   width: number,
 ): void {
   const root = select(svg);
+  const noA = bars.length > 0 && bars.every((d) => d.aUnknown === true);
   const legend = drawLegend(
     root.append('g'),
     [
-      { cls: 'bar-a', label: `${aName} (left scale)` },
+      { cls: 'bar-a', label: noA ? `${aName} unknown (no call had a price)` : `${aName} (left scale)` },
       { cls: 'bar-b', label: `${bName} (right scale)` },
     ],
     { x: M.left, y: 4, maxWidth: width - M.left - M.right, direction: 'row' },
@@ -205,11 +208,8 @@ export function drawBars(
   g.append('g')
     .attr('transform', `translate(0,${ih})`)
     .call(axisBottom(x).tickValues(x.domain().filter((_, i) => i % Math.ceil(bars.length / 20) === 0)));
-  g.append('g').call(
-    axisLeft(ya)
-      .ticks(5)
-      .tickFormat((v) => fa(Number(v))),
-  );
+  const left = axisLeft(ya).tickFormat((v) => fa(Number(v)));
+  g.append('g').call(noA ? left.tickValues([]) : left.ticks(5));
   g.append('g')
     .attr('transform', `translate(${iw},0)`)
     .call(
@@ -223,10 +223,10 @@ export function drawBars(
     .attr('class', 'bar-a')
     .attr('x', (d) => x(d.label) ?? 0)
     .attr('width', bw)
-    .attr('y', (d) => ya(d.a))
-    .attr('height', (d) => ih - ya(d.a))
+    .attr('y', (d) => (d.aUnknown ? ih : ya(d.a)))
+    .attr('height', (d) => (d.aUnknown ? 0 : ih - ya(d.a)))
     .append('title')
-    .text((d) => `${d.label}: ${aName} ${fa(d.a)}`);
+    .text((d) => `${d.label}: ${aName} ${d.aUnknown ? 'unknown' : fa(d.a)}`);
   g.selectAll('rect.bar-b')
     .data(bars)
     .join('rect')
@@ -547,6 +547,9 @@ function CrossSession() {
   );
 }
 
+/** No call of these totals had a price (a reference log's root replies): their cost is not $0 but unknown. */
+const costUnknown = (t: { unpricedCalls: number; modelCalls: number }): boolean => t.unpricedCalls > 0 && t.unpricedCalls >= t.modelCalls;
+
 export function ChartsView({ sessionId }: { sessionId: string }) {
   const rev = useStudio((s) => viewRev(s, sessionId));
   const traj = useStudio((s) => viewTraj(s, sessionId));
@@ -557,7 +560,7 @@ export function ChartsView({ sessionId }: { sessionId: string }) {
     if (!run) return [];
     return run.iterations.map((it) => {
       const t = iterationTotals(traj, it);
-      return { label: String(it.iteration), a: t.costUsd, b: it.lastT - it.firstT };
+      return { label: String(it.iteration), a: t.costUsd, b: it.lastT - it.firstT, aUnknown: costUnknown(t) };
     });
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [traj, rev, selRun]);
@@ -565,7 +568,7 @@ export function ChartsView({ sessionId }: { sessionId: string }) {
     if (!traj) return [];
     const wall = new Map<number, number>();
     for (const r of walkRuns(traj)) wall.set(r.depth, (wall.get(r.depth) ?? 0) + (r.end?.durationMs ?? r.lastT - r.firstT));
-    return depthTotals(traj).map((d) => ({ label: `depth ${d.depth}`, a: d.costUsd, b: wall.get(d.depth) ?? 0 }));
+    return depthTotals(traj).map((d) => ({ label: `depth ${d.depth}`, a: d.costUsd, b: wall.get(d.depth) ?? 0, aUnknown: costUnknown(d) }));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [traj, rev]);
   if (!traj) return null;

@@ -18,15 +18,22 @@ export function UsageByModelTable({ byModel, testId }: { byModel: UsageByModel; 
         </tr>
       </thead>
       <tbody>
-        {rows.map(([model, u]) => (
-          <tr key={model}>
-            <th scope="row">{model}</th>
-            <td>{fmtInt(u.calls)}</td>
-            <td>{fmtInt(u.inputTokens)}</td>
-            <td>{fmtInt(u.outputTokens)}</td>
-            <td>{u.costUsd === null ? 'unknown' : fmtUsd(u.costUsd)}</td>
-          </tr>
-        ))}
+        {rows.map(([model, u]) => {
+          // No tokens and no price for any of its calls: its usage was never recorded (usageUnknown), not zero.
+          const unknown = u.inputTokens === 0 && u.outputTokens === 0 && u.costUsd === null;
+          return (
+            <tr
+              key={model}
+              title={unknown ? 'this log recorded no usage for this model (a reference log does not for its root model)' : undefined}
+            >
+              <th scope="row">{model}</th>
+              <td>{fmtInt(u.calls)}</td>
+              <td>{unknown ? 'unknown' : fmtInt(u.inputTokens)}</td>
+              <td>{unknown ? 'unknown' : fmtInt(u.outputTokens)}</td>
+              <td>{u.costUsd === null ? 'unknown' : fmtUsd(u.costUsd)}</td>
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );

@@ -71,6 +71,18 @@ describe('paired bars (cost and time)', () => {
     expect(swatches).toEqual(['bar-a', 'bar-b']);
     expect(legend.textContent).toContain('time (right scale)');
   });
+
+  it('draws no cost scale and no cost bars when no call had a price, and says so', () => {
+    const svg = newSvg(560, 220);
+    const bars = [1, 2, 3].map((i) => ({ label: String(i), a: 0, b: i * 0.3, aUnknown: true }));
+    drawBars(svg, bars, 'cost', 'time', fmtUsd, fmtMs, 560);
+    expect(svg.querySelector('.legend')!.textContent).toContain('cost unknown (no call had a price)');
+    const ticks = [...svg.querySelectorAll('g.plot .tick text')].map((t) => t.textContent ?? '');
+    expect(ticks.filter((t) => t.startsWith('$'))).toEqual([]);
+    expect(ticks).toEqual(['1', '2', '3', '0 ms', '0.2 ms', '0.4 ms', '0.6 ms', '0.8 ms']);
+    expect([...svg.querySelectorAll('g.plot rect.bar-a')].map((r) => r.getAttribute('height'))).toEqual(['0', '0', '0']);
+    expect(svg.querySelector('g.plot rect.bar-a title')!.textContent).toBe('1: cost unknown');
+  });
 });
 
 describe('distribution (histogram, box and quartiles)', () => {

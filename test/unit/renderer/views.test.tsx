@@ -111,7 +111,7 @@ describe('views', () => {
       .slice(1)
       .map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent));
     expect(rows).toEqual([
-      ['mock-root', '3', '0', '0', 'unknown'],
+      ['mock-root', '3', 'unknown', 'unknown', 'unknown'],
       ['mock-sub', '1', '38', '5', '$0.00009'],
     ]);
   });

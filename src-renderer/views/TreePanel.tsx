@@ -96,7 +96,8 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   const graphLabel = useCallback(
     (id: RunId): string => {
       const run = traj?.runs.get(id);
-      return run ? (derived ? derived.labelOf(run).short : runLabel(traj!, run)) : id;
+      if (!traj || !run) return id;
+      return derived ? derived.labelOf(run).short : runLabel(traj, run);
     },
     [traj, derived],
   );

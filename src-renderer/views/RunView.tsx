@@ -3,7 +3,7 @@ import { LabelsBox } from './LabelsBox.tsx';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { CallId, ChatMessage, RequestFields, RunId, StopReason, WorkedExampleRef } from '../../src-shared/events.ts';
-import type { PauseInfo } from '../../src-shared/protocol.ts';
+import type { EvalOverview, EvalTaskRow, PauseInfo } from '../../src-shared/protocol.ts';
 import {
   blocksOf,
   isDirectCall,
@@ -112,6 +112,7 @@ function RunHeader({
     [derived, traj, run, traj.revision],
   );
   const status = runStatus(run, pause);
+  const graded = useStudio((s) => evalTaskOf(s.evals, sessionId));
   const parent = run.parentRunId;
   const direct = run.iterations.some(isDirectCall);
   const iterations = iterationCount(run);
@@ -187,7 +188,9 @@ function RunHeader({
           <TextBlock text={run.start.query} />
         </details>
       ) : null}
-      {run.end?.answer !== undefined && run.end?.answer !== null ? <RunAnswer answer={run.end.answer} stop={run.end.stopReason} /> : null}
+      {run.end?.answer !== undefined && run.end?.answer !== null ? (
+        <RunAnswer answer={run.end.answer} stop={run.end.stopReason} graded={run.parentRunId === null ? graded : null} />
+      ) : null}
       {run.end?.message ? <div className="warn">{run.end.message}</div> : null}
       {run.limits.map((l) => (
         <div key={l.seq} className="warn">
@@ -198,12 +201,30 @@ function RunHeader({
   );
 }
 
-/** The run's answer, marked when a limit or an error stopped the run: then it is what the model said when made to stop. */
-function RunAnswer({ answer, stop }: { answer: string; stop: StopReason }) {
+/** The evaluation task whose log this session is, if one of the evaluations open says so. */
+function evalTaskOf(evals: ReadonlyMap<string, EvalOverview>, sessionId: string): EvalTaskRow | null {
+  for (const e of evals.values()) for (const t of e.tasks) if (t.sessionId === sessionId) return t;
+  return null;
+}
+
+/**
+ * The run's answer, marked when a limit or an error stopped the run (then it is what the
+ * model said when made to stop), and with its score when an evaluation graded it: an answer
+ * the run gave in good order can still be wrong.
+ */
+function RunAnswer({ answer, stop, graded }: { answer: string; stop: StopReason; graded: EvalTaskRow | null }) {
   const stopped = stop !== 'answered';
+  const wrong = graded !== null && !graded.correct;
+  const grade =
+    graded === null
+      ? ''
+      : ` · ${graded.correct ? 'correct' : graded.score > 0 ? 'partly correct' : 'wrong'}: score ${graded.score.toFixed(3)} (evaluation task ${graded.id})`;
   return (
-    <div className={`answer${stopped ? ' answer-stopped' : ''}`} data-testid="run-answer" data-stop={stop}>
-      <b>{stopped ? `Answer (stopped: ${stop.replace(/_/g, ' ')})` : 'Answer'}</b>
+    <div className={`answer${stopped || wrong ? ' answer-stopped' : ''}`} data-testid="run-answer" data-stop={stop}>
+      <b>
+        {stopped ? `Answer (stopped: ${stop.replace(/_/g, ' ')})` : 'Answer'}
+        {grade}
+      </b>
       <TextBlock text={answer} />
     </div>
   );

@@ -6,6 +6,7 @@ import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
+import type { EvalTaskRow } from '../../../src-shared/protocol.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { emptyTotals, usageUnknown } from '../../../src-shared/trajectory/index.ts';
@@ -66,6 +67,38 @@ describe('the run answer', () => {
     const answer = screen.getByTestId('run-answer');
     expect(answer.querySelector('b')?.textContent).toBe('Answer');
     expect(answer.classList.contains('answer-stopped')).toBe(false);
+  });
+
+  it('carries its score when an evaluation graded it, marked when it was wrong though the run answered', () => {
+    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const task = (correct: boolean, score: number): EvalTaskRow => ({
+      id: 'oolong-3',
+      kind: 'oolong',
+      sizeTokens: 1000,
+      score,
+      correct,
+      stopReason: 'answered',
+      costUsd: null,
+      durationMs: 10,
+      calls: 1,
+      iterations: 4,
+      logFile: '/evals/e1/oolong-3.jsonl',
+      sessionId: 's1',
+      byModel: null,
+    });
+    const settings = { dataset: null, model: null, subModel: null, maxDepth: null, maxIterations: null, baseUrl: null, createdAt: null };
+    const graded = (t: EvalTaskRow): void =>
+      act(() =>
+        store.getState().upsertEval({ dir: '/evals/e1', name: 'e1', settings, datasetTasks: 1, tasks: [t], problems: [], progress: null }),
+      );
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
+    graded(task(false, 0));
+    const answer = (): HTMLElement => screen.getByTestId('run-answer');
+    expect(answer().querySelector('b')?.textContent).toBe('Answer · wrong: score 0.000 (evaluation task oolong-3)');
+    expect(answer().classList.contains('answer-stopped')).toBe(true);
+    graded(task(true, 1));
+    expect(answer().querySelector('b')?.textContent).toBe('Answer · correct: score 1.000 (evaluation task oolong-3)');
+    expect(answer().classList.contains('answer-stopped')).toBe(false);
   });
 });
 

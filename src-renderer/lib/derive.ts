@@ -244,6 +244,22 @@ export class RunDerivations {
   }
 }
 
+/**
+ * Whether a run's measure is known: its cost is not when none of its calls had a price, nor
+ * its tokens when none recorded usage (a reference log's root replies). Such a run is drawn
+ * in a neutral colour, not as the scale's zero.
+ */
+export function measureKnown(m: RunMetrics | undefined, measure: Measure): boolean {
+  if (!m) return false;
+  const t = m.total;
+  if (measure === 'cost') return !(t.unpricedCalls > 0 && t.unpricedCalls >= t.modelCalls);
+  if (measure === 'tokens') return !(t.unknownUsageCalls > 0 && t.unknownUsageCalls >= t.modelCalls);
+  return true;
+}
+
+/** The colour of a run whose measure is not known. */
+export const UNKNOWN_MEASURE_COLOUR = '#6e7681';
+
 export function measureOf(m: RunMetrics | undefined, measure: Measure): number {
   if (!m) return 0;
   switch (measure) {

@@ -18,7 +18,7 @@ import { useEffect, useMemo, useRef } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { iterationCount, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
-import { measureOf, runStatus, type Measure, type RunMetrics } from '../lib/derive.ts';
+import { measureKnown, measureOf, runStatus, UNKNOWN_MEASURE_COLOUR, type Measure, type RunMetrics } from '../lib/derive.ts';
 
 interface Datum {
   id: RunId | null;
@@ -151,7 +151,8 @@ export function TreeGraph(props: {
       const id = n.data.id as RunId;
       const run = traj.runs.get(id);
       if (!run) continue;
-      ctx.fillStyle = colour(measureOf(metrics.get(id), colourBy));
+      const m = metrics.get(id);
+      ctx.fillStyle = measureKnown(m, colourBy) ? colour(measureOf(m, colourBy)) : UNKNOWN_MEASURE_COLOUR;
       ctx.beginPath();
       ctx.arc(n.y, n.x, 5, 0, Math.PI * 2);
       ctx.fill();

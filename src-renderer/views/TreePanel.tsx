@@ -14,6 +14,7 @@ import {
   fmtMs,
   fmtTokens,
   fmtUsd,
+  measureKnown,
   measureOf,
   MEASURES,
   runLabel,
@@ -25,6 +26,7 @@ import {
   type Measure,
   type RunMetrics,
   type TreeRow,
+  UNKNOWN_MEASURE_COLOUR,
 } from '../lib/derive.ts';
 import { REPL_LABEL, REPL_TAG, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { usePrefs } from '../store/prefs.ts';
@@ -218,7 +220,11 @@ function TreeList({
     const run = row.kind === 'run' && derived ? traj.runs.get(row.runId) : undefined;
     return run && derived ? derived.labelOf(run) : undefined;
   };
-  const swatchOf = (row: TreeRow): string => (row.kind === 'run' ? colour(measureOf(metrics.get(row.runId), colourBy)) : '');
+  const swatchOf = (row: TreeRow): string => {
+    if (row.kind !== 'run') return '';
+    const m = metrics.get(row.runId);
+    return measureKnown(m, colourBy) ? colour(measureOf(m, colourBy)) : UNKNOWN_MEASURE_COLOUR;
+  };
   const [active, setActive] = useState(0);
   const virt = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 12 });
 

@@ -101,6 +101,17 @@ describe('views', () => {
     expect(screen.getByText(/ runs · \d+ shown$/).textContent).toBe(`${traj.runs.size} runs · ${traj.runs.size} shown`);
   });
 
+  it('colours a run whose cost is unknown in a neutral colour, not as the scale’s zero', () => {
+    const swatch = (): string => (document.querySelector('[role="treeitem"] .swatch') as HTMLElement).style.background;
+    usePrefs.getState().set({ colourBy: 'cost' });
+    mount(fixtureEvents('e_code_errors.jsonl'));
+    expect(swatch()).toBe('rgb(110, 118, 129)');
+    act(() => usePrefs.getState().set({ colourBy: 'time' }));
+    expect(swatch()).not.toBe('rgb(110, 118, 129)');
+    expect(swatch()).not.toBe('');
+    act(() => usePrefs.getState().set({ colourBy: 'cost' }));
+  });
+
   it('shows usage per model beside the run totals (an imported reference log with a sub-call model)', () => {
     const { store } = mount(fixtureEvents('g_openai_http.jsonl'));
     const traj = store.getState().sessions.get('s1')!.traj;

@@ -19,6 +19,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, 
 import type { RunId } from '../../src-shared/events.ts';
 import {
   blocksOf,
+  costUnknown,
   criticalPath,
   depthTotals,
   iterationTotals,
@@ -546,9 +547,6 @@ function CrossSession() {
     </>
   );
 }
-
-/** No call of these totals had a price (a reference log's root replies): their cost is not $0 but unknown. */
-const costUnknown = (t: { unpricedCalls: number; modelCalls: number }): boolean => t.unpricedCalls > 0 && t.unpricedCalls >= t.modelCalls;
 
 export function ChartsView({ sessionId }: { sessionId: string }) {
   const rev = useStudio((s) => viewRev(s, sessionId));

@@ -4,6 +4,8 @@ import type { ComparedOutput, RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import {
   blocksOf,
+  costUnknown,
+  tokensUnknown,
   runOwnTotals,
   runWallMs,
   walkRuns,
@@ -252,8 +254,8 @@ export class RunDerivations {
 export function measureKnown(m: RunMetrics | undefined, measure: Measure): boolean {
   if (!m) return false;
   const t = m.total;
-  if (measure === 'cost') return !(t.unpricedCalls > 0 && t.unpricedCalls >= t.modelCalls);
-  if (measure === 'tokens') return !(t.unknownUsageCalls > 0 && t.unknownUsageCalls >= t.modelCalls);
+  if (measure === 'cost') return !costUnknown(t);
+  if (measure === 'tokens') return !tokensUnknown(t);
   return true;
 }
 
@@ -568,14 +570,14 @@ type UsageKnowledge = Pick<TrajectoryTotals, 'modelCalls' | 'costUsd' | 'unprice
  */
 export function fmtCost(t: UsageKnowledge, { tight = false, none = 'cost unknown' }: { tight?: boolean; none?: string } = {}): string {
   if (t.unpricedCalls === 0) return fmtUsd(t.costUsd);
-  if (t.unpricedCalls >= t.modelCalls) return tight ? '—' : none;
+  if (costUnknown(t)) return tight ? '—' : none;
   return tight ? `${fmtUsd(t.costUsd)}+` : `${fmtUsd(t.costUsd)} + unknown`;
 }
 
 /** A token count as far as it is known; as `fmtCost`, with "unknown" when no call's usage was recorded. */
 export function fmtTokens(n: number, t: UsageKnowledge, tight = false): string {
   if (t.unknownUsageCalls === 0) return fmtInt(n);
-  if (t.unknownUsageCalls >= t.modelCalls) return tight ? '—' : 'unknown';
+  if (tokensUnknown(t)) return tight ? '—' : 'unknown';
   return tight ? `${fmtInt(n)}+` : `${fmtInt(n)} + unknown`;
 }
 
@@ -584,7 +586,7 @@ export function fmtTokenPair(
   t: UsageKnowledge & Pick<TrajectoryTotals, 'inputTokens' | 'outputTokens'>,
   { unit = '', none = 'tokens unknown' }: { unit?: string; none?: string } = {},
 ): string {
-  if (t.unknownUsageCalls > 0 && t.unknownUsageCalls >= t.modelCalls) return none;
+  if (tokensUnknown(t)) return none;
   return `${fmtInt(t.inputTokens)} in / ${fmtInt(t.outputTokens)} out${unit}${t.unknownUsageCalls > 0 ? ' + unknown' : ''}`;
 }
 
@@ -597,13 +599,6 @@ export function usageNote(t: UsageKnowledge): string | undefined {
     );
   if (t.unpricedCalls > 0) parts.push(`${t.unpricedCalls} of ${t.modelCalls} model calls have no known price, so their cost is unknown`);
   return parts.length > 0 ? parts.join('; ') : undefined;
-}
-
-/** Usage of every run of a session (what `logStats` sums), with what is not known of it. */
-export function sessionUsage(state: TrajectoryState): TrajectoryTotals {
-  const t = emptyTotals();
-  for (const run of walkRuns(state)) addTotals(t, runOwnTotals(state, run));
-  return t;
 }
 
 export function fmtUsd(v: number): string {

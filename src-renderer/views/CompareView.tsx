@@ -1,8 +1,8 @@
 // Two sessions side by side: outcome, cost, time, depth, sub-calls, first divergence.
 import { useMemo } from 'react';
-import { logStats, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
+import { logTotals, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { firstDivergence, fmtCost, fmtMs, fmtTokens, sessionUsage } from '../lib/derive.ts';
+import { firstDivergence, fmtCost, fmtMs, fmtTokens } from '../lib/derive.ts';
 
 function outcome(t: TrajectoryState): string {
   const root = t.roots[0] ? t.runs.get(t.roots[0]) : undefined;
@@ -20,15 +20,14 @@ export function CompareView() {
   const eb = b ? sessions.get(b) : undefined;
   const rows = useMemo(() => {
     if (!ea || !eb) return null;
-    const sa = logStats(ea.traj);
-    const sb = logStats(eb.traj);
-    const ua = sessionUsage(ea.traj);
-    const ub = sessionUsage(eb.traj);
+    // One walk of each session: its counts, and what is and is not known of its usage.
+    const sa = logTotals(ea.traj);
+    const sb = logTotals(eb.traj);
     const r = (label: string, x: string, y: string) => ({ label, a: x, b: y, differs: x !== y });
     return [
       r('outcome', outcome(ea.traj), outcome(eb.traj)),
-      r('cost', fmtCost(ua, { none: 'unknown' }), fmtCost(ub, { none: 'unknown' })),
-      r('time', fmtMs(sa.wallMs), fmtMs(sb.wallMs)),
+      r('cost', fmtCost(sa, { none: 'unknown' }), fmtCost(sb, { none: 'unknown' })),
+      r('time', fmtMs(Math.round(sa.wallMs)), fmtMs(Math.round(sb.wallMs))),
       r('max depth', String(sa.maxDepth), String(sb.maxDepth)),
       r('runs', String(sa.runs), String(sb.runs)),
       r('iterations', String(sa.iterations), String(sb.iterations)),
@@ -37,8 +36,8 @@ export function CompareView() {
       r('code errors', String(sa.errors), String(sb.errors)),
       r(
         'tokens in / out',
-        `${fmtTokens(ua.inputTokens, ua)} / ${fmtTokens(ua.outputTokens, ua)}`,
-        `${fmtTokens(ub.inputTokens, ub)} / ${fmtTokens(ub.outputTokens, ub)}`,
+        `${fmtTokens(sa.inputTokens, sa)} / ${fmtTokens(sa.outputTokens, sa)}`,
+        `${fmtTokens(sb.inputTokens, sb)} / ${fmtTokens(sb.outputTokens, sb)}`,
       ),
     ];
   }, [ea, eb]);

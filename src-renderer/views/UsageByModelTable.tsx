@@ -1,5 +1,6 @@
 // A table of usage per model name (calls, tokens, cost), under the totals it breaks down.
 import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
+import { usageUnknown } from '../../src-shared/trajectory/analytics.ts';
 import { fmtInt, fmtUsd } from '../lib/derive.ts';
 
 /** Usage per model name, beside a run's or an evaluation's totals. */
@@ -19,8 +20,8 @@ export function UsageByModelTable({ byModel, testId }: { byModel: UsageByModel; 
       </thead>
       <tbody>
         {rows.map(([model, u]) => {
-          // No tokens and no price for any of its calls: its usage was never recorded (usageUnknown), not zero.
-          const unknown = u.inputTokens === 0 && u.outputTokens === 0 && u.costUsd === null;
+          // No tokens and no price for any of its calls: its usage was never recorded, not zero.
+          const unknown = usageUnknown(u);
           return (
             <tr
               key={model}

@@ -89,6 +89,19 @@ export function usageUnknown(u: Usage): boolean {
   return u.inputTokens === 0 && u.outputTokens === 0 && u.costUsd === null;
 }
 
+/** Counts of a total's calls and of those whose price or usage is not known (a TrajectoryTotals). */
+type CallKnowledge = Pick<TrajectoryTotals, 'modelCalls' | 'unpricedCalls' | 'unknownUsageCalls'>;
+
+/** No call of these totals had a price: their cost is unknown, not $0. */
+export function costUnknown(t: Pick<CallKnowledge, 'modelCalls' | 'unpricedCalls'>): boolean {
+  return t.unpricedCalls > 0 && t.unpricedCalls >= t.modelCalls;
+}
+
+/** No call of these totals recorded its usage: their tokens are unknown, not 0. */
+export function tokensUnknown(t: Pick<CallKnowledge, 'modelCalls' | 'unknownUsageCalls'>): boolean {
+  return t.unknownUsageCalls > 0 && t.unknownUsageCalls >= t.modelCalls;
+}
+
 function addUsage(t: TrajectoryTotals, usage: Usage, model: string): void {
   addModelUsage(t.byModel, model, usage);
   t.modelCalls++;
@@ -253,7 +266,8 @@ export const LOG_STATS_NUMBERS = [
 ] as const;
 export type LogStatsNumber = (typeof LOG_STATS_NUMBERS)[number];
 
-export function logStats(state: TrajectoryState): LogStats {
+/** Every run of a log summed (what is and is not known of its usage included), its deepest run, and its root runs' wall time. */
+export function logTotals(state: TrajectoryState): TrajectoryTotals & { maxDepth: number; wallMs: number } {
   const t = emptyTotals();
   let maxDepth = 0;
   for (const run of walkRuns(state)) {
@@ -265,6 +279,11 @@ export function logStats(state: TrajectoryState): LogStats {
     const root = state.runs.get(rootId);
     if (root) wallMs += runWallMs(root);
   }
+  return { ...t, maxDepth, wallMs };
+}
+
+export function logStats(state: TrajectoryState): LogStats {
+  const { maxDepth, wallMs, ...t } = logTotals(state);
   return {
     sessions: state.roots.length,
     runs: t.runs,

@@ -2,35 +2,20 @@
 // answer marked as such, iteration chips that fit and say what their glyphs mean, a selected
 // iteration brought into view, and usage a log did not record shown as unknown.
 import { readFileSync } from 'node:fs';
-import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
-import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import type { EvalTaskRow } from '../../../src-shared/protocol.ts';
-import { App } from '../../../src-renderer/app/App.tsx';
-import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { emptyTotals, usageUnknown } from '../../../src-shared/trajectory/index.ts';
 import { blockOutputText, errorLineOf, fmtCost, fmtTokenPair, searchSession, usageNote } from '../../../src-renderer/lib/derive.ts';
-import { usePrefs } from '../../../src-renderer/store/prefs.ts';
-import { FIXTURES, fixtureEvents, servicesWith } from './helpers.ts';
-
-function mount(events: TrajectoryEvent[]) {
-  usePrefs.getState().set({ treeMode: 'list' });
-  const { store, svc } = servicesWith(events);
-  const utils = render(
-    <ServicesProvider services={svc}>
-      <App />
-    </ServicesProvider>,
-  );
-  const traj = store.getState().sessions.get('s1')!.traj;
-  return { store, svc, traj, ...utils };
-}
+import { compareWith, mountApp } from './mount-app.tsx';
+import { FIXTURES, fixtureEvents } from './helpers.ts';
 
 const count = (text: string, part: string): number => text.split(part).length - 1;
 
 describe('a code error', () => {
   it('is shown once when the stderr already holds it (an imported reference log)', () => {
-    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const { store, traj } = mountApp(fixtureEvents('e_code_errors.jsonl'));
     const root = traj.roots[0]!;
     act(() => store.getState().select('s1', { runId: root, iteration: 1 }));
     expect(count(screen.getByTestId('output-0').textContent ?? '', 'TypeError: the JSON object must be str')).toBe(1);
@@ -54,7 +39,7 @@ describe('a code error', () => {
 
 describe('the run answer', () => {
   it('is marked as stopped, not as a success, when a limit ended the run', () => {
-    const { store, traj } = mount(fixtureEvents('d_max_iterations.jsonl'));
+    const { store, traj } = mountApp(fixtureEvents('d_max_iterations.jsonl'));
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
     const answer = screen.getByTestId('run-answer');
     expect(answer.querySelector('b')?.textContent).toBe('Answer (stopped: max iterations)');
@@ -62,7 +47,7 @@ describe('the run answer', () => {
   });
 
   it('keeps the success style for a run that answered', () => {
-    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const { store, traj } = mountApp(fixtureEvents('e_code_errors.jsonl'));
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
     const answer = screen.getByTestId('run-answer');
     expect(answer.querySelector('b')?.textContent).toBe('Answer');
@@ -70,7 +55,7 @@ describe('the run answer', () => {
   });
 
   it('carries its score when an evaluation graded it, marked when it was wrong though the run answered', () => {
-    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const { store, traj } = mountApp(fixtureEvents('e_code_errors.jsonl'));
     const task = (correct: boolean, score: number): EvalTaskRow => ({
       id: 'oolong-3',
       kind: 'oolong',
@@ -104,7 +89,7 @@ describe('the run answer', () => {
 
 describe('the iteration chips', () => {
   it('spell their glyphs out in a title and take the width of their text', () => {
-    const { store, traj } = mount(fixtureEvents('c_recursive.jsonl'));
+    const { store, traj } = mountApp(fixtureEvents('c_recursive.jsonl'));
     const root = traj.runs.get(traj.roots[0]!)!;
     act(() => store.getState().select('s1', { runId: root.id, iteration: 1 }));
     const withCalls = root.iterations.find((it) => it.blocks.some((b) => b.calls.length > 0))!;
@@ -115,7 +100,7 @@ describe('the iteration chips', () => {
   });
 
   it('names an error', () => {
-    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const { store, traj } = mountApp(fixtureEvents('e_code_errors.jsonl'));
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
     const chip = screen.getByTestId('iteration-1');
     expect(chip.textContent).toContain('⚠');
@@ -133,7 +118,7 @@ describe('picking an iteration', () => {
   }
 
   it('brings its first code block into view when a chip is clicked, and only then', () => {
-    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const { store, traj } = mountApp(fixtureEvents('e_code_errors.jsonl'));
     const s = spyScroll();
     try {
       // A selection made elsewhere (and the first view) does not scroll.
@@ -156,7 +141,7 @@ describe('picking an iteration', () => {
   it('brings the turn into view when a turn is clicked', () => {
     const text = (name: string) => readFileSync(`${FIXTURES}/${name}`, 'utf8');
     const events = readRlmPythonText(`${text('a_needle.jsonl')}\n${text('e_code_errors.jsonl')}`).events;
-    const { traj } = mount(events);
+    const { traj } = mountApp(events);
     expect(traj.roots.length).toBe(2);
     const s = spyScroll();
     try {
@@ -169,7 +154,7 @@ describe('picking an iteration', () => {
   });
 
   it('shows the prompt messages folded, on iteration 1 too', () => {
-    const { store, traj } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const { store, traj } = mountApp(fixtureEvents('e_code_errors.jsonl'));
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
     expect((screen.getByTestId('prompt-messages') as HTMLDetailsElement).open).toBe(false);
   });
@@ -177,7 +162,7 @@ describe('picking an iteration', () => {
 
 describe('usage a log did not record', () => {
   it('shows as unknown, not as zero, in the run header, the iteration and the tree rows', () => {
-    const { store, traj, container } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const { store, traj, container } = mountApp(fixtureEvents('e_code_errors.jsonl'));
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
     expect(screen.getByTestId('run-usage').textContent).toBe('tokens unknown · cost unknown');
     expect(screen.getByTestId('run-usage').title).toMatch(/no token usage recorded/);
@@ -188,21 +173,15 @@ describe('usage a log did not record', () => {
   });
 
   it('shows what is known, marked as not all, when part was recorded', () => {
-    const { store, traj } = mount(fixtureEvents('g_openai_http.jsonl'));
+    const { store, traj } = mountApp(fixtureEvents('g_openai_http.jsonl'));
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
     // The sub-call's usage and price are logged, the root model's replies are not.
     expect(screen.getByTestId('run-usage').textContent).toBe('38 in / 5 out tokens + unknown · $0.00009 + unknown');
   });
 
   it('shows as unknown in the compare view', () => {
-    const { store } = mount(fixtureEvents('a_needle.jsonl'));
-    act(() => {
-      store.getState().addLocalSession('s2', 'other');
-      store.getState().ingestEvents('s2', fixtureEvents('e_code_errors.jsonl'));
-      store.getState().flushEvents();
-      store.getState().setCompare({ a: 's1', b: 's2' });
-      store.getState().setPanel('compare');
-    });
+    const { store } = mountApp(fixtureEvents('a_needle.jsonl'));
+    compareWith(store, fixtureEvents('e_code_errors.jsonl'));
     const row = (label: string) =>
       [...screen.getByTestId('compare').querySelectorAll('tr')]
         .find((r) => r.querySelector('th')?.textContent === label)!

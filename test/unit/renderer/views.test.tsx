@@ -1,29 +1,18 @@
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
+import { compareWith, mountApp } from './mount-app.tsx';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { fixtureEvents, servicesWith } from './helpers.ts';
+import { fixtureEvents } from './helpers.ts';
 import { hostileEvents } from './hostile.ts';
 import { scenario } from '../trajectory/synthetic.ts';
 
-function mount(events: TrajectoryEvent[]) {
-  usePrefs.getState().set({ treeMode: 'list' });
-  const { store, svc } = servicesWith(events);
-  const utils = render(
-    <ServicesProvider services={svc}>
-      <App />
-    </ServicesProvider>,
-  );
-  return { store, svc, ...utils };
-}
-
 describe('views', () => {
   it('shows the recursion tree as an accessible tree and opens a run', () => {
-    const { store } = mount(fixtureEvents('c_recursive.jsonl'));
+    const { store } = mountApp(fixtureEvents('c_recursive.jsonl'));
     const tree = screen.getByRole('tree', { name: 'Recursion tree' });
     // jsdom has no layout, so the virtualiser renders the first rows only; all 4 runs fit.
     const items = within(tree).getAllByRole('treeitem');
@@ -46,7 +35,7 @@ describe('views', () => {
   });
 
   it('keeps the tree keys working when a filter leaves fewer rows than the active one', () => {
-    const { store } = mount(fixtureEvents('c_recursive.jsonl'));
+    const { store } = mountApp(fixtureEvents('c_recursive.jsonl'));
     const tree = screen.getByRole('tree', { name: 'Recursion tree' });
     const traj = store.getState().sessions.get('s1')!.traj;
     const root = traj.roots[0]!;
@@ -62,7 +51,7 @@ describe('views', () => {
   });
 
   it('starts each panel and each run at the top of the pane', () => {
-    const { store } = mount(fixtureEvents('c_recursive.jsonl'));
+    const { store } = mountApp(fixtureEvents('c_recursive.jsonl'));
     const traj = store.getState().sessions.get('s1')!.traj;
     const root = traj.runs.get(traj.roots[0]!)!;
     act(() => store.getState().select('s1', { runId: root.id, iteration: null }));
@@ -94,7 +83,7 @@ describe('views', () => {
   });
 
   it('counts the runs shown, not the rows that group a batch', () => {
-    const { store } = mount(scenario().events);
+    const { store } = mountApp(scenario().events);
     const traj = store.getState().sessions.get('s1')!.traj;
     const tree = screen.getByRole('tree', { name: 'Recursion tree' });
     expect(within(tree).getAllByText(/^batch ×2$/)).toHaveLength(1);
@@ -104,7 +93,7 @@ describe('views', () => {
   it('colours a run whose cost is unknown in a neutral colour, not as the scale’s zero', () => {
     const swatch = (): string => (document.querySelector('[role="treeitem"] .swatch') as HTMLElement).style.background;
     usePrefs.getState().set({ colourBy: 'cost' });
-    mount(fixtureEvents('e_code_errors.jsonl'));
+    mountApp(fixtureEvents('e_code_errors.jsonl'));
     expect(swatch()).toBe('rgb(110, 118, 129)');
     act(() => usePrefs.getState().set({ colourBy: 'time' }));
     expect(swatch()).not.toBe('rgb(110, 118, 129)');
@@ -113,7 +102,7 @@ describe('views', () => {
   });
 
   it('shows usage per model beside the run totals (an imported reference log with a sub-call model)', () => {
-    const { store } = mount(fixtureEvents('g_openai_http.jsonl'));
+    const { store } = mountApp(fixtureEvents('g_openai_http.jsonl'));
     const traj = store.getState().sessions.get('s1')!.traj;
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
     const table = screen.getByTestId('run-by-model');
@@ -128,7 +117,7 @@ describe('views', () => {
   });
 
   it('links sub-calls to child runs', () => {
-    const { store } = mount(fixtureEvents('c_recursive.jsonl'));
+    const { store } = mountApp(fixtureEvents('c_recursive.jsonl'));
     const traj = store.getState().sessions.get('s1')!.traj;
     const root = traj.runs.get(traj.roots[0]!)!;
     const parentIt = traj.runs.get(root.children[0]!)!.spawnedBy!.iteration;
@@ -139,7 +128,7 @@ describe('views', () => {
   });
 
   it('renders the charts panel', () => {
-    const { store } = mount(fixtureEvents('b_aggregate.jsonl'));
+    const { store } = mountApp(fixtureEvents('b_aggregate.jsonl'));
     act(() => store.getState().setPanel('charts'));
     for (const id of ['chart-iterations', 'chart-depth', 'chart-waterfall', 'chart-tokens', 'chart-cross-cost'])
       expect(screen.getByTestId(id)).toBeTruthy();
@@ -147,7 +136,7 @@ describe('views', () => {
   });
 
   it('searches and jumps to a match', () => {
-    const { store } = mount(fixtureEvents('e_code_errors.jsonl'));
+    const { store } = mountApp(fixtureEvents('e_code_errors.jsonl'));
     act(() => store.getState().setPanel('search'));
     fireEvent.change(screen.getByTestId('search-input'), { target: { value: 'TypeError' } });
     const hits = screen.getAllByTestId('search-hit');
@@ -157,20 +146,14 @@ describe('views', () => {
   });
 
   it('compares two sessions and names the first divergence', () => {
-    const { store } = mount(fixtureEvents('a_needle.jsonl'));
-    act(() => {
-      store.getState().addLocalSession('s2', 'other');
-      store.getState().ingestEvents('s2', fixtureEvents('e_code_errors.jsonl'));
-      store.getState().flushEvents();
-      store.getState().setCompare({ a: 's1', b: 's2' });
-      store.getState().setPanel('compare');
-    });
+    const { store } = mountApp(fixtureEvents('a_needle.jsonl'));
+    compareWith(store, fixtureEvents('e_code_errors.jsonl'));
     expect(screen.getByTestId('divergence').textContent).toMatch(/iteration 1/);
   });
 
   it('a hostile log executes nothing and renders its text as text', () => {
     const before = document.querySelectorAll('script').length;
-    const { store, container } = mount(hostileEvents());
+    const { store, container } = mountApp(hostileEvents());
     const traj = store.getState().sessions.get('s1')!.traj;
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
     expect((window as unknown as { __pwned?: boolean }).__pwned).toBeUndefined();

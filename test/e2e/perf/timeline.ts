@@ -1,18 +1,21 @@
 // Traces one open of a log in Chromium and prints each thread's tasks in time order (main
 // thread and workers), with what each spent its time in: where the milliseconds between
 // the file input's change and the fully loaded view go. A tool, not a test.
-//   node --no-node-snapshot test/e2e/perf/timeline.ts FILE [--min-ms 2] [--static DIR]
+//   node --no-node-snapshot test/e2e/perf/timeline.ts FILE [--min-ms 2] [--static DIR] [--cpu]
+// (`--cpu`: also each thread's sampled CPU profile, the parse worker's included: the functions
+// with the most self time. Use an unminified build for names: see profile.ts.)
 import { launch, startServe } from '../support.ts';
-import { traceWhile, type TraceEvent } from './trace-capture.ts';
+import { cpuProfiles, traceWhile, type TraceEvent } from './trace-capture.ts';
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 const file = process.argv[2];
-if (!file || file.startsWith('--')) throw new Error('usage: timeline.ts FILE [--min-ms N] [--static DIR]');
+if (!file || file.startsWith('--')) throw new Error('usage: timeline.ts FILE [--min-ms N] [--static DIR] [--cpu]');
 const MIN_MS = Number(arg('--min-ms') ?? '2');
 const STATIC = arg('--static');
+const CPU = process.argv.includes('--cpu');
 
 const served = await startServe(STATIC ? ['--static', STATIC] : []);
 const b = await launch(served.url);
@@ -25,13 +28,17 @@ try {
     .catch(() => undefined);
   await page.waitForTimeout(500);
   let timings: string | null = null;
-  const events = await traceWhile(page, async () => {
-    await page.waitForTimeout(200);
-    await page.getByTestId('open-file').setInputFiles(file);
-    await page.getByTestId('timings').waitFor({ timeout: 120_000 });
-    timings = await page.getByTestId('timings').textContent();
-    await page.waitForTimeout(100);
-  });
+  const events = await traceWhile(
+    page,
+    async () => {
+      await page.waitForTimeout(200);
+      await page.getByTestId('open-file').setInputFiles(file);
+      await page.getByTestId('timings').waitFor({ timeout: 120_000 });
+      timings = await page.getByTestId('timings').textContent();
+      await page.waitForTimeout(100);
+    },
+    { cpu: CPU },
+  );
   const names = new Map<string, string>();
   for (const e of events) if (e.name === 'thread_name' && e.args?.name) names.set(`${e.pid}:${e.tid}`, e.args.name);
   const change = events.find((e) => e.name === 'EventDispatch' && e.args?.data?.type === 'change');
@@ -69,6 +76,13 @@ try {
       console.log(`${((t.ts - t0) / 1000).toFixed(1).padStart(8)} ms  ${dur.toFixed(1).padStart(7)} ms  ${top}`);
     }
     console.log(`busy ${busy.toFixed(0)} ms in tasks`);
+  }
+  if (CPU) {
+    for (const p of cpuProfiles(events)) {
+      if (!interesting.has(p.thread)) continue;
+      console.log(`\n== ${p.thread}: ${p.sampledMs.toFixed(0)} ms sampled; most self time`);
+      for (const [fn, ms] of [...p.self].sort((x, y) => y[1] - x[1]).slice(0, 20)) console.log(`${ms.toFixed(1).padStart(8)} ms  ${fn}`);
+    }
   }
 } finally {
   await b.close();

@@ -1,6 +1,7 @@
 // `rlm-studio convert IN --to native|rlm-python [-o OUT]`: streams a log of any supported
 // format into the other. Never overwrites OUT. Writes everything readable; damaged input
 // still exits non-zero naming the line and the problem.
+import { rm } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.ts';
 import { fileSink, type Sink } from '../output-file.ts';
@@ -72,13 +73,15 @@ export async function runConvert(
     if (exporter) for (const line of exporter.end()) await sink.write(line);
   } finally {
     await sink.close();
+    // Created by us and left empty: a retry with the same -o would otherwise be refused.
+    if (options.output && events === 0) await rm(options.output, { force: true });
   }
   if (!known) reportProblems(input, problems, io, 'nothing converted');
   const where = options.output ?? 'stdout';
   if (events === 0 && !problems.some((p) => p.severity === 'error')) {
     problems.push({ line: null, severity: 'error', message: 'no events could be read' });
   }
-  reportProblems(input, problems, io, `wrote the ${events} event(s) that could be read to ${where}`);
+  reportProblems(input, problems, io, events === 0 ? 'nothing converted' : `wrote the ${events} event(s) that could be read to ${where}`);
   return { events };
 }
 

@@ -1,6 +1,7 @@
 // `rlm-studio stats LOG [--json]`: counts, tokens, cost and time of a log in any supported
 // format (detected from content). Streams the file, so it works on logs larger than memory.
-import { access } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.ts';
 import { positiveInt } from '../options.ts';
@@ -27,13 +28,17 @@ const processOutput: Output = {
   err: (t) => void process.stderr.write(t),
 };
 
-export async function assertReadable(path: string): Promise<void> {
+/** Refuses a path that is missing or unreadable, or a folder unless `folder` (reading one as a file fails with a bare EISDIR). */
+export async function assertReadable(path: string, { folder = false }: { folder?: boolean } = {}): Promise<void> {
+  let isDir: boolean;
   try {
-    await access(path);
+    await access(path, constants.R_OK);
+    isDir = (await stat(path)).isDirectory();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read it (${code ?? String(err)})`);
   }
+  if (isDir && !folder) throw new UsageError(`${path} is a folder, not a file`);
 }
 
 /** Warnings go to stderr; errors become one UsageError naming the first bad line. */
@@ -108,7 +113,7 @@ type StatsJson = LogStats & {
 };
 
 async function readSource(path: string, io: Output): Promise<PolicySource> {
-  await assertReadable(path);
+  await assertReadable(path, { folder: true });
   const source = await readPolicySource(path);
   const only = source.kind === 'log' ? source.logs[0] : undefined;
   // One log named on its own: unreadable is an error, as before; in a folder it is a note.

@@ -1,0 +1,54 @@
+// Bad input to the real `./bin/rlm-studio`: one line naming the problem, a non-zero exit, no
+// stack trace, and nothing left behind that a corrected retry would trip over.
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
+import { runCli, type CliResult } from '../support/cli.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'rlm-bad-input-'));
+const folder = join(tmp, 'a-folder');
+mkdirSync(folder);
+const log = join(REFERENCE_FIXTURES, 'a_needle.jsonl');
+const context = join(REFERENCE_FIXTURES, 'contexts', 'a_needle.txt');
+
+function expectUsageError(r: CliResult, names: string): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toContain(names);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe('a folder where a file is expected', () => {
+  it.each([
+    ['convert', ['convert', folder, '--to', 'native', '-o', join(tmp, 'never.jsonl')]],
+    ['bundle', ['bundle', folder, '-o', join(tmp, 'never.html')]],
+    ['coverage', ['coverage', folder, '--context', context]],
+    ['label', ['label', folder, 'session', 'good']],
+    ['counterfactual', ['counterfactual', folder, '--list']],
+    ['query --context', ['query', 'runs', log, '--context', folder]],
+  ])('%s names the folder', async (_label, argv) => {
+    const r = await runCli(argv);
+    expectUsageError(r, `${folder} is a folder, not a file`);
+    expect(existsSync(join(tmp, 'never.jsonl'))).toBe(false);
+    expect(existsSync(join(tmp, 'never.html'))).toBe(false);
+  });
+});
+
+describe('convert of an input with nothing to convert', () => {
+  it.each([
+    ['empty', ''],
+    ['garbage', '\u0000\u0001\u0002 not json\n'],
+    ['cut before its first event', '{"type": "metadata", "timestamp": "2026-12-02T09:30:58.120783", "root_model": "m"}\n{"type": "iterat'],
+  ])('%s: leaves no output file, so the same -o works once the input is fixed', async (name, text) => {
+    const input = join(tmp, `${name}.jsonl`);
+    writeFileSync(input, text);
+    const out = join(tmp, `${name}-out.jsonl`);
+    const r = await runCli(['convert', input, '--to', 'native', '-o', out]);
+    expectUsageError(r, input);
+    expect(existsSync(out)).toBe(false);
+    const retry = await runCli(['convert', log, '--to', 'native', '-o', out]);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(existsSync(out)).toBe(true);
+  });
+});

@@ -101,7 +101,17 @@ export function generateDataset(o: GenerateOptions, onTask?: (t: EvalTask) => vo
   const out = resolve(o.out);
   const ctxDir = join(dirname(out), `${basename(out).replace(/\.jsonl?$/i, '')}.contexts`);
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, '');
+  try {
+    // 'wx': a dataset already there (perhaps edited by hand) is never replaced.
+    writeFileSync(out, '', { flag: 'wx' });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new DatasetError(
+      code === 'EEXIST'
+        ? `${o.out} already exists; refusing to overwrite it (choose another -o path)`
+        : `${o.out}: cannot create it (${code ?? String(err)})`,
+    );
+  }
   const written: EvalTask[] = [];
   for (const kind of o.kinds) {
     for (const size of o.sizes) {

@@ -9,6 +9,7 @@ import { progressPrinter } from '../../eval/progress.ts';
 import { EvalConfigError, runEval } from '../../eval/runner.ts';
 import { parseShard, ShardError } from '../../eval/units.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
+import type { EvalTask } from '../../eval/tasks/types.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec } from '../role-options.ts';
@@ -176,10 +177,16 @@ export function registerEvalGen(program: Command): void {
       } catch (err) {
         throw new UsageError(`--sizes: ${(err as Error).message}`);
       }
-      const tasks = generateDataset(
-        { kinds: kinds as TaskKind[], sizes, seed: o.seed, count: o.count, out: o.out, inlineMaxChars: o.inlineMaxChars },
-        (t) => process.stderr.write(`eval-gen: ${t.id}${t.contextFile ? ` → ${t.contextFile}` : ''}\n`),
-      );
+      let tasks: EvalTask[];
+      try {
+        tasks = generateDataset(
+          { kinds: kinds as TaskKind[], sizes, seed: o.seed, count: o.count, out: o.out, inlineMaxChars: o.inlineMaxChars },
+          (t) => process.stderr.write(`eval-gen: ${t.id}${t.contextFile ? ` → ${t.contextFile}` : ''}\n`),
+        );
+      } catch (err) {
+        if (err instanceof DatasetError) throw new UsageError(err.message);
+        throw err;
+      }
       process.stderr.write(`eval-gen: wrote ${tasks.length} task(s) to ${o.out}\n`);
     });
 }

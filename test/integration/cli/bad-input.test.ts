@@ -1,6 +1,6 @@
 // Bad input to the real `./bin/rlm-studio`: one line naming the problem, a non-zero exit, no
 // stack trace, and nothing left behind that a corrected retry would trip over.
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -50,5 +50,15 @@ describe('convert of an input with nothing to convert', () => {
     const retry = await runCli(['convert', log, '--to', 'native', '-o', out]);
     expect(retry.code, retry.stderr).toBe(0);
     expect(existsSync(out)).toBe(true);
+  });
+});
+
+describe('eval-gen onto a file that is already there', () => {
+  it('refuses it and leaves the file as it was', async () => {
+    const ds = join(tmp, 'hand-edited.jsonl');
+    writeFileSync(ds, '{"id": "mine"}\n');
+    const r = await runCli(['eval-gen', '--kind', 'sniah', '--sizes', '2^13', '-o', ds]);
+    expectUsageError(r, `${ds} already exists`);
+    expect(readFileSync(ds, 'utf8')).toBe('{"id": "mine"}\n');
   });
 });

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { LmClient } from '../lm/types.ts';
 import { loadTaskContext, readDataset, type Dataset } from './dataset.ts';
-import { checkConfig, checkDefinition, configKey, type EvalDefinition } from './eval-config.ts';
+import { checkConfig, checkDefinition, configKey, EvalConfigError, type EvalDefinition } from './eval-config.ts';
 import { ProgressTracker } from './progress.ts';
 import { readResults, resultKey, ResultsWriter, type TaskResult } from './results.ts';
 import { summarize, summaryMarkdown, type EvalSummary } from './summary.ts';
@@ -67,7 +67,14 @@ export async function planEval(o: EvalDefinition, shard?: Shard): Promise<EvalPl
   const dataset = await readDataset(o.dataset);
   const outDir = resolve(o.outDir);
   const logsDir = join(outDir, 'logs');
-  mkdirSync(logsDir, { recursive: true });
+  try {
+    mkdirSync(logsDir, { recursive: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // ENOTDIR / EEXIST: a file stands where the folder (or one above it) should be.
+    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way' : (code ?? String(err));
+    throw new EvalConfigError(`--out ${o.outDir}: cannot create the results folder there (${why})`);
+  }
   checkConfig(join(outDir, 'eval.json'), configKey(o, dataset), o.baseUrl);
   const resultsPath = join(outDir, 'results.jsonl');
   const previous = readResults(resultsPath);

@@ -62,3 +62,16 @@ describe('eval-gen onto a file that is already there', () => {
     expect(readFileSync(ds, 'utf8')).toBe('{"id": "mine"}\n');
   });
 });
+
+describe('eval --out naming a file', () => {
+  it('is a usage error naming --out, and the file is left as it was', async () => {
+    const ds = join(tmp, 'for-eval.jsonl');
+    expect((await runCli(['eval-gen', '--kind', 'sniah', '--sizes', '2^13', '-o', ds])).code).toBe(0);
+    const file = join(tmp, 'not-a-folder.txt');
+    writeFileSync(file, 'mine\n');
+    // Refused before any model call: the endpoint is never asked.
+    const r = await runCli(['eval', ds, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--out', file]);
+    expectUsageError(r, `--out ${file}: cannot create the results folder there (a file is in the way)`);
+    expect(readFileSync(file, 'utf8')).toBe('mine\n');
+  });
+});

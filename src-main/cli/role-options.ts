@@ -33,7 +33,8 @@ function samplingArg(flag: string, key: keyof Sampling) {
   };
 }
 
-function urlArg(flag: string) {
+/** An http(s) URL, checked when parsed: a typo fails at once rather than as every model call's error. */
+export function urlArg(flag: string) {
   return (v: string): string => {
     let u: URL;
     try {

@@ -5,13 +5,14 @@
 // Child runs are re-run (as sessions of their own) and forks are made in the app.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { CounterfactualRecord } from '../../../src-shared/analysis/counterfactual.ts';
 import { CommandError } from '../../host/command-error.ts';
 import { Counterfactuals, sidecarBeside } from '../../host/counterfactual.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
 import { readLogFile } from '../../logs/read-log.ts';
 import { UsageError } from '../errors.ts';
+import { urlArg } from '../role-options.ts';
 import { assertReadable, reportProblems } from './stats.ts';
 
 interface CounterfactualCliOptions {
@@ -43,7 +44,7 @@ export function registerCounterfactual(program: Command): void {
     .option('--prompt <text>', 'the edited prompt (default: the recorded one)')
     .option('--prompt-file <file>', 'read the edited prompt from a file')
     .option('--model <name>', 'the model to ask (default: the recorded one)')
-    .option('--base-url <url>', 'the OpenAI-compatible endpoint to ask')
+    .addOption(new Option('--base-url <url>', 'the OpenAI-compatible endpoint to ask').argParser(urlArg('--base-url')))
     .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
     .option('--list', 'print the counterfactual re-runs recorded beside the log instead')
     .option('--json', 'print the record(s) as JSON')

@@ -12,7 +12,7 @@ import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '
 import type { EvalTask } from '../../eval/tasks/types.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
-import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec } from '../role-options.ts';
+import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec, urlArg } from '../role-options.ts';
 import { addExampleOptions, loadExampleOptions, loadSystemPromptFile, loadToolsOption } from './run.ts';
 
 interface EvalCliOptions extends LimitOptions, RoleOptions {
@@ -40,7 +40,7 @@ export function registerEval(program: Command): void {
           .command('eval')
           .description('Run every task of a JSONL dataset, score it, and write logs and a results table (resumable).')
           .argument('<dataset>', 'JSONL dataset, one task per line (see rlm-studio eval-gen)')
-          .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint')
+          .addOption(new Option('--base-url <url>', 'OpenAI-compatible endpoint').argParser(urlArg('--base-url')).makeOptionMandatory())
           .requiredOption('--model <name>', 'root model')
           .requiredOption('--out <dir>', 'results directory: results.jsonl, summary.md/json, logs/; run again to resume'),
       ),

@@ -24,7 +24,7 @@ import { NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, positiveInt, sessionSettings } from '../options.ts';
-import { addRoleOptions, type RoleOptions, roleClients } from '../role-options.ts';
+import { addRoleOptions, type RoleOptions, roleClients, urlArg } from '../role-options.ts';
 import { progressLine } from '../progress.ts';
 
 export interface RunCliOptions extends LimitOptions, RoleOptions {
@@ -245,7 +245,11 @@ export function addConversationOptions(cmd: Command): Command {
     addRoleOptions(
       addLimitOptions(
         cmd
-          .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
+          .addOption(
+            new Option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
+              .argParser(urlArg('--base-url'))
+              .makeOptionMandatory(),
+          )
           .requiredOption('--model <name>', 'root model'),
       ),
     )

@@ -75,3 +75,27 @@ describe('eval --out naming a file', () => {
     expect(readFileSync(file, 'utf8')).toBe('mine\n');
   });
 });
+
+describe('a --base-url that is no http(s) URL', () => {
+  it.each([
+    ['run', ['run', '--context', context, '--model', 'm', '--log-dir', join(tmp, 'typo-logs'), '--base-url', 'htp:/127.0.0.1:8000/v1']],
+    ['chat', ['chat', '--context', context, '--model', 'm', '--log-dir', join(tmp, 'typo-logs'), '--base-url', 'localhost:8000']],
+    ['counterfactual', ['counterfactual', log, '--call', 'r0:1.0.0', '--base-url', 'ftp://127.0.0.1/v1']],
+  ])('%s refuses it before any model call or log', async (_label, argv) => {
+    const r = await runCli(argv);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain("option '--base-url <url>' argument");
+    expect(r.stderr).toContain('must be an http(s) URL');
+    expect(existsSync(join(tmp, 'typo-logs'))).toBe(false);
+  });
+
+  it('eval refuses it before writing a result line for every task', async () => {
+    const ds = join(tmp, 'for-typo.jsonl');
+    expect((await runCli(['eval-gen', '--kind', 'sniah', '--sizes', '2^13', '-o', ds])).code).toBe(0);
+    const out = join(tmp, 'typo-eval');
+    const r = await runCli(['eval', ds, '--model', 'm', '--out', out, '--base-url', 'htp:/127.0.0.1:8000/v1']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('--base-url must be an http(s) URL');
+    expect(existsSync(out)).toBe(false);
+  });
+});

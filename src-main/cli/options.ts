@@ -28,6 +28,15 @@ export function nonNegativeInt(name: string) {
   };
 }
 
+/** A TCP port, 0 for any free one: a larger number otherwise fails only at listen, in Node's words. */
+export function portNumber(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v.trim()) || n > 65535) throw new InvalidArgumentError(`${name} must be a port from 0 to 65535, got "${v}".`);
+    return n;
+  };
+}
+
 function positiveNumber(name: string) {
   return (v: string): number => {
     const n = Number(v);

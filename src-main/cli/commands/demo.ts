@@ -13,7 +13,7 @@ import { defaultSettingsDir } from '../../host/profiles.ts';
 import { rendererDist } from '../renderer-build.ts';
 import { UsageError } from '../errors.ts';
 import type { ReplLanguage } from '../../../src-shared/events.ts';
-import { nonNegativeInt, replOption } from '../options.ts';
+import { nonNegativeInt, portNumber, replOption } from '../options.ts';
 import { runOnce, type RunCliOptions } from './run.ts';
 import { DEFAULT_PORT, serveUntilStopped, startServing, type Serving } from './serve.ts';
 
@@ -142,7 +142,7 @@ export function registerDemo(program: Command): void {
     .addOption(new Option('--latency-ms <n>', 'simulated model latency per call').argParser(nonNegativeInt('--latency-ms')).default(400))
     .option('--log-dir <dir>', 'where the session log goes', defaultRunsDir())
     .option('--terminal', 'run the demo in this terminal instead of the app')
-    .addOption(new Option('--port <n>', 'port for the app (taken: any free one)').argParser(nonNegativeInt('--port')).default(DEFAULT_PORT))
+    .addOption(new Option('--port <n>', 'port for the app (taken: any free one)').argParser(portNumber('--port')).default(DEFAULT_PORT))
     .option('--no-open', 'do not try to open a browser')
     .addOption(replOption().default('javascript'))
     .action(async (o: DemoOptions) => {

@@ -14,7 +14,7 @@ import { NODE_ENV_VAR } from '../../electron/session-runtime.ts';
 import { isLoopback, startWebServer, type WebServer } from '../../transport/ws-server.ts';
 import { UsageError } from '../errors.ts';
 import { repoRoot } from '../repo-root.ts';
-import { nonNegativeInt } from '../options.ts';
+import { nonNegativeInt, portNumber } from '../options.ts';
 import { defaultRendererDist, ensureRendererBuilt, rendererDist } from '../renderer-build.ts';
 
 export const DEFAULT_PORT = 5757;
@@ -110,7 +110,7 @@ function collect(value: string, previous: string[] = []): string[] {
 
 function addServeOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').argParser(nonNegativeInt('--port')).default(DEFAULT_PORT))
+    .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').argParser(portNumber('--port')).default(DEFAULT_PORT))
     .option('--host <addr>', 'address to bind; anything but loopback is reachable from other machines', '127.0.0.1')
     .option('--runs-dir <dir>', 'where session logs are written', defaultRunsDir())
     .option('--settings-dir <dir>', 'where endpoint profiles are kept', defaultSettingsDir())

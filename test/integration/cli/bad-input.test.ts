@@ -99,3 +99,12 @@ describe('a --base-url that is no http(s) URL', () => {
     expect(existsSync(out)).toBe(false);
   });
 });
+
+describe('a --port above 65535', () => {
+  it.each([['serve'], ['view'], ['demo']])('%s refuses it when parsing, naming the range', async (command) => {
+    const argv = command === 'view' ? ['view', log, '--port', '65536'] : [command, '--port', '65536'];
+    const r = await runCli(argv);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('--port must be a port from 0 to 65535, got "65536"');
+  });
+});

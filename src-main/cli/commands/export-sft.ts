@@ -20,7 +20,7 @@ import { UsageError } from '../errors.ts';
 import { logInputs } from '../log-inputs.ts';
 import { fileSink } from '../output-file.ts';
 import { nonNegativeInt, positiveInt } from '../options.ts';
-import { reportProblems, type Output } from './stats.ts';
+import { assertReadable, reportProblems, type Output } from './stats.ts';
 
 export interface ExportSftOptions {
   output: string;
@@ -40,7 +40,9 @@ const processOutput: Output = {
   err: (t) => void process.stderr.write(t),
 };
 
-function correctLogs(resultsPath: string): Map<string, boolean> {
+async function correctLogs(resultsPath: string): Promise<Map<string, boolean>> {
+  // readResults reads a missing file as no results (a new evaluation has none yet).
+  await assertReadable(resultsPath);
   const { results, skipped } = readResults(resultsPath);
   if (results.length === 0) {
     throw new UsageError(`${resultsPath}: no task results in it${skipped > 0 ? ` (${skipped} line(s) could not be read)` : ''}`);
@@ -55,7 +57,7 @@ export async function runExportSft(paths: string[], o: ExportSftOptions, io: Out
   if (o.results && !o.onlyCorrect) throw new UsageError('--results is read for --only-correct; add --only-correct');
   const selection: SftSelection = {
     onlyAnswered: o.only === 'answered',
-    correctLogs: o.results ? correctLogs(o.results) : null,
+    correctLogs: o.results ? await correctLogs(o.results) : null,
     depth: o.depth ?? null,
     maxIterations: o.maxIterations ?? null,
     label: o.label ?? null,

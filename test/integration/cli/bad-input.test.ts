@@ -108,3 +108,13 @@ describe('a --port above 65535', () => {
     expect(r.stderr).toContain('--port must be a port from 0 to 65535, got "65536"');
   });
 });
+
+describe('export-sft --results naming no file', () => {
+  it('says the file is missing, not that it holds no results', async () => {
+    const missing = join(tmp, 'no-results.jsonl');
+    const out = join(tmp, 'sft.jsonl');
+    const r = await runCli(['export-sft', log, '-o', out, '--only-correct', '--results', missing]);
+    expectUsageError(r, `${missing}: no such file`);
+    expect(existsSync(out)).toBe(false);
+  });
+});

@@ -7,6 +7,13 @@ import { exitProcess, pythonUsed } from '../sandbox/python/lifecycle.ts';
 const program = new Command();
 program.name('rlm-studio').description('Run, record and inspect Recursive Language Models.').showHelpAfterError().exitOverride();
 
+// A reader that stops early (`| head`) closes the pipe: end quietly with the status of a tool
+// killed by SIGPIPE, not with Node's trace of an unhandled EPIPE.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(141);
+});
+
 await registerCommands(program, process.argv);
 
 try {

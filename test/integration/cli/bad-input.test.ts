@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
-import { runCli, type CliResult } from '../support/cli.ts';
+import { runCli, startCli, type CliResult } from '../support/cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-bad-input-'));
 const folder = join(tmp, 'a-folder');
@@ -116,5 +116,17 @@ describe('export-sft --results naming no file', () => {
     const r = await runCli(['export-sft', log, '-o', out, '--only-correct', '--results', missing]);
     expectUsageError(r, `${missing}: no such file`);
     expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('stdout closed by its reader (| head)', () => {
+  it('convert ends quietly with the SIGPIPE status, no EPIPE trace', async () => {
+    const { child, done } = startCli(['convert', log, '--to', 'native']);
+    // The first piece read, the reader goes away as `head -c` does; the log converts to megabytes.
+    child.stdout!.once('data', () => child.stdout!.destroy());
+    const r = await done;
+    expect(r.code, r.stderr).toBe(141);
+    expect(r.stderr).not.toContain('EPIPE');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -1,7 +1,7 @@
 // The labels sidecar of a log (`LOG.labels.jsonl`) and the label set that applies to it
 // (`rlm-labels.json` in the log's folder or the nearest folder above it). Records are
 // appended, one `write(2)` each; the log itself is only ever read.
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, open, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { LabelRecord, LabelSet, readLabelsText, emptyLabels, type LabelsState } from '../../src-shared/analysis/labels.ts';
 
@@ -34,10 +34,32 @@ export async function readLabels(logPath: string): Promise<LabelsState> {
   return readLabelsText(text);
 }
 
+/** False when the file's last byte is not a newline: an append that was cut off (a kill, a full disk). */
+async function endsWithNewline(path: string): Promise<boolean> {
+  let file;
+  try {
+    file = await open(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw err;
+  }
+  try {
+    const { size } = await file.stat();
+    if (size === 0) return true;
+    const { buffer } = await file.read(Buffer.alloc(1), 0, 1, size - 1);
+    return buffer[0] === 0x0a;
+  } finally {
+    await file.close();
+  }
+}
+
 /** Appends one record (validated) to the log's sidecar; the log is not opened. */
 export async function appendLabelRecord(logPath: string, record: LabelRecord): Promise<void> {
   const r = LabelRecord.parse(record);
-  await appendFile(sidecarPath(logPath), `${JSON.stringify(r)}\n`, { encoding: 'utf8', flag: 'a' });
+  const path = sidecarPath(logPath);
+  // After a torn last line the record starts a line of its own instead of being glued to it and lost.
+  const lead = (await endsWithNewline(path)) ? '' : '\n';
+  await appendFile(path, `${lead}${JSON.stringify(r)}\n`, { encoding: 'utf8', flag: 'a' });
 }
 
 export interface FoundLabelSet {
@@ -78,12 +100,21 @@ async function readLabelSet(path: string): Promise<LabelSet> {
   return r.data;
 }
 
+/** A label set file the user named: one that cannot be read is their error, said in a sentence. */
+async function readNamedLabelSet(path: string): Promise<LabelSet> {
+  return readLabelSet(path).catch((err: unknown) => {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === undefined) throw err;
+    throw new LabelError(`label set ${path}: ${code === 'ENOENT' ? 'no such file' : `cannot read it (${code})`}`);
+  });
+}
+
 /** What to write when there is no label set, for error messages. */
 const LABEL_SET_EXAMPLE = `{"labels": [{"name": "good-decomposition"}, {"name": "missed-evidence", "description": "the answer was in a span no model read"}]}`;
 
 /** Checks a label against the set that applies to the log; the error says where the set is (or should be). */
 export async function checkLabel(logPath: string, label: string, setPath?: string): Promise<FoundLabelSet> {
-  const found = setPath !== undefined ? { path: setPath, set: await readLabelSet(setPath) } : await findLabelSet(logPath);
+  const found = setPath !== undefined ? { path: setPath, set: await readNamedLabelSet(setPath) } : await findLabelSet(logPath);
   if (!found) {
     throw new LabelError(
       `no label set for ${logPath}: write ${join(dirname(resolve(logPath)), LABEL_SET_FILE)} (or one in a folder above), e.g. ${LABEL_SET_EXAMPLE}`,

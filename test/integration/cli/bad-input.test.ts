@@ -1,6 +1,6 @@
 // Bad input to the real `./bin/rlm-studio`: one line naming the problem, a non-zero exit, no
 // stack trace, and nothing left behind that a corrected retry would trip over.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -128,5 +128,28 @@ describe('stdout closed by its reader (| head)', () => {
     expect(r.code, r.stderr).toBe(141);
     expect(r.stderr).not.toContain('EPIPE');
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('label', () => {
+  const dir = join(tmp, 'labels');
+  mkdirSync(dir);
+  const copy = join(dir, 'a_needle.jsonl');
+  copyFileSync(log, copy);
+  writeFileSync(join(dir, 'rlm-labels.json'), JSON.stringify({ labels: [{ name: 'good' }, { name: 'bad' }] }));
+
+  it('--labels naming a missing file is a usage error naming it', async () => {
+    const missing = join(dir, 'no-such-set.json');
+    expectUsageError(await runCli(['label', copy, 'session', 'good', '--labels', missing]), `label set ${missing}: no such file`);
+  });
+
+  it('after a torn last line in the sidecar, a new label is its own line and is kept', async () => {
+    expect((await runCli(['label', copy, 'session', 'good'])).code).toBe(0);
+    appendFileSync(`${copy}.labels.jsonl`, '{"v":1,"op":"add","tar');
+    const r = await runCli(['label', copy, 'session', 'bad', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const { targets } = JSON.parse(r.stdout) as { targets: { target: string; labels: { label: string }[] }[] };
+    expect(targets.find((t) => t.target === 'session')?.labels.map((l) => l.label)).toEqual(['good', 'bad']);
+    expect(readFileSync(copy).equals(readFileSync(log))).toBe(true);
   });
 });

@@ -5,7 +5,7 @@
 // (`…rlm.counterfactuals.ndjson`, never the log itself); the fork's log records the
 // substitution in the `subcall.end` it makes (`counterfactual`).
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import {
   childSessionSettings,
@@ -28,6 +28,7 @@ import { reduceEvents } from '../../src-shared/trajectory/reducer.ts';
 import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
 import type { ReplayPlan } from '../lm/replay-client.ts';
 import { samplingArgs } from '../lm/sampling.ts';
+import { appendLineSync } from '../logs/append-line.ts';
 import { CommandError } from './command-error.ts';
 import type { ConnectOptions, HostConnection } from './endpoint.ts';
 import { TERMINAL } from './session-state.ts';
@@ -302,6 +303,6 @@ export class Counterfactuals {
 
   private append(path: string, record: CounterfactualRecord): void {
     mkdirSync(dirname(path), { recursive: true });
-    appendFileSync(path, `${JSON.stringify(CounterfactualRecord.parse(record))}\n`);
+    appendLineSync(path, `${JSON.stringify(CounterfactualRecord.parse(record))}\n`);
   }
 }

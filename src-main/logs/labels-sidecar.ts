@@ -1,8 +1,9 @@
 // The labels sidecar of a log (`LOG.labels.jsonl`) and the label set that applies to it
 // (`rlm-labels.json` in the log's folder or the nearest folder above it). Records are
 // appended, one `write(2)` each; the log itself is only ever read.
-import { appendFile, open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { appendLine } from './append-line.ts';
 import { LabelRecord, LabelSet, readLabelsText, emptyLabels, type LabelsState } from '../../src-shared/analysis/labels.ts';
 
 const LABEL_SET_FILE = 'rlm-labels.json';
@@ -34,32 +35,10 @@ export async function readLabels(logPath: string): Promise<LabelsState> {
   return readLabelsText(text);
 }
 
-/** False when the file's last byte is not a newline: an append that was cut off (a kill, a full disk). */
-async function endsWithNewline(path: string): Promise<boolean> {
-  let file;
-  try {
-    file = await open(path, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
-    throw err;
-  }
-  try {
-    const { size } = await file.stat();
-    if (size === 0) return true;
-    const { buffer } = await file.read(Buffer.alloc(1), 0, 1, size - 1);
-    return buffer[0] === 0x0a;
-  } finally {
-    await file.close();
-  }
-}
-
 /** Appends one record (validated) to the log's sidecar; the log is not opened. */
 export async function appendLabelRecord(logPath: string, record: LabelRecord): Promise<void> {
   const r = LabelRecord.parse(record);
-  const path = sidecarPath(logPath);
-  // After a torn last line the record starts a line of its own instead of being glued to it and lost.
-  const lead = (await endsWithNewline(path)) ? '' : '\n';
-  await appendFile(path, `${lead}${JSON.stringify(r)}\n`, { encoding: 'utf8', flag: 'a' });
+  await appendLine(sidecarPath(logPath), `${JSON.stringify(r)}\n`);
 }
 
 export interface FoundLabelSet {

@@ -1,6 +1,6 @@
 // `rlm-studio counterfactual`: one recorded plain call of a reference log re-run against
 // mock-llm with an edited prompt, recorded beside the log (the log untouched), then listed.
-import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,5 +58,23 @@ describe('rlm-studio counterfactual', () => {
     const noUrl = await runCli(['counterfactual', log, '--call', 'r0:2.0.0'], env);
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toMatch(/--base-url/);
+  });
+
+  it('after a torn last line in the sidecar, the new record is its own line and is listed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-cf-torn-'));
+    const log = join(dir, 'g_openai_http.jsonl');
+    copyFileSync(join(REFERENCE_FIXTURES, 'g_openai_http.jsonl'), log);
+    // What a kill in the middle of an earlier append leaves.
+    appendFileSync(join(dir, 'g_openai_http.rlm.counterfactuals.ndjson'), '{"v":1,"id":"cut-off","st');
+    const env = { RLM_STUDIO_RUNS: join(dir, 'runs') };
+    const r = await runCli(
+      ['counterfactual', log, '--call', 'r0:2.0.0', '--prompt', 'TASK: find-number\nTEXT:\n7', '--base-url', mock.url, '--json'],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const record = JSON.parse(r.stdout) as CounterfactualRecord;
+    const listed = await runCli(['counterfactual', log, '--list', '--json'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as CounterfactualRecord[]).map((x) => x.id)).toEqual([record.id]);
   });
 });

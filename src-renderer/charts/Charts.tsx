@@ -33,6 +33,7 @@ import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { downloadBlob } from '../lib/download.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
 import { drawLegend, drawWrappedText, formatInteger, integerTicks, tickCount } from './chart-layout.ts';
+import { concurrency } from './concurrency.ts';
 
 /** Width before the card is measured (and in jsdom); below MIN_W the card scrolls rather than squeeze the text. */
 const W = 560;
@@ -310,16 +311,8 @@ function Waterfall({ traj, rev }: { traj: TrajectoryState; rev: number }) {
               ? `b:${s.runId}:${s.iteration}:${s.block}`
               : `c:${s.callId}`,
         );
-    // Concurrency: model and plain calls in flight over time (sweep over start/end points).
-    const pts: [number, number][] = [];
-    for (const s of spans) if (s.kind !== 'block') pts.push([s.start, 1], [s.end, -1]);
-    pts.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    let cur = 0;
-    const conc: { t: number; n: number }[] = [{ t: 0, n: 0 }];
-    for (const [t, d] of pts) {
-      cur += d;
-      conc.push({ t, n: cur });
-    }
+    // Concurrency: model and plain calls in flight over time.
+    const conc = concurrency(spans.filter((s) => s.kind !== 'block'));
     return { spans, crit, conc };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [traj, rev]);

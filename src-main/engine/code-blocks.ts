@@ -18,24 +18,40 @@ export function findReplBlocks(text: string): string[] {
 export type FinalSignal = { kind: 'final'; answer: string } | { kind: 'final_var'; name: string };
 
 /**
+ * Python's `\s` (and what `str.strip()` removes): it has \x1c-\x1f and \x85, which JavaScript's
+ * `\s` lacks, and lacks \ufeff, which JavaScript's has.
+ */
+const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+// Python's multiline `^` and `$` know only "\n" as a line end; JavaScript's also \r, \u2028, \u2029.
+const LINE_START = '(?<![^\\n])';
+const LINE_END = '(?![^\\n])';
+const FINAL_VAR_PATTERN = new RegExp(`${LINE_START}[${PY_SPACE}]*FINAL_VAR\\(([\\s\\S]*?)\\)`);
+const FINAL_PATTERN = new RegExp(`${LINE_START}[${PY_SPACE}]*FINAL\\(([\\s\\S]*)\\)[${PY_SPACE}]*${LINE_END}`);
+const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g');
+
+/**
  * The paper-era end signal written in a reply, as the paper-era reference's
  * `find_final_answer` read it: anywhere in the reply, code blocks included, at the start of a
  * line (after any indentation). `FINAL_VAR(...)` is looked for first; when present it is the
  * signal even if its name turns out not to exist. `FINAL(...)` takes everything up to the last
- * ")" that ends a line, so answers with parentheses (or several lines) stay whole.
+ * ")" that ends a line, so answers with parentheses (or several lines) stay whole. Lines and
+ * blanks are Python's, so odd line ends and spaces are read as the reference read them.
  */
 export function findFinalSignal(text: string): FinalSignal | null {
-  const v = /^\s*FINAL_VAR\(([\s\S]*?)\)/m.exec(text);
+  const v = FINAL_VAR_PATTERN.exec(text);
   if (v) return { kind: 'final_var', name: stripName(v[1] ?? '') };
-  const f = /^\s*FINAL\(([\s\S]*)\)\s*$/m.exec(text);
-  if (f) return { kind: 'final', answer: (f[1] ?? '').trim() };
+  const f = FINAL_PATTERN.exec(text);
+  if (f) return { kind: 'final', answer: pyStrip(f[1] ?? '') };
   return null;
+}
+
+function pyStrip(text: string): string {
+  return text.replace(PY_STRIP, '');
 }
 
 /** A FINAL_VAR argument as a variable name: the reference strips blanks, then double, then single quotes. */
 function stripName(raw: string): string {
-  return raw
-    .trim()
+  return pyStrip(raw)
     .replace(/^"+|"+$/g, '')
     .replace(/^'+|'+$/g, '');
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findFinalSignal, findReplBlocks } from '../../../src-main/engine/code-blocks.ts';
+import { findFinalSignal, findReplBlocks, type FinalSignal } from '../../../src-main/engine/code-blocks.ts';
 
 describe('findReplBlocks', () => {
   it('finds a single block', () => {
@@ -65,5 +65,47 @@ describe('findFinalSignal', () => {
   it('a FINAL_VAR is the signal even when its argument is no name, and hides a later FINAL', () => {
     expect(findFinalSignal("FINAL_VAR( 'my answer' )\nFINAL(x)")).toEqual({ kind: 'final_var', name: 'my answer' });
     expect(findFinalSignal('FINAL_VAR(""result"")')).toEqual({ kind: 'final_var', name: 'result' });
+  });
+
+  it('reads every case as the paper-era find_final_answer did (its results recorded with Python 3.11)', () => {
+    // Python's "^", "$", \s and strip(): a lone \r or \u2028 ends no line, \x1c is a blank, \ufeff is not.
+    const cases: [string, FinalSignal | null][] = [
+      ['FINAL(42)', { kind: 'final', answer: '42' }],
+      ['\n\n  FINAL(42)  \n', { kind: 'final', answer: '42' }],
+      ['FINAL(42) and more text', null],
+      ['FINAL(a)\nFINAL(b)', { kind: 'final', answer: 'a)\nFINAL(b' }],
+      ['FINAL(a)\ntext\nFINAL(b)\nafter', { kind: 'final', answer: 'a)\ntext\nFINAL(b' }],
+      ['FINAL()', { kind: 'final', answer: '' }],
+      ['FINAL(  )', { kind: 'final', answer: '' }],
+      ['FINAL(x\r\n', null],
+      ['FINAL(x)\r\nmore', { kind: 'final', answer: 'x' }],
+      ['FINAL(x)\r\n', { kind: 'final', answer: 'x' }],
+      ['\tFINAL(tabbed)', { kind: 'final', answer: 'tabbed' }],
+      ['\u00a0FINAL(nbsp)', { kind: 'final', answer: 'nbsp' }],
+      ['text FINAL(mid)', null],
+      ['FINAL_VAR(x', null],
+      ['FINAL_VAR(x)', { kind: 'final_var', name: 'x' }],
+      ['FINAL_VAR(  "x"  )', { kind: 'final_var', name: 'x' }],
+      ["FINAL_VAR('x')", { kind: 'final_var', name: 'x' }],
+      ['FINAL_VAR("\'x\'")', { kind: 'final_var', name: 'x' }],
+      ['FINAL_VAR(\'"x"\')', { kind: 'final_var', name: '"x"' }],
+      ['FINAL_VAR(x)y', { kind: 'final_var', name: 'x' }],
+      ['FINAL_VAR(\nname\n)', { kind: 'final_var', name: 'name' }],
+      ['  FINAL_VAR(a) FINAL_VAR(b)', { kind: 'final_var', name: 'a' }],
+      ['FINAL(a) (b)', { kind: 'final', answer: 'a) (b' }],
+      ['FINAL(a) x)\n', { kind: 'final', answer: 'a) x' }],
+      ['FINAL(a)\u2028b', null],
+      ['final(a)', null],
+      ['FINAL (a)', null],
+      ['```repl\nFINAL_VAR(res)\n```', { kind: 'final_var', name: 'res' }],
+      ['```repl\nresult = 1\n```\nFINAL(The answer is (1).)', { kind: 'final', answer: 'The answer is (1).' }],
+      ['Answer:\n\nFINAL(line one\nline two)\n\nDone.', { kind: 'final', answer: 'line one\nline two' }],
+      ['FINAL(x)\rmore', null],
+      ['FINAL_VAR()', { kind: 'final_var', name: '' }],
+      ['FINAL(x)\u000b', { kind: 'final', answer: 'x' }],
+      ['\u001cFINAL(fs)', { kind: 'final', answer: 'fs' }],
+      ['\ufeffFINAL(bom)', null],
+    ];
+    for (const [text, expected] of cases) expect(findFinalSignal(text), JSON.stringify(text)).toEqual(expected);
   });
 });

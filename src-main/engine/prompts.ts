@@ -252,9 +252,24 @@ export interface BlockOutput {
 /** Characters of one block's formatted output the model sees before the rest is cut. */
 export const OUTPUT_CAP_CHARS = 20_000;
 
+/**
+ * Cuts at `cap` characters counted as Python's `len` counts them (code points), as the reference
+ * does: a character outside the BMP is never split into a lone surrogate, and the number cut is
+ * the reference's.
+ */
 function truncateForModel(text: string, cap = OUTPUT_CAP_CHARS): string {
+  // Fewer UTF-16 units than the cap means fewer code points too.
   if (text.length <= cap) return text;
-  return `${text.slice(0, cap)}\n... [${text.length - cap} more characters cut]`;
+  let end = 0;
+  let kept = 0;
+  while (kept < cap && end < text.length) {
+    end += (text.codePointAt(end) ?? 0) > 0xffff ? 2 : 1;
+    kept++;
+  }
+  if (end >= text.length) return text;
+  let cut = 0;
+  for (let i = end; i < text.length; i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1) cut++;
+  return `${text.slice(0, end)}\n... [${cut} more characters cut]`;
 }
 
 /** The variable names as the REPL's language writes a list of strings (the reference prints a Python list). */

@@ -60,6 +60,25 @@ describe('REPL output message', () => {
     expect(msg.match(/\[1234 more characters cut\]/g)?.length).toBe(2);
     expect(msg.length).toBeLessThan(2 * OUTPUT_CAP_CHARS + 200);
   });
+
+  it('keeps exactly the first 20,000 characters, then the note on a line of its own, as the reference cuts', () => {
+    const exact = 'a'.repeat(OUTPUT_CAP_CHARS);
+    expect(OUTPUT_CAP_CHARS).toBe(20_000);
+    expect(buildReplOutputMessage([{ ...block, stdout: exact }])).toBe(`REPL output:\n${exact}`);
+    expect(buildReplOutputMessage([{ ...block, stdout: `${exact}bbbbb` }])).toBe(`REPL output:\n${exact}\n... [5 more characters cut]`);
+    // The variables line is part of the capped text, so a long output hides it (as in the reference).
+    const withVars = buildReplOutputMessage([{ ...block, stdout: exact, variables: ['x'] }], 'python');
+    expect(withVars).toBe(`REPL output:\n${exact}\n... [${"\n\nREPL variables: ['x']".length} more characters cut]`);
+  });
+
+  it("counts characters as Python's len does, so a character outside the BMP is never split", () => {
+    const emoji = '\u{1F600}';
+    const msg = buildReplOutputMessage([{ ...block, stdout: emoji.repeat(OUTPUT_CAP_CHARS + 3) }]);
+    expect(msg).toBe(`REPL output:\n${emoji.repeat(OUTPUT_CAP_CHARS)}\n... [3 more characters cut]`);
+    // Under the cap in characters though over it in UTF-16 units: nothing is cut.
+    const fits = `${emoji.repeat(15_000)}${'a'.repeat(5_000)}`;
+    expect(buildReplOutputMessage([{ ...block, stdout: fits }])).toBe(`REPL output:\n${fits}`);
+  });
 });
 
 describe('turn prompt', () => {

@@ -4,7 +4,8 @@
  * Bodies of ```repl fenced blocks, in order. Like the reference: only the lowercase `repl`
  * tag, the tag line holds nothing else, and the closing fence starts a line. Unlike the
  * reference, an empty block is an empty body instead of swallowing text up to the next
- * fence, and indentation common to the body is kept as written (JavaScript doesn't care).
+ * fence. As the reference's `strip()`, blanks around the body go, so an indented body keeps
+ * the indentation of all but its first line.
  */
 export function findReplBlocks(text: string): string[] {
   const blocks: string[] = [];

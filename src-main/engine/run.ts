@@ -507,8 +507,10 @@ export class RlmRun implements SubcallBridge {
         failed = true;
         lastError = error;
       }
-      // Like the reference, every block runs; the first submission wins.
-      if (answer === null && res.submitted !== null) answer = res.submitted;
+      // Like the reference, every block runs; the first submission wins. The paper-era loop
+      // took only a non-empty one from code, leaving an empty one to the text scan.
+      const submitted = this.cfg.finalPatterns && res.submitted === '' ? null : res.submitted;
+      if (answer === null && submitted !== null) answer = submitted;
       if (cutShort) break;
       await this.cfg.gates?.afterBlock?.(this.gateRun, this.iteration, b, res.error !== null);
     }

@@ -112,3 +112,32 @@ for (const language of ['javascript', 'python'] as const) {
     });
   });
 }
+
+describe('paper-era protocol, Python values', () => {
+  it('FINAL_VAR of a list, a dict or a number answers with str() of it, stripped, as the reference printed it', async () => {
+    const cases: [string, string][] = [
+      ['items = ["a", "b"]', "['a', 'b']"],
+      ['d = {"k": [1, None]}', "{'k': [1, None]}"],
+      ['n = 42', '42'],
+      ['padded = "  x  \\n"', 'x'],
+    ];
+    for (const [code, expected] of cases) {
+      const name = code.split(' ')[0]!;
+      const r = await play('python', [`${block(code)}\nFINAL_VAR(${name})`]);
+      expect(r.outcome, code).toMatchObject({ stopReason: 'answered', answer: expected, iterations: 1 });
+    }
+  });
+
+  it('an empty answer is no answer, as the paper-era loop wanted a non-empty one: the text scan decides', async () => {
+    // Its value is empty, so the text scan's FINAL_VAR gives nothing either: the run goes on.
+    const emptyVar = await play('python', [block('empty = ""\nFINAL_VAR("empty")'), 'FINAL(next)']);
+    expect(emptyVar.outcome).toMatchObject({ answer: 'next', iterations: 2 });
+    const emptyText = await play('python', [`${block('empty = ""')}\nFINAL_VAR(empty)`, 'FINAL(next)']);
+    expect(emptyText.outcome).toMatchObject({ answer: 'next', iterations: 2 });
+    const emptyObject = await play('python', [block('answer["content"] = ""\nanswer["ready"] = True'), 'FINAL(next)']);
+    expect(emptyObject.outcome).toMatchObject({ answer: 'next', iterations: 2 });
+    // FINAL("") in code: the text scan reads the written line, as the reference read it.
+    const emptyFinal = await play('python', [block('FINAL("")'), 'FINAL(next)']);
+    expect(emptyFinal.outcome).toMatchObject({ answer: '""', iterations: 1 });
+  });
+});

@@ -33,6 +33,19 @@ describe('findReplBlocks', () => {
     expect(findReplBlocks('```repl   \r\nprint(1)\r\n```\r\n')).toEqual(['print(1)']);
   });
 
+  it("trims an indented body as the reference's strip() does: only the first line loses its indentation", () => {
+    // Expected values are what the reference's find_code_blocks returned for each text.
+    const cases: [string, string[]][] = [
+      ['```repl\n    x = 1\n    print(x)\n```', ['x = 1\n    print(x)']],
+      ['```repl\n\n    x = 1\n    print(x)\n```', ['x = 1\n    print(x)']],
+      ['```repl\n\tif True:\n\t    y = 2\n```', ['if True:\n\t    y = 2']],
+      ['```repl\nif x:\n    y = 1\n   \n```', ['if x:\n    y = 1']],
+      ['  ```repl\n    a = 1\n  ```\n', []],
+      ["```repl\nx = '''\n   keep\n'''   \n```", ["x = '''\n   keep\n'''"]],
+    ];
+    for (const [text, expected] of cases) expect(findReplBlocks(text), JSON.stringify(text)).toEqual(expected);
+  });
+
   it('treats an empty block as empty instead of swallowing the next fence', () => {
     expect(findReplBlocks('```repl\n```\ntext\n```repl\nprint(2)\n```')).toEqual(['', 'print(2)']);
   });

@@ -254,3 +254,58 @@ describe('Python REPL: sub-calls and tools', () => {
     expect(vars.find((v) => v.name === 'text')!.preview.length).toBeLessThanOrEqual(200);
   });
 });
+
+// Each expectation is what the reference's LocalREPL gave for the same blocks (Python 3.11).
+describe('Python REPL: side by side with the reference', () => {
+  it('a list context, and names and in-place changes that persist across blocks', async () => {
+    const repl = await make();
+    await repl.addContext(0, ['alpha', 'beta', 'gamma']);
+    expect(await out(repl, 'print(type(context).__name__, len(context), context[1], context is context_0)')).toBe('list 3 beta True\n');
+    expect(await out(repl, 'total = sum(len(c) for c in context)\ncounts = {}\ndef bump(k):\n    counts[k] = counts.get(k, 0) + 1')).toBe(
+      '',
+    );
+    expect(await out(repl, 'bump("a")\nbump("a")\ncontext.append("delta")')).toBe('');
+    expect(await out(repl, 'print(total, counts, len(context_0))')).toBe("14 {'a': 2} 4\n");
+  });
+
+  it('an error raised inside a function shows as its type and message only, no traceback', async () => {
+    const repl = await make();
+    const r = await repl.execute('def f(x):\n    return 1/x\ndef g():\n    return f(0)\ng()', SITE);
+    expect({ stdout: r.stdout, stderr: r.stderr, error: r.error }).toEqual({
+      stdout: '',
+      stderr: '',
+      error: { name: 'ZeroDivisionError', message: 'division by zero' },
+    });
+    expect(await out(repl, 'def h(d):\n    return d["missing"]\nh({})')).toBe("!KeyError: 'missing'");
+    expect(await out(repl, 'def deep(n):\n    return deep(n + 1)\ndeep(0)')).toBe('!RecursionError: maximum recursion depth exceeded');
+  });
+
+  it("a traceback the code prints itself names the block as <string> and each function's frame", async () => {
+    const repl = await make();
+    await repl.execute('def f(x):\n    return 1/x\ndef g():\n    return f(0)', SITE);
+    const r = await repl.execute('import traceback\ntry:\n    g()\nexcept Exception:\n    traceback.print_exc()', SITE);
+    expect(r.stderr).toBe(
+      'Traceback (most recent call last):\n  File "<string>", line 3, in <module>\n  File "<string>", line 4, in g\n  File "<string>", line 2, in f\nZeroDivisionError: division by zero\n',
+    );
+  });
+
+  it('an indented body, once the first line is stripped as the reference strips it, fails on line 2', async () => {
+    const repl = await make();
+    expect(await out(repl, 'x = 1\n    print(x)')).toBe('!IndentationError: unexpected indent (<string>, line 2)');
+    expect(await out(repl, '    x = 1')).toBe('!IndentationError: unexpected indent (<string>, line 1)');
+  });
+
+  it('submits str() of content that is not a string, for any truthy ready', async () => {
+    const repl = await make();
+    expect((await repl.execute('answer["content"] = {"k": [1, 2]}\nanswer["ready"] = True', SITE)).submitted).toBe("{'k': [1, 2]}");
+    expect((await repl.execute('answer["content"] = None\nanswer["ready"] = True', SITE)).submitted).toBe('None');
+    expect((await repl.execute('answer["content"] = 3.0\nanswer["ready"] = 1', SITE)).submitted).toBe('3.0');
+    expect((await repl.execute('answer["content"] = "no"\nanswer["ready"] = 0', SITE)).submitted).toBeNull();
+  });
+
+  it('sys.exit() is an error of its block, where it escaped the reference and ended the run', async () => {
+    const repl = await make();
+    expect(await out(repl, 'import sys\nkept = 1\nsys.exit(3)')).toBe('!SystemExit: 3');
+    expect(await out(repl, 'print("still here", "kept" in dir())')).toBe('still here False\n');
+  });
+});

@@ -266,6 +266,11 @@ describe('Python REPL: side by side with the reference', () => {
     );
     expect(await out(repl, 'bump("a")\nbump("a")\ncontext.append("delta")')).toBe('');
     expect(await out(repl, 'print(total, counts, len(context_0))')).toBe("14 {'a': 2} 4\n");
+    // Items that are not strings arrive as the reference's json.load gives them.
+    await repl.addContext(1, [1, 'a', null, { x: 1.5, y: [true, false] }, []]);
+    expect(await out(repl, 'print(context_1, [type(v).__name__ for v in context_1])')).toBe(
+      "[1, 'a', None, {'x': 1.5, 'y': [True, False]}, []] ['int', 'str', 'NoneType', 'dict', 'list']\n",
+    );
   });
 
   it('an error raised inside a function shows as its type and message only, no traceback', async () => {

@@ -204,7 +204,8 @@ def FINAL_VAR(variable_name):
     name = variable_name.strip().strip("\"'") if isinstance(variable_name, str) else None
     if name is None:
         value = str(variable_name)
-    elif name in _ns and not name.startswith("_"):
+    elif name in _ns and _is_user_name(name):
+        # Only the model's variables: the reference looked in its locals, where functions are not.
         value = str(_ns[name])
     else:
         listed = [k for k in _ns if _is_user_name(k)]

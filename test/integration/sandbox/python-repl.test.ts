@@ -156,6 +156,9 @@ describe('Python REPL: the answer dict', () => {
     expect((await on.execute('FINAL_VAR("result")', SITE)).submitted).toBe('42');
     expect((await on.execute('FINAL("done")', SITE)).submitted).toBe('done');
     expect(await out(on, 'print(FINAL_VAR("missing"))')).toMatch(/^Error: Variable 'missing' not found/);
+    // A function of the REPL is no variable, as in the reference's locals.
+    expect(await out(on, 'print(FINAL_VAR("llm_query"))')).toMatch(/^Error: Variable 'llm_query' not found/);
+    expect((await on.execute('FINAL_VAR("llm_query")', SITE)).submitted).toBeNull();
   });
 });
 

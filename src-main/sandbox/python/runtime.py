@@ -154,7 +154,13 @@ def _model_arg(model):
     return "" if model is None else str(model)
 
 
+# As the reference, a missing prompt is an error string and no call: a model is never asked "None".
+EMPTY_PROMPT = "Error: the prompt is empty (None or \"\"); nothing was sent"
+
+
 def llm_query(prompt, model=None):
+    if prompt is None or prompt == "":
+        return EMPTY_PROMPT
     _send_output()
     return str(_host.call("llm", _as_prompt(prompt), _model_arg(model)))
 
@@ -164,6 +170,8 @@ def llm_query_batched(prompts, model=None):
 
 
 def rlm_query(prompt, model=None):
+    if prompt is None or prompt == "":
+        return EMPTY_PROMPT
     _send_output()
     return str(_host.call("rlm", _as_prompt(prompt), _model_arg(model)))
 

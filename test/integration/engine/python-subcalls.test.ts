@@ -5,6 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { harness, ofType, repl, turns } from './harness.ts';
 
+/** The prompts the sub-LM was sent, in the order it got them. */
+const sent: string[] = [];
+
 /** Runs one Python block that prints `label repr(value)` per probe; the sub-LM fails on prompts containing "bad". */
 async function probe(lines: [string, string][]): Promise<Map<string, string>> {
   const code = [
@@ -21,6 +24,7 @@ async function probe(lines: [string, string][]): Promise<Map<string, string>> {
     turns(
       () => repl(code),
       (p) => {
+        sent.push(p);
         if (p.includes('bad')) throw new Error('upstream down');
         return `ok:${p}`;
       },
@@ -67,6 +71,7 @@ describe('Python sub-calls: what the code gets back', () => {
   });
 
   it('arguments: the reference accepts any iterable of prompts and str()s what it sends; we refuse a bare string', async () => {
+    sent.length = 0;
     const out = await probe([
       ['tuple', 'llm_query_batched(("a", "b"))'],
       ['ints', 'llm_query_batched([1, 2])'],
@@ -76,6 +81,8 @@ describe('Python sub-calls: what the code gets back', () => {
       ['none', 'llm_query_batched(None)'],
       ['missing', 'llm_query()'],
       ['model', 'llm_query("a", model="nope")'],
+      ['none_prompt', 'llm_query(None)'],
+      ['empty_prompt', 'rlm_query("")'],
     ]);
     expect(out.get('tuple')).toBe("['ok:a', 'ok:b']");
     expect(out.get('ints')).toBe("['ok:1', 'ok:2']");
@@ -86,5 +93,9 @@ describe('Python sub-calls: what the code gets back', () => {
     expect(out.get('none')).toBe("'Error: prompts must be a list of strings'");
     expect(out.get('missing')).toBe("RAISED TypeError llm_query() missing 1 required positional argument: 'prompt'");
     expect(out.get('model')).toBe('\'Error: unknown model "nope"; this run can use: mock-root\'');
+    // As the reference: no prompt is an error string, and no call is made (checked below).
+    expect(out.get('none_prompt')).toBe('\'Error: the prompt is empty (None or ""); nothing was sent\'');
+    expect(out.get('empty_prompt')).toBe(out.get('none_prompt'));
+    expect(sent.sort()).toEqual(['1', '123', '2', 'a', 'b']);
   });
 });

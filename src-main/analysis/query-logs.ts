@@ -4,6 +4,7 @@
 import { buildSessionDoc } from '../../src-shared/analysis/query-document.ts';
 import { readFile, stat } from 'node:fs/promises';
 import { AnyLogReader } from '../../src-shared/codecs/detect.ts';
+import type { ReadProblem } from '../../src-shared/codecs/lines.ts';
 import { QueryError, type CompiledQuery, type QueryMatch } from '../../src-shared/analysis/query.ts';
 import { reduceEvents } from '../../src-shared/trajectory/reducer.ts';
 import { expandLogInputs, LogInputError, type LogInput } from '../export/log-inputs.ts';
@@ -17,6 +18,8 @@ export interface QueryLogsOptions {
   concurrency?: number;
   /** Called when a log is skipped or read with problems, in words. */
   onNote?: (note: string) => void;
+  /** Called with the problems of a log that had lines it could not read; without it, a note says how many. */
+  onDamaged?: (path: string, problems: ReadProblem[]) => void;
 }
 
 export interface QueryLogsResult {
@@ -49,7 +52,10 @@ async function queryOne(query: CompiledQuery, input: LogInput, o: QueryLogsOptio
     return null;
   }
   const errors = contents.problems.filter((p) => p.severity === 'error').length;
-  if (errors > 0) o.onNote?.(`${input.path}: ${errors} line(s) could not be read; queried what could`);
+  if (errors > 0) {
+    if (o.onDamaged) o.onDamaged(input.path, contents.problems);
+    else o.onNote?.(`${input.path}: ${errors} line(s) could not be read; queried what could`);
+  }
   const labels = await readLabels(input.path);
   for (const p of labels.problems.slice(0, 3)) o.onNote?.(`${input.path}.labels.jsonl ${p}`);
   const traj = reduceEvents(contents.events, contents.header);

@@ -4,7 +4,7 @@ import { UsageError } from './errors.ts';
 
 export async function logInputs(paths: readonly string[]): Promise<LogInput[]> {
   try {
-    return await expandLogInputs(paths);
+    return await expandLogInputs(paths, { requireLogs: true });
   } catch (err) {
     if (err instanceof LogInputError) throw new UsageError(err.message);
     throw err;

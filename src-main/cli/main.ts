@@ -1,11 +1,20 @@
 // Entry point of the `rlm-studio` command. Each subcommand lives in commands/<name>.ts.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands/index.ts';
 import { UsageError } from './errors.ts';
+import { repoRoot } from './repo-root.ts';
 import { exitProcess, pythonUsed } from '../sandbox/python/lifecycle.ts';
 
+const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
 const program = new Command();
-program.name('rlm-studio').description('Run, record and inspect Recursive Language Models.').showHelpAfterError().exitOverride();
+program
+  .name('rlm-studio')
+  .description('Run, record and inspect Recursive Language Models.')
+  .version(version, '-V, --version', 'print the version')
+  .showHelpAfterError()
+  .exitOverride();
 
 // A reader that stops early (`| head`) closes the pipe: end quietly with the status of a tool
 // killed by SIGPIPE, not with Node's trace of an unhandled EPIPE.
@@ -20,8 +29,9 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) {
-    // Commander has already printed its message (help, version, unknown option…).
-    process.exitCode = err.exitCode;
+    // Commander has already printed its message (help, version, unknown option…). Its errors
+    // (a missing or invalid option) are usage errors, with the same status as ours.
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
   } else if (err instanceof UsageError) {
     process.stderr.write(`rlm-studio: ${err.message}\n`);
     process.exitCode = 2;

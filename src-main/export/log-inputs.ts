@@ -31,8 +31,20 @@ export interface LogInput {
   explicit: boolean;
 }
 
-/** Expands the paths into log files, each once, in a stable order. */
-export async function expandLogInputs(paths: readonly string[]): Promise<LogInput[]> {
+/** The folder's notice when it holds no file that may be a log (a mistyped path, most often). */
+export function noLogsIn(folder: string): string {
+  return `${folder}: no logs in this folder (looked for .jsonl files in it and its subfolders)`;
+}
+
+/**
+ * Expands the paths into log files, each once, in a stable order. With `requireLogs`, a folder
+ * without any file that may be a log is an error (the command line's case; the app lists an
+ * empty runs folder as empty).
+ */
+export async function expandLogInputs(
+  paths: readonly string[],
+  { requireLogs = false }: { requireLogs?: boolean } = {},
+): Promise<LogInput[]> {
   if (paths.length === 0) throw new LogInputError('name at least one log file or folder');
   const seen = new Set<string>();
   const out: LogInput[] = [];
@@ -47,6 +59,7 @@ export async function expandLogInputs(paths: readonly string[]): Promise<LogInpu
     const found: string[] = [];
     if (isDir) await walk(p, found);
     else found.push(p);
+    if (isDir && requireLogs && found.length === 0) throw new LogInputError(noLogsIn(p));
     for (const f of found) {
       const key = resolve(f);
       if (seen.has(key)) continue;

@@ -34,3 +34,9 @@ export function nativeLogName(sessionId: string, when: Date): string {
   const stamp = when.toISOString().replace(/[:.]/g, '-').replace('T', '_').slice(0, 19);
   return `${stamp}_${sessionId.slice(0, 8)}.rlm.jsonl`;
 }
+
+/** Why a folder could not be made for logs, in words: EEXIST and ENOTDIR mean a file stands where it (or one above it) should be. */
+export function folderProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way; name a folder' : (err as Error).message;
+}

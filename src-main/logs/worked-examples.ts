@@ -21,7 +21,8 @@ export async function loadWorkedExamples(paths: string[], budget: number): Promi
       contents = await readLogFile(path);
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      throw new WorkedExampleError(`cannot read example log ${path}: ${e.code === 'ENOENT' ? 'no such file' : (e.code ?? e.message)}`);
+      const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'it is a folder; name a log file' : (e.code ?? e.message);
+      throw new WorkedExampleError(`cannot read example log ${path}: ${why}`);
     }
     if (contents.format === null || contents.events.length === 0) {
       const why = contents.problems[0]?.message ?? 'no events in it';

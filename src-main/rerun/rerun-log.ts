@@ -11,7 +11,7 @@ import type { TrajectoryState } from '../../src-shared/trajectory/types.ts';
 import { RLM_DEFAULTS, type ToolSpec } from '../engine/config.ts';
 import { EventRecorder } from '../engine/event-recorder.ts';
 import { replFactoryFor } from '../engine/conversation.ts';
-import { NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
+import { folderProblem, NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
 import { readLogFile } from '../logs/read-log.ts';
 import type { HostFunction, ReplOptions, SandboxValue } from '../sandbox/types.ts';
 import type { ComparisonTerms } from './compare.ts';
@@ -141,7 +141,7 @@ export async function rerunLog(o: RerunLogOptions): Promise<RerunReport> {
     try {
       file = new NativeLogFile(join(resolve(o.logDir), nativeLogName(sessionId, created)), header);
     } catch (err) {
-      throw new RerunInputError(`cannot create the re-execution's log in ${o.logDir}: ${(err as Error).message}`);
+      throw new RerunInputError(`cannot create the re-execution's log in ${o.logDir}: ${folderProblem(err)}`);
     }
     const out = file;
     recorder.listen((e) => out.append(e));

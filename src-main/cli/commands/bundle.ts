@@ -46,6 +46,12 @@ async function detectFormat(path: string): Promise<LogFormat> {
   throw new UsageError(`${path}: not a log this app reads (neither a native log nor the reference library's JSONL); nothing bundled`);
 }
 
+async function logProblems(path: string): Promise<ReadProblem[]> {
+  const problems: ReadProblem[] = [];
+  for await (const batch of readLogBatches(path)) for (const item of batch) if (item.kind === 'problem') problems.push(item.problem);
+  return problems;
+}
+
 async function openExclusive(path: string): Promise<WriteStream> {
   const stream = createWriteStream(path, { flags: 'wx' });
   await new Promise<void>((resolve, reject) => {
@@ -87,6 +93,9 @@ export async function runBundle(input: string, options: { output: string }, io: 
   const name = Buffer.from(basename(input), 'utf8').toString('base64');
   assertBase64(name, 'the name');
   const out = await openExclusive(options.output);
+  // Read beside the copy: the bundle carries the log as it is, and its viewer skips what it cannot read.
+  const problems = logProblems(input);
+  problems.catch(() => undefined);
   try {
     await write(out, head + name + middle);
     await pipeline(createReadStream(input), createGzip(), new Base64Encode(), out, { end: false });
@@ -101,6 +110,7 @@ export async function runBundle(input: string, options: { output: string }, io: 
   io.out(
     `wrote ${options.output} (${mb(result.fileBytes)}: the viewer and the ${format} log of ${mb(result.logBytes)}, compressed); it opens in a browser, offline\n`,
   );
+  reportProblems(input, await problems, io, 'bundled as it is: its viewer skips what cannot be read');
   return result;
 }
 

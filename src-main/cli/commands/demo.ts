@@ -3,12 +3,13 @@
 // `--terminal` it runs the same session in the terminal instead.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { DEMO_PROFILE_NAME } from '../../../src-shared/protocol.ts';
 import { needleContext, reportContext, ticketsContext } from '../../demo/contexts.ts';
 import { startMockLlm } from '../../mock-llm/server.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
+import { folderProblem } from '../../logs/native-file-sink.ts';
 import { defaultSettingsDir } from '../../host/profiles.ts';
 import { rendererDist } from '../renderer-build.ts';
 import { UsageError } from '../errors.ts';
@@ -25,7 +26,11 @@ const SCENARIOS = {
 type Scenario = keyof typeof SCENARIOS;
 
 function writeDemoContext(scenario: Scenario, dir: string): string {
-  mkdirSync(dir, { recursive: true });
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new UsageError(`cannot write the demo's context in --log-dir ${dirname(dir)}: ${folderProblem(err)}`);
+  }
   switch (scenario) {
     case 'recursive': {
       const path = join(dir, 'report.txt');

@@ -2,11 +2,14 @@
 // `--queue` on workers anywhere (this process enqueues and collects); `rlm-studio eval-gen`:
 // writes a generated dataset. See src-main/eval/README.md.
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DatasetError, generateDataset } from '../../eval/dataset.ts';
 import { progressPrinter } from '../../eval/progress.ts';
+import { readResults } from '../../eval/results.ts';
 import { EvalConfigError, runEval } from '../../eval/runner.ts';
+import type { EvalSummary } from '../../eval/summary.ts';
 import { parseShard, ShardError } from '../../eval/units.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
 import type { EvalTask } from '../../eval/tasks/types.ts';
@@ -38,7 +41,9 @@ export function registerEval(program: Command): void {
       addLimitOptions(
         program
           .command('eval')
-          .description('Run every task of a JSONL dataset, score it, and write logs and a results table (resumable).')
+          .description(
+            'Run every task of a JSONL dataset, score it, and write logs and a results table (resumable). Exit status: 0 when it finished, even with some sessions in error (they are counted); 1 when every session ended in an error (nothing was measured); 130 when interrupted.',
+          )
           .argument('<dataset>', 'JSONL dataset, one task per line (see rlm-studio eval-gen)')
           .addOption(new Option('--base-url <url>', 'OpenAI-compatible endpoint').argParser(urlArg('--base-url')).makeOptionMandatory())
           .requiredOption('--model <name>', 'root model')
@@ -123,7 +128,7 @@ export function registerEval(program: Command): void {
         }
         bar.end();
         if (o.json) process.stdout.write(`${JSON.stringify(res.summary)}\n`);
-        process.exitCode = res.interrupted ? 130 : 0;
+        process.exitCode = res.interrupted ? 130 : errorStatus(res.summary, res.outDir);
       } catch (err) {
         bar.end();
         if (err instanceof DatasetError || err instanceof EvalConfigError || (err instanceof Error && err.name === 'QueueSetupError'))
@@ -134,6 +139,21 @@ export function registerEval(program: Command): void {
         process.off('SIGTERM', onSignal);
       }
     });
+}
+
+/** 1 when every finished session ended in an error (an endpoint down, a wrong model name): there is nothing to score. */
+function errorStatus(summary: EvalSummary, outDir: string): number {
+  const errors = summary.stopReasons['error'] ?? 0;
+  if (errors === 0) return 0;
+  if (errors < summary.finished) {
+    process.stderr.write(`eval: ${errors} of ${summary.finished} session(s) ended in an error; --retry-errors runs them again\n`);
+    return 0;
+  }
+  const first = readResults(join(outDir, 'results.jsonl')).results.find((r) => r.stopReason === 'error');
+  process.stderr.write(
+    `eval: every session (${errors}) ended in an error, so nothing was measured${first?.message ? `; the first: ${first.message}` : ''}\n`,
+  );
+  return 1;
 }
 
 interface EvalGenCliOptions {

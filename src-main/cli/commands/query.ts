@@ -3,11 +3,12 @@
 // docs/queries.md), listing what matched: file, target id, and what it is.
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import { compileQuery, QueryError, type CompiledQuery } from '../../../src-shared/analysis/query.ts';
 import { queryLogs, type QueryLogsResult } from '../../analysis/query-logs.ts';
 import { UsageError } from '../errors.ts';
 import { logInputs } from '../log-inputs.ts';
-import { assertReadable, type Output } from './stats.ts';
+import { assertReadable, reportProblems, type Output } from './stats.ts';
 
 export interface QueryOptions {
   json?: boolean;
@@ -34,8 +35,13 @@ export async function runQuery(expr: string, paths: string[], o: QueryOptions, i
     rootContext = await readFile(o.context, 'utf8');
   }
   let result: QueryLogsResult;
+  const damaged = new Map<string, ReadProblem[]>();
   try {
-    result = await queryLogs(query, inputs, { rootContext, onNote: (n) => io.err(`rlm-studio: ${n}\n`) });
+    result = await queryLogs(query, inputs, {
+      rootContext,
+      onNote: (n) => io.err(`rlm-studio: ${n}\n`),
+      onDamaged: (path, problems) => damaged.set(path, problems),
+    });
   } catch (err) {
     if (err instanceof QueryError) throw new UsageError(err.message);
     throw err;
@@ -46,6 +52,17 @@ export async function runQuery(expr: string, paths: string[], o: QueryOptions, i
     for (const m of result.matches) io.out(`${m.file}\t${m.target}\t${m.what}\n`);
     io.err(`${result.matches.length} match(es) in ${result.sessions} session(s)\n`);
   }
+  // As stats and convert: what could be read is printed, and damaged input still fails, naming the line.
+  const what = 'the matches above cover the lines that could be read';
+  const [first, ...rest] = [...damaged].sort(([a], [b]) => a.localeCompare(b));
+  for (const [path, problems] of rest) {
+    try {
+      reportProblems(path, problems, io, what);
+    } catch (err) {
+      io.err(`rlm-studio: ${(err as Error).message}\n`);
+    }
+  }
+  if (first) reportProblems(first[0], first[1], io, what);
   return result;
 }
 

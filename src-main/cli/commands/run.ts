@@ -20,7 +20,7 @@ import { describedContext } from '../../engine/context-meta.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-process.ts';
 import { canHostIsolates } from '../../sandbox/isolate-host.ts';
-import { NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
+import { folderProblem, NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, positiveInt, sessionSettings } from '../options.ts';
@@ -147,7 +147,7 @@ export async function openCliSession(
         makeHeader(sessionId, started, undefined, o.repl ?? 'javascript'),
       );
     } catch (err) {
-      throw new UsageError(`cannot create a log in --log-dir ${o.logDir}: ${(err as Error).message}`);
+      throw new UsageError(`cannot create a log in --log-dir ${o.logDir}: ${folderProblem(err)}`);
     }
   }
   const recorder = new EventRecorder();

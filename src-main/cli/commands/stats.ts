@@ -7,6 +7,7 @@ import { UsageError } from '../errors.ts';
 import { positiveInt } from '../options.ts';
 import { formatPolicy, formatComparison } from '../stats-text.ts';
 import { readPolicySource, type PolicySource } from '../../analysis/policy-sources.ts';
+import { noLogsIn } from '../../export/log-inputs.ts';
 import { formatProblem, type ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
 import {
@@ -118,6 +119,11 @@ async function readSource(path: string, io: Output): Promise<PolicySource> {
   const only = source.kind === 'log' ? source.logs[0] : undefined;
   // One log named on its own: unreadable is an error, as before; in a folder it is a note.
   if (only && only.format === null) reportProblems(path, only.problems, io, 'no statistics');
+  if (source.kind === 'folder' && source.logs.length === 0) {
+    // Table of zeros for a mistyped path, or for files that are not logs (their notes say why).
+    for (const p of source.problems) io.err(`rlm-studio: ${p}\n`);
+    throw new UsageError(source.problems.length > 0 ? `${path}: no log in a known format in this folder` : noLogsIn(path));
+  }
   return source;
 }
 

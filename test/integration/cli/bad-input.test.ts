@@ -83,7 +83,7 @@ describe('a --base-url that is no http(s) URL', () => {
     ['counterfactual', ['counterfactual', log, '--call', 'r0:1.0.0', '--base-url', 'ftp://127.0.0.1/v1']],
   ])('%s refuses it before any model call or log', async (_label, argv) => {
     const r = await runCli(argv);
-    expect(r.code, r.stderr).toBe(1);
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain("option '--base-url <url>' argument");
     expect(r.stderr).toContain('must be an http(s) URL');
     expect(existsSync(join(tmp, 'typo-logs'))).toBe(false);
@@ -94,7 +94,7 @@ describe('a --base-url that is no http(s) URL', () => {
     expect((await runCli(['eval-gen', '--kind', 'sniah', '--sizes', '2^13', '-o', ds])).code).toBe(0);
     const out = join(tmp, 'typo-eval');
     const r = await runCli(['eval', ds, '--model', 'm', '--out', out, '--base-url', 'htp:/127.0.0.1:8000/v1']);
-    expect(r.code, r.stderr).toBe(1);
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('--base-url must be an http(s) URL');
     expect(existsSync(out)).toBe(false);
   });
@@ -104,7 +104,7 @@ describe('a --port above 65535', () => {
   it.each([['serve'], ['view'], ['demo']])('%s refuses it when parsing, naming the range', async (command) => {
     const argv = command === 'view' ? ['view', log, '--port', '65536'] : [command, '--port', '65536'];
     const r = await runCli(argv);
-    expect(r.code, r.stderr).toBe(1);
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('--port must be a port from 0 to 65535, got "65536"');
   });
 });
@@ -151,5 +151,132 @@ describe('label', () => {
     const { targets } = JSON.parse(r.stdout) as { targets: { target: string; labels: { label: string }[] }[] };
     expect(targets.find((t) => t.target === 'session')?.labels.map((l) => l.label)).toEqual(['good', 'bad']);
     expect(readFileSync(copy).equals(readFileSync(log))).toBe(true);
+  });
+});
+
+describe("commander's own errors are usage errors too", () => {
+  it.each([
+    ['a missing required option', ['coverage', log], "required option '--context <file>' not specified"],
+    ['an unknown option', ['stats', log, '--bogus'], "unknown option '--bogus'"],
+    ['no command', [], 'Usage: rlm-studio'],
+  ])('%s exits 2, as every other usage error', async (_label, argv, names) => {
+    const r = await runCli(argv);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(names);
+  });
+
+  it('--version prints the version and exits 0', async () => {
+    const r = await runCli(['--version']);
+    expect(r.code, r.stderr).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../../package.json'), 'utf8')) as { version: string };
+    expect(r.stdout.trim()).toBe(pkg.version);
+  });
+});
+
+describe('a folder with no logs in it', () => {
+  const empty = join(tmp, 'no-logs');
+  mkdirSync(empty);
+  const notLogs = join(tmp, 'not-logs');
+  mkdirSync(notLogs);
+  writeFileSync(join(notLogs, 'data.jsonl'), '{"a": 1}\n');
+
+  it.each([
+    ['stats', ['stats', empty]],
+    ['query', ['query', 'runs', empty]],
+    ['export-calls', ['export-calls', empty, '-o', join(tmp, 'never-calls.jsonl')]],
+    ['export-sft', ['export-sft', empty, '-o', join(tmp, 'never-sft.jsonl')]],
+    ['export-otlp', ['export-otlp', empty, '-o', join(tmp, 'never-otlp.json')]],
+  ])('%s says so (a mistyped path reads as one), and writes nothing', async (_label, argv) => {
+    expectUsageError(await runCli(argv), `${empty}: no logs in this folder`);
+    for (const f of ['never-calls.jsonl', 'never-sft.jsonl', 'never-otlp.json']) expect(existsSync(join(tmp, f))).toBe(false);
+  });
+
+  it('stats of a folder whose files are not logs names each and fails', async () => {
+    const r = await runCli(['stats', notLogs]);
+    expectUsageError(r, `${notLogs}: no log in a known format in this folder`);
+    expect(r.stderr).toContain('data.jsonl: skipped, not a log in a known format');
+  });
+});
+
+describe('a log with a line that cannot be read', () => {
+  const damaged = join(tmp, 'damaged.jsonl');
+  const lines = readFileSync(log, 'utf8').split('\n');
+  writeFileSync(damaged, [lines[0], '{"type": "iterat', ...lines.slice(1)].join('\n'));
+
+  it('query prints what matched in the rest, then fails naming the line, as stats does', async () => {
+    const r = await runCli(['query', 'runs', damaged]);
+    expectUsageError(r, `${damaged}: line 2: not valid JSON`);
+    expect(r.stdout).toContain(damaged);
+    const stats = await runCli(['stats', damaged]);
+    expectUsageError(stats, `${damaged}: line 2: not valid JSON`);
+  });
+
+  it('bundle writes the log as it is and fails naming the line its viewer will skip', async () => {
+    const out = join(tmp, 'damaged.html');
+    const r = await runCli(['bundle', damaged, '-o', out]);
+    expectUsageError(r, `${damaged}: line 2: not valid JSON`);
+    expect(r.stderr).toContain('bundled as it is');
+    expect(existsSync(out)).toBe(true);
+    const whole = await runCli(['bundle', log, '-o', join(tmp, 'whole.html')]);
+    expect(whole.code, whole.stderr).toBe(0);
+  });
+});
+
+describe('folders and files mistaken for one another', () => {
+  const file = join(tmp, 'a-file');
+  writeFileSync(file, 'mine\n');
+
+  it.each([
+    [
+      'run --log-dir',
+      ['run', '--context', context, '--model', 'm', '--base-url', 'http://127.0.0.1:1/v1', '--log-dir', join(file, 'logs')],
+      `cannot create a log in --log-dir ${join(file, 'logs')}: a file is in the way`,
+    ],
+    [
+      'demo --log-dir',
+      ['demo', '--terminal', '--log-dir', file],
+      `cannot write the demo's context in --log-dir ${file}: a file is in the way`,
+    ],
+    [
+      'run --example',
+      [
+        'run',
+        '--context',
+        context,
+        '--model',
+        'm',
+        '--base-url',
+        'http://127.0.0.1:1/v1',
+        '--log-dir',
+        join(tmp, 'ex-logs'),
+        '--example',
+        folder,
+      ],
+      `cannot read example log ${folder}: it is a folder`,
+    ],
+  ])('%s says which it is', async (_label, argv, names) => {
+    expectUsageError(await runCli(argv), names);
+    expect(readFileSync(file, 'utf8')).toBe('mine\n');
+  });
+});
+
+describe('eval when every session ended in an error', () => {
+  it('exits 1 and says so, with the first error (an unreachable endpoint)', async () => {
+    const ds = join(tmp, 'for-down.jsonl');
+    expect((await runCli(['eval-gen', '--kind', 'sniah', '--sizes', '2^13', '--count', '1', '-o', ds])).code).toBe(0);
+    const r = await runCli([
+      'eval',
+      ds,
+      '--model',
+      'm',
+      '--out',
+      join(tmp, 'down-eval'),
+      '--base-url',
+      'http://127.0.0.1:1/v1',
+      '--no-progress',
+    ]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('every session (1) ended in an error, so nothing was measured; the first: ');
+    expect(r.stderr).toContain('unreachable');
   });
 });

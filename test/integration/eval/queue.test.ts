@@ -183,7 +183,9 @@ describe('eval --queue', () => {
     const bare = startCli(['worker', '--queue', redis.url, '--concurrency', '2'], { RLM_QUEUE_TEST_KEY: '' });
     const c1 = coordinator(out, keyArgs);
     const o1 = collectOutput(c1);
-    expect((await c1.done).code, o1.text()).toBe(0);
+    // Every session in error: nothing was measured, and the status says so.
+    expect((await c1.done).code, o1.text()).toBe(1);
+    expect(o1.text()).toContain(`every session (${TASKS}) ended in an error`);
     const failed = lines(out);
     expect(failed).toHaveLength(TASKS);
     for (const r of failed) {

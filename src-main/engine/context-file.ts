@@ -25,6 +25,15 @@ export interface ContextFileLimits {
  */
 const LIMITS: ContextFileLimits = { maxStringBytes: constants.MAX_STRING_LENGTH, chunkBytes: 16 * MB };
 
+/** Why a file could not be read, in words for the common cases and as Node's code otherwise. */
+export function fileErrorText(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'it is a folder, not a file';
+  if (code === 'EACCES') return 'permission denied';
+  return code ?? String(err);
+}
+
 /** A context file that cannot be read or parsed; the message names the file. */
 export class ContextFileError extends Error {
   override name = 'ContextFileError';
@@ -46,7 +55,7 @@ export async function readContextFile(path: string, limits: ContextFileLimits = 
     size = s.size;
   } catch (err) {
     if (err instanceof ContextFileError) throw err;
-    throw new ContextFileError(`cannot read context file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new ContextFileError(`cannot read context file ${path}: ${fileErrorText(err)}`);
   }
   const json = path.toLowerCase().endsWith('.json');
   if (size > limits.maxStringBytes) {

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import type { SandboxValue } from '../sandbox/types.ts';
+import { fileErrorText } from '../engine/context-file.ts';
 import { generateTask } from './tasks/index.ts';
 import { SCORERS, type EvalTask, type TaskKind } from './tasks/types.ts';
 
@@ -75,7 +76,7 @@ export async function loadTaskContext(task: EvalTask, datasetDir: string): Promi
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new DatasetError(`task ${task.id}: cannot read context file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new DatasetError(`task ${task.id}: cannot read context file ${file}: ${fileErrorText(err)}`);
   }
   if (!file.toLowerCase().endsWith('.json')) return text;
   try {

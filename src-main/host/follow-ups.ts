@@ -2,6 +2,7 @@
 // follow-up runs another completion in it, appended to the same log.
 import { statSync } from 'node:fs';
 import type { ContextSource, FollowUp } from '../../src-shared/protocol.ts';
+import { fileErrorText } from '../engine/context-file.ts';
 import { CommandError } from './command-error.ts';
 import type { HostOptions } from './host-options.ts';
 import { type Session, type SessionTable, TERMINAL, toWorker } from './session-state.ts';
@@ -33,7 +34,7 @@ function checkContext(c: ContextSource): void {
     try {
       isFile = statSync(c.path).isFile();
     } catch (err) {
-      throw new CommandError('bad_request', `cannot read context file ${c.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw new CommandError('bad_request', `cannot read context file ${c.path}: ${fileErrorText(err)}`);
     }
     if (!isFile) throw new CommandError('bad_request', `context file ${c.path} is not a file`);
   }

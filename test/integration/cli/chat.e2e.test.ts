@@ -100,7 +100,7 @@ describe('rlm-studio chat', () => {
     expect(res.stdout).toBe(`context_0 | context_0 starts: ${Q.slice(0, 40)}\n`);
     expect(res.stderr).toContain(':context FILE   the next question');
     expect(res.stderr).toContain('unknown command :frobnicate');
-    expect(res.stderr).toMatch(/:context .*missing\.txt: cannot read context file .*ENOENT/);
+    expect(res.stderr).toMatch(/:context .*missing\.txt: cannot read context file .*no such file/);
     expect(res.stderr).toContain(':context needs a file');
     expect(res.stderr).toMatch(/:context .*late\.txt was given but no question followed/);
     expect(res.stderr).toMatch(/log: .*\.rlm\.jsonl/);
@@ -112,7 +112,7 @@ describe('rlm-studio chat', () => {
     expect(res.stdout.trimEnd().split('\n')).toHaveLength(1);
     const bad = await chat(['--context', join(dir, 'nope.txt')], [Q]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/rlm-studio: cannot read context file .*nope\.txt: ENOENT/);
+    expect(bad.stderr).toMatch(/rlm-studio: cannot read context file .*nope\.txt: no such file/);
     expect(readdirSync(bad.logDir)).toEqual([]);
   });
 

@@ -114,7 +114,7 @@ describe('rlm-studio rerun', () => {
     [
       'a missing context',
       () => [join(REFERENCE_FIXTURES, 'a_needle.jsonl'), '--context', join(tmp, 'nope.txt')],
-      /cannot read context file .*nope\.txt: ENOENT/,
+      /cannot read context file .*nope\.txt: no such file/,
     ],
     [
       'the context of another log',

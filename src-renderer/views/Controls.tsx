@@ -205,7 +205,9 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
       ) : null}
       {entry.problems.length > 0 ? (
         <details className="problems">
-          <summary>{entry.problems.length} problems reading the log</summary>
+          <summary>
+            {entry.problems.length} {entry.problems.length === 1 ? 'problem' : 'problems'} reading the log
+          </summary>
           <ul>
             {entry.problems.map((p, i) => (
               <li key={i}>{p}</li>

@@ -35,6 +35,7 @@ import { hostIdOf, pauseOf, viewDerivations, viewRev, viewTraj } from '../store/
 import { contextNeedOf, mayHaveRecipe } from './ContextFields.tsx';
 import { FollowUpForm } from './FollowUpForm.tsx';
 import { ForkForm, type ForkTarget } from './ForkForm.tsx';
+import { NoRuns } from './NoRuns.tsx';
 import { BlockRerunView, RerunBanner } from './RerunView.tsx';
 import { CounterfactualPanel } from './CounterfactualPanel.tsx';
 import { TextBlock } from './TextBlock.tsx';
@@ -60,7 +61,7 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
   }, [picks]);
   const runId = sel?.runId ?? traj?.roots[0] ?? null;
   const run = runId && traj ? traj.runs.get(runId) : undefined;
-  if (!traj || !run) return <div className="empty">No runs yet{traj && traj.eventCount === 0 ? ' (waiting for events)' : ''}.</div>;
+  if (!traj || !run) return <NoRuns sessionId={sessionId} />;
   const language = runLanguage(run.start, sessionLang);
   const its = run.iterations;
   const iteration = sel?.iteration ?? its[its.length - 1]?.iteration ?? null;

@@ -145,6 +145,17 @@ describe('views', () => {
     expect(store.getState().selection.get('s1')?.iteration).not.toBeNull();
   });
 
+  it('jumps from a match in the initial prompt of a run to the iteration that shows it', () => {
+    const { store } = mountApp(fixtureEvents('c_recursive.jsonl'));
+    act(() => store.getState().setPanel('search'));
+    fireEvent.change(screen.getByTestId('search-input'), { target: { value: 'same order out as in' } });
+    const child = screen.getAllByTestId('search-hit').find((h) => h.textContent?.includes('r0/2.0.0'));
+    expect(child?.textContent).toContain('r0/2.0.0 #1 · prompt');
+    fireEvent.click(child!);
+    expect(store.getState().selection.get('s1')).toEqual({ runId: 'r0/2.0.0', iteration: 1 });
+    expect(within(screen.getByTestId('prompt-messages')).getByText(/same order out as in/)).toBeTruthy();
+  });
+
   it('compares two sessions and names the first divergence', () => {
     const { store } = mountApp(fixtureEvents('a_needle.jsonl'));
     compareWith(store, fixtureEvents('e_code_errors.jsonl'));

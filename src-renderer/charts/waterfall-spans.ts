@@ -3,7 +3,7 @@
 import type { RunId } from '../../src-shared/events.ts';
 import { blocksOf, walkRuns, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 
-export interface Span {
+interface Span {
   key: string;
   kind: 'model' | 'block' | 'llm' | 'rlm';
   runId: RunId;
@@ -14,7 +14,7 @@ export interface Span {
 }
 
 /** More spans than this are not drawn (thousands of 1-pixel rows say nothing and cost seconds). */
-export const SPAN_LIMIT = 3000;
+const SPAN_LIMIT = 3000;
 
 export interface SessionSpans {
   /** The first `limit` spans in run, iteration and block order. */

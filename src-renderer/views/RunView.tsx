@@ -31,6 +31,7 @@ import {
 import { CodeView } from '../monaco/CodeView.tsx';
 import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { useCoverage } from '../store/coverage.ts';
+import { draftKey, usePausedDrafts } from '../store/paused-drafts.ts';
 import { hostIdOf, pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
 import { contextNeedOf, mayHaveRecipe } from './ContextFields.tsx';
 import { FollowUpForm } from './FollowUpForm.tsx';
@@ -576,7 +577,13 @@ function IterationDetail({
         </div>
       ) : null}
       {pausedHere && pause.reply ? (
-        <PausedEditor sessionId={entry ? (hostIdOf(entry) ?? sessionId) : sessionId} blocks={pause.reply.blocks} language={language} />
+        <PausedEditor
+          sessionId={entry ? (hostIdOf(entry) ?? sessionId) : sessionId}
+          runId={pause.runId}
+          iteration={pause.iteration}
+          blocks={pause.reply.blocks}
+          language={language}
+        />
       ) : null}
       {blocks.map((b) => (
         <BlockView key={b.block} sessionId={sessionId} traj={traj} b={b} language={language} />
@@ -591,9 +598,22 @@ function IterationDetail({
   );
 }
 
-function PausedEditor({ sessionId, blocks, language }: { sessionId: string; blocks: string[]; language: ReplLanguage }) {
+function PausedEditor({
+  sessionId,
+  runId,
+  iteration,
+  blocks,
+  language,
+}: {
+  sessionId: string;
+  runId: string;
+  iteration: number;
+  blocks: string[];
+  language: ReplLanguage;
+}) {
   const svc = useServices();
-  const [edits, setEdits] = useState<string[]>(blocks);
+  const key = draftKey(sessionId, runId, iteration, blocks);
+  const edits = usePausedDrafts((s) => s.drafts.get(key)) ?? blocks;
   const changed = edits.some((e, i) => e !== blocks[i]);
   return (
     <div className="paused-edit" data-testid="paused-editor">
@@ -604,7 +624,7 @@ function PausedEditor({ sessionId, blocks, language }: { sessionId: string; bloc
           value={code}
           language={language}
           readOnly={false}
-          onChange={(v) => setEdits((prev) => prev.map((p, j) => (j === i ? v : p)))}
+          onChange={(v) => usePausedDrafts.getState().edit(key, blocks, i, v)}
           testId={`edit-block-${i}`}
           ariaLabel={`Editable code block ${i + 1}`}
         />

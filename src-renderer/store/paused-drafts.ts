@@ -27,3 +27,17 @@ export const usePausedDrafts = create<PausedDrafts>((set) => ({
 export function draftKey(sessionId: string, runId: string, iteration: number, blocks: readonly string[]): string {
   return JSON.stringify([sessionId, runId, iteration, blocks]);
 }
+
+/** The blocks of the paused reply at `at` edited in its draft and not run yet, by index; null when none differ. */
+export function pendingEdits(
+  sessionId: string,
+  at: { runId: string; iteration: number; blocks: readonly string[] },
+): Record<string, string> | null {
+  const draft = usePausedDrafts.getState().drafts.get(draftKey(sessionId, at.runId, at.iteration, at.blocks));
+  if (!draft) return null;
+  const edits: Record<string, string> = {};
+  draft.forEach((code, i) => {
+    if (code !== at.blocks[i]) edits[String(i)] = code;
+  });
+  return Object.keys(edits).length > 0 ? edits : null;
+}

@@ -31,7 +31,7 @@ import {
 import { CodeView } from '../monaco/CodeView.tsx';
 import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { useCoverage } from '../store/coverage.ts';
-import { draftKey, usePausedDrafts } from '../store/paused-drafts.ts';
+import { draftKey, pendingEdits, usePausedDrafts } from '../store/paused-drafts.ts';
 import { hostIdOf, pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
 import { contextNeedOf, mayHaveRecipe } from './ContextFields.tsx';
 import { FollowUpForm } from './FollowUpForm.tsx';
@@ -633,13 +633,7 @@ function PausedEditor({
         type="button"
         className="primary"
         data-testid="run-edited"
-        onClick={() => {
-          const map: Record<string, string> = {};
-          edits.forEach((e, i) => {
-            if (e !== blocks[i]) map[String(i)] = e;
-          });
-          void svc.editAndContinue(sessionId, map);
-        }}
+        onClick={() => void svc.editAndContinue(sessionId, pendingEdits(sessionId, { runId, iteration, blocks }) ?? {})}
       >
         {changed ? 'Run edited code' : 'Run as is'}
       </button>

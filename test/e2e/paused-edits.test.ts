@@ -8,7 +8,8 @@ import { appUnderTest, monacoText, startDemo } from './support.ts';
 let page: Page;
 appUnderTest({ onOpen: (a) => (page = a.page) });
 
-const STDOUTS = `[...document.querySelectorAll('[data-testid^="output-"]')].map((e) => e.textContent).join('\\n')`;
+// Monaco draws spaces as no-break spaces.
+const STDOUTS = `[...document.querySelectorAll('[data-testid^="output-"]')].map((e) => e.textContent.replace(/\\u00a0/g, ' ')).join('\\n')`;
 
 describe('paused editor', () => {
   it('keeps edits made while paused across a switch of panel, and runs them', async () => {
@@ -32,6 +33,8 @@ describe('paused editor', () => {
 
     await page.getByTestId('run-edited').click();
     await page.getByText('edited by hand').first().waitFor({ timeout: 60_000 });
+    // The edited block's last line and its output's, below lines that wrap, are in view.
     await expect.poll(async () => page.evaluate(STDOUTS), { timeout: 30_000 }).toContain('kept across views');
+    expect(await monacoText(page, 'code-0')).toContain('print("kept across views")');
   });
 });

@@ -80,6 +80,11 @@ describe('views', () => {
     const help = screen.getByRole('dialog', { name: 'Keyboard shortcuts' });
     expect(help.textContent).toContain('Alt+1…6');
     expect(help.textContent).toContain('Run, Charts, Compare, Search, Evaluation, Policy');
+    // Closed by the key a dialog is closed with, as well as by its button and by '?'.
+    fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.queryByRole('dialog', { name: 'Keyboard shortcuts' })).toBeNull();
+    fireEvent.keyDown(window, { key: '?' });
+    expect(screen.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeTruthy();
   });
 
   it('counts the runs shown, not the rows that group a batch', () => {

@@ -20,7 +20,8 @@ import type {
 import type { CounterfactualRecord } from '../../src-shared/analysis/counterfactual.ts';
 import { ProtocolClient } from '../../src-shared/protocol-client.ts';
 import type { Carrier } from '../transport/carrier.ts';
-import { hostIdOf, type StudioStore } from '../store/studio.ts';
+import { hostIdOf, pauseOf, type StudioStore } from '../store/studio.ts';
+import { pendingEdits } from '../store/paused-drafts.ts';
 import { downloadBlob, downloadText } from '../lib/download.ts';
 import { sessionLanguage } from '../lib/repl-language.ts';
 import { LogLoader } from './log-loading.ts';
@@ -276,7 +277,15 @@ export class Services {
 
   async control(sessionId: string, kind: ControlKind): Promise<void> {
     try {
-      const { session } = await this.needHost().call(`session.${kind}`, { sessionId });
+      const host = this.needHost();
+      // Code edited in the paused editor runs when the session goes on by Continue or Step
+      // (buttons, F8, F10) too, not only by the editor's own button; it was dropped silently.
+      const pause = kind === 'continue' || kind === 'step' ? pauseOf(this.store.getState(), sessionId) : null;
+      const edits = pause?.reply
+        ? pendingEdits(sessionId, { runId: pause.runId, iteration: pause.iteration, blocks: pause.reply.blocks })
+        : null;
+      if (edits) await host.call('session.edit', { sessionId, edit: { blocks: edits } });
+      const { session } = await host.call(`session.${kind}`, { sessionId });
       this.store.getState().upsertSummary(session);
     } catch (err) {
       this.fail(`${kind} failed`, err);

@@ -42,6 +42,7 @@ export function useShortcuts(setHelp: (f: (h: boolean) => boolean) => void): voi
       }
       if (typing(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
       if (e.key === '?') setHelp((h) => !h);
+      else if (e.key === 'Escape') setHelp(() => false);
       else if (e.key === 't') usePrefs.getState().set({ theme: usePrefs.getState().theme === 'dark' ? 'light' : 'dark' });
       else if (e.key === '/' && id) {
         e.preventDefault();

@@ -18,7 +18,6 @@ import {
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
 import {
-  blocksOf,
   costUnknown,
   criticalPath,
   depthTotals,
@@ -34,6 +33,7 @@ import { downloadBlob } from '../lib/download.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
 import { drawLegend, drawWrappedText, formatInteger, integerTicks, tickCount } from './chart-layout.ts';
 import { concurrency } from './concurrency.ts';
+import { sessionSpans, waterfallCaption } from './waterfall-spans.ts';
 
 /** Width before the card is measured (and in jsdom); below MIN_W the card scrolls rather than squeeze the text. */
 const W = 560;
@@ -241,65 +241,10 @@ export function drawBars(
     .text((d) => `${d.label}: ${bName} ${fb(d.b)}`);
 }
 
-interface Span {
-  key: string;
-  kind: 'model' | 'block' | 'llm' | 'rlm';
-  runId: RunId;
-  depth: number;
-  start: number;
-  end: number;
-  label: string;
-}
-
-/** Every model call, block and sub-call of the session as a time span. */
-function sessionSpans(traj: TrajectoryState, limit = 3000): Span[] {
-  const spans: Span[] = [];
-  for (const run of walkRuns(traj)) {
-    for (const it of run.iterations) {
-      if (it.reply)
-        spans.push({
-          key: `m:${run.id}:${it.iteration}`,
-          kind: 'model',
-          runId: run.id,
-          depth: run.depth,
-          start: it.reply.t - it.reply.latencyMs,
-          end: it.reply.t,
-          label: `${run.id} #${it.iteration} model`,
-        });
-      for (const b of blocksOf(it)) {
-        if (b.end)
-          spans.push({
-            key: `b:${run.id}:${it.iteration}:${b.block}`,
-            kind: 'block',
-            runId: run.id,
-            depth: run.depth,
-            start: b.start ? b.start.t : b.end.t - b.end.durationMs,
-            end: b.end.t,
-            label: `${run.id} #${it.iteration} block ${b.block + 1}`,
-          });
-        for (const cid of b.calls) {
-          const c = traj.calls.get(cid);
-          if (c?.end && !c.start.childRunId)
-            spans.push({
-              key: `c:${cid}`,
-              kind: 'llm',
-              runId: run.id,
-              depth: run.depth + 1,
-              start: c.start.t,
-              end: c.end.t,
-              label: `${c.start.kind} call ${cid}`,
-            });
-        }
-      }
-      if (spans.length >= limit) return spans;
-    }
-  }
-  return spans;
-}
-
-function Waterfall({ traj, rev }: { traj: TrajectoryState; rev: number }) {
+function Waterfall({ traj, rev, untimed }: { traj: TrajectoryState; rev: number; untimed: boolean }) {
   const data = useMemo(() => {
-    const spans = sessionSpans(traj).sort((a, b) => a.start - b.start);
+    const { spans, total } = sessionSpans(traj);
+    spans.sort((a, b) => a.start - b.start);
     const root = traj.roots[0];
     const crit = new Set<string>();
     if (root)
@@ -313,14 +258,15 @@ function Waterfall({ traj, rev }: { traj: TrajectoryState; rev: number }) {
         );
     // Concurrency: model and plain calls in flight over time.
     const conc = concurrency(spans.filter((s) => s.kind !== 'block'));
-    return { spans, crit, conc };
+    const cmax = d3max(conc, (c) => c.n) ?? 1;
+    return { spans, crit, conc, cmax, caption: waterfallCaption(spans.length, total, cmax, untimed) };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [traj, rev]);
+  }, [traj, rev, untimed]);
   const rowH = 5;
   const height = Math.min(900, M.top + M.bottom + 70 + data.spans.length * rowH);
   return (
     <ChartFrame
-      title={`Waterfall: ${data.spans.length} calls over time (critical path outlined; top: calls in flight)`}
+      title={data.caption.title}
       testId="chart-waterfall"
       height={height}
       deps={[data]}
@@ -331,23 +277,25 @@ function Waterfall({ traj, rev }: { traj: TrajectoryState; rev: number }) {
         const x = scaleLinear()
           .domain([0, tMax || 1])
           .range([0, iw]);
-        const cmax = d3max(data.conc, (c) => c.n) ?? 1;
-        const yc = scaleLinear()
-          .domain([0, cmax || 1])
-          .range([50, 0]);
-        g.append('path')
-          .datum(data.conc)
-          .attr('class', 'conc')
-          .attr(
-            'd',
-            d3area<{ t: number; n: number }>()
-              .x((d) => x(d.t))
-              .y0(50)
-              .y1((d) => yc(d.n))
-              .curve(curveStepAfter),
-          );
-        g.append('g').call(axisLeft(yc).tickValues(integerTicks(yc, 2)).tickFormat(formatInteger));
-        g.append('text').attr('x', 4).attr('y', 10).attr('class', 'muted-text').text(`max ${cmax} in flight`);
+        // Without recorded start times the curve would only show the end-to-end placement.
+        if (!untimed) {
+          const yc = scaleLinear()
+            .domain([0, data.cmax || 1])
+            .range([50, 0]);
+          g.append('path')
+            .datum(data.conc)
+            .attr('class', 'conc')
+            .attr(
+              'd',
+              d3area<{ t: number; n: number }>()
+                .x((d) => x(d.t))
+                .y0(50)
+                .y1((d) => yc(d.n))
+                .curve(curveStepAfter),
+            );
+          g.append('g').call(axisLeft(yc).tickValues(integerTicks(yc, 2)).tickFormat(formatInteger));
+        }
+        g.append('text').attr('x', 4).attr('y', 10).attr('class', 'muted-text in-flight').text(data.caption.inFlight);
         const rows = g.append('g').attr('transform', 'translate(0,60)');
         const avail = height - M.top - M.bottom - 60;
         const rh = Math.max(1, Math.min(rowH, avail / Math.max(1, data.spans.length)));
@@ -361,7 +309,7 @@ function Waterfall({ traj, rev }: { traj: TrajectoryState; rev: number }) {
           .attr('y', (_, i) => i * rh)
           .attr('height', Math.max(1, rh - 1))
           .append('title')
-          .text((s) => `${s.label}: ${fmtMs(s.end - s.start)}`);
+          .text((s) => `${s.label}: ${fmtMs(s.end - s.start)}${s.kind === 'llm' ? data.caption.callNote : ''}`);
         g.append('g')
           .attr('transform', `translate(0,${height - M.top - M.bottom})`)
           .call(
@@ -545,6 +493,11 @@ export function ChartsView({ sessionId }: { sessionId: string }) {
   const rev = useStudio((s) => viewRev(s, sessionId));
   const traj = useStudio((s) => viewTraj(s, sessionId));
   const selRun = useStudio((s) => s.selection.get(sessionId)?.runId ?? null);
+  // The reference library's log keeps sub-calls' durations, not their start times.
+  const untimed = useStudio((s) => {
+    const e = s.sessions.get(sessionId);
+    return (e?.summary?.format ?? e?.format) === 'rlm-python';
+  });
   const perIt = useMemo(() => {
     if (!traj) return [];
     const run = traj.runs.get(selRun ?? traj.roots[0] ?? ('' as RunId));
@@ -577,7 +530,7 @@ export function ChartsView({ sessionId }: { sessionId: string }) {
         deps={[perDepth]}
         draw={(svg, w) => drawBars(svg, perDepth, 'cost', 'time', fmtUsd, fmtMs, w)}
       />
-      <Waterfall traj={traj} rev={rev} />
+      <Waterfall traj={traj} rev={rev} untimed={untimed} />
       <TokenGrowth traj={traj} rev={rev} />
       <CrossSession />
     </div>

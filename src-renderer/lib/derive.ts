@@ -486,7 +486,9 @@ export function searchSession(state: TrajectoryState, query: string, limit = 500
     if (at >= 0) hits.push({ runId, iteration, field, snippet: snippet(text, at, q.length), at });
   };
   for (const run of walkRuns(state)) {
-    for (const m of run.start?.messages ?? []) look(m.content, run.id, null, 'prompt');
+    // The run's initial messages are shown with its first iteration: a jump there shows the match.
+    const first = run.iterations[0]?.iteration ?? null;
+    for (const m of run.start?.messages ?? []) look(m.content, run.id, first, 'prompt');
     for (const it of run.iterations) {
       for (const m of [...(it.start?.appended ?? []), ...(it.reply?.transient ?? [])]) look(m.content, run.id, it.iteration, 'prompt');
       look(it.reply?.text, run.id, it.iteration, 'reply');

@@ -1,5 +1,5 @@
 import Editor, { type OnMount } from '@monaco-editor/react';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { monaco, READ_ONLY_JS } from './setup.ts';
 import type { CodeViewProps } from './CodeView.tsx';
 
@@ -10,7 +10,11 @@ export default function CodeViewImpl(props: CodeViewProps) {
   const edRef = useRef<Ed | null>(null);
   const decoRef = useRef<monaco.editor.IEditorDecorationsCollection | null>(null);
   const lines = Math.min(props.maxLines ?? 30, Math.max(props.minLines ?? 3, value.split('\n', 400).length));
-  const height = lines * 19 + 12;
+  // Sized by the lines as drawn once the editor is there: long lines wrap, and a height of
+  // one row per line of text hid the last lines of wrapped code and output below the fold.
+  const [drawn, setDrawn] = useState<number | null>(null);
+  const rows = (n: number): number => n * 19 + 12;
+  const height = drawn === null ? rows(lines) : Math.min(rows(props.maxLines ?? 30), Math.max(rows(props.minLines ?? 3), drawn + 12));
 
   const mark = (): void => {
     const ed = edRef.current;
@@ -51,6 +55,8 @@ export default function CodeViewImpl(props: CodeViewProps) {
         onChange={(v) => onChange?.(v ?? '')}
         onMount={(ed) => {
           edRef.current = ed;
+          setDrawn(ed.getContentHeight());
+          ed.onDidContentSizeChange((e) => setDrawn(e.contentHeight));
           mark();
           props.onReady?.();
         }}

@@ -1,7 +1,7 @@
 // Live controls of a host session: pause/step/continue/cancel, breakpoints, follow,
 // variables, export.
 import { memo, useState } from 'react';
-import type { Breakpoint, BreakpointKind } from '../../src-shared/protocol.ts';
+import type { Breakpoint, BreakpointKind, SessionStatus } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { usePrefs } from '../store/prefs.ts';
 import { hostIdOf } from '../store/studio.ts';
@@ -18,6 +18,9 @@ const KINDS: { kind: BreakpointKind; label: string }[] = [
 ];
 
 // memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
+/** A failed session's message says why; a saved log's, which lines could not be read; others' are notes (a fork's replay counts). */
+const MESSAGE_CLASS: Partial<Record<SessionStatus, string>> = { failed: 'error', saved: 'warn' };
+
 export const Controls = memo(function Controls({ sessionId }: { sessionId: string }) {
   const svc = useServices();
   const entry = useStudio((s) => s.sessions.get(sessionId));
@@ -57,6 +60,12 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
         ) : null}
         {entry.loading ? <progress max={entry.loading.total} value={entry.loading.bytes} aria-label="Loading" /> : null}
       </div>
+      {/* The host's word on the session: why it failed or stopped, or lines it could not read in a saved log. */}
+      {summary?.message ? (
+        <div className={MESSAGE_CLASS[summary.status] ?? 'muted'} data-testid="session-message">
+          {summary.message}
+        </div>
+      ) : null}
       {live ? (
         <div className="buttons">
           <button
@@ -205,7 +214,9 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
       ) : null}
       {entry.problems.length > 0 ? (
         <details className="problems">
-          <summary>{entry.problems.length} problems reading the log</summary>
+          <summary>
+            {entry.problems.length} {entry.problems.length === 1 ? 'problem' : 'problems'} reading the log
+          </summary>
           <ul>
             {entry.problems.map((p, i) => (
               <li key={i}>{p}</li>

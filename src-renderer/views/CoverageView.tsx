@@ -188,12 +188,14 @@ export function CoveragePanel({ sessionId }: { sessionId: string }) {
   const { runId } = useShown(sessionId);
   const report = entry?.status === 'done' ? entry.report : null;
   // The context the host says this session ran on (a live session's file or demo, a saved log's recipe).
-  const [hostContext, setHostContext] = useState<HostContext | null>(null);
+  // Kept with the session it is of: on a switch of session the panel first renders with the
+  // last one's answer, which the auto-map below took for the new session's context.
+  const [asked, setAsked] = useState<{ sessionId: string; context: HostContext | null } | null>(null);
+  const hostContext = asked?.sessionId === sessionId ? asked.context : null;
   useEffect(() => {
     let current = true;
-    setHostContext(null);
-    void hostContextOf(svc, sessionId).then((c) => {
-      if (current) setHostContext(c);
+    void hostContextOf(svc, sessionId).then((context) => {
+      if (current) setAsked({ sessionId, context });
     });
     return () => {
       current = false;

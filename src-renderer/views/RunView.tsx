@@ -31,10 +31,12 @@ import {
 import { CodeView } from '../monaco/CodeView.tsx';
 import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { useCoverage } from '../store/coverage.ts';
+import { draftKey, pendingEdits, usePausedDrafts } from '../store/paused-drafts.ts';
 import { hostIdOf, pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
 import { contextNeedOf, mayHaveRecipe } from './ContextFields.tsx';
 import { FollowUpForm } from './FollowUpForm.tsx';
 import { ForkForm, type ForkTarget } from './ForkForm.tsx';
+import { NoRuns } from './NoRuns.tsx';
 import { BlockRerunView, RerunBanner } from './RerunView.tsx';
 import { CounterfactualPanel } from './CounterfactualPanel.tsx';
 import { TextBlock } from './TextBlock.tsx';
@@ -60,7 +62,7 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
   }, [picks]);
   const runId = sel?.runId ?? traj?.roots[0] ?? null;
   const run = runId && traj ? traj.runs.get(runId) : undefined;
-  if (!traj || !run) return <div className="empty">No runs yet{traj && traj.eventCount === 0 ? ' (waiting for events)' : ''}.</div>;
+  if (!traj || !run) return <NoRuns sessionId={sessionId} />;
   const language = runLanguage(run.start, sessionLang);
   const its = run.iterations;
   const iteration = sel?.iteration ?? its[its.length - 1]?.iteration ?? null;
@@ -575,7 +577,13 @@ function IterationDetail({
         </div>
       ) : null}
       {pausedHere && pause.reply ? (
-        <PausedEditor sessionId={entry ? (hostIdOf(entry) ?? sessionId) : sessionId} blocks={pause.reply.blocks} language={language} />
+        <PausedEditor
+          sessionId={entry ? (hostIdOf(entry) ?? sessionId) : sessionId}
+          runId={pause.runId}
+          iteration={pause.iteration}
+          blocks={pause.reply.blocks}
+          language={language}
+        />
       ) : null}
       {blocks.map((b) => (
         <BlockView key={b.block} sessionId={sessionId} traj={traj} b={b} language={language} />
@@ -590,9 +598,22 @@ function IterationDetail({
   );
 }
 
-function PausedEditor({ sessionId, blocks, language }: { sessionId: string; blocks: string[]; language: ReplLanguage }) {
+function PausedEditor({
+  sessionId,
+  runId,
+  iteration,
+  blocks,
+  language,
+}: {
+  sessionId: string;
+  runId: string;
+  iteration: number;
+  blocks: string[];
+  language: ReplLanguage;
+}) {
   const svc = useServices();
-  const [edits, setEdits] = useState<string[]>(blocks);
+  const key = draftKey(sessionId, runId, iteration, blocks);
+  const edits = usePausedDrafts((s) => s.drafts.get(key)) ?? blocks;
   const changed = edits.some((e, i) => e !== blocks[i]);
   return (
     <div className="paused-edit" data-testid="paused-editor">
@@ -603,7 +624,7 @@ function PausedEditor({ sessionId, blocks, language }: { sessionId: string; bloc
           value={code}
           language={language}
           readOnly={false}
-          onChange={(v) => setEdits((prev) => prev.map((p, j) => (j === i ? v : p)))}
+          onChange={(v) => usePausedDrafts.getState().edit(key, blocks, i, v)}
           testId={`edit-block-${i}`}
           ariaLabel={`Editable code block ${i + 1}`}
         />
@@ -612,13 +633,7 @@ function PausedEditor({ sessionId, blocks, language }: { sessionId: string; bloc
         type="button"
         className="primary"
         data-testid="run-edited"
-        onClick={() => {
-          const map: Record<string, string> = {};
-          edits.forEach((e, i) => {
-            if (e !== blocks[i]) map[String(i)] = e;
-          });
-          void svc.editAndContinue(sessionId, map);
-        }}
+        onClick={() => void svc.editAndContinue(sessionId, pendingEdits(sessionId, { runId, iteration, blocks }) ?? {})}
       >
         {changed ? 'Run edited code' : 'Run as is'}
       </button>

@@ -9,6 +9,7 @@ import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { ChartFrame, drawBars, drawDistribution, drawTokenGrowth } from '../../../src-renderer/charts/Charts.tsx';
 import { drawHistograms, drawSplitBar } from '../../../src-renderer/charts/policy-charts.ts';
+import { sessionSpans, waterfallCaption } from '../../../src-renderer/charts/waterfall-spans.ts';
 import { fmtMs, fmtUsd } from '../../../src-renderer/lib/derive.ts';
 import { fixtureEvents, servicesWith } from './helpers.ts';
 
@@ -210,5 +211,54 @@ describe('split bar', () => {
       expect(x).toBeGreaterThan(barEnd);
       expect(x + (t.textContent ?? '').length * 6).toBeLessThanOrEqual(width);
     }
+  });
+});
+
+describe('waterfall of a log without sub-call start times', () => {
+  function renderCharts(file: string, format: 'rlm-python' | 'native') {
+    const { store, svc } = servicesWith(fixtureEvents(file));
+    store.getState().setFormat('s1', format);
+    render(
+      <ServicesProvider services={svc}>
+        <App />
+      </ServicesProvider>,
+    );
+    act(() => store.getState().setPanel('charts'));
+    return screen.getByTestId('chart-waterfall');
+  }
+
+  it('says timing was not recorded instead of "max 1 in flight" for batched calls laid end to end', () => {
+    const chart = renderCharts('b_aggregate.jsonl', 'rlm-python');
+    expect(chart.querySelector('.in-flight')?.textContent).toBe('calls in flight unknown: sub-call timing not recorded');
+    expect(chart.querySelector('path.conc')).toBeNull();
+    expect(chart.querySelector('figcaption')?.textContent).toContain('sub-call start times not recorded');
+    const tips = [...chart.querySelectorAll('rect.span-llm title')].map((t) => t.textContent ?? '');
+    expect(tips.length).toBe(8);
+    expect(tips.every((t) => t.includes('start not recorded'))).toBe(true);
+  });
+
+  it('keeps the calls-in-flight curve where start times are recorded', () => {
+    const chart = renderCharts('b_aggregate.jsonl', 'native');
+    expect(chart.querySelector('.in-flight')?.textContent).toMatch(/^max \d+ in flight$/);
+    expect(chart.querySelector('path.conc')).not.toBeNull();
+  });
+});
+
+describe('waterfall beyond its span limit', () => {
+  it('keeps the first spans and counts them all', () => {
+    const { store } = servicesWith(fixtureEvents('c_recursive.jsonl'));
+    const traj = store.getState().sessions.get('s1')!.traj;
+    const all = sessionSpans(traj, Number.POSITIVE_INFINITY);
+    const few = sessionSpans(traj, 5);
+    expect(few.spans).toEqual(all.spans.slice(0, 5));
+    expect(few.total).toBe(all.spans.length);
+    expect(all.total).toBe(all.spans.length);
+  });
+
+  it('says it shows the first N of M calls', () => {
+    const c = waterfallCaption(3000, 4512, 7, false);
+    expect(c.title).toContain('the first 3000 of 4512 calls');
+    expect(c.inFlight).toBe('max 7 in flight (first 3000 of 4512 calls)');
+    expect(waterfallCaption(12, 12, 2, false).inFlight).toBe('max 2 in flight');
   });
 });

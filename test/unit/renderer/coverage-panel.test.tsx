@@ -111,6 +111,44 @@ describe('the coverage panel with a host that knows the context', () => {
   });
 });
 
+describe('the coverage panel on a switch of session', () => {
+  it('does not take the last session’s context for the next one (whose host has none)', async () => {
+    const store = createStudioStore();
+    const svc = new Services(
+      store,
+      null,
+      () => null,
+      undefined,
+      null,
+      (id) => `http://host.test/api/context?session=${id}`,
+    );
+    store.getState().upsertSummary(hostSummary('h1', { status: 'finished', readOnly: false }));
+    store.getState().upsertSummary(hostSummary('h2', { status: 'saved' }));
+    const requests: string[] = [];
+    vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
+      requests.push(`${init?.method ?? 'GET'} ${url.slice(url.indexOf('=') + 1)}`);
+      // The host knows h1's context only: 204 for h2's HEAD, 404 for its GET.
+      if (url.endsWith('h2')) return new Response(null, { status: init?.method === 'HEAD' ? 204 : 404 });
+      const headers = { 'X-Context-Name': 'demo-needle.txt', 'Content-Length': '23' };
+      return new Response(init?.method === 'HEAD' ? null : 'the needle context text', { status: 200, headers });
+    });
+    setCoverageWorkerFactory(() => ({ postMessage: () => {}, terminate: () => {} }) as unknown as Worker);
+    const view = (id: string) => (
+      <ServicesProvider services={svc}>
+        <CoveragePanel sessionId={id} />
+      </ServicesProvider>
+    );
+    const { rerender } = render(view('h1'));
+    await waitFor(() => expect(requests).toContain('GET h1'));
+    rerender(view('h2'));
+    await waitFor(() => expect(requests).toContain('HEAD h2'));
+    await act(async () => new Promise<void>((r) => setTimeout(r, 20)));
+    expect(requests).not.toContain('GET h2');
+    expect(useCoverage.getState().bySession.get('h2')).toBeUndefined();
+    expect(screen.getByTestId('coverage-panel').textContent).toContain('Pick the context file this session ran on');
+  });
+});
+
 describe('the follow box', () => {
   it('is not shown for a log opened in the page', () => {
     const { svc } = servicesWith(fixtureEvents('c_recursive.jsonl'));

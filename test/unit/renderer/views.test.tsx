@@ -80,6 +80,11 @@ describe('views', () => {
     const help = screen.getByRole('dialog', { name: 'Keyboard shortcuts' });
     expect(help.textContent).toContain('Alt+1…6');
     expect(help.textContent).toContain('Run, Charts, Compare, Search, Evaluation, Policy');
+    // Closed by the key a dialog is closed with, as well as by its button and by '?'.
+    fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.queryByRole('dialog', { name: 'Keyboard shortcuts' })).toBeNull();
+    fireEvent.keyDown(window, { key: '?' });
+    expect(screen.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeTruthy();
   });
 
   it('counts the runs shown, not the rows that group a batch', () => {
@@ -143,6 +148,17 @@ describe('views', () => {
     fireEvent.click(hits[0]!);
     expect(store.getState().panel).toBe('run');
     expect(store.getState().selection.get('s1')?.iteration).not.toBeNull();
+  });
+
+  it('jumps from a match in the initial prompt of a run to the iteration that shows it', () => {
+    const { store } = mountApp(fixtureEvents('c_recursive.jsonl'));
+    act(() => store.getState().setPanel('search'));
+    fireEvent.change(screen.getByTestId('search-input'), { target: { value: 'same order out as in' } });
+    const child = screen.getAllByTestId('search-hit').find((h) => h.textContent?.includes('r0/2.0.0'));
+    expect(child?.textContent).toContain('r0/2.0.0 #1 · prompt');
+    fireEvent.click(child!);
+    expect(store.getState().selection.get('s1')).toEqual({ runId: 'r0/2.0.0', iteration: 1 });
+    expect(within(screen.getByTestId('prompt-messages')).getByText(/same order out as in/)).toBeTruthy();
   });
 
   it('compares two sessions and names the first divergence', () => {

@@ -1,0 +1,43 @@
+// Code edited in the paused editor and not yet run, by pause. The editor is unmounted
+// whenever the researcher looks elsewhere (another iteration, panel or session) while the
+// session waits; its own state went with it and the edits were lost.
+import { create } from 'zustand';
+
+interface PausedDrafts {
+  drafts: Map<string, string[]>;
+  /** Sets block `i` of the draft under `key` (the pause's own `blocks` until first edited). */
+  edit(key: string, blocks: readonly string[], i: number, code: string): void;
+}
+
+export const usePausedDrafts = create<PausedDrafts>((set) => ({
+  drafts: new Map(),
+  edit: (key, blocks, i, code) =>
+    set((s) => {
+      const prev = s.drafts.get(key) ?? blocks;
+      const drafts = new Map(s.drafts);
+      drafts.set(
+        key,
+        prev.map((p, j) => (j === i ? code : p)),
+      );
+      return { drafts };
+    }),
+}));
+
+/** One pause: the session, the run and iteration paused at, and the code the reply had (a new reply is a new draft). */
+export function draftKey(sessionId: string, runId: string, iteration: number, blocks: readonly string[]): string {
+  return JSON.stringify([sessionId, runId, iteration, blocks]);
+}
+
+/** The blocks of the paused reply at `at` edited in its draft and not run yet, by index; null when none differ. */
+export function pendingEdits(
+  sessionId: string,
+  at: { runId: string; iteration: number; blocks: readonly string[] },
+): Record<string, string> | null {
+  const draft = usePausedDrafts.getState().drafts.get(draftKey(sessionId, at.runId, at.iteration, at.blocks));
+  if (!draft) return null;
+  const edits: Record<string, string> = {};
+  draft.forEach((code, i) => {
+    if (code !== at.blocks[i]) edits[String(i)] = code;
+  });
+  return Object.keys(edits).length > 0 ? edits : null;
+}

@@ -1,0 +1,34 @@
+// A file that is not a log, opened in the page: the run view says nothing could be read and
+// why, rather than "No runs yet (waiting for events)" with the reason folded away in the side panel.
+import { Blob as NodeBlob } from 'node:buffer';
+import { act, render, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { App } from '../../../src-renderer/app/App.tsx';
+import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
+import { Services } from '../../../src-renderer/app/services.ts';
+import { createStudioStore } from '../../../src-renderer/store/studio.ts';
+
+async function open(name: string, text: string): Promise<void> {
+  const store = createStudioStore();
+  const svc = new Services(store, null, () => null);
+  render(
+    <ServicesProvider services={svc}>
+      <App />
+    </ServicesProvider>,
+  );
+  await act(async () => {
+    await svc.openFile(Object.assign(new NodeBlob([text]) as unknown as Blob, { name }));
+    await new Promise<void>((r) => setTimeout(r, 60));
+  });
+}
+
+describe('a file that is not a log', () => {
+  it('says nothing could be read from it and why', async () => {
+    await open('notes.jsonl', 'this is not json\n{"a":1}\n');
+    const shown = screen.getByTestId('unreadable-log');
+    expect(shown.textContent).toContain('Nothing could be read from notes.jsonl');
+    expect(shown.textContent).toContain('not a log this reader knows');
+    expect(screen.queryByText(/waiting for events/)).toBeNull();
+    expect(screen.getByText('1 problem reading the log')).toBeTruthy();
+  });
+});

@@ -17,9 +17,10 @@ const KINDS: { kind: BreakpointKind; label: string }[] = [
   { kind: 'on_subcall_start', label: 'on sub-call' },
 ];
 
-// memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 /** A failed session's message says why; a saved log's, which lines could not be read; others' are notes (a fork's replay counts). */
 const MESSAGE_CLASS: Partial<Record<SessionStatus, string>> = { failed: 'error', saved: 'warn' };
+
+// memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 
 export const Controls = memo(function Controls({ sessionId }: { sessionId: string }) {
   const svc = useServices();

@@ -469,6 +469,15 @@ export interface SearchHit {
   /** Text around the match (plain text; rendered as text). */
   snippet: string;
   at: number;
+  /** Occurrences in this text (the hit shows the first): a count of hits alone undercounts. */
+  count: number;
+}
+
+/** Occurrences of `q` in `lower` from `at` on, not overlapping. */
+function occurrences(lower: string, q: string, at: number): number {
+  let n = 0;
+  for (let i = at; i >= 0; i = lower.indexOf(q, i + q.length)) n++;
+  return n;
 }
 
 function snippet(text: string, at: number, len: number): string {
@@ -476,14 +485,16 @@ function snippet(text: string, at: number, len: number): string {
   return (from > 0 ? '…' : '') + text.slice(from, at + len + 60).replace(/\s+/g, ' ') + (at + len + 60 < text.length ? '…' : '');
 }
 
+/** One hit per text that holds the query (its first occurrence, and how many there are), at most `limit`. */
 export function searchSession(state: TrajectoryState, query: string, limit = 500): SearchHit[] {
   const q = query.toLowerCase();
   if (q.length < 2) return [];
   const hits: SearchHit[] = [];
   const look = (text: string | null | undefined, runId: RunId, iteration: number | null, field: HitField): void => {
     if (!text || hits.length >= limit) return;
-    const at = text.toLowerCase().indexOf(q);
-    if (at >= 0) hits.push({ runId, iteration, field, snippet: snippet(text, at, q.length), at });
+    const lower = text.toLowerCase();
+    const at = lower.indexOf(q);
+    if (at >= 0) hits.push({ runId, iteration, field, snippet: snippet(text, at, q.length), at, count: occurrences(lower, q, at) });
   };
   for (const run of walkRuns(state)) {
     // The run's initial messages are shown with its first iteration: a jump there shows the match.
@@ -508,6 +519,14 @@ export function searchSession(state: TrajectoryState, query: string, limit = 500
     if (hits.length >= limit) break;
   }
   return hits;
+}
+
+/** The search's count line: occurrences, and the texts they are in when that differs. */
+export function matchSummary(hits: readonly SearchHit[], limit = 500): string {
+  const more = hits.length >= limit ? '+' : '';
+  const total = hits.reduce((n, h) => n + h.count, 0);
+  if (total === hits.length) return `${total}${more} ${total === 1 ? 'match' : 'matches'}`;
+  return `${total}${more} matches in ${hits.length}${more} ${hits.length === 1 ? 'place' : 'places'}`;
 }
 
 // --- the output the model saw -----------------------------------------------------------------

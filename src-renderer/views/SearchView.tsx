@@ -2,7 +2,7 @@
 // mode runs tree queries on the host (QuerySearch).
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { useServices, useStudio } from '../app/context.tsx';
-import { searchSession } from '../lib/derive.ts';
+import { matchSummary, searchSession } from '../lib/derive.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
 import { HitList } from './HitList.tsx';
 import { QuerySearch } from './QuerySearch.tsx';
@@ -53,13 +53,13 @@ function TextSearch({ sessionId, query, setQuery }: { sessionId: string; query: 
         data-testid="search-input"
       />
       <div className="muted">
-        {q.length < 2 ? 'Type at least 2 characters.' : `${hits.length}${hits.length >= 500 ? '+' : ''} matches`}
+        {q.length < 2 ? 'Type at least 2 characters.' : matchSummary(hits)}
         {leftOut ? ' · reading the full prompts…' : ''}
       </div>
       <HitList
         items={hits}
         testId="search-hit"
-        where={(h) => `${h.runId}${h.iteration !== null ? ` #${h.iteration}` : ''} · ${h.field}`}
+        where={(h) => `${h.runId}${h.iteration !== null ? ` #${h.iteration}` : ''} · ${h.field}${h.count > 1 ? ` · ${h.count}×` : ''}`}
         text={(h) => h.snippet}
         onOpen={(h) => {
           const st = svc.store.getState();

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { applyEvent, createTrajectoryState, reduceEvents } from '../../../src-shared/trajectory/index.ts';
+import { applyEvent, blocksOf, createTrajectoryState, reduceEvents } from '../../../src-shared/trajectory/index.ts';
 import {
   firstDivergence,
   fmtMs,
   RunDerivations,
   runsMatching,
+  matchSummary,
   searchSession,
   treeRows,
   truncationOf,
@@ -88,6 +89,29 @@ describe('derive', () => {
   it('finds text in code and output', () => {
     const hits = searchSession(state, 'rlm_query');
     expect(hits.some((h) => h.field === 'code')).toBe(true);
+  });
+
+  it('counts every occurrence in a text, not only the first that the hit shows', () => {
+    const hits = searchSession(state, 'rlm_query');
+    for (const h of hits) expect(h.count).toBeGreaterThanOrEqual(1);
+    const code = hits.find((h) => h.field === 'code')!;
+    const run = state.runs.get(code.runId)!;
+    const it = run.iterations.find((i) => i.iteration === code.iteration)!;
+    const text = blocksOf(it)
+      .map((b) => b.start?.code ?? '')
+      .find((c) => c.toLowerCase().includes('rlm_query'))!;
+    expect(code.count).toBe(text.toLowerCase().split('rlm_query').length - 1);
+    expect(matchSummary([{ ...code, count: 3 }])).toBe('3 matches in 1 place');
+    expect(matchSummary([{ ...code, count: 1 }])).toBe('1 match');
+    expect(
+      matchSummary(
+        [
+          { ...code, count: 2 },
+          { ...code, count: 1 },
+        ],
+        2,
+      ),
+    ).toBe('3+ matches in 2+ places');
   });
 
   it('marks where the model stopped seeing output', () => {

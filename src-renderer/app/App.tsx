@@ -181,7 +181,8 @@ export function App() {
         ) : active ? (
           <>
             <aside className="left">
-              <Controls sessionId={active} />
+              {/* Keyed: what is unfolded in one session's controls (problems, variables, re-execute) is not another's. */}
+              <Controls key={active} sessionId={active} />
               <div className="tree-with-coverage">
                 <TreePanel sessionId={active} />
                 <CoverageStrips sessionId={active} />

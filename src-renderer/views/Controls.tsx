@@ -6,6 +6,7 @@ import { useServices, useStudio } from '../app/context.tsx';
 import { usePrefs } from '../store/prefs.ts';
 import { hostIdOf } from '../store/studio.ts';
 import { contextNeedOf } from './ContextFields.tsx';
+import { ProblemList, problemCount } from './ProblemList.tsx';
 import { RerunForm } from './RerunForm.tsx';
 import { STILL_LOADING } from './still-loading.ts';
 
@@ -16,6 +17,8 @@ const KINDS: { kind: BreakpointKind; label: string }[] = [
   { kind: 'on_error', label: 'on error' },
   { kind: 'on_subcall_start', label: 'on sub-call' },
 ];
+
+const NOTHING_TO_EXPORT = 'Nothing to export: this session has no events yet';
 
 /** A failed session's message says why; a saved log's, which lines could not be read; others' are notes (a fork's replay counts). */
 const MESSAGE_CLASS: Partial<Record<SessionStatus, string>> = { failed: 'error', saved: 'warn' };
@@ -42,8 +45,10 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
     (summary.status === 'running' || summary.status === 'paused' || summary.status === 'starting');
   const paused = summary?.status === 'paused';
   const hostId = hostIdOf(entry);
-  // Exports are of the whole session: none of a log half read.
+  // Exports are of the whole session: none of a log half read, none of a session with no events.
   const loading = entry.loading !== null;
+  const empty = entry.events.length === 0;
+  const cannotExport = loading ? STILL_LOADING : empty ? NOTHING_TO_EXPORT : null;
   const toggleBp = (kind: BreakpointKind): void => {
     const next: Breakpoint[] = bps.some((b) => b.kind === kind) ? bps.filter((b) => b.kind !== kind) : [...bps, { kind }];
     if (hostId) void svc.setBreakpoints(hostId, next);
@@ -127,8 +132,8 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
         <button
           type="button"
           onClick={() => void svc.exportSession(sessionId, 'native')}
-          disabled={loading}
-          title={loading ? STILL_LOADING : 'This session as a log in our format'}
+          disabled={cannotExport !== null}
+          title={cannotExport ?? 'This session as a log in our format'}
           data-testid="export-native"
         >
           Export native
@@ -136,8 +141,8 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
         <button
           type="button"
           onClick={() => void svc.exportSession(sessionId, 'rlm-python')}
-          disabled={loading}
-          title={loading ? STILL_LOADING : "This session as a log in the reference library's format"}
+          disabled={cannotExport !== null}
+          title={cannotExport ?? "This session as a log in the reference library's format"}
           data-testid="export-rlm-python"
         >
           Export rlm-python
@@ -146,8 +151,8 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
           <button
             type="button"
             onClick={() => void svc.exportShareableHtml(sessionId)}
-            disabled={loading}
-            title={loading ? STILL_LOADING : 'One HTML file with a read-only viewer and this log: opens in any browser, offline'}
+            disabled={cannotExport !== null}
+            title={cannotExport ?? 'One HTML file with a read-only viewer and this log: opens in any browser, offline'}
             data-testid="export-html"
           >
             Export shareable HTML
@@ -215,14 +220,8 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
       ) : null}
       {entry.problems.length > 0 ? (
         <details className="problems">
-          <summary>
-            {entry.problems.length} {entry.problems.length === 1 ? 'problem' : 'problems'} reading the log
-          </summary>
-          <ul>
-            {entry.problems.map((p, i) => (
-              <li key={i}>{p}</li>
-            ))}
-          </ul>
+          <summary>{problemCount(entry.problems)} reading the log</summary>
+          <ProblemList problems={entry.problems} />
         </details>
       ) : null}
       {entry.timings?.fullMs != null ? (

@@ -1,6 +1,7 @@
 // What the run view shows before a session has a run: a log that could not be read says why
 // (its problems were otherwise folded away in the side panel under an empty "waiting" view).
 import { useStudio } from '../app/context.tsx';
+import { ProblemList } from './ProblemList.tsx';
 
 export function NoRuns({ sessionId }: { sessionId: string }) {
   const entry = useStudio((s) => s.sessions.get(sessionId));
@@ -11,11 +12,7 @@ export function NoRuns({ sessionId }: { sessionId: string }) {
         <p>
           Nothing could be read from <strong>{entry.title}</strong>:
         </p>
-        <ul>
-          {entry.problems.map((p, i) => (
-            <li key={i}>{p}</li>
-          ))}
-        </ul>
+        <ProblemList problems={entry.problems} />
       </div>
     );
   return <div className="empty">No runs yet{entry && eventCount === 0 ? ' (waiting for events)' : ''}.</div>;

@@ -3,6 +3,7 @@ import { useMemo } from 'react';
 import { logTotals, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { firstDivergence, fmtCost, fmtMs, fmtTokens } from '../lib/derive.ts';
+import { DivergenceSides } from './DivergenceSides.tsx';
 
 function outcome(t: TrajectoryState): string {
   const root = t.roots[0] ? t.runs.get(t.roots[0]) : undefined;
@@ -94,26 +95,25 @@ export function CompareView() {
           <p data-testid="divergence">
             {div ? (
               <>
-                First divergence at root iteration <b>{div.iteration}</b> ({div.why}).{' '}
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() => {
-                    const st = svc.store.getState();
-                    if (!ea || !eb) return;
-                    st.select(ea.id, { runId: ea.traj.roots[0] ?? null, iteration: div.iteration });
-                    st.select(eb.id, { runId: eb.traj.roots[0] ?? null, iteration: div.iteration });
-                    st.setActive(ea.id);
-                    st.setPanel('run');
-                  }}
-                >
-                  show it
-                </button>
+                First divergence at root iteration <b>{div.iteration}</b> ({div.why}).
               </>
             ) : (
               'The root runs do not diverge (same replies, code and output).'
             )}
           </p>
+          {div && ea && eb ? (
+            <DivergenceSides
+              div={div}
+              titles={[ea.title, eb.title]}
+              onOpen={(side) => {
+                const st = svc.store.getState();
+                const e = side === 'a' ? ea : eb;
+                st.select(e.id, { runId: e.traj.roots[0] ?? null, iteration: div.iteration });
+                st.setActive(e.id);
+                st.setPanel('run');
+              }}
+            />
+          ) : null}
         </>
       ) : (
         <p className="muted">Choose two loaded sessions.</p>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyEvent, blocksOf, createTrajectoryState, reduceEvents } from '../../../src-shared/trajectory/index.ts';
 import {
+  firstDifferingLine,
   firstDivergence,
   fmtMs,
   RunDerivations,
@@ -124,6 +125,19 @@ describe('derive', () => {
     expect(firstDivergence(a, a)).toBeNull();
     const b = reduceEvents(fixtureEvents('e_code_errors.jsonl'));
     expect(firstDivergence(a, b)?.iteration).toBe(1);
+  });
+
+  it("divergence: gives both sides' differing text and the first line that differs", () => {
+    const a = reduceEvents(fixtureEvents('a_needle.jsonl'));
+    const b = reduceEvents(fixtureEvents('e_code_errors.jsonl'));
+    const d = firstDivergence(a, b)!;
+    expect(d.what).toBe('code');
+    expect(d.a).not.toBe(d.b);
+    expect(d.a!.split('\n').slice(0, d.line - 1)).toEqual(d.b!.split('\n').slice(0, d.line - 1));
+    expect(d.a!.split('\n')[d.line - 1]).not.toBe(d.b!.split('\n')[d.line - 1]);
+    expect(firstDifferingLine('x\ny\nz', 'x\ny\nw')).toBe(3);
+    expect(firstDifferingLine('x\ny', 'x\ny\nmore')).toBe(3);
+    expect(firstDifferingLine('a', 'b')).toBe(1);
   });
 
   it('10,000-run tree: rows are computed without recursion', () => {

@@ -4,6 +4,7 @@ import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
+import { firstDivergence } from '../../../src-renderer/lib/derive.ts';
 import { compareWith, mountApp } from './mount-app.tsx';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { fixtureEvents } from './helpers.ts';
@@ -165,6 +166,22 @@ describe('views', () => {
     const { store } = mountApp(fixtureEvents('a_needle.jsonl'));
     compareWith(store, fixtureEvents('e_code_errors.jsonl'));
     expect(screen.getByTestId('divergence').textContent).toMatch(/iteration 1/);
+    // Both sides of the divergence are shown, the first differing line marked on each.
+    const sides = within(screen.getByTestId('divergence-sides')).getAllByRole('figure');
+    expect(sides.map((f) => f.querySelector('figcaption strong')?.textContent)).toEqual(['fixture', 'other']);
+    const div = firstDivergence(store.getState().sessions.get('s1')!.traj, store.getState().sessions.get('s2')!.traj)!;
+    for (const [f, text] of [
+      [sides[0]!, div.a!],
+      [sides[1]!, div.b!],
+    ] as const) {
+      expect(f.querySelector('.differs')?.textContent).toBe(`${text.split('\n')[div.line - 1]}\n`);
+    }
+    // "open" on the second side shows that session at that iteration (it opened the first only).
+    act(() => within(sides[1]!).getByRole('button', { name: 'open' }).click());
+    const st = store.getState();
+    expect(st.activeId).toBe('s2');
+    expect(st.panel).toBe('run');
+    expect(st.selection.get('s2')?.iteration).toBe(div.iteration);
   });
 
   it('a hostile log executes nothing and renders its text as text', () => {

@@ -6,7 +6,8 @@ import { Services } from './app/services.ts';
 import { setCoverageWorkerFactory } from './app/coverage-services.ts';
 import { createStudioStore } from './store/studio.ts';
 import { apiUrlsForPage } from './transport/api-urls.ts';
-import { carrierForPage } from './transport/carrier.ts';
+import { carrierForPage, hasPreloadBridge } from './transport/carrier.ts';
+import { installLeaveGuard } from './app/leave-guard.ts';
 import { prewarmMonaco, runPrewarm } from './monaco/prewarm.ts';
 import { usePrefs } from './store/prefs.ts';
 import { prewarmTextSteps } from './lib/prewarm-text.ts';
@@ -26,6 +27,7 @@ const services = new Services(
   apiUrls.context,
 );
 services.prewarm();
+if (!hasPreloadBridge(window)) installLeaveGuard(window, store.getState);
 setCoverageWorkerFactory(() => new Worker(new URL('./workers/coverage.worker.ts', import.meta.url), { type: 'module' }));
 // For end-to-end tests and the console: read-only handles, no secrets.
 (window as unknown as { __rlmStudio: unknown }).__rlmStudio = { store, services };

@@ -2,7 +2,8 @@
 // and never rewritten, so an interrupted evaluation resumes from it. A kill mid-write can
 // leave one partial last line: readers skip it, and the next writer starts a fresh line.
 // A task run K times (`--repeat K`) has one line per session, told apart by `repeat`.
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { appendLineSync } from '../logs/append-line.ts';
 import type { StopReason } from '../../src-shared/events.ts';
 import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import type { Expected, ScorerName } from './tasks/types.ts';
@@ -35,8 +36,6 @@ export interface ResultsFile {
   results: TaskResult[];
   /** Lines that could not be parsed (a torn last line after a kill). */
   skipped: number;
-  /** The file does not end with a newline: the next append must start a new line. */
-  torn: boolean;
 }
 
 /** One session of one task: the task's id, with `#k` for repeats after the first. */
@@ -50,7 +49,7 @@ export function supersedes(earlier: { stopReason: string }, later: { stopReason:
 }
 
 export function readResults(path: string): ResultsFile {
-  if (!existsSync(path)) return { results: [], skipped: 0, torn: false };
+  if (!existsSync(path)) return { results: [], skipped: 0 };
   const text = readFileSync(path, 'utf8');
   const byId = new Map<string, TaskResult>();
   let skipped = 0;
@@ -67,22 +66,19 @@ export function readResults(path: string): ResultsFile {
       skipped++;
     }
   }
-  return { results: [...byId.values()], skipped, torn: text.length > 0 && !text.endsWith('\n') };
+  return { results: [...byId.values()], skipped };
 }
 
 export class ResultsWriter {
   readonly path: string;
-  private needsNewline: boolean;
 
-  constructor(path: string, torn: boolean) {
+  constructor(path: string) {
     this.path = path;
-    this.needsNewline = torn;
   }
 
   append(r: TaskResult): void {
-    const line = `${this.needsNewline ? '\n' : ''}${JSON.stringify(r)}\n`;
-    this.needsNewline = false;
-    // One append(2) per task: a kill leaves whole lines before it.
-    appendFileSync(this.path, line);
+    // One append(2) per task: a kill leaves whole lines before it, and after a torn line the
+    // next result starts a line of its own.
+    appendLineSync(this.path, `${JSON.stringify(r)}\n`);
   }
 }

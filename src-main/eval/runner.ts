@@ -100,7 +100,7 @@ export async function planEval(o: EvalDefinition, shard?: Shard): Promise<EvalPl
     pending,
     kept,
     retrying,
-    writer: new ResultsWriter(resultsPath, previous.torn),
+    writer: new ResultsWriter(resultsPath),
     unreadable: previous.skipped,
   };
 }

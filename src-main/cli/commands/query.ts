@@ -8,7 +8,7 @@ import { compileQuery, QueryError, type CompiledQuery } from '../../../src-share
 import { queryLogs, type QueryLogsResult } from '../../analysis/query-logs.ts';
 import { UsageError } from '../errors.ts';
 import { logInputs } from '../log-inputs.ts';
-import { assertReadable, reportProblems, type Output } from './stats.ts';
+import { assertReadable, describeProblems, reportProblems, type Output } from './stats.ts';
 
 export interface QueryOptions {
   json?: boolean;
@@ -55,12 +55,11 @@ export async function runQuery(expr: string, paths: string[], o: QueryOptions, i
   // As stats and convert: what could be read is printed, and damaged input still fails, naming the line.
   const what = 'the matches above cover the lines that could be read';
   const [first, ...rest] = [...damaged].sort(([a], [b]) => a.localeCompare(b));
+  // Every damaged log is named; the first one's problem is the failure.
   for (const [path, problems] of rest) {
-    try {
-      reportProblems(path, problems, io, what);
-    } catch (err) {
-      io.err(`rlm-studio: ${(err as Error).message}\n`);
-    }
+    const { lines, failure } = describeProblems(path, problems, what);
+    for (const line of lines) io.err(line);
+    if (failure !== null) io.err(`rlm-studio: ${failure}\n`);
   }
   if (first) reportProblems(first[0], first[1], io, what);
   return result;

@@ -43,14 +43,25 @@ export async function assertReadable(path: string, { folder = false }: { folder?
 }
 
 /** Warnings go to stderr; errors become one UsageError naming the first bad line. */
-export function reportProblems(path: string, problems: ReadProblem[], io: Output, what: string): void {
-  for (const p of problems) if (p.severity === 'warning') io.err(`rlm-studio: ${path}: warning: ${formatProblem(p)}\n`);
+/**
+ * A log's read problems in words: its warnings and later errors as lines for stderr, and its
+ * first error with the count of the rest as the failure's message (null when none is an error).
+ */
+export function describeProblems(path: string, problems: ReadProblem[], what: string): { lines: string[]; failure: string | null } {
+  const lines = problems.filter((p) => p.severity === 'warning').map((p) => `rlm-studio: ${path}: warning: ${formatProblem(p)}\n`);
   const errors = problems.filter((p) => p.severity === 'error');
   const first = errors[0];
-  if (!first) return;
-  for (const p of errors.slice(1, 10)) io.err(`rlm-studio: ${path}: ${formatProblem(p)}\n`);
+  if (!first) return { lines, failure: null };
+  for (const p of errors.slice(1, 10)) lines.push(`rlm-studio: ${path}: ${formatProblem(p)}\n`);
   const more = errors.length > 1 ? ` (${errors.length - 1} more problem(s) listed above)` : '';
-  throw new UsageError(`${path}: ${formatProblem(first)}${more}; ${what}`);
+  return { lines, failure: `${path}: ${formatProblem(first)}${more}; ${what}` };
+}
+
+/** Prints a log's read problems and fails with the first error, if any is one. */
+export function reportProblems(path: string, problems: ReadProblem[], io: Output, what: string): void {
+  const { lines, failure } = describeProblems(path, problems, what);
+  for (const line of lines) io.err(line);
+  if (failure !== null) throw new UsageError(failure);
 }
 
 const LABELS: Record<LogStatsNumber, string> = {

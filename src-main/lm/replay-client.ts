@@ -303,6 +303,13 @@ export class ReplayClient implements LmClient {
           return { text: r.text, model: r.model, usage: r.usage, latencyMs: 0 };
         }
       } else if (orig === this.plan.target.runId && iteration === this.plan.target.iteration && this.plan.editedReply !== null) {
+        // The recorded reply kept as it was (to edit its code at the pause after it) is the
+        // model's, at the model's cost: the fork's totals count it as the original's did.
+        const recorded = this.replyByKey.get(`${orig}|${iteration}`);
+        if (recorded && recorded.text === this.plan.editedReply) {
+          this.counts.replayed++;
+          return { text: recorded.text, model: recorded.model, usage: recorded.usage, latencyMs: 0 };
+        }
         this.counts.edited++;
         return { text: this.plan.editedReply, model: req.model, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, latencyMs: 0 };
       }

@@ -128,6 +128,28 @@ describe('ReplayClient', () => {
     expect((await r.turn('run-1', 1)).text).toBe('live');
   });
 
+  it('serves a kept (unedited) reply at the fork point with its recorded model and usage; an edited one costs nothing', async () => {
+    const recordedUsage = { inputTokens: 1200, outputTokens: 80, costUsd: 0.004 };
+    const events = original.map((e) =>
+      e.type === 'model.reply' && e.runId === 'run-0' && e.iteration === 2
+        ? ({ ...e, model: 'big', usage: recordedUsage } as TrajectoryEvent)
+        : e,
+    );
+    const kept = new ReplayClient(buildReplayPlan(events, { runId: 'run-0', iteration: 2 }, 'r2'), new Live());
+    const r = rerun(kept);
+    r.start('run-0');
+    await r.turn('run-0', 1);
+    expect(await r.turn('run-0', 2)).toMatchObject({ text: 'r2', model: 'big', usage: recordedUsage });
+    expect(kept.counts).toEqual({ replayed: 2, live: 0, edited: 0 });
+
+    const edited = new ReplayClient(buildReplayPlan(events, { runId: 'run-0', iteration: 2 }, 'r2, edited'), new Live());
+    const e = rerun(edited);
+    e.start('run-0');
+    await e.turn('run-0', 1);
+    expect(await e.turn('run-0', 2)).toMatchObject({ text: 'r2, edited', usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } });
+    expect(edited.counts).toEqual({ replayed: 1, live: 0, edited: 1 });
+  });
+
   it('forks at a child run: its ancestors replay through the spawning iteration', async () => {
     const live = new Live();
     const client = new ReplayClient(buildReplayPlan(original, { runId: 'run-1', iteration: 1 }, null), live);

@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Command } from 'commander';
 import { assertBase64, splitTemplate } from '../../../src-shared/bundle-template.ts';
-import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
+import { AnyLogReader, type LogFormat, type LogItem } from '../../../src-shared/codecs/detect.ts';
 import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import { readLogBatches } from '../../logs/read-log.ts';
 import { BUNDLE_TEMPLATE } from '../bundle-build.ts';
@@ -46,10 +46,22 @@ async function detectFormat(path: string): Promise<LogFormat> {
   throw new UsageError(`${path}: not a log this app reads (neither a native log nor the reference library's JSONL); nothing bundled`);
 }
 
-async function logProblems(path: string): Promise<ReadProblem[]> {
-  const problems: ReadProblem[] = [];
-  for await (const batch of readLogBatches(path)) for (const item of batch) if (item.kind === 'problem') problems.push(item.problem);
-  return problems;
+/** Passes the log's bytes on unchanged and reads them as a log on the way, keeping what could not be read. */
+class ProblemTap extends Transform {
+  readonly problems: ReadProblem[] = [];
+  private readonly reader = new AnyLogReader();
+  private readonly decoder = new TextDecoder('utf-8', { fatal: false });
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.keep(this.reader.push(this.decoder.decode(chunk, { stream: true })));
+    done(null, chunk);
+  }
+  override _flush(done: TransformCallback): void {
+    this.keep([...this.reader.push(this.decoder.decode()), ...this.reader.end()]);
+    done();
+  }
+  private keep(items: LogItem[]): void {
+    for (const item of items) if (item.kind === 'problem') this.problems.push(item.problem);
+  }
 }
 
 async function openExclusive(path: string): Promise<WriteStream> {
@@ -93,12 +105,11 @@ export async function runBundle(input: string, options: { output: string }, io: 
   const name = Buffer.from(basename(input), 'utf8').toString('base64');
   assertBase64(name, 'the name');
   const out = await openExclusive(options.output);
-  // Read beside the copy: the bundle carries the log as it is, and its viewer skips what it cannot read.
-  const problems = logProblems(input);
-  problems.catch(() => undefined);
+  // Read as a log on its way into the copy: the bundle carries the log as it is, and its viewer skips what it cannot read.
+  const tap = new ProblemTap();
   try {
     await write(out, head + name + middle);
-    await pipeline(createReadStream(input), createGzip(), new Base64Encode(), out, { end: false });
+    await pipeline(createReadStream(input), tap, createGzip(), new Base64Encode(), out, { end: false });
     await new Promise<void>((resolve, reject) => out.end(tail, (err?: Error | null) => (err ? reject(err) : resolve())));
   } catch (err) {
     // Ours, half written: never leave a file that looks like a bundle but is not one.
@@ -110,7 +121,7 @@ export async function runBundle(input: string, options: { output: string }, io: 
   io.out(
     `wrote ${options.output} (${mb(result.fileBytes)}: the viewer and the ${format} log of ${mb(result.logBytes)}, compressed); it opens in a browser, offline\n`,
   );
-  reportProblems(input, await problems, io, 'bundled as it is: its viewer skips what cannot be read');
+  reportProblems(input, tap.problems, io, 'bundled as it is: its viewer skips what cannot be read');
   return result;
 }
 

@@ -21,7 +21,7 @@ import type { CounterfactualRecord } from '../../src-shared/analysis/counterfact
 import { ProtocolClient } from '../../src-shared/protocol-client.ts';
 import type { Carrier } from '../transport/carrier.ts';
 import { hostIdOf, pauseOf, type StudioStore } from '../store/studio.ts';
-import { pendingEdits } from '../store/paused-drafts.ts';
+import { draftKey, pendingEdits, usePausedDrafts } from '../store/paused-drafts.ts';
 import { downloadBlob, downloadText } from '../lib/download.ts';
 import { sessionLanguage } from '../lib/repl-language.ts';
 import { LogLoader } from './log-loading.ts';
@@ -281,10 +281,13 @@ export class Services {
       // Code edited in the paused editor runs when the session goes on by Continue or Step
       // (buttons, F8, F10) too, not only by the editor's own button; it was dropped silently.
       const pause = kind === 'continue' || kind === 'step' ? pauseOf(this.store.getState(), sessionId) : null;
-      const edits = pause?.reply
-        ? pendingEdits(sessionId, { runId: pause.runId, iteration: pause.iteration, blocks: pause.reply.blocks })
-        : null;
-      if (edits) await host.call('session.edit', { sessionId, edit: { blocks: edits } });
+      const at = pause?.reply ? { runId: pause.runId, iteration: pause.iteration, blocks: pause.reply.blocks } : null;
+      const edits = at ? pendingEdits(sessionId, at) : null;
+      if (at && edits) {
+        await host.call('session.edit', { sessionId, edit: { blocks: edits } });
+        // Sent: a later pause with the same reply must not send them a second time.
+        usePausedDrafts.getState().drop(draftKey(sessionId, at.runId, at.iteration, at.blocks));
+      }
       const { session } = await host.call(`session.${kind}`, { sessionId });
       this.store.getState().upsertSummary(session);
     } catch (err) {
@@ -307,7 +310,9 @@ export class Services {
     try {
       const host = this.needHost();
       const edit = text === undefined ? { blocks } : { blocks, text };
+      const pause = pauseOf(this.store.getState(), sessionId);
       await host.call('session.edit', { sessionId, edit });
+      if (pause?.reply) usePausedDrafts.getState().drop(draftKey(sessionId, pause.runId, pause.iteration, pause.reply.blocks));
       const { session } = await host.call('session.continue', { sessionId });
       this.store.getState().upsertSummary(session);
     } catch (err) {

@@ -7,6 +7,8 @@ interface PausedDrafts {
   drafts: Map<string, string[]>;
   /** Sets block `i` of the draft under `key` (the pause's own `blocks` until first edited). */
   edit(key: string, blocks: readonly string[], i: number, code: string): void;
+  /** Drops the draft under `key`: its edits were sent. */
+  drop(key: string): void;
 }
 
 export const usePausedDrafts = create<PausedDrafts>((set) => ({
@@ -19,6 +21,13 @@ export const usePausedDrafts = create<PausedDrafts>((set) => ({
         key,
         prev.map((p, j) => (j === i ? code : p)),
       );
+      return { drafts };
+    }),
+  drop: (key) =>
+    set((s) => {
+      if (!s.drafts.has(key)) return s;
+      const drafts = new Map(s.drafts);
+      drafts.delete(key);
       return { drafts };
     }),
 }));

@@ -63,6 +63,20 @@ describe('paused drafts', () => {
     ]);
   });
 
+  it('sends the edits once: a later pause on the same reply does not send them again', async () => {
+    usePausedDrafts.getState().edit(draftKey('h3', 'r0', 2, AT.blocks), AT.blocks, 1, 'b(7)');
+    const { svc, sent } = mount('h3');
+    await act(async () => svc.control('h3', 'step'));
+    expect(pendingEdits('h3', AT)).toBeNull();
+    await act(async () => svc.store.getState().upsertSummary(hostSummary('h3', { status: 'paused', readOnly: false, pause: PAUSE })));
+    await act(async () => svc.control('h3', 'continue'));
+    expect(sent()).toEqual([
+      { type: 'session.edit', sessionId: 'h3', edit: { blocks: { '1': 'b(7)' } } },
+      { type: 'session.step', sessionId: 'h3' },
+      { type: 'session.continue', sessionId: 'h3' },
+    ]);
+  });
+
   it('sends no edit when the code was not changed', async () => {
     const { svc, sent } = mount('h2');
     await act(async () => svc.control('h2', 'step'));

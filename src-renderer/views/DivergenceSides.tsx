@@ -15,10 +15,12 @@ function Side({ title, text, line, kind, onOpen }: { title: string; text: string
   return (
     <figure className="divergence-side">
       <figcaption>
-        <strong>{title}</strong> · {kind}{' '}
-        <button type="button" className="link" onClick={onOpen}>
-          open
-        </button>
+        <strong>{title}</strong> · {kind} {/* A session without that iteration has nothing there to open. */}
+        {text === null ? null : (
+          <button type="button" className="link" onClick={onOpen}>
+            open
+          </button>
+        )}
       </figcaption>
       {text === null ? (
         <p className="muted">no such iteration</p>

@@ -42,7 +42,6 @@ export async function assertReadable(path: string, { folder = false }: { folder?
   if (isDir && !folder) throw new UsageError(`${path} is a folder, not a file`);
 }
 
-/** Warnings go to stderr; errors become one UsageError naming the first bad line. */
 /**
  * A log's read problems in words: its warnings and later errors as lines for stderr, and its
  * first error with the count of the rest as the failure's message (null when none is an error).
@@ -57,7 +56,7 @@ export function describeProblems(path: string, problems: ReadProblem[], what: st
   return { lines, failure: `${path}: ${formatProblem(first)}${more}; ${what}` };
 }
 
-/** Prints a log's read problems and fails with the first error, if any is one. */
+/** Warnings go to stderr; errors become one UsageError naming the first bad line. */
 export function reportProblems(path: string, problems: ReadProblem[], io: Output, what: string): void {
   const { lines, failure } = describeProblems(path, problems, what);
   for (const line of lines) io.err(line);

@@ -21,7 +21,7 @@ import type { CounterfactualRecord } from '../../src-shared/analysis/counterfact
 import { ProtocolClient } from '../../src-shared/protocol-client.ts';
 import type { Carrier } from '../transport/carrier.ts';
 import { hostIdOf, pauseOf, type StudioStore } from '../store/studio.ts';
-import { draftKey, pendingEdits, usePausedDrafts } from '../store/paused-drafts.ts';
+import { dropDraft, pendingEdits } from '../store/paused-drafts.ts';
 import { downloadBlob, downloadText } from '../lib/download.ts';
 import { sessionLanguage } from '../lib/repl-language.ts';
 import { LogLoader } from './log-loading.ts';
@@ -286,7 +286,7 @@ export class Services {
       if (at && edits) {
         await host.call('session.edit', { sessionId, edit: { blocks: edits } });
         // Sent: a later pause with the same reply must not send them a second time.
-        usePausedDrafts.getState().drop(draftKey(sessionId, at.runId, at.iteration, at.blocks));
+        dropDraft(sessionId, at);
       }
       const { session } = await host.call(`session.${kind}`, { sessionId });
       this.store.getState().upsertSummary(session);
@@ -312,7 +312,7 @@ export class Services {
       const edit = text === undefined ? { blocks } : { blocks, text };
       const pause = pauseOf(this.store.getState(), sessionId);
       await host.call('session.edit', { sessionId, edit });
-      if (pause?.reply) usePausedDrafts.getState().drop(draftKey(sessionId, pause.runId, pause.iteration, pause.reply.blocks));
+      if (pause?.reply) dropDraft(sessionId, { runId: pause.runId, iteration: pause.iteration, blocks: pause.reply.blocks });
       const { session } = await host.call('session.continue', { sessionId });
       this.store.getState().upsertSummary(session);
     } catch (err) {

@@ -50,3 +50,8 @@ export function pendingEdits(
   });
   return Object.keys(edits).length > 0 ? edits : null;
 }
+
+/** Forgets the draft of the paused reply at `at`: its edits were sent. */
+export function dropDraft(sessionId: string, at: { runId: string; iteration: number; blocks: readonly string[] }): void {
+  usePausedDrafts.getState().drop(draftKey(sessionId, at.runId, at.iteration, at.blocks));
+}

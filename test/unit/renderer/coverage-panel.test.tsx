@@ -51,8 +51,8 @@ describe('the coverage panel', () => {
   });
 });
 
-/** A host session with the given status, in a page whose host serves its context as `demo-needle.txt`. */
-function hostSession(status: SessionStatus) {
+/** A page with no host connection whose host serves sessions' contexts at `/api/context`. */
+function contextServingPage() {
   const store = createStudioStore();
   const svc = new Services(
     store,
@@ -62,6 +62,12 @@ function hostSession(status: SessionStatus) {
     null,
     (id) => `http://host.test/api/context?session=${id}`,
   );
+  return { store, svc };
+}
+
+/** A host session with the given status, in a page whose host serves its context as `demo-needle.txt`. */
+function hostSession(status: SessionStatus) {
+  const { store, svc } = contextServingPage();
   store.getState().upsertSummary(hostSummary('h1', { status, readOnly: status === 'saved' }));
   const requests: string[] = [];
   vi.stubGlobal('fetch', async (_url: string, init?: RequestInit) => {
@@ -113,15 +119,7 @@ describe('the coverage panel with a host that knows the context', () => {
 
 describe('the coverage panel on a switch of session', () => {
   it('does not take the last session’s context for the next one (whose host has none)', async () => {
-    const store = createStudioStore();
-    const svc = new Services(
-      store,
-      null,
-      () => null,
-      undefined,
-      null,
-      (id) => `http://host.test/api/context?session=${id}`,
-    );
+    const { store, svc } = contextServingPage();
     store.getState().upsertSummary(hostSummary('h1', { status: 'finished', readOnly: false }));
     store.getState().upsertSummary(hostSummary('h2', { status: 'saved' }));
     const requests: string[] = [];

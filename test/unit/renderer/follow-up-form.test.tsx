@@ -4,10 +4,8 @@ import { act, fireEvent, render, screen, waitFor } from '@testing-library/react'
 import { describe, expect, it } from 'vitest';
 import type { SessionSummary } from '../../../src-shared/protocol.ts';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
-import { Services } from '../../../src-renderer/app/services.ts';
-import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { FollowUpForm, followUpContext } from '../../../src-renderer/views/FollowUpForm.tsx';
-import { ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
+import { connectedServices, ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 import { asRunId } from '../../../src-shared/events.ts';
 import { runStart, Script } from '../trajectory/synthetic.ts';
 
@@ -34,12 +32,7 @@ class FollowUpHost extends ScriptedHost {
 
 function mount(s: SessionSummary) {
   const carrier = new FollowUpHost();
-  const store = createStudioStore();
-  const svc = new Services(store, carrier, () => null);
-  act(() => {
-    carrier.setState('open');
-    store.getState().upsertSummary(s);
-  });
+  const { store, svc } = connectedServices(carrier, s);
   render(
     <ServicesProvider services={svc}>
       <FollowUpForm sessionId="h1" />

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { act } from '@testing-library/react';
 import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { Services } from '../../../src-renderer/app/services.ts';
@@ -44,6 +45,17 @@ export function servicesWith(events: TrajectoryEvent[], title = 'fixture', carri
   store.getState().addLocalSession('s1', title);
   store.getState().ingestEvents('s1', events);
   store.getState().flushEvents();
+  return { store, svc };
+}
+
+/** Services over `carrier`, connected, with the host's `summaries` listed. */
+export function connectedServices(carrier: MemoryCarrier, ...summaries: SessionSummary[]) {
+  const store = createStudioStore();
+  const svc = new Services(store, carrier, () => null);
+  act(() => {
+    carrier.setState('open');
+    for (const s of summaries) store.getState().upsertSummary(s);
+  });
   return { store, svc };
 }
 

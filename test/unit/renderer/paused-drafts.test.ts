@@ -3,10 +3,8 @@
 import { act } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { PauseInfo } from '../../../src-shared/protocol.ts';
-import { Services } from '../../../src-renderer/app/services.ts';
 import { draftKey, pendingEdits, usePausedDrafts } from '../../../src-renderer/store/paused-drafts.ts';
-import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
+import { connectedServices, ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
 const PAUSE: PauseInfo = {
   kind: 'after_reply',
@@ -33,12 +31,7 @@ class ControlHost extends ScriptedHost {
 
 function mount(session: string) {
   const carrier = new ControlHost();
-  const store = createStudioStore();
-  const svc = new Services(store, carrier, () => null);
-  act(() => {
-    carrier.setState('open');
-    store.getState().upsertSummary(hostSummary(session, { status: 'paused', readOnly: false, pause: PAUSE }));
-  });
+  const { svc } = connectedServices(carrier, hostSummary(session, { status: 'paused', readOnly: false, pause: PAUSE }));
   const sent = () => carrier.sent.map((m) => m.command).filter((c) => c.type.startsWith('session.'));
   return { svc, sent };
 }

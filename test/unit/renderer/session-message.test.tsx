@@ -1,23 +1,15 @@
 // The host's message on a session (lines it could not read in a log sent to it, why a run
 // failed) is shown beside the session's status; it was sent but never displayed, so a log
 // opened in the host with a corrupted line silently lacked an iteration.
-import { act, render, screen } from '@testing-library/react';
+import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
-import { Services } from '../../../src-renderer/app/services.ts';
-import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { Controls } from '../../../src-renderer/views/Controls.tsx';
 import type { SessionSummary } from '../../../src-shared/protocol.ts';
-import { hostSummary, ScriptedHost } from './helpers.ts';
+import { connectedServices, hostSummary, ScriptedHost } from './helpers.ts';
 
 function mount(summary: SessionSummary): void {
-  const carrier = new ScriptedHost();
-  const store = createStudioStore();
-  const svc = new Services(store, carrier, () => null);
-  act(() => {
-    carrier.setState('open');
-    store.getState().upsertSummary(summary);
-  });
+  const { svc } = connectedServices(new ScriptedHost(), summary);
   render(
     <ServicesProvider services={svc}>
       <Controls sessionId={summary.sessionId} />

@@ -8,6 +8,21 @@ import { createInterface } from 'node:readline';
 export const root = resolve(import.meta.dirname, '..');
 export const MB = 1024 * 1024;
 export const log = (s: string): void => void process.stderr.write(`bench: ${s}\n`);
+
+/**
+ * Runs one step of a section. A step still running after `warnAfterMs` is named on stderr, and
+ * again each time as long passes: a bench stopped from outside (a test's time limit) then says
+ * where it stood, not only which section had last finished.
+ */
+export async function step<T>(what: string, work: () => Promise<T>, warnAfterMs = 30_000): Promise<T> {
+  const t0 = performance.now();
+  const timer = setInterval(() => log(`still in ${what} after ${Math.round((performance.now() - t0) / 1000)} s`), warnAfterMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
 export const r2 = (x: number): number => Math.round(x * 100) / 100;
 export const r3 = (x: number): number => Math.round(x * 1000) / 1000;

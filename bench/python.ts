@@ -17,7 +17,7 @@ import { coolPython, takeInterpreter, warmPython } from '../src-main/sandbox/pyt
 import type { Repl, SubcallBridge } from '../src-main/sandbox/types.ts';
 import { ProtocolClient } from '../src-shared/protocol-client.ts';
 import { endpointCarrier } from '../src-main/transport/node-carriers.ts';
-import { holdProcess, log, MB, median, needleRules, r2, r3, repl, root, startMock, writeScript } from './lib.ts';
+import { holdProcess, log, MB, step, median, needleRules, r2, r3, repl, root, startMock, writeScript } from './lib.ts';
 import { prepareReference, type ReferenceLib } from './reference-lib.ts';
 
 export interface PythonConfig {
@@ -99,14 +99,18 @@ async function context100(reps: number) {
   const js: { load: number; first: number }[] = [];
   for (let i = 0; i < reps; i++) {
     for (const language of ['python', 'javascript'] as const) {
-      if (language === 'python') await warmPython();
-      const r = language === 'python' ? await createPythonRepl({ bridge }) : await createIsolatedRepl({ bridge });
+      const at = (what: string): string => `the 100 MB context (${language}, round ${i + 1}): ${what}`;
+      if (language === 'python') await step(at('a warm interpreter'), warmPython);
+      const r = await step(at('a REPL'), () => (language === 'python' ? createPythonRepl({ bridge }) : createIsolatedRepl({ bridge })));
       try {
-        await run(r, language === 'python' ? 'x = 1' : 'const x = 1'); // the interpreter or isolate is up
+        // The interpreter or isolate is up.
+        await step(at('a first block'), () => run(r, language === 'python' ? 'x = 1' : 'const x = 1'));
         const t0 = performance.now();
-        await r.addContext(0, text);
+        await step(at('loading the context'), () => r.addContext(0, text));
         const t1 = performance.now();
-        const out = await run(r, language === 'python' ? 'print(len(context))' : 'print(context.length)');
+        const out = await step(at('the block reading it'), () =>
+          run(r, language === 'python' ? 'print(len(context))' : 'print(context.length)'),
+        );
         const t2 = performance.now();
         if (out.trim() !== String(text.length))
           throw new Error(`${language} saw a context of ${out.trim()} characters, not ${text.length}`);
@@ -413,23 +417,26 @@ export async function pythonBench(cfg: PythonConfig) {
   const q = cfg.quick;
   const release = holdProcess();
   try {
-    const blockRow = await blocks(q ? 60 : 300);
+    const blockRow = await step('the Python block section', () => blocks(q ? 60 : 300));
     log(`python block: ${blockRow.pyBlockMs} ms (javascript ${blockRow.jsBlockMs} ms)`);
     const contextRow = await context100(q ? 1 : 3);
     log(`python 100 MB context: ${contextRow.pyLoadMs} ms (javascript ${contextRow.jsLoadMs} ms)`);
-    const start = await interpreterStart(cfg.work, q ? 1 : 3);
+    const start = await step('the interpreter start section', () => interpreterStart(cfg.work, q ? 1 : 3));
     log(`python start: cold ${start.cold.totalMs} ms, snapshot ${start.snapshot.totalMs} ms, warm ${start.warm.takeMs} ms`);
     const mock = await recordingMock();
     let sessionRows: StartRow[];
     try {
-      sessionRows = [...(await hostStart(mock, cfg.work, q ? 2 : 5)), ...(await engineStart(mock, q ? 2 : 5))];
+      sessionRows = await step('the session start section', async () => [
+        ...(await hostStart(mock, cfg.work, q ? 2 : 5)),
+        ...(await engineStart(mock, q ? 2 : 5)),
+      ]);
     } finally {
       await mock.close();
     }
     for (const r of sessionRows) log(`python session start ${r.path} ${r.language}: ${r.firstRequestMs} ms`);
     await coolPython();
     const reference = prepareReference(cfg.work);
-    const cli = await wholeProcess(cfg.work, q ? 1 : 7, reference);
+    const cli = await step('the whole-process section', () => wholeProcess(cfg.work, q ? 1 : 7, reference));
     const byName = (prefix: string): CliRow | undefined => cli.find((r) => r.name.startsWith(prefix));
     const js = byName('rlm-studio run --repl javascript')!;
     const py = byName('rlm-studio run --repl python')!;

@@ -18,7 +18,7 @@ import { NativeLogFile } from '../src-main/logs/native-file-sink.ts';
 import { readLogBatches } from '../src-main/logs/read-log.ts';
 import { createIsolatedRepl } from '../src-main/sandbox/isolated-repl.ts';
 import type { SandboxValue, SubcallBridge } from '../src-main/sandbox/types.ts';
-import { log, MB, median, needleRules, r2, r3, repl, root, startMock, writeScript as writeScriptIn, type ScriptRule } from './lib.ts';
+import { log, MB, median, needleRules, step, r2, r3, repl, root, startMock, writeScript as writeScriptIn, type ScriptRule } from './lib.ts';
 import { exitProcess } from '../src-main/sandbox/python/lifecycle.ts';
 import { pythonBench, pythonMarkdown } from './python.ts';
 import { policyBench, policyMarkdown } from './policy-metrics.ts';
@@ -465,14 +465,18 @@ try {
       loadAtEnd: 0,
     },
     command: quick ? 'npm run bench -- --quick' : 'npm run bench',
-    engineOverhead: { latencyMs: config.latencyMs, goal: 1.05, rows: await engineOverhead(config.latencyMs, config.sizes) },
-    concurrency: await concurrency(config.calls, config.callLatencyMs, [8, 32, 128]),
-    contextScale: await contextScale(config.contexts),
-    sandbox: await sandbox(config.reps),
-    logIo: await logIo(config.events, config.bigMb),
-    numbersToBeat: await numbersToBeat(config.vsReps),
+    engineOverhead: {
+      latencyMs: config.latencyMs,
+      goal: 1.05,
+      rows: await step('engine overhead', () => engineOverhead(config.latencyMs, config.sizes)),
+    },
+    concurrency: await step('concurrency', () => concurrency(config.calls, config.callLatencyMs, [8, 32, 128])),
+    contextScale: await step('context scale', () => contextScale(config.contexts)),
+    sandbox: await step('sandbox', () => sandbox(config.reps)),
+    logIo: await step('log I/O', () => logIo(config.events, config.bigMb)),
+    numbersToBeat: await step('numbers to beat', () => numbersToBeat(config.vsReps)),
     python: await pythonBench({ quick, work }),
-    policyMetrics: await policyBench({ sessions: quick ? 200 : 1000, work }),
+    policyMetrics: await step('policy metrics', () => policyBench({ sessions: quick ? 200 : 1000, work })),
     durationS: 0,
   };
   report.durationS = r2((performance.now() - started) / 1000);

@@ -4,10 +4,25 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Worker } from 'node:worker_threads';
 
 export const root = resolve(import.meta.dirname, '..');
 export const MB = 1024 * 1024;
 export const log = (s: string): void => void process.stderr.write(`bench: ${s}\n`);
+
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
+export const r2 = (x: number): number => Math.round(x * 100) / 100;
+export const r3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** The steps under way, innermost last; the innermost is also kept where a watcher thread can read it. */
+const steps: string[] = [];
+const shared = { name: new Uint8Array(new SharedArrayBuffer(512)), beat: new Int32Array(new SharedArrayBuffer(4)) };
+
+function publishStep(): void {
+  const bytes = new TextEncoder().encode(steps.at(-1) ?? 'between steps').subarray(0, shared.name.length - 2);
+  shared.name.set(bytes, 2);
+  new DataView(shared.name.buffer).setUint16(0, bytes.length);
+}
 
 /**
  * Runs one step of a section. A step still running after `warnAfterMs` is named on stderr, and
@@ -17,15 +32,32 @@ export const log = (s: string): void => void process.stderr.write(`bench: ${s}\n
 export async function step<T>(what: string, work: () => Promise<T>, warnAfterMs = 30_000): Promise<T> {
   const t0 = performance.now();
   const timer = setInterval(() => log(`still in ${what} after ${Math.round((performance.now() - t0) / 1000)} s`), warnAfterMs);
+  steps.push(what);
+  publishStep();
   try {
     return await work();
   } finally {
     clearInterval(timer);
+    steps.splice(steps.lastIndexOf(what), 1);
+    publishStep();
   }
 }
-export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
-export const r2 = (x: number): number => Math.round(x * 100) / 100;
-export const r3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/**
+ * Watches the main thread from a thread of its own: a step's timer cannot fire while native
+ * code (an isolate's disposal, say) blocks the main thread, so the watcher says so, naming
+ * the step under way. Neither the heartbeat nor the watcher keeps the process alive.
+ */
+export function watchMainThread(quietMs = 30_000): void {
+  publishStep();
+  setInterval(() => Atomics.add(shared.beat, 0, 1), 1_000).unref();
+  const watcher = new Worker(new URL('./main-thread-watcher.ts', import.meta.url), {
+    workerData: { name: shared.name, beat: shared.beat, quietMs },
+    // Not the parent's flags: `--input-type=module` or an inspector port would apply here too.
+    execArgv: [],
+  });
+  watcher.unref();
+}
 
 export interface Mock {
   url: string;

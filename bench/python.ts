@@ -154,8 +154,8 @@ function startChild(cacheDir: string): Promise<StartChild> {
     });
     let text = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
-    child.on('close', (code) =>
-      code === 0 ? res(JSON.parse(text) as StartChild) : rej(new Error(`bench/python-start.ts exited with ${code}`)),
+    child.on('close', (code, signal) =>
+      code === 0 ? res(JSON.parse(text) as StartChild) : rej(new Error(`bench/python-start.ts exited with ${code ?? `signal ${signal}`}`)),
     );
   });
 }

@@ -18,7 +18,21 @@ import { NativeLogFile } from '../src-main/logs/native-file-sink.ts';
 import { readLogBatches } from '../src-main/logs/read-log.ts';
 import { createIsolatedRepl } from '../src-main/sandbox/isolated-repl.ts';
 import type { SandboxValue, SubcallBridge } from '../src-main/sandbox/types.ts';
-import { log, MB, median, needleRules, step, r2, r3, repl, root, startMock, writeScript as writeScriptIn, type ScriptRule } from './lib.ts';
+import {
+  log,
+  MB,
+  median,
+  needleRules,
+  step,
+  watchMainThread,
+  r2,
+  r3,
+  repl,
+  root,
+  startMock,
+  writeScript as writeScriptIn,
+  type ScriptRule,
+} from './lib.ts';
 import { exitProcess } from '../src-main/sandbox/python/lifecycle.ts';
 import { pythonBench, pythonMarkdown } from './python.ts';
 import { policyBench, policyMarkdown } from './policy-metrics.ts';
@@ -414,6 +428,7 @@ function table(rows: Record<string, unknown>[], cols: string[]): string {
   ].join('\n');
 }
 
+watchMainThread();
 const started = performance.now();
 const config = quick
   ? {

@@ -1,5 +1,7 @@
 // A bench step that stops moving names itself on stderr, so a bench killed from outside (a
 // test's time limit) says where it stood.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { step } from '../../../bench/lib.ts';
 
@@ -38,5 +40,19 @@ describe('bench step', () => {
     await expect(step('failing', () => Promise.reject(new Error('no model')), 1_000)).rejects.toThrow('no model');
     await vi.advanceTimersByTimeAsync(5_000);
     expect(lines).toEqual([]);
+  });
+});
+
+describe('bench main-thread watcher', () => {
+  it('says from its own thread that the main thread is blocked, naming the step under way', async () => {
+    const lib = new URL('../../../bench/lib.ts', import.meta.url).href;
+    // The main thread blocks (as in a native call) for 5 s inside a step; the watcher is told
+    // to speak after 1 s without a heartbeat.
+    const script = `import { step, watchMainThread } from ${JSON.stringify(lib)};
+      watchMainThread(1000);
+      await step('disposing the interpreter', async () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5000));
+      process.exit(0);`;
+    const { stderr } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', script]);
+    expect(stderr).toMatch(/bench: the main thread has not run for \d+ s \(in disposing the interpreter\)/);
   });
 });

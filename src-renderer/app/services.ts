@@ -21,7 +21,7 @@ import type { CounterfactualRecord } from '../../src-shared/analysis/counterfact
 import { ProtocolClient } from '../../src-shared/protocol-client.ts';
 import type { Carrier } from '../transport/carrier.ts';
 import { hostIdOf, pauseOf, type StudioStore } from '../store/studio.ts';
-import { dropDraft, pendingEdits } from '../store/paused-drafts.ts';
+import { draftSiteOf, dropDraft, pendingEdits } from '../store/paused-drafts.ts';
 import { downloadBlob, downloadText } from '../lib/download.ts';
 import { sessionLanguage } from '../lib/repl-language.ts';
 import { LogLoader } from './log-loading.ts';
@@ -280,8 +280,7 @@ export class Services {
       const host = this.needHost();
       // Code edited in the paused editor runs when the session goes on by Continue or Step
       // (buttons, F8, F10) too, not only by the editor's own button; it was dropped silently.
-      const pause = kind === 'continue' || kind === 'step' ? pauseOf(this.store.getState(), sessionId) : null;
-      const at = pause?.reply ? { runId: pause.runId, iteration: pause.iteration, blocks: pause.reply.blocks } : null;
+      const at = kind === 'continue' || kind === 'step' ? draftSiteOf(pauseOf(this.store.getState(), sessionId)) : null;
       const edits = at ? pendingEdits(sessionId, at) : null;
       if (at && edits) {
         await host.call('session.edit', { sessionId, edit: { blocks: edits } });
@@ -310,9 +309,9 @@ export class Services {
     try {
       const host = this.needHost();
       const edit = text === undefined ? { blocks } : { blocks, text };
-      const pause = pauseOf(this.store.getState(), sessionId);
+      const at = draftSiteOf(pauseOf(this.store.getState(), sessionId));
       await host.call('session.edit', { sessionId, edit });
-      if (pause?.reply) dropDraft(sessionId, { runId: pause.runId, iteration: pause.iteration, blocks: pause.reply.blocks });
+      if (at) dropDraft(sessionId, at);
       const { session } = await host.call('session.continue', { sessionId });
       this.store.getState().upsertSummary(session);
     } catch (err) {

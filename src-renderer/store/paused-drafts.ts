@@ -2,6 +2,7 @@
 // whenever the researcher looks elsewhere (another iteration, panel or session) while the
 // session waits; its own state went with it and the edits were lost.
 import { create } from 'zustand';
+import type { PauseInfo } from '../../src-shared/protocol.ts';
 
 interface PausedDrafts {
   drafts: Map<string, string[]>;
@@ -37,11 +38,20 @@ export function draftKey(sessionId: string, runId: string, iteration: number, bl
   return JSON.stringify([sessionId, runId, iteration, blocks]);
 }
 
+/** Where a draft belongs: the run and iteration paused at, and the code the paused reply had. */
+export interface DraftSite {
+  runId: string;
+  iteration: number;
+  blocks: readonly string[];
+}
+
+/** The draft site of `pause`; null when it carries no reply (a pause before the model call). */
+export function draftSiteOf(pause: PauseInfo | null): DraftSite | null {
+  return pause?.reply ? { runId: pause.runId, iteration: pause.iteration, blocks: pause.reply.blocks } : null;
+}
+
 /** The blocks of the paused reply at `at` edited in its draft and not run yet, by index; null when none differ. */
-export function pendingEdits(
-  sessionId: string,
-  at: { runId: string; iteration: number; blocks: readonly string[] },
-): Record<string, string> | null {
+export function pendingEdits(sessionId: string, at: DraftSite): Record<string, string> | null {
   const draft = usePausedDrafts.getState().drafts.get(draftKey(sessionId, at.runId, at.iteration, at.blocks));
   if (!draft) return null;
   const edits: Record<string, string> = {};
@@ -52,6 +62,6 @@ export function pendingEdits(
 }
 
 /** Forgets the draft of the paused reply at `at`: its edits were sent. */
-export function dropDraft(sessionId: string, at: { runId: string; iteration: number; blocks: readonly string[] }): void {
+export function dropDraft(sessionId: string, at: DraftSite): void {
   usePausedDrafts.getState().drop(draftKey(sessionId, at.runId, at.iteration, at.blocks));
 }

@@ -3,6 +3,7 @@ import { constants, isAscii } from 'node:buffer';
 import { closeSync, openSync, read as fsRead, readSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { ContextMeta } from '../../src-shared/events.ts';
+import { parseJsonContext } from '../sandbox/json-source.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
 import { JsonArrayError, readJsonStrings, readTextChunks } from './large-context-file.ts';
 
@@ -70,7 +71,7 @@ export async function readContextFile(path: string, limits: ContextFileLimits = 
   const text = (await readWhole(path, size)).toString('utf8');
   if (!json) return text;
   try {
-    return JSON.parse(text) as SandboxValue;
+    return parseJsonContext(text);
   } catch (err) {
     throw new ContextFileError(`context file ${path} (${size} bytes) is not valid JSON: ${(err as Error).message}`);
   }

@@ -4,6 +4,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
+import { parseJsonContext } from '../sandbox/json-source.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
 import { fileErrorText } from '../engine/context-file.ts';
 import { generateTask } from './tasks/index.ts';
@@ -80,7 +81,7 @@ export async function loadTaskContext(task: EvalTask, datasetDir: string): Promi
   }
   if (!file.toLowerCase().endsWith('.json')) return text;
   try {
-    return JSON.parse(text) as SandboxValue;
+    return parseJsonContext(text);
   } catch (err) {
     throw new DatasetError(`task ${task.id}: context file ${file} is not valid JSON: ${(err as Error).message}`);
   }

@@ -10,6 +10,7 @@ import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
 import { ReplayClient } from '../lm/replay-client.ts';
 import { samplingArgs } from '../lm/sampling.ts';
 import type { LmClient } from '../lm/types.ts';
+import { parseJsonContext } from '../sandbox/json-source.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
 import { readContextFile } from '../engine/context-file.ts';
 import { Debugger } from './debugger.ts';
@@ -85,7 +86,7 @@ async function loadContext(spec: Pick<WorkerSpec, 'context'>): Promise<SandboxVa
       return c.text;
     case 'json':
       try {
-        return JSON.parse(c.json) as SandboxValue;
+        return parseJsonContext(c.json);
       } catch (err) {
         throw new Error(`the JSON context does not parse: ${(err as Error).message}`, { cause: err });
       }

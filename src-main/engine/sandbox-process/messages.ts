@@ -10,9 +10,14 @@ export interface RemoteReplOptions extends Omit<ReplOptions, 'bridge' | 'tools'>
   toolFunctions: string[];
 }
 
-/** What the parent asks a REPL to do, with its arguments (`addContextFile`: a file the sandbox loaded itself). */
+/**
+ * What the parent asks a REPL to do, with its arguments (`addContextFile`: a file the sandbox
+ * loaded itself; `addJsonContext`: a value parsed from JSON, sent as its text so that the
+ * Python REPL keeps the numbers JavaScript's would lose, see sandbox/json-source.ts).
+ */
 export type ReplOp =
   | { op: 'addContext'; index: number; value: SandboxValue }
+  | { op: 'addJsonContext'; index: number; json: string }
   | { op: 'addContextFile'; index: number; file: number }
   | { op: 'addHistory'; index: number; messages: SandboxValue }
   | { op: 'appendHistory'; messages: SandboxValue[] }

@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import type { ReplLanguage } from '../../../src-shared/events.ts';
 import type { CallSite, HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } from '../../sandbox/types.ts';
 import { readContextFile } from '../context-file.ts';
+import { parseJsonContext } from '../../sandbox/json-source.ts';
 import { fromWire, toWire, type FromSandbox, type RemoteReplOptions, type ReplOp, type SubcallName, type ToSandbox } from './messages.ts';
 
 function send(m: FromSandbox): void {
@@ -82,6 +83,8 @@ async function perform(repl: Repl, m: ReplOp): Promise<unknown> {
   switch (m.op) {
     case 'addContext':
       return repl.addContext(m.index, m.value);
+    case 'addJsonContext':
+      return repl.addContext(m.index, parseJsonContext(m.json));
     case 'addContextFile': {
       const file = files.get(m.file);
       if (!file) throw new Error(`context file #${m.file} was never loaded`);

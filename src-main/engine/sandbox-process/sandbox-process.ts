@@ -20,6 +20,7 @@ import type {
   SubcallBridge,
   VariableInfo,
 } from '../../sandbox/types.ts';
+import { jsonSourceOf } from '../../sandbox/json-source.ts';
 import { fromWire, toWire, type FromSandbox, type RemoteReplOptions, type ReplOp, type ToSandbox } from './messages.ts';
 
 // Beside this module: the source in the sources, the bundle's entry in dist/cli.
@@ -236,7 +237,8 @@ class ProcessRepl implements Repl {
   }
 
   async addContext(index: number, value: SandboxValue): Promise<void> {
-    await this.#process.request(this.#id, { op: 'addContext', index, value });
+    const json = jsonSourceOf(value);
+    await this.#process.request(this.#id, json === undefined ? { op: 'addContext', index, value } : { op: 'addJsonContext', index, json });
   }
 
   async addHistory(index: number, messages: SandboxValue): Promise<void> {

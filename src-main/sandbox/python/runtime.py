@@ -463,6 +463,12 @@ def _as_logged(value, depth=0):
     if value is None or isinstance(value, (bool, int, float, str)):
         if isinstance(value, str) and len(value) > LOCAL_CHARS:
             raise _TooBig
+        # JSON has no NaN or infinity (json.dumps would write them, and the host could not read
+        # the outcome), and JavaScript no exact int past 2**53: such numbers are their repr.
+        if isinstance(value, float) and not math.isfinite(value):
+            return repr(value)
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**53:
+            return repr(value)
         return value
     if isinstance(value, types.ModuleType):
         return f"<module '{value.__name__}'>"

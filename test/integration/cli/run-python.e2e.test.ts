@@ -243,6 +243,24 @@ export const EXCHANGE_NOTE = 'EUR->USD at 1.08';
   });
 });
 
+describe('a JSON context file in Python', () => {
+  it('has the numbers Python’s json reads from the file: 2.0 a float, big integers exact', async () => {
+    const code = 'answer["content"] = repr([context["x"], context["big"], [type(v).__name__ for v in context["list"]]])';
+    const script = writeContext(
+      'script-json-numbers.json',
+      JSON.stringify({ rules: [{ match: { kind: 'rlm', turn: 1 }, reply: `\`\`\`repl\n${code}\nanswer["ready"] = True\n\`\`\`` }] }),
+    );
+    const scripted = await startMockProcess(['--script', script]);
+    try {
+      const context = writeContext('numbers.json', '{"x": 2.0, "big": 12345678901234567890, "list": [1.0, 2]}');
+      const { out } = await run(context, 'Which numbers?', [], scripted.url);
+      expect(out).toMatchObject({ stopReason: 'answered', answer: "[2.0, 12345678901234567890, ['float', 'int']]" });
+    } finally {
+      await scripted.close();
+    }
+  });
+});
+
 describe('bad --repl, --tools and --system-prompt values', () => {
   const base = (): string[] => [
     'run',

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { describeAsciiTextFile } from '../../../src-main/engine/context-file.ts';
 import { describedContext } from '../../../src-main/engine/context-meta.ts';
 import { SandboxProcess, SandboxProcessError } from '../../../src-main/engine/sandbox-process/sandbox-process.ts';
+import { parseJsonContext } from '../../../src-main/sandbox/json-source.ts';
 import type { Repl, SandboxValue } from '../../../src-main/sandbox/types.ts';
 import { fakeBridge, SITE } from '../sandbox/helpers.ts';
 
@@ -158,6 +159,14 @@ describe('a Python REPL in the sandbox process', () => {
     await repl.addContext(0, 'abc\ndef');
     expect(await printed(repl, 'print(len(context), llm_query("p"))')).toBe('7 llm:p');
     expect(bridge.calls).toHaveLength(1);
+    repl.dispose();
+  }, 120_000);
+
+  it('gets a value parsed from JSON as its text, so Python keeps 2.0 a float and big integers exact', async () => {
+    const repl = await sandbox().replFactory('python')({ bridge: fakeBridge() });
+    await repl.addContext(0, parseJsonContext('{"x": 2.0, "big": 12345678901234567890}'));
+    await repl.addContext(1, { x: 2 });
+    expect(await printed(repl, 'print(repr(context["x"]), context["big"], repr(context_1["x"]))')).toBe('2.0 12345678901234567890 2');
     repl.dispose();
   }, 120_000);
 });

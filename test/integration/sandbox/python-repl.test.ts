@@ -1,6 +1,7 @@
 // The Python REPL's model-facing behaviour: what the reference library's REPL tests check,
 // run against Pyodide in its isolate.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { parseJsonContext } from '../../../src-main/sandbox/json-source.ts';
 import { createPythonRepl } from '../../../src-main/sandbox/python/pyodide-repl.ts';
 import { coolPython } from '../../../src-main/sandbox/python/pool.ts';
 import type { Repl, ReplOptions } from '../../../src-main/sandbox/types.ts';
@@ -97,6 +98,15 @@ describe('Python REPL: namespace', () => {
     expect(l).not.toHaveProperty('_hidden');
   });
 
+  it('records nan, infinities and ints past 2**53 inside containers as their repr; they crashed the REPL', async () => {
+    const repl = await make();
+    await repl.addContext(0, 'c');
+    const r = await repl.execute('scores = {"a": float("nan"), "b": [float("inf"), -float("inf")], "n": 2**60}\nkept = 1', SITE);
+    expect(r.error).toBeNull();
+    expect(r.locals).toMatchObject({ scores: { a: 'nan', b: ['inf', '-inf'], n: '1152921504606846976' }, kept: 1 });
+    expect(await out(repl, 'print(scores["a"], kept)')).toBe('nan 1\n');
+  });
+
   it('lists simple variables in order, answer and contexts included, _names and modules not', async () => {
     const repl = await make({ tools: { NOTE: 'a note' } });
     await repl.addContext(0, 'the text');
@@ -170,6 +180,20 @@ describe('Python REPL: contexts and histories', () => {
     await repl.addContext(2, { k: [1, { n: null }] });
     expect(await out(repl, 'print(repr(context), context is context_0, context_1, context_2)')).toBe(
       "'line one\\nline two' True ['a', 'b'] {'k': [1, {'n': None}]}\n",
+    );
+  });
+
+  it('reads a context parsed from JSON from its own text, as the reference reads the file with json', async () => {
+    const repl = await make();
+    const text = '{"x": 2.0, "big": 12345678901234567890, "huge": 1e400, "list": [1.0, 2, -0.0]}';
+    const value = parseJsonContext(text);
+    // JavaScript reads 2.0 as 2 and the big integer rounded.
+    expect(value).toEqual({ x: 2, big: Number('12345678901234567890'), huge: Infinity, list: [1, 2, -0] });
+    await repl.addContext(0, value);
+    // The same object made by hand has JavaScript's numbers only.
+    await repl.addContext(1, { x: 2, list: [1, 2] });
+    expect(await out(repl, 'print(repr(context["x"]), context["big"], context["huge"], context["list"], context_1)')).toBe(
+      "2.0 12345678901234567890 inf [1.0, 2, -0.0] {'x': 2, 'list': [1, 2]}\n",
     );
   });
 

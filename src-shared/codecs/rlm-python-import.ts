@@ -23,6 +23,7 @@
 //   JavaScript; anything else ("local" and the reference's other environments) as Python.
 import { asRunId, type TrajectoryEvent } from '../events.ts';
 import { LineSplitter, ProblemLimiter, type Line, type ReadProblem } from './lines.ts';
+import { parsePythonJson } from './python-json.ts';
 import { shortenLocals } from './rlm-python-locals.ts';
 import { parsePyTimestamp, type RlmPythonMetadata } from './rlm-python-format.ts';
 import { isObj, readEntry, readMetadata } from './rlm-python-entries.ts';
@@ -121,11 +122,11 @@ export class RlmPythonReader {
    * that way is parsed whole, so its error is the whole line's.
    */
   private parseLine(text: string): unknown {
-    if (!this.prompts) return JSON.parse(text);
+    if (!this.prompts) return parsePythonJson(text);
     try {
       return this.prompts.parse(shortenLocals(text));
     } catch {
-      return JSON.parse(text);
+      return parsePythonJson(text);
     }
   }
 

@@ -87,6 +87,19 @@ function importText(text: string): {
   return { events: r.events, state: reduceEvents(r.events), problems: r.problems };
 }
 
+describe('reference-library import: floats that are not finite', () => {
+  it('opens a log whose locals hold NaN or an infinity (json.dump writes them bare); the line was skipped', () => {
+    const text = read('a_needle').replace('"locals": {', '"locals": {"score": NaN, "worst": [-Infinity, Infinity], ');
+    expect(text).toContain('NaN');
+    const { problems, state } = importText(text);
+    expect(problems).toEqual([]);
+    expect(importText(read('a_needle')).state.runs.size).toBe(state.runs.size);
+    const blocks = [...state.runs.values()].flatMap((run) => run.iterations.flatMap((it) => blocksOf(it)));
+    expect(blocks.length).toBe(README_COUNTS['a_needle']![3]);
+    expect(blocks.find((b) => b.end?.locals?.['score'] !== undefined)?.end?.locals).toMatchObject({ score: 'nan', worst: ['-inf', 'inf'] });
+  });
+});
+
 describe('reference-library import: the shared fixtures', () => {
   for (const [name, [runs, maxDepth, iterations, codeBlocks, leaf, children]] of Object.entries(README_COUNTS)) {
     it(`${name}: counts match the README and the file itself`, () => {

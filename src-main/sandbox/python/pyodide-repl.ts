@@ -255,7 +255,7 @@ class PythonRepl implements Repl {
     const tool = this.#toolFunctions.get(name);
     if (!tool) return JSON.stringify({ err: { name: 'NameError', message: `${name} is not a tool` } });
     try {
-      const { args, kwargs } = JSON.parse(payload) as { args: SandboxValue[]; kwargs: Record<string, SandboxValue> };
+      const { args, kwargs } = JSON.parse(payload, nonFiniteFloats) as { args: SandboxValue[]; kwargs: Record<string, SandboxValue> };
       const placed = placeArguments(name, tool.params, args, kwargs);
       if ('error' in placed) return JSON.stringify({ err: { name: 'TypeError', message: placed.error } });
       const value = await tool.fn(...(placed.args as SandboxValue[]));
@@ -391,4 +391,12 @@ function parseOutcome(raw: unknown): ParsedPythonOutcome {
     submitted: typeof v.submitted === 'string' ? v.submitted : null,
     outOfMemory: v.outOfMemory === true,
   };
+}
+
+/** Reads back a float the runtime tagged because JSON cannot hold it (`_host_json` in runtime.py). */
+function nonFiniteFloats(_key: string, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  const tag = (value as Record<string, unknown>)['$float'];
+  return keys.length === 1 && (tag === 'NaN' || tag === 'Infinity' || tag === '-Infinity') ? Number(tag) : value;
 }

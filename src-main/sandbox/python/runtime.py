@@ -236,10 +236,37 @@ class _ToolError(Exception):
     pass
 
 
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _tag_floats(value, seen):
+    """`value` with each float that is not finite as {"$float": "NaN" | "Infinity" | "-Infinity"}."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"$float": _NON_FINITE[repr(value)]}
+    if isinstance(value, (list, tuple, dict)):
+        if id(value) in seen:
+            return value  # a cycle: json.dumps names it
+        seen = seen | {id(value)}
+        if isinstance(value, dict):
+            return {k: _tag_floats(v, seen) for k, v in value.items()}
+        return [_tag_floats(v, seen) for v in value]
+    return value
+
+
+def _host_json(value):
+    """Arguments for the host as JSON. json.dumps writes a float that is not finite as a bare
+    word JSON lacks (the host could not read the call); such a float goes tagged, and the host
+    gives the tool JavaScript's NaN or infinity."""
+    try:
+        return json.dumps(value, default=str, allow_nan=False)
+    except ValueError:
+        return json.dumps(_tag_floats(value, frozenset()), default=str)
+
+
 def _make_tool(name):
     def tool(*args, **kwargs):
         _send_output()
-        payload = json.dumps({"args": list(args), "kwargs": kwargs}, default=str)
+        payload = _host_json({"args": list(args), "kwargs": kwargs})
         reply = json.loads(str(_host.call("tool", name, payload)))
         if "err" in reply:
             err = reply["err"]

@@ -266,6 +266,13 @@ describe('Python REPL: sub-calls and tools', () => {
     expect(await out(repl, 'convert_currency(1, rate=2)')).toBe("!TypeError: convert_currency() got an unexpected keyword argument 'rate'");
   });
 
+  it('gives a tool nan and the infinities as JavaScript numbers; the call failed as invalid JSON', async () => {
+    const seen: unknown[] = [];
+    const repl = await make({ tools: { keep: (...args: unknown[]) => void seen.push(args) } });
+    expect(await out(repl, 'keep(float("nan"), [float("inf"), {"low": -float("inf"), "ok": 1.5}], "NaN")')).toBe('');
+    expect(seen).toEqual([[Number.NaN, [Infinity, { low: -Infinity, ok: 1.5 }], 'NaN']]);
+  });
+
   it('refuses tool names that are reserved or not Python identifiers', async () => {
     await expect(createPythonRepl({ bridge: fakeBridge(), tools: { answer: 1 } })).rejects.toThrow(/reserved/);
     await expect(createPythonRepl({ bridge: fakeBridge(), tools: { lambda: 1 } })).rejects.toThrow(/Python identifiers/);

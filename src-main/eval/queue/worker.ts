@@ -12,6 +12,7 @@ import type { RlmConfig, ToolSpec } from '../../engine/index.ts';
 import { loadToolsModule } from '../../engine/tools-module.ts';
 import { OpenAiCompatibleClient } from '../../lm/openai-client.ts';
 import { samplingArgs } from '../../lm/sampling.ts';
+import { parseJsonContext } from '../../sandbox/json-source.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { notRunResult, runTaskSession } from '../task-session.ts';
 import { logNameFor, type WorkUnit } from '../units.ts';
@@ -147,7 +148,7 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
     const logPath = join(scratch, `${job.id ?? logNameFor(unit)}.rlm.jsonl`);
     const result = await runTaskSession({
       unit,
-      loadContext: async (): Promise<SandboxValue> => JSON.parse(await contextText(data.contextKey, data.task.id)) as SandboxValue,
+      loadContext: async (): Promise<SandboxValue> => parseJsonContext(await contextText(data.contextKey, data.task.id)),
       logPath,
       config,
     });

@@ -2,7 +2,7 @@
 // with one SIGKILLed mid-session, enqueueing twice, a coordinator killed and started again, a
 // Redis killed and restarted (append-only file) mid-run, and the backoff shared through Redis.
 // Every session must end exactly once in results.jsonl, correct, with its log in --out.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -175,6 +175,42 @@ describe('eval --queue', () => {
       ids().flatMap((id) => [id, `${id}#1`]),
     );
     await stopAll(ws);
+  });
+
+  it('a JSON context file reaches a Python session on a worker with the numbers of its text', async () => {
+    const dir = mkdtempSync(join(tmp, 'json-'));
+    writeFileSync(join(dir, 'numbers.json'), '{"x": 2.0, "big": 12345678901234567890}');
+    const expected = '[2.0, 12345678901234567890]';
+    const line = { id: 'numbers', kind: 'custom', query: 'Which numbers?', expected, scorer: 'exact', contextFile: 'numbers.json' };
+    writeFileSync(join(dir, 'ds.jsonl'), `${JSON.stringify(line)}\n`);
+    const reply = '```repl\nanswer["content"] = repr([context["x"], context["big"]])\nanswer["ready"] = True\n```';
+    writeFileSync(join(dir, 'script.json'), JSON.stringify({ rules: [{ match: { kind: 'rlm', turn: 1 }, reply }] }));
+    const scripted = await startMockProcess(['--script', join(dir, 'script.json')]);
+    const w = worker();
+    try {
+      const out = join(dir, 'out');
+      const c = startCli([
+        'eval',
+        join(dir, 'ds.jsonl'),
+        '--queue',
+        redis.url,
+        '--base-url',
+        scripted.url,
+        '--model',
+        'mock-root',
+        '--out',
+        out,
+        '--no-progress',
+        '--repl',
+        'python',
+      ]);
+      const coordOut = collectOutput(c);
+      expect((await c.done).code, coordOut.text()).toBe(0);
+      expect(lines(out).map((r) => [r.id, r.answer, r.correct])).toEqual([['numbers', expected, true]]);
+    } finally {
+      await stopAll([w]);
+      await scripted.close();
+    }
   });
 
   it('a key missing on the workers is an error result naming it; --retry-errors queues those sessions again', async () => {

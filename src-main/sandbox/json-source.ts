@@ -24,3 +24,8 @@ export function parseJsonContext(text: string): SandboxValue {
 export function jsonSourceOf(value: SandboxValue): string | undefined {
   return typeof value === 'object' && value !== null ? sources.get(value) : undefined;
 }
+
+/** The JSON text of a context value: the text it was parsed from, else JavaScript's. */
+export function jsonTextOf(value: SandboxValue): string {
+  return jsonSourceOf(value) ?? JSON.stringify(value);
+}

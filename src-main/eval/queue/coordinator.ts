@@ -13,7 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { Queue, type ConnectionOptions, type Job } from 'bullmq';
 import type { EvalProgress } from '../../../src-shared/protocol.ts';
 import { loadTaskContext } from '../dataset.ts';
-import { jsonSourceOf } from '../../sandbox/json-source.ts';
+import { jsonTextOf } from '../../sandbox/json-source.ts';
 import { configKey, type EvalDefinition } from '../eval-config.ts';
 import { ProgressTracker } from '../progress.ts';
 import type { TaskResult } from '../results.ts';
@@ -141,8 +141,7 @@ async function enqueue(queue: Queue, redis: RedisClient, evalId: string, plan: E
       if (contextKey === undefined) {
         // Loaded here, on the coordinator: the workers need no access to the dataset's files.
         // A JSON file's own text, so that a Python worker keeps the numbers JavaScript's would lose.
-        const value = await loadTaskContext(unit.task, plan.dataset.dir);
-        const text = jsonSourceOf(value) ?? JSON.stringify(value);
+        const text = jsonTextOf(await loadTaskContext(unit.task, plan.dataset.dir));
         contextKey = keys.context(evalId, sha(text));
         pipeline.set(contextKey, text, 'NX');
         contextsSet++;

@@ -6,7 +6,7 @@ import { BlockState } from '../block-state.ts';
 import { dispatchHostCall, errorMessage, toolError } from '../host-calls.ts';
 import { RESERVED_NAMES } from '../isolated-repl.ts';
 import { checkIndex, checkToolNames, parseListed, parseLocals, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
-import { jsonSourceOf } from '../json-source.ts';
+import { jsonTextOf } from '../json-source.ts';
 import { RESET_NOTE, resetError } from '../reset-error.ts';
 import type {
   CallSite,
@@ -87,7 +87,7 @@ class PythonRepl implements Repl {
     return this.#queue.run(async () => {
       const json = typeof value !== 'string';
       // A parsed file's own text when there is one: Python's json keeps what JavaScript's numbers lost.
-      this.#contexts.set(index, { json, text: json ? (jsonSourceOf(value) ?? JSON.stringify(value)) : value });
+      this.#contexts.set(index, { json, text: json ? jsonTextOf(value) : value });
       const current = this.#live();
       // A fresh interpreter loads every context, this one included.
       if (!current) await this.#ensure();

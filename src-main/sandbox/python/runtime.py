@@ -484,19 +484,22 @@ class _TooBig(Exception):
     pass
 
 
+def _beyond_json(value):
+    """A number the host cannot read back as itself: JSON has no NaN or infinity (json.dumps
+    would write them and the host could not read the outcome), JavaScript no exact int past
+    2**53. Such numbers are logged as their repr."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**53
+
+
 def _as_logged(value, depth=0):
     """The value as the reference's logger serialises a local (modules and callables by name,
     containers as JSON lists and objects, anything else by repr), for small values only."""
     if value is None or isinstance(value, (bool, int, float, str)):
         if isinstance(value, str) and len(value) > LOCAL_CHARS:
             raise _TooBig
-        # JSON has no NaN or infinity (json.dumps would write them, and the host could not read
-        # the outcome), and JavaScript no exact int past 2**53: such numbers are their repr.
-        if isinstance(value, float) and not math.isfinite(value):
-            return repr(value)
-        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**53:
-            return repr(value)
-        return value
+        return repr(value) if _beyond_json(value) else value
     if isinstance(value, types.ModuleType):
         return f"<module '{value.__name__}'>"
     if isinstance(value, (list, tuple, dict)):
@@ -516,9 +519,7 @@ def _short_local(value):
     (a string's beginning, or a bounded repr) ending in an ellipsis."""
     if isinstance(value, str):
         return value if len(value) <= LOCAL_CHARS else value[:LOCAL_CHARS] + "\u2026"
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**53:
+    if _beyond_json(value):
         return repr(value)[:LOCAL_CHARS]
     try:
         logged = _as_logged(value)

@@ -4,7 +4,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
-import { parseJsonContext } from '../sandbox/json-source.ts';
+import { memberTextOf, parseJsonContext } from '../sandbox/json-source.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
 import { fileErrorText } from '../engine/context-file.ts';
 import { generateTask } from './tasks/index.ts';
@@ -63,7 +63,11 @@ export async function readDataset(path: string): Promise<Dataset> {
     }
     if (ids.has(res.data.id)) throw new DatasetError(`${path} line ${i + 1}: duplicate task id "${res.data.id}"`);
     ids.add(res.data.id);
-    tasks.push(res.data as EvalTask);
+    const task = res.data as EvalTask;
+    // An inline array or object is parsed again from its own text, which the Python REPL then
+    // reads (2.0 stays a float, big integers exact), as it reads a context file's.
+    const inline = typeof task.context === 'object' && task.context !== null ? memberTextOf(line, 'context') : undefined;
+    tasks.push(inline === undefined ? task : { ...task, context: parseJsonContext(inline) });
   });
   if (tasks.length === 0) throw new DatasetError(`dataset ${path} has no tasks`);
   return { path: resolve(path), dir: dirname(resolve(path)), tasks };

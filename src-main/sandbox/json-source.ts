@@ -29,3 +29,67 @@ export function jsonSourceOf(value: SandboxValue): string | undefined {
 export function jsonTextOf(value: SandboxValue): string {
   return jsonSourceOf(value) ?? JSON.stringify(value);
 }
+
+/**
+ * The text of member `key` of the JSON object `text` (the last one when the key repeats, as
+ * JSON.parse keeps the last); undefined when `text` is not an object or has no such member.
+ * `text` must be valid JSON (parse it first): this only finds where values start and end.
+ */
+export function memberTextOf(text: string, key: string): string | undefined {
+  let found: string | undefined;
+  let i = skipBlanks(text, 0);
+  if (text[i] !== '{') return undefined;
+  i = skipBlanks(text, i + 1);
+  while (text[i] === '"') {
+    const keyEnd = stringEnd(text, i);
+    const name = JSON.parse(text.slice(i, keyEnd)) as string;
+    const start = skipBlanks(text, skipBlanks(text, keyEnd) + 1);
+    const end = valueEnd(text, start);
+    if (name === key) found = text.slice(start, end);
+    i = skipBlanks(text, end);
+    if (text[i] === ',') i = skipBlanks(text, i + 1);
+  }
+  return found;
+}
+
+function skipBlanks(text: string, i: number): number {
+  while (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r') i++;
+  return i;
+}
+
+/** The index after the string that starts (with its quote) at `i`. */
+function stringEnd(text: string, i: number): number {
+  let j = i + 1;
+  for (;;) {
+    const quote = text.indexOf('"', j);
+    if (quote < 0) return text.length;
+    let slashes = 0;
+    while (text[quote - 1 - slashes] === '\\') slashes++;
+    if (slashes % 2 === 0) return quote + 1;
+    j = quote + 1;
+  }
+}
+
+/** The index after the value that starts at `i`. */
+function valueEnd(text: string, i: number): number {
+  if (text[i] === '"') return stringEnd(text, i);
+  if (text[i] !== '{' && text[i] !== '[') {
+    let j = i;
+    while (j < text.length && !',}] \t\n\r'.includes(text[j] ?? '')) j++;
+    return j;
+  }
+  let depth = 0;
+  let j = i;
+  while (j < text.length) {
+    const c = text[j];
+    if (c === '"') {
+      j = stringEnd(text, j);
+      continue;
+    }
+    if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+    j++;
+    if (depth === 0) return j;
+  }
+  return j;
+}

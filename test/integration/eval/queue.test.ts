@@ -177,12 +177,15 @@ describe('eval --queue', () => {
     await stopAll(ws);
   });
 
-  it('a JSON context file reaches a Python session on a worker with the numbers of its text', async () => {
+  it('a JSON context, in a file or inline, reaches a Python session on a worker with the numbers of its text', async () => {
     const dir = mkdtempSync(join(tmp, 'json-'));
-    writeFileSync(join(dir, 'numbers.json'), '{"x": 2.0, "big": 12345678901234567890}');
+    const numbers = '{"x": 2.0, "big": 12345678901234567890}';
+    writeFileSync(join(dir, 'numbers.json'), numbers);
     const expected = '[2.0, 12345678901234567890]';
     const line = { id: 'numbers', kind: 'custom', query: 'Which numbers?', expected, scorer: 'exact', contextFile: 'numbers.json' };
-    writeFileSync(join(dir, 'ds.jsonl'), `${JSON.stringify(line)}\n`);
+    // Written by hand: JavaScript's JSON.stringify would write 2 and round the big integer.
+    const inline = `{"id": "inline", "kind": "custom", "query": "Which numbers?", "expected": "${expected}", "scorer": "exact", "context": ${numbers}}`;
+    writeFileSync(join(dir, 'ds.jsonl'), `${JSON.stringify(line)}\n${inline}\n`);
     const reply = '```repl\nanswer["content"] = repr([context["x"], context["big"]])\nanswer["ready"] = True\n```';
     writeFileSync(join(dir, 'script.json'), JSON.stringify({ rules: [{ match: { kind: 'rlm', turn: 1 }, reply }] }));
     const scripted = await startMockProcess(['--script', join(dir, 'script.json')]);
@@ -206,7 +209,14 @@ describe('eval --queue', () => {
       ]);
       const coordOut = collectOutput(c);
       expect((await c.done).code, coordOut.text()).toBe(0);
-      expect(lines(out).map((r) => [r.id, r.answer, r.correct])).toEqual([['numbers', expected, true]]);
+      expect(
+        lines(out)
+          .map((r) => [r.id, r.answer, r.correct])
+          .sort(),
+      ).toEqual([
+        ['inline', expected, true],
+        ['numbers', expected, true],
+      ]);
     } finally {
       await stopAll([w]);
       await scripted.close();

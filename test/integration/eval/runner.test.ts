@@ -9,6 +9,7 @@ import { runEval } from '../../../src-main/eval/runner.ts';
 import type { TaskResult } from '../../../src-main/eval/results.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
+import { parseScript, scriptPolicy } from '../../../src-main/mock-llm/policies/script.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
 import { runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
 
@@ -98,6 +99,27 @@ describe('eval runner in-process', () => {
       const log = await readLogFile(r.logFile!);
       expect(log.header?.repl).toBe('python');
       expect(log.events.filter((e) => e.type === 'block.end' && e.error)).toEqual([]);
+    }
+  });
+
+  it('gives a Python session an inline JSON context with the numbers of its text', { timeout: 60_000 }, async () => {
+    const reply = '```repl\nanswer["content"] = repr([context["x"], context["big"], context["n"]])\nanswer["ready"] = True\n```';
+    const scripted = await startMockLlm({ policy: scriptPolicy(parseScript({ rules: [{ match: { kind: 'rlm', turn: 1 }, reply }] })) });
+    try {
+      const expected = '[2.0, 12345678901234567890, 3]';
+      // Written by hand: JavaScript's JSON.stringify would write 2 and round the big integer.
+      const ds = join(tmp, 'inline-numbers.jsonl');
+      const context = '{"x": 2.0, "big": 12345678901234567890, "n": 3}';
+      writeFileSync(
+        ds,
+        `{"id": "n", "kind": "custom", "query": "Which?", "expected": "${expected}", "scorer": "exact", "context": ${context}}\n`,
+      );
+      const out = join(tmp, 'out-inline-numbers');
+      const client = new OpenAiCompatibleClient({ baseUrl: scripted.url, apiKey: 'x', maxRetries: 0 });
+      await runEval({ dataset: ds, outDir: out, client, baseUrl: scripted.url, model: 'mock-root', parallel: 1, repl: 'python' });
+      expect(readLines(join(out, 'results.jsonl')).map((r) => [r.answer, r.correct])).toEqual([[expected, true]]);
+    } finally {
+      await scripted.close();
     }
   });
 

@@ -6,6 +6,7 @@
 // only the `--sub-…` settings apply (the reference's `other_backends` kwargs do not inherit
 // the root's `sampling_args` either).
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { blockedPortText, fetchBlockedPort } from '../../src-shared/endpoint-url.ts';
 import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
 import { isEmptySampling, mergeSampling, type Sampling, samplingArgs, samplingProblem } from '../lm/sampling.ts';
 import type { LmClient } from '../lm/types.ts';
@@ -43,6 +44,8 @@ export function urlArg(flag: string) {
       throw new InvalidArgumentError(`${flag} must be an http(s) URL such as http://127.0.0.1:8000/v1, got "${v}".`);
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new InvalidArgumentError(`${flag} must be an http(s) URL, got "${v}".`);
+    const port = fetchBlockedPort(u);
+    if (port !== null) throw new InvalidArgumentError(`${flag} ${v}: ${blockedPortText(port)}.`);
     return v;
   };
 }

@@ -2,6 +2,7 @@
 import { constants, isAscii } from 'node:buffer';
 import { closeSync, openSync, read as fsRead, readSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { fileErrorText } from '../../src-shared/file-errors.ts';
 import type { ContextMeta } from '../../src-shared/events.ts';
 import { parseJsonContext } from '../sandbox/json-source.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
@@ -25,15 +26,6 @@ export interface ContextFileLimits {
  * (64 MiB and more were slower: each element's transient text is fresh memory).
  */
 const LIMITS: ContextFileLimits = { maxStringBytes: constants.MAX_STRING_LENGTH, chunkBytes: 16 * MB };
-
-/** Why a file could not be read, in words for the common cases and as Node's code otherwise. */
-export function fileErrorText(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EISDIR') return 'it is a folder, not a file';
-  if (code === 'EACCES') return 'permission denied';
-  return code ?? String(err);
-}
 
 /** A context file that cannot be read or parsed; the message names the file. */
 export class ContextFileError extends Error {

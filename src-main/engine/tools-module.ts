@@ -4,6 +4,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { fileErrorText } from '../../src-shared/file-errors.ts';
 import type { HostFunction, SandboxValue } from '../sandbox/types.ts';
 import type { ToolSpec } from './config.ts';
 
@@ -89,7 +90,7 @@ export async function loadToolsModule(path: string): Promise<Record<string, Tool
   try {
     isFile = statSync(abs).isFile();
   } catch (err) {
-    throw new ToolsModuleError(`--tools ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    throw new ToolsModuleError(`--tools ${path}: cannot read it: ${fileErrorText(err)}`);
   }
   if (!isFile) throw new ToolsModuleError(`--tools ${path} is not a file`);
   if (!/\.(mjs|js)$/i.test(abs)) throw new ToolsModuleError(`--tools ${path}: expected an ES module (.mjs)`);

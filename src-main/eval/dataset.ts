@@ -4,9 +4,9 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
+import { fileErrorText } from '../../src-shared/file-errors.ts';
 import { memberTextOf, parseJsonContext } from '../sandbox/json-source.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
-import { fileErrorText } from '../engine/context-file.ts';
 import { generateTask } from './tasks/index.ts';
 import { SCORERS, type EvalTask, type TaskKind } from './tasks/types.ts';
 
@@ -44,7 +44,7 @@ export async function readDataset(path: string): Promise<Dataset> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new DatasetError(`cannot read dataset ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new DatasetError(`cannot read dataset ${path}: ${fileErrorText(err)}`);
   }
   const tasks: EvalTask[] = [];
   const ids = new Set<string>();
@@ -111,11 +111,10 @@ export function generateDataset(o: GenerateOptions, onTask?: (t: EvalTask) => vo
     // 'wx': a dataset already there (perhaps edited by hand) is never replaced.
     writeFileSync(out, '', { flag: 'wx' });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
     throw new DatasetError(
-      code === 'EEXIST'
+      (err as NodeJS.ErrnoException).code === 'EEXIST'
         ? `${o.out} already exists; refusing to overwrite it (choose another -o path)`
-        : `${o.out}: cannot create it (${code ?? String(err)})`,
+        : `${o.out}: cannot create it: ${fileErrorText(err, true)}`,
     );
   }
   const written: EvalTask[] = [];

@@ -4,6 +4,7 @@
 // (no line) runs again from the start, and its partial log is kept under another name.
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileErrorText } from '../../src-shared/file-errors.ts';
 import type { LmClient } from '../lm/types.ts';
 import { loadTaskContext, readDataset, type Dataset } from './dataset.ts';
 import { checkConfig, checkDefinition, configKey, EvalConfigError, type EvalDefinition } from './eval-config.ts';
@@ -72,7 +73,7 @@ export async function planEval(o: EvalDefinition, shard?: Shard): Promise<EvalPl
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     // ENOTDIR / EEXIST: a file stands where the folder (or one above it) should be.
-    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way' : (code ?? String(err));
+    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way' : fileErrorText(err, true);
     throw new EvalConfigError(`--out ${o.outDir}: cannot create the results folder there (${why})`);
   }
   checkConfig(join(outDir, 'eval.json'), configKey(o, dataset), o.baseUrl);

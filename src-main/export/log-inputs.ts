@@ -3,6 +3,7 @@
 // `results.jsonl`, which is not a log and is passed over).
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { fileErrorText } from '../../src-shared/file-errors.ts';
 import { isSidecar } from '../logs/labels-sidecar.ts';
 
 /** Files in a folder that may be logs: ours end `.rlm.jsonl`, the reference library's `.jsonl` (not labels sidecars). */
@@ -53,8 +54,8 @@ export async function expandLogInputs(
     try {
       isDir = (await stat(p)).isDirectory();
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new LogInputError(code === 'ENOENT' ? `${p}: no such file or folder` : `${p}: cannot read it (${code ?? String(err)})`);
+      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+      throw new LogInputError(missing ? `${p}: no such file or folder` : `${p}: cannot read it: ${fileErrorText(err)}`);
     }
     const found: string[] = [];
     if (isDir) await walk(p, found);

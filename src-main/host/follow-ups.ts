@@ -1,8 +1,8 @@
 // Follow-up turns: a finished live session's worker keeps its REPL for a while, and a
 // follow-up runs another completion in it, appended to the same log.
 import { statSync } from 'node:fs';
+import { fileErrorText } from '../../src-shared/file-errors.ts';
 import type { ContextSource, FollowUp } from '../../src-shared/protocol.ts';
-import { fileErrorText } from '../engine/context-file.ts';
 import { CommandError } from './command-error.ts';
 import type { HostOptions } from './host-options.ts';
 import { type Session, type SessionTable, TERMINAL, toWorker } from './session-state.ts';

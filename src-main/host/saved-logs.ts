@@ -2,6 +2,7 @@
 // disk) or from text, exported in either format, and the runs folder's recent logs.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import { fileErrorText } from '../../src-shared/file-errors.ts';
 import { AnyLogReader, type LogItem } from '../../src-shared/codecs/detect.ts';
 import { formatProblem } from '../../src-shared/codecs/lines.ts';
 import { encodeNative } from '../../src-shared/codecs/native.ts';
@@ -44,7 +45,7 @@ export class SavedLogs {
       size = st.size;
     } catch (err) {
       if (err instanceof CommandError) throw err;
-      throw new CommandError('not_found', `cannot open ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw new CommandError('not_found', `cannot open ${path}: ${fileErrorText(err)}`);
     }
     const s = this.sessions.add({ title: basename(abs), status: 'saved', readOnly: true, format: 'native', logFile: abs });
     // A large log is not held in memory; subscriptions stream it from the file.

@@ -5,6 +5,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { OpenAI } from 'openai';
 import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { blockedPortText, fetchBlockedPort } from '../../src-shared/endpoint-url.ts';
 import type { ChatMessage, Usage } from '../../src-shared/events.ts';
 import { estimateTextTokens, estimateTokens } from '../../src-shared/tokens.ts';
 import { costFromPrice, DEFAULT_PRICES, priceFor } from './prices.ts';
@@ -107,6 +108,8 @@ export class OpenAiCompatibleClient implements LmClient {
   private readonly sampling: SamplingArgs;
   private readonly extraBody: Record<string, unknown>;
   private readonly stream: boolean;
+  /** A port Node's fetch refuses: every call fails at once, naming it, instead of after the SDK's retries. */
+  private readonly blockedPort: number | null;
 
   get requestFields(): Readonly<Record<string, unknown>> {
     return { ...this.sampling, ...this.extraBody };
@@ -119,6 +122,7 @@ export class OpenAiCompatibleClient implements LmClient {
     this.sampling = opts.sampling ?? {};
     this.extraBody = opts.extraBody ?? {};
     this.stream = opts.stream ?? false;
+    this.blockedPort = opts.fetch || !URL.canParse(this.baseUrl) ? null : fetchBlockedPort(new URL(this.baseUrl));
     this.sdkOptions = {
       baseURL: this.baseUrl,
       apiKey: opts.apiKey || 'not-needed',
@@ -140,6 +144,9 @@ export class OpenAiCompatibleClient implements LmClient {
   async complete(req: CompletionRequest): Promise<CompletionResult> {
     const { signal } = req;
     if (signal?.aborted) throw new LmAbortError(`LM call to ${this.baseUrl} was aborted before it started`);
+    if (this.blockedPort !== null) {
+      throw new LmEndpointError(this.baseUrl, null, `LM endpoint ${this.baseUrl} is unreachable: ${blockedPortText(this.blockedPort)}`);
+    }
     const started = performance.now();
     let onSent = req.onSent ?? null;
     const forget = onSent

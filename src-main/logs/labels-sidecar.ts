@@ -3,6 +3,7 @@
 // appended, one `write(2)` each; the log itself is only ever read.
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { fileErrorText } from '../../src-shared/file-errors.ts';
 import { appendLine } from './append-line.ts';
 import { LabelRecord, LabelSet, readLabelsText, emptyLabels, type LabelsState } from '../../src-shared/analysis/labels.ts';
 
@@ -82,9 +83,8 @@ async function readLabelSet(path: string): Promise<LabelSet> {
 /** A label set file the user named: one that cannot be read is their error, said in a sentence. */
 async function readNamedLabelSet(path: string): Promise<LabelSet> {
   return readLabelSet(path).catch((err: unknown) => {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === undefined) throw err;
-    throw new LabelError(`label set ${path}: ${code === 'ENOENT' ? 'no such file' : `cannot read it (${code})`}`);
+    if ((err as NodeJS.ErrnoException).code === undefined) throw err;
+    throw new LabelError(`label set ${path}: ${fileErrorText(err)}`);
   });
 }
 

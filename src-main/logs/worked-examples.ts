@@ -1,6 +1,7 @@
 // Loads `--example LOG` files (either log format) and renders each as a worked example,
 // sharing one character budget between them.
 import { resolve } from 'node:path';
+import { fileErrorText } from '../../src-shared/file-errors.ts';
 import { reduceEvents } from '../../src-shared/trajectory/index.ts';
 import { renderWorkedExample, type WorkedExample, WorkedExampleError } from '../engine/worked-example.ts';
 import { readLogFile } from './read-log.ts';
@@ -20,8 +21,7 @@ export async function loadWorkedExamples(paths: string[], budget: number): Promi
     try {
       contents = await readLogFile(path);
     } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'it is a folder; name a log file' : (e.code ?? e.message);
+      const why = (err as NodeJS.ErrnoException).code === 'EISDIR' ? 'it is a folder; name a log file' : fileErrorText(err);
       throw new WorkedExampleError(`cannot read example log ${path}: ${why}`);
     }
     if (contents.format === null || contents.events.length === 0) {

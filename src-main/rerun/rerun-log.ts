@@ -2,6 +2,7 @@
 // file against it, pick the REPL language, re-execute, and write the re-execution's native log.
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { fileErrorText } from '../../src-shared/file-errors.ts';
 import { formatProblem } from '../../src-shared/codecs/lines.ts';
 import type { LogFormat } from '../../src-shared/codecs/detect.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
@@ -44,8 +45,7 @@ export async function readRecordedLog(path: string): Promise<RecordedLog> {
   try {
     contents = await readLogFile(path);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new RerunInputError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read it (${code ?? (err as Error).message})`);
+    throw new RerunInputError(`${path}: ${fileErrorText(err)}`);
   }
   const problems = contents.problems.map(formatProblem);
   if (contents.format === null) throw new RerunInputError(`${path}: ${problems[0] ?? 'not a log this reader knows'}`);

@@ -5,6 +5,7 @@
 // carries it) is kept.
 import { useEffect, useId, useRef, useState, type FormEvent, type SyntheticEvent } from 'react';
 import { createPortal } from 'react-dom';
+import { blockedPortText, fetchBlockedPort } from '../../src-shared/endpoint-url.ts';
 import { DEMO_PROFILE_NAME, EndpointProfile, type SamplingInput } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { REPL_LABEL, type ReplLanguage } from '../lib/repl-language.ts';
@@ -153,8 +154,10 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
     url = null;
   }
   // The host calls it with the OpenAI client: only http(s) makes sense.
+  const blockedPort = url === null ? null : fetchBlockedPort(url);
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:'))
     errors.baseUrl = 'Base URL must be an http:// or https:// URL, e.g. https://api.openai.com/v1.';
+  else if (blockedPort !== null) errors.baseUrl = `Base URL: ${blockedPortText(blockedPort)}.`;
   if (d.model.trim() === '') errors.model = 'Model is required.';
   const ref = d.apiKeyRef.trim();
   if (ref !== '' && !/^[A-Za-z_][A-Za-z0-9_]{0,199}$/.test(ref))

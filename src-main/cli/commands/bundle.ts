@@ -2,7 +2,7 @@
 // with the log inside (as base64 of its gzip: src-shared/bundle-template.ts), that opens from
 // a double-click with no network. The viewer is built once with the UI (bundle-template.html)
 // and filled here by streaming the log through gzip, so a big log never sits in memory.
-import { createReadStream, createWriteStream, readFileSync, rmSync, type WriteStream } from 'node:fs';
+import { createReadStream, readFileSync, rmSync, type WriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
@@ -15,6 +15,7 @@ import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import { readLogBatches } from '../../logs/read-log.ts';
 import { BUNDLE_TEMPLATE } from '../bundle-build.ts';
 import { UsageError } from '../errors.ts';
+import { openExclusive } from '../output-file.ts';
 import { ensureRendererBuilt, rendererDist } from '../renderer-build.ts';
 import { assertReadable, reportProblems, type Output } from './stats.ts';
 
@@ -62,21 +63,6 @@ class ProblemTap extends Transform {
   private keep(items: LogItem[]): void {
     for (const item of items) if (item.kind === 'problem') this.problems.push(item.problem);
   }
-}
-
-async function openExclusive(path: string): Promise<WriteStream> {
-  const stream = createWriteStream(path, { flags: 'wx' });
-  await new Promise<void>((resolve, reject) => {
-    stream.once('open', () => resolve());
-    stream.once('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        err.code === 'EEXIST'
-          ? new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`)
-          : new UsageError(`${path}: cannot create it (${err.code ?? err.message})`),
-      ),
-    );
-  });
-  return stream;
 }
 
 function write(stream: WriteStream, text: string): Promise<void> {

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { fileErrorText } from '../../../src-shared/file-errors.ts';
 import type { CounterfactualRecord } from '../../../src-shared/analysis/counterfactual.ts';
 import { CommandError } from '../../host/command-error.ts';
 import { Counterfactuals, sidecarBeside } from '../../host/counterfactual.ts';
@@ -91,7 +92,7 @@ export function registerCounterfactual(program: Command): void {
         try {
           prompt = readFileSync(o.promptFile, 'utf8');
         } catch (err) {
-          throw new UsageError(`cannot read --prompt-file ${o.promptFile}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+          throw new UsageError(`cannot read --prompt-file ${o.promptFile}: ${fileErrorText(err)}`);
         }
       }
       const recorded = contents.events.find((e) => e.type === 'subcall.start' && e.callId === o.call);

@@ -4,6 +4,7 @@
 // type and length; reference logs at most a short preview), so the user names the file.
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { fileErrorText } from '../../../src-shared/file-errors.ts';
 import { AnchorIndex } from '../../../src-shared/analysis/anchor-index.ts';
 import {
   coverageRuns,
@@ -39,10 +40,7 @@ async function readContextText(path: string): Promise<string> {
     return await readFile(path, 'utf8');
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === 'ENOENT' ? `--context ${path}: no such file` : `--context ${path}: cannot read it (${code ?? String(err)})`,
-    );
+    throw new UsageError(`--context ${path}: ${fileErrorText(err)}`);
   }
 }
 

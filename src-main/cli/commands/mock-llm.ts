@@ -4,6 +4,7 @@
 import { appendFileSync } from 'node:fs';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
+import { fileErrorText } from '../../../src-shared/file-errors.ts';
 import { UsageError } from '../errors.ts';
 import { startMockLlm } from '../../mock-llm/server.ts';
 import type { Policy } from '../../mock-llm/policy.ts';
@@ -88,7 +89,7 @@ export function registerMockLlm(program: Command): void {
         try {
           appendFileSync(opts.record, '');
         } catch (err) {
-          throw new UsageError(`--record ${opts.record}: cannot write it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+          throw new UsageError(`--record ${opts.record}: cannot write it: ${fileErrorText(err, true)}`);
         }
       }
       let server;

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { fileErrorText } from '../../../src-shared/file-errors.ts';
 import { asSessionId, type StopReason } from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import type { UsageByModel } from '../../../src-shared/trajectory/by-model.ts';
@@ -80,7 +81,7 @@ export async function loadSystemPromptFile(path: string): Promise<string> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new UsageError(`cannot read --system-prompt ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new UsageError(`cannot read --system-prompt ${path}: ${fileErrorText(err)}`);
   }
   if (text.trim() === '') throw new UsageError(`--system-prompt ${path} is empty`);
   return text;

@@ -3,6 +3,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { fileErrorText } from '../../../src-shared/file-errors.ts';
 import { UsageError } from '../errors.ts';
 import { positiveInt } from '../options.ts';
 import { formatPolicy, formatComparison } from '../stats-text.ts';
@@ -36,8 +37,7 @@ export async function assertReadable(path: string, { folder = false }: { folder?
     await access(path, constants.R_OK);
     isDir = (await stat(path)).isDirectory();
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read it (${code ?? String(err)})`);
+    throw new UsageError(`${path}: ${fileErrorText(err)}`);
   }
   if (isDir && !folder) throw new UsageError(`${path} is a folder, not a file`);
 }

@@ -70,7 +70,7 @@ describe('eval --out naming a file', () => {
     const file = join(tmp, 'not-a-folder.txt');
     writeFileSync(file, 'mine\n');
     // Refused before any model call: the endpoint is never asked.
-    const r = await runCli(['eval', ds, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--out', file]);
+    const r = await runCli(['eval', ds, '--base-url', 'http://127.0.0.1:2/v1', '--model', 'm', '--out', file]);
     expectUsageError(r, `--out ${file}: cannot create the results folder there (a file is in the way)`);
     expect(readFileSync(file, 'utf8')).toBe('mine\n');
   });
@@ -97,6 +97,29 @@ describe('a --base-url that is no http(s) URL', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('--base-url must be an http(s) URL');
     expect(existsSync(out)).toBe(false);
+  });
+
+  it('run and --sub-base-url refuse a port that fetch will not connect to, naming it', async () => {
+    for (const [flag, url] of [
+      ['--base-url', 'http://127.0.0.1:6000/v1'],
+      ['--sub-base-url', 'http://127.0.0.1:6666/v1'],
+    ] as const) {
+      const argv = [
+        'run',
+        '--context',
+        context,
+        '--model',
+        'm',
+        '--log-dir',
+        join(tmp, 'typo-logs'),
+        '--base-url',
+        'http://127.0.0.1:8000/v1',
+      ];
+      const r = await runCli([...argv, flag, url]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${flag} ${url}: fetch refuses to connect to port ${url.slice(17, 21)}`);
+      expect(existsSync(join(tmp, 'typo-logs'))).toBe(false);
+    }
   });
 });
 
@@ -229,7 +252,7 @@ describe('folders and files mistaken for one another', () => {
   it.each([
     [
       'run --log-dir',
-      ['run', '--context', context, '--model', 'm', '--base-url', 'http://127.0.0.1:1/v1', '--log-dir', join(file, 'logs')],
+      ['run', '--context', context, '--model', 'm', '--base-url', 'http://127.0.0.1:2/v1', '--log-dir', join(file, 'logs')],
       `cannot create a log in --log-dir ${join(file, 'logs')}: a file is in the way`,
     ],
     [
@@ -246,7 +269,7 @@ describe('folders and files mistaken for one another', () => {
         '--model',
         'm',
         '--base-url',
-        'http://127.0.0.1:1/v1',
+        'http://127.0.0.1:2/v1',
         '--log-dir',
         join(tmp, 'ex-logs'),
         '--example',
@@ -272,11 +295,33 @@ describe('eval when every session ended in an error', () => {
       '--out',
       join(tmp, 'down-eval'),
       '--base-url',
-      'http://127.0.0.1:1/v1',
+      'http://127.0.0.1:2/v1',
       '--no-progress',
     ]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain('every session (1) ended in an error, so nothing was measured; the first: ');
     expect(r.stderr).toContain('unreachable');
+  });
+});
+
+describe('a file that cannot be read or created is named with the reason in words', () => {
+  const missing = join(tmp, 'no-such-folder', 'x.json');
+  it.each([
+    [
+      '--tools',
+      ['run', '--base-url', 'http://127.0.0.1:2/v1', '--model', 'm', '--query', 'q', '--context', context, '--tools', missing],
+      `--tools ${missing}: cannot read it: no such file`,
+    ],
+    [
+      '--prompt-file',
+      ['counterfactual', log, '--call', 'c', '--base-url', 'http://127.0.0.1:2/v1', '--prompt-file', missing],
+      `cannot read --prompt-file ${missing}: no such file`,
+    ],
+    ['convert -o', ['convert', log, '--to', 'native', '-o', missing], `${missing}: cannot create it: its folder does not exist`],
+    ['mock-llm --record', ['mock-llm', '--record', missing], `--record ${missing}: cannot write it: its folder does not exist`],
+  ])('%s', async (_label, argv, names) => {
+    const r = await runCli(argv);
+    expectUsageError(r, names);
+    expect(r.stderr).not.toMatch(/\bE[A-Z]{3,}\b/);
   });
 });

@@ -122,7 +122,7 @@ describe('run --sub-base-url and sampling flags', () => {
     [['--max-output-tokens', '0'], '--max-output-tokens must be a positive integer'],
     [['--sub-base-url', 'not a url'], '--sub-base-url must be an http(s) URL'],
     [
-      ['--sub-base-url', 'http://127.0.0.1:1/v1', '--sub-api-key-env', 'RLM_TEST_SURELY_UNSET_VAR'],
+      ['--sub-base-url', 'http://127.0.0.1:2/v1', '--sub-api-key-env', 'RLM_TEST_SURELY_UNSET_VAR'],
       '--sub-api-key-env RLM_TEST_SURELY_UNSET_VAR: that environment variable is not set',
     ],
   ])('refuses %j naming the flag', async (args, message) => {

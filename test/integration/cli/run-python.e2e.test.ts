@@ -269,7 +269,7 @@ describe('bad --repl, --tools and --system-prompt values', () => {
     '--query',
     'q',
     '--base-url',
-    'http://127.0.0.1:9/v1',
+    'http://127.0.0.1:2/v1',
     '--model',
     'm',
   ];
@@ -295,6 +295,6 @@ describe('bad --repl, --tools and --system-prompt values', () => {
   it('names a missing system prompt file', async () => {
     const res = await runCli([...base(), '--system-prompt', join(dir, 'no-prompt.txt')]);
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/cannot read --system-prompt .*no-prompt\.txt: ENOENT/);
+    expect(res.stderr).toMatch(/cannot read --system-prompt .*no-prompt\.txt: no such file/);
   });
 });

@@ -248,7 +248,7 @@ describe('rlm-studio run against mock-llm', () => {
       '--context',
       writeContext('ok3.txt', 'x'),
       '--base-url',
-      'http://127.0.0.1:9/v1',
+      'http://127.0.0.1:2/v1',
       '--model',
       'm',
       '--max-errors-mode',
@@ -268,7 +268,7 @@ describe('rlm-studio run with bad input', () => {
       '--query',
       'q',
       '--base-url',
-      'http://127.0.0.1:9/v1',
+      'http://127.0.0.1:2/v1',
       '--model',
       'm',
       '--json',
@@ -284,7 +284,7 @@ describe('rlm-studio run with bad input', () => {
       '--context',
       writeContext('bad.json', '{"a": [1, 2'),
       '--base-url',
-      'http://127.0.0.1:9/v1',
+      'http://127.0.0.1:2/v1',
       '--model',
       'm',
     ]);
@@ -298,7 +298,7 @@ describe('rlm-studio run with bad input', () => {
       '--context',
       writeContext('ok.txt', 'x'),
       '--base-url',
-      'http://127.0.0.1:9/v1',
+      'http://127.0.0.1:2/v1',
       '--model',
       'm',
       '--max-iterations',
@@ -314,7 +314,7 @@ describe('rlm-studio run with bad input', () => {
       '--context',
       writeContext('ok2.txt', 'x'),
       '--base-url',
-      'http://127.0.0.1:9/v1',
+      'http://127.0.0.1:2/v1',
       '--model',
       'm',
       '--json',
@@ -322,6 +322,6 @@ describe('rlm-studio run with bad input', () => {
     expect(res.code).toBe(1);
     const out = JSON.parse(res.stdout) as RunJson;
     expect(out.stopReason).toBe('error');
-    expect(out.message).toMatch(/127\.0\.0\.1:9/);
+    expect(out.message).toMatch(/127\.0\.0\.1:2/);
   });
 });

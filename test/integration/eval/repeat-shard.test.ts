@@ -67,7 +67,7 @@ describe('local eval: repeats, shards, retrying errors', () => {
   it('--retry-errors runs only the sessions that ended in an error; their new line supersedes the old one', async () => {
     const out = join(tmp, 'retry');
     // An endpoint that is not there: every session ends in an error.
-    const dead = 'http://127.0.0.1:9/v1';
+    const dead = 'http://127.0.0.1:2/v1';
     const failed = await evalInto(out, {}, dead);
     expect(failed.summary.stopReasons).toEqual({ error: 4 });
     // Without --retry-errors nothing runs again.

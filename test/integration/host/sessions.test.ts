@@ -80,7 +80,10 @@ describe('many sessions', () => {
     const py = await c.call('session.export', { sessionId: opened.sessionId, format: 'rlm-python' });
     const back = (await c.call('session.openText', { name: py.fileName, text: py.text })).session;
     expect(back.format).toBe('rlm-python');
-    await expect(c.call('session.open', { path: '/nonexistent/x.rlm.jsonl' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(c.call('session.open', { path: '/nonexistent/x.rlm.jsonl' })).rejects.toMatchObject({
+      code: 'not_found',
+      message: 'cannot open /nonexistent/x.rlm.jsonl: no such file',
+    });
     await expect(c.call('session.openText', { name: 'junk', text: 'hello\n' })).rejects.toMatchObject({ code: 'bad_request' });
   });
 
@@ -88,7 +91,7 @@ describe('many sessions', () => {
     const host = newHost({ env: { MY_KEY: 'sk-secret-value' } });
     const c = connectInProcess(host);
     const { profiles } = await c.call('profiles.save', {
-      profile: { name: 'local', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', subModel: null, apiKeyRef: 'MY_KEY', prices: {} },
+      profile: { name: 'local', baseUrl: 'http://127.0.0.1:2/v1', model: 'm', subModel: null, apiKeyRef: 'MY_KEY', prices: {} },
     });
     expect(profiles.map((p) => p.name)).toEqual(['demo', 'local']);
     const { readdirSync } = await import('node:fs');
@@ -106,7 +109,7 @@ describe('many sessions', () => {
     ).rejects.toMatchObject({ code: 'bad_request' });
     // Deleted: gone from the list and from the file; the environment variable it named is the user's.
     await c.call('profiles.save', {
-      profile: { name: 'other', baseUrl: 'http://127.0.0.1:9/v1', model: 'm2', subModel: null, apiKeyRef: null, prices: {} },
+      profile: { name: 'other', baseUrl: 'http://127.0.0.1:2/v1', model: 'm2', subModel: null, apiKeyRef: null, prices: {} },
     });
     expect((await c.call('profiles.delete', { profile: 'local' })).profiles.map((p) => p.name)).toEqual(['demo', 'other']);
     const after = readdirSync(dir)

@@ -6,6 +6,7 @@ import { isAbortError, LmEndpointError, OpenAiCompatibleClient } from '../../../
 import type { OpenAiClientOptions } from '../../../src-main/lm/openai-client.ts';
 import { startMockLlm } from '../../../src-main/mock-llm/server.ts';
 import type { MockLlmOptions, MockLlmServer } from '../../../src-main/mock-llm/server.ts';
+import { fetchBlockedPort } from '../../../src-shared/endpoint-url.ts';
 import type { ChatMessage } from '../../../src-shared/events.ts';
 
 const servers: MockLlmServer[] = [];
@@ -165,6 +166,33 @@ describe('OpenAiCompatibleClient over HTTP', () => {
     expect(err).toBeInstanceOf(LmEndpointError);
     expect((err as Error).message).toContain(`LM endpoint ${base} is unreachable`);
     expect((err as Error).message).toMatch(/ECONNREFUSED|refused/i);
+  });
+
+  it('names a port that fetch refuses, before the SDK tries it', async () => {
+    const base = 'http://127.0.0.1:6666/v1';
+    const err = await new OpenAiCompatibleClient({ baseUrl: base, maxRetries: 4 })
+      .complete({ model: 'mock-llm', messages: COUNT_PROMPT })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LmEndpointError);
+    expect((err as Error).message).toContain(`LM endpoint ${base} is unreachable: fetch refuses to connect to port 6666`);
+  });
+
+  it("knows the ports Node's fetch refuses, and only those (each listed port and its neighbours)", async () => {
+    const ports = [...new Set([1, 7, 9, 10, 80, 443, 3000, 5999, 6000, 6001, 6665, 6670, 8000, 10079, 10080, 10081, 11434, 65535])];
+    for (let p = 1; p <= 10_081; p++) if (fetchBlockedPort(new URL(`http://h:${p}`)) !== null) ports.push(p - 1, p, p + 1);
+    const refused = async (port: number): Promise<boolean> => {
+      const err = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2000) }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      return err instanceof TypeError && err.cause instanceof Error && err.cause.message === 'bad port';
+    };
+    const mismatched: number[] = [];
+    for (const port of new Set(ports)) {
+      if (port < 1 || port > 65535) continue;
+      if ((await refused(port)) !== (fetchBlockedPort(new URL(`http://h:${port}`)) !== null)) mismatched.push(port);
+    }
+    expect(mismatched).toEqual([]);
   });
 
   it('reports a per-attempt timeout clearly, after retrying it', async () => {

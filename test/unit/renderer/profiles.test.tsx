@@ -98,13 +98,17 @@ function storeText(state: object): string {
 }
 
 describe('validateDraft', () => {
-  const base: ProfileDraft = { ...EMPTY_DRAFT, name: 'x', baseUrl: 'http://h:1/v1', model: 'm' };
+  const base: ProfileDraft = { ...EMPTY_DRAFT, name: 'x', baseUrl: 'http://h:2/v1', model: 'm' };
   it('builds the profile, refuses bad URLs, the demo name, duplicates and bad prices', () => {
     expect(validateDraft(base, [])).toEqual({
-      profile: { name: 'x', baseUrl: 'http://h:1/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} },
+      profile: { name: 'x', baseUrl: 'http://h:2/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} },
     });
     for (const baseUrl of ['not a url', 'ftp://h/v1', 'javascript:alert(1)', ''])
       expect(validateDraft({ ...base, baseUrl }, [])).toMatchObject({ errors: { baseUrl: expect.any(String) } });
+    // A port Node's fetch refuses to connect to (6000, X11), named before any call fails on it.
+    expect(validateDraft({ ...base, baseUrl: 'http://127.0.0.1:6000/v1' }, [])).toMatchObject({
+      errors: { baseUrl: expect.stringContaining('port 6000') },
+    });
     expect(validateDraft({ ...base, name: 'demo' }, [])).toMatchObject({ errors: { name: expect.stringContaining('built-in') } });
     expect(validateDraft(base, ['x'])).toMatchObject({ errors: { name: expect.stringContaining('exists') } });
     expect(validateDraft({ ...base, original: 'x' }, ['x'])).toHaveProperty('profile');
@@ -131,7 +135,7 @@ describe('validateDraft', () => {
     expect(validateDraft({ ...base, sampling }, [])).toEqual({
       profile: {
         name: 'x',
-        baseUrl: 'http://h:1/v1',
+        baseUrl: 'http://h:2/v1',
         model: 'm',
         subModel: null,
         apiKeyRef: null,

@@ -270,12 +270,12 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
 });
 
 describe('profiles: REPL language and system prompt', () => {
-  const base: ProfileDraft = { ...EMPTY_DRAFT, name: 'x', baseUrl: 'http://h:1/v1', model: 'm' };
+  const base: ProfileDraft = { ...EMPTY_DRAFT, name: 'x', baseUrl: 'http://h:2/v1', model: 'm' };
   it('keeps Python and a prompt; JavaScript and an empty prompt are left out', () => {
     expect(validateDraft({ ...base, repl: 'python', systemPrompt: 'P {tools}' }, [])).toEqual({
       profile: {
         name: 'x',
-        baseUrl: 'http://h:1/v1',
+        baseUrl: 'http://h:2/v1',
         model: 'm',
         subModel: null,
         apiKeyRef: null,
@@ -303,7 +303,7 @@ describe('profiles: REPL language and system prompt', () => {
     expect(within(dialog).getByTestId('pp-row-qwen').textContent).toMatch(/Python.*own \(30 characters\)/);
     fireEvent.click(within(dialog).getByTestId('pp-add'));
     fireEvent.change(screen.getByTestId('pp-name'), { target: { value: 'paper2' } });
-    fireEvent.change(screen.getByTestId('pp-base-url'), { target: { value: 'http://127.0.0.1:9/v1' } });
+    fireEvent.change(screen.getByTestId('pp-base-url'), { target: { value: 'http://127.0.0.1:2/v1' } });
     fireEvent.change(screen.getByTestId('pp-model'), { target: { value: 'm' } });
     fireEvent.change(screen.getByTestId('pp-repl'), { target: { value: 'python' } });
     fireEvent.change(screen.getByTestId('pp-system-prompt'), { target: { value: 'Trained prompt' } });
@@ -314,7 +314,7 @@ describe('profiles: REPL language and system prompt', () => {
     expect(sentOf(carrier, 'profiles.save').map((c) => c.profile)).toEqual([
       {
         name: 'paper2',
-        baseUrl: 'http://127.0.0.1:9/v1',
+        baseUrl: 'http://127.0.0.1:2/v1',
         model: 'm',
         subModel: null,
         apiKeyRef: null,

@@ -190,7 +190,7 @@ describe('the New run form', () => {
 });
 
 describe('profiles', () => {
-  const base: ProfileDraft = { ...EMPTY_DRAFT, name: 'x', baseUrl: 'http://h:1/v1', model: 'm' };
+  const base: ProfileDraft = { ...EMPTY_DRAFT, name: 'x', baseUrl: 'http://h:2/v1', model: 'm' };
   it('keeps example paths and a budget; none are left out; a bad budget is named', () => {
     expect(validateDraft({ ...base, examples: '/a.jsonl\n /b.jsonl ', exampleBudget: '5000' }, [])).toMatchObject({
       profile: { examples: ['/a.jsonl', '/b.jsonl'], exampleBudget: 5000 },

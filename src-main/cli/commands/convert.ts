@@ -6,7 +6,7 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.ts';
 import { fileSink, type Sink } from '../output-file.ts';
 import { readLog } from '../../logs/read-log.ts';
-import { assertReadable, reportProblems, type Output } from './stats.ts';
+import { assertReadable, processOutput, reportProblems, type Output } from '../log-input.ts';
 import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import { makeHeader, encodeLine } from '../../../src-shared/codecs/native-lines.ts';
 import { RlmPythonExporter } from '../../../src-shared/codecs/rlm-python-export.ts';
@@ -20,15 +20,10 @@ function outputSink(io: Output): Sink {
   return { write: async (text) => io.out(text), close: async () => undefined };
 }
 
-const stdoutOutput: Output = {
-  out: (t) => void process.stdout.write(t),
-  err: (t) => void process.stderr.write(t),
-};
-
 export async function runConvert(
   input: string,
   options: { to: ConvertTarget; output?: string },
-  io: Output = stdoutOutput,
+  io: Output = processOutput,
 ): Promise<{ events: number }> {
   if (options.to !== 'native' && options.to !== 'rlm-python')
     throw new UsageError(`--to must be native or rlm-python, got "${String(options.to)}"`);

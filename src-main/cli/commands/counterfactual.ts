@@ -14,7 +14,7 @@ import { defaultRunsDir } from '../../logs/paths.ts';
 import { readLogFile } from '../../logs/read-log.ts';
 import { UsageError } from '../errors.ts';
 import { urlArg } from '../role-options.ts';
-import { assertReadable, reportProblems } from './stats.ts';
+import { assertReadable, reportProblems } from '../log-input.ts';
 
 interface CounterfactualCliOptions {
   call?: string;

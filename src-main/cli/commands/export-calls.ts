@@ -10,7 +10,7 @@ import { readLabels } from '../../logs/labels-sidecar.ts';
 import { UsageError } from '../errors.ts';
 import { logInputs } from '../log-inputs.ts';
 import { fileSink } from '../output-file.ts';
-import { reportProblems, type Output } from './stats.ts';
+import { reportProblems, type Output, processOutput } from '../log-input.ts';
 
 export interface ExportCallsOptions {
   output: string;
@@ -23,11 +23,6 @@ export interface ExportCallsReport {
   calls: number;
   kept: number;
 }
-
-const processOutput: Output = {
-  out: (t) => void process.stdout.write(t),
-  err: (t) => void process.stderr.write(t),
-};
 
 export async function runExportCalls(paths: string[], o: ExportCallsOptions, io: Output = processOutput): Promise<ExportCallsReport> {
   let where: ((l: CallLine, labels?: CallLabels) => boolean) | null = null;

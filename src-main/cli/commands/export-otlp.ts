@@ -11,7 +11,7 @@ import { readEvents } from '../../export/read-events.ts';
 import { UsageError } from '../errors.ts';
 import { logInputs } from '../log-inputs.ts';
 import { fileSink } from '../output-file.ts';
-import { reportProblems, type Output } from './stats.ts';
+import { reportProblems, type Output, processOutput } from '../log-input.ts';
 
 export interface ExportOtlpOptions {
   endpoint?: string;
@@ -27,11 +27,6 @@ export interface ExportOtlpReport {
   traces: number;
   spans: number;
 }
-
-const processOutput: Output = {
-  out: (t) => void process.stdout.write(t),
-  err: (t) => void process.stderr.write(t),
-};
 
 export async function runExportOtlp(paths: string[], o: ExportOtlpOptions, io: Output = processOutput): Promise<ExportOtlpReport> {
   if ((o.endpoint === undefined) === (o.output === undefined))

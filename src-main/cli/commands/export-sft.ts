@@ -20,7 +20,7 @@ import { UsageError } from '../errors.ts';
 import { logInputs } from '../log-inputs.ts';
 import { fileSink } from '../output-file.ts';
 import { nonNegativeInt, positiveInt } from '../options.ts';
-import { assertReadable, reportProblems, type Output } from './stats.ts';
+import { assertReadable, reportProblems, type Output, processOutput } from '../log-input.ts';
 
 export interface ExportSftOptions {
   output: string;
@@ -34,11 +34,6 @@ export interface ExportSftOptions {
   withSource?: boolean;
   json?: boolean;
 }
-
-const processOutput: Output = {
-  out: (t) => void process.stdout.write(t),
-  err: (t) => void process.stderr.write(t),
-};
 
 async function correctLogs(resultsPath: string): Promise<Map<string, boolean>> {
   // readResults reads a missing file as no results (a new evaluation has none yet).

@@ -6,7 +6,7 @@ import { labelsList, type LabelsState } from '../../../src-shared/analysis/label
 import { labelLog, type LabelChange } from '../../analysis/label-log.ts';
 import { LabelError, readLabels, sidecarPath } from '../../logs/labels-sidecar.ts';
 import { UsageError } from '../errors.ts';
-import { assertReadable, type Output } from './stats.ts';
+import { assertReadable, type Output, processOutput } from '../log-input.ts';
 
 export interface LabelOptions {
   note?: string;
@@ -14,11 +14,6 @@ export interface LabelOptions {
   labels?: string;
   json?: boolean;
 }
-
-const processOutput: Output = {
-  out: (t) => void process.stdout.write(t),
-  err: (t) => void process.stderr.write(t),
-};
 
 function formatLabels(state: LabelsState): string {
   const list = labelsList(state);

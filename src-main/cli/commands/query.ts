@@ -8,17 +8,12 @@ import { compileQuery, QueryError, type CompiledQuery } from '../../../src-share
 import { queryLogs, type QueryLogsResult } from '../../analysis/query-logs.ts';
 import { UsageError } from '../errors.ts';
 import { logInputs } from '../log-inputs.ts';
-import { assertReadable, describeProblems, reportProblems, type Output } from './stats.ts';
+import { assertReadable, describeProblems, reportProblems, type Output, processOutput } from '../log-input.ts';
 
 export interface QueryOptions {
   json?: boolean;
   context?: string;
 }
-
-const processOutput: Output = {
-  out: (t) => void process.stdout.write(t),
-  err: (t) => void process.stderr.write(t),
-};
 
 export async function runQuery(expr: string, paths: string[], o: QueryOptions, io: Output = processOutput): Promise<QueryLogsResult> {
   let query: CompiledQuery;

@@ -1,5 +1,7 @@
-// Output files the CLI creates: never an existing file overwritten, written as a stream.
+// Output files the CLI creates: never an existing file overwritten, written as a stream, and a
+// failed write leaves nothing behind.
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { access, rename, rm } from 'node:fs/promises';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
 import { UsageError } from './errors.ts';
 
@@ -8,25 +10,30 @@ export interface Sink {
   close(): Promise<void>;
 }
 
-/** Creates `path` for writing, refusing an existing one. */
-export async function openExclusive(path: string): Promise<WriteStream> {
+/**
+ * Creates `path` for writing, refusing an existing one. With `partialOf`, `path` is that
+ * file's partial copy, and the messages name the file the user asked for.
+ */
+export async function openExclusive(path: string, partialOf?: string): Promise<WriteStream> {
   const stream = createWriteStream(path, { flags: 'wx' });
   await new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve());
-    stream.once('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        err.code === 'EEXIST'
-          ? new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`)
-          : new UsageError(`${path}: cannot create it: ${fileErrorText(err, true)}`),
-      ),
-    );
+    stream.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') reject(new UsageError(`${partialOf ?? path}: cannot create it: ${fileErrorText(err, true)}`));
+      else if (partialOf === undefined) reject(new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`));
+      else
+        reject(
+          new UsageError(
+            `${path} already exists, perhaps left by a write of ${partialOf} that was stopped; remove it, or choose another -o path`,
+          ),
+        );
+    });
   });
   return stream;
 }
 
-/** Creates `path` (refusing an existing one) and writes to it with backpressure. */
-export async function fileSink(path: string): Promise<Sink> {
-  const stream = await openExclusive(path);
+/** A file opened by `openExclusive`, written with backpressure. */
+function sinkOf(stream: WriteStream): Sink {
   return {
     write: (text) =>
       new Promise<void>((resolve, reject) => {
@@ -35,4 +42,35 @@ export async function fileSink(path: string): Promise<Sink> {
       }),
     close: () => new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve()))),
   };
+}
+
+/** Refuses `path` when something is there already. */
+export async function assertAbsent(path: string): Promise<void> {
+  const exists = await access(path).then(
+    () => true,
+    () => false,
+  );
+  if (exists) throw new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`);
+}
+
+/**
+ * Creates `path` with what `write` writes, whole or not at all: written to `path.partial`,
+ * removed if `write` or the file fails, renamed to `path` at the end. A file that appears at
+ * `path` meanwhile is left as it is (checked before and again just before the rename).
+ */
+export async function writeWhole<T>(path: string, write: (sink: Sink) => Promise<T>): Promise<T> {
+  await assertAbsent(path);
+  const partial = `${path}.partial`;
+  const sink = sinkOf(await openExclusive(partial, path));
+  try {
+    const result = await write(sink);
+    await sink.close();
+    await assertAbsent(path);
+    await rename(partial, path);
+    return result;
+  } catch (err) {
+    await sink.close().catch(() => undefined);
+    await rm(partial, { force: true });
+    throw err;
+  }
 }

@@ -17,7 +17,7 @@ import { BUNDLE_TEMPLATE } from '../bundle-build.ts';
 import { UsageError } from '../errors.ts';
 import { openExclusive } from '../output-file.ts';
 import { ensureRendererBuilt, rendererDist } from '../renderer-build.ts';
-import { assertReadable, reportProblems, type Output, processOutput } from '../log-input.ts';
+import { assertReadable, reportProblems, type Output, processOutput } from '../log-inputs.ts';
 
 /** Base64 of a byte stream, in pieces that join into one base64 text (each a multiple of 3 bytes but the last). */
 class Base64Encode extends Transform {

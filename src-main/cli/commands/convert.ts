@@ -1,12 +1,11 @@
 // `rlm-studio convert IN --to native|rlm-python [-o OUT]`: streams a log of any supported
 // format into the other. Never overwrites OUT. Writes everything readable; damaged input
 // still exits non-zero naming the line and the problem.
-import { rm } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.ts';
-import { fileSink, type Sink } from '../output-file.ts';
+import { type Sink, writeWhole } from '../output-file.ts';
 import { readLog } from '../../logs/read-log.ts';
-import { assertReadable, processOutput, reportProblems, type Output } from '../log-input.ts';
+import { assertReadable, processOutput, reportProblems, type Output } from '../log-inputs.ts';
 import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import { makeHeader, encodeLine } from '../../../src-shared/codecs/native-lines.ts';
 import { RlmPythonExporter } from '../../../src-shared/codecs/rlm-python-export.ts';
@@ -28,13 +27,12 @@ export async function runConvert(
   if (options.to !== 'native' && options.to !== 'rlm-python')
     throw new UsageError(`--to must be native or rlm-python, got "${String(options.to)}"`);
   await assertReadable(input);
-  const sink = options.output ? await fileSink(options.output) : outputSink(io);
   const problems: ReadProblem[] = [];
-  let header: LogHeader | null = null;
-  let exporter: RlmPythonExporter | null = null;
-  let events = 0;
   let known = false;
-  try {
+  const convert = async (sink: Sink): Promise<number> => {
+    let header: LogHeader | null = null;
+    let exporter: RlmPythonExporter | null = null;
+    let events = 0;
     for await (const item of readLog(input)) {
       switch (item.kind) {
         case 'format':
@@ -66,17 +64,17 @@ export async function runConvert(
       }
     }
     if (exporter) for (const line of exporter.end()) await sink.write(line);
-  } finally {
-    await sink.close();
-    // Created by us and left empty: a retry with the same -o would otherwise be refused.
-    if (options.output && events === 0) await rm(options.output, { force: true });
-  }
-  if (!known) reportProblems(input, problems, io, 'nothing converted');
-  const where = options.output ?? 'stdout';
-  if (events === 0 && !problems.some((p) => p.severity === 'error')) {
-    problems.push({ line: null, severity: 'error', message: 'no events could be read' });
-  }
-  reportProblems(input, problems, io, events === 0 ? 'nothing converted' : `wrote the ${events} event(s) that could be read to ${where}`);
+    // Nothing read is an error, raised here so that no output file is kept (a retry with the same -o would be refused).
+    if (events === 0) {
+      if (!known) reportProblems(input, problems, io, 'nothing converted');
+      if (!problems.some((p) => p.severity === 'error'))
+        problems.push({ line: null, severity: 'error', message: 'no events could be read' });
+      reportProblems(input, problems, io, 'nothing converted');
+    }
+    return events;
+  };
+  const events = options.output ? await writeWhole(options.output, convert) : await convert(outputSink(io));
+  reportProblems(input, problems, io, `wrote the ${events} event(s) that could be read to ${options.output ?? 'stdout'}`);
   return { events };
 }
 

@@ -14,7 +14,7 @@ import { defaultRunsDir } from '../../logs/paths.ts';
 import { readLogFile } from '../../logs/read-log.ts';
 import { UsageError } from '../errors.ts';
 import { urlArg } from '../role-options.ts';
-import { assertReadable, reportProblems } from '../log-input.ts';
+import { assertReadable, reportProblems } from '../log-inputs.ts';
 
 interface CounterfactualCliOptions {
   call?: string;

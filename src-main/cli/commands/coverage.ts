@@ -19,7 +19,7 @@ import { applyEvent, createTrajectoryState } from '../../../src-shared/trajector
 import type { TrajectoryState } from '../../../src-shared/trajectory/types.ts';
 import { readLogBatches } from '../../logs/read-log.ts';
 import { UsageError } from '../errors.ts';
-import { assertReadable, type Output, reportProblems, processOutput } from '../log-input.ts';
+import { assertReadable, type Output, reportProblems, processOutput } from '../log-inputs.ts';
 
 /** What `--json` prints: the report, with the files it is about. */
 export interface CoverageJson extends CoverageReport {

@@ -1,6 +1,5 @@
 // `rlm-studio export-calls LOG|DIR… [--where EXPR] -o calls.jsonl`: every sub-call of the
 // logs that matches the filter, one JSON line each (see export/calls.ts).
-import { access, rename, rm } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ModelCallFolder } from '../../../src-shared/trajectory/model-calls.ts';
 import { labelsOf, SESSION_TARGET, targetId } from '../../../src-shared/analysis/labels.ts';
@@ -8,9 +7,8 @@ import { type CallLabels, type CallLine, compileWhere, WHERE_FIELDS, WhereError 
 import { readEvents } from '../../export/read-events.ts';
 import { readLabels } from '../../logs/labels-sidecar.ts';
 import { UsageError } from '../errors.ts';
-import { logInputs } from '../log-inputs.ts';
-import { fileSink } from '../output-file.ts';
-import { reportProblems, type Output, processOutput } from '../log-input.ts';
+import { writeWhole } from '../output-file.ts';
+import { logInputs, reportProblems, type Output, processOutput } from '../log-inputs.ts';
 
 export interface ExportCallsOptions {
   output: string;
@@ -33,18 +31,8 @@ export async function runExportCalls(paths: string[], o: ExportCallsOptions, io:
     throw err;
   }
   const inputs = await logInputs(paths);
-  if (
-    await access(o.output).then(
-      () => true,
-      () => false,
-    )
-  ) {
-    throw new UsageError(`${o.output} already exists; refusing to overwrite it (choose another -o path)`);
-  }
-  const partial = `${o.output}.partial`;
-  const sink = await fileSink(partial);
   const report: ExportCallsReport = { logs: 0, calls: 0, kept: 0 };
-  try {
+  await writeWhole(o.output, async (sink) => {
     for (const input of inputs) {
       const failed: { err: unknown }[] = [];
       let written: Promise<void> = Promise.resolve();
@@ -88,13 +76,7 @@ export async function runExportCalls(paths: string[], o: ExportCallsOptions, io:
       reportProblems(input.path, read.problems, io, 'nothing exported');
       report.logs++;
     }
-    await sink.close();
-  } catch (err) {
-    await sink.close().catch(() => undefined);
-    await rm(partial, { force: true });
-    throw err;
-  }
-  await rename(partial, o.output);
+  });
   if (o.json) io.out(`${JSON.stringify(report)}\n`);
   else
     io.err(

@@ -1,7 +1,6 @@
 // `rlm-studio export-otlp LOG|DIR… (--endpoint URL | -o traces.json)`: the logs as
 // OpenTelemetry traces (GenAI conventions, see export/otlp.ts), sent to a collector over
 // OTLP/HTTP or written as OTLP/JSON.
-import { access, rename, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
@@ -9,9 +8,8 @@ import { OtlpSpanFolder } from '../../export/otlp.ts';
 import { collectorExporter, OtlpTargetError, otlpJson, parseHeaders, sendSpans, tracesUrl } from '../../export/otlp-transport.ts';
 import { readEvents } from '../../export/read-events.ts';
 import { UsageError } from '../errors.ts';
-import { logInputs } from '../log-inputs.ts';
-import { fileSink } from '../output-file.ts';
-import { reportProblems, type Output, processOutput } from '../log-input.ts';
+import { assertAbsent, writeWhole } from '../output-file.ts';
+import { logInputs, reportProblems, type Output, processOutput } from '../log-inputs.ts';
 
 export interface ExportOtlpOptions {
   endpoint?: string;
@@ -41,15 +39,7 @@ export async function runExportOtlp(paths: string[], o: ExportOtlpOptions, io: O
   }
   if (o.output !== undefined && Object.keys(headers).length > 0) throw new UsageError('--header goes with --endpoint');
   const inputs = await logInputs(paths);
-  if (
-    o.output !== undefined &&
-    (await access(o.output).then(
-      () => true,
-      () => false,
-    ))
-  ) {
-    throw new UsageError(`${o.output} already exists; refusing to overwrite it (choose another -o path)`);
-  }
+  if (o.output !== undefined) await assertAbsent(o.output);
   const report: ExportOtlpReport = { logs: 0, traces: 0, spans: 0 };
   const all: ReadableSpan[] = [];
   const exporter = o.endpoint === undefined ? null : collectorExporter({ endpoint: o.endpoint, headers });
@@ -85,19 +75,7 @@ export async function runExportOtlp(paths: string[], o: ExportOtlpOptions, io: O
   } finally {
     await exporter?.shutdown();
   }
-  if (o.output !== undefined) {
-    const partial = `${o.output}.partial`;
-    const sink = await fileSink(partial);
-    try {
-      await sink.write(`${otlpJson(all)}\n`);
-      await sink.close();
-    } catch (err) {
-      await sink.close().catch(() => undefined);
-      await rm(partial, { force: true });
-      throw err;
-    }
-    await rename(partial, o.output);
-  }
+  if (o.output !== undefined) await writeWhole(o.output, (sink) => sink.write(`${otlpJson(all)}\n`));
   const where = o.output ?? tracesUrl(o.endpoint!);
   if (o.json) io.out(`${JSON.stringify(report)}\n`);
   else

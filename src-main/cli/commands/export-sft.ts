@@ -1,7 +1,6 @@
 // `rlm-studio export-sft LOG|DIR… -o train.jsonl`: chat fine-tuning examples, one per model
 // call of the selected trajectories (see export/sft.ts). What was kept and dropped, and why,
 // goes to stderr (or stdout as JSON with --json).
-import { access, rename, rm } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { readResults } from '../../eval/results.ts';
 import { readEvents } from '../../export/read-events.ts';
@@ -17,10 +16,9 @@ import {
 import { LabelName } from '../../../src-shared/analysis/labels.ts';
 import { readLabels } from '../../logs/labels-sidecar.ts';
 import { UsageError } from '../errors.ts';
-import { logInputs } from '../log-inputs.ts';
-import { fileSink } from '../output-file.ts';
+import { writeWhole } from '../output-file.ts';
 import { nonNegativeInt, positiveInt } from '../options.ts';
-import { assertReadable, reportProblems, type Output, processOutput } from '../log-input.ts';
+import { logInputs, assertReadable, reportProblems, type Output, processOutput } from '../log-inputs.ts';
 
 export interface ExportSftOptions {
   output: string;
@@ -60,19 +58,16 @@ export async function runExportSft(paths: string[], o: ExportSftOptions, io: Out
   if (o.label !== undefined && !LabelName.safeParse(o.label).success)
     throw new UsageError(`--label ${JSON.stringify(o.label)}: not a label name`);
   const inputs = await logInputs(paths);
-  // Written beside the target and renamed at the end: a failed export leaves no partial file.
-  const partial = `${o.output}.partial`;
-  const sink = await fileSink(partial);
-  let pendingWrite: Promise<void> = Promise.resolve();
-  const exporter = new SftExporter({
-    selection,
-    format: o.format,
-    withSource: o.withSource ?? false,
-    write: (line) => {
-      pendingWrite = pendingWrite.then(() => sink.write(line));
-    },
-  });
-  try {
+  const report = await writeWhole(o.output, async (sink) => {
+    let pendingWrite: Promise<void> = Promise.resolve();
+    const exporter = new SftExporter({
+      selection,
+      format: o.format,
+      withSource: o.withSource ?? false,
+      write: (line) => {
+        pendingWrite = pendingWrite.then(() => sink.write(line));
+      },
+    });
     for (const input of inputs) {
       let log: ReturnType<SftExporter['beginLog']> | null = null;
       const labels = o.label !== undefined ? await readLabels(input.path) : undefined;
@@ -89,31 +84,11 @@ export async function runExportSft(paths: string[], o: ExportSftOptions, io: Out
       reportProblems(input.path, read.problems, io, 'nothing exported');
     }
     await pendingWrite;
-    await sink.close();
-  } catch (err) {
-    await sink.close().catch(() => undefined);
-    await rm(partial, { force: true });
-    throw err;
-  }
-  const report = exporter.result();
-  try {
-    await assertAbsent(o.output);
-    await rename(partial, o.output);
-  } catch (err) {
-    await rm(partial, { force: true });
-    throw err;
-  }
+    return exporter.result();
+  });
   if (o.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
   else io.err(formatSftReport(report, o.output));
   return report;
-}
-
-async function assertAbsent(path: string): Promise<void> {
-  const exists = await access(path).then(
-    () => true,
-    () => false,
-  );
-  if (exists) throw new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`);
 }
 
 export function registerExportSft(program: Command): void {

@@ -6,7 +6,7 @@ import { labelsList, type LabelsState } from '../../../src-shared/analysis/label
 import { labelLog, type LabelChange } from '../../analysis/label-log.ts';
 import { LabelError, readLabels, sidecarPath } from '../../logs/labels-sidecar.ts';
 import { UsageError } from '../errors.ts';
-import { assertReadable, type Output, processOutput } from '../log-input.ts';
+import { assertReadable, type Output, processOutput } from '../log-inputs.ts';
 
 export interface LabelOptions {
   note?: string;

@@ -7,8 +7,7 @@ import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import { compileQuery, QueryError, type CompiledQuery } from '../../../src-shared/analysis/query.ts';
 import { queryLogs, type QueryLogsResult } from '../../analysis/query-logs.ts';
 import { UsageError } from '../errors.ts';
-import { logInputs } from '../log-inputs.ts';
-import { assertReadable, describeProblems, reportProblems, type Output, processOutput } from '../log-input.ts';
+import { logInputs, assertReadable, describeProblems, reportProblems, type Output, processOutput } from '../log-inputs.ts';
 
 export interface QueryOptions {
   json?: boolean;

@@ -11,7 +11,7 @@ import type { BlockComparison } from '../../rerun/re-execute.ts';
 import { RerunInputError, rerunLog, type ReplLanguage, type RerunReport } from '../../rerun/rerun-log.ts';
 import { UsageError } from '../errors.ts';
 import { loadContextFile } from './run.ts';
-import { assertReadable } from '../log-input.ts';
+import { assertReadable } from '../log-inputs.ts';
 
 export interface RerunCliOptions {
   /** One file for every turn, or one per turn of a multi-turn log (repeated --context). */

@@ -2,7 +2,7 @@
 // format (detected from content). Streams the file, so it works on logs larger than memory.
 import type { Command } from 'commander';
 import { UsageError } from '../errors.ts';
-import { assertReadable, processOutput, reportProblems, type Output } from '../log-input.ts';
+import { assertReadable, processOutput, reportProblems, type Output } from '../log-inputs.ts';
 import { positiveInt } from '../options.ts';
 import { formatPolicy, formatComparison } from '../stats-text.ts';
 import { readPolicySource, type PolicySource } from '../../analysis/policy-sources.ts';

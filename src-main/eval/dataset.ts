@@ -1,7 +1,7 @@
 // Datasets: JSONL, one task per line (id, kind, query, expected, scorer, and the context
 // inline or as a file beside the dataset). Validated line by line; errors name the line.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
@@ -70,7 +70,30 @@ export async function readDataset(path: string): Promise<Dataset> {
     tasks.push(inline === undefined ? task : { ...task, context: parseJsonContext(inline) });
   });
   if (tasks.length === 0) throw new DatasetError(`dataset ${path} has no tasks`);
-  return { path: resolve(path), dir: dirname(resolve(path)), tasks };
+  const dir = dirname(resolve(path));
+  await checkContextFiles(path, dir, tasks);
+  return { path: resolve(path), dir, tasks };
+}
+
+/**
+ * Refuses a dataset whose context files are not all there, before any session spends money on
+ * the tasks that do have theirs (a typo in one line would otherwise surface as that task's error).
+ */
+async function checkContextFiles(path: string, dir: string, tasks: readonly EvalTask[]): Promise<void> {
+  const problems: string[] = [];
+  for (const task of tasks) {
+    if (task.contextFile === undefined) continue;
+    const file = resolve(dir, task.contextFile);
+    const why = await stat(file).then(
+      (s) => (s.isFile() ? null : 'it is not a file'),
+      (err: unknown) => fileErrorText(err),
+    );
+    if (why !== null) problems.push(`task ${task.id}: ${file}: ${why}`);
+  }
+  if (problems.length === 0) return;
+  const shown = problems.slice(0, 5).join('; ');
+  const more = problems.length > 5 ? `; and ${problems.length - 5} more` : '';
+  throw new DatasetError(`${path}: the context files of ${problems.length} task(s) cannot be read: ${shown}${more}`);
 }
 
 /** The task's context: inline, or read from its file (`.json` parsed). */

@@ -1,6 +1,6 @@
 // The eval runner in-process (dataset → results, summary, logs), and the CLI resuming
 // after a SIGKILL: finished tasks are not re-run, results are complete and not duplicated.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,6 +153,26 @@ describe('eval runner in-process', () => {
     await expect(readDataset(bad)).rejects.toThrow(/line 2: scorer/);
     writeFileSync(bad, '{"id":"a","kind":"x","query":"q","expected":"1","scorer":"exact"}\n');
     await expect(readDataset(bad)).rejects.toThrow(/line 1: exactly one of "context" and "contextFile"/);
+  });
+
+  it('refuses a dataset whose context files are not all there, naming each task, before any session', async () => {
+    const dir = mkdtempSync(join(tmp, 'missing-ctx-'));
+    writeFileSync(join(dir, 'here.txt'), 'a context');
+    const line = (id: string, contextFile: string): string =>
+      JSON.stringify({ id, kind: 'x', query: 'q', expected: '1', scorer: 'exact', contextFile });
+    const ds = join(dir, 'ds.jsonl');
+    writeFileSync(ds, [line('ok', 'here.txt'), line('typo', 'hree.txt'), line('folder', '.')].join('\n'));
+    await expect(readDataset(ds)).rejects.toThrow(
+      `${ds}: the context files of 2 task(s) cannot be read: task typo: ${join(dir, 'hree.txt')}: no such file; task folder: ${dir}: it is not a file`,
+    );
+    const out = join(dir, 'out');
+    const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'x', maxRetries: 0 });
+    const before = server.stats().requests;
+    await expect(runEval({ dataset: ds, outDir: out, client, baseUrl: server.url, model: 'mock-root', parallel: 1 })).rejects.toThrow(
+      /task typo/,
+    );
+    expect(server.stats().requests).toBe(before);
+    expect(existsSync(join(out, 'results.jsonl'))).toBe(false);
   });
 });
 

@@ -5,6 +5,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
+import { schemaProblems } from '../../src-shared/schema-problems.ts';
 import { memberTextOf, parseJsonContext } from '../sandbox/json-source.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
 import { generateTask } from './tasks/index.ts';
@@ -56,9 +57,9 @@ export async function readDataset(path: string): Promise<Dataset> {
     } catch (err) {
       throw new DatasetError(`${path} line ${i + 1} is not valid JSON: ${(err as Error).message}`);
     }
-    const res = TaskLine.safeParse(value);
+    const res = TaskLine.safeParse(value, { reportInput: true });
     if (!res.success) {
-      const problems = res.error.issues.map((p) => (p.path.length > 0 ? `${p.path.join('.')}: ${p.message}` : p.message));
+      const problems = schemaProblems(res.error);
       throw new DatasetError(`${path} line ${i + 1}: ${problems.join('; ')}`);
     }
     if (ids.has(res.data.id)) throw new DatasetError(`${path} line ${i + 1}: duplicate task id "${res.data.id}"`);

@@ -13,6 +13,7 @@ import type { MockMessage, Policy } from './policy.ts';
 import { NoRuleMatchedError } from './policies/script.ts';
 import { autoPolicy } from './policies/index.ts';
 import { estimateTextTokens, estimateTokens } from '../../src-shared/tokens.ts';
+import { schemaProblems } from '../../src-shared/schema-problems.ts';
 
 export interface MockLlmOptions {
   /** 0 (default) picks a free port. */
@@ -270,9 +271,9 @@ function parseChatBody(text: string): ChatBody {
   } catch (err) {
     throw new HttpError(400, `request body is not valid JSON: ${messageOf(err)}`);
   }
-  const res = ChatBody.safeParse(value);
+  const res = ChatBody.safeParse(value, { reportInput: true });
   if (!res.success) {
-    const problems = res.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message));
+    const problems = schemaProblems(res.error);
     throw new HttpError(400, `malformed chat completion request: ${problems.join('; ')}`);
   }
   return res.data;

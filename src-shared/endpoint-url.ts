@@ -1,7 +1,7 @@
 // Ports that fetch refuses to connect to (the Fetch standard's "bad ports", kept from being used
 // against mail, IRC or X11 servers). Node's fetch, and so the openai SDK, fails on them with
 // "bad port" before connecting, whatever listens there; the SDK then retries for seconds.
-// test/integration/lm/blocked-ports.test.ts checks this list against Node's fetch.
+// test/integration/lm/openai-client.test.ts checks this list against Node's fetch.
 const FETCH_BLOCKED_PORTS: ReadonlySet<number> = new Set([
   1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117,
   119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636,

@@ -100,10 +100,11 @@ describe('a --base-url that is no http(s) URL', () => {
   });
 
   it('run and --sub-base-url refuse a port that fetch will not connect to, naming it', async () => {
-    for (const [flag, url] of [
-      ['--base-url', 'http://127.0.0.1:6000/v1'],
-      ['--sub-base-url', 'http://127.0.0.1:6666/v1'],
+    for (const [flag, port] of [
+      ['--base-url', 6000],
+      ['--sub-base-url', 6666],
     ] as const) {
+      const url = `http://127.0.0.1:${port}/v1`;
       const argv = [
         'run',
         '--context',
@@ -117,7 +118,7 @@ describe('a --base-url that is no http(s) URL', () => {
       ];
       const r = await runCli([...argv, flag, url]);
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toContain(`${flag} ${url}: fetch refuses to connect to port ${url.slice(17, 21)}`);
+      expect(r.stderr).toContain(`${flag} ${url}: fetch refuses to connect to port ${port}`);
       expect(existsSync(join(tmp, 'typo-logs'))).toBe(false);
     }
   });

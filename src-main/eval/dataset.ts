@@ -81,16 +81,18 @@ export async function readDataset(path: string): Promise<Dataset> {
  * the tasks that do have theirs (a typo in one line would otherwise surface as that task's error).
  */
 async function checkContextFiles(path: string, dir: string, tasks: readonly EvalTask[]): Promise<void> {
-  const problems: string[] = [];
-  for (const task of tasks) {
-    if (task.contextFile === undefined) continue;
-    const file = resolve(dir, task.contextFile);
-    const why = await stat(file).then(
-      (s) => (s.isFile() ? null : 'it is not a file'),
-      (err: unknown) => fileErrorText(err),
-    );
-    if (why !== null) problems.push(`task ${task.id}: ${file}: ${why}`);
-  }
+  const checked = await Promise.all(
+    tasks.map(async (task) => {
+      if (task.contextFile === undefined) return null;
+      const file = resolve(dir, task.contextFile);
+      const why = await stat(file).then(
+        (s) => (s.isFile() ? null : 'it is not a file'),
+        (err: unknown) => fileErrorText(err),
+      );
+      return why === null ? null : `task ${task.id}: ${file}: ${why}`;
+    }),
+  );
+  const problems = checked.filter((p) => p !== null);
   if (problems.length === 0) return;
   const shown = problems.slice(0, 5).join('; ');
   const more = problems.length > 5 ? `; and ${problems.length - 5} more` : '';

@@ -20,7 +20,7 @@ export async function openExclusive(path: string, partialOf?: string): Promise<W
     stream.once('open', () => resolve());
     stream.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EEXIST') reject(new UsageError(`${partialOf ?? path}: cannot create it: ${fileErrorText(err, true)}`));
-      else if (partialOf === undefined) reject(new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`));
+      else if (partialOf === undefined) reject(alreadyThere(path));
       else
         reject(
           new UsageError(
@@ -44,13 +44,17 @@ function sinkOf(stream: WriteStream): Sink {
   };
 }
 
+function alreadyThere(path: string): UsageError {
+  return new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`);
+}
+
 /** Refuses `path` when something is there already. */
 export async function assertAbsent(path: string): Promise<void> {
   const exists = await access(path).then(
     () => true,
     () => false,
   );
-  if (exists) throw new UsageError(`${path} already exists; refusing to overwrite it (choose another -o path)`);
+  if (exists) throw alreadyThere(path);
 }
 
 /**

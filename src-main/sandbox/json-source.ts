@@ -4,6 +4,7 @@
 // The Python REPL therefore parses a context's own text when there is one, rather than the
 // text JavaScript would write back from the value.
 
+import { jsonStringEnd } from '../../src-shared/json-strings.ts';
 import type { SandboxValue } from './types.ts';
 
 /** Held only as long as the parsed value is: an object or array, by identity. */
@@ -41,7 +42,7 @@ export function memberTextOf(text: string, key: string): string | undefined {
   if (text[i] !== '{') return undefined;
   i = skipBlanks(text, i + 1);
   while (text[i] === '"') {
-    const keyEnd = stringEnd(text, i);
+    const keyEnd = jsonStringEnd(text, i);
     const name = JSON.parse(text.slice(i, keyEnd)) as string;
     const start = skipBlanks(text, skipBlanks(text, keyEnd) + 1);
     const end = valueEnd(text, start);
@@ -57,22 +58,9 @@ function skipBlanks(text: string, i: number): number {
   return i;
 }
 
-/** The index after the string that starts (with its quote) at `i`. */
-function stringEnd(text: string, i: number): number {
-  let j = i + 1;
-  for (;;) {
-    const quote = text.indexOf('"', j);
-    if (quote < 0) return text.length;
-    let slashes = 0;
-    while (text[quote - 1 - slashes] === '\\') slashes++;
-    if (slashes % 2 === 0) return quote + 1;
-    j = quote + 1;
-  }
-}
-
 /** The index after the value that starts at `i`. */
 function valueEnd(text: string, i: number): number {
-  if (text[i] === '"') return stringEnd(text, i);
+  if (text[i] === '"') return jsonStringEnd(text, i);
   if (text[i] !== '{' && text[i] !== '[') {
     let j = i;
     while (j < text.length && !',}] \t\n\r'.includes(text[j] ?? '')) j++;
@@ -83,7 +71,7 @@ function valueEnd(text: string, i: number): number {
   while (j < text.length) {
     const c = text[j];
     if (c === '"') {
-      j = stringEnd(text, j);
+      j = jsonStringEnd(text, j);
       continue;
     }
     if (c === '{' || c === '[') depth++;

@@ -1,6 +1,7 @@
 // JSON as Python's `json.dump` writes it. By default it writes a float that is not finite as
 // the bare words NaN, Infinity and -Infinity, which JSON does not have: the reference library
 // logs a variable holding float("nan") that way, and JSON.parse refuses the whole line.
+import { jsonStringEnd } from '../json-strings.ts';
 
 /** Parses `text` as JSON, reading Python's NaN, Infinity and -Infinity as the strings "nan", "inf" and "-inf" (their repr). */
 export function parsePythonJson(text: string): unknown {
@@ -26,17 +27,10 @@ const WORDS: [string, string][] = [
 function quoteNonFinite(text: string): string {
   const out: string[] = [];
   let from = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 0x5c)
-        i++; // a backslash: the next character is escaped
-      else if (ch === 0x22) inString = false;
-      continue;
-    }
     if (ch === 0x22) {
-      inString = true;
+      i = jsonStringEnd(text, i) - 1;
       continue;
     }
     if (ch !== 0x2d && ch !== 0x49 && ch !== 0x4e) continue; // '-', 'I', 'N'

@@ -79,7 +79,7 @@ function cutPoint(buf: Buffer, filled: number): number {
 }
 
 /** Reads `length` bytes at `position` into `buf` from `offset`, fewer only at the file's end. */
-async function readFull(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> {
+export async function readFull(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> {
   let done = 0;
   while (done < length) {
     const n = await new Promise<number>((res, rej) =>

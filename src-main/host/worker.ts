@@ -3,7 +3,7 @@
 // session only. Always a plain Node 24 process (never Electron), forked by the host with
 // the flags the sandboxes need; talks to the host over the fork() IPC channel and exits
 // when the host goes.
-import type { TrajectoryEvent } from '../../src-shared/events.ts';
+import type { ReplLanguage, TrajectoryEvent } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { EventRecorder, RlmConversation } from '../engine/index.ts';
 import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
@@ -57,6 +57,8 @@ let abort = new AbortController();
 let started = false;
 /** A finished conversation kept for follow-up turns (`WorkerSpec.followUps`), until the host sends `end`. */
 let keptConversation: RlmConversation | null = null;
+/** The language of the session's REPL, for a follow-up's context file. */
+let keptLanguage: ReplLanguage = 'javascript';
 // Commands can arrive before `start` (the host sends as soon as the client asks): kept here.
 let early: { pause: boolean; breakpoints: WorkerSpec['breakpoints'] | null } = { pause: false, breakpoints: null };
 
@@ -79,8 +81,7 @@ function flushEvents(): void {
   send({ t: 'events', events });
 }
 
-async function loadContext(spec: Pick<WorkerSpec, 'context'>): Promise<SandboxValue> {
-  const c = spec.context;
+async function loadContext(c: WorkerSpec['context'], repl: ReplLanguage): Promise<SandboxValue> {
   switch (c.kind) {
     case 'text':
       return c.text;
@@ -91,7 +92,7 @@ async function loadContext(spec: Pick<WorkerSpec, 'context'>): Promise<SandboxVa
         throw new Error(`the JSON context does not parse: ${(err as Error).message}`, { cause: err });
       }
     case 'file':
-      return readContextFile(c.path);
+      return readContextFile(c.path, { repl });
     case 'demo':
       return demoContext(c.name);
   }
@@ -103,7 +104,8 @@ async function start(spec: WorkerSpec): Promise<boolean> {
   process.title = `rlm-studio worker ${spec.sessionId}`;
   // A spare warmed for Python that got a JavaScript session lets its interpreter go.
   if (spec.repl !== 'python' && pythonUsed()) void import('../sandbox/python/pool.ts').then((pool) => pool.coolPython());
-  const context = await loadContext(spec);
+  keptLanguage = spec.repl;
+  const context = await loadContext(spec.context, spec.repl);
   const http = new OpenAiCompatibleClient({
     baseUrl: spec.baseUrl,
     apiKey: spec.apiKey ?? 'no-key',
@@ -186,7 +188,7 @@ function keepsFor(stopReason: string): boolean {
 /** One more completion in the kept conversation; false when the conversation ended with it. */
 async function followUp(msg: ToWorker & { t: 'followUp' }): Promise<boolean> {
   if (keptConversation === null) throw new Error('this session keeps no REPL for a follow-up');
-  const context = msg.context === null ? msg.query : await loadContext({ context: msg.context });
+  const context = msg.context === null ? msg.query : await loadContext(msg.context, keptLanguage);
   const conversation = keptConversation;
   keptConversation = null;
   abort = new AbortController();
@@ -207,7 +209,7 @@ async function followUp(msg: ToWorker & { t: 'followUp' }): Promise<boolean> {
 
 async function rerun(spec: RerunSpec): Promise<false> {
   process.title = `rlm-studio worker ${spec.sessionId} (re-execution)`;
-  const context = await loadContext(spec);
+  const context = await loadContext(spec.context, spec.repl);
   const recorder = new EventRecorder();
   recorder.listen(queueEvent);
   send({ t: 'status', status: 'running', pause: null });

@@ -84,7 +84,7 @@ export async function chat(o: ChatCliOptions): Promise<void> {
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
   const load = async (path: string): Promise<{ value: SandboxValue; path: string }> => {
-    const value = await loadContextFile(path);
+    const value = await loadContextFile(path, o.repl);
     sandbox?.shareContextFile(resolve(path), value);
     return { value, path };
   };

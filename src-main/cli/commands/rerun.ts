@@ -66,7 +66,7 @@ export async function runRerun(log: string, o: RerunCliOptions): Promise<RerunJs
   await assertReadable(log);
   if (o.context.length === 0) throw new UsageError("required option '--context <file>' not specified");
   const contexts: SandboxValue[] = [];
-  for (const file of o.context) contexts.push(await loadContextFile(file));
+  for (const file of o.context) contexts.push(await loadContextFile(file, o.repl));
   let tools: Record<string, ToolSpec> = {};
   if (o.tools !== undefined) {
     try {

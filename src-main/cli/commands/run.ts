@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { fileErrorText } from '../../../src-shared/file-errors.ts';
-import { asSessionId, type StopReason } from '../../../src-shared/events.ts';
+import { asSessionId, type ReplLanguage, type StopReason } from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import type { UsageByModel } from '../../../src-shared/trajectory/by-model.ts';
 import {
@@ -97,10 +97,10 @@ export async function loadToolsOption(path: string): Promise<Record<string, Tool
   }
 }
 
-/** Reads a context file (see `readContextFile`), its problems as usage errors. */
-export async function loadContextFile(path: string): Promise<SandboxValue> {
+/** Reads a context file for a REPL in `repl` (see `readContextFile`), its problems as usage errors. */
+export async function loadContextFile(path: string, repl: ReplLanguage | undefined): Promise<SandboxValue> {
   try {
-    return await readContextFile(path);
+    return await readContextFile(path, { repl });
   } catch (err) {
     if (err instanceof ContextFileError) throw new UsageError(err.message);
     throw err;
@@ -228,7 +228,7 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
   // With its REPLs in the sandbox process (and a REPL at all), an ASCII text file is only
   // described here: the child reads it, and this process never decodes it.
   const meta = sandbox && o.maxDepth !== 0 ? describeAsciiTextFile(o.context) : null;
-  const context = meta ? describedContext(meta) : await loadContextFile(o.context);
+  const context = meta ? describedContext(meta) : await loadContextFile(o.context, o.repl);
   sandbox?.shareContextFile(resolve(o.context), context);
   const cli = await openCliSession(o, onProgress);
   let outcome: RunOutcome;

@@ -5,7 +5,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ContextFileError, describeAsciiTextFile, readContextFile, type ContextFileLimits } from '../../../src-main/engine/context-file.ts';
+import {
+  ContextFileError,
+  describeAsciiTextFile,
+  readContextFile,
+  type ContextFileLimits,
+  type ContextFileOptions,
+} from '../../../src-main/engine/context-file.ts';
 import { describeContext, describedContext } from '../../../src-main/engine/context-meta.ts';
 import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
 import { createPythonRepl } from '../../../src-main/sandbox/python/pyodide-repl.ts';
@@ -41,7 +47,8 @@ async function run(repl: Repl, code: string): Promise<string> {
   return r.error ? `!${r.error.name}: ${r.error.message}` : r.stdout;
 }
 
-const small = (chunkBytes: number): ContextFileLimits => ({ maxStringBytes: 64, chunkBytes });
+const limits = (chunkBytes: number): ContextFileLimits => ({ maxStringBytes: 64, chunkBytes });
+const small = (chunkBytes: number): ContextFileOptions => ({ limits: limits(chunkBytes) });
 const bytesOf = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 // Lines of mixed widths: ASCII, 2-byte (é), 3-byte (€, 漢) and 4-byte (𝄞, an astral character:
@@ -60,6 +67,26 @@ describe('readContextFile: files that fit one string (unchanged)', () => {
   it('reads text as one string, byte for byte', async () => {
     const text = 'alpha\nbéta ✓\r\n𝄞 end';
     expect(await readContextFile(file(text))).toBe(text);
+  });
+
+  it('reads a file of several 1 MiB pieces as the whole file decoded at once: characters and invalid bytes cut between pieces, a byte order mark kept', async () => {
+    // Each line is 1 MiB minus one byte, so every cut between pieces moves one byte into the
+    // next line: over eight lines it falls inside 2-, 3- and 4-byte characters and inside the
+    // invalid sequences (a lone continuation byte, a truncated 3-byte character, an overlong 0xC0).
+    const unit = Buffer.concat([Buffer.from('é€𝄞'), Buffer.from([0x80, 0xe2, 0x82, 0xc0, 0xaf, 0x61])]);
+    const line = Buffer.alloc(1024 * 1024 - 1);
+    for (let i = 0; i < line.length; i += unit.length) unit.copy(line, i, 0, Math.min(unit.length, line.length - i));
+    const lines = Array.from({ length: 8 }, (_, k) => Buffer.concat([line.subarray(k), Buffer.from('\n')]));
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), ...lines]);
+    const path = join(dir, `ctx-${n++}.txt`);
+    writeFileSync(path, bytes);
+    const text = await readContextFile(path);
+    expect(typeof text).toBe('string');
+    expect((text as string).length).toBe(bytes.toString('utf8').length);
+    expect(text === bytes.toString('utf8')).toBe(true);
+    expect((text as string).startsWith('\ufeff')).toBe(true);
+    // Read whole for the Python REPL, which encodes it at once: the same text.
+    expect((await readContextFile(path, { repl: 'python' })) === text).toBe(true);
   });
 
   it('parses a .json file', async () => {
@@ -239,8 +266,8 @@ describe('describeAsciiTextFile: a context described without being decoded', () 
     expect(describeAsciiTextFile(file('["a", "b"]', '.json'))).toBeNull();
     expect(describeAsciiTextFile(file(''))).toBeNull();
     expect(describeAsciiTextFile(join(dir, 'missing.txt'))).toBeNull();
-    expect(describeAsciiTextFile(file('x'.repeat(65)), small(16))).toBeNull();
-    expect(describeAsciiTextFile(file('x'.repeat(64)), small(16))).toMatchObject({ totalChars: 64 });
+    expect(describeAsciiTextFile(file('x'.repeat(65)), limits(16))).toBeNull();
+    expect(describeAsciiTextFile(file('x'.repeat(64)), limits(16))).toMatchObject({ totalChars: 64 });
     // Past the 1 MiB window, a non-ASCII byte is still found.
     expect(describeAsciiTextFile(file(`${'a'.repeat(3 << 20)}ü`))).toBeNull();
   });

@@ -4,7 +4,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
-import type { ContextMeta, ReplLanguage } from '../../src-shared/events.ts';
+import type { ContextMeta } from '../../src-shared/events.ts';
 import { parseJsonContext } from '../sandbox/json-source.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
 import { JsonArrayError, readFull, readJsonStrings, readTextChunks } from './large-context-file.ts';
@@ -30,12 +30,13 @@ const LIMITS: ContextFileLimits = { maxStringBytes: constants.MAX_STRING_LENGTH,
 
 export interface ContextFileOptions {
   /**
-   * The REPL the context is for (default JavaScript). The JavaScript REPL copies a text into
-   * its isolate without joining its pieces (`readText`); the Python REPL encodes it to UTF-8,
-   * which would first join them into one more copy of the text, after the first model call is
-   * out: a 40 MB run's second request came 111 ms later that way. So Python's text is read whole.
+   * The text as one flat string, read whole and decoded at once, for a consumer that encodes
+   * it to bytes: the Python REPL, a queue's store. By default it is joined from pieces
+   * (`readText`), which the JavaScript REPL copies into its isolate as they are; encoding such
+   * a string first flattens it into one more copy (a 40 MB Python run's second request came
+   * 111 ms later that way, the copy being made after the first model call was out).
    */
-  repl?: ReplLanguage;
+  flat?: boolean;
   limits?: ContextFileLimits;
 }
 
@@ -73,7 +74,7 @@ export async function readContextFile(path: string, options: ContextFileOptions 
       throw err;
     }
   }
-  const text = options.repl === 'python' ? (await readWhole(path, size)).toString('utf8') : await readText(path, size);
+  const text = options.flat === true ? (await readWhole(path, size)).toString('utf8') : await readText(path, size);
   if (!json) return text;
   try {
     return parseJsonContext(text);

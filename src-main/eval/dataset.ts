@@ -6,6 +6,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
 import { schemaProblems } from '../../src-shared/schema-problems.ts';
+import { ContextFileError, readContextFile } from '../engine/context-file.ts';
 import { memberTextOf, parseJsonContext } from '../sandbox/json-source.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
 import { generateTask } from './tasks/index.ts';
@@ -99,21 +100,17 @@ async function checkContextFiles(path: string, dir: string, tasks: readonly Eval
   throw new DatasetError(`${path}: the context files of ${problems.length} task(s) cannot be read: ${shown}${more}`);
 }
 
-/** The task's context: inline, or read from its file (`.json` parsed). */
-export async function loadTaskContext(task: EvalTask, datasetDir: string): Promise<SandboxValue> {
+/**
+ * The task's context: inline, or read from its file as `run` reads one (`.json` parsed, a file
+ * larger than one string as an array of strings). `flat`: see `ContextFileOptions`.
+ */
+export async function loadTaskContext(task: EvalTask, datasetDir: string, options: { flat: boolean }): Promise<SandboxValue> {
   if (task.context !== undefined) return task.context;
-  const file = resolve(datasetDir, task.contextFile ?? '');
-  let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    return await readContextFile(resolve(datasetDir, task.contextFile ?? ''), options);
   } catch (err) {
-    throw new DatasetError(`task ${task.id}: cannot read context file ${file}: ${fileErrorText(err)}`);
-  }
-  if (!file.toLowerCase().endsWith('.json')) return text;
-  try {
-    return parseJsonContext(text);
-  } catch (err) {
-    throw new DatasetError(`task ${task.id}: context file ${file} is not valid JSON: ${(err as Error).message}`);
+    if (err instanceof ContextFileError) throw new DatasetError(`task ${task.id}: ${err.message}`);
+    throw err;
   }
 }
 

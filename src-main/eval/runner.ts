@@ -176,7 +176,7 @@ export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
       try {
         const result = await runTaskSession({
           unit,
-          loadContext: () => loadTaskContext(unit.task, plan.dataset.dir),
+          loadContext: () => loadTaskContext(unit.task, plan.dataset.dir, { flat: o.repl === 'python' }),
           logPath: logPathFor(plan.logsDir, logNameFor(unit), plan.retrying.has(unit.key) ? 'retried' : 'interrupted'),
           config,
           ...(o.signal ? { signal: o.signal } : {}),

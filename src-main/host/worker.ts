@@ -92,7 +92,7 @@ async function loadContext(c: WorkerSpec['context'], repl: ReplLanguage): Promis
         throw new Error(`the JSON context does not parse: ${(err as Error).message}`, { cause: err });
       }
     case 'file':
-      return readContextFile(c.path, { repl });
+      return readContextFile(c.path, { flat: repl === 'python' });
     case 'demo':
       return demoContext(c.name);
   }

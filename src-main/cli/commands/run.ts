@@ -100,7 +100,7 @@ export async function loadToolsOption(path: string): Promise<Record<string, Tool
 /** Reads a context file for a REPL in `repl` (see `readContextFile`), its problems as usage errors. */
 export async function loadContextFile(path: string, repl: ReplLanguage | undefined): Promise<SandboxValue> {
   try {
-    return await readContextFile(path, { repl });
+    return await readContextFile(path, { flat: repl === 'python' });
   } catch (err) {
     if (err instanceof ContextFileError) throw new UsageError(err.message);
     throw err;

@@ -141,7 +141,7 @@ async function enqueue(queue: Queue, redis: RedisClient, evalId: string, plan: E
       if (contextKey === undefined) {
         // Loaded here, on the coordinator: the workers need no access to the dataset's files.
         // A JSON file's own text, so that a Python worker keeps the numbers JavaScript's would lose.
-        const text = jsonTextOf(await loadTaskContext(unit.task, plan.dataset.dir));
+        const text = jsonTextOf(await loadTaskContext(unit.task, plan.dataset.dir, { flat: true }));
         contextKey = keys.context(evalId, sha(text));
         pipeline.set(contextKey, text, 'NX');
         contextsSet++;

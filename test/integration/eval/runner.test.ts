@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDataset, readDataset } from '../../../src-main/eval/dataset.ts';
+import { generateDataset, loadTaskContext, readDataset } from '../../../src-main/eval/dataset.ts';
+import type { EvalTask } from '../../../src-main/eval/tasks/types.ts';
 import { runEval } from '../../../src-main/eval/runner.ts';
 import type { TaskResult } from '../../../src-main/eval/results.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
@@ -153,6 +154,25 @@ describe('eval runner in-process', () => {
     await expect(readDataset(bad)).rejects.toThrow(/line 2: scorer/);
     writeFileSync(bad, '{"id":"a","kind":"x","query":"q","expected":"1","scorer":"exact"}\n');
     await expect(readDataset(bad)).rejects.toThrow(/line 1: exactly one of "context" and "contextFile"/);
+  });
+
+  it('reads a task’s context file as run reads one, naming the task when it does not parse', async () => {
+    const dir = mkdtempSync(join(tmp, 'task-ctx-'));
+    const text = '\ufeffcafé €\r\n𝄞 end';
+    writeFileSync(join(dir, 'ctx.txt'), text);
+    writeFileSync(join(dir, 'bad.json'), '{"a": ');
+    const task = (id: string, contextFile: string): EvalTask => ({
+      id,
+      kind: 'x',
+      query: 'q',
+      expected: '1',
+      scorer: 'exact',
+      contextFile,
+    });
+    for (const flat of [false, true]) expect(await loadTaskContext(task('t', 'ctx.txt'), dir, { flat })).toBe(text);
+    await expect(loadTaskContext(task('broken', 'bad.json'), dir, { flat: false })).rejects.toThrow(
+      `task broken: context file ${join(dir, 'bad.json')} (6 bytes) is not valid JSON`,
+    );
   });
 
   it('refuses a dataset whose context files are not all there, naming each task, before any session', async () => {

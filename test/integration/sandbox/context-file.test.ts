@@ -85,8 +85,8 @@ describe('readContextFile: files that fit one string (unchanged)', () => {
     expect((text as string).length).toBe(bytes.toString('utf8').length);
     expect(text === bytes.toString('utf8')).toBe(true);
     expect((text as string).startsWith('\ufeff')).toBe(true);
-    // Read whole for the Python REPL, which encodes it at once: the same text.
-    expect((await readContextFile(path, { repl: 'python' })) === text).toBe(true);
+    // Read whole and decoded at once, as for the Python REPL: the same text.
+    expect((await readContextFile(path, { flat: true })) === text).toBe(true);
   });
 
   it('parses a .json file', async () => {

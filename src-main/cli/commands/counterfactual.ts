@@ -39,7 +39,9 @@ function describe(r: CounterfactualRecord): string {
 export function registerCounterfactual(program: Command): void {
   program
     .command('counterfactual')
-    .description('re-run one recorded sub-call of a log with an edited prompt or model; recorded beside the log')
+    .description(
+      'Re-run one recorded sub-call of a log with an edited prompt or model; the new result is recorded beside the log, which is never written.',
+    )
     .argument('<log>', 'a log in either format')
     .option('--call <id>', 'the sub-call to re-run (its callId, as `export-calls` prints it)')
     .option('--prompt <text>', 'the edited prompt (default: the recorded one)')

@@ -11,6 +11,7 @@ import { useServices, useStudio } from '../app/context.tsx';
 import { contextSourceOf, ContextFields, type ContextChoice, type ContextNeed } from './ContextFields.tsx';
 import { ProfileOptions } from './ProfileOptions.tsx';
 import { ToolsField } from './ToolsField.tsx';
+import { FormActions } from './FormActions.tsx';
 
 export interface ForkTarget {
   sessionId: string;
@@ -129,19 +130,7 @@ export function ForkForm({ target, onDone }: { target: ForkTarget; onDone: () =>
           <option value="off">do not accept</option>
         </select>
       </label>
-      {problem ? (
-        <p role="alert" className="pp-error" data-testid="fork-error">
-          {problem}
-        </p>
-      ) : null}
-      <div className="pp-actions">
-        <button type="submit" className="primary" disabled={busy} data-testid="fork-start">
-          {busy ? 'Forking…' : 'Fork'}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions id="fork" problem={problem} busy={busy} label="Fork" busyLabel="Forking…" onCancel={onDone} />
     </form>
   );
 }

@@ -15,6 +15,7 @@ import { ProfilesPanel } from './ProfilesPanel.tsx';
 import { ExamplesField, examplesOf } from './ExamplesField.tsx';
 import { ProfileOptions } from './ProfileOptions.tsx';
 import { ToolsField } from './ToolsField.tsx';
+import { FormActions } from './FormActions.tsx';
 
 const BP_KINDS: BreakpointKind[] = ['before_model_call', 'after_reply', 'after_block', 'on_error', 'on_subcall_start'];
 
@@ -343,14 +344,7 @@ export function NewRunForm() {
           <input type="checkbox" checked={startPaused} onChange={(e) => setStartPaused(e.target.checked)} /> start paused
         </label>
       </fieldset>
-      {problem ? (
-        <p role="alert" className="pp-error" data-testid="nr-error">
-          {problem}
-        </p>
-      ) : null}
-      <button type="submit" className="primary" disabled={busy} data-testid="nr-start">
-        {busy ? 'Starting…' : 'Start'}
-      </button>
+      <FormActions id="nr" problem={problem} busy={busy} label="Start" busyLabel="Starting…" />
     </form>
   );
 }

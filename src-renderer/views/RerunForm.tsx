@@ -6,6 +6,7 @@ import type { RerunSession } from '../../src-shared/protocol.ts';
 import { useServices } from '../app/context.tsx';
 import { ContextFields, contextSourceOf, type ContextChoice, type ContextNeed } from './ContextFields.tsx';
 import { ToolsField } from './ToolsField.tsx';
+import { FormActions } from './FormActions.tsx';
 
 export function RerunForm({ sessionId, context: need, onDone }: { sessionId: string; context: ContextNeed; onDone: () => void }) {
   const svc = useServices();
@@ -45,19 +46,7 @@ export function RerunForm({ sessionId, context: need, onDone }: { sessionId: str
       </p>
       {need !== 'none' ? <ContextFields value={context} onChange={setContext} idPrefix="rerun" optional={need === 'optional'} /> : null}
       <ToolsField value={tools} onChange={setTools} idPrefix="rerun" />
-      {problem ? (
-        <p role="alert" className="pp-error" data-testid="rerun-error">
-          {problem}
-        </p>
-      ) : null}
-      <div className="pp-actions">
-        <button type="submit" className="primary" disabled={busy} data-testid="rerun-start">
-          {busy ? 'Starting…' : 'Re-execute'}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions id="rerun" problem={problem} busy={busy} label="Re-execute" busyLabel="Starting…" onCancel={onDone} />
     </form>
   );
 }

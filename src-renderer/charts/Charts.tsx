@@ -31,7 +31,7 @@ import { useStudio } from '../app/context.tsx';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { downloadBlob } from '../lib/download.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
-import { drawLegend, drawWrappedText, formatInteger, integerTicks, tickCount } from './chart-layout.ts';
+import { drawBox, drawLegend, drawWrappedText, formatInteger, integerTicks, tickCount } from './chart-layout.ts';
 import { concurrency } from './concurrency.ts';
 import { sessionSpans, waterfallCaption } from './waterfall-spans.ts';
 
@@ -431,28 +431,7 @@ export function drawDistribution(svg: SVGSVGElement, values: readonly number[], 
     .attr('y', (b) => y(b.length))
     .attr('height', (b) => ih - y(b.length));
   g.append('g').call(axisLeft(y).tickValues(integerTicks(y, 4)).tickFormat(formatInteger));
-  const by = ih + 20;
-  const box = g.append('g').attr('class', 'box');
-  box.append('line').attr('x1', x(q.min)).attr('x2', x(p95)).attr('y1', by).attr('y2', by);
-  box
-    .append('rect')
-    .attr('x', x(q.p25))
-    .attr('width', Math.max(1, x(q.p75) - x(q.p25)))
-    .attr('y', by - 7)
-    .attr('height', 14);
-  box
-    .append('line')
-    .attr('x1', x(q.p50))
-    .attr('x2', x(q.p50))
-    .attr('y1', by - 7)
-    .attr('y2', by + 7)
-    .attr('class', 'median');
-  box
-    .append('line')
-    .attr('x1', x(p95))
-    .attr('x2', x(p95))
-    .attr('y1', by - 5)
-    .attr('y2', by + 5);
+  drawBox(g, x, { from: q.min, p25: q.p25, p50: q.p50, p75: q.p75, to: p95 }, ih + 20, { half: 7, endTick: true });
   g.append('g')
     .attr('transform', `translate(0,${ih + 32})`)
     .call(

@@ -1,5 +1,5 @@
 // Layout helpers the chart drawings share: integer-only axis ticks, text widths, legends
-// laid out outside the plot area, and a line of text wrapped to the width it has.
+// laid out outside the plot area, a line of text wrapped to the width it has, and box plots.
 import { format, type ScaleLinear, type Selection } from 'd3';
 
 type G = Selection<SVGGElement, unknown, null, undefined>;
@@ -99,4 +99,49 @@ export function drawWrappedText(parent: G, parts: readonly string[], at: { x: nu
     } else content = next;
   }
   return (line + 1) * ROW;
+}
+
+/** A box plot's figures: the whisker's ends, the box's edges and its median. */
+export interface BoxFigures {
+  from: number;
+  p25: number;
+  p50: number;
+  p75: number;
+  to: number;
+}
+
+/**
+ * A horizontal box plot centred on `y`: the whisker from `from` to `to`, the box from p25 to
+ * p75 `2 × half` px tall, the median across it; `endTick` marks the whisker's end when it is not
+ * the maximum (a p95).
+ */
+export function drawBox(
+  g: G,
+  x: (v: number) => number,
+  b: BoxFigures,
+  y: number,
+  o: { half: number; cls?: string; endTick?: boolean },
+): void {
+  const box = g.append('g').attr('class', o.cls ? `box ${o.cls}` : 'box');
+  box.append('line').attr('x1', x(b.from)).attr('x2', x(b.to)).attr('y1', y).attr('y2', y);
+  box
+    .append('rect')
+    .attr('x', x(b.p25))
+    .attr('width', Math.max(1, x(b.p75) - x(b.p25)))
+    .attr('y', y - o.half)
+    .attr('height', 2 * o.half);
+  box
+    .append('line')
+    .attr('x1', x(b.p50))
+    .attr('x2', x(b.p50))
+    .attr('y1', y - o.half)
+    .attr('y2', y + o.half)
+    .attr('class', 'median');
+  if (o.endTick)
+    box
+      .append('line')
+      .attr('x1', x(b.to))
+      .attr('x2', x(b.to))
+      .attr('y1', y - 5)
+      .attr('y2', y + 5);
 }

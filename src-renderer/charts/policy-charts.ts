@@ -3,8 +3,8 @@
 // Figure 10), and a stacked bar of where a run's tokens went.
 import { axisBottom, axisLeft, max as d3max, scaleLinear, select } from 'd3';
 import type { FigureDistribution } from '../../src-shared/analysis/policy-aggregate.ts';
-import type { Histogram, Quartiles } from '../../src-shared/trajectory/analytics.ts';
-import { drawLegend, formatInteger, integerTicks, tickCount } from './chart-layout.ts';
+import type { Histogram } from '../../src-shared/trajectory/analytics.ts';
+import { drawBox, drawLegend, formatInteger, integerTicks, tickCount } from './chart-layout.ts';
 
 // The left margin holds the series' names beside their boxes ("incorrect" is the longest).
 const M = { top: 14, right: 20, bottom: 28, left: 62 };
@@ -25,25 +25,6 @@ function domainOf(series: readonly Series[]): [number, number] {
     hi = Math.max(hi, e[e.length - 1] as number);
   }
   return Number.isFinite(lo) ? [lo, hi] : [0, 1];
-}
-
-function drawBox(g: ReturnType<typeof select<SVGGElement, unknown>>, x: (v: number) => number, q: Quartiles, y: number, cls: string): void {
-  if (q.n === 0) return;
-  const box = g.append('g').attr('class', `box ${cls}`);
-  box.append('line').attr('x1', x(q.min)).attr('x2', x(q.max)).attr('y1', y).attr('y2', y);
-  box
-    .append('rect')
-    .attr('x', x(q.p25))
-    .attr('width', Math.max(1, x(q.p75) - x(q.p25)))
-    .attr('y', y - 6)
-    .attr('height', 12);
-  box
-    .append('line')
-    .attr('x1', x(q.p50))
-    .attr('x2', x(q.p50))
-    .attr('y1', y - 6)
-    .attr('y2', y + 6)
-    .attr('class', 'median');
 }
 
 /**
@@ -94,7 +75,8 @@ export function drawHistograms(
     .call(whole ? xAxis.tickValues(integerTicks(x, tickCount(iw, 40, 6))) : xAxis.ticks(tickCount(iw, 80, 6)));
   series.forEach((s, k) => {
     const by = ih + 34 + k * 18;
-    drawBox(g, x, s.dist.quartiles, by, s.cls);
+    const q = s.dist.quartiles;
+    if (q.n > 0) drawBox(g, x, { from: q.min, p25: q.p25, p50: q.p50, p75: q.p75, to: q.max }, by, { half: 6, cls: s.cls });
     g.append('text')
       .attr('x', -M.left + 2)
       .attr('y', by + 4)

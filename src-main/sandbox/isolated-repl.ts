@@ -6,7 +6,7 @@ import { sandboxRuntime } from './runtime.ts';
 import type { BlockOutcome, RuntimeConfig } from './runtime.ts';
 import { BlockState } from './block-state.ts';
 import { dispatchHostCall, errorMessage, toolError } from './host-calls.ts';
-import { checkIndex, checkToolNames, parseListed, parseLocals, replLimits, type ReplLimits, SerialQueue } from './repl-support.ts';
+import { checkIndex, checkToolNames, listVariablesOf, parseLocals, replLimits, type ReplLimits, SerialQueue } from './repl-support.ts';
 import { RESET_NOTE, resetError } from './reset-error.ts';
 import { sharedCopies } from './shared-strings.ts';
 import { transformBlock } from './transform.ts';
@@ -144,12 +144,7 @@ class IsolatedRepl implements Repl {
     return this.#queue.run(async () => {
       const session = this.#session;
       if (!session || this.#disposed) return [];
-      try {
-        const raw = await session.control.apply(undefined, ['list', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
-        return parseListed(raw);
-      } catch {
-        return [];
-      }
+      return listVariablesOf(session.control, HOUSEKEEPING_TIMEOUT_MS);
     });
   }
 

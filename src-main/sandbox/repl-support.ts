@@ -46,8 +46,22 @@ export class SerialQueue {
   }
 }
 
+/** An isolate's control function, as both REPLs hold it (ops in runtime.ts and python/isolate-side.ts). */
+interface Control {
+  apply(receiver: undefined, args: [op: string, arg: string], options: { timeout: number }): Promise<unknown>;
+}
+
+/** The variables the isolate behind `control` lists (its `list` op), each field checked; none when it cannot answer. */
+export async function listVariablesOf(control: Control, timeoutMs: number): Promise<VariableInfo[]> {
+  try {
+    return parseListed(await control.apply(undefined, ['list', ''], { timeout: timeoutMs }));
+  } catch {
+    return [];
+  }
+}
+
 /** The REPL's JSON list of variables, each field checked. */
-export function parseListed(raw: unknown): VariableInfo[] {
+function parseListed(raw: unknown): VariableInfo[] {
   const value = JSON.parse(String(raw)) as unknown;
   if (!Array.isArray(value)) return [];
   const out: VariableInfo[] = [];

@@ -5,7 +5,7 @@ import type { ReplResetReason } from '../../../src-shared/events.ts';
 import { BlockState } from '../block-state.ts';
 import { dispatchHostCall, errorMessage, toolError } from '../host-calls.ts';
 import { RESERVED_NAMES } from '../isolated-repl.ts';
-import { checkIndex, checkToolNames, parseListed, parseLocals, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
+import { checkIndex, checkToolNames, listVariablesOf, parseLocals, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
 import { jsonTextOf } from '../json-source.ts';
 import { RESET_NOTE, resetError } from '../reset-error.ts';
 import type {
@@ -127,12 +127,7 @@ class PythonRepl implements Repl {
     return this.#queue.run(async () => {
       const interp = this.#interp;
       if (!interp || this.#disposed || interp.isolate.isDisposed) return [];
-      try {
-        const raw = await interp.control.apply(undefined, ['list', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
-        return parseListed(raw);
-      } catch {
-        return [];
-      }
+      return listVariablesOf(interp.control, HOUSEKEEPING_TIMEOUT_MS);
     });
   }
 
@@ -356,10 +351,7 @@ class PythonRepl implements Repl {
   async #variables(): Promise<string[]> {
     const interp = this.#interp;
     if (!interp) return [];
-    const raw = await interp.control.apply(undefined, ['list', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS }).catch(() => null);
-    return parseListed(raw)
-      .filter((v) => SIMPLE_TYPES.has(v.type))
-      .map((v) => v.name);
+    return (await listVariablesOf(interp.control, HOUSEKEEPING_TIMEOUT_MS)).filter((v) => SIMPLE_TYPES.has(v.type)).map((v) => v.name);
   }
 }
 

@@ -74,7 +74,12 @@ export async function readContextFile(path: string, options: ContextFileOptions 
       throw err;
     }
   }
-  const text = options.flat === true ? (await readWhole(path, size)).toString('utf8') : await readText(path, size);
+  const text =
+    size === 0
+      ? (await readFile(path)).toString('utf8') // sizeless files (procfs, pipes) are read to their end
+      : options.flat === true
+        ? await readWhole(path, size)
+        : await readText(path, size);
   if (!json) return text;
   try {
     return parseJsonContext(text);
@@ -84,18 +89,17 @@ export async function readContextFile(path: string, options: ContextFileOptions 
 }
 
 /**
- * The file's bytes in one read on the thread pool. `readFile` reads 512 KB at a time, each
- * chunk waiting for the main thread, which is busy starting up meanwhile (importing the SDK):
- * a 40 MB context took ~0.1 s that way. Opening is synchronous (microseconds) so that the
- * read is the only wait.
+ * The file's text, its bytes read in one read on the thread pool and decoded at once.
+ * `readFile` reads 512 KB at a time, each chunk waiting for the main thread, which is busy
+ * starting up meanwhile (importing the SDK): a 40 MB context took ~0.1 s that way. Opening is
+ * synchronous (microseconds) so that the read is the only wait.
  */
-async function readWhole(path: string, size: number): Promise<Buffer> {
-  if (size === 0) return readFile(path); // sizeless files (procfs, pipes) are read to their end
+async function readWhole(path: string, size: number): Promise<string> {
   const fd = openSync(path, 'r');
   try {
     const buf = Buffer.allocUnsafe(size);
     const n = await readFull(fd, buf, 0, size, 0);
-    return n < size ? buf.subarray(0, n) : buf;
+    return buf.toString('utf8', 0, n);
   } finally {
     closeSync(fd);
   }
@@ -114,7 +118,6 @@ const PIECE_BYTES = 1 * MB;
  * whole file's `toString('utf8')`, invalid bytes and a byte order mark included.
  */
 async function readText(path: string, size: number): Promise<string> {
-  if (size === 0) return (await readFile(path)).toString('utf8'); // sizeless files (procfs, pipes) are read to their end
   // Opening is synchronous (microseconds) so that the reads are the only waits.
   const fd = openSync(path, 'r');
   let reading: Promise<number> = Promise.resolve(0);

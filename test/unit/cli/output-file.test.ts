@@ -1,3 +1,5 @@
+// writeWhole (cli/output-file.ts): an output file is written whole or not at all, and a file that
+// is there before or appears meanwhile is never replaced.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -11,7 +11,11 @@
 //           an array of strings copied once, into memory the isolate shares
 // node --no-node-snapshot bench/context-scale.ts --compare [SIZE_MB=1024] [--rounds 3]
 //   array, copied and file side by side, alternating fresh processes (so load from other work falls on
-//   both); prints a Markdown section with every round and the medians.
+//   both), and file once more with malloc on 4 KiB pages; prints a Markdown section with every round
+//   and the medians.
+// A measurement reports whether malloc was asked for huge pages (`pages`): bin/rlm-studio and the
+// processes that hold contexts ask for them (src-main/sandbox/huge-pages.ts), and the fresh
+// processes of --compare and `npm run bench` are started the same way unless a row says otherwise.
 import { spawn } from 'node:child_process';
 import { openSync, writeSync, closeSync, rmSync, createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -19,12 +23,22 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filler, prng } from '../src-main/corpus/seeded-text.ts';
 import { readContextFile } from '../src-main/engine/context-file.ts';
+import { withHugePageMalloc } from '../src-main/sandbox/huge-pages.ts';
 import { createIsolatedRepl } from '../src-main/sandbox/isolated-repl.ts';
 import type { SandboxValue, SubcallBridge } from '../src-main/sandbox/types.ts';
 import { log, median, r2 } from './lib.ts';
 
 const MB = 1024 * 1024;
 type Shape = 'string' | 'array' | 'copied' | 'file';
+export type Pages = 'huge' | '4 KiB';
+/** The ways --compare alternates. */
+const WAYS: [Shape, Pages][] = [
+  ['array', 'huge'],
+  ['copied', 'huge'],
+  ['file', 'huge'],
+  ['file', '4 KiB'],
+];
+const wayOf = (r: Record<string, unknown>): string => `${String(r['shape'])}${r['pages'] === '4 KiB' ? ', 4 KiB pages' : ''}`;
 const bridge: SubcallBridge = {
   llmQuery: async () => '',
   llmQueryBatched: async (p) => p.map(() => ''),
@@ -32,13 +46,16 @@ const bridge: SubcallBridge = {
   rlmQueryBatched: async (p) => p.map(() => ''),
 };
 
-if (process.argv[2] === '--compare') {
-  const rounds = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : 3;
-  const size = process.argv[3] && !process.argv[3].startsWith('--') ? Number(process.argv[3]) : 1024;
-  process.stdout.write(await compare(size, rounds));
-} else {
-  const out = await measure(Number(process.argv[2] ?? '1'), (process.argv[3] ?? 'string') as Shape);
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+// Only when run as a script: bench/run.ts imports contextScaleChild from here.
+if (import.meta.main) {
+  if (process.argv[2] === '--compare') {
+    const rounds = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : 3;
+    const size = process.argv[3] && !process.argv[3].startsWith('--') ? Number(process.argv[3]) : 1024;
+    process.stdout.write(await compare(size, rounds));
+  } else {
+    const out = await measure(Number(process.argv[2] ?? '1'), (process.argv[3] ?? 'string') as Shape);
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+  }
 }
 
 /** One measurement in this process. */
@@ -51,7 +68,8 @@ async function measure(sizeMb: number, shape: Shape): Promise<Record<string, unk
   closeSync(fd);
   const bytes = sizeMb * MB;
   const rssBefore = process.memoryUsage().rss;
-  const out: Record<string, unknown> = { sizeMb, shape, bytes };
+  const pages: Pages = /(^|:)glibc\.malloc\.hugetlb=1/.test(process.env['GLIBC_TUNABLES'] ?? '') ? 'huge' : '4 KiB';
+  const out: Record<string, unknown> = { sizeMb, shape, pages, bytes };
   try {
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -114,14 +132,14 @@ async function measure(sizeMb: number, shape: Shape): Promise<Record<string, unk
   return out;
 }
 
-/** The old way (array), readContextFile without (copied) and with its shared copies (file), alternating fresh processes; a Markdown section. */
+/** The old way (array), readContextFile without (copied) and with its shared copies (file), and file on 4 KiB pages, alternating fresh processes; a Markdown section. */
 async function compare(sizeMb: number, rounds: number): Promise<string> {
   const load0 = loadavg();
   const rows: Record<string, unknown>[] = [];
   for (let round = 1; round <= rounds; round++) {
-    for (const shape of ['array', 'copied', 'file'] as const) {
-      const row: Record<string, unknown> = { round, ...(await child(sizeMb, shape)) };
-      log(`context ${sizeMb} MB ${shape} round ${round}: ${row['ok'] ? `${r2(Number(row['totalMs']))} ms` : String(row['error'])}`);
+    for (const [shape, pages] of WAYS) {
+      const row: Record<string, unknown> = { round, ...(await contextScaleChild(sizeMb, shape, pages)) };
+      log(`context ${sizeMb} MB ${wayOf(row)} round ${round}: ${row['ok'] ? `${r2(Number(row['totalMs']))} ms` : String(row['error'])}`);
       rows.push(row);
     }
   }
@@ -141,32 +159,35 @@ async function compare(sizeMb: number, rounds: number): Promise<string> {
       .map((x) => (Number.isNaN(x) ? '' : String(Math.round(x * 100) / 100)))
       .join(' | ');
   const lines = [
-    `## Context load, ${sizeMb} MB: before (array), the new reader without sharing (copied) and after (file) side by side`,
+    `## Context load, ${sizeMb} MB: before (array), the new reader without sharing (copied) and after (file), with malloc on huge and on 4 KiB pages, side by side`,
     '',
     `Fresh process per row, rounds alternating; load average ${load0.map((x) => x.toFixed(1)).join(' / ')} at the start, ` +
       `${load1.map((x) => x.toFixed(1)).join(' / ')} at the end (1 / 5 / 15 min). totalMs = file on disk to the first block's end; cpuMs = the process's CPU meanwhile (user + system), sysMs its system part.`,
     '',
     '| round | way | readMs | loadMs | firstBlockMs | totalMs | cpuMs | sysMs | peakRssMb | peakOverSize |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${String(r['round'])} | ${String(r['shape'])}${r['ok'] ? '' : ` (${String(r['error'])})`} | ${cells(r)} |`),
+    ...rows.map((r) => `| ${String(r['round'])} | ${wayOf(r)}${r['ok'] ? '' : ` (${String(r['error'])})`} | ${cells(r)} |`),
   ];
-  for (const shape of ['array', 'copied', 'file']) {
-    const ok = rows.filter((r) => r['shape'] === shape && r['ok']);
+  for (const [shape, pages] of WAYS) {
+    const ok = rows.filter((r) => r['shape'] === shape && r['pages'] === pages && r['ok']);
     const med = Object.fromEntries(
       ['readMs', 'loadMs', 'firstBlockMs', 'totalMs', 'cpuMs', 'sysMs', 'peakRssBytes', 'peakOverSize'].map((k) => [
         k,
         median(ok.map((r) => num(r, k))),
       ]),
     );
-    lines.push(`| median | ${shape} | ${cells(med)} |`);
+    lines.push(`| median | ${wayOf({ shape, pages })} | ${cells(med)} |`);
   }
   return `${lines.join('\n')}\n`;
 }
 
-function child(sizeMb: number, shape: Shape): Promise<Record<string, unknown>> {
+/** One measurement in a fresh process, with malloc on huge pages (as the launcher starts one) or on 4 KiB pages. */
+export function contextScaleChild(sizeMb: number, shape: Shape, pages: Pages = 'huge'): Promise<Record<string, unknown>> {
+  const own = pages === 'huge' ? process.env : { ...process.env, GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0' };
   return new Promise((res) => {
     const p = spawn(process.execPath, ['--no-node-snapshot', import.meta.filename, String(sizeMb), shape], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: withHugePageMalloc(own),
     });
     let text = '';
     p.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));

@@ -2,7 +2,7 @@
 // mock-llm with a fixed per-call latency. Ratios are reported, never asserted. The full run
 // writes bench/RESULTS.md; --quick (CI, about a minute) writes a smaller report of the same shape.
 // See bench/README.md for what each figure means.
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +37,7 @@ import { exitProcess } from '../src-main/sandbox/python/lifecycle.ts';
 import { pythonBench, pythonMarkdown } from './python.ts';
 import { policyBench, policyMarkdown } from './policy-metrics.ts';
 import { carryOver } from './sections.ts';
+import { contextScaleChild, type Pages } from './context-scale.ts';
 
 const { values: args } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, json: { type: 'string' } },
@@ -159,25 +160,14 @@ async function concurrency(calls: number, latencyMs: number, levels: number[]): 
 
 // ---- 3. context scale (one process per size) -----------------------------------------
 
-async function contextScale(sizes: { mb: number; shape: 'string' | 'array' | 'file' }[]): Promise<Record<string, unknown>[]> {
+async function contextScale(
+  sizes: { mb: number; shape: 'string' | 'array' | 'file'; pages?: Pages }[],
+): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   for (const s of sizes) {
-    const out = await new Promise<string>((res) => {
-      const child = spawn(process.execPath, ['--no-node-snapshot', join(root, 'bench/context-scale.ts'), String(s.mb), s.shape], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let text = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
-      child.on('close', (code, signal) =>
-        res(
-          text.trim() ||
-            JSON.stringify({ sizeMb: s.mb, shape: s.shape, ok: false, error: `process ended (${signal ?? code}) without a result` }),
-        ),
-      );
-    });
-    const row = JSON.parse(out) as Record<string, unknown>;
+    const row = await contextScaleChild(s.mb, s.shape, s.pages);
     rows.push(row);
-    log(`context ${s.mb} MB ${s.shape}: ${row['ok'] ? 'ok' : row['error']}`);
+    log(`context ${s.mb} MB ${s.shape} (${String(row['pages'])} pages): ${row['ok'] ? 'ok' : row['error']}`);
   }
   return rows;
 }
@@ -454,11 +444,14 @@ const config = quick
         { mb: 1, shape: 'string' as const },
         { mb: 100, shape: 'string' as const },
         { mb: 1024, shape: 'string' as const },
-        // The old way and readContextFile's, twice alternating (bench/context-scale.ts --compare for more).
+        // The old way and readContextFile's, and readContextFile's with malloc on 4 KiB pages,
+        // twice alternating (bench/context-scale.ts --compare for more).
         { mb: 1024, shape: 'array' as const },
         { mb: 1024, shape: 'file' as const },
+        { mb: 1024, shape: 'file' as const, pages: '4 KiB' as const },
         { mb: 1024, shape: 'array' as const },
         { mb: 1024, shape: 'file' as const },
+        { mb: 1024, shape: 'file' as const, pages: '4 KiB' as const },
       ],
       reps: 20,
       events: 200_000,
@@ -548,7 +541,7 @@ try {
         peakOverSize: typeof r['peakOverSize'] === 'number' ? r2(r['peakOverSize']) : '',
         peakRssMb: typeof r['peakRssBytes'] === 'number' ? Math.round(r['peakRssBytes'] / MB) : '',
       })),
-      ['sizeMb', 'shape', 'ok', 'readMs', 'loadMs', 'firstBlockMs', 'totalMs', 'cpuMs', 'peakRssMb', 'peakOverSize', 'error'],
+      ['sizeMb', 'shape', 'pages', 'ok', 'readMs', 'loadMs', 'firstBlockMs', 'totalMs', 'cpuMs', 'peakRssMb', 'peakOverSize', 'error'],
     ),
     '',
     "A 1 GB context cannot be one string: V8's longest string is 2^29 − 24 UTF-16 units (≈ 512 Mi characters), so reading it as one string throws before the sandbox sees it. `array`: the bench reads it as an array of ~1 MB strings and the REPL copies each (the way before the context file reader took such files; peak RSS ≈ 2 × the size). `file`: `readContextFile` makes it an array of strings of up to 16 MiB, each decoded and copied once into external copies that the host's strings and the isolate share (peak RSS ≈ 1.15 × the size). totalMs = file to the first block's end; cpuMs = the process's CPU meanwhile (compare this one when the machine is busy).",

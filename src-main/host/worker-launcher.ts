@@ -5,6 +5,7 @@
 // never an Electron process either. An interface so tests can record or replace workers.
 import { type ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';
+import { withHugePageMalloc } from '../sandbox/huge-pages.ts';
 import type { ToWorker } from './worker-protocol.ts';
 
 // Beside this module: worker.ts in the sources, worker.mjs in a bundle (dist/cli, dist/electron).
@@ -45,7 +46,7 @@ export function forkLauncher(entry: string = WORKER_ENTRY): WorkerLauncher {
         execArgv: ['--no-node-snapshot'],
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         // The worker must not inherit test-runner or debugger hooks meant for the host.
-        env: { ...process.env, NODE_OPTIONS: '' },
+        env: withHugePageMalloc({ ...process.env, NODE_OPTIONS: '' }),
       });
       let l = NO_LISTENERS;
       let exited = false;

@@ -20,6 +20,7 @@ import type {
   SubcallBridge,
   VariableInfo,
 } from '../../sandbox/types.ts';
+import { withHugePageMalloc } from '../../sandbox/huge-pages.ts';
 import { jsonSourceOf } from '../../sandbox/json-source.ts';
 import { fromWire, toWire, type FromSandbox, type RemoteReplOptions, type ReplOp, type ToSandbox } from './messages.ts';
 
@@ -71,7 +72,7 @@ export class SandboxProcess {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       // Not this process's test-runner or debugger hooks.
-      env: { ...process.env, NODE_OPTIONS: '' },
+      env: withHugePageMalloc({ ...process.env, NODE_OPTIONS: '' }),
     });
     this.#child = child;
     child.on('message', (m) => this.#onMessage(m as FromSandbox));

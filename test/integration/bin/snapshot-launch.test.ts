@@ -2,7 +2,8 @@
 // sandbox process, unless the context file is large enough that reading it in two processes
 // would cost more (RLM_STUDIO_SNAPSHOT_MAX_CONTEXT, 128 MiB by default, lowered here), or the
 // REPL is Python's. A tools module, imported by the command's own process, writes down its
-// process id and the flags it was started with.
+// process id, the flags it was started with and the glibc tunables it was given (malloc's huge
+// pages, asked for by the launcher).
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ const MAX_CONTEXT = { RLM_STUDIO_SNAPSHOT_MAX_CONTEXT: '2000' };
 interface Probe {
   pid: number;
   execArgv: string[];
+  tunables: string | null;
 }
 
 beforeAll(async () => {
@@ -27,7 +29,7 @@ beforeAll(async () => {
     tools,
     [
       "import { writeFileSync } from 'node:fs';",
-      `writeFileSync(${JSON.stringify(probeFile)}, JSON.stringify({ pid: process.pid, execArgv: process.execArgv }));`,
+      `writeFileSync(${JSON.stringify(probeFile)}, JSON.stringify({ pid: process.pid, execArgv: process.execArgv, tunables: process.env.GLIBC_TUNABLES ?? null }));`,
       'export const unit = "km";',
     ].join('\n'),
   );
@@ -50,14 +52,25 @@ function readProbe(): Probe {
 
 const common = (): string[] => ['--base-url', mock.url, '--model', 'mock-root', '--tools', tools, '--json'];
 
-async function flagsOfRun(contextBytes: number, contextArg: (path: string) => string[], extra: string[] = []): Promise<string[]> {
+async function probeRun(
+  contextBytes: number,
+  contextArg: (path: string) => string[],
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<Probe> {
   const context = contextFile(contextBytes);
   rmSync(probeFile, { force: true });
-  const r = await runCli(['run', ...contextArg(context), '--query', 'What is the secret?', ...common(), ...extra], MAX_CONTEXT);
+  const r = await runCli(['run', ...contextArg(context), '--query', 'What is the secret?', ...common(), ...extra], {
+    ...MAX_CONTEXT,
+    ...env,
+  });
   expect(r.code, r.stderr).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ stopReason: 'answered' });
-  return readProbe().execArgv;
+  return readProbe();
 }
+
+const flagsOfRun = async (contextBytes: number, contextArg: (path: string) => string[], extra: string[] = []): Promise<string[]> =>
+  (await probeRun(contextBytes, contextArg, extra)).execArgv;
 
 describe('bin/rlm-studio run', () => {
   it('starts on the snapshot with a small context, its REPLs in the sandbox process', async () => {
@@ -74,6 +87,14 @@ describe('bin/rlm-studio run', () => {
   it('starts without the snapshot, its REPLs in-process, with a context at or over the limit', async () => {
     expect(await flagsOfRun(2000, (p) => ['--context', p])).toContain('--no-node-snapshot');
     expect(await flagsOfRun(5000, (p) => [`--context=${p}`])).toContain('--no-node-snapshot');
+  });
+
+  it.runIf(process.platform === 'linux')("asks malloc for huge pages, keeping the caller's tunables", async () => {
+    const tunablesOf = async (own: string | undefined): Promise<string | null> =>
+      (await probeRun(500, (p) => ['--context', p], [], { GLIBC_TUNABLES: own })).tunables;
+    expect(await tunablesOf(undefined)).toBe('glibc.malloc.hugetlb=1');
+    expect(await tunablesOf('glibc.malloc.arena_max=4')).toBe('glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1');
+    expect(await tunablesOf('glibc.malloc.hugetlb=0')).toBe('glibc.malloc.hugetlb=0');
   });
 });
 

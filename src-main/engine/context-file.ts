@@ -17,6 +17,8 @@ export interface ContextFileLimits {
   maxStringBytes: number;
   /** Bytes of a text file per element of that array, at most; also the first window for JSON. */
   chunkBytes: number;
+  /** Bytes per read of a file read as one string (`readText`); 4 MiB unless a test cuts finer. */
+  pieceBytes?: number;
 }
 
 /**
@@ -79,7 +81,7 @@ export async function readContextFile(path: string, options: ContextFileOptions 
       ? (await readFile(path)).toString('utf8') // sizeless files (procfs, pipes) are read to their end
       : options.flat === true
         ? await readWhole(path, size)
-        : await readText(path, size);
+        : await readText(path, size, limits.pieceBytes ?? PIECE_BYTES);
   if (!json) return text;
   try {
     return parseJsonContext(text);
@@ -99,31 +101,47 @@ async function readWhole(path: string, size: number): Promise<string> {
   try {
     const buf = Buffer.allocUnsafe(size);
     const n = await readFull(fd, buf, 0, size, 0);
-    return buf.toString('utf8', 0, n);
+    return asText(buf.subarray(0, n));
   } finally {
     closeSync(fd);
   }
 }
 
-/** Bytes per read of a file read as one string: 1–2 MiB loaded a 40 MB file fastest (16 MiB: +25%). */
-const PIECE_BYTES = 1 * MB;
+/**
+ * Bytes per read of a file read as one string. With malloc on huge pages (sandbox/huge-pages.ts),
+ * 4 MiB read and loaded a 100 MB ASCII file fastest: 80-93 ms against 79-205 (2 MiB), 163-178
+ * (8 MiB) and 297-314 ms (1 MiB). Text that must be decoded is as fast in 1 or 4 MiB pieces.
+ */
+const PIECE_BYTES = 4 * MB;
 
 /**
- * A file's text, read through two reused 1 MiB buffers (the next piece is read on the thread
- * pool while this one is decoded) and joined the way V8 joins long strings, without copying
- * them. First-touching fresh memory is what costs here (0.6–2.8 ms per MB on this kind of
- * machine): reading the whole file into one buffer and then decoding it touched twice the file's
- * size, this touches it once (a 40 MB file read and copied into an isolate: 265–290 against
- * 400–425 ms). `StringDecoder` carries a character cut between two pieces, so the text is the
- * whole file's `toString('utf8')`, invalid bytes and a byte order mark included.
+ * Bytes as text. ASCII bytes are their own characters, and as latin1 Node copies them into a
+ * string outside V8's heap (above ~1 MB; malloc'd, so on huge pages) instead of decoding them
+ * into it: a 100 MB ASCII file read in 36-53 ms against 310-336 ms, and its copy into an isolate
+ * is no slower. Other bytes are decoded as UTF-8.
  */
-async function readText(path: string, size: number): Promise<string> {
+function asText(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
+/**
+ * A file's text, read through two reused buffers (the next piece is read on the thread pool
+ * while this one becomes text) and joined the way V8 joins long strings, without copying them.
+ * First-touching fresh memory is what costs here (0.6-13 µs per 4 KiB page on this kind of
+ * machine): reading the whole file into one buffer and then decoding it touched twice the file's
+ * size, this touches it once (a 40 MB file read and copied into an isolate: 265-290 against
+ * 400-425 ms). A piece that is all ASCII is its own text (`asText`); `StringDecoder` decodes the
+ * others and carries a character cut between two pieces, and a sequence left incomplete before
+ * an ASCII piece ends as one U+FFFD, so the text is the whole file's `toString('utf8')`,
+ * invalid bytes and a byte order mark included.
+ */
+async function readText(path: string, size: number, pieceBytes: number): Promise<string> {
   // Opening is synchronous (microseconds) so that the reads are the only waits.
   const fd = openSync(path, 'r');
   let reading: Promise<number> = Promise.resolve(0);
   try {
     const decoder = new StringDecoder('utf8');
-    let current = Buffer.allocUnsafe(Math.min(PIECE_BYTES, size));
+    let current = Buffer.allocUnsafe(Math.min(pieceBytes, size));
     let next = Buffer.allocUnsafe(current.length);
     let at = 0;
     let text = '';
@@ -136,7 +154,8 @@ async function readText(path: string, size: number): Promise<string> {
       if (n === 0) break;
       at += n;
       reading = readAt(next);
-      text += decoder.write(current.subarray(0, n));
+      const piece = current.subarray(0, n);
+      text += isAscii(piece) ? decoder.end() + piece.toString('latin1') : decoder.write(piece);
       [current, next] = [next, current];
     }
     return text + decoder.end();

@@ -1,6 +1,7 @@
 // Context files into the REPLs: small files as before (one string, or the parsed JSON), a text
 // file larger than one string as an array of strings copied once into memory the isolate shares.
 // The limits are shrunk so that a few hundred bytes take the large-file path.
+import { constants } from 'node:buffer';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import {
   type ContextFileOptions,
 } from '../../../src-main/engine/context-file.ts';
 import { describeContext, describedContext } from '../../../src-main/engine/context-meta.ts';
+import { prng } from '../../../src-main/corpus/seeded-text.ts';
 import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
 import { createPythonRepl } from '../../../src-main/sandbox/python/pyodide-repl.ts';
 import { coolPython } from '../../../src-main/sandbox/python/pool.ts';
@@ -50,6 +52,10 @@ async function run(repl: Repl, code: string): Promise<string> {
 const limits = (chunkBytes: number): ContextFileLimits => ({ maxStringBytes: 64, chunkBytes });
 const small = (chunkBytes: number): ContextFileOptions => ({ limits: limits(chunkBytes) });
 const bytesOf = (s: string): number => Buffer.byteLength(s, 'utf8');
+/** A file that fits one string read in pieces of `pieceBytes`. */
+const pieces = (pieceBytes: number): ContextFileOptions => ({
+  limits: { maxStringBytes: constants.MAX_STRING_LENGTH, chunkBytes: 16 * 1024 * 1024, pieceBytes },
+});
 
 // Lines of mixed widths: ASCII, 2-byte (é), 3-byte (€, 漢) and 4-byte (𝄞, an astral character:
 // two UTF-16 units) characters, one line longer than any chunk, and no line break at the end.
@@ -80,13 +86,52 @@ describe('readContextFile: files that fit one string (unchanged)', () => {
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), ...lines]);
     const path = join(dir, `ctx-${n++}.txt`);
     writeFileSync(path, bytes);
-    const text = await readContextFile(path);
+    const text = await readContextFile(path, pieces(1024 * 1024));
     expect(typeof text).toBe('string');
     expect((text as string).length).toBe(bytes.toString('utf8').length);
+    expect((await readContextFile(path)) === text).toBe(true);
     expect(text === bytes.toString('utf8')).toBe(true);
     expect((text as string).startsWith('\ufeff')).toBe(true);
     // Read whole and decoded at once, as for the Python REPL: the same text.
     expect((await readContextFile(path, { flat: true })) === text).toBe(true);
+  });
+
+  it('reads a piece that is all ASCII as it is and decodes the others, as the whole file decoded at once', async () => {
+    // Pieces of 8 bytes: an ASCII piece after a 3-byte character cut short (one U+FFFD, as in
+    // the whole file), after a character cut between two pieces, and between invalid bytes.
+    const cut = Buffer.concat([
+      Buffer.from('abcdefg'),
+      Buffer.from([0xe2]), // piece 1 ends inside a character that never ends
+      Buffer.from('ABCDEFGH'), // piece 2: ASCII
+      Buffer.from('abcdef'),
+      Buffer.from('€'), // cut between pieces 3 and 4
+      Buffer.from('xyzxy'),
+      Buffer.from('01234567'), // piece 5: ASCII
+      Buffer.from([0x80, 0xc0, 0xaf, 0x61, 0xf0, 0x9d, 0x84, 0x9e]), // a lone continuation, an overlong, 𝄞
+    ]);
+    const path = join(dir, `ctx-${n++}.txt`);
+    writeFileSync(path, cut);
+    expect(await readContextFile(path, pieces(8))).toBe(cut.toString('utf8'));
+
+    // Random files of ASCII runs, characters of every width, invalid bytes and byte order
+    // marks, read in pieces of 1 to 24 bytes, both joined and flat.
+    const rand = prng(16);
+    const parts = ['é', '€', '漢', '𝄞', '\ufeff'].map((c) => Buffer.from(c));
+    parts.push(Buffer.from([0x80]), Buffer.from([0xe2, 0x82]), Buffer.from([0xf0, 0x9d]), Buffer.from([0xc0, 0xaf]), Buffer.from([0xff]));
+    for (let i = 0; i < 300; i++) {
+      const chunks: Buffer[] = [];
+      for (let k = Math.floor(rand() * 12); k >= 0; k--) {
+        chunks.push(Buffer.from('x'.repeat(Math.floor(rand() * 40))));
+        chunks.push(parts[Math.floor(rand() * parts.length)]!);
+      }
+      const bytes = Buffer.concat(chunks);
+      const p = join(dir, `fuzz-${i}.txt`);
+      writeFileSync(p, bytes);
+      const expected = bytes.toString('utf8');
+      const pieceBytes = 1 + Math.floor(rand() * 24);
+      expect(await readContextFile(p, pieces(pieceBytes)), `file ${i}, pieces of ${pieceBytes}`).toBe(expected);
+      expect(await readContextFile(p, { flat: true }), `file ${i}, flat`).toBe(expected);
+    }
   });
 
   it('parses a .json file', async () => {

@@ -1,7 +1,7 @@
 // bench/cli-vs-reference.ts compares us with the reference library only on runs that did the
 // same work; checkWork is that check, made on every run from what the mock received.
 import { describe, expect, it } from 'vitest';
-import { checkWork, type Arrival } from '../../../bench/cli-vs-reference.ts';
+import { checkWork, withoutHugePageMalloc, type Arrival } from '../../../bench/cli-vs-reference.ts';
 
 const needle = { name: '4 MB needle', chars: 4_000_030, expect: '6409933', turns: 3, subCalls: 0 };
 const side = { name: 'reference', model: 'mock-root-py' };
@@ -27,5 +27,15 @@ describe('the same-work check of the side-by-side bench', () => {
     expect(() => checkWork(needle, side, { answer: '6409933', calls: 3 }, shorter)).toThrow(/did not print a context of 4000030/);
     const mixed = [good[0]!, good[1]!, turn('', 'mock-root')];
     expect(() => checkWork(needle, side, { answer: '6409933', calls: 3 }, mixed)).toThrow(/other side’s model/);
+  });
+});
+
+describe('the reference as its users run it', () => {
+  it('runs without a hugetlb tunable the bench was started with, keeping the others', () => {
+    expect(withoutHugePageMalloc({ A: '1', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' })).toEqual({ A: '1' });
+    expect(withoutHugePageMalloc({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1' })).toEqual({
+      GLIBC_TUNABLES: 'glibc.malloc.arena_max=2',
+    });
+    expect(withoutHugePageMalloc({ A: '1' })).toEqual({ A: '1' });
   });
 });

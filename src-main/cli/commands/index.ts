@@ -30,9 +30,13 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   query: async () => [(await import('./query.ts')).registerQuery],
 };
 
+/** Asking for the version needs no command (loading them all would take ~0.2 s). */
+const VERSION_FLAGS = new Set(['-V', '--version']);
+
 /** Adds the subcommand named in `argv` (or, for help and unknown names, every one). */
 export async function registerCommands(program: Command, argv: readonly string[]): Promise<void> {
   const name = argv[2];
+  if (name !== undefined && VERSION_FLAGS.has(name)) return;
   const loaders = name !== undefined && name in COMMANDS ? [COMMANDS[name]!] : [...new Set(Object.values(COMMANDS))];
   const seen = new Set<Register>();
   for (const load of loaders) {

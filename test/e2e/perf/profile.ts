@@ -1,9 +1,11 @@
 // Profiles opening a big log in Chromium (CPU profile of the page's main thread through CDP)
 // and prints the functions with the most self time inside long tasks. A tool, not a test.
-//   node --no-node-snapshot test/e2e/perf/profile.ts FILE [--static DIR]
+//   node --no-node-snapshot test/e2e/perf/profile.ts FILE [--static DIR] [--task-ms 90]
 // (`--static DIR`: another build, e.g. one made with `npx vite build --minify false --outDir DIR`
-// for readable function names.)
-import { writeFileSync } from 'node:fs';
+// for readable function names; `--task-ms N`: break down each long task of N ms or more.)
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { launch, startServe } from '../support.ts';
 
 interface Node {
@@ -22,6 +24,8 @@ interface Profile {
 const file = process.argv[2];
 if (!file) throw new Error('usage: profile.ts FILE');
 const staticAt = process.argv.indexOf('--static');
+const taskMsAt = process.argv.indexOf('--task-ms');
+const TASK_MS = taskMsAt > 0 ? Number(process.argv[taskMsAt + 1]) : 90;
 const served = await startServe(staticAt > 0 ? ['--static', process.argv[staticAt + 1] ?? ''] : []);
 const b = await launch(served.url);
 const page = b.page;
@@ -45,7 +49,11 @@ try {
   console.log(await page.getByTestId('timings').innerText());
   const long = (await page.evaluate('window.__long')) as [number, number][];
   console.log('long tasks:', JSON.stringify(long.map(([s, d]) => [Math.round(s), Math.round(d)])));
-  writeFileSync('/tmp/rlmperf/last.cpuprofile', JSON.stringify(profile));
+  // Kept for a closer look in DevTools' Performance panel.
+  const saved = join(process.env['RLM_PERF_DIR'] ?? join(tmpdir(), 'rlm-perf-logs'), 'last.cpuprofile');
+  mkdirSync(join(saved, '..'), { recursive: true });
+  writeFileSync(saved, JSON.stringify(profile));
+  console.log(`profile saved to ${saved}`);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
   for (let i = 0; i < profile.samples.length; i++) {
@@ -71,7 +79,7 @@ try {
   const boring =
     /^(\(root\)|\(program\)|performWorkOnRoot|performSyncWorkOnRoot|flushSyncWorkAcrossRoots_impl|processRootScheduleInMicrotask|renderRootSync|workLoopSync|performUnitOfWork|beginWork|renderWithHooks|updateFunctionComponent|commitRoot|completeRoot|completeRootWhenReady|\(anon\):index)/;
   for (const [ls, ld] of long) {
-    if (ld < 90) continue;
+    if (ld < TASK_MS) continue;
     const acc = new Map<string, number>();
     for (let i = 0; i < times.length; i++) {
       const pt = (times[i] as number) + off;

@@ -1,0 +1,61 @@
+// The parse worker on reference-library logs: it splits what it reads into runs of ASCII lines
+// and single lines that are not, decodes them in pieces and parses them with the repeated
+// prompts and long `locals` values left out, so its events must be exactly those the import
+// reads from the whole text: for every fixture, and for a log longer than one read that mixes
+// ASCII lines with lines that are not, read through a stream and through slices.
+import { Blob as NodeBlob } from 'node:buffer';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
+import type { TrajectoryEvent } from '../../../src-shared/events.ts';
+import type { ParseOut } from '../../../src-renderer/lib/parse-messages.ts';
+import { parseBlob } from '../../../src-renderer/workers/parse-core.ts';
+import { README_COUNTS, REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
+
+async function workerEvents(blob: Blob): Promise<{ events: TrajectoryEvent[]; problems: string[] }> {
+  const out: ParseOut[] = [];
+  await parseBlob({ file: blob }, (m) => void out.push(m));
+  const error = out.find((m) => m.kind === 'error');
+  if (error) throw new Error(error.message);
+  return {
+    events: out.flatMap((m) => (m.kind === 'events' ? m.events : [])),
+    problems: out.flatMap((m) => (m.kind === 'problems' ? m.list : [])),
+  };
+}
+
+/** A Blob without `stream()` (the slice-reading path). */
+function sliceOnly(b: Blob): Blob {
+  return { size: b.size, type: b.type, slice: (s?: number, e?: number) => b.slice(s, e) } as unknown as Blob;
+}
+
+/** Events as the page gets them (through structured clone: undefined members gone). */
+const plain = (events: TrajectoryEvent[]): unknown => JSON.parse(JSON.stringify(events));
+
+describe('the parse worker on reference-library logs', () => {
+  it.each(Object.keys(README_COUNTS))('reads the events the import reads from the whole text (%s)', async (name) => {
+    const bytes = readFileSync(join(REFERENCE_FIXTURES, `${name}.jsonl`));
+    const got = await workerEvents(new NodeBlob([bytes]) as unknown as Blob);
+    expect(got.problems).toEqual([]);
+    expect(plain(got.events)).toEqual(plain(readRlmPythonText(bytes.toString('utf8')).events));
+  });
+
+  it('does so for a log longer than one read, with non-ASCII lines among ASCII ones', async () => {
+    const lines = readFileSync(join(REFERENCE_FIXTURES, 'a_needle.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    const [meta, ...iterations] = lines;
+    // A raw accent and emoji in some copies (as a log written with ensure_ascii=False has), ~6 MB in all.
+    const copies = Array.from({ length: 8 }, (_, k) =>
+      iterations.map((l) => (k % 3 === 1 ? l.replace('"stdout": "', '"stdout": "é 🙂 ') : l)),
+    ).flat();
+    expect(copies.some((l) => l.includes('é 🙂'))).toBe(true);
+    const text = [meta, ...copies].join('\n') + '\n';
+    const whole = plain(readRlmPythonText(text).events);
+    for (const blob of [new NodeBlob([text]) as unknown as Blob, sliceOnly(new NodeBlob([text]) as unknown as Blob)]) {
+      const got = await workerEvents(blob);
+      expect(got.problems).toEqual([]);
+      expect(plain(got.events)).toEqual(whole);
+    }
+  });
+});

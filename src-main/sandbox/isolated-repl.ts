@@ -9,7 +9,7 @@ import { dispatchHostCall, errorMessage, toolError } from './host-calls.ts';
 import { checkIndex, checkToolNames, listVariablesOf, parseLocals, replLimits, type ReplLimits, SerialQueue } from './repl-support.ts';
 import { RESET_NOTE, resetError } from './reset-error.ts';
 import { sharedCopies } from './shared-strings.ts';
-import { transformBlock } from './transform.ts';
+import { transformBlock, warmUpTransform } from './transform.ts';
 import { watchBlock, type Watchdog } from './watchdog.ts';
 import type {
   CallSite,
@@ -104,10 +104,8 @@ class IsolatedRepl implements Repl {
       if (typeof tool === 'function') this.#toolFunctions.set(name, tool);
       else this.#toolValues.set(name, load(tool));
     }
-  }
-
-  async start(): Promise<void> {
-    this.#session = await this.#createSession(this.#memoryLimitMb());
+    // The first block usually comes a model call later: the parser's code is compiled meanwhile.
+    setImmediate(warmUpTransform);
   }
 
   addContext(index: number, value: SandboxValue): Promise<void> {

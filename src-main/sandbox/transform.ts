@@ -34,6 +34,30 @@ interface Edit {
 /** Nodes with their own `var` scope. */
 const SCOPE_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression', 'StaticBlock']);
 
+/**
+ * A block with the syntax models' code is made of. Parsed once while the REPL waits for its first
+ * block, it has the parser's code compiled before that block comes: parsed cold, each of a
+ * run's first two blocks took 2-4 ms more (measured in a fresh process, compile cache or not).
+ */
+const WARM_UP_BLOCK = `const lines = context.split('\\n').filter((l) => /ERROR|magic number is (\\d+)/.test(l));
+let total = 0, seen = {};
+for (const [i, line] of lines.entries()) { if (i > 2) break; total += line.length; seen[line.slice(0, 8)] = \`\${i}: \${line}\`; }
+async function ask(part) { return await llm_query(\`Count: \${part}\`); }
+const parts = Array.from({ length: 3 }, (_, k) => context.slice(k * 10, (k + 1) * 10));
+const answers = await Promise.all(parts.map(ask));
+class Tally { n = 0; add(x) { this.n += Number(x) || 0; return this; } }
+const t = answers.reduce((acc, a) => acc.add(a), new Tally());
+print(JSON.stringify({ total, n: t.n, keys: Object.keys(seen) }), typeof answer === 'object' ? answer.ready : null);`;
+
+let warmed = false;
+
+/** Transforms WARM_UP_BLOCK the first time it is called in a process (its result), then does nothing (null). */
+export function warmUpTransform(): TransformResult | null {
+  if (warmed) return null;
+  warmed = true;
+  return transformBlock(WARM_UP_BLOCK);
+}
+
 export function transformBlock(source: string): TransformResult {
   // A hashbang is only legal at offset 0, which the async wrapper would move.
   const code = source.startsWith('#!') ? `//${source.slice(2)}` : source;

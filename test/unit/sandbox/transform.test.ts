@@ -1,6 +1,6 @@
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { transformBlock } from '../../../src-main/sandbox/transform.ts';
+import { transformBlock, warmUpTransform } from '../../../src-main/sandbox/transform.ts';
 import type { TransformedBlock } from '../../../src-main/sandbox/transform.ts';
 
 function ok(code: string): TransformedBlock {
@@ -132,5 +132,16 @@ describe('transformBlock', () => {
 
   it('accepts a hashbang line', () => {
     expect(ok('#!/usr/bin/env node\nconst a = 1').names).toEqual(['a']);
+  });
+});
+
+describe('warmUpTransform', () => {
+  it('transforms its sample block once per process (a block using most syntax: top-level await, classes, templates), then nothing', () => {
+    const first = warmUpTransform();
+    expect(first?.ok).toBe(true);
+    if (!first?.ok) return;
+    expect(first.isAsync).toBe(true);
+    expect(first.names).toEqual(expect.arrayContaining(['lines', 'total', 'seen', 'ask', 'parts', 'answers', 'Tally', 't']));
+    expect(warmUpTransform()).toBeNull();
   });
 });

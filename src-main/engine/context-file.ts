@@ -117,7 +117,7 @@ const PIECE_BYTES = 4 * MB;
 /**
  * Bytes as text. ASCII bytes are their own characters, and as latin1 Node copies them into a
  * string outside V8's heap (above ~1 MB; malloc'd, so on huge pages) instead of decoding them
- * into it: a 100 MB ASCII file read in 36-53 ms against 310-336 ms, and its copy into an isolate
+ * into it: a 100 MB ASCII file read in 25-37 ms against 343-376 ms, and its copy into an isolate
  * is no slower. Other bytes are decoded as UTF-8.
  */
 function asText(bytes: Buffer): string {

@@ -1,7 +1,8 @@
 // How bin/rlm-studio starts `run` and `chat`: on Node's startup snapshot, their REPLs in a
 // sandbox process, unless the context file is large enough that reading it in two processes
 // would cost more (RLM_STUDIO_SNAPSHOT_MAX_CONTEXT, 128 MiB by default, lowered here), or the
-// REPL is Python's. A tools module, imported by the command's own process, writes down its
+// REPL is Python's; and on V8's baseline WebAssembly tier alone (--liftoff-only), except with the
+// Python REPL, whose interpreter is WebAssembly. A tools module, imported by the command's own process, writes down its
 // process id, the flags it was started with and the glibc tunables it was given (malloc's huge
 // pages, asked for by the launcher).
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -76,12 +77,19 @@ describe('bin/rlm-studio run', () => {
   it('starts on the snapshot with a small context, its REPLs in the sandbox process', async () => {
     expect(await flagsOfRun(500, (p) => ['--context', p])).not.toContain('--no-node-snapshot');
     expect(await flagsOfRun(500, (p) => [`--context=${p}`])).not.toContain('--no-node-snapshot');
+    expect(await flagsOfRun(500, (p) => ['--context', p])).toContain('--liftoff-only');
   });
 
   it('starts without the snapshot, its REPL in-process, with the Python REPL', async () => {
     expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl', 'python'])).toContain('--no-node-snapshot');
     expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl=python'])).toContain('--no-node-snapshot');
     expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl', 'javascript'])).not.toContain('--no-node-snapshot');
+  }, 120_000);
+
+  it("lets V8 optimise WebAssembly with the Python REPL (Pyodide's interpreter is WebAssembly)", async () => {
+    expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl', 'python'])).not.toContain('--liftoff-only');
+    expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl=python'])).not.toContain('--liftoff-only');
+    expect(await flagsOfRun(2000, (p) => ['--context', p])).toContain('--liftoff-only');
   }, 120_000);
 
   it('starts without the snapshot, its REPLs in-process, with a context at or over the limit', async () => {
@@ -195,6 +203,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('bin/rlm-studio chat', () => {
       const session = await chatTwoTurns(args);
       expect(session.code, session.stderr).toBe(0);
       expect(session.execArgv, args.join(' ')).toContain('--no-node-snapshot');
+      expect(session.execArgv.includes('--liftoff-only'), args.join(' ')).toBe(!args.includes('--repl=python'));
       expect(session.answers[1]).toMatch(/^context_0, context_1, history_0 \| /);
       expect(sandboxChildren(session)).toEqual([]);
     }

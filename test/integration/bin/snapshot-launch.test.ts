@@ -4,13 +4,16 @@
 // REPL is Python's; and on V8's baseline WebAssembly tier alone (--liftoff-only), except with the
 // Python REPL, whose interpreter is WebAssembly. A tools module, imported by the command's own process, writes down its
 // process id, the flags it was started with and the glibc tunables it was given (malloc's huge
-// pages, asked for by the launcher).
+// pages, asked for by the launcher). The commands that never run a REPL in their own process
+// (the log tools, the mock model) start on the snapshot too, and must never load isolated-vm.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
 import { runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
+import { REFERENCE_FIXTURES as FIXTURES } from '../../support/reference-fixtures.ts';
 
 let mock: MockProcess;
 const dir = mkdtempSync(join(tmpdir(), 'rlm-snapshot-launch-'));
@@ -104,6 +107,64 @@ describe('bin/rlm-studio run', () => {
     expect(await tunablesOf('glibc.malloc.arena_max=4')).toBe('glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1');
     expect(await tunablesOf('glibc.malloc.hugetlb=0')).toBe('glibc.malloc.hugetlb=0');
   });
+});
+
+/**
+ * Runs `rlm-studio ARGS` with a module preloaded that writes down, as the process exits, the
+ * flags Node was started with and whether isolated-vm's native addon was ever loaded into it.
+ */
+async function launchOf(args: string[]): Promise<{ execArgv: string[]; isolatedVm: boolean }> {
+  const exitProbe = join(dir, 'exit-probe.mjs');
+  const out = join(dir, 'exit-probe.json');
+  writeFileSync(
+    exitProbe,
+    [
+      "import { readFileSync, writeFileSync } from 'node:fs';",
+      "process.on('exit', () => {",
+      "  const isolatedVm = readFileSync('/proc/self/maps', 'utf8').includes('isolated-vm');",
+      `  writeFileSync(${JSON.stringify(out)}, JSON.stringify({ execArgv: process.execArgv, isolatedVm }));`,
+      '});',
+    ].join('\n'),
+  );
+  rmSync(out, { force: true });
+  const own = process.env.NODE_OPTIONS;
+  const r = await runCli(args, { NODE_OPTIONS: `${own ? `${own} ` : ''}--import=${pathToFileURL(exitProbe).href}` });
+  expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+  return JSON.parse(readFileSync(out, 'utf8')) as { execArgv: string[]; isolatedVm: boolean };
+}
+
+describe.skipIf(!existsSync('/proc/self/maps'))('bin/rlm-studio log tools', () => {
+  it('start on the snapshot, and doing their work never load isolated-vm', async () => {
+    const log = join(FIXTURES, 'c_recursive.jsonl');
+    const out = (name: string): string => join(dir, `tools-${name}`);
+    const commands = [
+      ['--version'],
+      ['--help'],
+      ['stats', log, '--json'],
+      ['convert', log, '--to', 'native', '-o', out('native.jsonl')],
+      ['coverage', log, '--context', join(FIXTURES, 'contexts', 'c_recursive.txt')],
+      ['export-calls', log, '-o', out('calls.jsonl')],
+      ['export-otlp', log, '-o', out('otlp.json')],
+      ['export-sft', log, '-o', out('sft.jsonl')],
+      ['label', log],
+      ['query', 'runs[depth = 1]', log],
+      ['bundle', log, '-o', out('bundle.html')],
+      ['eval-gen', '--kind', 'sniah', '--sizes', '8192', '--out', out('dataset.jsonl')],
+      ['eval-status', '--help'],
+      ['mock-llm', '--help'],
+    ];
+    for (const args of commands) {
+      const launch = await launchOf(args);
+      expect(launch.execArgv, args[0]).not.toContain('--no-node-snapshot');
+      expect(launch.isolatedVm, args[0]).toBe(false);
+    }
+  }, 120_000);
+
+  it('the commands that may run REPLs in their own process start without it', async () => {
+    for (const name of ['rerun', 'counterfactual', 'eval', 'worker', 'serve', 'view', 'start', 'demo']) {
+      expect((await launchOf([name, '--help'])).execArgv, name).toContain('--no-node-snapshot');
+    }
+  }, 120_000);
 });
 
 // The mock's `variables` scenario submits the context_N / history_N names the REPL holds.

@@ -6,6 +6,9 @@ import { registerCommands } from './commands/index.ts';
 import { UsageError } from './errors.ts';
 import { repoRoot } from './repo-root.ts';
 import { exitProcess, pythonUsed } from '../sandbox/python/lifecycle.ts';
+import { startPythonEarly } from './python-prefetch.ts';
+
+await startPythonEarly(process.argv);
 
 const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
 const program = new Command();

@@ -78,14 +78,14 @@ export interface ChatTurnSummary extends RunSummary {
 /** Answers the questions read from `input` in one persistent session; resolves when input ends. */
 export async function chat(o: ChatCliOptions): Promise<void> {
   // On Node's startup snapshot (bin/rlm-studio starts `chat` so, as `run`) the REPL lives in a
-  // sandbox process, started once the first model call is out; it reads each context file
-  // itself rather than have it copied through the channel.
+  // sandbox process, started once the first model call is out (for Python, at once); it reads
+  // each context file itself rather than have it copied through the channel.
   const sandbox = canHostIsolates() ? null : sharedSandboxProcess();
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
   const load = async (path: string): Promise<{ value: SandboxValue; path: string }> => {
     const value = await loadContextFile(path, o.repl);
-    sandbox?.shareContextFile(resolve(path), value);
+    sandbox?.shareContextFile(resolve(path), value, o.repl === 'python');
     return { value, path };
   };
   let next: { value: SandboxValue; path: string } | null = o.context === undefined ? null : await load(o.context);

@@ -211,9 +211,9 @@ export function summaryOf(outcome: RunOutcome, logFile: string | null): RunSumma
 }
 
 /**
- * Pyodide's files and the snapshot are read (off the main thread) while the context and the
- * SDK load; the interpreter itself starts once the first model call is out, as the
- * JavaScript REPL does.
+ * For a Python REPL in this process: Pyodide's files and the snapshot are read (off the main
+ * thread) while the context and the SDK load; the interpreter itself starts once the first
+ * model call is out, as the JavaScript REPL does.
  */
 export function preparePythonFor(o: Pick<RunCliOptions, 'repl'>): void {
   if (o.repl === 'python') void import('../../sandbox/python/interpreter.ts').then((python) => python.preparePython());
@@ -221,7 +221,8 @@ export function preparePythonFor(o: Pick<RunCliOptions, 'repl'>): void {
 
 export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => void) | null, signal?: AbortSignal): Promise<RunSummary> {
   // On Node's startup snapshot (bin/rlm-studio starts `run` so) the REPLs live in a sandbox
-  // process, started once the first model call is out; it reads the context file itself.
+  // process, started once the first model call is out (for Python, at once, by the command
+  // line: see cli/python-prefetch.ts); it reads the context file itself.
   const sandbox = canHostIsolates() ? null : sharedSandboxProcess();
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
@@ -229,7 +230,7 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
   // described here: the child reads it, and this process never decodes it.
   const meta = sandbox && o.maxDepth !== 0 ? describeAsciiTextFile(o.context) : null;
   const context = meta ? describedContext(meta) : await loadContextFile(o.context, o.repl);
-  sandbox?.shareContextFile(resolve(o.context), context);
+  sandbox?.shareContextFile(resolve(o.context), context, o.repl === 'python');
   const cli = await openCliSession(o, onProgress);
   let outcome: RunOutcome;
   try {

@@ -46,9 +46,12 @@ export type ToSandbox =
   | { t: 'open'; repl: number; language: ReplLanguage; options: RemoteReplOptions }
   | ({ t: 'op'; id: number; repl: number } & ReplOp)
   | { t: 'dispose'; repl: number }
-  /** Starts reading a context file, to be added by `addContextFile` (the parent read the same file). */
-  | { t: 'load'; file: number; path: string }
-  /** Prepares Python (its files and snapshot) ahead of the first Python REPL. */
+  /**
+   * Starts reading a context file, to be added by `addContextFile` (the parent read the same
+   * file); `flat` for a Python REPL, which encodes the text to bytes (see ContextFileOptions).
+   */
+  | { t: 'load'; file: number; path: string; flat: boolean }
+  /** Starts a Python interpreter ahead of the first Python REPL (once per process). */
   | { t: 'warm-python' }
   /** The answer to a sub-call or tool call the sandbox made. */
   | { t: 'answer'; id: number; value: SandboxValue | undefined }

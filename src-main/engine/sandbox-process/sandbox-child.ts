@@ -59,6 +59,8 @@ const repls = new Map<number, Held>();
 /** A context file read here (the parent read it too, for what it tells the model). */
 interface ContextFile {
   path: string;
+  /** Read as one flat string (for a Python REPL). */
+  flat: boolean;
   /** Its size and modification time when it was read: a second read must find the same file. */
   stamp: string | null;
   /**
@@ -69,6 +71,7 @@ interface ContextFile {
   value: Promise<SandboxValue> | null;
 }
 const files = new Map<number, ContextFile>();
+let pythonStarted = false;
 
 function stampOf(path: string): string | null {
   try {
@@ -93,7 +96,7 @@ async function perform(repl: Repl, m: ReplOp): Promise<unknown> {
         // The parent's copy describes what the file held then: a changed file is not that context.
         if (stampOf(file.path) !== file.stamp)
           throw new Error(`the context file ${file.path} changed on disk since this session read it; start a new session to use it`);
-        value = readContextFile(file.path);
+        value = readContextFile(file.path, { flat: file.flat });
       }
       file.value = null;
       return repl.addContext(m.index, await value);
@@ -145,13 +148,19 @@ function onMessage(m: ToSandbox): void {
     }
     case 'load': {
       const stamp = stampOf(m.path);
-      const value = readContextFile(m.path);
+      const value = readContextFile(m.path, { flat: m.flat });
       value.catch(() => undefined); // reported by the `addContextFile` that needs it
-      files.set(m.file, { path: m.path, stamp, value });
+      files.set(m.file, { path: m.path, flat: m.flat, stamp, value });
       break;
     }
     case 'warm-python':
-      void import('../../sandbox/python/interpreter.ts').then((python) => python.preparePython());
+      // One interpreter started now (once per process), for the first Python REPL to take.
+      if (!pythonStarted) {
+        pythonStarted = true;
+        // The files' reads need no isolated-vm: they start while its addon loads.
+        void import('../../sandbox/python/pyodide-files.ts').then((files) => files.prefetchPyodide());
+        void import('../../sandbox/python/pool.ts').then((python) => python.startPython());
+      }
       break;
     case 'answer':
       asked.get(m.id)?.resolve(m.value);

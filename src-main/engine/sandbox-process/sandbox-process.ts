@@ -91,13 +91,14 @@ export class SandboxProcess {
 
   /**
    * The child reads `path` too (once started); a REPL given exactly `value` as a context gets
-   * the child's copy instead of one sent over.
+   * the child's copy instead of one sent over. `flat`: read for a Python REPL (ContextFileOptions).
    */
-  shareContextFile(path: string, value: SandboxValue): void {
+  shareContextFile(path: string, value: SandboxValue, flat = false): void {
     const file = this.#nextFile++;
     this.#files.push({ value, file });
-    if (this.#child) this.#send({ t: 'load', file, path });
-    else this.#early.push({ t: 'load', file, path });
+    const load: ToSandbox = { t: 'load', file, path, flat };
+    if (this.#child) this.#send(load);
+    else this.#early.push(load);
   }
 
   /** Loads Python in the child ahead of its first REPL (once started). */

@@ -4,14 +4,12 @@
 // isolate, and after the first start a memory snapshot of the loaded interpreter (kept on disk
 // per Pyodide version and runtime source) lets later ones skip Python's own start-up
 // (~2.3 s → ~0.3 s here).
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import ivm from 'isolated-vm';
 import { assertCanHostIsolates } from '../isolate-host.ts';
-import { bootPython } from './isolate-side.ts';
+import { BOOT_SOURCE, snapshotPath, takePyodideReads, type PyodideReads } from './pyodide-files.ts';
 import { pruneSnapshots } from './snapshot-cache.ts';
 import { trackInterpreter } from './lifecycle.ts';
 import type { PythonBootConfig } from './isolate-side.ts';
@@ -49,11 +47,20 @@ interface Assets {
 
 /** JavaScript heap of the isolate (Pyodide's own objects); the interpreter's memory is wasm. */
 const ISOLATE_HEAP_MB = 256;
-const BOOT_SOURCE = String(bootPython);
 const HOUSEKEEPING_TIMEOUT_MS = 30_000;
 
 let assets: Promise<Assets> | null = null;
 let snapshot: Promise<ivm.ExternalCopy<ArrayBuffer> | null> | null = null;
+/** Reads not yet handed to their one consumer (which lets go of the bytes once copied). */
+let unclaimed: Partial<PyodideReads> = {};
+
+/** The files or the saved snapshot, from a prefetch if the command line started one. */
+function claim<K extends keyof PyodideReads>(part: K): PyodideReads[K] {
+  if (!unclaimed[part]) unclaimed = takePyodideReads();
+  const read = unclaimed[part] as PyodideReads[K];
+  delete unclaimed[part];
+  return read;
+}
 
 /**
  * Pyodide's files, read and compiled off the main thread: a CLI run starts its interpreter
@@ -61,38 +68,16 @@ let snapshot: Promise<ivm.ExternalCopy<ArrayBuffer> | null> | null = null;
  */
 function loadAssets(): Promise<Assets> {
   assets ??= (async () => {
-    const require = createRequire(import.meta.url);
-    const dir = dirname(require.resolve('pyodide/package.json'));
-    const [pkgText, wasmBytes, stdlib, lockFile, asm, loader, runtimeSource] = await Promise.all([
-      readFile(join(dir, 'package.json'), 'utf8'),
-      readFile(join(dir, 'pyodide.asm.wasm')),
-      readFile(join(dir, 'python_stdlib.zip')),
-      readFile(join(dir, 'pyodide-lock.json'), 'utf8'),
-      readFile(join(dir, 'pyodide.asm.mjs'), 'utf8'),
-      readFile(join(dir, 'pyodide.mjs'), 'utf8'),
-      readFile(new URL('./runtime.py', import.meta.url), 'utf8'),
-    ]);
-    const version = (JSON.parse(pkgText) as { version: string }).version;
-    // The isolate has no import.meta; the loader only uses it to find its own folder.
-    const moduleSource = (text: string, file: string): string =>
-      text.replaceAll('import.meta.url', JSON.stringify(`file:///pyodide/${file}`));
-    const fingerprint = createHash('sha256')
-      .update(version)
-      .update('\0')
-      .update(runtimeSource)
-      .update('\0')
-      .update(BOOT_SOURCE)
-      .digest('hex')
-      .slice(0, 16);
+    const f = await claim('files');
     return {
-      version,
-      wasm: new ivm.ExternalCopy(await WebAssembly.compile(wasmBytes)),
-      stdlib: new ivm.ExternalCopy(ownBuffer(stdlib), { transferOut: true }),
-      lockFile,
-      asmSource: moduleSource(asm, 'pyodide.asm.mjs'),
-      loaderSource: moduleSource(loader, 'pyodide.mjs'),
-      runtimeSource,
-      fingerprint,
+      version: f.version,
+      wasm: new ivm.ExternalCopy(await WebAssembly.compile(f.wasmBytes)),
+      stdlib: new ivm.ExternalCopy(ownBuffer(f.stdlib), { transferOut: true }),
+      lockFile: f.lockFile,
+      asmSource: f.asmSource,
+      loaderSource: f.loaderSource,
+      runtimeSource: f.runtimeSource,
+      fingerprint: f.fingerprint,
     };
   })();
   assets.catch(() => (assets = null));
@@ -105,29 +90,15 @@ function ownBuffer(b: Buffer): ArrayBuffer {
   return (whole ? b.buffer : b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)) as ArrayBuffer;
 }
 
-/** Where snapshots are kept between processes: RLM_STUDIO_CACHE, else the user's cache folder. */
-function cacheDir(): string {
-  const explicit = process.env.RLM_STUDIO_CACHE;
-  if (explicit) return explicit;
-  const xdg = process.env.XDG_CACHE_HOME;
-  const home = homedir();
-  return join(xdg || (home ? join(home, '.cache') : tmpdir()), 'rlm-studio');
-}
-
-function snapshotPath(a: Assets): string {
-  return join(cacheDir(), `pyodide-${a.version}-${a.fingerprint}.snapshot`);
-}
-
-/** The snapshot, read from disk or made (once per process) and saved for the next one. */
+/**
+ * The snapshot, read from disk (beside the compile of the wasm, which it does not need) or
+ * made (once per process) and saved for the next one.
+ */
 function getSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | null> {
   return (snapshot ??= (async () => {
+    const saved = await claim('snapshot');
+    if (saved) return new ivm.ExternalCopy(ownBuffer(saved), { transferOut: true });
     const a = await loadAssets();
-    const path = snapshotPath(a);
-    try {
-      return new ivm.ExternalCopy(ownBuffer(await readFile(path)), { transferOut: true });
-    } catch {
-      // not made yet
-    }
     let image: Uint8Array;
     try {
       image = await makeSnapshot(a);
@@ -135,6 +106,7 @@ function getSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | null> {
       return null; // start interpreters the slow way rather than not at all
     }
     try {
+      const path = snapshotPath(a);
       await mkdir(dirname(path), { recursive: true });
       const tmp = `${path}.${process.pid}.tmp`;
       await writeFile(tmp, image);
@@ -170,9 +142,9 @@ export async function startInterpreter(memoryLimitBytes: number): Promise<Interp
   return boot(a, image, { memoryLimitBytes, makeSnapshot: false });
 }
 
-/** Loads the assets and the snapshot now, so the first REPL does not wait for them. */
+/** Compiles the wasm and loads the snapshot now, so the first REPL does not wait for them. */
 export async function preparePython(): Promise<void> {
-  await getSnapshot();
+  await Promise.all([loadAssets(), getSnapshot()]);
 }
 
 async function boot(a: Assets, image: ivm.ExternalCopy<ArrayBuffer> | null, config: PythonBootConfig): Promise<Interpreter> {

@@ -42,6 +42,11 @@ function refill(): void {
   spare = next;
 }
 
+/** Starts one interpreter now, for the next REPL to take, without keeping one ready after that. */
+export function startPython(): void {
+  refill();
+}
+
 /** Lets go of the spare interpreter (tests, shutdown). */
 export async function coolPython(): Promise<void> {
   warming = false;

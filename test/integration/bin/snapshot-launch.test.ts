@@ -1,8 +1,8 @@
-// How bin/rlm-studio starts `run` and `chat`: on Node's startup snapshot, their REPLs in a
-// sandbox process, unless the context file is large enough that reading it in two processes
-// would cost more (RLM_STUDIO_SNAPSHOT_MAX_CONTEXT, 128 MiB by default, lowered here), or the
-// REPL is Python's; and on V8's baseline WebAssembly tier alone (--liftoff-only), except with the
-// Python REPL, whose interpreter is WebAssembly. A tools module, imported by the command's own process, writes down its
+// How bin/rlm-studio starts `run` and `chat`: on Node's startup snapshot, their REPLs (Python's
+// too) in a sandbox process, unless the context file is large enough that reading it in two
+// processes would cost more (RLM_STUDIO_SNAPSHOT_MAX_CONTEXT, 128 MiB by default, lowered here);
+// and on V8's baseline WebAssembly tier alone (--liftoff-only), except when a Python REPL runs
+// in their own process (its interpreter is WebAssembly). A tools module, imported by the command's own process, writes down its
 // process id, the flags it was started with and the glibc tunables it was given (malloc's huge
 // pages, asked for by the launcher). The commands that never run a REPL in their own process
 // (the log tools, the mock model) start on the snapshot too, and must never load isolated-vm.
@@ -83,15 +83,17 @@ describe('bin/rlm-studio run', () => {
     expect(await flagsOfRun(500, (p) => ['--context', p])).toContain('--liftoff-only');
   });
 
-  it('starts without the snapshot, its REPL in-process, with the Python REPL', async () => {
-    expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl', 'python'])).toContain('--no-node-snapshot');
-    expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl=python'])).toContain('--no-node-snapshot');
-    expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl', 'javascript'])).not.toContain('--no-node-snapshot');
+  it('starts on the snapshot with the Python REPL too, its REPL in the sandbox process', async () => {
+    for (const repl of [['--repl', 'python'], ['--repl=python'], ['--repl', 'javascript']]) {
+      const flags = await flagsOfRun(500, (p) => ['--context', p], repl);
+      expect(flags, repl.join(' ')).not.toContain('--no-node-snapshot');
+      expect(flags, repl.join(' ')).toContain('--liftoff-only');
+    }
   }, 120_000);
 
-  it("lets V8 optimise WebAssembly with the Python REPL (Pyodide's interpreter is WebAssembly)", async () => {
-    expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl', 'python'])).not.toContain('--liftoff-only');
-    expect(await flagsOfRun(500, (p) => ['--context', p], ['--repl=python'])).not.toContain('--liftoff-only');
+  it("lets V8 optimise WebAssembly when the Python REPL runs in-process (Pyodide's interpreter is WebAssembly)", async () => {
+    expect(await flagsOfRun(2000, (p) => ['--context', p], ['--repl', 'python'])).toEqual(['--no-node-snapshot']);
+    expect(await flagsOfRun(2000, (p) => [`--context=${p}`], ['--repl=python'])).toEqual(['--no-node-snapshot']);
     expect(await flagsOfRun(2000, (p) => ['--context', p])).toContain('--liftoff-only');
   }, 120_000);
 
@@ -254,13 +256,19 @@ describe.skipIf(!existsSync('/proc/self/stat'))('bin/rlm-studio chat', () => {
     expect(await exits(sandboxes[0]!.pid)).toBe(true);
   });
 
-  it('starts on the snapshot with no context file, and without it with the Python REPL or a context at the limit', async () => {
-    const bare = await chatTwoTurns([]);
-    expect(bare.code, bare.stderr).toBe(0);
-    expect(bare.execArgv).not.toContain('--no-node-snapshot');
-    expect(sandboxChildren(bare)).toHaveLength(1);
+  it('starts on the snapshot with no context file or the Python REPL, and without it with a context at the limit', async () => {
+    for (const args of [[], ['--repl=python']]) {
+      const session = await chatTwoTurns(args);
+      expect(session.code, session.stderr).toBe(0);
+      expect(session.execArgv, args.join(' ')).not.toContain('--no-node-snapshot');
+      expect(session.answers[1]).toMatch(/^context_0, context_1, history_0 \| /);
+      expect(sandboxChildren(session), args.join(' ')).toHaveLength(1);
+    }
 
-    for (const args of [['--repl=python'], ['--context', contextFile(2000)]]) {
+    for (const args of [
+      ['--context', contextFile(2000)],
+      ['--repl=python', '--context', contextFile(2000)],
+    ]) {
       const session = await chatTwoTurns(args);
       expect(session.code, session.stderr).toBe(0);
       expect(session.execArgv, args.join(' ')).toContain('--no-node-snapshot');
@@ -268,5 +276,5 @@ describe.skipIf(!existsSync('/proc/self/stat'))('bin/rlm-studio chat', () => {
       expect(session.answers[1]).toMatch(/^context_0, context_1, history_0 \| /);
       expect(sandboxChildren(session)).toEqual([]);
     }
-  }, 120_000);
+  }, 180_000);
 });

@@ -2,9 +2,10 @@
 // with sub-calls and tools answered in the parent; context files read by the child itself;
 // a lost child reported on every operation; and a parent on Node's startup snapshot (as
 // bin/rlm-studio starts `run`) that runs a REPL this way, cannot run one in-process, and exits
-// by itself once its REPLs are disposed.
+// by itself once its REPLs are disposed; with the Python REPL the command line starts that
+// process, and an interpreter in it, before any REPL is asked for.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -198,4 +199,48 @@ describe('a parent on Node’s startup snapshot', () => {
     expect(got.out).toBe('ctx got x');
     expect(got.refused).toMatch(/cannot run in a Node started with its startup snapshot/);
   });
+});
+
+describe.skipIf(!existsSync('/proc/self/status'))('the command line with the Python REPL, on the snapshot', () => {
+  it('starts the sandbox process and an interpreter in it before any REPL is asked for', () => {
+    const script = join(dir, 'early.ts');
+    const src = (p: string): string => JSON.stringify(resolve(import.meta.dirname, '../../..', p));
+    writeFileSync(
+      script,
+      [
+        `import { readFileSync } from 'node:fs';`,
+        `import { startPythonEarly } from ${src('src-main/cli/python-prefetch.ts')};`,
+        `import { sharedSandboxProcess } from ${src('src-main/engine/sandbox-process/sandbox-process.ts')};`,
+        `const javascript = await startPythonEarly(['node', 'rlm-studio', 'run', '--repl', 'javascript']);`,
+        `const before = sharedSandboxProcess().pid ?? null;`,
+        `const python = await startPythonEarly(['node', 'rlm-studio', 'run', '--context', 'c.txt', '--repl', 'python']);`,
+        `const pid = sharedSandboxProcess().pid;`,
+        // Resident memory of the child: a bare Node is ~50 MB; an interpreter started from the
+        // snapshot holds its wasm memory, the snapshot and Pyodide's files besides.
+        `const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/' + pid + '/status', 'utf8'))[1]) / 1024;`,
+        `let mb = rss();`,
+        `for (let waited = 0; mb < 120 && waited < 60_000; waited += 100) { await new Promise((r) => setTimeout(r, 100)); mb = rss(); }`,
+        `const isolatedVm = readFileSync('/proc/' + pid + '/maps', 'utf8').includes('isolated-vm');`,
+        `sharedSandboxProcess().close();`,
+        `console.log(JSON.stringify({ javascript, before, python, pid, mb, isolatedVm }));`,
+      ].join('\n'),
+    );
+    const r = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 90_000, env: { ...process.env, NODE_OPTIONS: '' } });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const got = JSON.parse(r.stdout) as {
+      javascript: string | null;
+      before: number | null;
+      python: string;
+      pid: number;
+      mb: number;
+      isolatedVm: boolean;
+    };
+    expect(got.javascript).toBeNull();
+    expect(got.before).toBeNull();
+    expect(got.python).toBe('sandbox process');
+    expect(got.pid).toBeTypeOf('number');
+    expect(got.isolatedVm).toBe(true);
+    expect(got.mb).toBeGreaterThanOrEqual(120);
+  }, 120_000);
 });

@@ -1,0 +1,26 @@
+// A `run` or `chat` with the Python REPL needs an interpreter before its first block: Pyodide's
+// files and snapshot read (~45 MB) and the interpreter started from them (~0.3 s). That starts
+// here, from the raw command line, while the command's own modules (the SDK among them) are
+// still loading, so that the first model call hides it: in the sandbox process when this one
+// runs on Node's startup snapshot (as bin/rlm-studio starts `run` and `chat`), otherwise as
+// the files' reads in this process.
+import { canHostIsolates } from '../sandbox/isolate-host.ts';
+
+/** Whether `argv` (process.argv) is a `run` or `chat` with `--repl python`. */
+export function wantsPythonRepl(argv: readonly string[]): boolean {
+  if (argv[2] !== 'run' && argv[2] !== 'chat') return false;
+  return argv.some((arg, i) => arg === '--repl=python' || (arg === 'python' && argv[i - 1] === '--repl'));
+}
+
+/** Starts what the command line's Python REPL will need; says where ('sandbox process', 'this process') or null. */
+export async function startPythonEarly(argv: readonly string[]): Promise<'sandbox process' | 'this process' | null> {
+  if (!wantsPythonRepl(argv)) return null;
+  if (canHostIsolates()) {
+    (await import('../sandbox/python/pyodide-files.ts')).prefetchPyodide();
+    return 'this process';
+  }
+  const sandbox = (await import('../engine/sandbox-process/sandbox-process.ts')).sharedSandboxProcess();
+  sandbox.warmPython();
+  sandbox.start();
+  return 'sandbox process';
+}

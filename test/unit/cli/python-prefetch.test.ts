@@ -1,0 +1,22 @@
+// Which command lines start Python early (cli/python-prefetch.ts): `run` and `chat` asking for
+// the Python REPL, in either spelling of the option, and nothing else.
+import { describe, expect, it } from 'vitest';
+import { wantsPythonRepl } from '../../../src-main/cli/python-prefetch.ts';
+
+const argv = (...args: string[]): string[] => ['node', 'rlm-studio', ...args];
+
+describe('wantsPythonRepl', () => {
+  it('is true for run and chat with the Python REPL', () => {
+    expect(wantsPythonRepl(argv('run', '--context', 'c.txt', '--repl', 'python'))).toBe(true);
+    expect(wantsPythonRepl(argv('run', '--repl=python', '--context', 'c.txt'))).toBe(true);
+    expect(wantsPythonRepl(argv('chat', '--repl', 'python'))).toBe(true);
+  });
+
+  it('is false for the JavaScript REPL, a value that only looks like it, and other commands', () => {
+    expect(wantsPythonRepl(argv('run', '--context', 'c.txt'))).toBe(false);
+    expect(wantsPythonRepl(argv('run', '--repl', 'javascript', '--query', 'python'))).toBe(false);
+    expect(wantsPythonRepl(argv('eval', '--repl', 'python'))).toBe(false);
+    expect(wantsPythonRepl(argv('rerun', 'log.jsonl', '--repl=python'))).toBe(false);
+    expect(wantsPythonRepl(argv())).toBe(false);
+  });
+});

@@ -30,6 +30,8 @@ const LATENCY_MS = 300;
 /** Our model name and the reference's: one mock serves both scripts, each side's turns matched by it. */
 const OURS_MODEL = 'mock-root';
 const REF_MODEL = 'mock-root-py';
+/** Ours with the Python REPL, given the reference's Python blocks. */
+const OURS_PY_MODEL = 'mock-root-studio-py';
 
 /** The aggregation in both languages: inspect; 17 counting calls in one batch and one combining call; submit. */
 function aggregationRules(model: string, language: 'javascript' | 'python'): ScriptRule[] {
@@ -82,7 +84,11 @@ function cases(work: string): Case[] {
       turns: 3,
       subCalls: 0,
       floorS: 0.9,
-      rules: [...withModel(needleRules('javascript'), OURS_MODEL), ...withModel(needleRules('python'), REF_MODEL)],
+      rules: [
+        ...withModel(needleRules('javascript'), OURS_MODEL),
+        ...withModel(needleRules('python'), REF_MODEL),
+        ...withModel(needleRules('python'), OURS_PY_MODEL),
+      ],
     };
   });
   return [
@@ -96,7 +102,11 @@ function cases(work: string): Case[] {
       subCalls: 18,
       // Critical path: 3 turns, the batch of 17 (concurrent), the combining call.
       floorS: 1.5,
-      rules: [...aggregationRules(OURS_MODEL, 'javascript'), ...aggregationRules(REF_MODEL, 'python')],
+      rules: [
+        ...aggregationRules(OURS_MODEL, 'javascript'),
+        ...aggregationRules(REF_MODEL, 'python'),
+        ...aggregationRules(OURS_PY_MODEL, 'python'),
+      ],
     },
     ...needles,
   ];
@@ -171,16 +181,16 @@ interface Side {
 
 function sides(reference: ReferenceLib, work: string): Side[] {
   const cpuFile = join(work, 'cpu.txt');
-  const ours: Side = {
-    name: 'rlm-studio run (JavaScript REPL)',
-    model: OURS_MODEL,
+  const oursWith = (language: 'javascript' | 'python', model: string): Side => ({
+    name: `rlm-studio run (${language === 'python' ? 'Python' : 'JavaScript'} REPL)`,
+    model,
     async go(url, c) {
-      const args = ['run', '--context', c.file, '--query', c.query, '--base-url', url, '--model', OURS_MODEL];
+      const args = ['run', '--context', c.file, '--query', c.query, '--base-url', url, '--model', model, '--repl', language];
       const run = await timedSpawn(join(root, 'bin/rlm-studio'), [...args, '--max-concurrency', '32', '--json'], process.env, cpuFile);
       const res = JSON.parse(run.out) as { answer: string; usage: { calls: number } };
       return { ...run, answer: res.answer, calls: res.usage.calls };
     },
-  };
+  });
   const referenceSide = (name: string, env: (e: NodeJS.ProcessEnv) => NodeJS.ProcessEnv): Side => ({
     name,
     model: REF_MODEL,
@@ -194,10 +204,12 @@ function sides(reference: ReferenceLib, work: string): Side[] {
   // The reference as its users run it, and with the same malloc setting as ours: on this VM a
   // process that faulted in 40 MB of contexts on 4 KiB pages takes ~0.5 s to exit, and ours
   // would get credit for an environment variable rather than for what it does.
+  // In this order: the rows of `runCase` are indexed so.
   return [
-    ours,
+    oursWith('javascript', OURS_MODEL),
     referenceSide(`reference (Python ${reference.python})`, withoutHugePageMalloc),
     referenceSide(`reference (Python ${reference.python}), malloc on huge pages`, (e) => withHugePageMalloc(e)),
+    oursWith('python', OURS_PY_MODEL),
   ];
 }
 
@@ -240,6 +252,11 @@ export interface CaseRow {
   vsReference: number;
   /** The same against the reference on huge pages. */
   vsReferenceHuge: number;
+  /** Ours with the Python REPL, the same blocks as the reference's. */
+  oursPython: SideRow;
+  /** Median over rounds of ours (Python REPL) ÷ reference, and ÷ reference on huge pages. */
+  pythonVsReference: number;
+  pythonVsReferenceHuge: number;
   sameWork: string;
 }
 
@@ -307,7 +324,7 @@ async function runCase(c: Case, all: Side[], rounds: number): Promise<CaseRow> {
       vsFloor: r2(wallS / c.floorS),
     };
   };
-  const vs = (k: number): number => r2(median(samples[0]!.map((s, i) => s.wallS / samples[k]![i]!.wallS)));
+  const vs = (k: number, j = 0): number => r2(median(samples[j]!.map((s, i) => s.wallS / samples[k]![i]!.wallS)));
   const result: CaseRow = {
     name: c.name,
     requests: c.turns + c.subCalls,
@@ -318,10 +335,13 @@ async function runCase(c: Case, all: Side[], rounds: number): Promise<CaseRow> {
     referenceHuge: row(2),
     vsReference: vs(1),
     vsReferenceHuge: vs(2),
+    oursPython: row(3),
+    pythonVsReference: vs(1, 3),
+    pythonVsReferenceHuge: vs(2, 3),
     sameWork: `${c.turns} turns + ${c.subCalls} sub-calls each, ${c.chars.toLocaleString('en')} characters printed by the first block, ${c.subCalls > 0 ? 'identical sub-call prompts, ' : ''}right answer`,
   };
   log(
-    `${c.name}: ours ${result.ours.wallS} s, reference ${result.reference.wallS} s (ratio ${result.vsReference}), on huge pages ${result.referenceHuge.wallS} s (ratio ${result.vsReferenceHuge})`,
+    `${c.name}: ours ${result.ours.wallS} s, reference ${result.reference.wallS} s (ratio ${result.vsReference}), on huge pages ${result.referenceHuge.wallS} s (ratio ${result.vsReferenceHuge}); ours with the Python REPL ${result.oursPython.wallS} s (ratios ${result.pythonVsReference}, ${result.pythonVsReferenceHuge})`,
   );
   return result;
 }
@@ -357,13 +377,22 @@ export function cliVsReferenceMarkdown(r: CliVsReference): string {
   const lines = [
     '## Whole process beside the reference library (300 ms per call)',
     '',
-    `\`node --no-node-snapshot bench/cli-vs-reference.ts --rounds ${r.rounds}\` on ${r.date.slice(0, 10)}, load average ${r.loadAtStart} at start and ${r.loadAtEnd} at the end (2 cores shared with other work; rounds alternate, so it falls on both). Ours: \`./bin/rlm-studio run … --max-concurrency 32 --json\`, spawn to exit. Reference: ${r.source}, \`RLM.completion\` with the local REPL in a fresh \`python3\` per run. The reference runs twice in each round: as its users run it, and with glibc's malloc asked for transparent huge pages (\`GLIBC_TUNABLES=glibc.malloc.hugetlb=1\`) as \`bin/rlm-studio\` asks for ours; on this VM a process that touched tens of MB of fresh memory exits far sooner that way. One mock-llm (in the bench process, so it can timestamp requests) serves all sides the same scripted replies, ours in JavaScript and theirs in Python. Medians of ${r.rounds} rounds after one untimed run each; start = spawn → first request, calls = first request → last reply, exit = last reply → exit; CPU = user + system of the whole process (\`/usr/bin/time\`; Python's threads and our bash launcher included; not our sandbox process, which \`run\` does not wait for), which other work moves far less than wall time. Goals (issue 16): ours ÷ reference ≤ 0.8, ours ÷ floor ≤ 1.3.`,
+    `\`node --no-node-snapshot bench/cli-vs-reference.ts --rounds ${r.rounds}\` on ${r.date.slice(0, 10)}, load average ${r.loadAtStart} at start and ${r.loadAtEnd} at the end (2 cores shared with other work; rounds alternate, so it falls on both). Ours: \`./bin/rlm-studio run … --max-concurrency 32 --json\`, spawn to exit. Reference: ${r.source}, \`RLM.completion\` with the local REPL in a fresh \`python3\` per run. The reference runs twice in each round: as its users run it, and with glibc's malloc asked for transparent huge pages (\`GLIBC_TUNABLES=glibc.malloc.hugetlb=1\`) as \`bin/rlm-studio\` asks for ours; on this VM a process that touched tens of MB of fresh memory exits far sooner that way. One mock-llm (in the bench process, so it can timestamp requests) serves all sides the same scripted replies: ours in JavaScript (the first table) and in Python (the second, the same blocks as the reference's), theirs in Python. Medians of ${r.rounds} rounds after one untimed run each; start = spawn → first request, calls = first request → last reply, exit = last reply → exit; CPU = user + system of the whole process (\`/usr/bin/time\`; Python's threads and our bash launcher included; not our sandbox process, which \`run\` does not wait for), which other work moves far less than wall time. Goals (issue 16): ours ÷ reference ≤ 0.8, ours ÷ floor ≤ 1.3.`,
     '',
     '| case | requests | floor | reference: wall (start / calls / exit) | reference on huge pages | ours: wall (start / calls / exit) | ours ÷ reference | ours ÷ reference on huge pages | ours ÷ floor | reference ÷ floor | CPU: reference / ours |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...r.rows.map(
       (x) =>
         `| ${x.name} | ${x.requests} | ${x.floorS} s | ${wall(x.reference)} | ${wall(x.referenceHuge)} | ${wall(x.ours)} | ${x.vsReference} | ${x.vsReferenceHuge} | ${x.ours.vsFloor} | ${x.reference.vsFloor} | ${cpu(x.reference)} / ${cpu(x.ours)} |`,
+    ),
+    '',
+    'Ours with the Python REPL (`--repl python`), given the same Python blocks as the reference, in the same rounds:',
+    '',
+    '| case | ours, Python REPL: wall (start / calls / exit) | ÷ reference | ÷ reference on huge pages | ÷ floor | CPU (`run` only: the interpreter runs in its sandbox process) |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...r.rows.map(
+      (x) =>
+        `| ${x.name} | ${wall(x.oursPython)} | ${x.pythonVsReference} | ${x.pythonVsReferenceHuge} | ${x.oursPython.vsFloor} | ${cpu(x.oursPython)} |`,
     ),
     '',
     `Same work, checked on every run from the requests the mock received: ${r.rows.map((x) => `${x.name}: ${x.sameWork}`).join('; ')}.`,

@@ -183,7 +183,11 @@ function linesText(bytesIn: AsyncIterable<Uint8Array>, elide: number | null): Te
       const light = elider ? elider.lighten(lines, lineAt) : lines;
       lineAt += lines.length;
       const texts: (string | Uint8Array)[] = [];
-      for (const run of asciiRuns(light)) {
+      // Decoded text: ASCII pieces as they come, and from the first piece that is not, the
+      // rest of these lines in runs (below).
+      const at = native ? 0 : asciiPrefix(light, texts);
+      if (at > 0) started = true;
+      for (const run of asciiRuns(light.subarray(at))) {
         // A native log's pieces are whole lines (the page parses them as such); a decoded ASCII
         // run may be cut anywhere, the reader joining a line's parts.
         for (const part of native || !run.ascii ? pieces(run.bytes) : asciiPieces(run.bytes)) {
@@ -242,6 +246,28 @@ function* pieces(b: Uint8Array): Generator<Uint8Array> {
     start = end;
   }
   if (start < b.length) yield b.subarray(start);
+}
+
+const probe = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * Decodes `b` in PIECE-byte pieces while each turns out ASCII, pushing their text; returns
+ * where the first piece that is not begins (`b.length` if none). A piece is ASCII exactly when
+ * its text has one character per byte and no U+FFFD: every other byte sequence decodes to
+ * fewer characters, or to a replacement character (an invalid byte, or a character cut at the
+ * piece's end). This replaces a scan of every byte in JavaScript (`nonAscii`) for the common
+ * case; the piece that fails is decoded again with its lines, as before.
+ */
+export function asciiPrefix(b: Uint8Array, texts: (string | Uint8Array)[]): number {
+  let at = 0;
+  while (at < b.length) {
+    const part = b.subarray(at, Math.min(b.length, at + PIECE));
+    const text = probe.decode(part);
+    if (text.length !== part.length || text.includes('\uFFFD')) break;
+    texts.push(text);
+    at += part.length;
+  }
+  return at;
 }
 
 /**

@@ -1,8 +1,9 @@
 // The parse worker on reference-library logs: it splits what it reads into runs of ASCII lines
 // and single lines that are not, decodes them in pieces and parses them with the repeated
 // prompts and long `locals` values left out, so its events must be exactly those the import
-// reads from the whole text: for every fixture, and for a log longer than one read that mixes
-// ASCII lines with lines that are not, read through a stream and through slices.
+// reads from the whole text: for every fixture, for a log longer than one read that mixes
+// ASCII lines with lines that are not, and for one whose multi-byte characters fall across
+// the worker's 256 KB pieces and its reads, each read through a stream and through slices.
 import { Blob as NodeBlob } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import type { ParseOut } from '../../../src-renderer/lib/parse-messages.ts';
-import { parseBlob } from '../../../src-renderer/workers/parse-core.ts';
+import { asciiPrefix, parseBlob } from '../../../src-renderer/workers/parse-core.ts';
 import { README_COUNTS, REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
 
 async function workerEvents(blob: Blob): Promise<{ events: TrajectoryEvent[]; problems: string[] }> {
@@ -57,5 +58,58 @@ describe('the parse worker on reference-library logs', () => {
       expect(got.problems).toEqual([]);
       expect(plain(got.events)).toEqual(whole);
     }
+  });
+
+  it('does so when multi-byte characters fall across its pieces and reads', async () => {
+    const lines = readFileSync(join(REFERENCE_FIXTURES, 'a_needle.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    const [meta, ...iterations] = lines;
+    // Long runs of two- and four-byte characters after ASCII prefixes of every length mod 4,
+    // between plain ASCII copies: wherever a piece or a read ends, some character is cut.
+    const copies = Array.from({ length: 6 }, (_, k) =>
+      iterations.map((l, i) =>
+        (k + i) % 2 === 0
+          ? l
+          : l.replace('"stdout": "', `"stdout": "${'x'.repeat((k + i) % 4)}${'é'.repeat(70_000)}${'🙂'.repeat(20_000)} `),
+      ),
+    ).flat();
+    const text = [meta, ...copies].join('\n') + '\n';
+    expect(Buffer.byteLength(text)).toBeGreaterThan(4 * 1024 * 1024);
+    const whole = plain(readRlmPythonText(text).events);
+    for (const blob of [new NodeBlob([text]) as unknown as Blob, sliceOnly(new NodeBlob([text]) as unknown as Blob)]) {
+      const got = await workerEvents(blob);
+      expect(got.problems).toEqual([]);
+      expect(plain(got.events)).toEqual(whole);
+    }
+  });
+});
+
+describe('asciiPrefix', () => {
+  const PIECE = 256 * 1024;
+  const bytes = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'utf8'));
+
+  it('takes whole pieces while they are ASCII, and their text', () => {
+    const texts: (string | Uint8Array)[] = [];
+    const text = 'abc\n'.repeat(150_000);
+    expect(asciiPrefix(bytes(text), texts)).toBe(text.length);
+    expect(texts.join('')).toBe(text);
+  });
+
+  it('stops at the piece that holds a non-ASCII byte, a character cut at its end included', () => {
+    for (const [text, at] of [
+      ['a'.repeat(PIECE) + 'é' + 'b'.repeat(10), PIECE],
+      ['a'.repeat(PIECE - 1) + 'é' + 'b'.repeat(10), 0],
+      ['a'.repeat(PIECE - 2) + '🙂' + 'b'.repeat(10), 0],
+      ['a'.repeat(2 * PIECE - 1) + '\u00e9', PIECE],
+    ] as const) {
+      const texts: (string | Uint8Array)[] = [];
+      expect(asciiPrefix(bytes(text), texts)).toBe(at);
+      expect(texts.join('')).toBe(text.slice(0, at));
+    }
+    // An invalid byte decodes to one replacement character: as many characters as bytes.
+    const invalid = new Uint8Array(PIECE + 5).fill(97);
+    invalid[10] = 0x80;
+    expect(asciiPrefix(invalid, [])).toBe(0);
   });
 });

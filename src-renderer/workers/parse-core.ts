@@ -145,8 +145,9 @@ interface Text {
 }
 
 /**
- * A log's text from its bytes, always in whole lines, and with every line that has a
- * non-ASCII byte decoded on its own: one such line in a decoded chunk makes the whole chunk,
+ * A log's text from its bytes, read in whole lines (a decoded line may come in parts, which the
+ * reader joins), and with every line that has a non-ASCII byte decoded on its own (or the part
+ * of it after an ASCII piece): one such line in a decoded chunk makes the whole chunk,
  * and every line, string and value cut from it, a two-byte string (twice the bytes to parse,
  * keep and send to the main thread; decoding 100 MB that way was 0.7 s). Lines and their
  * text are exactly what one streaming `TextDecoder` gives (a newline byte is never inside a

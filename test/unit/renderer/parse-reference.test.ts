@@ -42,48 +42,43 @@ describe('the parse worker on reference-library logs', () => {
   });
 
   it('does so for a log longer than one read, with non-ASCII lines among ASCII ones', async () => {
-    const lines = readFileSync(join(REFERENCE_FIXTURES, 'a_needle.jsonl'), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '');
-    const [meta, ...iterations] = lines;
     // A raw accent and emoji in some copies (as a log written with ensure_ascii=False has), ~6 MB in all.
-    const copies = Array.from({ length: 8 }, (_, k) =>
-      iterations.map((l) => (k % 3 === 1 ? l.replace('"stdout": "', '"stdout": "é 🙂 ') : l)),
-    ).flat();
-    expect(copies.some((l) => l.includes('é 🙂'))).toBe(true);
-    const text = [meta, ...copies].join('\n') + '\n';
-    const whole = plain(readRlmPythonText(text).events);
-    for (const blob of [new NodeBlob([text]) as unknown as Blob, sliceOnly(new NodeBlob([text]) as unknown as Blob)]) {
-      const got = await workerEvents(blob);
-      expect(got.problems).toEqual([]);
-      expect(plain(got.events)).toEqual(whole);
-    }
+    const text = needleCopies(8, (line, k) => (k % 3 === 1 ? line.replace('"stdout": "', '"stdout": "é 🙂 ') : line));
+    expect(text).toContain('é 🙂');
+    await expectWholeTextEvents(text);
   });
 
   it('does so when multi-byte characters fall across its pieces and reads', async () => {
-    const lines = readFileSync(join(REFERENCE_FIXTURES, 'a_needle.jsonl'), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '');
-    const [meta, ...iterations] = lines;
     // Long runs of two- and four-byte characters after ASCII prefixes of every length mod 4,
     // between plain ASCII copies: wherever a piece or a read ends, some character is cut.
-    const copies = Array.from({ length: 6 }, (_, k) =>
-      iterations.map((l, i) =>
-        (k + i) % 2 === 0
-          ? l
-          : l.replace('"stdout": "', `"stdout": "${'x'.repeat((k + i) % 4)}${'é'.repeat(70_000)}${'🙂'.repeat(20_000)} `),
-      ),
-    ).flat();
-    const text = [meta, ...copies].join('\n') + '\n';
+    const text = needleCopies(6, (line, k, i) =>
+      (k + i) % 2 === 0
+        ? line
+        : line.replace('"stdout": "', `"stdout": "${'x'.repeat((k + i) % 4)}${'é'.repeat(70_000)}${'🙂'.repeat(20_000)} `),
+    );
     expect(Buffer.byteLength(text)).toBeGreaterThan(4 * 1024 * 1024);
-    const whole = plain(readRlmPythonText(text).events);
-    for (const blob of [new NodeBlob([text]) as unknown as Blob, sliceOnly(new NodeBlob([text]) as unknown as Blob)]) {
-      const got = await workerEvents(blob);
-      expect(got.problems).toEqual([]);
-      expect(plain(got.events)).toEqual(whole);
-    }
+    await expectWholeTextEvents(text);
   });
 });
+
+/** The needle-search fixture's metadata line, then `copies` copies of its iteration lines, each changed by `change` (copy k, line i). */
+function needleCopies(copies: number, change: (line: string, k: number, i: number) => string): string {
+  const [meta, ...iterations] = readFileSync(join(REFERENCE_FIXTURES, 'a_needle.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+  const lines = Array.from({ length: copies }, (_, k) => iterations.map((line, i) => change(line, k, i))).flat();
+  return [meta, ...lines].join('\n') + '\n';
+}
+
+/** The worker's events from `text`, through a stream and through slices, equal the import's from the whole text. */
+async function expectWholeTextEvents(text: string): Promise<void> {
+  const whole = plain(readRlmPythonText(text).events);
+  for (const blob of [new NodeBlob([text]) as unknown as Blob, sliceOnly(new NodeBlob([text]) as unknown as Blob)]) {
+    const got = await workerEvents(blob);
+    expect(got.problems).toEqual([]);
+    expect(plain(got.events)).toEqual(whole);
+  }
+}
 
 describe('asciiPrefix', () => {
   const PIECE = 256 * 1024;

@@ -50,6 +50,8 @@ const ISOLATE_HEAP_MB = 256;
 const HOUSEKEEPING_TIMEOUT_MS = 30_000;
 
 let assets: Promise<Assets> | null = null;
+/** Pyodide's two modules' sources, known once the files are read (before the wasm is compiled). */
+let moduleSources: Promise<Pick<Assets, 'asmSource' | 'loaderSource'>> | null = null;
 let snapshot: Promise<ivm.ExternalCopy<ArrayBuffer> | null> | null = null;
 /** Reads not yet handed to their one consumer (which lets go of the bytes once copied). */
 let unclaimed: Partial<PyodideReads> = {};
@@ -67,8 +69,12 @@ function claim<K extends keyof PyodideReads>(part: K): PyodideReads[K] {
  * while its first model call is in flight, and a blocked main thread delays that call.
  */
 function loadAssets(): Promise<Assets> {
-  assets ??= (async () => {
-    const f = await claim('files');
+  if (assets) return assets;
+  const files = claim('files');
+  moduleSources = files.then((f) => ({ asmSource: f.asmSource, loaderSource: f.loaderSource }));
+  moduleSources.catch(() => undefined); // reported through `assets`
+  assets = (async () => {
+    const f = await files;
     return {
       version: f.version,
       wasm: new ivm.ExternalCopy(await WebAssembly.compile(f.wasmBytes)),
@@ -80,7 +86,10 @@ function loadAssets(): Promise<Assets> {
       fingerprint: f.fingerprint,
     };
   })();
-  assets.catch(() => (assets = null));
+  assets.catch(() => {
+    assets = null;
+    moduleSources = null;
+  });
   return assets;
 }
 
@@ -101,7 +110,7 @@ function getSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | null> {
     const a = await loadAssets();
     let image: Uint8Array;
     try {
-      image = await makeSnapshot(a);
+      image = await makeSnapshot();
     } catch {
       return null; // start interpreters the slow way rather than not at all
     }
@@ -121,8 +130,8 @@ function getSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | null> {
   })());
 }
 
-async function makeSnapshot(a: Assets): Promise<Uint8Array> {
-  const interp = await boot(a, null, { memoryLimitBytes: 2 ** 32, makeSnapshot: true });
+async function makeSnapshot(): Promise<Uint8Array> {
+  const interp = await boot({ memoryLimitBytes: 2 ** 32, makeSnapshot: true }, Promise.resolve(null));
   try {
     const image = await interp.control.apply(undefined, ['snapshot', ''], {
       result: { copy: true },
@@ -137,9 +146,7 @@ async function makeSnapshot(a: Assets): Promise<Uint8Array> {
 
 /** Starts an interpreter with the given wasm memory limit. */
 export async function startInterpreter(memoryLimitBytes: number): Promise<Interpreter> {
-  const a = await loadAssets();
-  const image = await getSnapshot();
-  return boot(a, image, { memoryLimitBytes, makeSnapshot: false });
+  return boot({ memoryLimitBytes, makeSnapshot: false }, getSnapshot());
 }
 
 /** Compiles the wasm and loads the snapshot now, so the first REPL does not wait for them. */
@@ -147,8 +154,15 @@ export async function preparePython(): Promise<void> {
   await Promise.all([loadAssets(), getSnapshot()]);
 }
 
-async function boot(a: Assets, image: ivm.ExternalCopy<ArrayBuffer> | null, config: PythonBootConfig): Promise<Interpreter> {
+/**
+ * Pyodide's modules are compiled in the new isolate as soon as their sources are read, beside
+ * the wasm's compile and the snapshot's read (~45 ms that a CLI run's first block waited for).
+ */
+async function boot(config: PythonBootConfig, snapshotImage: Promise<ivm.ExternalCopy<ArrayBuffer> | null>): Promise<Interpreter> {
   assertCanHostIsolates('the Python REPL');
+  const assetsLoaded = loadAssets();
+  const sourcesRead = moduleSources as NonNullable<typeof moduleSources>;
+  snapshotImage.catch(() => undefined); // awaited below, after steps that may fail first
   const isolate = new ivm.Isolate({ memoryLimit: ISOLATE_HEAP_MB });
   let untrack: (() => void) | null = null;
   const disposeIsolate = (): void => {
@@ -173,6 +187,10 @@ async function boot(a: Assets, image: ivm.ExternalCopy<ArrayBuffer> | null, conf
     const dispatch = new ivm.Reference(async (kind: unknown, x: unknown, y: unknown): Promise<string> =>
       interp.hooks.dispatch(String(kind), String(x), String(y)),
     );
+    const sources = await sourcesRead;
+    const compiled = Promise.all([isolate.compileModule(sources.asmSource), isolate.compileModule(sources.loaderSource)]);
+    compiled.catch(() => undefined); // awaited below, after what may fail first
+    const [a, image] = await Promise.all([assetsLoaded, snapshotImage]);
     const start = (await context.evalClosure(
       `return (${BOOT_SOURCE})($0, $1, $2, $3, $4, $5, $6, $7, $8);`,
       [
@@ -188,7 +206,7 @@ async function boot(a: Assets, image: ivm.ExternalCopy<ArrayBuffer> | null, conf
       ],
       { result: { reference: true }, timeout: HOUSEKEEPING_TIMEOUT_MS },
     )) as ivm.Reference<(load: unknown, create: unknown) => Promise<unknown>>;
-    const [asm, loader] = await Promise.all([isolate.compileModule(a.asmSource), isolate.compileModule(a.loaderSource)]);
+    const [asm, loader] = await compiled;
     const noImports = (): never => {
       throw new Error('Pyodide modules import nothing');
     };

@@ -2,11 +2,13 @@
 // not run isolates itself (sandbox/isolate-host.ts). The command line's `run` and `chat` start
 // that way: Node without its snapshot takes ~60 ms longer to start, and the child starts with
 // the first REPL, i.e. once the first model call is out (engine/conversation.ts), instead of
-// before it. Each `Repl` here forwards its operations to the child (sandbox-child.ts); the
-// code's sub-calls and tool calls come back and are answered by the bridge and tools given to
-// the REPL, in this process. A context file this process read is read again by the child
-// (`shareContextFile`) rather than copied through the channel; the child lets go of its read
-// once a REPL has the context, and reads the file again for a later REPL only if it is unchanged.
+// before it; for the Python REPL the command line starts it at once (`start`, `warmPython`:
+// cli/python-prefetch.ts), so that call hides its interpreter's ~0.3 s start. Each `Repl` here
+// forwards its operations to the child (sandbox-child.ts); the code's sub-calls and tool calls
+// come back and are answered by the bridge and tools given to the REPL, in this process. A
+// context file this process read is read again by the child (`shareContextFile`) rather than
+// copied through the channel; the child lets go of its read once a REPL has the context, and
+// reads the file again for a later REPL only if it is unchanged.
 import { type ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { ReplLanguage } from '../../../src-shared/events.ts';

@@ -38,8 +38,6 @@ interface Assets {
   wasm: ivm.ExternalCopy<WebAssembly.Module>;
   stdlib: ivm.ExternalCopy<ArrayBuffer>;
   lockFile: string;
-  asmSource: string;
-  loaderSource: string;
   runtimeSource: string;
   /** Identifies a snapshot's inputs: Pyodide's version, our runtime and our isolate code. */
   fingerprint: string;
@@ -49,9 +47,16 @@ interface Assets {
 const ISOLATE_HEAP_MB = 256;
 const HOUSEKEEPING_TIMEOUT_MS = 30_000;
 
-let assets: Promise<Assets> | null = null;
-/** Pyodide's two modules' sources, known once the files are read (before the wasm is compiled). */
-let moduleSources: Promise<Pick<Assets, 'asmSource' | 'loaderSource'>> | null = null;
+/**
+ * Pyodide's files being turned into what an interpreter starts from: its two modules' sources,
+ * known once the files are read, and the assets, once the wasm is compiled too.
+ */
+interface Loading {
+  sources: Promise<{ asmSource: string; loaderSource: string }>;
+  assets: Promise<Assets>;
+}
+
+let loading: Loading | null = null;
 let snapshot: Promise<ivm.ExternalCopy<ArrayBuffer> | null> | null = null;
 /** Reads not yet handed to their one consumer (which lets go of the bytes once copied). */
 let unclaimed: Partial<PyodideReads> = {};
@@ -68,29 +73,31 @@ function claim<K extends keyof PyodideReads>(part: K): PyodideReads[K] {
  * Pyodide's files, read and compiled off the main thread: a CLI run starts its interpreter
  * while its first model call is in flight, and a blocked main thread delays that call.
  */
-function loadAssets(): Promise<Assets> {
-  if (assets) return assets;
+function load(): Loading {
+  if (loading) return loading;
   const files = claim('files');
-  moduleSources = files.then((f) => ({ asmSource: f.asmSource, loaderSource: f.loaderSource }));
-  moduleSources.catch(() => undefined); // reported through `assets`
-  assets = (async () => {
+  const sources = files.then((f) => ({ asmSource: f.asmSource, loaderSource: f.loaderSource }));
+  sources.catch(() => undefined); // reported through `assets`
+  const assets = (async (): Promise<Assets> => {
     const f = await files;
     return {
       version: f.version,
       wasm: new ivm.ExternalCopy(await WebAssembly.compile(f.wasmBytes)),
       stdlib: new ivm.ExternalCopy(ownBuffer(f.stdlib), { transferOut: true }),
       lockFile: f.lockFile,
-      asmSource: f.asmSource,
-      loaderSource: f.loaderSource,
       runtimeSource: f.runtimeSource,
       fingerprint: f.fingerprint,
     };
   })();
+  const current: Loading = { sources, assets };
   assets.catch(() => {
-    assets = null;
-    moduleSources = null;
+    if (loading === current) loading = null;
   });
-  return assets;
+  return (loading = current);
+}
+
+function loadAssets(): Promise<Assets> {
+  return load().assets;
 }
 
 /** The bytes of a freshly read Buffer as an ArrayBuffer of their own (to be moved, not copied). */
@@ -160,8 +167,7 @@ export async function preparePython(): Promise<void> {
  */
 async function boot(config: PythonBootConfig, snapshotImage: Promise<ivm.ExternalCopy<ArrayBuffer> | null>): Promise<Interpreter> {
   assertCanHostIsolates('the Python REPL');
-  const assetsLoaded = loadAssets();
-  const sourcesRead = moduleSources as NonNullable<typeof moduleSources>;
+  const { sources: sourcesRead, assets: assetsLoaded } = load();
   snapshotImage.catch(() => undefined); // awaited below, after steps that may fail first
   const isolate = new ivm.Isolate({ memoryLimit: ISOLATE_HEAP_MB });
   let untrack: (() => void) | null = null;

@@ -4,7 +4,8 @@
 // isolated-vm's external copies, Pyodide's memory) are hundreds of MB of fresh memory, and
 // touching fresh memory 4 KiB at a time is what their loading costs on a virtual machine:
 // a 1 GB context file into a REPL took 0.67-0.73 s with huge pages against 4.0-4.7 s without
-// (docs/performance.md, alternating on one day; how much 4 KiB pages cost varies from day to day). Processes that allocate little are unchanged (start-up, RSS).
+// (docs/performance.md, alternating on one day; how much 4 KiB pages cost varies from day to
+// day). Processes that allocate little are unchanged (start-up, RSS).
 // glibc before 2.35 and other C libraries ignore the setting; so do setuid programs.
 
 export const HUGE_PAGE_TUNABLE = 'glibc.malloc.hugetlb=1';

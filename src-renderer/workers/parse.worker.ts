@@ -1,6 +1,6 @@
 // Parses a dropped log, or a host session's log fetched from /api/log, off the UI thread;
 // and reads back the long texts a parse left out, when the page shows them.
-import { parseBlob, parseUrl, readTexts } from './parse-core.ts';
+import { parseBlob, parseUrl, prepareReading, readTexts } from './parse-core.ts';
 import type { ParseIn, ParseOut, TextsIn } from '../lib/parse-messages.ts';
 
 const post = (m: ParseOut, transfer: Transferable[] = []): void =>
@@ -18,3 +18,6 @@ self.addEventListener('message', (ev: MessageEvent<ParseIn | TextsIn>) => {
   }
   void ('url' in m ? parseUrl(m, post) : parseBlob(m, post));
 });
+
+// A worker is started before its file is chosen: its read buffers are ready by then.
+prepareReading();

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import type { ParseOut } from '../../../src-renderer/lib/parse-messages.ts';
-import { asciiPrefix, parseBlob } from '../../../src-renderer/workers/parse-core.ts';
+import { asciiPrefix, parseBlob, prepareReading } from '../../../src-renderer/workers/parse-core.ts';
 import { README_COUNTS, REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
 
 async function workerEvents(blob: Blob): Promise<{ events: TrajectoryEvent[]; problems: string[] }> {
@@ -57,6 +57,14 @@ describe('the parse worker on reference-library logs', () => {
         : line.replace('"stdout": "', `"stdout": "${'x'.repeat((k + i) % 4)}${'é'.repeat(70_000)}${'🙂'.repeat(20_000)} `),
     );
     expect(Buffer.byteLength(text)).toBeGreaterThan(4 * 1024 * 1024);
+    await expectWholeTextEvents(text);
+  });
+
+  it('does so when it reads into buffers made ahead, whose earlier bytes never reach the text', async () => {
+    // Longer than the first read and two more, so every buffer made ahead is filled and one is reused.
+    const text = needleCopies(10, (line) => line);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(8.5 * 1024 * 1024);
+    prepareReading();
     await expectWholeTextEvents(text);
   });
 });

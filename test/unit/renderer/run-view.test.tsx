@@ -153,6 +153,29 @@ describe('picking an iteration', () => {
     }
   });
 
+  it('is picked from a list, with the previous and next, when a log has many turns', () => {
+    const one = readFileSync(`${FIXTURES}/e_code_errors.jsonl`, 'utf8');
+    const { store, traj } = mountApp(readRlmPythonText(Array.from({ length: 14 }, () => one).join('\n')).events);
+    expect(traj.roots.length).toBe(14);
+    const shown = (): string | undefined => store.getState().selection.get('s1')?.runId ?? undefined;
+    // No wall of fourteen buttons above the run.
+    expect(screen.queryByTestId('turn-0')).toBeNull();
+    const list = screen.getByTestId('turn-select') as HTMLSelectElement;
+    expect([...list.options].map((o) => o.value)).toEqual(traj.roots);
+    expect(list.options[3]!.textContent).toMatch(/^turn 3: .+ · \w+/);
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
+    expect((screen.getByTestId('turn-prev') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByText('1 of 14 turns')).toBeTruthy();
+    fireEvent.click(screen.getByTestId('turn-next'));
+    expect(shown()).toBe(traj.roots[1]);
+    fireEvent.change(list, { target: { value: traj.roots[13] } });
+    expect(shown()).toBe(traj.roots[13]);
+    expect((screen.getByTestId('turn-next') as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(screen.getByTestId('turn-prev'));
+    expect(shown()).toBe(traj.roots[12]);
+    expect((screen.getByTestId('turn-select') as HTMLSelectElement).value).toBe(traj.roots[12]);
+  });
+
   it('shows the prompt messages folded, on iteration 1 too', () => {
     const { store, traj } = mountApp(fixtureEvents('e_code_errors.jsonl'));
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));

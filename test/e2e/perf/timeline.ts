@@ -3,7 +3,8 @@
 // the file input's change and the fully loaded view go. A tool, not a test.
 //   node --no-node-snapshot test/e2e/perf/timeline.ts FILE [--min-ms 2] [--static DIR] [--cpu]
 // (`--cpu`: also each thread's sampled CPU profile, the parse worker's included: the functions
-// with the most self time. Use an unminified build for names: see profile.ts.)
+// with the most self time, then the most inclusive time. Use an unminified build for names:
+// see profile.ts.)
 import { launch, startServe } from '../support.ts';
 import { cpuProfiles, traceWhile, type TraceEvent } from './trace-capture.ts';
 
@@ -82,6 +83,8 @@ try {
       if (!interesting.has(p.thread)) continue;
       console.log(`\n== ${p.thread}: ${p.sampledMs.toFixed(0)} ms sampled; most self time`);
       for (const [fn, ms] of [...p.self].sort((x, y) => y[1] - x[1]).slice(0, 20)) console.log(`${ms.toFixed(1).padStart(8)} ms  ${fn}`);
+      console.log(`-- most inclusive time (the function anywhere on the stack)`);
+      for (const [fn, ms] of [...p.total].sort((x, y) => y[1] - x[1]).slice(0, 40)) console.log(`${ms.toFixed(1).padStart(8)} ms  ${fn}`);
     }
   }
 } finally {

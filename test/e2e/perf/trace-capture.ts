@@ -50,11 +50,13 @@ export async function traceWhile(page: Page, during: () => Promise<void>, opts: 
   return events;
 }
 
-/** Self time per function (ms) of one thread's CPU profile in a trace taken with `cpu`. */
+/** Self and inclusive time per function (ms) of one thread's CPU profile in a trace taken with `cpu`. */
 export interface ThreadProfile {
   thread: string;
   sampledMs: number;
   self: Map<string, number>;
+  /** Time with the function anywhere on the stack (once per sample, however deep it recurses). */
+  total: Map<string, number>;
 }
 
 /** The sampled CPU profiles in a trace, one per thread, named as the trace names threads. */
@@ -75,6 +77,7 @@ export function cpuProfiles(events: readonly TraceEvent[]): ThreadProfile[] {
   }
   return [...byId.values()].map((p) => {
     const self = new Map<string, number>();
+    const total = new Map<string, number>();
     let sampledMs = 0;
     // A sample's time is the gap to the next one.
     for (let i = 0; i < p.samples.length; i++) {
@@ -82,10 +85,21 @@ export function cpuProfiles(events: readonly TraceEvent[]): ThreadProfile[] {
       sampledMs += ms;
       const n = p.nodes.get(p.samples[i] as number);
       if (!n) continue;
-      const f = n.callFrame;
-      const key = f.url ? `${f.functionName || '(anonymous)'} ${f.url.split('/').pop() ?? ''}:${f.lineNumber + 1}` : f.functionName;
+      const key = frameName(n);
       self.set(key, (self.get(key) ?? 0) + ms);
+      const seen = new Set<string>();
+      for (let at: ProfileNode | undefined = n; at; at = at.parent === undefined ? undefined : p.nodes.get(at.parent)) {
+        const k = frameName(at);
+        if (seen.has(k)) continue;
+        seen.add(k);
+        total.set(k, (total.get(k) ?? 0) + ms);
+      }
     }
-    return { thread: p.thread, sampledMs, self };
+    return { thread: p.thread, sampledMs, self, total };
   });
+}
+
+function frameName(n: ProfileNode): string {
+  const f = n.callFrame;
+  return f.url ? `${f.functionName || '(anonymous)'} ${f.url.split('/').pop() ?? ''}:${f.lineNumber + 1}` : f.functionName;
 }

@@ -116,7 +116,11 @@ export function CompareView() {
           ) : null}
         </>
       ) : (
-        <p className="muted">Choose two loaded sessions.</p>
+        <p className="muted" data-testid="compare-empty">
+          {order.length < 2
+            ? 'Compare needs two sessions: open another log (Open file…, Open in host…) or start a new run.'
+            : 'Choose two loaded sessions.'}
+        </p>
       )}
     </div>
   );

@@ -162,6 +162,18 @@ describe('views', () => {
     expect(within(screen.getByTestId('prompt-messages')).getByText(/same order out as in/)).toBeTruthy();
   });
 
+  it('says how to get a second session when only one is open, and to choose two once there are', () => {
+    const { store } = mountApp(fixtureEvents('a_needle.jsonl'));
+    act(() => store.getState().setPanel('compare'));
+    expect(screen.getByTestId('compare-empty').textContent).toMatch(/needs two sessions: open another log/);
+    act(() => {
+      store.getState().addLocalSession('s2', 'other');
+      store.getState().ingestEvents('s2', fixtureEvents('e_code_errors.jsonl'));
+      store.getState().flushEvents();
+    });
+    expect(screen.getByTestId('compare-empty').textContent).toBe('Choose two loaded sessions.');
+  });
+
   it('compares two sessions and names the first divergence', () => {
     const { store } = mountApp(fixtureEvents('a_needle.jsonl'));
     compareWith(store, fixtureEvents('e_code_errors.jsonl'));

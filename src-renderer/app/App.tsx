@@ -232,6 +232,7 @@ function Shortcuts({ onClose }: { onClose(): void }) {
     [`Alt+1…${PANELS.length}`, PANELS.map((p) => p.label).join(', ')],
     ['j / k', 'next / previous iteration'],
     ['u', 'parent run'],
+    ['[ / ]', 'previous / next turn'],
     ['F6 / F8 / F10', 'pause / continue / step'],
     ['r', 'replay'],
     ['t', 'toggle theme'],

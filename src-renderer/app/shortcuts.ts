@@ -48,16 +48,22 @@ export function useShortcuts(setHelp: (f: (h: boolean) => boolean) => void): voi
         e.preventDefault();
         st.setPanel('search');
       } else if (e.key === 'r' && id) seek(svc.store, id, 0);
-      else if ((e.key === 'j' || e.key === 'k' || e.key === 'u') && id) {
+      else if (['j', 'k', 'u', '[', ']'].includes(e.key) && id) {
         const entry = st.sessions.get(id);
         const r = st.replay.get(id);
         const traj = r ? r.traj : entry?.traj;
         const sel = st.selection.get(id);
         const runId = sel?.runId ?? traj?.roots[0];
         const run = runId ? traj?.runs.get(runId) : undefined;
-        if (!run) return;
+        if (!traj || !run) return;
         if (e.key === 'u') {
           if (run.parentRunId) st.select(id, { runId: run.parentRunId, iteration: run.spawnedBy?.iteration ?? null });
+          return;
+        }
+        if (e.key === '[' || e.key === ']') {
+          // The previous or next turn (root run), from wherever in the current one the view is.
+          const turn = traj.roots[traj.roots.indexOf(run.rootRunId) + (e.key === ']' ? 1 : -1)];
+          if (turn) st.select(id, { runId: turn, iteration: null });
           return;
         }
         const its = run.iterations;

@@ -82,7 +82,14 @@ function TurnPicker({ turns, current, pick }: { turns: TurnItem[]; current: RunI
   const next = turns[at + 1];
   return (
     <nav className="turns" aria-label="Turns">
-      <button type="button" disabled={!prev} onClick={() => prev && pick(prev.id)} aria-label="Previous turn" data-testid="turn-prev">
+      <button
+        type="button"
+        disabled={!prev}
+        onClick={() => prev && pick(prev.id)}
+        aria-label="Previous turn"
+        title="Previous turn ([)"
+        data-testid="turn-prev"
+      >
         ◀
       </button>
       <select
@@ -96,7 +103,14 @@ function TurnPicker({ turns, current, pick }: { turns: TurnItem[]; current: RunI
           <TurnOption key={t.id} {...t} />
         ))}
       </select>
-      <button type="button" disabled={!next} onClick={() => next && pick(next.id)} aria-label="Next turn" data-testid="turn-next">
+      <button
+        type="button"
+        disabled={!next}
+        onClick={() => next && pick(next.id)}
+        aria-label="Next turn"
+        title="Next turn (])"
+        data-testid="turn-next"
+      >
         ▶
       </button>
       <span className="muted">{at < 0 ? `${turns.length} turns` : `${at + 1} of ${turns.length} turns`}</span>

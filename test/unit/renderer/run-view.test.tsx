@@ -176,6 +176,35 @@ describe('picking an iteration', () => {
     expect((screen.getByTestId('turn-select') as HTMLSelectElement).value).toBe(traj.roots[12]);
   });
 
+  it('steps through turns with [ and ], from a child run too, and through iterations with j, k and u', () => {
+    const text = (name: string) => readFileSync(`${FIXTURES}/${name}`, 'utf8');
+    const { store, traj } = mountApp(
+      readRlmPythonText(`${text('a_needle.jsonl')}\n${text('c_recursive.jsonl')}\n${text('a_needle.jsonl')}`).events,
+    );
+    expect(traj.roots.length).toBe(3);
+    const shown = () => store.getState().selection.get('s1');
+    const key = (k: string) => fireEvent.keyDown(window, { key: k });
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
+    key('[');
+    expect(shown()?.runId).toBe(traj.roots[0]);
+    key(']');
+    expect(shown()).toEqual({ runId: traj.roots[1], iteration: null });
+    // Into a child run of the second turn, then up to its parent with u.
+    const child = [...traj.runs.values()].find((r) => r.rootRunId === traj.roots[1] && r.parentRunId !== null)!;
+    act(() => store.getState().select('s1', { runId: child.id, iteration: 1 }));
+    key('j');
+    expect(shown()).toEqual({ runId: child.id, iteration: 2 });
+    key('k');
+    expect(shown()).toEqual({ runId: child.id, iteration: 1 });
+    key('u');
+    expect(shown()?.runId).toBe(child.parentRunId);
+    act(() => store.getState().select('s1', { runId: child.id, iteration: 1 }));
+    key(']');
+    expect(shown()).toEqual({ runId: traj.roots[2], iteration: null });
+    key(']');
+    expect(shown()?.runId).toBe(traj.roots[2]);
+  });
+
   it('shows the prompt messages folded, on iteration 1 too', () => {
     const { store, traj } = mountApp(fixtureEvents('e_code_errors.jsonl'));
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));

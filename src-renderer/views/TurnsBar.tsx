@@ -82,16 +82,7 @@ function TurnPicker({ turns, current, pick }: { turns: TurnItem[]; current: RunI
   const next = turns[at + 1];
   return (
     <nav className="turns" aria-label="Turns">
-      <button
-        type="button"
-        disabled={!prev}
-        onClick={() => prev && pick(prev.id)}
-        aria-label="Previous turn"
-        title="Previous turn ([)"
-        data-testid="turn-prev"
-      >
-        ◀
-      </button>
+      <TurnStep to={prev} pick={pick} label="Previous turn" shortcut="[" testId="turn-prev" glyph="◀" />
       <select
         value={at < 0 ? '' : current}
         onChange={(e) => e.target.value && pick(e.target.value as RunId)}
@@ -103,18 +94,39 @@ function TurnPicker({ turns, current, pick }: { turns: TurnItem[]; current: RunI
           <TurnOption key={t.id} {...t} />
         ))}
       </select>
-      <button
-        type="button"
-        disabled={!next}
-        onClick={() => next && pick(next.id)}
-        aria-label="Next turn"
-        title="Next turn (])"
-        data-testid="turn-next"
-      >
-        ▶
-      </button>
+      <TurnStep to={next} pick={pick} label="Next turn" shortcut="]" testId="turn-next" glyph="▶" />
       <span className="muted">{at < 0 ? `${turns.length} turns` : `${at + 1} of ${turns.length} turns`}</span>
     </nav>
+  );
+}
+
+/** The previous or next turn's button, disabled at either end. */
+function TurnStep({
+  to,
+  pick,
+  label,
+  shortcut,
+  testId,
+  glyph,
+}: {
+  to: TurnItem | undefined;
+  pick(id: RunId): void;
+  label: string;
+  shortcut: string;
+  testId: string;
+  glyph: string;
+}) {
+  return (
+    <button
+      type="button"
+      disabled={!to}
+      onClick={() => to && pick(to.id)}
+      aria-label={label}
+      title={`${label} (${shortcut})`}
+      data-testid={testId}
+    >
+      {glyph}
+    </button>
   );
 }
 

@@ -141,11 +141,12 @@ function matchesOf(doc: SessionDoc, value: unknown): QueryMatch[] {
         what: describe(item),
         at: placeOf(item),
       });
-    } else if (truthy(item)) {
+    } else {
       values.push(item);
     }
   }
-  if (values.length > 0 && !seen.has(doc.target)) {
+  // The session matches on any truthy value, and shows them all: `runs.errors` is [0, 2, 0], not [2].
+  if (values.some(truthy) && !seen.has(doc.target)) {
     const value = values.length === 1 ? values[0] : values;
     const what = value === true ? 'session' : short(JSON.stringify(value) ?? String(value));
     out.unshift({ file: doc.file, sessionId: doc.sessionId, target: doc.target, kind: 'session', what, at: null });

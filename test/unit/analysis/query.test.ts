@@ -82,6 +82,25 @@ describe('tree queries over generated sessions', () => {
   });
 });
 
+describe('values that are not runs, iterations or calls', () => {
+  const doc = docs[0] as SessionDoc;
+  const run = async (expr: string): Promise<QueryMatch[]> => compileQuery(expr).run(doc);
+
+  it('match the session when one is truthy, and are shown whole, zeros included', async () => {
+    const depths = doc.runs.map((r) => r.depth);
+    expect(depths).toContain(0);
+    const m = await run('runs.depth');
+    expect(m).toHaveLength(1);
+    expect(m[0]).toMatchObject({ target: 'session', kind: 'session', what: JSON.stringify(depths) });
+  });
+
+  it('match nothing when every one is falsy', async () => {
+    expect(await run('runs[depth = 0].depth')).toEqual([]);
+    expect(await run('$count(runs[depth > 99])')).toEqual([]);
+    expect(await run('[0, false, null, ""]')).toEqual([]);
+  });
+});
+
 describe('query errors', () => {
   it('name the character of a syntax error', () => {
     expect(() => compileQuery('runs[depth = ]')).toThrowError(/^bad query at character 14: .*\nruns\[depth = \]\n {13}\^$/s);

@@ -129,6 +129,16 @@ describe('rlm-studio stats over folders', () => {
     expect(r.out).toMatch(/correct 4, incorrect 4; sub-calls per session: correct 3 \[1\.5–4\.5\] max 6, incorrect 4 \[2\.5–5\.5\] max 7/);
   });
 
+  it('a side with no sessions reads "none", not an empty range', async () => {
+    const allRight = join(dir, 'eval-all-right');
+    writeEvalDir(
+      allRight,
+      [1, 3].map((i) => ({ id: `t${i}`, correct: true, shape: { query: `q${i}`, calls: [i] } })),
+    );
+    const r = await cli('stats', allRight);
+    expect(r.out).toMatch(/correct 2, incorrect 0; sub-calls per session: correct 2 \[1\.5–2\.5\] max 3, incorrect none\n/);
+  });
+
   it('a missing path is a usage error naming it; a non-log file in a folder is skipped with a note', async () => {
     const missing = await cli('stats', join(dir, 'nope'));
     expect(missing.error).toBeInstanceOf(UsageError);

@@ -116,11 +116,11 @@ export function planFork(src: Session, srcEvents: TrajectoryEvent[], f: ForkSess
 
 /**
  * The recipe of a fork of a log that has none: the context given (or the one it was
- * re-executed with), the endpoint profile given, the recorded query, depth and iteration
+ * re-executed with, or its evaluation task's), the endpoint profile given, the recorded query, depth and iteration
  * limits, and the log's language (reference logs are Python).
  */
 function recipeForImported(src: Session, events: TrajectoryEvent[], f: ForkSession): SessionRecipe {
-  const context = f.context ?? src.rerunSource?.context;
+  const context = f.context ?? src.rerunSource?.context ?? src.taskContext;
   if (!context) {
     throw new CommandError(
       'bad_request',
@@ -158,7 +158,7 @@ export function rerunContext(src: Session, r: RerunSession): ContextSource {
     throw new CommandError('bad_request', 'a reference-library log is Python; it cannot be re-executed as JavaScript');
   }
   const recipe = recipeOf(src);
-  const context = r.context ?? recipe?.context ?? src.rerunSource?.context;
+  const context = r.context ?? recipe?.context ?? src.rerunSource?.context ?? src.taskContext;
   if (!context)
     throw new CommandError(
       'bad_request',

@@ -10,6 +10,7 @@ import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { exportRlmPython } from '../../src-shared/codecs/rlm-python-export.ts';
 import { asSessionId, type TrajectoryEvent } from '../../src-shared/events.ts';
 import type { RecentRun, Replies } from '../../src-shared/protocol.ts';
+import { evalTaskContext } from '../eval/task-context.ts';
 import { readLogBatches } from '../logs/read-log.ts';
 import { CommandError } from './command-error.ts';
 import type { HostOptions } from './host-options.ts';
@@ -38,6 +39,8 @@ export class SavedLogs {
 
   async open(path: string): Promise<Session> {
     const abs = resolve(path);
+    // Looked up while the log is read: what the coverage map, a fork or a re-execution runs on.
+    const taskContext = evalTaskContext(abs).catch(() => null);
     let size: number;
     try {
       const st = await stat(abs);
@@ -71,6 +74,8 @@ export class SavedLogs {
       this.sessions.delete(s.id);
       throw new CommandError('bad_request', `${path}: the file is empty`);
     }
+    const task = await taskContext;
+    if (task?.found) s.taskContext = task.source;
     s.loaded = (async () => {
       try {
         for (let r = first; !r.done; r = await iterator.next()) if (r !== first) take(r.value);

@@ -1,8 +1,9 @@
 // The context a session ran on, when the host knows it: the recipe of a live session it
-// started (or the recipe written beside a saved log), or a re-execution's context. The app's
-// coverage map reads it from here instead of asking the user to pick the file again. Only
-// what a recipe names is ever served, never a path a client sends; a client holding the token
-// could already run a session on any file the host can read.
+// started (or the recipe written beside a saved log), a re-execution's context, or, for a
+// saved log of an evaluation, its task's context (from the dataset its eval.json names). The
+// app's coverage map reads it from here instead of asking the user to pick the file again.
+// Only what a recipe or a dataset names is ever served, never a path a client sends; a client
+// holding the token could already run a session on any file the host can read.
 import { statSync } from 'node:fs';
 import type { ContextSource } from '../../src-shared/protocol.ts';
 import { demoContext, type DemoName } from './demo.ts';
@@ -15,10 +16,10 @@ function recipeContext(s: Session): ContextSource | null {
   if (s.rerunSource) return s.rerunSource.context;
   if (!s.logFile) return null;
   try {
-    return readRecipeBeside(s.logFile)?.context ?? null;
+    return readRecipeBeside(s.logFile)?.context ?? s.taskContext;
   } catch {
     // A recipe that is not JSON: as if there were none.
-    return null;
+    return s.taskContext;
   }
 }
 

@@ -37,6 +37,8 @@ export interface Session {
   recipe: SessionRecipe | null;
   /** A re-execution's context and language: what a fork of it starts from (it has no recipe). */
   rerunSource: { context: ContextSource; repl: ReplLanguage; tools: string | null } | null;
+  /** A saved evaluation log's task context, from the evaluation's dataset (eval/task-context.ts). */
+  taskContext: ContextSource | null;
   breakpoints: Breakpoint[];
   worker: WorkerHandle | null;
   log: NativeLogFile | null;
@@ -101,6 +103,7 @@ export class SessionTable {
       count: 0,
       recipe: null,
       rerunSource: null,
+      taskContext: null,
       breakpoints: [],
       worker: null,
       log: null,

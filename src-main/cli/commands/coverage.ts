@@ -1,7 +1,8 @@
-// `rlm-studio coverage LOG --context FILE [--json]`: which character spans of the session's
+// `rlm-studio coverage LOG [--context FILE] [--json]`: which character spans of the session's
 // context each model saw (the root's shown REPL output, sub-call prompts, child runs'
 // contexts) and which none did. Logs do not carry the context itself (native logs record its
-// type and length; reference logs at most a short preview), so the user names the file.
+// type and length; reference logs at most a short preview), so the user names the file, or
+// for an evaluation's log the task's context is taken from its dataset (eval/task-context.ts).
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { fileErrorText } from '../../../src-shared/file-errors.ts';
@@ -17,6 +18,7 @@ import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
 import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
 import { applyEvent, createTrajectoryState } from '../../../src-shared/trajectory/reducer.ts';
 import type { TrajectoryState } from '../../../src-shared/trajectory/types.ts';
+import { evalTaskContext } from '../../eval/task-context.ts';
 import { readLogBatches } from '../../logs/read-log.ts';
 import { UsageError } from '../errors.ts';
 import { assertReadable, type Output, reportProblems, processOutput } from '../log-inputs.ts';
@@ -25,18 +27,33 @@ import { assertReadable, type Output, reportProblems, processOutput } from '../l
 export interface CoverageJson extends CoverageReport {
   log: string;
   format: LogFormat | null;
+  /** The context file, or which evaluation task's context (`task ID of DATASET`). */
   context: string;
 }
 
-async function readContextText(path: string): Promise<string> {
+async function readContextText(path: string, what = `--context ${path}`): Promise<string> {
   try {
     const s = await stat(path);
-    if (!s.isFile()) throw new UsageError(`--context ${path} is not a file`);
+    if (!s.isFile()) throw new UsageError(`${what} is not a file`);
     return await readFile(path, 'utf8');
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`--context ${path}: ${fileErrorText(err)}`);
+    throw new UsageError(`${what}: ${fileErrorText(err)}`);
   }
+}
+
+/** The context's text and what to call it: the file given, or the evaluation task's context. */
+async function contextOf(log: string, file: string | undefined): Promise<{ text: string; label: string }> {
+  if (file !== undefined) return { text: await readContextText(file), label: file };
+  const found = await evalTaskContext(log);
+  if (found === null)
+    throw new UsageError("required option '--context <file>' not specified (only an evaluation's logs find their context without it)");
+  if (!found.found) throw new UsageError(`no --context given, and ${found.why}`);
+  const c = found.source;
+  if (c.kind === 'text') return { text: c.text, label: found.label };
+  if (c.kind === 'json') return { text: c.json, label: found.label };
+  if (c.kind === 'file') return { text: await readContextText(c.path, `the context file of ${found.label}, ${c.path},`), label: c.path };
+  throw new UsageError(`no --context given, and ${found.label} has no context of its own`);
 }
 
 /** A string context the log says had another length was probably another file: say so. */
@@ -94,12 +111,12 @@ export function formatCoverage(r: CoverageReport, context: string): string {
 
 export async function runCoverage(
   path: string,
-  options: { context: string; json?: boolean },
+  options: { context?: string; json?: boolean },
   io: Output = processOutput,
 ): Promise<CoverageJson> {
   await assertReadable(path);
   // The file is read while the log is (the read is on the thread pool).
-  const contextPromise = readContextText(options.context);
+  const contextPromise = contextOf(path, options.context);
   void contextPromise.catch(() => undefined);
   const state = createTrajectoryState();
   const problems: ReadProblem[] = [];
@@ -112,13 +129,13 @@ export async function runCoverage(
       else if (item.kind === 'problem') problems.push(item.problem);
     }
   if (format === null) reportProblems(path, problems, io, 'no coverage');
-  const context = await contextPromise;
+  const { text: context, label } = await contextPromise;
   const index = new AnchorIndex(context);
   const warning = contextMismatch(state, context.length);
-  if (warning) io.err(`rlm-studio: ${options.context}: warning: ${warning}\n`);
+  if (warning) io.err(`rlm-studio: ${label}: warning: ${warning}\n`);
   const spans = coverageSources(state).flatMap((s) => sourceSpans(index, s));
   const report = summarizeCoverage(context.length, coverageRuns(state), spans);
-  const json: CoverageJson = { log: path, format, context: options.context, ...report };
+  const json: CoverageJson = { log: path, format, context: label, ...report };
   io.out(options.json ? `${JSON.stringify(json)}\n` : formatCoverage(report, context));
   reportProblems(path, problems, io, `coverage above covers the ${state.eventCount} event(s) that could be read`);
   return json;
@@ -131,12 +148,15 @@ export function registerCoverage(program: Command): void {
       'Which character spans of the context each model saw: the root model (context text in the REPL output shown to it), sub-calls (llm_query prompts), child runs (their contexts), and which no model saw. Native or reference-library logs.',
     )
     .argument('<log>', 'log file')
-    .requiredOption('--context <file>', 'the context file the session ran on (read as text; logs do not carry it)')
+    .option(
+      '--context <file>',
+      "the context file the session ran on (read as text; logs do not carry it); for a log of an evaluation's --out, the task's context from its dataset when not given",
+    )
     .option(
       '--json',
       'print one JSON object: contextChars, minSpanChars, session and runs[] (contextChars, seenByRootChars, sentToSubcallsChars, sentToChildrenChars, seenChars, unseenChars), spans[] (start, end, role root|subcall|child, runId, iteration, block, callId, childRunId) and unseen[] (start, end)',
     )
-    .action(async (log: string, options: { context: string; json?: boolean }) => {
+    .action(async (log: string, options: { context?: string; json?: boolean }) => {
       await runCoverage(log, options);
     });
 }

@@ -1,9 +1,12 @@
 // `rlm-studio rerun LOG --context FILE… [--tools FILE.mjs] [--repl LANG] [--json]`: re-executes a
 // saved log (native or the reference library's) with its recorded replies and sub-call
-// results, and compares every block's output with the recorded one. Exit code 0 when every
+// results, and compares every block's output with the recorded one. An evaluation's log needs
+// no --context: its task's is taken from the dataset (eval/task-context.ts). Exit code 0 when every
 // block matched, 1 when some differed, 2 for bad input.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ToolSpec } from '../../engine/config.ts';
+import { DatasetError, loadTaskContext } from '../../eval/dataset.ts';
+import { evalTaskContext } from '../../eval/task-context.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
@@ -62,11 +65,30 @@ export function describeDifference(d: BlockComparison): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The contexts given, or the evaluation task's when none is. */
+async function contextsOf(log: string, o: RerunCliOptions): Promise<{ contexts: SandboxValue[]; contextLabels: string[] }> {
+  if (o.context.length > 0) {
+    const contexts: SandboxValue[] = [];
+    for (const file of o.context) contexts.push(await loadContextFile(file, o.repl));
+    return { contexts, contextLabels: o.context.map((file) => `--context ${file}`) };
+  }
+  const found = await evalTaskContext(log);
+  if (found === null)
+    throw new UsageError("required option '--context <file>' not specified (only an evaluation's logs find their context without it)");
+  if (!found.found) throw new UsageError(`no --context given, and ${found.why}`);
+  try {
+    // As the evaluation loaded it (eval/runner.ts).
+    const context = await loadTaskContext(found.task, found.dataset.dir, { flat: o.repl === 'python' });
+    return { contexts: [context], contextLabels: [`the context of ${found.label}`] };
+  } catch (err) {
+    if (err instanceof DatasetError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 export async function runRerun(log: string, o: RerunCliOptions): Promise<RerunJson> {
   await assertReadable(log);
-  if (o.context.length === 0) throw new UsageError("required option '--context <file>' not specified");
-  const contexts: SandboxValue[] = [];
-  for (const file of o.context) contexts.push(await loadContextFile(file, o.repl));
+  const { contexts, contextLabels } = await contextsOf(log, o);
   let tools: Record<string, ToolSpec> = {};
   if (o.tools !== undefined) {
     try {
@@ -81,7 +103,7 @@ export async function runRerun(log: string, o: RerunCliOptions): Promise<RerunJs
     report = await rerunLog({
       logPath: log,
       contexts,
-      contextLabels: o.context.map((file) => `--context ${file}`),
+      contextLabels,
       tools,
       ...(o.repl ? { language: o.repl } : {}),
       logDir: o.logDir ?? defaultRunsDir(),
@@ -110,7 +132,7 @@ export function registerRerun(program: Command): void {
     .argument('<log>', 'log file')
     .option(
       '--context <file>',
-      'the context the log was made from: .json is parsed, anything else is read as text; for a multi-turn log, one for every turn or repeated once per turn',
+      "the context the log was made from: .json is parsed, anything else is read as text; for a multi-turn log, one for every turn or repeated once per turn; for a log of an evaluation's --out, the task's context from its dataset when not given",
       (file: string, files: string[]) => [...files, file],
       [] as string[],
     )

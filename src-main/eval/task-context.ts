@@ -1,0 +1,90 @@
+// The context an evaluation's log ran on, found through the evaluation. Logs do not carry their
+// context, and a generated task's is often inline in the dataset, where no `--context FILE` can
+// point. A log in DIR/logs/ of an evaluation directory belongs to the task that DIR/results.jsonl
+// records it under (or, for a log with no result line, the task whose log name it has), and
+// DIR/eval.json names the dataset that holds the task's context. `coverage` and `rerun` use it
+// when no --context is given; the host serves it to the app's coverage map.
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import type { ContextSource } from '../../src-shared/protocol.ts';
+import { jsonTextOf } from '../sandbox/json-source.ts';
+import { type Dataset, readDataset } from './dataset.ts';
+import { isEvalDir } from './open-dir.ts';
+import type { EvalTask } from './tasks/types.ts';
+import { logNameFor } from './units.ts';
+
+export type EvalTaskContext =
+  /** `source` as a session recipe names a context; `task` and `dataset` for loading it as the runner did. */
+  | { found: true; task: EvalTask; dataset: Dataset; source: ContextSource; label: string }
+  /** The log is an evaluation's, but its context cannot be had: why, in words. */
+  | { found: false; why: string };
+
+/** The evaluation directory a log is in (DIR/logs/LOG), or null when it is not an evaluation's. */
+function evalDirOfLog(logFile: string): string | null {
+  const logs = dirname(resolve(logFile));
+  if (basename(logs) !== 'logs') return null;
+  const dir = dirname(logs);
+  return isEvalDir(dir) ? dir : null;
+}
+
+/** The task ids results.jsonl records for this log's file name (a torn or foreign line is skipped). */
+function idsFromResults(dir: string, logName: string): string[] {
+  const path = resolve(dir, 'results.jsonl');
+  if (!existsSync(path)) return [];
+  const ids: string[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    let r: unknown;
+    try {
+      r = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof r !== 'object' || r === null) continue;
+    const { id, logFile } = r as { id?: unknown; logFile?: unknown };
+    if (typeof id === 'string' && typeof logFile === 'string' && basename(logFile) === logName) ids.push(id);
+  }
+  return ids;
+}
+
+/** The log names a task's sessions get: `<id>`, `<id>.rN`, and either set aside as `.interrupted-K` or `.retried-K`. */
+function isLogOf(task: EvalTask, logName: string): boolean {
+  const name = logName.replace(/\.rlm\.jsonl$/, '').replace(/\.(interrupted|retried)-\d+$/, '');
+  const base = logNameFor({ task, repeat: 0 });
+  return name === base || (name.startsWith(`${base}.r`) && /^\d+$/.test(name.slice(base.length + 2)));
+}
+
+function datasetPathOf(dir: string): string | null {
+  try {
+    const m = JSON.parse(readFileSync(resolve(dir, 'eval.json'), 'utf8')) as { dataset?: unknown };
+    return typeof m.dataset === 'string' && m.dataset !== '' ? resolve(dir, m.dataset) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The task's context as a recipe names one: its file, its text, or its JSON's own text. */
+function sourceOf(task: EvalTask, dataset: Dataset): ContextSource {
+  if (task.context === undefined) return { kind: 'file', path: resolve(dataset.dir, task.contextFile ?? '') };
+  if (typeof task.context === 'string') return { kind: 'text', text: task.context };
+  return { kind: 'json', json: jsonTextOf(task.context) };
+}
+
+/** The context of an evaluation's log; null when the log is not in an evaluation directory. */
+export async function evalTaskContext(logFile: string): Promise<EvalTaskContext | null> {
+  const dir = evalDirOfLog(logFile);
+  if (dir === null) return null;
+  const datasetPath = datasetPathOf(dir);
+  if (datasetPath === null) return { found: false, why: `the evaluation ${dir} does not name its dataset (no readable eval.json)` };
+  let dataset: Dataset;
+  try {
+    dataset = await readDataset(datasetPath);
+  } catch (err) {
+    return { found: false, why: `the evaluation's dataset cannot be read: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const logName = basename(logFile);
+  const ids = idsFromResults(dir, logName);
+  const task = ids.length > 0 ? dataset.tasks.find((t) => ids.includes(t.id)) : dataset.tasks.find((t) => isLogOf(t, logName));
+  if (!task) return { found: false, why: `no task of ${datasetPath} has the log ${logName}` };
+  return { found: true, task, dataset, source: sourceOf(task, dataset), label: `task ${task.id} of ${datasetPath}` };
+}

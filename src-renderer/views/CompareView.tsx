@@ -12,11 +12,20 @@ function outcome(t: TrajectoryState): string {
   return `${root.end.stopReason}${root.end.answer ? `: ${root.end.answer.slice(0, 80)}` : ''}`;
 }
 
+/** Until two sessions are chosen: the active one and the first other one open. */
+function defaultPair(order: readonly string[], activeId: string | null): { a: string | null; b: string | null } {
+  if (order.length < 2) return { a: null, b: null };
+  const a = activeId !== null && order.includes(activeId) ? activeId : (order[0] as string);
+  return { a, b: order.find((id) => id !== a) ?? null };
+}
+
 export function CompareView() {
   const svc = useServices();
   const sessions = useStudio((s) => s.sessions);
   const order = useStudio((s) => s.order);
-  const { a, b } = useStudio((s) => s.compare);
+  const activeId = useStudio((s) => s.activeId);
+  const chosen = useStudio((s) => s.compare);
+  const { a, b } = chosen.a === null && chosen.b === null ? defaultPair(order, activeId) : chosen;
   const ea = a ? sessions.get(a) : undefined;
   const eb = b ? sessions.get(b) : undefined;
   const rows = useMemo(() => {
@@ -45,7 +54,8 @@ export function CompareView() {
   const div = useMemo(() => (ea && eb ? firstDivergence(ea.traj, eb.traj) : null), [ea, eb]);
   // The table re-derives at every commit; while a side loads it says so, as its figures will still change.
   const loadingSides = [ea, eb].filter((e) => e?.loading != null).map((e) => e?.title ?? '');
-  const pick = (which: 'a' | 'b', value: string) => svc.store.getState().setCompare({ [which]: value || null });
+  // The other side stays what is shown, chosen or not.
+  const pick = (which: 'a' | 'b', value: string) => svc.store.getState().setCompare({ a, b, [which]: value || null });
   return (
     <div className="compare" data-testid="compare">
       <h2>Compare sessions</h2>

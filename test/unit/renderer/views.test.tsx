@@ -162,7 +162,7 @@ describe('views', () => {
     expect(within(screen.getByTestId('prompt-messages')).getByText(/same order out as in/)).toBeTruthy();
   });
 
-  it('says how to get a second session when only one is open, and to choose two once there are', () => {
+  it('says how to get a second session when only one is open, then compares the active one with the other', () => {
     const { store } = mountApp(fixtureEvents('a_needle.jsonl'));
     act(() => store.getState().setPanel('compare'));
     expect(screen.getByTestId('compare-empty').textContent).toMatch(/needs two sessions: open another log/);
@@ -171,6 +171,15 @@ describe('views', () => {
       store.getState().ingestEvents('s2', fixtureEvents('e_code_errors.jsonl'));
       store.getState().flushEvents();
     });
+    // The session just opened is the active one: it is A, the first one B, with nothing chosen.
+    const sel = (w: string) => (screen.getByTestId(`compare-${w}`) as HTMLSelectElement).value;
+    expect([sel('a'), sel('b')]).toEqual(['s2', 's1']);
+    expect(screen.getByTestId('divergence').textContent).toMatch(/iteration 1/);
+    expect(store.getState().compare).toEqual({ a: null, b: null });
+    // Choosing one side keeps the other as shown; choosing none on a side says to choose.
+    fireEvent.change(screen.getByTestId('compare-b'), { target: { value: 's2' } });
+    expect(store.getState().compare).toEqual({ a: 's2', b: 's2' });
+    fireEvent.change(screen.getByTestId('compare-a'), { target: { value: '' } });
     expect(screen.getByTestId('compare-empty').textContent).toBe('Choose two loaded sessions.');
   });
 

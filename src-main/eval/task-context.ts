@@ -5,6 +5,7 @@
 // DIR/eval.json names the dataset that holds the task's context. `coverage` and `rerun` use it
 // when no --context is given; the host serves it to the app's coverage map.
 import { existsSync, readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { ContextSource } from '../../src-shared/protocol.ts';
 import { jsonTextOf } from '../sandbox/json-source.ts';
@@ -63,6 +64,26 @@ function datasetPathOf(dir: string): string | null {
   }
 }
 
+/**
+ * The last dataset read, while its file is unchanged: an evaluation's task logs are opened
+ * together (`eval.open` opens up to 50), and a dataset with inline contexts can be large.
+ */
+let lastDataset: { key: string; dataset: Promise<Dataset> } | null = null;
+
+async function datasetAt(path: string): Promise<Dataset> {
+  const st = await stat(path);
+  const key = `${path}\0${st.size}\0${st.mtimeMs}`;
+  if (lastDataset?.key !== key) {
+    const entry = { key, dataset: readDataset(path) };
+    lastDataset = entry;
+    // A failure is not kept: the context files it names may be put back without touching the dataset.
+    entry.dataset.catch(() => {
+      if (lastDataset === entry) lastDataset = null;
+    });
+  }
+  return lastDataset.dataset;
+}
+
 /** The task's context as a recipe names one: its file, its text, or its JSON's own text. */
 function sourceOf(task: EvalTask, dataset: Dataset): ContextSource {
   if (task.context === undefined) return { kind: 'file', path: resolve(dataset.dir, task.contextFile ?? '') };
@@ -78,7 +99,7 @@ export async function evalTaskContext(logFile: string): Promise<EvalTaskContext 
   if (datasetPath === null) return { found: false, why: `the evaluation ${dir} does not name its dataset (no readable eval.json)` };
   let dataset: Dataset;
   try {
-    dataset = await readDataset(datasetPath);
+    dataset = await datasetAt(datasetPath);
   } catch (err) {
     return { found: false, why: `the evaluation's dataset cannot be read: ${err instanceof Error ? err.message : String(err)}` };
   }

@@ -116,8 +116,8 @@ export function planFork(src: Session, srcEvents: TrajectoryEvent[], f: ForkSess
 
 /**
  * The recipe of a fork of a log that has none: the context given (or the one it was
- * re-executed with, or its evaluation task's), the endpoint profile given, the recorded query, depth and iteration
- * limits, and the log's language (reference logs are Python).
+ * re-executed with, or its evaluation task's), the endpoint profile given, the recorded query,
+ * depth and iteration limits, and the log's language (reference logs are Python).
  */
 function recipeForImported(src: Session, events: TrajectoryEvent[], f: ForkSession): SessionRecipe {
   const context = f.context ?? src.rerunSource?.context ?? src.taskContext;

@@ -1,8 +1,8 @@
 // `rlm-studio rerun LOG --context FILE… [--tools FILE.mjs] [--repl LANG] [--json]`: re-executes a
 // saved log (native or the reference library's) with its recorded replies and sub-call
 // results, and compares every block's output with the recorded one. An evaluation's log needs
-// no --context: its task's is taken from the dataset (eval/task-context.ts). Exit code 0 when every
-// block matched, 1 when some differed, 2 for bad input.
+// no --context: its task's is taken from the dataset (eval/task-context.ts). Exit code 0 when
+// every block matched, 1 when some differed, 2 for bad input.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ToolSpec } from '../../engine/config.ts';
 import { DatasetError, loadTaskContext } from '../../eval/dataset.ts';

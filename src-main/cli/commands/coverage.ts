@@ -6,20 +6,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { fileErrorText } from '../../../src-shared/file-errors.ts';
-import { AnchorIndex } from '../../../src-shared/analysis/anchor-index.ts';
-import {
-  coverageRuns,
-  coverageSources,
-  sourceSpans,
-  summarizeCoverage,
-  type CoverageReport,
-} from '../../../src-shared/analysis/coverage.ts';
-import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
+import type { CoverageReport } from '../../../src-shared/analysis/coverage.ts';
 import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
-import { applyEvent, createTrajectoryState } from '../../../src-shared/trajectory/reducer.ts';
-import type { TrajectoryState } from '../../../src-shared/trajectory/types.ts';
+import { evaluationCoverage, logCoverage, type EvaluationCoverage } from '../../analysis/log-coverage.ts';
+import { isEvalDir } from '../../eval/open-dir.ts';
 import { evalTaskContext } from '../../eval/task-context.ts';
-import { readLogBatches } from '../../logs/read-log.ts';
 import { UsageError } from '../errors.ts';
 import { assertReadable, type Output, reportProblems, processOutput } from '../log-inputs.ts';
 
@@ -54,17 +45,6 @@ async function contextOf(log: string, file: string | undefined): Promise<{ text:
   if (c.kind === 'json') return { text: c.json, label: found.label };
   if (c.kind === 'file') return { text: await readContextText(c.path, `the context file of ${found.label}, ${c.path},`), label: c.path };
   throw new UsageError(`no --context given, and ${found.label} has no context of its own`);
-}
-
-/** A string context the log says had another length was probably another file: say so. */
-function contextMismatch(state: TrajectoryState, chars: number): string | null {
-  for (const id of state.roots) {
-    const meta = state.runs.get(id)?.start?.context;
-    if (meta?.type === 'string' && meta.totalChars !== chars) {
-      return `the log's context had ${meta.totalChars.toLocaleString('en-US')} characters, this file has ${chars.toLocaleString('en-US')}; is it the session's context?`;
-    }
-  }
-  return null;
 }
 
 const n = (x: number): string => x.toLocaleString('en-US');
@@ -117,28 +97,78 @@ export async function runCoverage(
   await assertReadable(path);
   // The file is read while the log is (the read is on the thread pool).
   const contextPromise = contextOf(path, options.context);
-  void contextPromise.catch(() => undefined);
-  const state = createTrajectoryState();
-  const problems: ReadProblem[] = [];
-  let format: LogFormat | null = null;
-  for await (const batch of readLogBatches(path))
-    for (const item of batch) {
-      if (item.kind === 'event') applyEvent(state, item.event);
-      else if (item.kind === 'header') state.header = item.header;
-      else if (item.kind === 'format') format = item.format;
-      else if (item.kind === 'problem') problems.push(item.problem);
-    }
-  if (format === null) reportProblems(path, problems, io, 'no coverage');
+  const contextText = contextPromise.then((x) => x.text);
+  // Not waited for when the file is not a log (its problems are reported instead).
+  void contextText.catch(() => undefined);
+  const c = await logCoverage(path, contextText);
+  if (c.report === null) {
+    reportProblems(path, c.problems, io, 'no coverage');
+    throw new UsageError(`${path}: not a log this reader knows; no coverage`);
+  }
   const { text: context, label } = await contextPromise;
-  const index = new AnchorIndex(context);
-  const warning = contextMismatch(state, context.length);
-  if (warning) io.err(`rlm-studio: ${label}: warning: ${warning}\n`);
-  const spans = coverageSources(state).flatMap((s) => sourceSpans(index, s));
-  const report = summarizeCoverage(context.length, coverageRuns(state), spans);
-  const json: CoverageJson = { log: path, format, context: label, ...report };
-  io.out(options.json ? `${JSON.stringify(json)}\n` : formatCoverage(report, context));
-  reportProblems(path, problems, io, `coverage above covers the ${state.eventCount} event(s) that could be read`);
+  if (c.mismatch) io.err(`rlm-studio: ${label}: warning: ${c.mismatch}\n`);
+  const json: CoverageJson = { log: path, format: c.format, context: label, ...c.report };
+  io.out(options.json ? `${JSON.stringify(json)}\n` : formatCoverage(c.report, context));
+  reportProblems(path, c.problems, io, `coverage above covers the ${c.eventCount} event(s) that could be read`);
   return json;
+}
+
+const pctOf = (x: number, of: number): string => (of === 0 ? '–' : `${((100 * x) / of).toFixed(1)}%`);
+
+function median(xs: number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+export function formatEvaluationCoverage(e: EvaluationCoverage): string {
+  const head = ['task', 'correct', 'context chars', 'seen by root', 'sent to sub-calls', 'sent to children', 'unseen'];
+  const rows: string[][] = [head];
+  for (const t of e.tasks) {
+    const f = t.session;
+    rows.push(
+      f === null
+        ? [t.id, t.correct ? 'yes' : 'no', '–', '–', '–', '–', '–']
+        : [
+            t.id,
+            t.correct ? 'yes' : 'no',
+            n(f.contextChars),
+            pctOf(f.seenByRootChars, f.contextChars),
+            pctOf(f.sentToSubcallsChars, f.contextChars),
+            pctOf(f.sentToChildrenChars, f.contextChars),
+            pctOf(f.unseenChars, f.contextChars),
+          ],
+    );
+  }
+  const widths = head.map((_, i) => Math.max(...rows.map((x) => x[i]!.length)));
+  const lines = [
+    `evaluation ${e.dir}: ${e.tasks.length} task(s)${e.minSpanChars === null ? '' : `; copies of at least ${e.minSpanChars} characters are counted`}`,
+  ];
+  for (const x of rows) lines.push(x.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+  // The question a policy's author asks first: did the failures look at less of their context?
+  const unseen = (correct: boolean): string => {
+    const xs = e.tasks.flatMap((t) =>
+      t.correct === correct && t.session && t.session.contextChars > 0 ? [t.session.unseenChars / t.session.contextChars] : [],
+    );
+    const m = median(xs);
+    return m === null ? 'none' : `${(m * 100).toFixed(1)}% (${xs.length})`;
+  };
+  lines.push(`median unseen: correct ${unseen(true)}, incorrect ${unseen(false)}`);
+  for (const t of e.tasks) if (t.problem) lines.push(`${t.id}: ${t.problem}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `coverage DIR`: every task log of an evaluation's --out against its task's context. */
+export async function runEvaluationCoverage(
+  dir: string,
+  options: { json?: boolean },
+  io: Output = processOutput,
+): Promise<EvaluationCoverage> {
+  const e = await evaluationCoverage(dir);
+  io.out(options.json ? `${JSON.stringify(e)}\n` : formatEvaluationCoverage(e));
+  for (const p of e.problems) io.err(`rlm-studio: ${p}\n`);
+  return e;
 }
 
 export function registerCoverage(program: Command): void {
@@ -147,7 +177,7 @@ export function registerCoverage(program: Command): void {
     .description(
       'Which character spans of the context each model saw: the root model (context text in the REPL output shown to it), sub-calls (llm_query prompts), child runs (their contexts), and which no model saw. Native or reference-library logs.',
     )
-    .argument('<log>', 'log file')
+    .argument('<log>', "log file, or an evaluation's --out directory (every task log against its task's context)")
     .option(
       '--context <file>',
       "the context file the session ran on (read as text; logs do not carry it); for a log of an evaluation's --out, the task's context from its dataset when not given",
@@ -157,6 +187,9 @@ export function registerCoverage(program: Command): void {
       'print one JSON object: contextChars, minSpanChars, session and runs[] (contextChars, seenByRootChars, sentToSubcallsChars, sentToChildrenChars, seenChars, unseenChars), spans[] (start, end, role root|subcall|child, runId, iteration, block, callId, childRunId) and unseen[] (start, end)',
     )
     .action(async (log: string, options: { context?: string; json?: boolean }) => {
-      await runCoverage(log, options);
+      if (isEvalDir(log)) {
+        if (options.context !== undefined) throw new UsageError(`--context is for one log; each task of the evaluation ${log} has its own`);
+        await runEvaluationCoverage(log, options);
+      } else await runCoverage(log, options);
     });
 }

@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCoverage } from '../../../src-main/cli/commands/coverage.ts';
+import { runCoverage, runEvaluationCoverage } from '../../../src-main/cli/commands/coverage.ts';
 import { runRerun } from '../../../src-main/cli/commands/rerun.ts';
 import { UsageError } from '../../../src-main/cli/errors.ts';
 import { generateDataset } from '../../../src-main/eval/dataset.ts';
@@ -106,6 +106,23 @@ describe("an evaluation log's context", () => {
     }
   });
 
+  it('gives `coverage DIR` one row per task, the figures of each log, and the failures against the successes', async () => {
+    const cap = capture();
+    const e = await runEvaluationCoverage(out, { json: true }, cap.io);
+    expect(e.tasks.map((t) => t.id).sort()).toEqual(tasks.map((t) => t.id).sort());
+    for (const row of e.tasks) {
+      const one = await runCoverage(logOf(row.id), { json: true }, capture().io);
+      expect(row).toMatchObject({ session: one.session, problem: null, correct: results.find((r) => r.id === row.id)!.correct });
+    }
+    expect(JSON.parse(cap.text.join(''))).toEqual(JSON.parse(JSON.stringify(e)));
+    const text = capture();
+    await runEvaluationCoverage(out, {}, text.io);
+    const printed = text.text.join('');
+    expect(printed).toMatch(/^evaluation .*: 4 task\(s\); copies of at least \d+ characters are counted\n/);
+    for (const t of tasks) expect(printed).toMatch(new RegExp(`\\n${t.id} +(yes|no) +[\\d,]+ +[\\d.]+% +[\\d.]+% +[\\d.]+% +[\\d.]+%\\n`));
+    expect(printed).toMatch(/\nmedian unseen: correct [\d.]+% \(\d\), incorrect (none|[\d.]+% \(\d\))\n/);
+  });
+
   it('lets `rerun` re-execute the log with every block the same', async () => {
     const r = await runRerun(logOf(tasks[0]!.id), { context: [], logDir: join(tmp, 'reruns') });
     expect(r.blocks).toBeGreaterThan(0);
@@ -159,5 +176,16 @@ describe('logs whose context cannot be found that way', () => {
     await expect(runCoverage(log, { json: true }, capture().io)).rejects.toThrow(
       /no --context given, and the evaluation's dataset cannot be read/,
     );
+    // Over the whole evaluation, each task says why it has no figures.
+    writeFileSync(join(moved, 'results.jsonl'), `${JSON.stringify({ ...results[0], logFile: log })}\n`);
+    const e = await runEvaluationCoverage(moved, { json: true }, capture().io);
+    expect(e.tasks).toHaveLength(1);
+    expect(e.tasks[0]).toMatchObject({ session: null, problem: expect.stringMatching(/gone\.jsonl/) as unknown });
+  });
+
+  it('a file that is not a log, with no --context, is reported as not a log', async () => {
+    const bad = join(tmp, 'not-a-log.jsonl');
+    writeFileSync(bad, 'not json\n');
+    await expect(runCoverage(bad, {}, capture().io)).rejects.toThrow(/not a log this reader knows/);
   });
 });

@@ -120,7 +120,7 @@ export function planFork(src: Session, srcEvents: TrajectoryEvent[], f: ForkSess
  * depth and iteration limits, and the log's language (reference logs are Python).
  */
 function recipeForImported(src: Session, events: TrajectoryEvent[], f: ForkSession): SessionRecipe {
-  const context = f.context ?? src.rerunSource?.context ?? src.taskContext;
+  const context = f.context ?? src.rerunSource?.context ?? src.taskContext?.source;
   if (!context) {
     throw new CommandError(
       'bad_request',
@@ -158,7 +158,7 @@ export function rerunContext(src: Session, r: RerunSession): ContextSource {
     throw new CommandError('bad_request', 'a reference-library log is Python; it cannot be re-executed as JavaScript');
   }
   const recipe = recipeOf(src);
-  const context = r.context ?? recipe?.context ?? src.rerunSource?.context ?? src.taskContext;
+  const context = r.context ?? recipe?.context ?? src.rerunSource?.context ?? src.taskContext?.source;
   if (!context)
     throw new CommandError(
       'bad_request',

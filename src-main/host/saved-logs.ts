@@ -75,7 +75,7 @@ export class SavedLogs {
       throw new CommandError('bad_request', `${path}: the file is empty`);
     }
     const task = await taskContext;
-    if (task?.found) s.taskContext = task.source;
+    if (task?.found) s.taskContext = { taskId: task.task.id, source: task.source };
     s.loaded = (async () => {
       try {
         for (let r = first; !r.done; r = await iterator.next()) if (r !== first) take(r.value);

@@ -16,10 +16,10 @@ function recipeContext(s: Session): ContextSource | null {
   if (s.rerunSource) return s.rerunSource.context;
   if (!s.logFile) return null;
   try {
-    return readRecipeBeside(s.logFile)?.context ?? s.taskContext;
+    return readRecipeBeside(s.logFile)?.context ?? s.taskContext?.source ?? null;
   } catch {
     // A recipe that is not JSON: as if there were none.
-    return s.taskContext;
+    return s.taskContext?.source ?? null;
   }
 }
 
@@ -45,8 +45,10 @@ function demoSessionContext(name: DemoName): SessionContext {
 export function sessionContext(s: Session): SessionContext | null {
   const c = recipeContext(s);
   if (!c) return null;
-  if (c.kind === 'text') return { kind: 'text', text: c.text, name: 'context.txt' };
-  if (c.kind === 'json') return { kind: 'text', text: c.json, name: 'context.json' };
+  // An evaluation task's inline context is named after its task.
+  const base = s.taskContext?.source === c ? s.taskContext.taskId.replace(/[^\w.-]+/g, '_') : 'context';
+  if (c.kind === 'text') return { kind: 'text', text: c.text, name: `${base}.txt` };
+  if (c.kind === 'json') return { kind: 'text', text: c.json, name: `${base}.json` };
   if (c.kind === 'demo') return demoSessionContext(c.name);
   try {
     if (!statSync(c.path).isFile()) return null;

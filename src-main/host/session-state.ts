@@ -37,8 +37,8 @@ export interface Session {
   recipe: SessionRecipe | null;
   /** A re-execution's context and language: what a fork of it starts from (it has no recipe). */
   rerunSource: { context: ContextSource; repl: ReplLanguage; tools: string | null } | null;
-  /** A saved evaluation log's task context, from the evaluation's dataset (eval/task-context.ts). */
-  taskContext: ContextSource | null;
+  /** A saved evaluation log's task and its context, from the evaluation's dataset (eval/task-context.ts). */
+  taskContext: { taskId: string; source: ContextSource } | null;
   breakpoints: Breakpoint[];
   worker: WorkerHandle | null;
   log: NativeLogFile | null;

@@ -137,9 +137,12 @@ describe("an evaluation log's context", () => {
         const { session } = await c.call('session.open', { path: logOf(task.id) });
         const served = host.contextOf(session.sessionId);
         if (task.context === undefined) expect(served).toMatchObject({ kind: 'file', path: join(tmp, task.contextFile ?? '?') });
-        else if (typeof task.context === 'string') expect(served).toMatchObject({ kind: 'text', text: task.context });
-        else if (served?.kind === 'text') expect(JSON.parse(served.text)).toEqual(task.context);
-        else throw new Error(`served ${JSON.stringify(served)?.slice(0, 100)}`);
+        else if (typeof task.context === 'string')
+          expect(served).toMatchObject({ kind: 'text', text: task.context, name: `${task.id}.txt` });
+        else if (served?.kind === 'text') {
+          expect(JSON.parse(served.text)).toEqual(task.context);
+          expect(served.name).toBe(`${task.id}.json`);
+        } else throw new Error(`served ${JSON.stringify(served)?.slice(0, 100)}`);
       }
       const { session: saved } = await c.call('session.open', { path: logOf(tasks[0]!.id) });
       const { session } = await c.call('session.rerun', { params: { sessionId: saved.sessionId } });

@@ -10,6 +10,7 @@ import type { LabelSet, TargetLabels } from './analysis/labels.ts';
 import type { QueryMatch } from './analysis/query.ts';
 import type { LogHeader, TrajectoryEvent } from './events.ts';
 import type { CounterfactualRecord } from './analysis/counterfactual.ts';
+import type { CoverageFigures } from './analysis/coverage.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -304,6 +305,8 @@ export const Command = z.discriminatedUnion('type', [
    * the host: per session and run, and their distributions across sessions (`bins` per histogram).
    */
   z.strictObject({ type: z.literal('metrics.open'), path: z.string().min(1), bins: positiveInt.max(200).default(20) }),
+  /** Every task log of an evaluation directory against its task's context (`rlm-studio coverage DIR`). */
+  z.strictObject({ type: z.literal('eval.coverage'), path: z.string().min(1) }),
   /** The labels and notes of a session's log (its `LOG.labels.jsonl`) and the label set that applies. */
   z.strictObject({ type: z.literal('labels.get'), sessionId }),
   /** Appends one change to the session's labels sidecar; the log itself is never written. */
@@ -492,9 +495,31 @@ export interface Replies {
   unsubscribe: Record<string, never>;
   'eval.open': { evaluation: EvalOverview; sessions: SessionSummary[] };
   'metrics.open': { metrics: PolicyOverview };
+  'eval.coverage': { coverage: EvalCoverage };
   'labels.get': { labels: SessionLabels };
   'labels.change': { labels: SessionLabels };
   'query.run': QueryResult;
+}
+
+/** One task of `eval.coverage`: its result, and its session's context coverage (null, with `problem`, when there is none). */
+export interface EvalCoverageTask {
+  id: string;
+  kind: string;
+  sizeTokens: number | null;
+  correct: boolean;
+  score: number;
+  log: string | null;
+  session: CoverageFigures | null;
+  problem: string | null;
+}
+
+/** `eval.coverage`: every task log of an evaluation against its task's context. */
+export interface EvalCoverage {
+  dir: string;
+  tasks: EvalCoverageTask[];
+  /** Copies shorter than this are not counted (the same for every task; null when none was mapped). */
+  minSpanChars: number | null;
+  problems: string[];
 }
 
 /** One session in `metrics.open`'s reply: its task and whole-tree figures, without per-run detail (a smaller reply). */

@@ -4,17 +4,11 @@
 // failed look at less of their context?
 import { readFile } from 'node:fs/promises';
 import { AnchorIndex } from '../../src-shared/analysis/anchor-index.ts';
-import {
-  coverageRuns,
-  coverageSources,
-  sourceSpans,
-  summarizeCoverage,
-  type CoverageFigures,
-  type CoverageReport,
-} from '../../src-shared/analysis/coverage.ts';
+import { coverageRuns, coverageSources, sourceSpans, summarizeCoverage, type CoverageReport } from '../../src-shared/analysis/coverage.ts';
 import type { LogFormat } from '../../src-shared/codecs/detect.ts';
 import { formatProblem, type ReadProblem } from '../../src-shared/codecs/lines.ts';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
+import type { EvalCoverage, EvalCoverageTask } from '../../src-shared/protocol.ts';
 import { applyEvent, createTrajectoryState } from '../../src-shared/trajectory/reducer.ts';
 import type { TrajectoryState } from '../../src-shared/trajectory/types.ts';
 import { readEvalDir } from '../eval/open-dir.ts';
@@ -68,26 +62,6 @@ export async function logCoverage(path: string, contextText: string | Promise<st
   };
 }
 
-/** One task of an evaluation: its result, and its session's coverage (null with `problem` when it could not be had). */
-interface TaskCoverage {
-  id: string;
-  kind: string;
-  sizeTokens: number | null;
-  correct: boolean;
-  score: number;
-  log: string | null;
-  session: CoverageFigures | null;
-  problem: string | null;
-}
-
-export interface EvaluationCoverage {
-  dir: string;
-  tasks: TaskCoverage[];
-  /** Copies shorter than this are not counted (the same for every task). */
-  minSpanChars: number | null;
-  problems: string[];
-}
-
 /** The text of an evaluation log's task context, or why there is none. */
 async function taskContextText(log: string): Promise<{ text: string } | { problem: string }> {
   const found = await evalTaskContext(log);
@@ -107,10 +81,10 @@ async function taskContextText(log: string): Promise<{ text: string } | { proble
 }
 
 /** Every task log of the evaluation in `dir` against its task's context, in results order. */
-export async function evaluationCoverage(dir: string, onProgress?: (done: number, total: number) => void): Promise<EvaluationCoverage> {
+export async function evaluationCoverage(dir: string, onProgress?: (done: number, total: number) => void): Promise<EvalCoverage> {
   const ev = readEvalDir(dir);
   const problems = [...ev.problems];
-  const tasks: TaskCoverage[] = [];
+  const tasks: EvalCoverageTask[] = [];
   let minSpanChars: number | null = null;
   for (const [i, t] of ev.tasks.entries()) {
     onProgress?.(i, ev.tasks.length);

@@ -141,6 +141,8 @@ export async function execute(parts: HostParts, client: Client | null, msg: Clie
       return evaluations.openEval(c.path, c.openLogs);
     case 'metrics.open':
       return openMetrics(c.path, c.bins);
+    case 'eval.coverage':
+      return evaluations.coverage(c.path);
     case 'labels.get':
       return { labels: await sessionLabels(c.sessionId, sessions.get(c.sessionId).logFile) };
     case 'labels.change':

@@ -1,5 +1,6 @@
 // Evaluations (`eval.open`) for the views: open a directory on the host, open a task's log
 // as a session on demand. Kept beside Services (it only uses its public host and store).
+import type { EvalCoverage } from '../../src-shared/protocol.ts';
 import type { Services } from './services.ts';
 
 function fail(svc: Services, what: string, err: unknown): void {
@@ -67,6 +68,19 @@ export async function openEvalTask(svc: Services, dir: string, taskId: string): 
     await svc.openSession(sessionId);
   } catch (err) {
     fail(svc, `could not open the log of ${taskId}`, err);
+  }
+}
+
+/** Every task log of the evaluation against its task's context, read on the host; null (and a notice) when that failed. */
+export async function evalCoverage(svc: Services, dir: string): Promise<EvalCoverage | null> {
+  try {
+    if (!svc.host) throw new Error('no host connected');
+    const { coverage } = await svc.host.call('eval.coverage', { path: dir });
+    if (coverage.problems.length > 0) svc.store.getState().notify('info', `context coverage: ${coverage.problems.slice(0, 3).join('; ')}`);
+    return coverage;
+  } catch (err) {
+    fail(svc, `could not map the context coverage of ${dir}`, err);
+    return null;
   }
 }
 

@@ -12,6 +12,7 @@ import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { accuracyBy, compareEvals, evalTotals, sortRows, type SortKey } from '../lib/eval.ts';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { HostPathForm } from './HostPathForm.tsx';
+import { EvalCoverageSection } from './EvalCoverageSection.tsx';
 import { EvalPolicyCompare, EvalPolicySection } from './PolicyView.tsx';
 
 const ROW_H = 24;
@@ -179,6 +180,7 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
       </div>
       <TaskTable evaluation={e} />
       <EvalPolicySection dir={e.dir} />
+      <EvalCoverageSection dir={e.dir} />
     </section>
   );
 }

@@ -97,6 +97,21 @@ describe('evaluations in the app', () => {
     expect(await page.getByTestId('session-select').locator('option:checked').innerText()).toBe('full/sniah-8192-s1');
   });
 
+  it('maps each task’s context coverage, and a row opens the task with its map drawn', async () => {
+    await page.getByTestId('tab-eval').click();
+    await openEvalPath(full);
+    await page.getByTestId('eval-coverage-open').click();
+    const rows = page.locator('[data-testid^="eval-coverage-row-"]');
+    await expect.poll(() => rows.count(), WAIT).toBe(3);
+    for (const id of IDS)
+      expect(await page.getByTestId(`eval-coverage-row-${id}`).innerText()).toMatch(/✓\s+[\d,]+\s+[\d.]+%\s+[\d.]+%\s+[\d.]+%\s+[\d.]+%/);
+    expect(await page.getByTestId('eval-coverage-median').innerText()).toMatch(/correct [\d.]+% \(3 tasks\), incorrect none/);
+    await shot(page, 'eval-coverage');
+    await page.getByTestId('eval-coverage-row-sniah-8192-s1').getByRole('button').click();
+    // The session's own coverage panel maps it from the task's context, named after the task.
+    await expect.poll(() => page.getByText('Context: sniah-8192-s1.txt').count(), WAIT).toBeGreaterThan(0);
+  });
+
   it('compares two configurations: side by side and the task only one solved', async () => {
     await page.getByTestId('tab-eval').click();
     await openEvalPath(short);

@@ -8,7 +8,8 @@ import type { Command } from 'commander';
 import { fileErrorText } from '../../../src-shared/file-errors.ts';
 import type { CoverageReport } from '../../../src-shared/analysis/coverage.ts';
 import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
-import { evaluationCoverage, logCoverage, type EvaluationCoverage } from '../../analysis/log-coverage.ts';
+import type { EvalCoverage } from '../../../src-shared/protocol.ts';
+import { evaluationCoverage, logCoverage } from '../../analysis/log-coverage.ts';
 import { isEvalDir } from '../../eval/open-dir.ts';
 import { evalTaskContext } from '../../eval/task-context.ts';
 import { UsageError } from '../errors.ts';
@@ -122,7 +123,7 @@ function median(xs: number[]): number | null {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
-export function formatEvaluationCoverage(e: EvaluationCoverage): string {
+export function formatEvaluationCoverage(e: EvalCoverage): string {
   const head = ['task', 'correct', 'context chars', 'seen by root', 'sent to sub-calls', 'sent to children', 'unseen'];
   const rows: string[][] = [head];
   for (const t of e.tasks) {
@@ -160,11 +161,7 @@ export function formatEvaluationCoverage(e: EvaluationCoverage): string {
 }
 
 /** `coverage DIR`: every task log of an evaluation's --out against its task's context. */
-export async function runEvaluationCoverage(
-  dir: string,
-  options: { json?: boolean },
-  io: Output = processOutput,
-): Promise<EvaluationCoverage> {
+export async function runEvaluationCoverage(dir: string, options: { json?: boolean }, io: Output = processOutput): Promise<EvalCoverage> {
   const e = await evaluationCoverage(dir);
   io.out(options.json ? `${JSON.stringify(e)}\n` : formatEvaluationCoverage(e));
   for (const p of e.problems) io.err(`rlm-studio: ${p}\n`);

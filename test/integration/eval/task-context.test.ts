@@ -144,6 +144,10 @@ describe("an evaluation log's context", () => {
           expect(served.name).toBe(`${task.id}.json`);
         } else throw new Error(`served ${JSON.stringify(served)?.slice(0, 100)}`);
       }
+      // eval.coverage gives what `coverage DIR` gives.
+      const { coverage } = await c.call('eval.coverage', { path: out });
+      expect(coverage).toEqual(await runEvaluationCoverage(out, { json: true }, capture().io));
+      await expect(c.call('eval.coverage', { path: join(tmp, 'nope') })).rejects.toThrow(/no such directory/);
       const { session: saved } = await c.call('session.open', { path: logOf(tasks[0]!.id) });
       const { session } = await c.call('session.rerun', { params: { sessionId: saved.sessionId } });
       const { end } = await c.ended(session.sessionId);

@@ -1,0 +1,101 @@
+// In the Evaluation view, on request: which share of its context each task's models saw (the
+// root model in its REPL output, sub-calls, child runs) and which share none did, task by task,
+// with the median unseen share of the correct tasks against the incorrect ones. The host maps
+// each task log against its task's context from the dataset (`eval.coverage`, the same figures
+// as `rlm-studio coverage DIR`); a row opens the task's session, whose coverage panel shows where.
+import { useMemo, useState } from 'react';
+import type { EvalCoverage, EvalCoverageTask } from '../../src-shared/protocol.ts';
+import { evalCoverage, openEvalTask } from '../app/eval-services.ts';
+import { useServices } from '../app/context.tsx';
+
+const share = (x: number, of: number): string => (of > 0 ? `${((100 * x) / of).toFixed(1)}%` : '–');
+const unseenShare = (t: EvalCoverageTask): number | null =>
+  t.session && t.session.contextChars > 0 ? t.session.unseenChars / t.session.contextChars : null;
+
+function median(xs: number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+function MedianUnseen({ c }: { c: EvalCoverage }) {
+  const of = (correct: boolean): string => {
+    const xs = c.tasks.filter((t) => t.correct === correct).flatMap((t) => unseenShare(t) ?? []);
+    const m = median(xs);
+    return m === null ? 'none' : `${(m * 100).toFixed(1)}% (${xs.length} tasks)`;
+  };
+  return (
+    <p data-testid="eval-coverage-median">
+      Median share no model saw: correct {of(true)}, incorrect {of(false)}.
+      {c.minSpanChars !== null ? <span className="muted"> Copies of at least {c.minSpanChars} characters count.</span> : null}
+    </p>
+  );
+}
+
+export function EvalCoverageSection({ dir }: { dir: string }) {
+  const svc = useServices();
+  const [coverage, setCoverage] = useState<{ dir: string; c: EvalCoverage } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const c = coverage?.dir === dir ? coverage.c : null;
+  // Most unseen first: the tasks whose models looked least are the ones to open.
+  const rows = useMemo(() => (c ? [...c.tasks].sort((a, b) => (unseenShare(b) ?? -1) - (unseenShare(a) ?? -1)) : []), [c]);
+  const map = async (): Promise<void> => {
+    setBusy(true);
+    const got = await evalCoverage(svc, dir);
+    setBusy(false);
+    if (got) setCoverage({ dir, c: got });
+  };
+  return (
+    <section className="eval-coverage" data-testid="eval-coverage">
+      <h3>Context coverage</h3>
+      {c === null ? (
+        <button type="button" disabled={busy} onClick={() => void map()} data-testid="eval-coverage-open">
+          {busy ? 'Mapping every task…' : 'Map which share of its context each task’s models saw'}
+        </button>
+      ) : (
+        <>
+          <MedianUnseen c={c} />
+          <table className="eval-coverage-table">
+            <thead>
+              <tr>
+                <th>task</th>
+                <th>correct</th>
+                <th>context chars</th>
+                <th>seen by root</th>
+                <th>sent to sub-calls</th>
+                <th>sent to children</th>
+                <th>unseen</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((t) => (
+                <tr key={t.id} data-testid={`eval-coverage-row-${t.id}`} title={t.problem ?? undefined}>
+                  <td>
+                    <button type="button" className="link" onClick={() => void openEvalTask(svc, dir, t.id)}>
+                      {t.id}
+                    </button>
+                  </td>
+                  <td>{t.correct ? '✓' : '✗'}</td>
+                  {t.session ? (
+                    <>
+                      <td>{t.session.contextChars.toLocaleString('en-US')}</td>
+                      <td>{share(t.session.seenByRootChars, t.session.contextChars)}</td>
+                      <td>{share(t.session.sentToSubcallsChars, t.session.contextChars)}</td>
+                      <td>{share(t.session.sentToChildrenChars, t.session.contextChars)}</td>
+                      <td>{share(t.session.unseenChars, t.session.contextChars)}</td>
+                    </>
+                  ) : (
+                    <td colSpan={5} className="muted">
+                      {t.problem ?? 'no figures'}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
+  );
+}

@@ -519,6 +519,8 @@ export interface EvalCoverage {
   tasks: EvalCoverageTask[];
   /** Copies shorter than this are not counted (the same for every task; null when none was mapped). */
   minSpanChars: number | null;
+  /** The median share (0–1) of its context no model saw, over the correct tasks and over the others (null: no such task mapped). */
+  unseen: { correct: { median: number | null; n: number }; incorrect: { median: number | null; n: number } };
   problems: string[];
 }
 

@@ -9,6 +9,7 @@ import type { LogFormat } from '../../src-shared/codecs/detect.ts';
 import { formatProblem, type ReadProblem } from '../../src-shared/codecs/lines.ts';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
 import type { EvalCoverage, EvalCoverageTask } from '../../src-shared/protocol.ts';
+import { quartiles } from '../../src-shared/trajectory/analytics.ts';
 import { applyEvent, createTrajectoryState } from '../../src-shared/trajectory/reducer.ts';
 import type { TrajectoryState } from '../../src-shared/trajectory/types.ts';
 import { readEvalDir } from '../eval/open-dir.ts';
@@ -107,5 +108,12 @@ export async function evaluationCoverage(dir: string, onProgress?: (done: number
     minSpanChars = c.report.minSpanChars;
     tasks.push({ ...row, session: c.report.session, problem: c.mismatch });
   }
-  return { dir: ev.dir, tasks, minSpanChars, problems };
+  // The question a policy's author asks first: did the failures look at less of their context?
+  const unseenOf = (correct: boolean): { median: number | null; n: number } => {
+    const xs = tasks.flatMap((t) =>
+      t.correct === correct && t.session && t.session.contextChars > 0 ? [t.session.unseenChars / t.session.contextChars] : [],
+    );
+    return { median: xs.length > 0 ? quartiles(xs).p50 : null, n: xs.length };
+  };
+  return { dir: ev.dir, tasks, minSpanChars, unseen: { correct: unseenOf(true), incorrect: unseenOf(false) }, problems };
 }

@@ -12,22 +12,12 @@ const share = (x: number, of: number): string => (of > 0 ? `${((100 * x) / of).t
 const unseenShare = (t: EvalCoverageTask): number | null =>
   t.session && t.session.contextChars > 0 ? t.session.unseenChars / t.session.contextChars : null;
 
-function median(xs: number[]): number | null {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
-
 function MedianUnseen({ c }: { c: EvalCoverage }) {
-  const of = (correct: boolean): string => {
-    const xs = c.tasks.filter((t) => t.correct === correct).flatMap((t) => unseenShare(t) ?? []);
-    const m = median(xs);
-    return m === null ? 'none' : `${(m * 100).toFixed(1)}% (${xs.length} tasks)`;
-  };
+  const of = ({ median, n }: { median: number | null; n: number }): string =>
+    median === null ? 'none' : `${(median * 100).toFixed(1)}% (${n} tasks)`;
   return (
     <p data-testid="eval-coverage-median">
-      Median share no model saw: correct {of(true)}, incorrect {of(false)}.
+      Median share no model saw: correct {of(c.unseen.correct)}, incorrect {of(c.unseen.incorrect)}.
       {c.minSpanChars !== null ? <span className="muted"> Copies of at least {c.minSpanChars} characters count.</span> : null}
     </p>
   );

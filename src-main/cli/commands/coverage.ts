@@ -116,13 +116,6 @@ export async function runCoverage(
 
 const pctOf = (x: number, of: number): string => (of === 0 ? '–' : `${((100 * x) / of).toFixed(1)}%`);
 
-function median(xs: number[]): number | null {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
-
 export function formatEvaluationCoverage(e: EvalCoverage): string {
   const head = ['task', 'correct', 'context chars', 'seen by root', 'sent to sub-calls', 'sent to children', 'unseen'];
   const rows: string[][] = [head];
@@ -147,15 +140,9 @@ export function formatEvaluationCoverage(e: EvalCoverage): string {
     `evaluation ${e.dir}: ${e.tasks.length} task(s)${e.minSpanChars === null ? '' : `; copies of at least ${e.minSpanChars} characters are counted`}`,
   ];
   for (const x of rows) lines.push(x.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
-  // The question a policy's author asks first: did the failures look at less of their context?
-  const unseen = (correct: boolean): string => {
-    const xs = e.tasks.flatMap((t) =>
-      t.correct === correct && t.session && t.session.contextChars > 0 ? [t.session.unseenChars / t.session.contextChars] : [],
-    );
-    const m = median(xs);
-    return m === null ? 'none' : `${(m * 100).toFixed(1)}% (${xs.length})`;
-  };
-  lines.push(`median unseen: correct ${unseen(true)}, incorrect ${unseen(false)}`);
+  const unseen = ({ median, n }: { median: number | null; n: number }): string =>
+    median === null ? 'none' : `${(median * 100).toFixed(1)}% (${n})`;
+  lines.push(`median unseen: correct ${unseen(e.unseen.correct)}, incorrect ${unseen(e.unseen.incorrect)}`);
   for (const t of e.tasks) if (t.problem) lines.push(`${t.id}: ${t.problem}`);
   return `${lines.join('\n')}\n`;
 }

@@ -115,6 +115,16 @@ describe("an evaluation log's context", () => {
       expect(row).toMatchObject({ session: one.session, problem: null, correct: results.find((r) => r.id === row.id)!.correct });
     }
     expect(JSON.parse(cap.text.join(''))).toEqual(JSON.parse(JSON.stringify(e)));
+    // The medians of the correct and the other tasks' unseen shares.
+    for (const correct of [true, false]) {
+      const xs = e.tasks.filter((t) => t.correct === correct).map((t) => t.session!.unseenChars / t.session!.contextChars);
+      xs.sort((x, y) => x - y);
+      const mid = xs.length === 0 ? null : xs.length % 2 ? xs[xs.length >> 1]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2;
+      const got = e.unseen[correct ? 'correct' : 'incorrect'];
+      expect(got.n).toBe(xs.length);
+      if (mid === null) expect(got.median).toBeNull();
+      else expect(got.median).toBeCloseTo(mid, 12);
+    }
     const text = capture();
     await runEvaluationCoverage(out, {}, text.io);
     const printed = text.text.join('');

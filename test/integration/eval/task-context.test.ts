@@ -139,7 +139,7 @@ describe("an evaluation log's context", () => {
     expect([r.same, r.different]).toEqual([r.blocks, []]);
   }, 60_000);
 
-  it('is served by the host for a task log it opened, and a re-execution runs on it', async () => {
+  it('is served by the host for a task log it opened; a re-execution and a fork run on it', async () => {
     const host = makeHost();
     try {
       const c = connectInProcess(host);
@@ -158,11 +158,22 @@ describe("an evaluation log's context", () => {
       const { coverage } = await c.call('eval.coverage', { path: out });
       expect(coverage).toEqual(await runEvaluationCoverage(out, { json: true }, capture().io));
       await expect(c.call('eval.coverage', { path: join(tmp, 'nope') })).rejects.toThrow(/no such directory/);
-      const { session: saved } = await c.call('session.open', { path: logOf(tasks[0]!.id) });
+      const textTask = tasks.find((t) => typeof t.context === 'string')!;
+      const { session: saved } = await c.call('session.open', { path: logOf(textTask.id) });
       const { session } = await c.call('session.rerun', { params: { sessionId: saved.sessionId } });
       const { end } = await c.ended(session.sessionId);
       expect(end.status).toBe('finished');
       expect(end.message).toMatch(/^re-executed \d+ block\(s\): (\d+) same, 0 different$/);
+      // A fork from its first iteration, given no context, continues on the task's (the demo model answers).
+      const { session: fork } = await c.call('session.fork', {
+        params: { sessionId: saved.sessionId, runId: 'run-0', iteration: 1, profile: 'demo' },
+      });
+      const forked = await c.ended(fork.sessionId);
+      expect(forked.end.status).toBe('finished');
+      const start = forked.events.find((e) => e.type === 'run.start' && e.parentRunId === null);
+      expect(start?.type === 'run.start' && start.context.type === 'string' ? start.context.totalChars : null).toBe(
+        (textTask.context as string).length,
+      );
     } finally {
       await host.close();
     }

@@ -82,13 +82,12 @@ async function taskContextText(log: string): Promise<{ text: string } | { proble
 }
 
 /** Every task log of the evaluation in `dir` against its task's context, in results order. */
-export async function evaluationCoverage(dir: string, onProgress?: (done: number, total: number) => void): Promise<EvalCoverage> {
+export async function evaluationCoverage(dir: string): Promise<EvalCoverage> {
   const ev = readEvalDir(dir);
   const problems = [...ev.problems];
   const tasks: EvalCoverageTask[] = [];
   let minSpanChars: number | null = null;
-  for (const [i, t] of ev.tasks.entries()) {
-    onProgress?.(i, ev.tasks.length);
+  for (const t of ev.tasks) {
     const row = { id: t.id, kind: t.kind, sizeTokens: t.sizeTokens, correct: t.correct, score: t.score, log: t.logFile };
     if (t.logFile === null) {
       tasks.push({ ...row, session: null, problem: 'no log' });

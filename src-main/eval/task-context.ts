@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
+import { fileErrorText } from '../../src-shared/file-errors.ts';
 import type { ContextSource } from '../../src-shared/protocol.ts';
 import { jsonTextOf } from '../sandbox/json-source.ts';
 import { type Dataset, readDataset } from './dataset.ts';
@@ -71,7 +72,9 @@ function datasetPathOf(dir: string): string | null {
 let lastDataset: { key: string; dataset: Promise<Dataset> } | null = null;
 
 async function datasetAt(path: string): Promise<Dataset> {
-  const st = await stat(path);
+  const st = await stat(path).catch((err: unknown) => {
+    throw new Error(`${path}: ${fileErrorText(err)}`);
+  });
   const key = `${path}\0${st.size}\0${st.mtimeMs}`;
   if (lastDataset?.key !== key) {
     const entry = { key, dataset: readDataset(path) };

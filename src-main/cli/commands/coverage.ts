@@ -168,7 +168,7 @@ export function registerCoverage(program: Command): void {
     )
     .option(
       '--json',
-      'print one JSON object: contextChars, minSpanChars, session and runs[] (contextChars, seenByRootChars, sentToSubcallsChars, sentToChildrenChars, seenChars, unseenChars), spans[] (start, end, role root|subcall|child, runId, iteration, block, callId, childRunId) and unseen[] (start, end)',
+      'print one JSON object: contextChars, minSpanChars, session and runs[] (contextChars, seenByRootChars, sentToSubcallsChars, sentToChildrenChars, seenChars, unseenChars), spans[] (start, end, role root|subcall|child, runId, iteration, block, callId, childRunId) and unseen[] (start, end); for an evaluation: dir, tasks[] (id, kind, sizeTokens, correct, score, log, session: the figures above or null, problem), minSpanChars, unseen (correct and incorrect: median share, n) and problems[]',
     )
     .action(async (log: string, options: { context?: string; json?: boolean }) => {
       if (isEvalDir(log)) {

@@ -4,7 +4,7 @@
 // records it under (or, for a log with no result line, the task whose log name it has), and
 // DIR/eval.json names the dataset that holds the task's context. `coverage` and `rerun` use it
 // when no --context is given; the host serves it to the app's coverage map.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
@@ -29,24 +29,36 @@ function evalDirOfLog(logFile: string): string | null {
   return isEvalDir(dir) ? dir : null;
 }
 
-/** The task ids results.jsonl records for this log's file name (a torn or foreign line is skipped). */
+/**
+ * Task ids by log file name, as results.jsonl records them (a torn or foreign line is skipped);
+ * the last one read is kept while the file is unchanged, as every opened task log asks.
+ */
+let lastResults: { key: string; byLog: Map<string, string[]> } | null = null;
+
 function idsFromResults(dir: string, logName: string): string[] {
   const path = resolve(dir, 'results.jsonl');
   if (!existsSync(path)) return [];
-  const ids: string[] = [];
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    let r: unknown;
-    try {
-      r = JSON.parse(line);
-    } catch {
-      continue;
+  const st = statSync(path);
+  const key = `${path}\0${st.size}\0${st.mtimeMs}`;
+  if (lastResults?.key !== key) {
+    const byLog = new Map<string, string[]>();
+    for (const line of readFileSync(path, 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      let r: unknown;
+      try {
+        r = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (typeof r !== 'object' || r === null) continue;
+      const { id, logFile } = r as { id?: unknown; logFile?: unknown };
+      if (typeof id !== 'string' || typeof logFile !== 'string') continue;
+      const name = basename(logFile);
+      byLog.set(name, [...(byLog.get(name) ?? []), id]);
     }
-    if (typeof r !== 'object' || r === null) continue;
-    const { id, logFile } = r as { id?: unknown; logFile?: unknown };
-    if (typeof id === 'string' && typeof logFile === 'string' && basename(logFile) === logName) ids.push(id);
+    lastResults = { key, byLog };
   }
-  return ids;
+  return lastResults.byLog.get(logName) ?? [];
 }
 
 /** The log names a task's sessions get: `<id>`, `<id>.rN`, and either set aside as `.interrupted-K` or `.retried-K`. */

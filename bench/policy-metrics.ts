@@ -12,7 +12,8 @@ import { parseArgs } from 'node:util';
 import { aggregatePolicy, successIntersection } from '../src-shared/analysis/policy-aggregate.ts';
 import { StatsAccumulator } from '../src-shared/trajectory/analytics.ts';
 import { readPolicySource } from '../src-main/analysis/policy-sources.ts';
-import { metricsReply, openMetrics } from '../src-main/host/policy-metrics.ts';
+import { runJob } from '../src-main/host/analysis-jobs.ts';
+import { metricsReply } from '../src-main/host/policy-metrics.ts';
 import { expandLogInputs } from '../src-main/export/log-inputs.ts';
 import { readLogBatches } from '../src-main/logs/read-log.ts';
 import { writeEvalDir, type GeneratedTask } from '../test/support/policy-sessions.ts';
@@ -92,7 +93,7 @@ export async function policyBench(opts: { sessions: number; work: string; pad?: 
   };
   const stallInlineMs = await stalled(() => metricsReply(dir, 20));
   t0 = performance.now();
-  const stallThreadedMs = await stalled(() => openMetrics(dir, 20));
+  const stallThreadedMs = await stalled(() => runJob({ job: 'metrics', path: dir, bins: 20 }));
   const threadedMs = performance.now() - t0;
   return {
     sessions: opts.sessions,

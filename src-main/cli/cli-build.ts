@@ -46,14 +46,14 @@ async function buildCli(dist: string = cliDist): Promise<void> {
       input: {
         main: join(repoRoot, 'src-main/cli/main.ts'),
         worker: join(repoRoot, 'src-main/host/worker.ts'),
-        'policy-thread': join(repoRoot, 'src-main/host/policy-thread.ts'),
+        'analysis-thread': join(repoRoot, 'src-main/host/analysis-thread.ts'),
         'sandbox-child': join(repoRoot, 'src-main/engine/sandbox-process/sandbox-child.ts'),
       },
       platform: 'node',
       external: isExternal,
       logLevel: 'warn',
       write: true,
-      // Flat: modules find files beside them (runtime.py, worker.mjs, policy-thread.mjs) and the repository two levels up.
+      // Flat: modules find files beside them (runtime.py, worker.mjs, analysis-thread.mjs) and the repository two levels up.
       output: { dir: fresh, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs', sourcemap: true },
     });
     // The Python REPL reads its Python half beside the module that loads it.

@@ -28,7 +28,7 @@ const ENTRIES = [
   { src: 'src-main/electron/preload.ts', out: 'preload.cjs', format: 'cjs' },
   { src: 'src-main/transport/host-process.ts', out: 'host-process.mjs', format: 'esm' },
   { src: 'src-main/host/worker.ts', out: 'worker.mjs', format: 'esm' },
-  { src: 'src-main/host/policy-thread.ts', out: 'policy-thread.mjs', format: 'esm' },
+  { src: 'src-main/host/analysis-thread.ts', out: 'analysis-thread.mjs', format: 'esm' },
 ] as const;
 
 function isExternal(id: string): boolean {

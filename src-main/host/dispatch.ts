@@ -10,13 +10,13 @@ import {
   type SessionSummary,
   type VariableView,
 } from '../../src-shared/protocol.ts';
+import { runJob } from './analysis-jobs.ts';
 import type { Counterfactuals } from './counterfactual.ts';
 import type { Evaluations } from './evaluations.ts';
 import type { FollowUps } from './follow-ups.ts';
 import { CommandError } from './command-error.ts';
 import { changeSessionLabels, runQuery, sessionLabels } from './labels-and-queries.ts';
 import type { LiveSessions } from './live-sessions.ts';
-import { openMetrics } from './policy-metrics.ts';
 import type { ProfileKeys } from './profile-keys.ts';
 import type { SavedLogs } from './saved-logs.ts';
 import { request, type Session, type SessionTable, TERMINAL, toWorker } from './session-state.ts';
@@ -140,9 +140,9 @@ export async function execute(parts: HostParts, client: Client | null, msg: Clie
     case 'eval.open':
       return evaluations.openEval(c.path, c.openLogs);
     case 'metrics.open':
-      return openMetrics(c.path, c.bins);
+      return runJob({ job: 'metrics', path: c.path, bins: c.bins });
     case 'eval.coverage':
-      return evaluations.coverage(c.path);
+      return runJob({ job: 'coverage', path: c.path });
     case 'labels.get':
       return { labels: await sessionLabels(c.sessionId, sessions.get(c.sessionId).logFile) };
     case 'labels.change':

@@ -1,7 +1,5 @@
-// `eval.open`: an evaluation folder's rows, with its first task logs opened as saved sessions;
-// `eval.coverage`: every task log against its task's context (src-main/analysis/log-coverage.ts).
+// `eval.open`: an evaluation folder's rows, with its first task logs opened as saved sessions.
 import type { EvalOverview, Replies, SessionSummary } from '../../src-shared/protocol.ts';
-import { evaluationCoverage } from '../analysis/log-coverage.ts';
 import { EvalDirError, readEvalDir } from '../eval/open-dir.ts';
 import { CommandError } from './command-error.ts';
 import type { SavedLogs } from './saved-logs.ts';
@@ -19,16 +17,6 @@ export class Evaluations {
     this.sessions = sessions;
     this.savedLogs = savedLogs;
     this.subscribers = subscribers;
-  }
-
-  /** Every task log of the evaluation at `path` against its task's context. */
-  async coverage(path: string): Promise<Replies['eval.coverage']> {
-    try {
-      return { coverage: await evaluationCoverage(path) };
-    } catch (err) {
-      if (err instanceof EvalDirError) throw new CommandError(err.code, err.message);
-      throw err;
-    }
   }
 
   /** An evaluation directory: its rows, and its first `openLogs` task logs as saved sessions. */

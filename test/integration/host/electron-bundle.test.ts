@@ -45,11 +45,11 @@ describe('the bundled desktop shell (dist/electron)', () => {
   });
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it('builds main, preload, host process, worker and the policy-metrics thread, and package.json main points at the bundled main', () => {
+  it('builds main, preload, host process, worker and the analysis thread, and package.json main points at the bundled main', () => {
     expect(files.map((f) => f.slice(out.length + 1)).sort()).toEqual([
+      'analysis-thread.mjs',
       'host-process.mjs',
       'main.mjs',
-      'policy-thread.mjs',
       'preload.cjs',
       'worker.mjs',
     ]);
@@ -64,7 +64,7 @@ describe('the bundled desktop shell (dist/electron)', () => {
     for (const p of [
       'dist/electron/host-process.mjs',
       'dist/electron/worker.mjs',
-      'dist/electron/policy-thread.mjs',
+      'dist/electron/analysis-thread.mjs',
       'dist/electron/runtime.py',
       'node_modules/isolated-vm/**',
     ])

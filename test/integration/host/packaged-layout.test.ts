@@ -159,7 +159,7 @@ describe.runIf(process.platform === 'linux')('the packaged layout, built by elec
     const unpacked = [
       'dist/electron/host-process.mjs',
       'dist/electron/worker.mjs',
-      'dist/electron/policy-thread.mjs',
+      'dist/electron/analysis-thread.mjs',
       'dist/electron/runtime.py',
       'node_modules/isolated-vm/package.json',
       'node_modules/node-gyp-build/index.js',

@@ -1,6 +1,7 @@
 // Saved logs as read-only sessions: opened from a file (streamed in batches, large ones kept on
 // disk) or from text, exported in either format, and the runs folder's recent logs.
 import { readdir, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
 import { AnyLogReader, type LogItem } from '../../src-shared/codecs/detect.ts';
@@ -74,8 +75,11 @@ export class SavedLogs {
       this.sessions.delete(s.id);
       throw new CommandError('bad_request', `${path}: the file is empty`);
     }
-    const task = await taskContext;
-    if (task?.found) s.taskContext = { taskId: task.task.id, source: task.source };
+    const known = taskContext.then((task) => {
+      if (task?.found) s.taskContext = { taskId: task.task.id, source: task.source };
+    });
+    // Waited for a second at most: a dataset of many large inline contexts takes longer to read.
+    await Promise.race([known, sleep(1000, undefined, { ref: false })]);
     s.loaded = (async () => {
       try {
         for (let r = first; !r.done; r = await iterator.next()) if (r !== first) take(r.value);

@@ -1,5 +1,5 @@
 // Evaluations (`eval.open`) for the views: open a directory on the host, open a task's log
-// as a session on demand. Kept beside Services (it only uses its public host and store).
+// as a session on demand, map its tasks' context coverage (`eval.coverage`). Kept beside Services (it only uses its public host and store).
 import type { EvalCoverage } from '../../src-shared/protocol.ts';
 import type { Services } from './services.ts';
 

@@ -124,9 +124,19 @@ export interface RerunReport {
   logFile: string | null;
 }
 
+/** The custom tools the log's runs had (native logs record their names) that are not given. */
+function toolsNotGiven(log: RecordedLog, given: Record<string, ToolSpec>): string[] {
+  const had = new Set<string>();
+  for (const run of log.state.runs.values()) for (const name of run.start?.tools ?? []) had.add(name);
+  return [...had].filter((name) => !(name in given)).sort();
+}
+
 export async function rerunLog(o: RerunLogOptions): Promise<RerunReport> {
   const log = await readRecordedLog(o.logPath);
   for (const w of log.warnings) o.onWarning?.(w);
+  const missing = toolsNotGiven(log, o.tools ?? {});
+  if (missing.length > 0)
+    o.onWarning?.(`its runs had custom tools that were not given (--tools): ${missing.join(', ')}; blocks that call them will differ`);
   const plan = planRerun(log, o.contexts, o.contextLabels, o.language);
   const createRepl = replFactoryFor(plan.language);
   const recorder = new EventRecorder();

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BlockEndEvent } from '../../../src-shared/events.ts';
 import { readContextFile } from '../../../src-main/engine/context-file.ts';
+import type { ToolSpec } from '../../../src-main/engine/config.ts';
 import { loadToolsModule } from '../../../src-main/engine/tools-module.ts';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
 import { rerunLog, type RerunReport } from '../../../src-main/rerun/rerun-log.ts';
@@ -160,6 +161,33 @@ describe('rerun of native JavaScript logs', () => {
       expect(report.same).toBe(report.blocks);
     });
   }
+
+  it('warns, naming them, when the runs had custom tools that are not given', async () => {
+    // The same log, as if run with two tools (native logs record their names in run.start).
+    const withTools = join(tmp, 'with-tools.rlm.jsonl');
+    writeFileSync(
+      withTools,
+      readFileSync(join(HERE, 'js-aggregate.rlm.jsonl'), 'utf8').replace('"tools":[]', '"tools":["convert_currency","EXCHANGE_NOTE"]'),
+    );
+    const warnings: string[] = [];
+    const run = async (tools: Record<string, ToolSpec>) =>
+      rerunLog({
+        logPath: withTools,
+        contexts: [await readContextFile(join(HERE, 'report.txt'))],
+        contextLabels: ['report.txt'],
+        tools,
+        logDir: null,
+        onWarning: (w) => void warnings.push(w),
+      });
+    const report = await run({});
+    expect(report.different).toEqual([]);
+    expect(warnings).toEqual([
+      'its runs had custom tools that were not given (--tools): EXCHANGE_NOTE, convert_currency; blocks that call them will differ',
+    ]);
+    warnings.length = 0;
+    await run(await loadToolsModule(TOOLS));
+    expect(warnings).toEqual([]);
+  });
 
   it('a re-execution log re-executes to the same output again', async () => {
     const first = await rerun(join(HERE, 'js-recursive.rlm.jsonl'), join(HERE, 'report.txt'));

@@ -128,7 +128,7 @@ export interface RerunReport {
 function toolsNotGiven(log: RecordedLog, given: Record<string, ToolSpec>): string[] {
   const had = new Set<string>();
   for (const run of log.state.runs.values()) for (const name of run.start?.tools ?? []) had.add(name);
-  return [...had].filter((name) => !(name in given)).sort();
+  return [...had].filter((name) => !Object.hasOwn(given, name)).sort();
 }
 
 export async function rerunLog(o: RerunLogOptions): Promise<RerunReport> {

@@ -63,19 +63,22 @@ export async function logCoverage(path: string, contextText: string | Promise<st
   };
 }
 
-/** The text of an evaluation log's task context, or why there is none. */
-async function taskContextText(log: string): Promise<{ text: string } | { problem: string }> {
+/**
+ * The text of an evaluation log's task context and what to call it (the context file, or
+ * `task ID of DATASET`); or why there is none; null when the log is not an evaluation's.
+ */
+export async function taskContextText(log: string): Promise<{ text: string; label: string } | { problem: string } | null> {
   const found = await evalTaskContext(log);
-  if (found === null) return { problem: 'not in the evaluation’s logs folder' };
+  if (found === null) return null;
   if (!found.found) return { problem: found.why };
   const c = found.source;
-  if (c.kind === 'text') return { text: c.text };
-  if (c.kind === 'json') return { text: c.json };
+  if (c.kind === 'text') return { text: c.text, label: found.label };
+  if (c.kind === 'json') return { text: c.json, label: found.label };
   if (c.kind === 'file') {
     try {
-      return { text: await readFile(c.path, 'utf8') };
+      return { text: await readFile(c.path, 'utf8'), label: c.path };
     } catch (err) {
-      return { problem: `the context file ${c.path}: ${fileErrorText(err)}` };
+      return { problem: `the context file of ${found.label}, ${c.path}: ${fileErrorText(err)}` };
     }
   }
   return { problem: `${found.label} has no context of its own` };
@@ -93,7 +96,7 @@ export async function evaluationCoverage(dir: string): Promise<EvalCoverage> {
       tasks.push({ ...row, session: null, problem: 'no log' });
       continue;
     }
-    const context = await taskContextText(t.logFile);
+    const context = (await taskContextText(t.logFile)) ?? { problem: 'not in the evaluation’s logs folder' };
     if ('problem' in context) {
       tasks.push({ ...row, session: null, problem: context.problem });
       continue;

@@ -9,9 +9,8 @@ import { fileErrorText } from '../../../src-shared/file-errors.ts';
 import type { CoverageReport } from '../../../src-shared/analysis/coverage.ts';
 import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
 import type { EvalCoverage } from '../../../src-shared/protocol.ts';
-import { evaluationCoverage, logCoverage } from '../../analysis/log-coverage.ts';
+import { evaluationCoverage, logCoverage, taskContextText } from '../../analysis/log-coverage.ts';
 import { isEvalDir } from '../../eval/open-dir.ts';
-import { evalTaskContext } from '../../eval/task-context.ts';
 import { UsageError } from '../errors.ts';
 import { assertReadable, type Output, reportProblems, processOutput } from '../log-inputs.ts';
 
@@ -23,29 +22,25 @@ export interface CoverageJson extends CoverageReport {
   context: string;
 }
 
-async function readContextText(path: string, what = `--context ${path}`): Promise<string> {
+async function readContextText(path: string): Promise<string> {
   try {
     const s = await stat(path);
-    if (!s.isFile()) throw new UsageError(`${what} is not a file`);
+    if (!s.isFile()) throw new UsageError(`--context ${path} is not a file`);
     return await readFile(path, 'utf8');
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`${what}: ${fileErrorText(err)}`);
+    throw new UsageError(`--context ${path}: ${fileErrorText(err)}`);
   }
 }
 
 /** The context's text and what to call it: the file given, or the evaluation task's context. */
 async function contextOf(log: string, file: string | undefined): Promise<{ text: string; label: string }> {
   if (file !== undefined) return { text: await readContextText(file), label: file };
-  const found = await evalTaskContext(log);
-  if (found === null)
+  const task = await taskContextText(log);
+  if (task === null)
     throw new UsageError("required option '--context <file>' not specified (only an evaluation's logs find their context without it)");
-  if (!found.found) throw new UsageError(`no --context given, and ${found.why}`);
-  const c = found.source;
-  if (c.kind === 'text') return { text: c.text, label: found.label };
-  if (c.kind === 'json') return { text: c.json, label: found.label };
-  if (c.kind === 'file') return { text: await readContextText(c.path, `the context file of ${found.label}, ${c.path},`), label: c.path };
-  throw new UsageError(`no --context given, and ${found.label} has no context of its own`);
+  if ('problem' in task) throw new UsageError(`no --context given, and ${task.problem}`);
+  return task;
 }
 
 const n = (x: number): string => x.toLocaleString('en-US');

@@ -4,8 +4,8 @@
 // records it under (or, for a log with no result line, the task whose log name it has), and
 // DIR/eval.json names the dataset that holds the task's context. `coverage` and `rerun` use it
 // when no --context is given; the host serves it to the app's coverage map.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
 import type { ContextSource } from '../../src-shared/protocol.ts';
@@ -30,35 +30,61 @@ function evalDirOfLog(logFile: string): string | null {
 }
 
 /**
- * Task ids by log file name, as results.jsonl records them (a torn or foreign line is skipped);
- * the last one read is kept while the file is unchanged, as every opened task log asks.
+ * The last value read from a file, kept while the file's size and modification time stay the
+ * same: an evaluation's task logs are opened together (`eval.open` opens up to 50), and each
+ * asks for the same results.jsonl and dataset. A failed read is not kept.
  */
-let lastResults: { key: string; byLog: Map<string, string[]> } | null = null;
+class LastRead<T> {
+  private last: { key: string; value: Promise<T> } | null = null;
+  private readonly read: (path: string) => Promise<T>;
 
-function idsFromResults(dir: string, logName: string): string[] {
+  constructor(read: (path: string) => Promise<T>) {
+    this.read = read;
+  }
+
+  async get(path: string): Promise<T> {
+    const st = await stat(path).catch((err: unknown) => {
+      throw new Error(`${path}: ${fileErrorText(err)}`);
+    });
+    const key = `${path}\0${st.size}\0${st.mtimeMs}`;
+    if (this.last?.key !== key) {
+      const entry = { key, value: this.read(path) };
+      this.last = entry;
+      entry.value.catch(() => {
+        if (this.last === entry) this.last = null;
+      });
+    }
+    return this.last.value;
+  }
+}
+
+/** Task ids by log file name, as results.jsonl records them (a torn or foreign line is skipped). */
+const results = new LastRead(async (path) => {
+  const byLog = new Map<string, string[]>();
+  for (const line of (await readFile(path, 'utf8')).split('\n')) {
+    if (line.trim() === '') continue;
+    let r: unknown;
+    try {
+      r = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof r !== 'object' || r === null) continue;
+    const { id, logFile } = r as { id?: unknown; logFile?: unknown };
+    if (typeof id !== 'string' || typeof logFile !== 'string') continue;
+    const name = basename(logFile);
+    byLog.set(name, [...(byLog.get(name) ?? []), id]);
+  }
+  return byLog;
+});
+
+/** A dataset with inline contexts can be large (200 tasks of 256 KB: 28 MB, read in ~0.25 s). */
+const datasets = new LastRead(readDataset);
+
+async function idsFromResults(dir: string, logName: string): Promise<string[]> {
   const path = resolve(dir, 'results.jsonl');
   if (!existsSync(path)) return [];
-  const st = statSync(path);
-  const key = `${path}\0${st.size}\0${st.mtimeMs}`;
-  if (lastResults?.key !== key) {
-    const byLog = new Map<string, string[]>();
-    for (const line of readFileSync(path, 'utf8').split('\n')) {
-      if (line.trim() === '') continue;
-      let r: unknown;
-      try {
-        r = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      if (typeof r !== 'object' || r === null) continue;
-      const { id, logFile } = r as { id?: unknown; logFile?: unknown };
-      if (typeof id !== 'string' || typeof logFile !== 'string') continue;
-      const name = basename(logFile);
-      byLog.set(name, [...(byLog.get(name) ?? []), id]);
-    }
-    lastResults = { key, byLog };
-  }
-  return lastResults.byLog.get(logName) ?? [];
+  return (await results.get(path)).get(logName) ?? [];
 }
 
 /** The log names a task's sessions get: `<id>`, `<id>.rN`, and either set aside as `.interrupted-K` or `.retried-K`. */
@@ -77,28 +103,6 @@ function datasetPathOf(dir: string): string | null {
   }
 }
 
-/**
- * The last dataset read, while its file is unchanged: an evaluation's task logs are opened
- * together (`eval.open` opens up to 50), and a dataset with inline contexts can be large.
- */
-let lastDataset: { key: string; dataset: Promise<Dataset> } | null = null;
-
-async function datasetAt(path: string): Promise<Dataset> {
-  const st = await stat(path).catch((err: unknown) => {
-    throw new Error(`${path}: ${fileErrorText(err)}`);
-  });
-  const key = `${path}\0${st.size}\0${st.mtimeMs}`;
-  if (lastDataset?.key !== key) {
-    const entry = { key, dataset: readDataset(path) };
-    lastDataset = entry;
-    // A failure is not kept: the context files it names may be put back without touching the dataset.
-    entry.dataset.catch(() => {
-      if (lastDataset === entry) lastDataset = null;
-    });
-  }
-  return lastDataset.dataset;
-}
-
 /** The task's context as a recipe names one: its file, its text, or its JSON's own text. */
 function sourceOf(task: EvalTask, dataset: Dataset): ContextSource {
   if (task.context === undefined) return { kind: 'file', path: resolve(dataset.dir, task.contextFile ?? '') };
@@ -114,12 +118,12 @@ export async function evalTaskContext(logFile: string): Promise<EvalTaskContext 
   if (datasetPath === null) return { found: false, why: `the evaluation ${dir} does not name its dataset (no readable eval.json)` };
   let dataset: Dataset;
   try {
-    dataset = await datasetAt(datasetPath);
+    dataset = await datasets.get(datasetPath);
   } catch (err) {
     return { found: false, why: `the evaluation's dataset cannot be read: ${err instanceof Error ? err.message : String(err)}` };
   }
   const logName = basename(logFile);
-  const ids = idsFromResults(dir, logName);
+  const ids = await idsFromResults(dir, logName);
   const task = ids.length > 0 ? dataset.tasks.find((t) => ids.includes(t.id)) : dataset.tasks.find((t) => isLogOf(t, logName));
   if (!task) return { found: false, why: `no task of ${datasetPath} has the log ${logName}` };
   return { found: true, task, dataset, source: sourceOf(task, dataset), label: `task ${task.id} of ${datasetPath}` };

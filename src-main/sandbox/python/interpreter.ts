@@ -43,6 +43,14 @@ interface Assets {
   fingerprint: string;
 }
 
+/**
+ * isolated-vm's `timeout` covers only the synchronous part of a call; a start whose promise
+ * never settled would otherwise leave its session waiting for ever (an evaluation hung so,
+ * before isolate-side.ts made WebAssembly's promises settle at once). Generous: making the
+ * snapshot takes ~2.5 s here, several times that on a loaded machine.
+ */
+const START_TIMEOUT_MS = 120_000;
+
 /** JavaScript heap of the isolate (Pyodide's own objects); the interpreter's memory is wasm. */
 const ISOLATE_HEAP_MB = 256;
 const HOUSEKEEPING_TIMEOUT_MS = 30_000;
@@ -222,13 +230,27 @@ async function boot(config: PythonBootConfig, snapshotImage: Promise<ivm.Externa
     await loader.evaluate();
     const create = await asm.namespace.get('default', { reference: true });
     const load = await loader.namespace.get('loadPyodide', { reference: true });
-    interp.control = (await start.apply(undefined, [load.derefInto(), create.derefInto()], {
+    const started = start.apply(undefined, [load.derefInto(), create.derefInto()], {
       result: { reference: true, promise: true },
       timeout: HOUSEKEEPING_TIMEOUT_MS,
-    })) as unknown as Control;
+    });
+    interp.control = (await settledWithin(started, START_TIMEOUT_MS, 'the Python interpreter')) as unknown as Control;
     return interp;
   } catch (err) {
     disposeIsolate();
     throw err;
+  }
+}
+
+/** `promise`, or an error naming `what` once `ms` have passed (the caller disposes what it started). */
+async function settledWithin<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish starting within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -110,12 +110,29 @@ export function bootPython(
   };
   installTextCodecs(G);
 
-  // The wasm module was compiled on the host; the loader asks for an empty file, and gets it.
-  const instantiate = WebAssembly.instantiate;
-  (WebAssembly as { instantiate: unknown }).instantiate = (source: unknown, imports?: WebAssembly.Imports) =>
-    source instanceof Uint8Array && source.length === 0
-      ? Promise.resolve({ instance: new WebAssembly.Instance(wasmModule, imports), module: wasmModule })
-      : instantiate(source as ArrayBufferView, imports);
+  // WebAssembly's promise forms compile and instantiate synchronously here. V8 settles the
+  // asynchronous ones through a task posted to the isolate, and isolated-vm does not always run
+  // that task while nothing else calls into the isolate: Pyodide's loader awaits such a compile
+  // (a feature probe) and the interpreter's start then never finished, about once in ten starts
+  // made while other interpreters ran. The wasm module itself was compiled on the host; the
+  // loader asks for an empty file, and gets it.
+  const settle = <T>(make: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(make());
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  };
+  (WebAssembly as { compile: unknown }).compile = (bytes: ArrayBufferView | ArrayBuffer) => settle(() => new WebAssembly.Module(bytes));
+  (WebAssembly as { instantiate: unknown }).instantiate = (
+    source: WebAssembly.Module | ArrayBufferView | ArrayBuffer,
+    imports?: WebAssembly.Imports,
+  ) =>
+    settle(() => {
+      if (source instanceof WebAssembly.Module) return new WebAssembly.Instance(source, imports);
+      const module = ArrayBuffer.isView(source) && source.byteLength === 0 ? wasmModule : new WebAssembly.Module(source);
+      return { instance: new WebAssembly.Instance(module, imports), module };
+    });
   // The memory limit: a refused grow makes malloc fail, which Python raises as MemoryError.
   const grow = WebAssembly.Memory.prototype.grow;
   WebAssembly.Memory.prototype.grow = function limitedGrow(this: WebAssembly.Memory, pages: number): number {

@@ -3,7 +3,7 @@
 declare namespace WebAssembly {
   type Imports = Record<string, Record<string, unknown>>;
   class Module {
-    constructor(bytes: Uint8Array);
+    constructor(bytes: ArrayBufferView | ArrayBuffer);
   }
   class Instance {
     constructor(module: Module, imports?: Imports);

@@ -36,7 +36,7 @@ export function formatStatsTable(stats: LogStats, format: LogFormat | null, sour
   const width = Math.max(...LOG_STATS_NUMBERS.map((k) => LABELS[k].length));
   const lines = source && source.kind !== 'log' ? [`${source.kind}: ${source.logs.length} log(s)`] : [`format: ${format ?? 'unknown'}`];
   for (const k of LOG_STATS_NUMBERS) {
-    const v = k === 'costUsd' ? stats[k].toFixed(6) : stats[k].toLocaleString('en-US');
+    const v = k === 'costUsd' ? costText(stats) : stats[k].toLocaleString('en-US');
     lines.push(`${LABELS[k].padEnd(width)}  ${v}`);
   }
   const models = Object.entries(stats.byModel);
@@ -49,6 +49,20 @@ export function formatStatsTable(stats: LogStats, format: LogFormat | null, sour
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The total cost, saying when it leaves out models that recorded no price: an endpoint that
+ * reports no cost is unknown, not free (the JSON keeps the number and `byModel` its nulls).
+ */
+function costText(stats: LogStats): string {
+  const unpriced = Object.entries(stats.byModel)
+    .filter(([, m]) => m.costUsd === null && m.calls > 0)
+    .map(([name]) => name);
+  const models = Object.keys(stats.byModel).length;
+  if (unpriced.length === 0) return stats.costUsd.toFixed(6);
+  if (unpriced.length === models) return 'unknown (no call recorded a price)';
+  return `${stats.costUsd.toFixed(6)}, not counting ${unpriced.join(', ')} (no price recorded)`;
 }
 
 /** The JSON of one LOG|DIR: today's numbers first (summed over the logs), then the policy metrics. */

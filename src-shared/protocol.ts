@@ -418,7 +418,8 @@ export interface EvalProgress {
   /** Done, and ended in an error. */
   failed: number;
   running: number;
-  costUsd: number;
+  /** Spent by the finished sessions that recorded a price; null when sessions finished and none did. */
+  costUsd: number | null;
   /** Sessions finished per minute since this runner started. */
   perMinute: number;
   /** Estimated time left; null while no rate is known. */

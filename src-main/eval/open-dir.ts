@@ -60,7 +60,7 @@ const ProgressJson = z.object({
   done: z.number(),
   failed: z.number(),
   running: z.number(),
-  costUsd: z.number(),
+  costUsd: z.number().nullable(),
   perMinute: z.number(),
   etaMs: z.number().nullable(),
   startedAt: z.string(),

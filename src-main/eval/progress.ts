@@ -14,6 +14,7 @@ export class ProgressTracker {
   private done = 0;
   private failed = 0;
   private costUsd = 0;
+  private priced = 0;
   private running = 0;
   private doneHere = 0;
   private readonly startedAt = Date.now();
@@ -32,7 +33,9 @@ export class ProgressTracker {
   private count(r: TaskResult): void {
     this.done++;
     if (r.stopReason === 'error') this.failed++;
-    this.costUsd += r.usage.costUsd ?? 0;
+    if (r.usage.costUsd === null) return;
+    this.costUsd += r.usage.costUsd;
+    this.priced++;
   }
 
   /** A session finished and its line is in results.jsonl. */
@@ -59,7 +62,7 @@ export class ProgressTracker {
       done: this.done,
       failed: this.failed,
       running: this.running,
-      costUsd: Math.round(this.costUsd * 1e6) / 1e6,
+      costUsd: this.done > 0 && this.priced === 0 ? null : Math.round(this.costUsd * 1e6) / 1e6,
       perMinute: Math.round(perMs * 60_000 * 100) / 100,
       etaMs: left <= 0 ? 0 : perMs > 0 ? Math.round(left / perMs) : null,
       startedAt: new Date(this.startedAt).toISOString(),
@@ -88,7 +91,7 @@ export class ProgressTracker {
 export function progressLine(p: EvalProgress, width = 24): string {
   const filled = p.total === 0 ? width : Math.round((p.done / p.total) * width);
   const bar = `${'█'.repeat(filled)}${'░'.repeat(Math.max(0, width - filled))}`;
-  return `${bar} ${p.done}/${p.total} done · ${p.running} running · ${p.failed} failed · ${p.perMinute.toFixed(1)}/min · $${p.costUsd.toFixed(4)} · ${p.etaMs === null ? 'ETA –' : `ETA ${duration(p.etaMs)}`}`;
+  return `${bar} ${p.done}/${p.total} done · ${p.running} running · ${p.failed} failed · ${p.perMinute.toFixed(1)}/min · ${p.costUsd === null ? 'cost unknown' : `$${p.costUsd.toFixed(4)}`} · ${p.etaMs === null ? 'ETA –' : `ETA ${duration(p.etaMs)}`}`;
 }
 
 function duration(ms: number): string {

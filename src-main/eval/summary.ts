@@ -8,6 +8,7 @@ interface GroupSummary {
   meanScore: number;
   correct: number;
   durationMs: Quartiles;
+  /** Over the tasks that recorded a price (none: every figure is NaN, shown as –). */
   costUsd: Quartiles;
 }
 
@@ -31,6 +32,7 @@ export interface EvalSummary {
   /** Tokens, calls and cost per model name over the finished tasks (tasks recorded without it are left out). */
   byModel: UsageByModel;
   durationMs: Quartiles;
+  /** Over the tasks that recorded a price: an unpriced task's cost is unknown, not $0. */
   costUsd: Quartiles;
   calls: Quartiles;
   stopReasons: Record<string, number>;
@@ -47,7 +49,7 @@ function group(rs: TaskResult[]): GroupSummary {
     meanScore: rs.length === 0 ? Number.NaN : rs.reduce((a, r) => a + r.score, 0) / rs.length,
     correct: rs.filter((r) => r.correct).length,
     durationMs: quartiles(rs.map((r) => r.durationMs)),
-    costUsd: quartiles(rs.map((r) => r.usage.costUsd ?? 0)),
+    costUsd: quartiles(rs.flatMap((r) => (r.usage.costUsd === null ? [] : [r.usage.costUsd]))),
   };
 }
 
@@ -103,13 +105,19 @@ const f = (n: number, digits = 3): string => (Number.isFinite(n) ? n.toFixed(dig
 const sec = (ms: number): string => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '–');
 const usd = (x: number): string => (Number.isFinite(x) ? `$${x.toFixed(6)}` : '–');
 
+function totalCost(s: EvalSummary): string {
+  if (s.unpricedTasks === 0) return usd(s.totalCostUsd);
+  if (s.unpricedTasks >= s.finished) return 'unknown (no task recorded a price)';
+  return `${usd(s.totalCostUsd)} (${s.unpricedTasks} task(s) without a price not counted)`;
+}
+
 export function summaryMarkdown(s: EvalSummary): string {
   const lines = [
     `# Evaluation: ${s.dataset}`,
     '',
     `Model \`${s.model}\`${s.subModel ? `, sub-model \`${s.subModel}\`` : ''}, max depth ${s.maxDepth}. ${s.repeats > 1 ? `${s.finished} of ${s.sessions} sessions (${s.tasks} tasks × ${s.repeats}) finished.` : `${s.finished} of ${s.tasks} tasks finished.`}`,
     '',
-    `**Accuracy (mean score) ${f(s.accuracy)}**, ${s.correct}/${s.finished} fully correct. Total cost ${usd(s.totalCostUsd)}${s.unpricedTasks > 0 ? ` (${s.unpricedTasks} task(s) without a price)` : ''}, ${s.totalCalls} model calls.`,
+    `**Accuracy (mean score) ${f(s.accuracy)}**, ${s.correct}/${s.finished} fully correct. Total cost ${totalCost(s)}, ${s.totalCalls} model calls.`,
     '',
     ...(s.byRepeat === null
       ? []
@@ -124,7 +132,7 @@ export function summaryMarkdown(s: EvalSummary): string {
     '| over all tasks | min | p25 | p50 | p75 | p95 | max |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     `| runtime | ${sec(s.durationMs.min)} | ${sec(s.durationMs.p25)} | ${sec(s.durationMs.p50)} | ${sec(s.durationMs.p75)} | ${sec(s.durationMs.p95)} | ${sec(s.durationMs.max)} |`,
-    `| cost | ${usd(s.costUsd.min)} | ${usd(s.costUsd.p25)} | ${usd(s.costUsd.p50)} | ${usd(s.costUsd.p75)} | ${usd(s.costUsd.p95)} | ${usd(s.costUsd.max)} |`,
+    `| cost${s.unpricedTasks > 0 && s.unpricedTasks < s.finished ? ' (tasks with a price)' : ''} | ${usd(s.costUsd.min)} | ${usd(s.costUsd.p25)} | ${usd(s.costUsd.p50)} | ${usd(s.costUsd.p75)} | ${usd(s.costUsd.p95)} | ${usd(s.costUsd.max)} |`,
     `| model calls | ${f(s.calls.min, 0)} | ${f(s.calls.p25, 1)} | ${f(s.calls.p50, 1)} | ${f(s.calls.p75, 1)} | ${f(s.calls.p95, 1)} | ${f(s.calls.max, 0)} |`,
     '',
     `Stop reasons: ${

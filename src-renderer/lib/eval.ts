@@ -64,11 +64,27 @@ export interface EvalTotals {
   finished: number;
   correct: number;
   accuracy: number;
+  /** Spent by the tasks that recorded a price. */
   totalCostUsd: number;
+  /** Finished tasks without a price: their cost is unknown, not $0, and left out of `cost`. */
+  unpriced: number;
+  /** Per task, over the tasks that recorded a price. */
   cost: Quartiles;
   time: Quartiles;
   /** Usage per model over the tasks that recorded it. */
   byModel: UsageByModel;
+}
+
+/** The cost of each task that recorded a price. */
+export function pricedCosts(rows: readonly { costUsd: number | null }[]): number[] {
+  return rows.flatMap((r) => (r.costUsd === null ? [] : [r.costUsd]));
+}
+
+/** The total cost as text: unknown when no finished task had a price, and what it leaves out when some had none. */
+export function totalCostText(t: Pick<EvalTotals, 'finished' | 'totalCostUsd' | 'unpriced'>, fmt: (usd: number) => string): string {
+  if (t.unpriced === 0) return fmt(t.totalCostUsd);
+  if (t.unpriced >= t.finished) return 'unknown (no task recorded a price)';
+  return `${fmt(t.totalCostUsd)} (${t.unpriced} task(s) without a price not counted)`;
 }
 
 export function evalTotals(e: EvalOverview): EvalTotals {
@@ -78,7 +94,8 @@ export function evalTotals(e: EvalOverview): EvalTotals {
     correct: rows.filter((r) => r.correct).length,
     accuracy: rows.length === 0 ? Number.NaN : rows.reduce((a, r) => a + r.score, 0) / rows.length,
     totalCostUsd: rows.reduce((a, r) => a + (r.costUsd ?? 0), 0),
-    cost: quartiles(rows.map((r) => r.costUsd ?? 0)),
+    unpriced: rows.filter((r) => r.costUsd === null).length,
+    cost: quartiles(pricedCosts(rows)),
     time: quartiles(rows.map((r) => r.durationMs)),
     byModel: rows.reduce<UsageByModel>((acc, r) => (r.byModel ? addByModel(acc, r.byModel) : acc), {}),
   };

@@ -9,7 +9,7 @@ import { openEval, openEvalTask, refreshEval } from '../app/eval-services.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { ChartFrame, drawDistribution } from '../charts/Charts.tsx';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
-import { accuracyBy, compareEvals, evalTotals, sortRows, type SortKey } from '../lib/eval.ts';
+import { accuracyBy, compareEvals, evalTotals, pricedCosts, sortRows, totalCostText, type SortKey } from '../lib/eval.ts';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { HostPathForm } from './HostPathForm.tsx';
 import { EvalCoverageSection } from './EvalCoverageSection.tsx';
@@ -96,7 +96,8 @@ function EvalProgressLine({ evaluation: e }: { evaluation: EvalOverview }) {
         : 'Interrupted';
   return (
     <p className={p.live ? 'eval-progress live' : 'eval-progress'} data-testid="eval-progress" data-live={p.live ? 'yes' : 'no'}>
-      <b>{state}</b>: {p.done}/{p.total} done · {p.running} running · {p.failed} failed · {p.perMinute.toFixed(1)}/min · {fmtUsd(p.costUsd)}
+      <b>{state}</b>: {p.done}/{p.total} done · {p.running} running · {p.failed} failed · {p.perMinute.toFixed(1)}/min ·{' '}
+      {p.costUsd === null ? 'cost unknown' : fmtUsd(p.costUsd)}
       {p.live ? ` · ${p.etaMs === null ? 'time left unknown' : `about ${fmtMs(p.etaMs)} left`}` : ''}
     </p>
   );
@@ -106,7 +107,7 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
   useLiveRefresh(e);
   const totals = useMemo(() => evalTotals(e), [e]);
   const acc = useMemo(() => accuracyBy(e.tasks), [e]);
-  const cost = useMemo(() => e.tasks.map((t) => t.costUsd ?? 0), [e]);
+  const cost = useMemo(() => pricedCosts(e.tasks), [e]);
   const time = useMemo(() => e.tasks.map((t) => t.durationMs), [e]);
   const st = e.settings;
   return (
@@ -120,7 +121,7 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
         ) : null}
         , max depth {st.maxDepth ?? '?'}, max iterations {st.maxIterations ?? 'default'}. {totals.finished}
         {e.datasetTasks !== null ? ` of ${e.datasetTasks}` : ''} tasks finished; accuracy <b>{pct(totals.accuracy)}</b> ({totals.correct}{' '}
-        fully correct); total cost {fmtUsd(totals.totalCostUsd)}.
+        fully correct); total cost {totalCostText(totals, fmtUsd)}.
       </p>
       <EvalProgressLine evaluation={e} />
       <UsageByModelTable byModel={totals.byModel} testId="eval-by-model" />
@@ -166,7 +167,7 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
       </table>
       <div className="charts">
         <ChartFrame
-          title="Cost per task (histogram; box = p25–p75, median, whisker to p95)"
+          title={`Cost per task${totals.unpriced > 0 ? ', of the tasks with a price' : ''} (histogram; box = p25–p75, median, whisker to p95)`}
           testId="eval-chart-cost"
           deps={[cost]}
           draw={(svg, w) => drawDistribution(svg, cost, fmtUsd, w)}
@@ -275,8 +276,8 @@ function EvalCompare() {
     ['tasks finished', (t) => String(t.finished)],
     ['fully correct', (t) => String(t.correct)],
     ['accuracy (mean score)', (t) => pct(t.accuracy)],
-    ['total cost', (t) => fmtUsd(t.totalCostUsd)],
-    ['cost p50 / p95', (t) => `${fmtUsd(t.cost.p50)} / ${fmtUsd(t.cost.p95)}`],
+    ['total cost', (t) => totalCostText(t, fmtUsd)],
+    ['cost p50 / p95', (t) => (t.unpriced >= t.finished ? 'unknown' : `${fmtUsd(t.cost.p50)} / ${fmtUsd(t.cost.p95)}`)],
     ['runtime p50 / p95', (t) => `${fmtMs(t.time.p50)} / ${fmtMs(t.time.p95)}`],
   ];
   const only = (ids: string[], dir: string, testId: string) => (

@@ -1,11 +1,12 @@
 // Sessions of an evaluation: shards, repeats, result keys, which line of a session counts,
-// and the progress line.
+// the progress line, and cost that no session recorded.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { progressLine } from '../../../src-main/eval/progress.ts';
-import { readResults, resultKey } from '../../../src-main/eval/results.ts';
+import { progressLine, ProgressTracker } from '../../../src-main/eval/progress.ts';
+import { readResults, resultKey, type TaskResult } from '../../../src-main/eval/results.ts';
+import { summarize, summaryMarkdown } from '../../../src-main/eval/summary.ts';
 import type { EvalTask } from '../../../src-main/eval/tasks/types.ts';
 import { logNameFor, parseShard, ShardError, workUnits } from '../../../src-main/eval/units.ts';
 
@@ -80,5 +81,50 @@ describe('progress line', () => {
     };
     expect(progressLine(p, 10)).toBe('█████░░░░░ 5/10 done · 3 running · 1 failed · 12.0/min · $0.0123 · ETA 2m05s');
     expect(progressLine({ ...p, etaMs: null }, 10)).toMatch(/ETA –$/);
+  });
+});
+
+describe('cost that no session recorded', () => {
+  const result = (id: string, costUsd: number | null): TaskResult => ({
+    id,
+    kind: 'sniah',
+    sizeTokens: 8192,
+    scorer: 'contains',
+    score: 1,
+    correct: true,
+    scoreDetail: '',
+    answer: 'x',
+    expected: 'x',
+    stopReason: 'answered',
+    message: null,
+    iterations: 1,
+    durationMs: 1000,
+    usage: { inputTokens: 10, outputTokens: 1, calls: 2, costUsd },
+    logFile: null,
+    model: 'm',
+    finishedAt: '',
+  });
+  const meta = { dataset: 'd.jsonl', model: 'm', subModel: null, maxDepth: 1, tasks: 3 };
+  const costRow = (md: string): string | undefined => md.split('\n').find((l) => l.startsWith('| cost'));
+
+  it('is unknown in the summary, the progress line and progress.json, not $0', () => {
+    const s = summarize([result('a', null), result('b', null)], meta);
+    const md = summaryMarkdown(s);
+    expect(md).toContain('Total cost unknown (no task recorded a price)');
+    expect(costRow(md)).toBe('| cost | – | – | – | – | – | – |');
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-progress-'));
+    const tracker = new ProgressTracker(dir, 'local', 3, [result('a', null)]);
+    expect(tracker.snapshot('running').costUsd).toBeNull();
+    expect(tracker.line(4)).toContain('· cost unknown ·');
+  });
+
+  it('counts only the priced tasks when some have a price, and says so', () => {
+    const s = summarize([result('a', 0.5), result('b', null), result('c', 1.5)], meta);
+    const md = summaryMarkdown(s);
+    expect(md).toContain('Total cost $2.000000 (1 task(s) without a price not counted)');
+    expect(costRow(md)).toBe('| cost (tasks with a price) | $0.500000 | $0.750000 | $1.000000 | $1.250000 | $1.450000 | $1.500000 |');
+    const tracker = new ProgressTracker(mkdtempSync(join(tmpdir(), 'rlm-progress-')), 'local', 3, [result('a', 0.5), result('b', null)]);
+    expect(tracker.snapshot('running').costUsd).toBe(0.5);
+    expect(new ProgressTracker(mkdtempSync(join(tmpdir(), 'rlm-progress-')), 'local', 3, []).snapshot('running').costUsd).toBe(0);
   });
 });

@@ -80,6 +80,14 @@ const SHORT = evaluation(
   2,
 );
 
+const UNPRICED = evaluation('/runs/unpriced', [row('sniah-8192-s1', { costUsd: null }), row('oolong-8192-s1', { costUsd: null })]);
+const PARTLY = evaluation('/runs/partly', [
+  row('sniah-8192-s1', { costUsd: 0.002 }),
+  row('oolong-8192-s1', { costUsd: null }),
+  row('browsecomp-8192-s1', { costUsd: 0.004 }),
+]);
+const OPENABLE = [FULL, SHORT, UNPRICED, PARTLY];
+
 const summary = (id: string, title: string): SessionSummary => hostSummary(id, { title });
 
 /** Plays the host: answers each command from a table, records what was asked. */
@@ -87,7 +95,7 @@ class EvalHost extends ScriptedHost {
   protected override answer(c: HostCommand, id: number): boolean {
     switch (c.type) {
       case 'eval.open': {
-        const e = c.path === FULL.dir ? FULL : c.path === SHORT.dir ? SHORT : null;
+        const e = OPENABLE.find((o) => o.dir === c.path) ?? null;
         if (!e) this.refuse(id, `cannot open the evaluation ${c.path}: no such directory`, 'not_found');
         else
           this.replyTo(id, {
@@ -245,6 +253,19 @@ describe('Evaluation view', () => {
     fireEvent.change(screen.getByTestId('eval-compare-b'), { target: { value: '/runs/full' } });
     expect(screen.getByTestId('eval-only-a').textContent).toBe('none');
     expect(within(screen.getByTestId('eval-only-b')).getAllByRole('button')).toHaveLength(3);
+  });
+
+  it('says the cost is unknown when no task recorded a price, and counts only the priced ones otherwise', async () => {
+    const { store } = mount();
+    act(() => store.getState().setPanel('eval'));
+    await openByPath('/runs/unpriced');
+    expect(screen.getByTestId('eval-summary').textContent).toMatch(/total cost unknown \(no task recorded a price\)\.$/);
+    expect(screen.getByTestId('eval-chart-cost').querySelectorAll('rect.bar-a')).toHaveLength(0);
+    await openByPath('/runs/partly');
+    expect(screen.getByTestId('eval-summary').textContent).toMatch(/total cost \$0\.00600 \(1 task\(s\) without a price not counted\)\.$/);
+    expect(screen.getByTestId('eval-chart-cost').textContent).toMatch(/n=2 · p25/);
+    const costRow = within(screen.getByTestId('eval-compare-table')).getByText('cost p50 / p95').closest('tr')!;
+    expect(costRow.textContent).toBe('cost p50 / p95unknown$0.00300 / $0.00390');
   });
 
   it('names a missing directory in an error notice', async () => {

@@ -11,7 +11,7 @@ import ivm from 'isolated-vm';
 import { assertCanHostIsolates } from '../isolate-host.ts';
 import { BOOT_SOURCE, snapshotPath, takePyodideReads, type PyodideReads } from './pyodide-files.ts';
 import { pruneSnapshots } from './snapshot-cache.ts';
-import { trackInterpreter } from './lifecycle.ts';
+import { trackInterpreter, trackStart } from './lifecycle.ts';
 import type { PythonBootConfig } from './isolate-side.ts';
 
 /** The isolate-side control function; ops are documented in isolate-side.ts. */
@@ -185,6 +185,7 @@ async function boot(config: PythonBootConfig, snapshotImage: Promise<ivm.Externa
     untrack = null;
   };
   untrack = trackInterpreter(disposeIsolate);
+  const startEnded = trackStart();
   try {
     const context = await isolate.createContext();
     const hooks: InterpreterHooks = {
@@ -239,6 +240,8 @@ async function boot(config: PythonBootConfig, snapshotImage: Promise<ivm.Externa
   } catch (err) {
     disposeIsolate();
     throw err;
+  } finally {
+    startEnded();
   }
 }
 

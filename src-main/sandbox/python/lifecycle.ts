@@ -3,12 +3,22 @@
 // depth-2 run), and `process.exit()` within a few milliseconds of a dispose can crash; exiting
 // explicitly once the disposals have settled is clean. This module is cheap to import: the
 // CLI entry point asks it whether Python was used at all.
+//
+// An idle isolate is torn down within `dispose()`. One that is running (an interpreter still
+// starting: the pool's spare, started when the last session took one) is torn down later, on
+// isolated-vm's thread, once its task stops; `process.exit()` meanwhile disposes the platform
+// that teardown unregisters from, and the process crashed (SIGSEGV in UnregisterIsolate, about
+// one evaluation in 150 here, after its results were written). So starts in flight finish first.
 
 const live = new Set<() => void>();
 let used = false;
 let lastDispose = 0;
+let starting = 0;
+const startsDone: (() => void)[] = [];
 /** Longer than any teardown seen (10 ms was always enough in 40 tries); short for a CLI. */
 const SETTLE_MS = 30;
+/** How long an exit waits for interpreters still starting (making the snapshot takes ~2.5 s). */
+const START_WAIT_MS = 15_000;
 
 /** Registers a live interpreter's disposer; returns what to call once it is disposed. */
 export function trackInterpreter(dispose: () => void): () => void {
@@ -20,13 +30,32 @@ export function trackInterpreter(dispose: () => void): () => void {
   };
 }
 
+/** An interpreter's start began; returns what to call once it has ended, started or not. */
+export function trackStart(): () => void {
+  starting++;
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    if (--starting === 0) for (const resolve of startsDone.splice(0)) resolve();
+  };
+}
+
 /** Whether this process has started a Python interpreter. */
 export function pythonUsed(): boolean {
   return used;
 }
 
 /** Disposes every interpreter still alive and waits until their teardown has settled. */
-async function settlePython(): Promise<void> {
+export async function settlePython(): Promise<void> {
+  if (starting > 0) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => startsDone.push(resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+  }
   for (const dispose of [...live]) dispose();
   const wait = lastDispose + SETTLE_MS - performance.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));

@@ -46,7 +46,7 @@ export function pythonUsed(): boolean {
   return used;
 }
 
-/** Disposes every interpreter still alive and waits until their teardown has settled. */
+/** Lets interpreters still starting finish (15 s at most), disposes every one alive and waits until their teardown has settled. */
 export async function settlePython(): Promise<void> {
   if (starting > 0) {
     let timer: NodeJS.Timeout | undefined;

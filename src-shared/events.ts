@@ -235,7 +235,14 @@ export interface ModelReplyEvent extends Envelope {
   model: string;
   text: string;
   usage: Usage;
+  /** From the request to the reply, the client's retries included. */
   latencyMs: Ms;
+  /**
+   * Requests the endpoint refused or failed (429, 5xx, timeouts) before the one that answered:
+   * the client's retries, which `latencyMs` includes. Absent when none. Added in version 1
+   * (optional): readers that predate it ignore it.
+   */
+  retries?: number;
   /**
    * Messages sent after the history with this call only and not kept in it: the
    * final-answer request, the compaction request. Absent for ordinary turns.
@@ -334,6 +341,8 @@ export interface SubcallEndEvent extends Envelope {
   /** Tokens of this call's own model request; zero for a child run (its events carry its usage). */
   usage: Usage;
   latencyMs: Ms;
+  /** As `model.reply`'s: the client's retries before a plain call was answered; absent when none. */
+  retries?: number;
   /**
    * Only in a counterfactual fork's log: this call was not made, its result was substituted
    * from a counterfactual re-run of the source log's call (`response`/`error` above are what

@@ -71,6 +71,7 @@ function emptyStats(): LogStats {
     outputTokens: 0,
     costUsd: 0,
     wallMs: 0,
+    retries: 0,
     byModel: {},
   };
 }
@@ -89,6 +90,7 @@ function sumStats(all: readonly LogStats[]): LogStats {
     t.inputTokens += s.inputTokens;
     t.outputTokens += s.outputTokens;
     t.costUsd += s.costUsd;
+    t.retries += s.retries;
     t.wallMs += s.wallMs;
     addByModel(t.byModel, s.byModel);
   }

@@ -86,6 +86,7 @@ export async function runDirect(p: DirectRunParams): Promise<RunOutcome> {
       text: reply.text,
       usage: reply.usage,
       latencyMs: Math.round(reply.latencyMs),
+      ...(reply.retries ? { retries: reply.retries } : {}),
     });
     messages.push({ role: 'assistant', content: reply.text });
     answer = reply.text;

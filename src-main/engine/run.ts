@@ -372,6 +372,7 @@ export class RlmRun implements SubcallBridge {
       text: reply.text,
       usage: reply.usage,
       latencyMs: Math.round(reply.latencyMs),
+      ...(reply.retries ? { retries: reply.retries } : {}),
       ...(transient.length > 0 ? { transient } : {}),
     });
     return reply;
@@ -593,12 +594,12 @@ export class RlmRun implements SubcallBridge {
     leaf: boolean;
     batch: Batch | null;
     childRunId: RunId | null;
-  }): { callId: CallId; end: (response: string, error: string | null, usage?: Usage) => string } {
+  }): { callId: CallId; end: (response: string, error: string | null, usage?: Usage, retries?: number) => string } {
     const callId = this.p.services.newCallId();
     const { site, ...rest } = fields;
     this.sink.emit({ type: 'subcall.start', ...this.envelope(), callId, iteration: site.iteration, block: site.block, ...rest });
     const t0 = performance.now();
-    const end = (response: string, error: string | null, usage: Usage = ZERO_USAGE): string => {
+    const end = (response: string, error: string | null, usage: Usage = ZERO_USAGE, retries = 0): string => {
       this.sink.emit({
         type: 'subcall.end',
         ...this.envelope(),
@@ -607,6 +608,7 @@ export class RlmRun implements SubcallBridge {
         error,
         usage,
         latencyMs: Math.round(performance.now() - t0),
+        ...(retries > 0 ? { retries } : {}),
       });
       return response;
     };
@@ -672,7 +674,7 @@ export class RlmRun implements SubcallBridge {
       const client = ownRouted ? this.cfg.client : this.plainClient(model);
       const res = await client.complete({ model, messages: [{ role: 'user', content: prompt }], signal: this.abort.signal });
       this.p.ledger.add(res.usage, model);
-      return end(res.text, null, res.usage);
+      return end(res.text, null, res.usage, res.retries);
     } catch (err) {
       const msg = this.abort.signal.aborted ? 'the run was stopped' : errorText(err);
       return end(`Error: LM query failed - ${msg}`, msg);

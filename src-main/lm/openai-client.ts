@@ -70,6 +70,8 @@ sdkReady.catch(() => undefined); // a failed import is reported by the first cal
 
 const DEFAULT_TIMEOUT_MS = 300_000;
 const DEFAULT_MAX_RETRIES = 4;
+/** Marks each attempt with its call, so the SDK's retries can be counted; removed before sending. */
+const CALL_HEADER = 'x-rlm-studio-call';
 
 /** A failed call to the endpoint, with the endpoint and the problem in the message. */
 export class LmEndpointError extends Error {
@@ -110,6 +112,9 @@ export class OpenAiCompatibleClient implements LmClient {
   private readonly stream: boolean;
   /** A port Node's fetch refuses: every call fails at once, naming it, instead of after the SDK's retries. */
   private readonly blockedPort: number | null;
+  /** Requests sent so far for each call in flight (the SDK retries inside one `create`). */
+  private readonly attempts = new Map<string, number>();
+  private callSeq = 0;
 
   get requestFields(): Readonly<Record<string, unknown>> {
     return { ...this.sampling, ...this.extraBody };
@@ -132,7 +137,20 @@ export class OpenAiCompatibleClient implements LmClient {
       organization: null,
       project: null,
       ...(opts.headers ? { defaultHeaders: opts.headers } : {}),
-      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      fetch: this.countingFetch(opts.fetch),
+    };
+  }
+
+  /** Every attempt goes through here: counted for its call, then sent without the marker. */
+  private countingFetch(inner: typeof fetch | undefined): typeof fetch {
+    return (input, init) => {
+      const headers = new Headers(init?.headers);
+      const call = headers.get(CALL_HEADER);
+      if (call !== null) {
+        headers.delete(CALL_HEADER);
+        if (this.attempts.has(call)) this.attempts.set(call, this.attempts.get(call)! + 1);
+      }
+      return (inner ?? fetch)(input, { ...init, headers });
     };
   }
 
@@ -148,6 +166,8 @@ export class OpenAiCompatibleClient implements LmClient {
       throw new LmEndpointError(this.baseUrl, null, `LM endpoint ${this.baseUrl} is unreachable: ${blockedPortText(this.blockedPort)}`);
     }
     const started = performance.now();
+    const call = String(++this.callSeq);
+    this.attempts.set(call, 0);
     let onSent = req.onSent ?? null;
     const forget = onSent
       ? whenSent(() => {
@@ -157,13 +177,19 @@ export class OpenAiCompatibleClient implements LmClient {
         })
       : null;
     try {
-      const { text, model, usage } = this.stream ? await this.completeStreaming(req) : await this.completeOnce(req);
-      return { text, model, usage, latencyMs: performance.now() - started };
+      const { text, model, usage } = this.stream ? await this.completeStreaming(req, call) : await this.completeOnce(req, call);
+      const retries = Math.max(0, (this.attempts.get(call) ?? 0) - 1);
+      return { text, model, usage, latencyMs: performance.now() - started, ...(retries > 0 ? { retries } : {}) };
     } catch (err) {
-      throw this.describe(err, signal);
+      throw withAttempts(this.describe(err, signal), this.attempts.get(call) ?? 0);
     } finally {
       forget?.();
+      this.attempts.delete(call);
     }
+  }
+
+  private requestOptions(req: CompletionRequest, call: string): { signal?: AbortSignal; headers: Record<string, string> } {
+    return { ...(req.signal ? { signal: req.signal } : {}), headers: { [CALL_HEADER]: call } };
   }
 
   private body(req: CompletionRequest): ChatCompletionCreateParamsBase {
@@ -175,20 +201,20 @@ export class OpenAiCompatibleClient implements LmClient {
     return Object.assign(body, this.extraBody);
   }
 
-  private async completeOnce(req: CompletionRequest): Promise<Reply> {
+  private async completeOnce(req: CompletionRequest, call: string): Promise<Reply> {
     const sdk = await this.sdk();
-    const res = await sdk.chat.completions.create({ ...this.body(req), stream: false }, req.signal ? { signal: req.signal } : {});
+    const res = await sdk.chat.completions.create({ ...this.body(req), stream: false }, this.requestOptions(req, call));
     const choice = res.choices?.[0];
     if (!choice) throw new LmEndpointError(this.baseUrl, null, `LM endpoint ${this.baseUrl} returned no choices`);
     const text = choice.message?.content ?? '';
     return { text, model: res.model || req.model, usage: this.usage(req, text, res.usage) };
   }
 
-  private async completeStreaming(req: CompletionRequest): Promise<Reply> {
+  private async completeStreaming(req: CompletionRequest, call: string): Promise<Reply> {
     const sdk = await this.sdk();
     const stream = await sdk.chat.completions.create(
       { ...this.body(req), stream: true, stream_options: { include_usage: true } },
-      req.signal ? { signal: req.signal } : {},
+      this.requestOptions(req, call),
     );
     const parts: string[] = [];
     let model = '';
@@ -250,6 +276,12 @@ export class OpenAiCompatibleClient implements LmClient {
     const message = err instanceof Error ? err.message : String(err);
     return new LmEndpointError(at, null, `LM endpoint ${at} failed: ${message}`, { cause: err });
   }
+}
+
+/** An endpoint error after the SDK's retries says how many requests were made. */
+function withAttempts(err: Error, attempts: number): Error {
+  if (attempts > 1 && err instanceof LmEndpointError) err.message += ` (after ${attempts} attempts)`;
+  return err;
 }
 
 interface Reply {

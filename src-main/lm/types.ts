@@ -17,6 +17,8 @@ export interface CompletionResult {
   model: string;
   usage: Usage;
   latencyMs: number;
+  /** Requests the endpoint refused or failed before this one answered (the client's retries); absent when none. */
+  retries?: number;
 }
 
 export interface LmClient {

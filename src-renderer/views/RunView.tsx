@@ -510,6 +510,7 @@ function IterationDetail({
             Model reply{' '}
             <small>
               ({it.reply.model} · {fmtMs(it.reply.latencyMs)}
+              {it.reply.retries ? <RetriesNote retries={it.reply.retries} /> : null}
               {it.reply.purpose !== 'turn' ? ` · ${it.reply.purpose}` : ''})
             </small>
           </h4>
@@ -686,7 +687,10 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
                 <td className="clip" onClick={() => setOpen(open === cid ? null : cid)}>
                   {c.end ? open === cid ? <TextBlock text={c.end.response} /> : c.end.response.slice(0, 120) : '…'}
                 </td>
-                <td>{c.end ? fmtMs(c.end.latencyMs) : ''}</td>
+                <td>
+                  {c.end ? fmtMs(c.end.latencyMs) : ''}
+                  {c.end?.retries ? <RetriesNote retries={c.end.retries} /> : null}
+                </td>
                 <td title={c.end && usageUnknown(c.end.usage) ? 'This call has no token usage recorded' : undefined}>
                   {c.end ? (usageUnknown(c.end.usage) ? '—' : fmtInt(c.end.usage.inputTokens + c.end.usage.outputTokens)) : ''}
                 </td>
@@ -724,5 +728,18 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
         <CounterfactualPanel key={whatIf} sessionId={sessionId} traj={traj} callId={whatIf} onClose={() => setWhatIf(null)} />
       ) : null}
     </div>
+  );
+}
+
+/** A model call's retries: the time shown beside it includes them. */
+function RetriesNote({ retries }: { retries: number }) {
+  return (
+    <span
+      className="retries"
+      data-testid="retries"
+      title="Requests the endpoint refused or failed (429, 5xx, timeouts) before this one was answered; the time includes them"
+    >
+      {` · ${retries} ${retries === 1 ? 'retry' : 'retries'}`}
+    </span>
   );
 }

@@ -99,6 +99,7 @@ const eventSchemas = [
     text: str,
     usage,
     latencyMs: num,
+    retries: nonNegInt.optional(),
     transient: z.array(message).optional(),
   }),
   z.looseObject({ ...envelope, type: z.literal('model.error'), iteration: num, purpose, model: str, message: str }),
@@ -154,6 +155,7 @@ const eventSchemas = [
     error: str.nullable(),
     usage,
     latencyMs: num,
+    retries: nonNegInt.optional(),
     counterfactual: z
       .looseObject({
         id: str,
@@ -290,7 +292,16 @@ const FAST_BY_TYPE = new Map<string, Pred>([
   ['iteration.start', obj({ iteration: fNum, appended: fMessages, historyLength: fNum, historyTokens: fNum })],
   [
     'model.reply',
-    obj({ iteration: fNum, purpose: fPurpose, model: fStr, text: fStr, usage: fUsage, latencyMs: fNum, transient: optional(fMessages) }),
+    obj({
+      iteration: fNum,
+      purpose: fPurpose,
+      model: fStr,
+      text: fStr,
+      usage: fUsage,
+      latencyMs: fNum,
+      retries: optional(fNonNegInt),
+      transient: optional(fMessages),
+    }),
   ],
   ['model.error', obj({ iteration: fNum, purpose: fPurpose, model: fStr, message: fStr })],
   [
@@ -338,6 +349,7 @@ const FAST_BY_TYPE = new Map<string, Pred>([
       error: fStrN,
       usage: fUsage,
       latencyMs: fNum,
+      retries: optional(fNonNegInt),
       counterfactual: optional(
         obj({
           id: fStr,

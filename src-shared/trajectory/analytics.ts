@@ -25,6 +25,8 @@ export interface TrajectoryTotals {
   unpricedCalls: number;
   /** Calls whose usage was never recorded (see `usageUnknown`): their tokens count as 0, and are not known to be. */
   unknownUsageCalls: number;
+  /** Requests the endpoint refused or failed before a model call was answered (the client's retries). */
+  retries: number;
   /** Σ model reply latencies (the run's own LM time). */
   lmMs: number;
   /** Σ code block durations (sandbox time, sub-calls made from code included). */
@@ -51,6 +53,7 @@ export function emptyTotals(): TrajectoryTotals {
     costUsd: 0,
     unpricedCalls: 0,
     unknownUsageCalls: 0,
+    retries: 0,
     lmMs: 0,
     sandboxMs: 0,
     subcallLmMs: 0,
@@ -72,6 +75,7 @@ export function addTotals(into: TrajectoryTotals, t: TrajectoryTotals): Trajecto
   into.costUsd += t.costUsd;
   into.unpricedCalls += t.unpricedCalls;
   into.unknownUsageCalls += t.unknownUsageCalls;
+  into.retries += t.retries;
   into.lmMs += t.lmMs;
   into.sandboxMs += t.sandboxMs;
   into.subcallLmMs += t.subcallLmMs;
@@ -140,10 +144,12 @@ export function iterationTotals(state: TrajectoryState, it: IterationNode): Traj
   if (it.reply) {
     addUsage(t, it.reply.usage, turnModel(state, it, it.reply.model));
     t.lmMs += it.reply.latencyMs;
+    t.retries += it.reply.retries ?? 0;
   }
   for (const r of it.compactionReplies) {
     addUsage(t, r.usage, turnModel(state, it, r.model));
     t.lmMs += r.latencyMs;
+    t.retries += r.retries ?? 0;
   }
   for (const b of blocksOf(it)) {
     t.codeBlocks++;
@@ -164,6 +170,7 @@ export function iterationTotals(state: TrajectoryState, it: IterationNode): Traj
         if (call.end) {
           addUsage(t, call.end.usage, call.start.model);
           t.subcallLmMs += call.end.latencyMs;
+          t.retries += call.end.retries ?? 0;
         }
       }
     }
@@ -245,6 +252,8 @@ export interface LogStats {
   outputTokens: number;
   costUsd: number;
   wallMs: number;
+  /** Requests the endpoint refused or failed before a model call was answered (the client's retries). */
+  retries: number;
   /** The token, call and cost totals per model name (not a number: left out of `distributions`). */
   byModel: UsageByModel;
 }
@@ -263,6 +272,7 @@ export const LOG_STATS_NUMBERS = [
   'outputTokens',
   'costUsd',
   'wallMs',
+  'retries',
 ] as const;
 export type LogStatsNumber = (typeof LOG_STATS_NUMBERS)[number];
 
@@ -298,6 +308,7 @@ export function logStats(state: TrajectoryState): LogStats {
     // Sums of float prices drift in the last digits; micro-dollars are plenty.
     costUsd: Math.round(t.costUsd * 1e6) / 1e6,
     wallMs: Math.round(wallMs),
+    retries: t.retries,
     byModel: roundedByModel(t.byModel, 6),
   };
 }
@@ -501,7 +512,7 @@ export class StatsAccumulator {
   private callModel = new Map<string, string>();
   /** Per run: the model its turns asked for. */
   private runModel = new Map<string, string>();
-  private counts = { llmCalls: 0, rlmCalls: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  private counts = { llmCalls: 0, rlmCalls: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, retries: 0 };
   private byModel: UsageByModel = {};
 
   push(e: TrajectoryEvent): void {
@@ -540,6 +551,7 @@ export class StatsAccumulator {
       case 'model.reply':
         if (e.purpose !== 'direct') this.iterations.add(it(e.iteration));
         add(e.usage, this.runModel.get(e.runId) ?? e.model);
+        this.counts.retries += e.retries ?? 0;
         return;
       case 'block.start':
       case 'repl.reset':
@@ -568,6 +580,7 @@ export class StatsAccumulator {
         const model = this.callModel.get(e.callId) ?? 'unknown';
         this.callModel.delete(e.callId);
         if (!child || e.usage.inputTokens > 0 || e.usage.outputTokens > 0) add(e.usage, model);
+        this.counts.retries += e.retries ?? 0;
         return;
       }
       case 'limit':
@@ -600,6 +613,7 @@ export class StatsAccumulator {
       outputTokens: this.counts.outputTokens,
       costUsd: Math.round(this.counts.costUsd * 1e6) / 1e6,
       wallMs: Math.round(wallMs),
+      retries: this.counts.retries,
       byModel: roundedByModel(this.byModel, 6),
     };
   }

@@ -30,6 +30,7 @@ const LABELS: Record<LogStatsNumber, string> = {
   outputTokens: 'output tokens',
   costUsd: 'cost (USD)',
   wallMs: 'wall time (ms)',
+  retries: 'requests retried',
 };
 
 export function formatStatsTable(stats: LogStats, format: LogFormat | null, source?: PolicySource): string {

@@ -95,12 +95,33 @@ describe('OpenAiCompatibleClient over HTTP', () => {
     for (const status of [429, 500]) {
       const s = await serve({ failEvery: 2, failStatus: status, failRetryAfterMs: 5 });
       const c = client(s, { maxRetries: 4 });
-      const texts: string[] = [];
-      for (let i = 0; i < 3; i++) texts.push((await c.complete({ model: 'mock-llm', messages: COUNT_PROMPT })).text);
-      expect(texts.every((t) => t === '{"ham":1,"spam":2}')).toBe(true);
-      // Requests 2 and 4 fail; each is retried once: 3 calls → 5 requests.
+      const results = [];
+      for (let i = 0; i < 3; i++) results.push(await c.complete({ model: 'mock-llm', messages: COUNT_PROMPT }));
+      expect(results.every((r) => r.text === '{"ham":1,"spam":2}')).toBe(true);
+      // Requests 2 and 4 fail; each is retried once: 3 calls → 5 requests. Each call says how often it was retried.
       expect(s.stats()).toMatchObject({ requests: 5, failures: 2, completions: 3 });
+      expect(results.map((r) => r.retries ?? 0)).toEqual([0, 1, 1]);
+      expect('retries' in results[0]!).toBe(false);
     }
+  });
+
+  it('counts the retries of concurrent calls each for its own call, also through a fetch of the caller', async () => {
+    const s = await serve({ failEvery: 3, failStatus: 500, failRetryAfterMs: 5 });
+    const seen: string[] = [];
+    const c = client(s, {
+      fetch: (input, init) => {
+        seen.push(...new Headers(init?.headers).keys());
+        return fetch(input, init);
+      },
+    });
+    const results = await Promise.all([0, 1, 2, 3].map(() => c.complete({ model: 'mock-llm', messages: COUNT_PROMPT })));
+    const retried = results.reduce((n, r) => n + (r.retries ?? 0), 0);
+    expect(retried).toBe(s.stats().failures);
+    expect(retried).toBeGreaterThan(0);
+    expect(s.stats().requests).toBe(results.length + retried);
+    // The marker that ties an attempt to its call is not sent.
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.some((h) => h.startsWith('x-rlm-studio'))).toBe(false);
   });
 
   it('gives up after maxRetries with a message naming the endpoint and status', async () => {
@@ -111,6 +132,7 @@ describe('OpenAiCompatibleClient over HTTP', () => {
     expect(err).toBeInstanceOf(LmEndpointError);
     expect((err as LmEndpointError).status).toBe(503);
     expect((err as Error).message).toContain(`LM endpoint ${s.url} returned 503: mock-llm injected failure`);
+    expect((err as Error).message).toMatch(/ \(after 3 attempts\)$/);
     expect(s.stats().requests).toBe(3);
   });
 

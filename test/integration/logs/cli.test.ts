@@ -28,6 +28,7 @@ const KEYS = [
   'outputTokens',
   'costUsd',
   'wallMs',
+  'retries',
 ];
 
 describe('rlm-studio stats', () => {

@@ -14,6 +14,7 @@ const stats = (byModel: LogStats['byModel'], costUsd: number): LogStats => ({
   inputTokens: 100,
   outputTokens: 10,
   costUsd,
+  retries: 0,
   wallMs: 5,
   byModel,
 });

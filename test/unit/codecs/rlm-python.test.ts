@@ -33,6 +33,7 @@ function countRaw(text: string): Omit<LogStats, 'byModel'> {
     inputTokens: 0,
     outputTokens: 0,
     costUsd: 0,
+    retries: 0,
     wallMs: 0,
   };
   const usage = (u: J): void => {

@@ -254,3 +254,20 @@ describe('usage a log did not record', () => {
     expect(usageUnknown({ inputTokens: 0, outputTokens: 0, costUsd: null })).toBe(true);
   });
 });
+
+describe('retried model calls', () => {
+  it('show their retries beside the reply time and the sub-call time', () => {
+    const events = fixtureEvents('g_openai_http.jsonl').map((e) => {
+      if (e.type === 'model.reply' && e.iteration === 1 && e.parentRunId === null) return { ...e, retries: 2 };
+      if (e.type === 'subcall.end') return { ...e, retries: 1 };
+      return e;
+    });
+    const { store, traj } = mountApp(events);
+    const call = events.find((e) => e.type === 'subcall.end');
+    const iteration = [...traj.calls.values()].find((c) => c.start.callId === call?.callId)?.start.iteration ?? 1;
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
+    expect(screen.getAllByTestId('retries')[0]!.textContent).toBe(' · 2 retries');
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration }));
+    expect(screen.getAllByTestId('retries').map((el) => el.textContent)).toContain(' · 1 retry');
+  });
+});

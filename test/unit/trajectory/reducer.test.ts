@@ -17,6 +17,7 @@ const EXPECTED = {
   outputTokens: 87,
   costUsd: 0.013,
   wallMs: 900,
+  retries: 0,
   byModel: {
     m: { inputTokens: 800, outputTokens: 80, calls: 9, costUsd: 0.009 },
     'm-sub': { inputTokens: 67, outputTokens: 7, calls: 4, costUsd: 0.004 },
@@ -70,6 +71,21 @@ describe('trajectory reducer', () => {
     const acc = new StatsAccumulator();
     for (const e of events) acc.push(e);
     expect(acc.result()).toEqual(EXPECTED);
+  });
+
+  it('counts the retries recorded on model replies and plain sub-calls, in both counts', () => {
+    let marked = false;
+    const events = scenario().events.map((e): TrajectoryEvent => {
+      if (e.type === 'model.reply' && !marked) {
+        marked = true;
+        return { ...e, retries: 2 };
+      }
+      return e.type === 'subcall.end' && e.callId === 'b1' ? { ...e, retries: 1 } : e;
+    });
+    expect(logStats(reduceEvents(events)).retries).toBe(3);
+    const acc = new StatsAccumulator();
+    for (const e of events) acc.push(e);
+    expect(acc.result().retries).toBe(3);
   });
 
   it('tolerates events for unknown runs, unknown calls and duplicates without throwing', () => {

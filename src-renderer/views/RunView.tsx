@@ -180,6 +180,7 @@ function RunHeader({
           {fmtTokenPair(totals, { unit: ' tokens' })} · {fmtCost(totals)}
         </span>{' '}
         · {fmtMs(run.end?.durationMs ?? run.lastT - run.firstT)}
+        {totals.retries > 0 ? <RetriesNote retries={totals.retries} testId="run-retries-total" /> : null}
         {run.end ? ` · stop: ${run.end.stopReason}` : ''}
       </div>
       <UsageByModelTable byModel={totals.byModel} testId="run-by-model" />
@@ -731,13 +732,13 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
   );
 }
 
-/** A model call's retries: the time shown beside it includes them. */
-function RetriesNote({ retries }: { retries: number }) {
+/** Retried model requests: the time shown beside them includes the retries. */
+function RetriesNote({ retries, testId = 'retries' }: { retries: number; testId?: string }) {
   return (
     <span
       className="retries"
-      data-testid="retries"
-      title="Requests the endpoint refused or failed (429, 5xx, timeouts) before this one was answered; the time includes them"
+      data-testid={testId}
+      title="Requests the endpoint refused or failed (429, 5xx, timeouts) before it answered; the time includes them"
     >
       {` · ${retries} ${retries === 1 ? 'retry' : 'retries'}`}
     </span>

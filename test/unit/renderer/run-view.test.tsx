@@ -265,6 +265,10 @@ describe('retried model calls', () => {
     const { store, traj } = mountApp(events);
     const call = events.find((e) => e.type === 'subcall.end');
     const iteration = [...traj.calls.values()].find((c) => c.start.callId === call?.callId)?.start.iteration ?? 1;
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
+    // The run header sums the run's and its children's: the reply's 2 and 1 per plain sub-call.
+    const plainCalls = [...traj.calls.values()].filter((c) => c.start.childRunId === null).length;
+    expect(screen.getByTestId('run-retries-total').textContent).toBe(` · ${2 + plainCalls} retries`);
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
     expect(screen.getAllByTestId('retries')[0]!.textContent).toBe(' · 2 retries');
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration }));

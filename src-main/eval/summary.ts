@@ -1,5 +1,6 @@
 // The results table: accuracy by kind and size, cost and runtime quartiles, stop reasons.
 import { quartiles, type Quartiles } from '../../src-shared/trajectory/analytics.ts';
+import { totalCostText } from '../../src-shared/cost-text.ts';
 import { addByModel, roundedByModel, type UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import type { TaskResult } from './results.ts';
 
@@ -105,19 +106,13 @@ const f = (n: number, digits = 3): string => (Number.isFinite(n) ? n.toFixed(dig
 const sec = (ms: number): string => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '–');
 const usd = (x: number): string => (Number.isFinite(x) ? `$${x.toFixed(6)}` : '–');
 
-function totalCost(s: EvalSummary): string {
-  if (s.unpricedTasks === 0) return usd(s.totalCostUsd);
-  if (s.unpricedTasks >= s.finished) return 'unknown (no task recorded a price)';
-  return `${usd(s.totalCostUsd)} (${s.unpricedTasks} task(s) without a price not counted)`;
-}
-
 export function summaryMarkdown(s: EvalSummary): string {
   const lines = [
     `# Evaluation: ${s.dataset}`,
     '',
     `Model \`${s.model}\`${s.subModel ? `, sub-model \`${s.subModel}\`` : ''}, max depth ${s.maxDepth}. ${s.repeats > 1 ? `${s.finished} of ${s.sessions} sessions (${s.tasks} tasks × ${s.repeats}) finished.` : `${s.finished} of ${s.tasks} tasks finished.`}`,
     '',
-    `**Accuracy (mean score) ${f(s.accuracy)}**, ${s.correct}/${s.finished} fully correct. Total cost ${totalCost(s)}, ${s.totalCalls} model calls.`,
+    `**Accuracy (mean score) ${f(s.accuracy)}**, ${s.correct}/${s.finished} fully correct. Total cost ${totalCostText(s.totalCostUsd, s.unpricedTasks, s.finished, usd)}, ${s.totalCalls} model calls.`,
     '',
     ...(s.byRepeat === null
       ? []

@@ -80,13 +80,6 @@ export function pricedCosts(rows: readonly { costUsd: number | null }[]): number
   return rows.flatMap((r) => (r.costUsd === null ? [] : [r.costUsd]));
 }
 
-/** The total cost as text: unknown when no finished task had a price, and what it leaves out when some had none. */
-export function totalCostText(t: Pick<EvalTotals, 'finished' | 'totalCostUsd' | 'unpriced'>, fmt: (usd: number) => string): string {
-  if (t.unpriced === 0) return fmt(t.totalCostUsd);
-  if (t.unpriced >= t.finished) return 'unknown (no task recorded a price)';
-  return `${fmt(t.totalCostUsd)} (${t.unpriced} task(s) without a price not counted)`;
-}
-
 export function evalTotals(e: EvalOverview): EvalTotals {
   const rows = e.tasks;
   return {

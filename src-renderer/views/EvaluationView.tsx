@@ -9,7 +9,8 @@ import { openEval, openEvalTask, refreshEval } from '../app/eval-services.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { ChartFrame, drawDistribution } from '../charts/Charts.tsx';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
-import { accuracyBy, compareEvals, evalTotals, pricedCosts, sortRows, totalCostText, type SortKey } from '../lib/eval.ts';
+import { totalCostText } from '../../src-shared/cost-text.ts';
+import { accuracyBy, compareEvals, evalTotals, pricedCosts, sortRows, type SortKey } from '../lib/eval.ts';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { HostPathForm } from './HostPathForm.tsx';
 import { EvalCoverageSection } from './EvalCoverageSection.tsx';
@@ -121,7 +122,7 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
         ) : null}
         , max depth {st.maxDepth ?? '?'}, max iterations {st.maxIterations ?? 'default'}. {totals.finished}
         {e.datasetTasks !== null ? ` of ${e.datasetTasks}` : ''} tasks finished; accuracy <b>{pct(totals.accuracy)}</b> ({totals.correct}{' '}
-        fully correct); total cost {totalCostText(totals, fmtUsd)}.
+        fully correct); total cost {totalCostText(totals.totalCostUsd, totals.unpriced, totals.finished, fmtUsd)}.
       </p>
       <EvalProgressLine evaluation={e} />
       <UsageByModelTable byModel={totals.byModel} testId="eval-by-model" />
@@ -276,7 +277,7 @@ function EvalCompare() {
     ['tasks finished', (t) => String(t.finished)],
     ['fully correct', (t) => String(t.correct)],
     ['accuracy (mean score)', (t) => pct(t.accuracy)],
-    ['total cost', (t) => totalCostText(t, fmtUsd)],
+    ['total cost', (t) => totalCostText(t.totalCostUsd, t.unpriced, t.finished, fmtUsd)],
     ['cost p50 / p95', (t) => (t.unpriced >= t.finished ? 'unknown' : `${fmtUsd(t.cost.p50)} / ${fmtUsd(t.cost.p95)}`)],
     ['runtime p50 / p95', (t) => `${fmtMs(t.time.p50)} / ${fmtMs(t.time.p95)}`],
   ];

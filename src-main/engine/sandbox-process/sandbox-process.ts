@@ -57,8 +57,13 @@ export class SandboxProcess {
   /** What to tell the child first, asked for before it started. */
   readonly #early: ToSandbox[] = [];
 
+  /** How the child ended (a code, or the signal that killed it), once it has. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  #onExit: (how: { code: number | null; signal: NodeJS.Signals | null }) => void = () => undefined;
+
   constructor(entry: string = CHILD_ENTRY) {
     this.#entry = entry;
+    this.exited = new Promise((resolve) => (this.#onExit = resolve));
   }
 
   /** The child's process id, once started. */
@@ -78,7 +83,10 @@ export class SandboxProcess {
     });
     this.#child = child;
     child.on('message', (m) => this.#onMessage(m as FromSandbox));
-    child.on('exit', (code, signal) => this.#lost(signal ? `was killed (${signal})` : `exited with code ${code}`));
+    child.on('exit', (code, signal) => {
+      this.#lost(signal ? `was killed (${signal})` : `exited with code ${code}`);
+      this.#onExit({ code, signal });
+    });
     child.on('error', (err) => this.#lost(`failed: ${err.message}`));
     // Neither the process nor its channel keeps this one alive unless a REPL is open (#hold).
     child.unref();

@@ -172,6 +172,42 @@ describe('a Python REPL in the sandbox process', () => {
   }, 120_000);
 });
 
+describe('the sandbox process ending', () => {
+  // A Python REPL with a context of a few MB, as runs have.
+  async function pythonWithContext(p: SandboxProcess): Promise<Repl> {
+    p.warmPython();
+    const repl = await p.replFactory('python')({ bridge: fakeBridge() });
+    await repl.addContext(0, 'record of the context\n'.repeat(200_000));
+    expect(await printed(repl, 'print(len(context.split()))')).toBe('800000');
+    return repl;
+  }
+
+  it('exits cleanly once its parent lets go, its Python REPL disposed', async () => {
+    const ends = [];
+    for (let i = 0; i < 5; i++) {
+      const p = sandbox();
+      (await pythonWithContext(p)).dispose();
+      p.close();
+      ends.push(await p.exited);
+    }
+    expect(ends).toEqual(Array.from({ length: 5 }, () => ({ code: 0, signal: null })));
+  }, 180_000);
+
+  it('does not crash when its parent lets go while a Python block runs: it is killed', async () => {
+    // Its exit then crashed in isolated-vm's teardown (SIGSEGV, 9 ends in 10).
+    const ends = [];
+    for (let i = 0; i < 5; i++) {
+      const p = sandbox();
+      const repl = await pythonWithContext(p);
+      void repl.execute('total = sum(len(w) for w in context.split())', SITE).catch(() => undefined);
+      repl.dispose();
+      p.close();
+      ends.push(await p.exited);
+    }
+    expect(ends).toEqual(Array.from({ length: 5 }, () => ({ code: null, signal: 'SIGKILL' })));
+  }, 180_000);
+});
+
 describe('a parent on Node’s startup snapshot', () => {
   it('runs its REPLs in the sandbox process, refuses an in-process one, and exits once they are disposed', () => {
     const script = join(dir, 'parent.ts');

@@ -1,6 +1,6 @@
 // The results table: accuracy by kind and size, cost and runtime quartiles, stop reasons.
 import { quartiles, type Quartiles } from '../../src-shared/trajectory/analytics.ts';
-import { totalCostText } from '../../src-shared/cost-text.ts';
+import { pricedCosts, totalCostText } from '../../src-shared/cost-text.ts';
 import { addByModel, roundedByModel, type UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import type { TaskResult } from './results.ts';
 
@@ -50,7 +50,7 @@ function group(rs: TaskResult[]): GroupSummary {
     meanScore: rs.length === 0 ? Number.NaN : rs.reduce((a, r) => a + r.score, 0) / rs.length,
     correct: rs.filter((r) => r.correct).length,
     durationMs: quartiles(rs.map((r) => r.durationMs)),
-    costUsd: quartiles(rs.flatMap((r) => (r.usage.costUsd === null ? [] : [r.usage.costUsd]))),
+    costUsd: quartiles(pricedCosts(rs.map((r) => r.usage))),
   };
 }
 

@@ -1,6 +1,7 @@
 // Pure derivations for the Evaluation view: accuracy by kind and size, sorting, and the
 // comparison of two evaluations (which task ids only one of them solved).
 import { addByModel, type UsageByModel } from '../../src-shared/trajectory/by-model.ts';
+import { pricedCosts } from '../../src-shared/cost-text.ts';
 import type { EvalOverview, EvalTaskRow } from '../../src-shared/protocol.ts';
 import { quartiles, type Quartiles } from '../../src-shared/trajectory/index.ts';
 
@@ -73,11 +74,6 @@ export interface EvalTotals {
   time: Quartiles;
   /** Usage per model over the tasks that recorded it. */
   byModel: UsageByModel;
-}
-
-/** The cost of each task that recorded a price. */
-export function pricedCosts(rows: readonly { costUsd: number | null }[]): number[] {
-  return rows.flatMap((r) => (r.costUsd === null ? [] : [r.costUsd]));
 }
 
 export function evalTotals(e: EvalOverview): EvalTotals {

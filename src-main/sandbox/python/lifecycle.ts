@@ -31,13 +31,10 @@ export function trackInterpreter(dispose: () => void): () => void {
   };
 }
 
-/** An interpreter's start began; returns what to call once it has ended, started or not. */
+/** An interpreter's start began; returns what to call once (when it has ended, started or not). */
 export function trackStart(): () => void {
   starting++;
-  let ended = false;
   return () => {
-    if (ended) return;
-    ended = true;
     if (--starting === 0) for (const resolve of startsDone.splice(0)) resolve();
   };
 }

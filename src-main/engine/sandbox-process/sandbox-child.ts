@@ -8,7 +8,6 @@ import type { ReplLanguage } from '../../../src-shared/events.ts';
 import type { CallSite, HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } from '../../sandbox/types.ts';
 import { readContextFile } from '../context-file.ts';
 import { parseJsonContext } from '../../sandbox/json-source.ts';
-import { exitProcess, pythonBusy } from '../../sandbox/python/lifecycle.ts';
 import { fromWire, toWire, type FromSandbox, type RemoteReplOptions, type ReplOp, type SubcallName, type ToSandbox } from './messages.ts';
 
 function send(m: FromSandbox): void {
@@ -177,12 +176,11 @@ function onMessage(m: ToSandbox): void {
 process.on('message', (m) => onMessage(m as ToSandbox));
 // Ctrl-C reaches the whole process group: the parent cancels the run and then lets this go.
 process.on('SIGINT', () => undefined);
-// The parent's end of the channel closed: it exited, or has no REPL left to ask for. Ended
-// through exitProcess: a bare process.exit() here, with an interpreter's teardown still running
-// on isolated-vm's thread, crashed this process now and then (SIGSEGV in 4 of 40 `run --repl
-// python`, none in 40 with it). With a block still running (a run stopped mid-block) no exit was
-// seen to be clean; the parent keeps the log and nothing here is left to save, so it is killed.
-process.on('disconnect', () => {
-  if (pythonBusy()) process.kill(process.pid, 'SIGKILL');
-  else void exitProcess(0);
-});
+// The parent's end of the channel closed: it exited, or has no REPL left to ask for. The parent
+// keeps the log and nothing here is left to save, so this process is killed rather than exited.
+// process.exit() crashed it in isolated-vm's teardown now and then (SIGSEGV in 4 of 40 `run
+// --repl python`; 9 ends in 10 with a block still running), and after disposing and settling
+// it sometimes never returned (Node's platform shutdown waiting on a V8 compile thread that
+// waited for a garbage collection): the inherited stderr then stayed open, and whoever read the
+// command's output waited for ever.
+process.on('disconnect', () => process.stderr.write('', () => process.kill(process.pid, 'SIGKILL')));

@@ -11,7 +11,7 @@ import ivm from 'isolated-vm';
 import { assertCanHostIsolates } from '../isolate-host.ts';
 import { BOOT_SOURCE, snapshotPath, takePyodideReads, type PyodideReads } from './pyodide-files.ts';
 import { pruneSnapshots } from './snapshot-cache.ts';
-import { trackInterpreter, trackOperation, trackStart } from './lifecycle.ts';
+import { trackInterpreter, trackStart } from './lifecycle.ts';
 import type { PythonBootConfig } from './isolate-side.ts';
 
 /** The isolate-side control function; ops are documented in isolate-side.ts. */
@@ -235,10 +235,7 @@ async function boot(config: PythonBootConfig, snapshotImage: Promise<ivm.Externa
       result: { reference: true, promise: true },
       timeout: HOUSEKEEPING_TIMEOUT_MS,
     });
-    const control = (await settledWithin(started, START_TIMEOUT_MS, 'the Python interpreter')) as unknown as Control;
-    const apply = control.apply.bind(control) as (...args: unknown[]) => Promise<unknown>;
-    // Every call is tracked: ending a process knows whether one is still running (lifecycle.ts).
-    interp.control = { apply: (...args: unknown[]) => trackOperation(apply(...args)) } as unknown as Control;
+    interp.control = (await settledWithin(started, START_TIMEOUT_MS, 'the Python interpreter')) as unknown as Control;
     return interp;
   } catch (err) {
     disposeIsolate();

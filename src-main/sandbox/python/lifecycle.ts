@@ -15,7 +15,6 @@ let used = false;
 let lastDispose = 0;
 let starting = 0;
 const startsDone: (() => void)[] = [];
-const operations = new Set<Promise<unknown>>();
 /** Longer than any teardown seen (10 ms was always enough in 40 tries); short for a CLI. */
 const SETTLE_MS = 30;
 /** How long an exit waits for interpreters still starting (making the snapshot takes ~2.5 s). */
@@ -42,23 +41,6 @@ export function trackStart(): () => void {
 /** Whether this process has started a Python interpreter. */
 export function pythonUsed(): boolean {
   return used;
-}
-
-/** An operation on an interpreter's isolate (a block, a context load), tracked until it has ended. */
-export function trackOperation<T>(operation: Promise<T>): Promise<T> {
-  operations.add(operation);
-  const drop = (): void => void operations.delete(operation);
-  operation.then(drop, drop);
-  return operation;
-}
-
-/**
- * Whether an interpreter is running an operation (a block). Disposing it then leaves a teardown
- * that no wait was seen to end before an exit crashed (3 exits in 10 still, a second after the
- * block had stopped): a process with nothing left to save ends otherwise (sandbox-child.ts).
- */
-export function pythonBusy(): boolean {
-  return operations.size > 0;
 }
 
 /** Lets interpreters still starting finish (15 s at most), disposes every one alive and waits until their teardown has settled. */

@@ -182,29 +182,19 @@ describe('the sandbox process ending', () => {
     return repl;
   }
 
-  it('exits cleanly once its parent lets go, its Python REPL disposed', async () => {
+  it('is killed once its parent lets go, its Python REPL disposed or still running a block: never a crash or a hang', async () => {
+    // Its exit crashed in isolated-vm's teardown (SIGSEGV, 9 ends in 10 with a block running)
+    // or never returned; a hang fails this test by its timeout.
     const ends = [];
-    for (let i = 0; i < 5; i++) {
-      const p = sandbox();
-      (await pythonWithContext(p)).dispose();
-      p.close();
-      ends.push(await p.exited);
-    }
-    expect(ends).toEqual(Array.from({ length: 5 }, () => ({ code: 0, signal: null })));
-  }, 180_000);
-
-  it('does not crash when its parent lets go while a Python block runs: it is killed', async () => {
-    // Its exit then crashed in isolated-vm's teardown (SIGSEGV, 9 ends in 10).
-    const ends = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 6; i++) {
       const p = sandbox();
       const repl = await pythonWithContext(p);
-      void repl.execute('total = sum(len(w) for w in context.split())', SITE).catch(() => undefined);
+      if (i % 2 === 1) void repl.execute('total = sum(len(w) for w in context.split())', SITE).catch(() => undefined);
       repl.dispose();
       p.close();
       ends.push(await p.exited);
     }
-    expect(ends).toEqual(Array.from({ length: 5 }, () => ({ code: null, signal: 'SIGKILL' })));
+    expect(ends).toEqual(Array.from({ length: 6 }, () => ({ code: null, signal: 'SIGKILL' })));
   }, 180_000);
 });
 

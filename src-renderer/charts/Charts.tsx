@@ -87,7 +87,7 @@ export function ChartFrame({
       select(ref.current).selectAll('*').remove();
       draw(ref.current, width);
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `deps` are what the caller's `draw` reads
   }, [...deps, width]);
   return (
     <figure className="chart" data-testid={testId}>
@@ -260,7 +260,7 @@ function Waterfall({ traj, rev, untimed }: { traj: TrajectoryState; rev: number;
     const conc = concurrency(spans.filter((s) => s.kind !== 'block'));
     const cmax = d3max(conc, (c) => c.n) ?? 1;
     return { spans, crit, conc, cmax, caption: waterfallCaption(spans.length, total, cmax, untimed) };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   }, [traj, rev, untimed]);
   const rowH = 5;
   const height = Math.min(900, M.top + M.bottom + 70 + data.spans.length * rowH);
@@ -379,7 +379,7 @@ function TokenGrowth({ traj, rev }: { traj: TrajectoryState; rev: number }) {
     return root.iterations
       .filter((i) => i.start)
       .map((i) => ({ it: i.iteration, tokens: i.start?.historyTokens ?? 0, compacted: i.compaction !== null }));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   }, [traj, rev]);
   return (
     <ChartFrame
@@ -485,14 +485,14 @@ export function ChartsView({ sessionId }: { sessionId: string }) {
       const t = iterationTotals(traj, it);
       return { label: String(it.iteration), a: t.costUsd, b: it.lastT - it.firstT, aUnknown: costUnknown(t) };
     });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   }, [traj, rev, selRun]);
   const perDepth = useMemo(() => {
     if (!traj) return [];
     const wall = new Map<number, number>();
     for (const r of walkRuns(traj)) wall.set(r.depth, (wall.get(r.depth) ?? 0) + (r.end?.durationMs ?? r.lastT - r.firstT));
     return depthTotals(traj).map((d) => ({ label: `depth ${d.depth}`, a: d.costUsd, b: wall.get(d.depth) ?? 0, aUnknown: costUnknown(d) }));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   }, [traj, rev]);
   if (!traj) return null;
   return (

@@ -355,8 +355,7 @@ function IterationTimeline({
   const selIndex = its.findIndex((i) => i.iteration === selected);
   useEffect(() => {
     if (selIndex >= 0) virt.scrollToIndex(selIndex, { align: 'auto' });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [selIndex]);
+  }, [virt, selIndex]);
   return (
     <div className="timeline" ref={ref} role="listbox" aria-label="Iterations" aria-orientation="horizontal">
       <div style={{ width: virt.getTotalSize(), height: '100%', position: 'relative' }}>

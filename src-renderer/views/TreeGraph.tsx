@@ -104,7 +104,7 @@ export function TreeGraph(props: {
       .y((n) => n.x)
       .addAll(nodes);
     return { nodes, links: laid.links().filter((l) => l.source.data.id !== null), qt };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   }, [traj, rev]);
 
   const colour = useMemo(() => {

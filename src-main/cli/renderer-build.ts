@@ -2,8 +2,8 @@
 // missing or older than any source it is built from, so `demo`, `serve`, `view`, `start`,
 // `bundle` and the browser tests always show the current UI, on a fresh clone too.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { BUNDLE_TEMPLATE, buildBundleTemplate } from './bundle-build.ts';
 import { repoRoot } from './repo-root.ts';
 
@@ -43,6 +43,10 @@ export function rendererIsStale(dist: string = rendererDist, sources: readonly s
 }
 
 const LOCK_STALE_MS = 5 * 60_000;
+/** A holder writes its pid right after taking the lock: a lock without one for this long was left half-made. */
+const LOCK_PIDLESS_MS = 10_000;
+/** The file inside the lock that names its holder. */
+const LOCK_OWNER = 'pid';
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -56,28 +60,83 @@ function ageMs(path: string): number | null {
   }
 }
 
+function holderOf(lock: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(lock, LOCK_OWNER), 'utf8'));
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Why the lock at `lock` is left over from a process that is gone, or null while its holder may still be building. */
+function staleBecause(lock: string): string | null {
+  const age = ageMs(lock);
+  if (age === null) return null;
+  const pid = holderOf(lock);
+  if (pid !== null && !isAlive(pid)) return `its holder (pid ${pid}) has ended`;
+  if (pid === null && age > LOCK_PIDLESS_MS) return 'it names no holder';
+  if (age > LOCK_STALE_MS) return `it is older than ${LOCK_STALE_MS / 60_000} minutes`;
+  return null;
+}
+
+/** Build folders (`<dist>.new-PID`, `<dist>.old-PID`) of processes that ended before moving them. */
+function removeLeftovers(dist: string): void {
+  const dir = dirname(dist);
+  const prefix = `${basename(dist)}.`;
+  for (const name of readdirSync(dir)) {
+    const m = name.startsWith(prefix) ? /^(?:new|old)-(\d+)$/.exec(name.slice(prefix.length)) : null;
+    if (m && Number(m[1]) !== process.pid && !isAlive(Number(m[1]))) rmSync(join(dir, name), { recursive: true, force: true });
+  }
+}
+
 /**
  * Takes `<dist>.lock` (a directory: mkdir is atomic), so commands started together (the
- * tests, two terminals) build once and the others wait; returns its release. A lock older
- * than a build can take is left from a killed process and is taken over.
+ * tests, two terminals) build once and the others wait, saying so; returns its release. The
+ * lock names its holder: one whose holder has ended (a build interrupted by Ctrl-C, a killed
+ * process) is taken over at once, and any lock after a build's longest time.
  */
 export function acquireBuildLock(dist: string): () => void {
   const lock = `${dist}.lock`;
   mkdirSync(dirname(dist), { recursive: true });
   const giveUp = Date.now() + LOCK_STALE_MS;
+  let said = false;
   for (;;) {
     try {
       mkdirSync(lock);
+      writeFileSync(join(lock, LOCK_OWNER), String(process.pid));
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const age = ageMs(lock);
-      if (age !== null && age > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
-      else if (Date.now() > giveUp)
+      const stale = staleBecause(lock);
+      if (stale !== null) {
+        // Checked again just before: another waiter may have taken it over in between.
+        if (staleBecause(lock) !== null) {
+          rmSync(lock, { recursive: true, force: true });
+          process.stderr.write(`rlm-studio: took over ${lock}: ${stale}\n`);
+        }
+      } else if (Date.now() > giveUp) {
         throw new Error(`another build has held ${lock} for too long; remove it if no build is running`, { cause: err });
-      else sleepSync(200);
+      } else {
+        if (!said) {
+          const pid = holderOf(lock);
+          process.stderr.write(`rlm-studio: waiting for another build of ${dist}${pid === null ? '' : ` (pid ${pid})`} to finish\n`);
+          said = true;
+        }
+        sleepSync(200);
+      }
     }
   }
+  removeLeftovers(dist);
   return () => rmSync(lock, { recursive: true, force: true });
 }
 

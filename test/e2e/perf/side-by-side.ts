@@ -6,6 +6,8 @@
 // its viewer is built once into $RLM_PERF_DIR (reference-viewer.ts). `--static DIR` serves
 // another build of ours; `--before DIR` adds a build of ours to compare with (e.g. main's, made
 // with `npm run build:renderer` in a checkout of it), as a third side in the same rotation.
+// `--floor` adds a page that only reads the file in a worker and parses every line
+// (parse-floor.ts): the least any viewer of the whole log does, as a bound on the ratios.
 // Sizes are MB; logs: C = c_recursive (child runs), A = a_needle.
 //
 // Both pages are measured the same way, by a script added to the page before it loads:
@@ -20,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { FIXTURES, launch, startServe, type Browser } from '../support.ts';
+import { FLOOR_SETUP, startParseFloor } from './parse-floor.ts';
 import { buildReferenceViewer, referenceSource, startReferenceViewer } from './reference-viewer.ts';
 
 const arg = (name: string): string | undefined => {
@@ -34,6 +37,7 @@ const REPEAT = Number(arg('--repeat') ?? '3');
 const REFERENCE = arg('--reference');
 const STATIC = arg('--static');
 const BEFORE = arg('--before');
+const FLOOR = process.argv.includes('--floor');
 const TIMEOUT = Number(process.env.RLM_PERF_TIMEOUT_MS ?? 600_000);
 
 const FIXTURE: Record<string, string> = { C: 'c_recursive.jsonl', A: 'a_needle.jsonl', B: 'b_aggregate.jsonl' };
@@ -174,6 +178,19 @@ async function main(): Promise<void> {
       },
     });
   } else console.log('no --reference PATH: measuring ours only');
+  if (FLOOR) {
+    const floor = await startParseFloor();
+    stops.push(floor.stop);
+    sides.push({
+      name: 'floor',
+      url: floor.url,
+      setup: FLOOR_SETUP,
+      input: (page) => page.locator('input[type="file"]'),
+      ready: async (page) => {
+        await page.locator('input[type="file"]').waitFor({ state: 'attached', timeout: 30_000 });
+      },
+    });
+  }
   const browsers = new Map<string, Browser>();
   try {
     for (const side of sides) {
@@ -198,7 +215,9 @@ async function main(): Promise<void> {
         const med = (name: string, k: keyof Sample): number => median((got.get(name) ?? []).map((s) => s[k]));
         const cell = (k: keyof Sample, unit: string): string =>
           sides.map((s) => `${med(s.name, k).toFixed(0)}${unit}`).join(' / ') +
-          (REFERENCE && k === 'full' ? ` (${(med('ours', k) / med('reference', k)).toFixed(2)}×)` : '');
+          (REFERENCE && k === 'full'
+            ? ` (${(med('ours', k) / med('reference', k)).toFixed(2)}×${FLOOR ? `; floor ${(med('floor', k) / med('reference', k)).toFixed(2)}×` : ''})`
+            : '');
         rows.push(
           `| ${kind} ${mb} MB | ${cell('first', ' ms')} | ${cell('full', ' ms')} | ${cell('fps', '')} | ${cell('longest', ' ms')} | ${cell('heapMb', ' MB')} |`,
         );

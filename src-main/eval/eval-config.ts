@@ -1,7 +1,7 @@
 // What defines an evaluation, and the record of it in DIR/eval.json: a resumed run (local or
 // queued) with different settings is refused, and the queue derives its job ids from it.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { ToolSpec } from '../engine/config.ts';
 import type { ConversationSettings, WorkedExample } from '../engine/index.ts';
 import type { Sampling } from '../lm/sampling.ts';
@@ -61,17 +61,31 @@ export function configKey(o: EvalDefinition, dataset: Dataset): Record<string, u
   };
 }
 
+/** What DIR/eval.json records, or why it cannot be read as such (it is never rewritten). */
+function readRecord(metaPath: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(metaPath, 'utf8'));
+  } catch (err) {
+    throw new EvalConfigError(
+      `${metaPath} is not an evaluation record (${err instanceof SyntaxError ? `not JSON: ${err.message}` : String(err)}); restore it, or use another --out`,
+    );
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new EvalConfigError(`${metaPath} is not an evaluation record (not a JSON object); restore it, or use another --out`);
+  return value as Record<string, unknown>;
+}
+
 export function checkConfig(metaPath: string, key: Record<string, unknown>, baseUrl: string): void {
   if (!existsSync(metaPath)) {
-    writeFileSync(metaPath, `${JSON.stringify({ ...key, baseUrl, createdAt: new Date().toISOString() }, null, 2)}\n`);
+    // Whole or not at all: a process killed mid-write must not leave a record that stops every resume.
+    const tmp = `${metaPath}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify({ ...key, baseUrl, createdAt: new Date().toISOString() }, null, 2)}\n`);
+    renameSync(tmp, metaPath);
     return;
   }
   // Evaluations recorded before Python ran JavaScript (and routed a child's llm_query to the sub model).
-  const prev: Record<string, unknown> = {
-    repl: 'javascript',
-    childLlmModel: 'sub',
-    ...(JSON.parse(readFileSync(metaPath, 'utf8')) as Record<string, unknown>),
-  };
+  const prev: Record<string, unknown> = { repl: 'javascript', childLlmModel: 'sub', ...readRecord(metaPath) };
   const diff = Object.keys(key).filter((k) => JSON.stringify(prev[k] ?? null) !== JSON.stringify(key[k] ?? null));
   if (diff.length > 0) {
     throw new EvalConfigError(

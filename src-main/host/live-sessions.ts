@@ -1,7 +1,6 @@
 // Live sessions: each runs in a worker process of its own. Starting one (a new run, a fork or a
 // re-execution) writes its log and recipe and hands the worker its spec; the worker's messages
 // are checked, its events appended in order, and its exit or failure ends the session.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkEvent } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
@@ -17,7 +16,7 @@ import type { HostOptions } from './host-options.ts';
 import { languageOf, type LaunchPlan, planFork, planStart, rerunContext } from './launch-plans.ts';
 import type { ProfileKeys } from './profile-keys.ts';
 import { eventsOf } from './saved-logs.ts';
-import { recipePathFor, type SessionRecipe } from './session-recipe.ts';
+import { writeRecipeBeside, type SessionRecipe } from './session-recipe.ts';
 import { type Session, type SessionTable, TERMINAL, toWorker } from './session-state.ts';
 import type { Subscribers } from './subscribers.ts';
 import type { WorkerPool } from './worker-pool.ts';
@@ -91,7 +90,7 @@ export class LiveSessions {
     const logFile = join(this.opts.runsDir, nativeLogName(s.id, created));
     try {
       s.log = new NativeLogFile(logFile, s.header);
-      writeFileSync(recipePathFor(logFile), `${JSON.stringify(recipe, null, 2)}\n`);
+      writeRecipeBeside(logFile, recipe);
     } catch (err) {
       this.sessions.delete(s.id);
       throw new CommandError('internal', `cannot write the session log in ${this.opts.runsDir}: ${(err as Error).message}`);

@@ -1,6 +1,6 @@
 // What a live session was started with, written beside its log (never a key) so that a saved
 // log can be forked later.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ContextSource, ReplLanguageInput, RunLimitsInput } from '../../src-shared/protocol.ts';
 
@@ -32,9 +32,27 @@ export function recipePathFor(logFile: string): string {
   return logFile.replace(/\.rlm\.jsonl$/, '') + '.rlm.session.json';
 }
 
-/** The recipe written beside a log, if there is one and it reads. */
+/**
+ * The recipe written beside a log, if there is one and it reads: one cut short, edited into
+ * something else or unreadable counts as none, and the log is then treated as an imported one.
+ */
 export function readRecipeBeside(logFile: string): SessionRecipe | null {
-  if (!existsSync(recipePathFor(logFile))) return null;
-  const parsed = SessionRecipe.safeParse(JSON.parse(readFileSync(recipePathFor(logFile), 'utf8')));
+  const path = recipePathFor(logFile);
+  if (!existsSync(path)) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+  const parsed = SessionRecipe.safeParse(value);
   return parsed.success ? parsed.data : null;
+}
+
+/** Writes the recipe beside `logFile` whole or not at all (a temporary file, then a rename). */
+export function writeRecipeBeside(logFile: string, recipe: SessionRecipe): void {
+  const path = recipePathFor(logFile);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(recipe, null, 2)}\n`);
+  renameSync(tmp, path);
 }

@@ -387,6 +387,8 @@ export interface EvalTaskRow {
   costUsd: number | null;
   durationMs: number;
   calls: number;
+  /** Requests the client retried before the endpoint answered (absent when none, as in results written before they were counted). */
+  retries?: number;
   iterations: number;
   /** The task's log, resolved against the directory when it has moved; null when none was written. */
   logFile: string | null;

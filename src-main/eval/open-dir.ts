@@ -38,6 +38,7 @@ const ResultLine = z.looseObject({
       byModel: ByModel.nullable().catch(null).default(null),
     })
     .default({ calls: 0, costUsd: null, byModel: null }),
+  retries: z.number().int().nonnegative().catch(0).default(0),
   logFile: z.string().nullable().default(null),
 });
 
@@ -199,6 +200,7 @@ export function readEvalDir(path: string): EvalOverview {
       costUsd: d.usage.costUsd,
       durationMs: d.durationMs,
       calls: d.usage.calls,
+      ...(d.retries > 0 ? { retries: d.retries } : {}),
       iterations: d.iterations,
       logFile,
       sessionId: null,

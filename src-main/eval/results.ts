@@ -27,6 +27,8 @@ export interface TaskResult {
   durationMs: number;
   /** `byModel` is absent in results written before it existed. */
   usage: { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null; byModel?: UsageByModel };
+  /** Requests the endpoint refused or failed before it answered (the client's retries); absent when none. */
+  retries?: number;
   logFile: string | null;
   model: string;
   finishedAt: string;

@@ -126,7 +126,7 @@ export function writeSummary(plan: EvalPlan, o: EvalDefinition): EvalSummary {
 /** The line printed as a session's result is written. */
 export function resultLine(r: TaskResult, finished: number, total: number, running: number): string {
   const name = r.repeat ? `${r.id} #${r.repeat}` : r.id;
-  return `[${String(finished).padStart(String(total).length)}/${total}] ${r.correct ? '✓' : r.score > 0 ? '~' : '✗'} ${name}  score ${r.score.toFixed(3)}  ${(r.durationMs / 1000).toFixed(2)} s  ${r.usage.calls} calls  ${r.usage.costUsd === null ? 'cost unknown' : `$${r.usage.costUsd.toFixed(6)}`}${r.stopReason !== 'answered' ? `  (${r.stopReason})` : ''}  [${running} running]`;
+  return `[${String(finished).padStart(String(total).length)}/${total}] ${r.correct ? '✓' : r.score > 0 ? '~' : '✗'} ${name}  score ${r.score.toFixed(3)}  ${(r.durationMs / 1000).toFixed(2)} s  ${r.usage.calls} calls${r.retries ? ` (${r.retries} ${r.retries === 1 ? 'retry' : 'retries'})` : ''}  ${r.usage.costUsd === null ? 'cost unknown' : `$${r.usage.costUsd.toFixed(6)}`}${r.stopReason !== 'answered' ? `  (${r.stopReason})` : ''}  [${running} running]`;
 }
 
 /** Rewrites progress.json now and then while nothing finishes, so the app can tell a live run from a dead one. */

@@ -30,6 +30,8 @@ export interface EvalSummary {
   totalCostUsd: number;
   unpricedTasks: number;
   totalCalls: number;
+  /** Requests retried by the client over the finished tasks (rate limits, server errors). */
+  totalRetries: number;
   /** Tokens, calls and cost per model name over the finished tasks (tasks recorded without it are left out). */
   byModel: UsageByModel;
   durationMs: Quartiles;
@@ -92,6 +94,7 @@ export function summarize(
     totalCostUsd: Math.round(results.reduce((a, r) => a + (r.usage.costUsd ?? 0), 0) * 1e6) / 1e6,
     unpricedTasks: results.filter((r) => r.usage.costUsd === null).length,
     totalCalls: results.reduce((a, r) => a + r.usage.calls, 0),
+    totalRetries: results.reduce((a, r) => a + (r.retries ?? 0), 0),
     byModel: roundedByModel(models, 6),
     durationMs: all.durationMs,
     costUsd: all.costUsd,
@@ -112,7 +115,7 @@ export function summaryMarkdown(s: EvalSummary): string {
     '',
     `Model \`${s.model}\`${s.subModel ? `, sub-model \`${s.subModel}\`` : ''}, max depth ${s.maxDepth}. ${s.repeats > 1 ? `${s.finished} of ${s.sessions} sessions (${s.tasks} tasks × ${s.repeats}) finished.` : `${s.finished} of ${s.tasks} tasks finished.`}`,
     '',
-    `**Accuracy (mean score) ${f(s.accuracy)}**, ${s.correct}/${s.finished} fully correct. Total cost ${totalCostText(s.totalCostUsd, s.unpricedTasks, s.finished, usd)}, ${s.totalCalls} model calls.`,
+    `**Accuracy (mean score) ${f(s.accuracy)}**, ${s.correct}/${s.finished} fully correct. Total cost ${totalCostText(s.totalCostUsd, s.unpricedTasks, s.finished, usd)}, ${s.totalCalls} model calls${s.totalRetries > 0 ? ` (${s.totalRetries} ${s.totalRetries === 1 ? 'request' : 'requests'} retried)` : ''}.`,
     '',
     ...(s.byRepeat === null
       ? []

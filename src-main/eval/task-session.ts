@@ -62,7 +62,11 @@ export async function runTaskSession(i: TaskSessionInput): Promise<TaskResult | 
     return notRunResult(unit, config.model, (err as Error).message);
   }
   const log = new NativeLogFile(i.logPath, makeHeader(asSessionId(randomUUID()), new Date(), undefined, config.repl ?? 'javascript'));
-  const recorder = new EventRecorder((e) => log.append(e));
+  let retries = 0;
+  const recorder = new EventRecorder((e) => {
+    if ((e.type === 'model.reply' || e.type === 'subcall.end') && e.retries) retries += e.retries;
+    log.append(e);
+  });
   let outcome: RunOutcome;
   let session: RlmConversation | null = null;
   try {
@@ -87,6 +91,7 @@ export async function runTaskSession(i: TaskSessionInput): Promise<TaskResult | 
     iterations: outcome.iterations,
     durationMs: outcome.durationMs,
     usage: outcome.usage,
+    ...(retries > 0 ? { retries } : {}),
     logFile: log.path,
     finishedAt: new Date().toISOString(),
   };

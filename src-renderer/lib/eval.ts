@@ -74,6 +74,8 @@ export interface EvalTotals {
   time: Quartiles;
   /** Usage per model over the tasks that recorded it. */
   byModel: UsageByModel;
+  /** Requests retried by the client over all tasks. */
+  retries: number;
 }
 
 export function evalTotals(e: EvalOverview): EvalTotals {
@@ -87,6 +89,7 @@ export function evalTotals(e: EvalOverview): EvalTotals {
     cost: quartiles(pricedCosts(rows)),
     time: quartiles(rows.map((r) => r.durationMs)),
     byModel: rows.reduce<UsageByModel>((acc, r) => (r.byModel ? addByModel(acc, r.byModel) : acc), {}),
+    retries: rows.reduce((a, r) => a + (r.retries ?? 0), 0),
   };
 }
 

@@ -11,6 +11,7 @@ import { ChartFrame, drawDistribution } from '../charts/Charts.tsx';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { pricedCosts, totalCostText } from '../../src-shared/cost-text.ts';
 import { accuracyBy, compareEvals, evalTotals, sortRows, type SortKey } from '../lib/eval.ts';
+import { RetriesNote } from './RetriesNote.tsx';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { HostPathForm } from './HostPathForm.tsx';
 import { EvalCoverageSection } from './EvalCoverageSection.tsx';
@@ -122,7 +123,8 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
         ) : null}
         , max depth {st.maxDepth ?? '?'}, max iterations {st.maxIterations ?? 'default'}. {totals.finished}
         {e.datasetTasks !== null ? ` of ${e.datasetTasks}` : ''} tasks finished; accuracy <b>{pct(totals.accuracy)}</b> ({totals.correct}{' '}
-        fully correct); total cost {totalCostText(totals.totalCostUsd, totals.unpriced, totals.finished, fmtUsd)}.
+        fully correct); total cost {totalCostText(totals.totalCostUsd, totals.unpriced, totals.finished, fmtUsd)}
+        {totals.retries > 0 ? <RetriesNote retries={totals.retries} testId="eval-retries-total" /> : null}.
       </p>
       <EvalProgressLine evaluation={e} />
       <UsageByModelTable byModel={totals.byModel} testId="eval-by-model" />
@@ -253,7 +255,10 @@ function TaskTable({ evaluation: e }: { evaluation: EvalOverview }) {
                 <span role="cell">{r.stopReason}</span>
                 <span role="cell">{usd(r.costUsd)}</span>
                 <span role="cell">{fmtMs(r.durationMs)}</span>
-                <span role="cell">{r.calls}</span>
+                <span role="cell">
+                  {r.calls}
+                  {r.retries ? <RetriesNote retries={r.retries} /> : null}
+                </span>
               </div>
             );
           })}

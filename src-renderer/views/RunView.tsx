@@ -16,6 +16,7 @@ import {
   type TrajectoryState,
   usageUnknown,
 } from '../../src-shared/trajectory/index.ts';
+import { RetriesNote } from './RetriesNote.tsx';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { useServices, useStudio } from '../app/context.tsx';
 import {
@@ -728,18 +729,5 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
         <CounterfactualPanel key={whatIf} sessionId={sessionId} traj={traj} callId={whatIf} onClose={() => setWhatIf(null)} />
       ) : null}
     </div>
-  );
-}
-
-/** Retried model requests: the time shown beside them includes the retries. */
-function RetriesNote({ retries, testId = 'retries' }: { retries: number; testId?: string }) {
-  return (
-    <span
-      className="retries"
-      data-testid={testId}
-      title="Requests the endpoint refused or failed (429, 5xx, timeouts) before it answered; the time includes them"
-    >
-      {` · ${retries} ${retries === 1 ? 'retry' : 'retries'}`}
-    </span>
   );
 }

@@ -1,11 +1,13 @@
 // A model call the endpoint refused and the client retried is visible: in the log (`retries`
-// on model.reply and subcall.end), in `run`'s progress and in `stats`. Real CLI, real mock-llm
-// process failing every third request, real HTTP.
+// on model.reply and subcall.end), in `run`'s progress and in `stats`, and per task in an
+// evaluation's results and summary. Real CLI, real mock-llm process failing every third
+// request, real HTTP.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
+import { readEvalDir } from '../../../src-main/eval/open-dir.ts';
 import { runCli, startMockProcess, type MockProcess } from '../support/cli.ts';
 
 let mock: MockProcess;
@@ -65,4 +67,39 @@ describe('retried model calls', () => {
     const text = await runCli(['stats', logFile!]);
     expect(text.stdout).toMatch(new RegExp(`^requests retried\\s+${retries}$`, 'm'));
   });
+
+  it('are counted per task in an evaluation: results.jsonl, its progress lines and summary.md', async () => {
+    const ds = join(dir, 'ds.jsonl');
+    expect((await runCli(['eval-gen', '--kind', 'oolong', '--sizes', '2^13', '--count', '3', '-o', ds])).code).toBe(0);
+    const out = join(dir, 'eval-out');
+    const ev = await runCli(['eval', ds, '--base-url', mock.url, '--model', 'mock-root', '--out', out, '--parallel', '1']);
+    expect(ev.code, ev.stderr).toBe(0);
+    const rows = readFileSync(join(out, 'results.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; logFile: string; retries?: number });
+    expect(rows).toHaveLength(3);
+    let total = 0;
+    for (const row of rows) {
+      const inLog = readFileSync(row.logFile, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((l) => JSON.parse(l) as TrajectoryEvent)
+        .reduce((n, e) => n + ((e.type === 'model.reply' || e.type === 'subcall.end' ? e.retries : 0) ?? 0), 0);
+      // Absent, not 0, when a task had none: lines written before retries were counted read the same.
+      expect(row.retries).toBe(inLog > 0 ? inLog : undefined);
+      const line = new RegExp(`${row.id} .* calls${inLog > 0 ? ` \\(${inLog} ${inLog === 1 ? 'retry' : 'retries'}\\)` : ' '} `);
+      expect(ev.stdout + ev.stderr).toMatch(line);
+      total += inLog;
+    }
+    expect(total).toBeGreaterThan(0);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain(`model calls (${total} requests retried).`);
+    expect((JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { totalRetries: number }).totalRetries).toBe(total);
+    // What the app's Evaluation view is given for the directory.
+    const overview = readEvalDir(out);
+    expect(Object.fromEntries(overview.tasks.map((t) => [t.id, t.retries]))).toEqual(
+      Object.fromEntries(rows.map((r) => [r.id, r.retries])),
+    );
+  }, 120_000);
 });

@@ -86,7 +86,12 @@ const PARTLY = evaluation('/runs/partly', [
   row('oolong-8192-s1', { costUsd: null }),
   row('browsecomp-8192-s1', { costUsd: 0.004 }),
 ]);
-const OPENABLE = [FULL, SHORT, UNPRICED, PARTLY];
+const RETRIED = evaluation('/runs/retried', [
+  row('sniah-8192-s1', { retries: 2 }),
+  row('oolong-8192-s1'),
+  row('browsecomp-8192-s1', { retries: 1 }),
+]);
+const OPENABLE = [FULL, SHORT, UNPRICED, PARTLY, RETRIED];
 
 const summary = (id: string, title: string): SessionSummary => hostSummary(id, { title });
 
@@ -266,6 +271,22 @@ describe('Evaluation view', () => {
     expect(screen.getByTestId('eval-chart-cost').textContent).toMatch(/n=2 · p25/);
     const costRow = within(screen.getByTestId('eval-compare-table')).getByText('cost p50 / p95').closest('tr')!;
     expect(costRow.textContent).toBe('cost p50 / p95unknown$0.00300 / $0.00390');
+  });
+
+  it('shows the requests retried per task and in all', async () => {
+    const { store } = mount();
+    act(() => store.getState().setPanel('eval'));
+    await openByPath('/runs/retried');
+    expect(screen.getByTestId('eval-retries-total').textContent).toBe(' · 3 retries');
+    const callsOf = (id: string): string | null =>
+      within(screen.getByTestId(`eval-row-${id}`))
+        .getAllByRole('cell')
+        .at(-1)!.textContent;
+    expect(callsOf('sniah-8192-s1')).toBe('3 · 2 retries');
+    expect(callsOf('oolong-8192-s1')).toBe('3');
+    expect(callsOf('browsecomp-8192-s1')).toBe('3 · 1 retry');
+    await openByPath('/runs/partly');
+    expect(screen.queryByTestId('eval-retries-total')).toBeNull();
   });
 
   it('names a missing directory in an error notice', async () => {

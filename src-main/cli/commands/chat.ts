@@ -136,6 +136,7 @@ export async function chat(o: ChatCliOptions): Promise<void> {
         const controller = new AbortController();
         current = controller;
         let outcome: RunOutcome | null = null;
+        const retriedBefore = cli.retries();
         try {
           outcome = await cli.session.completion(context?.value ?? line.text, line.text, { signal: controller.signal });
         } catch (e) {
@@ -149,7 +150,7 @@ export async function chat(o: ChatCliOptions): Promise<void> {
             turn,
             query: line.text,
             contextFile: context?.path ?? null,
-            ...summaryOf(outcome, cli.log?.path ?? null),
+            ...summaryOf(outcome, cli.log?.path ?? null, cli.retries() - retriedBefore),
           };
           if (summary.stopReason === 'error') failed = true;
           if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -115,12 +115,16 @@ export interface RunSummary {
   iterations: number;
   durationMs: number;
   usage: { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null; byModel: UsageByModel };
+  /** Requests the client retried before the endpoint answered; absent when none. */
+  retries?: number;
 }
 
 /** A session of the CLI: the engine session, its log (if any) and what to close at the end. */
 export interface CliSession {
   session: RlmConversation;
   log: NativeLogFile | null;
+  /** Requests retried so far in this session (each call's `retries`, as recorded). */
+  retries(): number;
   close(): void;
 }
 
@@ -152,6 +156,10 @@ export async function openCliSession(
     }
   }
   const recorder = new EventRecorder();
+  let retries = 0;
+  recorder.listen((e) => {
+    if ((e.type === 'model.reply' || e.type === 'subcall.end') && e.retries) retries += e.retries;
+  });
   if (log) {
     const file = log;
     recorder.listen((e) => file.append(e));
@@ -184,6 +192,7 @@ export async function openCliSession(
   return {
     session,
     log,
+    retries: () => retries,
     close: () => {
       session.close();
       log?.close();
@@ -192,7 +201,7 @@ export async function openCliSession(
 }
 
 /** What `run --json` prints (and each turn of `chat --json`, with more fields). */
-export function summaryOf(outcome: RunOutcome, logFile: string | null): RunSummary {
+export function summaryOf(outcome: RunOutcome, logFile: string | null, retries = 0): RunSummary {
   return {
     answer: outcome.answer,
     stopReason: outcome.stopReason,
@@ -207,6 +216,7 @@ export function summaryOf(outcome: RunOutcome, logFile: string | null): RunSumma
       costUsd: outcome.usage.costUsd,
       byModel: outcome.usage.byModel,
     },
+    ...(retries > 0 ? { retries } : {}),
   };
 }
 
@@ -238,7 +248,7 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
   } finally {
     cli.close();
   }
-  return summaryOf(outcome, cli.log?.path ?? null);
+  return summaryOf(outcome, cli.log?.path ?? null, cli.retries());
 }
 
 /** The endpoint, model, limit, log and prompt options `run` and `chat` both take. */

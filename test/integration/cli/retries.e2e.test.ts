@@ -1,5 +1,6 @@
 // A model call the endpoint refused and the client retried is visible: in the log (`retries`
-// on model.reply and subcall.end), in `run`'s progress and in `stats`, and per task in an
+// on model.reply and subcall.end), in `run`'s progress and --json, `chat --json`'s turns and
+// `stats`, and per task in an
 // evaluation's results and summary. Real CLI, real mock-llm process failing every third
 // request, real HTTP.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { readEvalDir } from '../../../src-main/eval/open-dir.ts';
-import { runCli, startMockProcess, type MockProcess } from '../support/cli.ts';
+import { runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
 
 let mock: MockProcess;
 let dir: string;
@@ -66,6 +67,52 @@ describe('retried model calls', () => {
     expect((JSON.parse(stats.stdout) as { retries: number }).retries).toBe(retries);
     const text = await runCli(['stats', logFile!]);
     expect(text.stdout).toMatch(new RegExp(`^requests retried\\s+${retries}$`, 'm'));
+  });
+
+  it('are counted in run --json, and per turn in chat --json', async () => {
+    const context = join(dir, 'small.txt');
+    writeFileSync(context, 'record 1: cats\nrecord 2: dogs\n'.repeat(500));
+    const retriesIn = (logFile: string): number =>
+      readFileSync(logFile, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((l) => JSON.parse(l) as TrajectoryEvent)
+        .reduce((n, e) => n + ((e.type === 'model.reply' || e.type === 'subcall.end' ? e.retries : 0) ?? 0), 0);
+    const run = await runCli([
+      'run',
+      '--context',
+      context,
+      '--query',
+      'Summarise.',
+      '--base-url',
+      mock.url,
+      '--model',
+      'm',
+      '--log-dir',
+      dir,
+      '--json',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as { retries?: number; logFile: string };
+    const inRun = retriesIn(out.logFile);
+    expect(inRun).toBeGreaterThan(0);
+    expect(out.retries).toBe(inRun);
+
+    const cli = startCli(
+      ['chat', '--context', context, '--base-url', mock.url, '--model', 'm', '--log-dir', dir, '--json'],
+      {},
+      { stdin: 'pipe' },
+    );
+    cli.child.stdin!.end('Summarise.\nAnd again.\n');
+    const res = await cli.done;
+    expect(res.code, res.stderr).toBe(0);
+    const turns = res.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { retries?: number; logFile: string });
+    expect(turns).toHaveLength(2);
+    expect(turns.reduce((n, t) => n + (t.retries ?? 0), 0)).toBe(retriesIn(turns[0]!.logFile));
   });
 
   it('are counted per task in an evaluation: results.jsonl, its progress lines and summary.md', async () => {

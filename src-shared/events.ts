@@ -431,6 +431,11 @@ export interface EventSink {
   emit(event: EventDraft): void;
 }
 
+/** Requests the client retried before this event's call was answered (0 for any other event). */
+export function retriesOf(e: TrajectoryEvent): number {
+  return (e.type === 'model.reply' || e.type === 'subcall.end' ? e.retries : 0) ?? 0;
+}
+
 export function assertNever(x: never, what = 'value'): never {
   throw new Error(`unexpected ${what}: ${JSON.stringify(x)}`);
 }

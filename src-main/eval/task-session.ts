@@ -1,7 +1,7 @@
 // One session of one task: the engine on the task's context and query, a native log, and the
 // scored result line. Shared by the local runner and the queue's workers.
 import { randomUUID } from 'node:crypto';
-import { asSessionId } from '../../src-shared/events.ts';
+import { asSessionId, retriesOf } from '../../src-shared/events.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { EventRecorder, RlmConversation, type RlmConfig, type RunOutcome } from '../engine/index.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
@@ -64,7 +64,7 @@ export async function runTaskSession(i: TaskSessionInput): Promise<TaskResult | 
   const log = new NativeLogFile(i.logPath, makeHeader(asSessionId(randomUUID()), new Date(), undefined, config.repl ?? 'javascript'));
   let retries = 0;
   const recorder = new EventRecorder((e) => {
-    if ((e.type === 'model.reply' || e.type === 'subcall.end') && e.retries) retries += e.retries;
+    retries += retriesOf(e);
     log.append(e);
   });
   let outcome: RunOutcome;

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { fileErrorText } from '../../../src-shared/file-errors.ts';
-import { asSessionId, type ReplLanguage, type StopReason } from '../../../src-shared/events.ts';
+import { asSessionId, retriesOf, type ReplLanguage, type StopReason } from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import type { UsageByModel } from '../../../src-shared/trajectory/by-model.ts';
 import {
@@ -157,9 +157,7 @@ export async function openCliSession(
   }
   const recorder = new EventRecorder();
   let retries = 0;
-  recorder.listen((e) => {
-    if ((e.type === 'model.reply' || e.type === 'subcall.end') && e.retries) retries += e.retries;
-  });
+  recorder.listen((e) => (retries += retriesOf(e)));
   if (log) {
     const file = log;
     recorder.listen((e) => file.append(e));

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TrajectoryEvent } from '../../../src-shared/events.ts';
+import { retriesOf, type TrajectoryEvent } from '../../../src-shared/events.ts';
 import { readEvalDir } from '../../../src-main/eval/open-dir.ts';
 import { runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
 
@@ -23,6 +23,29 @@ afterAll(async () => {
   await mock.close();
 });
 
+const runArgs = (context: string, query: string): string[] => [
+  'run',
+  '--context',
+  context,
+  '--query',
+  query,
+  '--base-url',
+  mock.url,
+  '--model',
+  'm',
+  '--log-dir',
+  dir,
+];
+
+const eventsIn = (logFile: string): TrajectoryEvent[] =>
+  readFileSync(logFile, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .slice(1)
+    .map((l) => JSON.parse(l) as TrajectoryEvent);
+
+const retriesIn = (logFile: string): number => eventsIn(logFile).reduce((n, e) => n + retriesOf(e), 0);
+
 describe('retried model calls', () => {
   it('are recorded per call, printed with the reply, and counted by stats', async () => {
     const lines = Array.from(
@@ -31,30 +54,14 @@ describe('retried model calls', () => {
     );
     const context = join(dir, 'records.txt');
     writeFileSync(context, lines.join('\n'));
-    const res = await runCli([
-      'run',
-      '--context',
-      context,
-      '--query',
-      'Summarise the records.',
-      '--base-url',
-      mock.url,
-      '--model',
-      'm',
-      '--log-dir',
-      dir,
-    ]);
+    const res = await runCli(runArgs(context, 'Summarise the records.'));
     expect(res.code, res.stderr).toBe(0);
     const logFile = /^log: (.+)$/m.exec(res.stderr)?.[1];
     expect(logFile).toBeDefined();
-    const events = readFileSync(logFile!, 'utf8')
-      .trimEnd()
-      .split('\n')
-      .slice(1)
-      .map((l) => JSON.parse(l) as TrajectoryEvent);
+    const events = eventsIn(logFile!);
     const calls = events.filter((e) => e.type === 'model.reply' || (e.type === 'subcall.end' && e.error === null));
     expect(calls.filter((e) => e.type === 'subcall.end').length).toBeGreaterThan(2);
-    const retries = calls.reduce((n, e) => n + ((e.type === 'model.reply' || e.type === 'subcall.end' ? e.retries : 0) ?? 0), 0);
+    const retries = calls.reduce((n, e) => n + retriesOf(e), 0);
     // Every third request fails and is retried once: of R requests, R / 3 (rounded down) failed.
     const requests = calls.length + retries;
     expect(retries).toBe(Math.floor(requests / 3));
@@ -72,27 +79,7 @@ describe('retried model calls', () => {
   it('are counted in run --json, and per turn in chat --json', async () => {
     const context = join(dir, 'small.txt');
     writeFileSync(context, 'record 1: cats\nrecord 2: dogs\n'.repeat(500));
-    const retriesIn = (logFile: string): number =>
-      readFileSync(logFile, 'utf8')
-        .trimEnd()
-        .split('\n')
-        .slice(1)
-        .map((l) => JSON.parse(l) as TrajectoryEvent)
-        .reduce((n, e) => n + ((e.type === 'model.reply' || e.type === 'subcall.end' ? e.retries : 0) ?? 0), 0);
-    const run = await runCli([
-      'run',
-      '--context',
-      context,
-      '--query',
-      'Summarise.',
-      '--base-url',
-      mock.url,
-      '--model',
-      'm',
-      '--log-dir',
-      dir,
-      '--json',
-    ]);
+    const run = await runCli([...runArgs(context, 'Summarise.'), '--json']);
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout) as { retries?: number; logFile: string };
     const inRun = retriesIn(out.logFile);
@@ -128,12 +115,7 @@ describe('retried model calls', () => {
     expect(rows).toHaveLength(3);
     let total = 0;
     for (const row of rows) {
-      const inLog = readFileSync(row.logFile, 'utf8')
-        .trimEnd()
-        .split('\n')
-        .slice(1)
-        .map((l) => JSON.parse(l) as TrajectoryEvent)
-        .reduce((n, e) => n + ((e.type === 'model.reply' || e.type === 'subcall.end' ? e.retries : 0) ?? 0), 0);
+      const inLog = retriesIn(row.logFile);
       // Absent, not 0, when a task had none: lines written before retries were counted read the same.
       expect(row.retries).toBe(inLog > 0 ? inLog : undefined);
       const line = new RegExp(`${row.id} .* calls${inLog > 0 ? ` \\(${inLog} ${inLog === 1 ? 'retry' : 'retries'}\\)` : ' '} `);

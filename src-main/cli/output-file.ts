@@ -4,6 +4,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { access, rename, rm } from 'node:fs/promises';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
 import { UsageError } from './errors.ts';
+import type { Output } from './log-inputs.ts';
 
 export interface Sink {
   write(text: string): Promise<void>;
@@ -77,4 +78,24 @@ export async function writeWhole<T>(path: string, write: (sink: Sink) => Promise
     await rm(partial, { force: true });
     throw err;
   }
+}
+
+/** Standard output as a sink (a closed pipe ends the process quietly: see main.ts). */
+function stdoutSink(io: Output): Sink {
+  return { write: async (text) => io.out(text), close: async () => undefined };
+}
+
+/**
+ * Runs `write` into the file `path` (whole or not at all), or into stdout when `path` is
+ * absent; `--json` reports go to stdout too, so the two are refused together.
+ */
+export async function writeOutput<T>(
+  path: string | undefined,
+  json: boolean | undefined,
+  io: Output,
+  write: (sink: Sink) => Promise<T>,
+): Promise<T> {
+  if (path !== undefined) return writeWhole(path, write);
+  if (json) throw new UsageError('--json prints its report on stdout, where the output goes without -o; give -o FILE');
+  return write(stdoutSink(io));
 }

@@ -3,7 +3,7 @@
 // still exits non-zero naming the line and the problem.
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.ts';
-import { type Sink, writeWhole } from '../output-file.ts';
+import { type Sink, writeOutput } from '../output-file.ts';
 import { readLog } from '../../logs/read-log.ts';
 import { assertReadable, processOutput, reportProblems, type Output } from '../log-inputs.ts';
 import type { ReadProblem } from '../../../src-shared/codecs/lines.ts';
@@ -14,10 +14,6 @@ import { createTrajectoryState } from '../../../src-shared/trajectory/reducer.ts
 import { asSessionId, type LogHeader } from '../../../src-shared/events.ts';
 
 export type ConvertTarget = 'native' | 'rlm-python';
-
-function outputSink(io: Output): Sink {
-  return { write: async (text) => io.out(text), close: async () => undefined };
-}
 
 export async function runConvert(
   input: string,
@@ -73,7 +69,7 @@ export async function runConvert(
     }
     return events;
   };
-  const events = options.output ? await writeWhole(options.output, convert) : await convert(outputSink(io));
+  const events = await writeOutput(options.output, false, io, convert);
   reportProblems(input, problems, io, `wrote the ${events} event(s) that could be read to ${options.output ?? 'stdout'}`);
   return { events };
 }

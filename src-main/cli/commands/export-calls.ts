@@ -7,11 +7,12 @@ import { type CallLabels, type CallLine, compileWhere, WHERE_FIELDS, WhereError 
 import { readEvents } from '../../export/read-events.ts';
 import { readLabels } from '../../logs/labels-sidecar.ts';
 import { UsageError } from '../errors.ts';
-import { writeWhole } from '../output-file.ts';
+import { writeOutput } from '../output-file.ts';
 import { logInputs, reportProblems, type Output, processOutput } from '../log-inputs.ts';
 
 export interface ExportCallsOptions {
-  output: string;
+  /** Absent: stdout. */
+  output?: string;
   where?: string;
   json?: boolean;
 }
@@ -32,7 +33,7 @@ export async function runExportCalls(paths: string[], o: ExportCallsOptions, io:
   }
   const inputs = await logInputs(paths);
   const report: ExportCallsReport = { logs: 0, calls: 0, kept: 0 };
-  await writeWhole(o.output, async (sink) => {
+  await writeOutput(o.output, o.json, io, async (sink) => {
     for (const input of inputs) {
       const failed: { err: unknown }[] = [];
       let written: Promise<void> = Promise.resolve();
@@ -80,7 +81,7 @@ export async function runExportCalls(paths: string[], o: ExportCallsOptions, io:
   if (o.json) io.out(`${JSON.stringify(report)}\n`);
   else
     io.err(
-      `wrote ${report.kept.toLocaleString('en-US')} of ${report.calls.toLocaleString('en-US')} sub-call(s) from ${report.logs} log(s) to ${o.output}\n`,
+      `wrote ${report.kept.toLocaleString('en-US')} of ${report.calls.toLocaleString('en-US')} sub-call(s) from ${report.logs} log(s) to ${o.output ?? 'stdout'}\n`,
     );
   return report;
 }
@@ -92,7 +93,7 @@ export function registerExportCalls(program: Command): void {
       'Write the sub-calls of logs (either format) as JSON lines: prompt, model, response, usage, and the run and iteration each came from.',
     )
     .argument('<logs...>', 'log files, or folders searched for logs')
-    .requiredOption('-o, --output <file>', 'output JSONL (never overwritten)')
+    .option('-o, --output <file>', 'output JSONL (never overwritten); stdout when omitted')
     .option(
       '--where <expr>',
       `keep the calls for which the expression holds, e.g. 'kind == "llm" and latencyMs > 1000 and prompt ~= "needle"' (~= is a regular-expression match; labels from LOG.labels.jsonl: '"missed-evidence" in runLabels'). Fields: ${WHERE_FIELDS.join(', ')}`,

@@ -16,12 +16,13 @@ import {
 import { LabelName } from '../../../src-shared/analysis/labels.ts';
 import { readLabels } from '../../logs/labels-sidecar.ts';
 import { UsageError } from '../errors.ts';
-import { writeWhole } from '../output-file.ts';
+import { writeOutput } from '../output-file.ts';
 import { nonNegativeInt, positiveInt } from '../options.ts';
 import { logInputs, assertReadable, reportProblems, type Output, processOutput } from '../log-inputs.ts';
 
 export interface ExportSftOptions {
-  output: string;
+  /** Absent: stdout. */
+  output?: string;
   only?: 'answered';
   results?: string;
   onlyCorrect?: boolean;
@@ -58,7 +59,7 @@ export async function runExportSft(paths: string[], o: ExportSftOptions, io: Out
   if (o.label !== undefined && !LabelName.safeParse(o.label).success)
     throw new UsageError(`--label ${JSON.stringify(o.label)}: not a label name`);
   const inputs = await logInputs(paths);
-  const report = await writeWhole(o.output, async (sink) => {
+  const report = await writeOutput(o.output, o.json, io, async (sink) => {
     let pendingWrite: Promise<void> = Promise.resolve();
     const exporter = new SftExporter({
       selection,
@@ -87,7 +88,7 @@ export async function runExportSft(paths: string[], o: ExportSftOptions, io: Out
     return exporter.result();
   });
   if (o.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-  else io.err(formatSftReport(report, o.output));
+  else io.err(formatSftReport(report, o.output ?? 'stdout'));
   return report;
 }
 
@@ -96,7 +97,7 @@ export function registerExportSft(program: Command): void {
     .command('export-sft')
     .description('Write chat fine-tuning examples (one per model call: the messages sent and the reply) from logs of either format.')
     .argument('<logs...>', "log files, or folders searched for logs (an evaluation's --out folder works)")
-    .requiredOption('-o, --output <file>', 'output JSONL (never overwritten)')
+    .option('-o, --output <file>', 'output JSONL (never overwritten); stdout when omitted')
     .addOption(new Option('--only <which>', 'keep only trajectories whose root run submitted an answer').choices(['answered']))
     .option('--results <file>', "an evaluation's results.jsonl, for --only-correct")
     .option('--only-correct', 'keep only logs of tasks scored correct in --results')

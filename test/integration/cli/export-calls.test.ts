@@ -73,6 +73,19 @@ describe('rlm-studio export-calls', () => {
     expect(lines.every((l) => l.childRunId !== null && l.usage.inputTokens > 0)).toBe(true);
   });
 
+  it('writes to stdout without -o (the count on stderr), the same lines as to a file', async () => {
+    const o = join(tmp, 'to-file.jsonl');
+    expect((await runCli(['export-calls', out, '-o', o])).code).toBe(0);
+    const r = await runCli(['export-calls', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(readFileSync(o, 'utf8'));
+    expect(r.stderr).toMatch(/sub-call\(s\) from 2 log\(s\) to stdout/);
+    const both = await runCli(['export-calls', out, '--json']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--json prints its report on stdout, where the output goes without -o; give -o FILE/);
+    expect(both.stdout).toBe('');
+  });
+
   it('names a bad filter before reading anything', async () => {
     const o = join(tmp, 'never.jsonl');
     const unknown = await runCli(['export-calls', out, '-o', o, '--where', 'latency > 3']);

@@ -79,6 +79,18 @@ describe('rlm-studio export-sft', () => {
     }
   });
 
+  it('writes to stdout without -o (the report on stderr), the same examples as to a file', async () => {
+    const o = join(tmp, 'to-file.jsonl');
+    expect((await runCli(['export-sft', out, '--depth', '0', '-o', o])).code).toBe(0);
+    const r = await runCli(['export-sft', out, '--depth', '0']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(readFileSync(o, 'utf8'));
+    expect(r.stderr).toMatch(/example\(s\) to stdout from/);
+    const both = await runCli(['export-sft', out, '--json']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/give -o FILE/);
+  });
+
   it('refuses what it cannot use, naming it', async () => {
     const o = join(tmp, 'never.jsonl');
     const notLog = join(tmp, 'notes.txt');

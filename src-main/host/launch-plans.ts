@@ -73,6 +73,14 @@ export function recipeOf(src: Session): SessionRecipe | null {
   return recipe;
 }
 
+/**
+ * The context a session ran on, as far as the host knows it: its recipe's, the one it was
+ * re-executed with, or its evaluation task's; null for a reference-library or dropped log.
+ */
+export function knownContext(s: Session): ContextSource | null {
+  return recipeOf(s)?.context ?? s.rerunSource?.context ?? s.taskContext?.source ?? null;
+}
+
 export function planFork(src: Session, srcEvents: TrajectoryEvent[], f: ForkSession): LaunchPlan {
   let recipe = recipeOf(src);
   // A log with no recipe (the reference library's, a re-execution, a dropped file) forks from the context given.
@@ -120,7 +128,7 @@ export function planFork(src: Session, srcEvents: TrajectoryEvent[], f: ForkSess
  * depth and iteration limits, and the log's language (reference logs are Python).
  */
 function recipeForImported(src: Session, events: TrajectoryEvent[], f: ForkSession): SessionRecipe {
-  const context = f.context ?? src.rerunSource?.context ?? src.taskContext?.source;
+  const context = f.context ?? knownContext(src);
   if (!context) {
     throw new CommandError(
       'bad_request',
@@ -157,8 +165,7 @@ export function rerunContext(src: Session, r: RerunSession): ContextSource {
   if (src.format === 'rlm-python' && r.repl === 'javascript') {
     throw new CommandError('bad_request', 'a reference-library log is Python; it cannot be re-executed as JavaScript');
   }
-  const recipe = recipeOf(src);
-  const context = r.context ?? recipe?.context ?? src.rerunSource?.context ?? src.taskContext?.source;
+  const context = r.context ?? knownContext(src);
   if (!context)
     throw new CommandError(
       'bad_request',

@@ -5,23 +5,10 @@
 // Only what a recipe or a dataset names is ever served, never a path a client sends; a client
 // holding the token could already run a session on any file the host can read.
 import { statSync } from 'node:fs';
-import type { ContextSource } from '../../src-shared/protocol.ts';
 import { demoContext, type DemoName } from './demo.ts';
 import type { SessionContext } from './endpoint.ts';
-import { readRecipeBeside } from './session-recipe.ts';
+import { knownContext } from './launch-plans.ts';
 import type { Session } from './session-state.ts';
-
-function recipeContext(s: Session): ContextSource | null {
-  if (s.recipe) return s.recipe.context;
-  if (s.rerunSource) return s.rerunSource.context;
-  if (!s.logFile) return null;
-  try {
-    return readRecipeBeside(s.logFile)?.context ?? s.taskContext?.source ?? null;
-  } catch {
-    // A recipe that is not JSON: as if there were none.
-    return s.taskContext?.source ?? null;
-  }
-}
 
 /**
  * A built-in demo's context as text (a list as JSON, as a `json` context is served), made once:
@@ -43,7 +30,7 @@ function demoSessionContext(name: DemoName): SessionContext {
 
 /** What a session's context is, or null when the host does not know it (a dropped log, a file gone since). */
 export function sessionContext(s: Session): SessionContext | null {
-  const c = recipeContext(s);
+  const c = knownContext(s);
   if (!c) return null;
   // An evaluation task's inline context is named after its task.
   const base = s.taskContext?.source === c ? s.taskContext.taskId.replace(/[^\w.-]+/g, '_') : 'context';

@@ -21,6 +21,7 @@ const CREATING: Record<string, string> = {
   ENOSPC: 'no space left on the disk',
   EDQUOT: 'the disk quota is used up',
   EROFS: 'the file system is read-only',
+  EFBIG: 'the file reached the largest size this process may write (ulimit -f)',
 };
 
 /**

@@ -7,7 +7,7 @@ import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { asSessionId, type TrajectoryEvent } from '../../src-shared/events.ts';
 import type { ForkSession, RerunSession, SessionStatus, StartSession } from '../../src-shared/protocol.ts';
 import { DEFAULT_EXAMPLE_BUDGET, type WorkedExample, WorkedExampleError } from '../engine/worked-example.ts';
-import { NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
+import { LogWriteError, NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
 import { loadWorkedExamples } from '../logs/worked-examples.ts';
 import type { FollowUps } from './follow-ups.ts';
 import { CommandError } from './command-error.ts';
@@ -233,7 +233,15 @@ export class LiveSessions {
           }
           good.push(c.value);
         }
-        this.subscribers.append(s, good);
+        try {
+          this.subscribers.append(s, good);
+        } catch (err) {
+          if (!(err instanceof LogWriteError)) throw err;
+          // A full disk ends this session, not the host: its worker stops, other sessions go on.
+          this.fail(s, err.message);
+          s.worker?.kill();
+          return;
+        }
         if (good.length > 0) this.opts.onLiveEvents?.(s.id, good);
         return;
       }

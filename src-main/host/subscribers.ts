@@ -159,13 +159,17 @@ export class Subscribers {
       if (events.length > 0) this.markDirty(s.id);
       return;
     }
-    for (const e of events) {
-      s.events.push(e);
-      // One write per event: a host killed at any moment leaves a log readable up to here.
-      s.log?.append(e);
-      if (s.model === null && e.type === 'run.start') s.model = e.model;
+    try {
+      for (const e of events) {
+        s.events.push(e);
+        // One write per event: a host killed at any moment leaves a log readable up to here.
+        s.log?.append(e);
+        if (s.model === null && e.type === 'run.start') s.model = e.model;
+      }
+    } finally {
+      // Clients get what was taken in, also when a write of the log failed (the caller ends the session).
+      if (events.length > 0) this.markDirty(s.id);
     }
-    if (events.length > 0) this.markDirty(s.id);
   }
 
   /** No more retries of backed-up clients (the host is closing). */

@@ -1,10 +1,18 @@
 // Appends a session's events to its native log as they happen. Each event is one write(2)
 // straight to the file, so a process killed at any moment leaves every event before the
-// kill on disk, at worst followed by one partial line that readers tolerate.
+// kill on disk, at worst followed by one partial line that readers tolerate. A write that
+// fails (a full disk, a size limit) ends the file there: nothing is appended after a line it
+// may have cut short.
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { encodeLine } from '../../src-shared/codecs/native-lines.ts';
 import type { LogHeader, TrajectoryEvent } from '../../src-shared/events.ts';
+import { fileErrorText } from '../../src-shared/file-errors.ts';
+
+/** The log could not be written; the events before the one that failed are in it. */
+export class LogWriteError extends Error {
+  override name = 'LogWriteError';
+}
 
 export class NativeLogFile {
   readonly path: string;
@@ -18,9 +26,25 @@ export class NativeLogFile {
     writeSync(this.fd, encodeLine(header));
   }
 
+  private failed: LogWriteError | null = null;
+
   append(event: TrajectoryEvent): void {
+    if (this.failed) throw this.failed;
     if (this.fd === null) throw new Error(`log ${this.path} is closed`);
-    writeSync(this.fd, encodeLine(event));
+    const line = Buffer.from(encodeLine(event));
+    try {
+      // A short write (the disk filled up mid-line) is followed by one that says why.
+      for (let at = 0; at < line.length;) at += writeSync(this.fd, line, at);
+    } catch (err) {
+      this.failed = new LogWriteError(
+        `cannot write to the log ${this.path}: ${fileErrorText(err, true)}; the events before this one are in it`,
+        {
+          cause: err,
+        },
+      );
+      this.close();
+      throw this.failed;
+    }
   }
 
   close(): void {

@@ -17,6 +17,8 @@ export class LogWriteError extends Error {
 export class NativeLogFile {
   readonly path: string;
   private fd: number | null;
+  /** Set by a write that failed: the file ends there. */
+  private failed: LogWriteError | null = null;
 
   /** Creates the file; refuses to overwrite an existing one (logs are never rewritten). */
   constructor(path: string, header: LogHeader) {
@@ -26,8 +28,6 @@ export class NativeLogFile {
     writeSync(this.fd, encodeLine(header));
   }
 
-  private failed: LogWriteError | null = null;
-
   append(event: TrajectoryEvent): void {
     if (this.failed) throw this.failed;
     if (this.fd === null) throw new Error(`log ${this.path} is closed`);
@@ -36,12 +36,8 @@ export class NativeLogFile {
       // A short write (the disk filled up mid-line) is followed by one that says why.
       for (let at = 0; at < line.length;) at += writeSync(this.fd, line, at);
     } catch (err) {
-      this.failed = new LogWriteError(
-        `cannot write to the log ${this.path}: ${fileErrorText(err, true)}; the events before this one are in it`,
-        {
-          cause: err,
-        },
-      );
+      const why = fileErrorText(err, true);
+      this.failed = new LogWriteError(`cannot write to the log ${this.path}: ${why}; the events before this one are in it`, { cause: err });
       this.close();
       throw this.failed;
     }

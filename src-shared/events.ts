@@ -436,6 +436,11 @@ export function retriesOf(e: TrajectoryEvent): number {
   return (e.type === 'model.reply' || e.type === 'subcall.end' ? e.retries : 0) ?? 0;
 }
 
+/** "1 retry", "3 retries": how the command line and the app say it. */
+export function retriesText(n: number): string {
+  return `${n} ${n === 1 ? 'retry' : 'retries'}`;
+}
+
 export function assertNever(x: never, what = 'value'): never {
   throw new Error(`unexpected ${what}: ${JSON.stringify(x)}`);
 }

@@ -1,5 +1,5 @@
 // Human-readable progress of a run, one line per step, for stderr.
-import type { TrajectoryEvent } from '../../src-shared/events.ts';
+import { retriesText, type TrajectoryEvent } from '../../src-shared/events.ts';
 
 function oneLine(s: string, max = 100): string {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -17,7 +17,7 @@ export function progressLine(e: TrajectoryEvent): string | null {
     case 'iteration.start':
       return `${pad}iteration ${e.iteration}`;
     case 'model.reply':
-      return `${pad}  ${e.purpose === 'turn' ? 'reply' : e.purpose.replace('_', ' ')}: ${e.usage.inputTokens}+${e.usage.outputTokens} tokens, ${(e.latencyMs / 1000).toFixed(2)} s${e.retries ? ` (${e.retries} ${e.retries === 1 ? 'retry' : 'retries'})` : ''}`;
+      return `${pad}  ${e.purpose === 'turn' ? 'reply' : e.purpose.replace('_', ' ')}: ${e.usage.inputTokens}+${e.usage.outputTokens} tokens, ${(e.latencyMs / 1000).toFixed(2)} s${e.retries ? ` (${retriesText(e.retries)})` : ''}`;
     case 'block.end':
       return `${pad}  block ${e.block + 1}: ${e.error ? `${e.error.name}: ${oneLine(e.error.message, 80)}` : 'ok'}${e.submitted !== null ? ' (answer submitted)' : ''}${e.replReset ? ` [REPL restarted: ${e.replReset}]` : ''}`;
     case 'compaction':

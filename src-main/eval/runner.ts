@@ -4,6 +4,7 @@
 // (no line) runs again from the start, and its partial log is kept under another name.
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { retriesText } from '../../src-shared/events.ts';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
 import type { LmClient } from '../lm/types.ts';
 import { loadTaskContext, readDataset, type Dataset } from './dataset.ts';
@@ -126,7 +127,7 @@ export function writeSummary(plan: EvalPlan, o: EvalDefinition): EvalSummary {
 /** The line printed as a session's result is written. */
 export function resultLine(r: TaskResult, finished: number, total: number, running: number): string {
   const name = r.repeat ? `${r.id} #${r.repeat}` : r.id;
-  return `[${String(finished).padStart(String(total).length)}/${total}] ${r.correct ? '✓' : r.score > 0 ? '~' : '✗'} ${name}  score ${r.score.toFixed(3)}  ${(r.durationMs / 1000).toFixed(2)} s  ${r.usage.calls} calls${r.retries ? ` (${r.retries} ${r.retries === 1 ? 'retry' : 'retries'})` : ''}  ${r.usage.costUsd === null ? 'cost unknown' : `$${r.usage.costUsd.toFixed(6)}`}${r.stopReason !== 'answered' ? `  (${r.stopReason})` : ''}  [${running} running]`;
+  return `[${String(finished).padStart(String(total).length)}/${total}] ${r.correct ? '✓' : r.score > 0 ? '~' : '✗'} ${name}  score ${r.score.toFixed(3)}  ${(r.durationMs / 1000).toFixed(2)} s  ${r.usage.calls} calls${r.retries ? ` (${retriesText(r.retries)})` : ''}  ${r.usage.costUsd === null ? 'cost unknown' : `$${r.usage.costUsd.toFixed(6)}`}${r.stopReason !== 'answered' ? `  (${r.stopReason})` : ''}  [${running} running]`;
 }
 
 /** Rewrites progress.json now and then while nothing finishes, so the app can tell a live run from a dead one. */

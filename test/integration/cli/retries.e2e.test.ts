@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retriesOf, type TrajectoryEvent } from '../../../src-shared/events.ts';
 import { readEvalDir } from '../../../src-main/eval/open-dir.ts';
-import { runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
+import { runArgs, runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
 
 let mock: MockProcess;
 let dir: string;
@@ -23,19 +23,7 @@ afterAll(async () => {
   await mock.close();
 });
 
-const runArgs = (context: string, query: string): string[] => [
-  'run',
-  '--context',
-  context,
-  '--query',
-  query,
-  '--base-url',
-  mock.url,
-  '--model',
-  'm',
-  '--log-dir',
-  dir,
-];
+const runIn = (context: string, query: string): string[] => runArgs({ context, query, baseUrl: mock.url, logDir: dir, model: 'm' });
 
 const eventsIn = (logFile: string): TrajectoryEvent[] =>
   readFileSync(logFile, 'utf8')
@@ -54,7 +42,7 @@ describe('retried model calls', () => {
     );
     const context = join(dir, 'records.txt');
     writeFileSync(context, lines.join('\n'));
-    const res = await runCli(runArgs(context, 'Summarise the records.'));
+    const res = await runCli(runIn(context, 'Summarise the records.'));
     expect(res.code, res.stderr).toBe(0);
     const logFile = /^log: (.+)$/m.exec(res.stderr)?.[1];
     expect(logFile).toBeDefined();
@@ -79,7 +67,7 @@ describe('retried model calls', () => {
   it('are counted in run --json, and per turn in chat --json', async () => {
     const context = join(dir, 'small.txt');
     writeFileSync(context, 'record 1: cats\nrecord 2: dogs\n'.repeat(500));
-    const run = await runCli([...runArgs(context, 'Summarise.'), '--json']);
+    const run = await runCli([...runIn(context, 'Summarise.'), '--json']);
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout) as { retries?: number; logFile: string };
     const inRun = retriesIn(out.logFile);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { needleContext, reportContext, ticketsContext } from '../../../src-main/demo/contexts.ts';
-import { runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
+import { runArgs, runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
 
 let mock: MockProcess;
 let dir: string;
@@ -31,21 +31,7 @@ interface RunJson {
 
 async function run(contextFile: string, query: string, extra: string[] = []): Promise<{ out: RunJson; events: TrajectoryEvent[] }> {
   const logDir = mkdtempSync(join(dir, 'logs-'));
-  const res = await runCli([
-    'run',
-    '--context',
-    contextFile,
-    '--query',
-    query,
-    '--base-url',
-    mock.url,
-    '--model',
-    'mock-root',
-    '--log-dir',
-    logDir,
-    '--json',
-    ...extra,
-  ]);
+  const res = await runCli([...runArgs({ context: contextFile, query, baseUrl: mock.url, logDir }), '--json', ...extra]);
   expect(res.stderr).not.toMatch(/at .*\.ts:\d+/);
   expect(res.code, res.stderr).toBe(0);
   const out = JSON.parse(res.stdout) as RunJson;

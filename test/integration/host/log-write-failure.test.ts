@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { ensureCliBuilt } from '../../../src-main/cli/cli-build.ts';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
-import { cliPath, repoRoot, startMockProcess } from '../support/cli.ts';
+import { cliPath, repoRoot, runArgs, startMockProcess } from '../support/cli.ts';
 import { connectWs, demoStart, tempDirs, wsUrlOf } from './helpers.ts';
 
 /** In 1 KiB blocks (bash's unit): well above any file `serve` writes at start, below a demo session's log. */
@@ -68,19 +68,7 @@ describe('a log that cannot be written any further', () => {
       const context = join(dir, 'records.txt');
       writeFileSync(context, 'record: cats and dogs\n'.repeat(20_000));
       const logDir = join(dir, 'logs');
-      const args = [
-        'run',
-        '--context',
-        context,
-        '--query',
-        'Summarise.',
-        '--base-url',
-        mock.url,
-        '--model',
-        'mock-root',
-        '--log-dir',
-        logDir,
-      ];
+      const args = runArgs({ context, query: 'Summarise.', baseUrl: mock.url, logDir });
       const r = spawnSync('bash', ['-c', `ulimit -f ${LIMIT_KIB}; exec "$0" "$@"`, cliPath, ...args], { cwd: repoRoot, encoding: 'utf8' });
       const logFile = join(logDir, readdirSync(logDir)[0]!);
       expect(r.status).toBe(1);

@@ -6,6 +6,23 @@ import { createInterface } from 'node:readline';
 export const repoRoot = resolve(import.meta.dirname, '../../..');
 export const cliPath = resolve(repoRoot, 'bin/rlm-studio');
 
+/** `run` over `context` with `query` against a mock at `baseUrl`, logging into `logDir` (more options after these). */
+export function runArgs(o: { context: string; query: string; baseUrl: string; logDir: string; model?: string }): string[] {
+  return [
+    'run',
+    '--context',
+    o.context,
+    '--query',
+    o.query,
+    '--base-url',
+    o.baseUrl,
+    '--model',
+    o.model ?? 'mock-root',
+    '--log-dir',
+    o.logDir,
+  ];
+}
+
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;

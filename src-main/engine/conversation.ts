@@ -75,7 +75,8 @@ export class RlmConversation {
   private histories = 0;
   /**
    * Persistent conversations: every turn's context and history, so a REPL that had to be replaced
-   * (it is dropped after a cancelled turn) gets all of them again.
+   * (it is dropped after a turn that left a block running: a cancel or the deadline mid-block)
+   * gets all of them again.
    */
   private readonly pastContexts: SandboxValue[] = [];
   private readonly pastHistories: SandboxValue[] = [];
@@ -83,6 +84,8 @@ export class RlmConversation {
   private callCounter = 0;
   private batchCounter = 0;
   private closed = false;
+  /** The REPL was replaced after the last turn, losing the model's variables: the next turn is told. */
+  private replLost = false;
 
   constructor(config: RlmConfig, opts: ConversationOptions) {
     validateConfig(config);
@@ -147,6 +150,8 @@ export class RlmConversation {
       });
     }
     let run: RlmRun | null = null;
+    const replLost = persistent && this.replLost;
+    this.replLost = false;
     const contextIndex = persistent ? turn : 0;
     if (persistent) this.pastContexts[contextIndex] = context;
     // The REPL (an isolate, the context copied in: ~50 ms for 40 MB) is set up while the first
@@ -200,16 +205,21 @@ export class RlmConversation {
         historyCount: persistent ? this.histories : 0,
         compaction: this.config.compaction ?? false,
         onModelCallSent: begin,
+        replLost,
       });
       this.current = run;
       const outcome = await run.run();
       begin();
       await ready.catch(() => undefined);
       if (setupError !== null) throw (setupError as { error: unknown }).error;
+      // A block still running there would hold up the history below: the REPL goes first.
+      if (persistent && run.leftBlockRunning) this.dropRepl();
       if (persistent && outcome.stopReason !== 'cancelled') {
         const history = outcome.messages as unknown as SandboxValue;
         this.pastHistories[this.histories] = history;
-        await this.repl!.addHistory(this.histories++, history);
+        // A REPL made later gets every history from pastHistories.
+        if (this.repl) await this.repl.addHistory(this.histories, history);
+        this.histories++;
       }
       return outcome;
     } finally {
@@ -217,11 +227,21 @@ export class RlmConversation {
       begin();
       await ready.catch(() => undefined);
       this.current = null;
-      if (!persistent || opts.signal?.aborted || this.closed) {
+      // A cancel between blocks keeps the REPL, as the reference keeps its own; one that left a
+      // block running replaces it (the block cannot be stopped otherwise).
+      if (!persistent || this.closed) {
         this.repl?.dispose();
         this.repl = null;
-      }
+      } else if (run?.leftBlockRunning) this.dropRepl();
     }
+  }
+
+  /** Disposes the persistent REPL mid-conversation: the next turn starts a fresh one and is told. */
+  private dropRepl(): void {
+    if (this.repl === null) return;
+    this.repl.dispose();
+    this.repl = null;
+    this.replLost = true;
   }
 
   close(): void {

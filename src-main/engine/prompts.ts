@@ -296,3 +296,11 @@ export function buildReplOutputMessage(blocks: BlockOutput[], language: ReplLang
 export function compactionNote(count: number): string {
   return `The conversation was compacted ${count} time${count === 1 ? '' : 's'}; the summary above replaces it. Continue from there without redoing finished work: SHOW_VARS() lists your variables and \`history\` holds the full earlier conversation.`;
 }
+
+/**
+ * Told with the first turn of a completion whose REPL had to be replaced because the previous
+ * completion was cancelled (or cut off) while a block ran: the model's variables are gone.
+ */
+export function replLostNote(): string {
+  return 'The previous turn was stopped while its code was running, so the REPL was restarted: every variable you created is gone. The contexts and histories were loaded again.';
+}

@@ -34,6 +34,7 @@ import {
   compactionNote,
   defaultToolDescription,
   fillSystemPrompt,
+  replLostNote,
 } from './prompts.ts';
 import { COMPACTION_REQUEST, FINAL_ANSWER_REQUEST } from '../lm/prompt-markers.ts';
 import { estimateTokens } from '../../src-shared/tokens.ts';
@@ -90,6 +91,8 @@ export interface RunParams {
   compaction: boolean;
   /** Called once a model call of this run has gone out (or ended): the REPL setup waits for it. */
   onModelCallSent?: () => void;
+  /** The REPL is a fresh one that replaced the conversation's (the model's variables are gone): told on turn 1. */
+  replLost?: boolean;
 }
 
 type Batch = { batchId: string; index: number; size: number };
@@ -123,6 +126,10 @@ export class RlmRun implements SubcallBridge {
   private compactions = 0;
   private bestPartial: string | null = null;
   private iteration = 0;
+  /** The answer the running block submitted so far (`SubcallBridge.submitted`), by its site. */
+  private liveSubmission: (CallSite & { text: string }) | null = null;
+  /** A block was still running in the REPL when the run gave up on it (a cancel, the deadline). */
+  private blockLeftRunning = false;
   /** Set when the run's REPL could not be set up (it is prepared during the first call). */
   private setupFailure: { error: unknown } | null = null;
 
@@ -130,6 +137,14 @@ export class RlmRun implements SubcallBridge {
     this.p = params;
     this.cfg = params.services.config;
     this.limits = limitsOf(this.cfg);
+  }
+
+  /**
+   * The run stopped waiting for a block that went on running in its REPL: what the REPL holds
+   * is not what the model was told (a persistent conversation replaces it).
+   */
+  get leftBlockRunning(): boolean {
+    return this.blockLeftRunning;
   }
 
   private get sink(): EventSink {
@@ -255,6 +270,9 @@ export class RlmRun implements SubcallBridge {
         }
         consecutiveErrors = turn.failed ? consecutiveErrors + 1 : 0;
         this.checkLimitsAfterTurn(consecutiveErrors, turn.lastError);
+        // As the reference: a turn's reply becomes the partial answer once the turn has passed
+        // the limits, so a stop (a limit, the deadline, a cancel) returns the last such reply.
+        if (turn.reply.trim()) this.bestPartial = turn.reply;
       }
       if (answer === null) {
         this.iteration = this.limits.maxIterations + 1;
@@ -423,15 +441,16 @@ export class RlmRun implements SubcallBridge {
     return null;
   }
 
-  private async turn(): Promise<{ answer: string | null; failed: boolean; lastError: string | null }> {
+  private async turn(): Promise<{ answer: string | null; failed: boolean; lastError: string | null; reply: string }> {
+    const prompt = buildTurnPrompt({
+      turn: this.iteration,
+      maxIterations: this.limits.maxIterations,
+      contextCount: this.p.contextCount,
+      historyCount: this.p.historyCount,
+    });
     const turnPrompt: ChatMessage = {
       role: 'user',
-      content: buildTurnPrompt({
-        turn: this.iteration,
-        maxIterations: this.limits.maxIterations,
-        contextCount: this.p.contextCount,
-        historyCount: this.p.historyCount,
-      }),
+      content: this.iteration === 1 && this.p.replLost ? `${prompt}\n\n${replLostNote()}` : prompt,
     };
     this.messages.push(turnPrompt);
     this.fullHistory.push(turnPrompt);
@@ -447,7 +466,6 @@ export class RlmRun implements SubcallBridge {
     await this.cfg.gates?.beforeModelCall?.(this.gateRun, this.iteration, this.messages);
     const reply = await this.callModel('turn');
     let text = reply.text;
-    if (text.trim()) this.bestPartial = text;
 
     let codes = findReplBlocks(text);
     const edit = await this.cfg.gates?.afterReply?.(this.gateRun, this.iteration, text, codes);
@@ -487,9 +505,11 @@ export class RlmRun implements SubcallBridge {
       try {
         res = await this.execute(code, { iteration: this.iteration, block: b });
       } catch (err) {
-        if (answer === null || !(err instanceof StopRun) || err.reason !== 'max_timeout') throw err;
-        // The deadline cut this block short; an answer submitted before it stands.
-        res = abandonedBlock(err.message, performance.now() - blockStart);
+        // The deadline cut this block short; an answer submitted before it (in this block too) stands.
+        const live = this.liveSubmission?.iteration === this.iteration && this.liveSubmission.block === b ? this.liveSubmission.text : null;
+        const stands = answer !== null || (live !== null && !(this.cfg.finalPatterns && live === ''));
+        if (!stands || !(err instanceof StopRun) || err.reason !== 'max_timeout') throw err;
+        res = abandonedBlock(err.message, performance.now() - blockStart, live);
         cutShort = true;
       }
       outputs.push(res);
@@ -545,7 +565,7 @@ export class RlmRun implements SubcallBridge {
       finalAnswer: answer,
       durationMs: Math.round(performance.now() - iterStart),
     });
-    return { answer, failed, lastError };
+    return { answer, failed, lastError, reply: reply.text };
   }
 
   /** Runs a block, giving up on it at once if the run is cancelled or out of time. */
@@ -556,9 +576,11 @@ export class RlmRun implements SubcallBridge {
       onAbort = () => reject(new Error('aborted'));
       this.abort.signal.addEventListener('abort', onAbort, { once: true });
     });
+    this.liveSubmission = null;
     try {
       return await Promise.race([this.p.repl.execute(code, site), aborted]);
     } catch (err) {
+      this.blockLeftRunning = true;
       throw this.asStop(err);
     } finally {
       if (onAbort) this.abort.signal.removeEventListener('abort', onAbort);
@@ -764,6 +786,10 @@ export class RlmRun implements SubcallBridge {
     );
   }
 
+  submitted(text: string, site: CallSite): void {
+    this.liveSubmission = { ...site, text };
+  }
+
   rlmQuery(prompt: string, model: string | undefined, site: CallSite): Promise<string> {
     return this.canRecurse ? this.childRun(prompt, model, site, null) : this.plainCall(prompt, model, site, 'rlm', null);
   }
@@ -779,15 +805,15 @@ export class RlmRun implements SubcallBridge {
   }
 }
 
-/** What is recorded of a block the deadline cut short after an answer had come in. */
-function abandonedBlock(message: string, durationMs: number): ExecResult {
+/** What is recorded of a block the deadline cut short after an answer had come in (`submitted`: by this block). */
+function abandonedBlock(message: string, durationMs: number, submitted: string | null): ExecResult {
   return {
     stdout: '',
     stderr: '',
     error: { name: 'TimeoutError', message: `${message}; the block was abandoned` },
     durationMs,
     cpuMs: 0,
-    submitted: null,
+    submitted,
     variables: [],
     replReset: null,
   };
@@ -805,5 +831,6 @@ export function forwardingBridge(target: () => SubcallBridge | null): SubcallBri
     llmQueryBatched: (p, m, s) => get().llmQueryBatched(p, m, s),
     rlmQuery: (p, m, s) => get().rlmQuery(p, m, s),
     rlmQueryBatched: (p, m, s) => get().rlmQueryBatched(p, m, s),
+    submitted: (text, s) => target()?.submitted?.(text, s),
   };
 }

@@ -234,7 +234,9 @@ class IsolatedRepl implements Repl {
       });
       const submit = new ivm.Callback((text: unknown) => {
         const block = current();
-        if (block && block.active && typeof text === 'string') block.submitted = text;
+        if (!block || !block.active || typeof text !== 'string') return;
+        block.submitted = text;
+        this.#bridge.submitted?.(text, block.site);
       });
       const dispatch = new ivm.Reference(async (kind: unknown, a: unknown, b: unknown): Promise<string> => {
         const block = current();

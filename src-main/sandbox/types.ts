@@ -17,6 +17,11 @@ export interface SubcallBridge {
   llmQueryBatched(prompts: string[], model: string | undefined, site: CallSite): Promise<string[]>;
   rlmQuery(prompt: string, model: string | undefined, site: CallSite): Promise<string>;
   rlmQueryBatched(prompts: string[], model: string | undefined, site: CallSite): Promise<string[]>;
+  /**
+   * The code submitted an answer while its block still runs (the block's result carries it
+   * too): a block cut short after this (a deadline) still has its answer.
+   */
+  submitted?(text: string, site: CallSite): void;
 }
 
 /** Which block of which iteration made a call; set by the engine before each execute. */

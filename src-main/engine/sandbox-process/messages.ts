@@ -8,6 +8,8 @@ import type { CallSite, ReplOptions, SandboxValue } from '../../sandbox/types.ts
 export interface RemoteReplOptions extends Omit<ReplOptions, 'bridge' | 'tools'> {
   toolValues: Record<string, SandboxValue>;
   toolFunctions: string[];
+  /** For Python's keyword arguments: each callable tool's parameter names, where they could be read. */
+  toolParameters: Record<string, string[]>;
 }
 
 /**
@@ -61,4 +63,6 @@ export type FromSandbox =
   | { t: 'done'; id: number; value: unknown }
   | { t: 'failed'; id: number; error: WireError }
   | { t: 'subcall'; id: number; repl: number; name: SubcallName; prompt: string | string[]; model: string | undefined; site: CallSite }
-  | { t: 'tool'; id: number; repl: number; name: string; args: SandboxValue[] };
+  | { t: 'tool'; id: number; repl: number; name: string; args: SandboxValue[] }
+  /** A running block submitted an answer (SubcallBridge.submitted); nothing is answered. */
+  | { t: 'submitted'; repl: number; text: string; site: CallSite };

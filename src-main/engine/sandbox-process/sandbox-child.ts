@@ -36,12 +36,21 @@ function bridgeFor(repl: number): SubcallBridge {
     rlmQuery: async (prompt, model, site) => String(await call('rlmQuery', prompt, model, site)),
     llmQueryBatched: async (prompts, model, site) => (await call('llmQueryBatched', prompts, model, site)) as string[],
     rlmQueryBatched: async (prompts, model, site) => (await call('rlmQueryBatched', prompts, model, site)) as string[],
+    submitted: (text, site) => send({ t: 'submitted', repl, text, site }),
   };
 }
 
-function toolsFor(repl: number, o: RemoteReplOptions): Record<string, HostFunction | SandboxValue> {
+async function toolsFor(repl: number, o: RemoteReplOptions): Promise<Record<string, HostFunction | SandboxValue>> {
   const tools: Record<string, HostFunction | SandboxValue> = { ...o.toolValues };
   for (const name of o.toolFunctions) tools[name] = (...args: SandboxValue[]) => ask({ t: 'tool', repl, name, args });
+  if (Object.keys(o.toolParameters).length > 0) {
+    // The stand-ins carry the parent's parameter names, where Python's keyword arguments go.
+    const { withParameterNames } = await import('../../sandbox/python/tool-arguments.ts');
+    for (const [name, params] of Object.entries(o.toolParameters)) {
+      const call = tools[name];
+      if (typeof call === 'function') withParameterNames(call, params);
+    }
+  }
   return tools;
 }
 
@@ -115,8 +124,8 @@ async function perform(repl: Repl, m: ReplOp): Promise<unknown> {
 function onMessage(m: ToSandbox): void {
   switch (m.t) {
     case 'open': {
-      const { toolValues: _v, toolFunctions: _f, ...limits } = m.options;
-      const repl = createRepl(m.language, { ...limits, bridge: bridgeFor(m.repl), tools: toolsFor(m.repl, m.options) });
+      const { toolValues: _v, toolFunctions: _f, toolParameters: _p, ...limits } = m.options;
+      const repl = toolsFor(m.repl, m.options).then((tools) => createRepl(m.language, { ...limits, bridge: bridgeFor(m.repl), tools }));
       repl.catch(() => undefined); // reported by the first operation
       repls.set(m.repl, { repl, tail: Promise.resolve() });
       break;

@@ -96,7 +96,7 @@ export class SandboxProcess {
 
   /** REPLs of a language in the child. */
   replFactory(language: ReplLanguage): ReplFactory {
-    return async (options) => new ProcessRepl(this, language, options);
+    return async (options) => new ProcessRepl(this, language, options, language === 'python' ? await parameterNames(options) : {});
   }
 
   /**
@@ -126,10 +126,10 @@ export class SandboxProcess {
   }
 
   /** @internal for ProcessRepl */
-  open(language: ReplLanguage, options: ReplOptions): number {
+  open(language: ReplLanguage, options: ReplOptions, toolParameters: Record<string, string[]>): number {
     const repl = this.#nextRepl++;
     const tools = new Map<string, HostFunction>();
-    const remote: RemoteReplOptions = { ...options, toolValues: {}, toolFunctions: [] };
+    const remote: RemoteReplOptions = { ...options, toolValues: {}, toolFunctions: [], toolParameters };
     delete (remote as Partial<ReplOptions>).bridge;
     delete (remote as Partial<ReplOptions>).tools;
     for (const [name, tool] of Object.entries(options.tools ?? {})) {
@@ -198,6 +198,9 @@ export class SandboxProcess {
       case 'tool':
         void this.#tool(m);
         break;
+      case 'submitted':
+        this.#locals.get(m.repl)?.bridge.submitted?.(m.text, m.site);
+        break;
     }
   }
 
@@ -243,9 +246,9 @@ class ProcessRepl implements Repl {
   readonly #process: SandboxProcess;
   readonly #id: number;
 
-  constructor(process: SandboxProcess, language: ReplLanguage, options: ReplOptions) {
+  constructor(process: SandboxProcess, language: ReplLanguage, options: ReplOptions, toolParameters: Record<string, string[]>) {
     this.#process = process;
-    this.#id = process.open(language, options);
+    this.#id = process.open(language, options, toolParameters);
   }
 
   async addContext(index: number, value: SandboxValue): Promise<void> {
@@ -272,6 +275,23 @@ class ProcessRepl implements Repl {
   dispose(): void {
     this.#process.dispose(this.#id);
   }
+}
+
+/**
+ * The parameter names of the callable tools, read here where the functions are: the child
+ * calls them through stand-ins, and Python's keyword arguments are placed by these names.
+ */
+async function parameterNames(options: ReplOptions): Promise<Record<string, string[]>> {
+  const fns = Object.entries(options.tools ?? {}).filter((e): e is [string, HostFunction] => typeof e[1] === 'function');
+  if (fns.length === 0) return {};
+  // Only then: the parser is not loaded for a run without tools.
+  const { toolParameterNames } = await import('../../sandbox/python/tool-arguments.ts');
+  const names: Record<string, string[]> = {};
+  for (const [name, fn] of fns) {
+    const params = toolParameterNames(fn);
+    if (params) names[name] = params;
+  }
+  return names;
 }
 
 let shared: SandboxProcess | null = null;

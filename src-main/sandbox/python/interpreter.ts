@@ -12,7 +12,7 @@ import { assertCanHostIsolates } from '../isolate-host.ts';
 import { BOOT_SOURCE, snapshotPath, takePyodideReads, type PyodideReads } from './pyodide-files.ts';
 import { pruneSnapshots } from './snapshot-cache.ts';
 import { trackInterpreter, trackStart } from './lifecycle.ts';
-import type { PythonBootConfig } from './isolate-side.ts';
+import { type PythonBootConfig, SUBMITTED_STREAM } from './isolate-side.ts';
 
 /** The isolate-side control function; ops are documented in isolate-side.ts. */
 type Control = ivm.Reference<(op: string, arg: string, data?: ArrayBuffer) => string | Uint8Array>;
@@ -29,6 +29,8 @@ export interface Interpreter {
 
 interface InterpreterHooks {
   flush(stream: number, text: string, dropped: number): void;
+  /** The running block submitted an answer (it may still be cut short). */
+  submit(text: string): void;
   dispatch(kind: string, a: string, b: string): Promise<string>;
 }
 
@@ -190,6 +192,7 @@ async function boot(config: PythonBootConfig, snapshotImage: Promise<ivm.Externa
     const context = await isolate.createContext();
     const hooks: InterpreterHooks = {
       flush: () => undefined,
+      submit: () => undefined,
       dispatch: async () => 'Error: host calls are only available while a block runs',
     };
     const interp: Interpreter = { isolate, context, control: null as unknown as Control, hooks, dispose: disposeIsolate };
@@ -197,7 +200,9 @@ async function boot(config: PythonBootConfig, snapshotImage: Promise<ivm.Externa
       new ivm.ExternalCopy(new Uint8Array(randomBytes(typeof n === 'number' ? n : 0))).copyInto({ release: true }),
     );
     const flush = new ivm.Callback((stream: unknown, text: unknown, dropped: unknown) => {
-      if (typeof text === 'string' && typeof dropped === 'number') interp.hooks.flush(stream === 1 ? 1 : 0, text, dropped);
+      if (typeof text !== 'string' || typeof dropped !== 'number') return;
+      if (stream === SUBMITTED_STREAM) interp.hooks.submit(text);
+      else interp.hooks.flush(stream === 1 ? 1 : 0, text, dropped);
     });
     const dispatch = new ivm.Reference(async (kind: unknown, x: unknown, y: unknown): Promise<string> =>
       interp.hooks.dispatch(String(kind), String(x), String(y)),

@@ -36,6 +36,9 @@ interface HostDispatch {
   applySyncPromise(receiver: undefined, args: string[]): unknown;
 }
 type FlushHook = (stream: number, text: string, dropped: number) => void;
+
+/** The flush hook's stream that carries a submitted answer (0 and 1 are stdout and stderr). */
+export const SUBMITTED_STREAM = 2;
 type RandomHook = (n: number) => Uint8Array;
 
 /** The parts of Pyodide's API the glue uses. */
@@ -176,6 +179,9 @@ export function bootPython(
     const host = {
       call: (kind: string, a: string, b: string): string => String(dispatch.applySyncPromise(undefined, [kind, a, b])),
       flush: (stream: number, text: string, dropped: number): void => flushHook(stream, text, dropped),
+      // The block's answer as soon as it is given, on the output's channel (SUBMITTED_STREAM;
+      // this function's source runs in the isolate, where the constant is not in scope).
+      submit: (text: string): void => flushHook(2, text, 0),
     };
     let setUp = false;
     return (op: string, arg: string, data?: ArrayBuffer): string => {

@@ -178,6 +178,12 @@ class PythonRepl implements Repl {
           const block = this.#interp === interp ? this.#block : null;
           if (block?.active) (stream === 1 ? block.stderr : block.stdout).append(text, dropped);
         },
+        submit: (text) => {
+          const block = this.#interp === interp ? this.#block : null;
+          if (!block?.active) return;
+          block.submitted = text;
+          this.#bridge.submitted?.(text, block.site);
+        },
         dispatch: async (kind, a, b) => {
           const block = this.#interp === interp ? this.#block : null;
           if (!block || !block.active) {
@@ -342,7 +348,8 @@ class PythonRepl implements Repl {
       stderr: block.stderr.text(),
       error,
       variables,
-      submitted: outcome?.submitted ?? null,
+      // Submitted before the limit killed the block: the host heard of it then.
+      submitted: outcome?.submitted ?? block.submitted,
       replReset: reason,
     };
   }

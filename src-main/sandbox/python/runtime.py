@@ -142,9 +142,15 @@ class _AnswerDict(dict):
 
 
 def _capture(content):
-    global _answer_captured
     if _block_active:
-        _answer_captured = str(content)
+        _submit(str(content))
+
+
+def _submit(value):
+    """The block's answer; the host hears of it at once, so a block killed later keeps it."""
+    global _answer_captured
+    _answer_captured = value
+    _host.submit(value)
 
 
 # ---- the functions the model's code calls ------------------------------------------------------
@@ -208,7 +214,6 @@ def SHOW_VARS():
 
 def FINAL_VAR(variable_name):
     """Paper-era: answer with a variable's value (recorded as this block's submission)."""
-    global _answer_captured
     name = variable_name.strip().strip("\"'") if isinstance(variable_name, str) else None
     if name is None:
         value = str(variable_name)
@@ -219,21 +224,30 @@ def FINAL_VAR(variable_name):
         listed = [k for k in _ns if _is_user_name(k)]
         return f"Error: Variable '{name}' not found. Available variables: {listed}"
     if _block_active:
-        _answer_captured = value
+        _submit(value)
     return value
 
 
 def FINAL(text):
     """Paper-era: answer with the given text."""
-    global _answer_captured
     value = str(text)
     if _block_active:
-        _answer_captured = value
+        _submit(value)
     return value
 
 
-class _ToolError(Exception):
-    pass
+_tool_error_classes = {}
+
+
+def _tool_error_class(name):
+    """What a failed tool raises: the built-in exception of its error's name (ValueError), else a
+    class of that name (QuotaError, JavaScript's Error), so the model sees the tool's own type."""
+    cls = getattr(builtins, name, None)
+    if isinstance(cls, type) and issubclass(cls, Exception):
+        return cls
+    if name not in _tool_error_classes:
+        _tool_error_classes[name] = type(name, (Exception,), {"__module__": "builtins"})
+    return _tool_error_classes[name]
 
 
 _NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
@@ -270,10 +284,7 @@ def _make_tool(name):
         reply = json.loads(str(_host.call("tool", name, payload)))
         if "err" in reply:
             err = reply["err"]
-            cls = getattr(builtins, str(err.get("name", "")), None)
-            if not (isinstance(cls, type) and issubclass(cls, Exception)):
-                cls = _ToolError
-            raise cls(str(err.get("message", "")))
+            raise _tool_error_class(str(err.get("name", "")) or "Error")(str(err.get("message", "")))
         return reply.get("ok")
 
     tool.__name__ = name

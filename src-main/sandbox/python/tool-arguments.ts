@@ -5,8 +5,22 @@ import { parseExpressionAt } from 'acorn';
 import type { Node, Pattern } from 'acorn';
 import type { HostFunction, SandboxValue } from '../types.ts';
 
+/** Parameter names declared for stand-ins whose own source says nothing (`withParameterNames`). */
+const declared = new WeakMap<HostFunction, string[]>();
+
+/**
+ * `fn`, a stand-in for a tool elsewhere (a sandbox process calls its parent's tools through
+ * `(...args) => …`), with that tool's parameter names, so keyword arguments find their place.
+ */
+export function withParameterNames(fn: HostFunction, names: string[]): HostFunction {
+  declared.set(fn, names);
+  return fn;
+}
+
 /** The names of a function's leading simple parameters, or null when they cannot be read. */
 export function toolParameterNames(fn: HostFunction): string[] | null {
+  const known = declared.get(fn);
+  if (known) return known;
   const source = Function.prototype.toString.call(fn);
   // Method shorthand (`convert(a, b) {…}`) is not an expression; as an object member it is.
   for (const text of [`(${source})`, `({${source}})`]) {

@@ -29,12 +29,13 @@ describe('child runs', () => {
   it('a child stopped by a limit gives its parent an error string with the reason', async () => {
     const h = await harness(
       tree('answer.content = rlm_query("bad"); answer.ready = true;', () => repl('null.boom();')),
-      { maxDepth: 2, maxErrors: 1 },
+      { maxDepth: 2, maxErrors: 2 },
     );
     const out = await h.complete('c');
     expect(out.stopReason).toBe('answered');
+    // The partial answer: the reply of the turn before the one that tripped the limit.
     expect(out.answer).toMatch(
-      /^Error: child RLM stopped \(max_errors\): 1 consecutive iterations with errors .*TypeError.*\. Partial answer: /s,
+      /^Error: child RLM stopped \(max_errors\): 2 consecutive iterations with errors .*TypeError.*\. Partial answer: /s,
     );
     const end = ofType(h.events, 'subcall.end')[0]!;
     expect(end.error).toMatch(/^max_errors: /);

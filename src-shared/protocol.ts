@@ -377,7 +377,12 @@ export interface RecentRun {
 
 /** One finished task of an evaluation (a line of its results.jsonl). */
 export interface EvalTaskRow {
+  /** The session's key: the task's id, with `#k` for its repeats after the first (`--repeat`). */
   id: string;
+  /** The dataset task this session ran: what repeats share, and what comparisons pair by. */
+  taskId: string;
+  /** Which of the task's sessions (from 0). */
+  repeat: number;
   kind: string;
   sizeTokens: number | null;
   score: number;

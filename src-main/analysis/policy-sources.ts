@@ -103,14 +103,19 @@ const oneLine = (s: string, n: number): string => {
   return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
 };
 
-/** Sessions of a log without evaluation results: repeats are the same question on the same context size. */
-function rowsOf(log: LogMetrics, task: { id: string; correct: boolean; score: number } | null): SessionRow[] {
+/**
+ * The sessions of a log. An evaluation's task groups its repeats by the dataset's task id (the
+ * session key `id#k` is not a task); without results, repeats are the same question on the same
+ * context size.
+ */
+function rowsOf(log: LogMetrics, task: { taskId: string; repeat: number; correct: boolean; score: number } | null): SessionRow[] {
   return log.sessions.map((m) => ({
     logFile: log.path,
     rootRunId: m.rootRunId,
-    taskId: task?.id ?? null,
-    taskKey: task ? `task:${task.id}` : `query:${m.contextChars ?? '?'}:${m.query ?? basename(log.path)}`,
-    taskLabel: task ? task.id : m.query ? oneLine(m.query, 80) : basename(log.path),
+    taskId: task?.taskId ?? null,
+    repeat: task?.repeat ?? null,
+    taskKey: task ? `task:${task.taskId}` : `query:${m.contextChars ?? '?'}:${m.query ?? basename(log.path)}`,
+    taskLabel: task ? task.taskId : m.query ? oneLine(m.query, 80) : basename(log.path),
     correct: task?.correct ?? null,
     score: task?.score ?? null,
     metrics: m,

@@ -62,8 +62,14 @@ export function formatPolicy(agg: PolicyAggregate, rows: readonly SessionRow[]):
   return `${lines.join('\n')}\n`;
 }
 
+/** A task's name, with how many of its sessions each side got right when either side repeated it. */
+function taskName(r: TaskRef): string {
+  const repeated = r.outcomeA.known > 1 || r.outcomeB.known > 1;
+  return repeated ? `${r.taskLabel} (${r.outcomeA.correct}/${r.outcomeA.known} vs ${r.outcomeB.correct}/${r.outcomeB.known})` : r.taskLabel;
+}
+
 function taskList(refs: readonly TaskRef[], max = 20): string {
-  const shown = refs.slice(0, max).map((r) => r.taskLabel);
+  const shown = refs.slice(0, max).map(taskName);
   return refs.length > max ? `${shown.join(', ')}, … (${refs.length - max} more)` : shown.join(', ');
 }
 
@@ -71,7 +77,9 @@ export function formatComparison(pathA: string, a: PolicySource, pathB: string, 
   const side = (name: string, path: string, s: PolicySource): string => {
     const known = s.rows.filter((r) => r.correct !== null);
     const ok = known.filter((r) => r.correct === true).length;
-    return `${name}: ${path} (${s.kind}, ${s.rows.length} session(s)${known.length ? `, ${ok}/${known.length} correct` : ', correctness unknown'})`;
+    const tasks = new Set(s.rows.map((r) => r.taskKey)).size;
+    const sessions = tasks === s.rows.length ? `${tasks} task(s)` : `${s.rows.length} session(s) of ${tasks} task(s)`;
+    return `${name}: ${path} (${s.kind}, ${sessions}${known.length ? `, ${ok}/${known.length} correct` : ', correctness unknown'})`;
   };
   const lines = [
     side('A', pathA, a),
@@ -82,5 +90,8 @@ export function formatComparison(pathA: string, a: PolicySource, pathB: string, 
     `neither: ${x.neither.length}`,
   ];
   if (x.notCompared.length > 0) lines.push(`not compared (one side lacks the task or its result): ${x.notCompared.length}`);
+  const all = [...x.both, ...x.onlyA, ...x.onlyB, ...x.neither];
+  if (all.some((r) => r.outcomeA.known > 1 || r.outcomeB.known > 1))
+    lines.push('repeated tasks: solved by a side when at least half of its sessions there were correct (correct/sessions, A vs B)');
   return `${lines.join('\n')}\n`;
 }

@@ -192,6 +192,8 @@ export function readEvalDir(path: string): EvalOverview {
     if (d.logFile !== null && logFile === null) missingLogs++;
     rows.set(key, {
       id: key,
+      taskId: d.id,
+      repeat: d.repeat,
       kind: d.kind,
       sizeTokens: d.sizeTokens,
       score: d.score,

@@ -1,5 +1,5 @@
 // Pure derivations for the Evaluation view: accuracy by kind and size, sorting, and the
-// comparison of two evaluations (which task ids only one of them solved).
+// comparison of two evaluations (which tasks only one of them solved, repeats grouped by task).
 import { addByModel, type UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import { pricedCosts } from '../../src-shared/cost-text.ts';
 import type { EvalOverview, EvalTaskRow } from '../../src-shared/protocol.ts';
@@ -93,43 +93,79 @@ export function evalTotals(e: EvalOverview): EvalTotals {
   };
 }
 
-export interface EvalComparison {
-  /** Task ids solved (fully correct) by A and not by B, sorted. */
-  onlyA: string[];
-  onlyB: string[];
-  both: number;
-  neither: number;
-  /** Task ids present in both evaluations. */
-  common: number;
-  /** Ids in one evaluation only (not run, or not finished, in the other). */
-  missingInA: string[];
-  missingInB: string[];
+/** How a task went on one side: its sessions (repeats) with a result, and how many were correct. */
+export interface SideOutcome {
+  correct: number;
+  sessions: number;
+  /** The key of its first session (what opens its log). */
+  first: string;
 }
 
+export interface ComparedTask {
+  taskId: string;
+  a: SideOutcome;
+  b: SideOutcome;
+}
+
+export interface EvalComparison {
+  /** Tasks solved by A and not by B, by task id; a repeated task is solved when at least half its sessions are correct. */
+  onlyA: ComparedTask[];
+  onlyB: ComparedTask[];
+  both: number;
+  neither: number;
+  /** Tasks present in both evaluations. */
+  common: number;
+  /** Task ids in one evaluation only (not run, or not finished, in the other). */
+  missingInA: string[];
+  missingInB: string[];
+  /** Some task has more than one session on a side (`eval --repeat`). */
+  repeated: boolean;
+}
+
+/** Sessions grouped by their dataset task, so `--repeat` sessions count once as a task. */
+function byTask(rows: readonly EvalTaskRow[]): Map<string, SideOutcome> {
+  const out = new Map<string, SideOutcome>();
+  for (const r of rows) {
+    const o = out.get(r.taskId);
+    if (o) {
+      o.sessions++;
+      if (r.correct) o.correct++;
+    } else out.set(r.taskId, { correct: r.correct ? 1 : 0, sessions: 1, first: r.id });
+  }
+  return out;
+}
+
+const solved = (o: SideOutcome): boolean => o.correct * 2 >= o.sessions;
+
 export function compareEvals(a: EvalOverview, b: EvalOverview): EvalComparison {
-  const ra = new Map(a.tasks.map((t) => [t.id, t]));
-  const rb = new Map(b.tasks.map((t) => [t.id, t]));
-  const onlyA: string[] = [];
-  const onlyB: string[] = [];
+  const ra = byTask(a.tasks);
+  const rb = byTask(b.tasks);
+  const onlyA: ComparedTask[] = [];
+  const onlyB: ComparedTask[] = [];
   let both = 0;
   let neither = 0;
   let common = 0;
-  for (const [id, x] of ra) {
-    const y = rb.get(id);
+  let repeated = false;
+  for (const [taskId, x] of ra) {
+    const y = rb.get(taskId);
     if (!y) continue;
     common++;
-    if (x.correct && y.correct) both++;
-    else if (x.correct) onlyA.push(id);
-    else if (y.correct) onlyB.push(id);
+    if (x.sessions > 1 || y.sessions > 1) repeated = true;
+    const t = { taskId, a: x, b: y };
+    if (solved(x) && solved(y)) both++;
+    else if (solved(x)) onlyA.push(t);
+    else if (solved(y)) onlyB.push(t);
     else neither++;
   }
+  const byId = (p: ComparedTask, q: ComparedTask): number => p.taskId.localeCompare(q.taskId);
   return {
-    onlyA: onlyA.sort(),
-    onlyB: onlyB.sort(),
+    onlyA: onlyA.sort(byId),
+    onlyB: onlyB.sort(byId),
     both,
     neither,
     common,
     missingInA: [...rb.keys()].filter((id) => !ra.has(id)).sort(),
     missingInB: [...ra.keys()].filter((id) => !rb.has(id)).sort(),
+    repeated,
   };
 }

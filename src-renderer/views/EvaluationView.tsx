@@ -10,7 +10,7 @@ import { useServices, useStudio } from '../app/context.tsx';
 import { ChartFrame, drawDistribution } from '../charts/Charts.tsx';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { pricedCosts, totalCostText } from '../../src-shared/cost-text.ts';
-import { accuracyBy, compareEvals, evalTotals, sortRows, type SortKey } from '../lib/eval.ts';
+import { accuracyBy, compareEvals, evalTotals, sortRows, type ComparedTask, type SortKey } from '../lib/eval.ts';
 import { RetriesNote } from './RetriesNote.tsx';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { HostPathForm } from './HostPathForm.tsx';
@@ -286,16 +286,22 @@ function EvalCompare() {
     ['cost p50 / p95', (t) => (t.unpriced >= t.finished ? 'unknown' : `${fmtUsd(t.cost.p50)} / ${fmtUsd(t.cost.p95)}`)],
     ['runtime p50 / p95', (t) => `${fmtMs(t.time.p50)} / ${fmtMs(t.time.p95)}`],
   ];
-  const only = (ids: string[], dir: string, testId: string) => (
+  const only = (tasks: ComparedTask[], side: 'a' | 'b', dir: string, testId: string) => (
     <ul className="eval-only" data-testid={testId}>
-      {ids.map((id) => (
-        <li key={id}>
-          <button type="button" className="link" onClick={() => void openEvalTask(svc, dir, id)}>
-            {id}
+      {tasks.map((t) => (
+        <li key={t.taskId}>
+          <button type="button" className="link" onClick={() => void openEvalTask(svc, dir, t[side].first)}>
+            {t.taskId}
           </button>
+          {cmp?.repeated ? (
+            <span className="muted" title="correct sessions / sessions, in A and in B">
+              {' '}
+              {t.a.correct}/{t.a.sessions} vs {t.b.correct}/{t.b.sessions}
+            </span>
+          ) : null}
         </li>
       ))}
-      {ids.length === 0 ? <li className="muted">none</li> : null}
+      {tasks.length === 0 ? <li className="muted">none</li> : null}
     </ul>
   );
   return (
@@ -345,16 +351,17 @@ function EvalCompare() {
             {cmp.missingInA.length + cmp.missingInB.length > 0
               ? ` ${cmp.missingInB.length} task(s) only in A and ${cmp.missingInA.length} only in B are left out.`
               : ''}
+            {cmp.repeated ? ' Repeated tasks count once: solved when at least half of their sessions are correct.' : ''}
           </p>
           <EvalPolicyCompare a={ea.dir} b={eb.dir} />
           <div className="eval-only-lists">
             <div>
               <h4>Only A ({ea.name}) solved</h4>
-              {only(cmp.onlyA, ea.dir, 'eval-only-a')}
+              {only(cmp.onlyA, 'a', ea.dir, 'eval-only-a')}
             </div>
             <div>
               <h4>Only B ({eb.name}) solved</h4>
-              {only(cmp.onlyB, eb.dir, 'eval-only-b')}
+              {only(cmp.onlyB, 'b', eb.dir, 'eval-only-b')}
             </div>
           </div>
         </>

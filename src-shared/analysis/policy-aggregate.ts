@@ -10,8 +10,10 @@ export interface SessionRow {
   /** The log it was read from. */
   logFile: string;
   rootRunId: string;
-  /** The evaluation's task id, else null. */
+  /** The evaluation's task id (shared by its repeats), else null. */
   taskId: string | null;
+  /** Which of the task's sessions (from 0) under `eval --repeat`; null outside an evaluation. */
+  repeat: number | null;
   /** What groups repeats: the task id, else the query and context size. */
   taskKey: string;
   /** A short human name for the task. */
@@ -150,6 +152,14 @@ export interface TaskRef {
   /** The logs of the task's sessions in A and in B (either may be empty). */
   logsA: string[];
   logsB: string[];
+  /** Of the task's sessions on each side, how many have a known result and how many of those were correct (the spread of repeats). */
+  outcomeA: Outcome;
+  outcomeB: Outcome;
+}
+
+interface Outcome {
+  correct: number;
+  known: number;
 }
 
 /** What the success sets read of a session (its figures are not needed). */
@@ -165,14 +175,17 @@ export interface SuccessIntersection {
   notCompared: TaskRef[];
 }
 
+function outcome(rows: readonly TaskOutcome[]): Outcome {
+  const known = rows.filter((r) => r.correct !== null);
+  return { correct: known.filter((r) => r.correct === true).length, known: known.length };
+}
+
 /**
  * A task counts as solved by a configuration when at least half of its sessions there were
  * correct (one session: that session's result), so repeats do not let one lucky run count.
  */
-function solved(rows: readonly TaskOutcome[]): boolean | null {
-  const known = rows.filter((r) => r.correct !== null);
-  if (known.length === 0) return null;
-  return known.filter((r) => r.correct === true).length * 2 >= known.length;
+export function solvedBy(o: Outcome): boolean | null {
+  return o.known === 0 ? null : o.correct * 2 >= o.known;
 }
 
 export function successIntersection(a: readonly TaskOutcome[], b: readonly TaskOutcome[]): SuccessIntersection {
@@ -184,9 +197,16 @@ export function successIntersection(a: readonly TaskOutcome[], b: readonly TaskO
     const ra = ga.get(key) ?? [];
     const rb = gb.get(key) ?? [];
     const first = (ra[0] ?? rb[0]) as TaskOutcome;
-    const ref: TaskRef = { taskKey: key, taskLabel: first.taskLabel, logsA: ra.map((r) => r.logFile), logsB: rb.map((r) => r.logFile) };
-    const sa = ra.length > 0 ? solved(ra) : null;
-    const sb = rb.length > 0 ? solved(rb) : null;
+    const ref: TaskRef = {
+      taskKey: key,
+      taskLabel: first.taskLabel,
+      logsA: ra.map((r) => r.logFile),
+      logsB: rb.map((r) => r.logFile),
+      outcomeA: outcome(ra),
+      outcomeB: outcome(rb),
+    };
+    const sa = solvedBy(ref.outcomeA);
+    const sb = solvedBy(ref.outcomeB);
     if (sa === null || sb === null) out.notCompared.push(ref);
     else if (sa && sb) out.both.push(ref);
     else if (sa) out.onlyA.push(ref);

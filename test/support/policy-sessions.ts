@@ -186,6 +186,8 @@ export function writeNativeLog(path: string, events: readonly TrajectoryEvent[],
 
 export interface GeneratedTask {
   id: string;
+  /** Which session of the task (`eval --repeat`); 0 when absent. */
+  repeat?: number;
   correct: boolean;
   shape: SessionShape;
 }
@@ -199,11 +201,14 @@ export function writeEvalDir(dir: string, tasks: readonly GeneratedTask[]): void
   );
   const lines: string[] = [];
   for (const t of tasks) {
-    const log = join(dir, 'logs', `${t.id}.rlm.jsonl`);
-    writeNativeLog(log, policySession(t.shape, t.id), t.id);
+    const r = t.repeat ?? 0;
+    const name = r === 0 ? t.id : `${t.id}.r${r}`;
+    const log = join(dir, 'logs', `${name}.rlm.jsonl`);
+    writeNativeLog(log, policySession(t.shape, name), name);
     lines.push(
       JSON.stringify({
         id: t.id,
+        ...(r === 0 ? {} : { repeat: r }),
         kind: 'generated',
         sizeTokens: null,
         score: t.correct ? 1 : 0,

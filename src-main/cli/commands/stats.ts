@@ -76,6 +76,7 @@ function statsJson(source: PolicySource, maxBins: number): StatsJson {
       sessions: source.rows.map((r) => ({
         logFile: r.logFile,
         taskId: r.taskId,
+        repeat: r.repeat,
         taskKey: r.taskKey,
         correct: r.correct,
         score: r.score,

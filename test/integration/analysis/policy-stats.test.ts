@@ -49,7 +49,7 @@ interface Json {
   source: string;
   logs: number;
   policy: {
-    sessions: { taskId: string | null; correct: boolean | null; figures: Record<string, number> }[];
+    sessions: { taskId: string | null; repeat: number | null; correct: boolean | null; figures: Record<string, number> }[];
     aggregate: {
       sessions: number;
       distributions: Record<string, { quartiles: Q; histogram: { edges: number[]; counts: number[] } }>;
@@ -59,7 +59,12 @@ interface Json {
         correctDist: Record<string, { quartiles: Q; histogram: { counts: number[] } }>;
         incorrectDist: Record<string, { quartiles: Q; histogram: { counts: number[] } }>;
       } | null;
-      repeats: { taskLabel: string; sessions: number; spread: Record<string, { mean: number; variance: number }> }[];
+      repeats: {
+        taskLabel: string;
+        sessions: number;
+        correct: number | null;
+        spread: Record<string, { mean: number; variance: number }>;
+      }[];
     };
   };
 }
@@ -120,6 +125,54 @@ describe('rlm-studio stats over folders', () => {
     expect(o.b.sessions).toBe(8);
     const text = await cli('stats', A, '--compare', B);
     expect(text.out).toMatch(/solved by both: 2\nonly A: 2 — t4, t6\nonly B: 2 — t1, t3\nneither: 2/);
+  });
+
+  it('--repeat sessions are one task: grouped with their spread, and compared task by task', async () => {
+    // R ran t0..t3 three times each (t0: 3/3, t1: 2/3, t2: 1/3, t3: 0/3 correct; sub-calls 1, 2, 3 by repeat);
+    // S ran each once (t0, t1 wrong; t2, t3 right).
+    const R = join(dir, 'eval-repeats');
+    const S = join(dir, 'eval-once');
+    writeEvalDir(
+      R,
+      [0, 1, 2, 3].flatMap((i) =>
+        [0, 1, 2].map((r) => ({ id: `t${i}`, repeat: r, correct: r < 3 - i, shape: { query: `q${i}`, calls: [r + 1] } })),
+      ),
+    );
+    writeEvalDir(
+      S,
+      [0, 1, 2, 3].map((i) => ({ id: `t${i}`, correct: i >= 2, shape: { query: `q${i}`, calls: [1] } })),
+    );
+    const one = JSON.parse((await cli('stats', R, '--json')).out) as Json;
+    expect(one.policy.sessions.map((s) => `${s.taskId}/${s.repeat}`).slice(0, 4)).toEqual(['t0/0', 't0/1', 't0/2', 't1/0']);
+    const reps = one.policy.aggregate.repeats;
+    expect(reps.map((g) => [g.taskLabel, g.sessions, g.correct])).toEqual([
+      ['t0', 3, 3],
+      ['t1', 3, 2],
+      ['t2', 3, 1],
+      ['t3', 3, 0],
+    ]);
+    expect(reps[0]!.spread['subcalls']).toMatchObject({ mean: 2, variance: 2 / 3 });
+    const r = await cli('stats', R, '--compare', S, '--json');
+    const o = JSON.parse(r.out) as {
+      intersection: Record<
+        string,
+        { taskLabel: string; outcomeA: { correct: number; known: number }; outcomeB: { correct: number; known: number } }[]
+      >;
+    };
+    const cell = (k: string) => o.intersection[k]!.map((t) => t.taskLabel);
+    expect([cell('both'), cell('onlyA'), cell('onlyB'), cell('neither'), cell('notCompared')]).toEqual([
+      [],
+      ['t0', 't1'],
+      ['t2', 't3'],
+      [],
+      [],
+    ]);
+    expect(o.intersection['onlyA']![1]).toMatchObject({ outcomeA: { correct: 2, known: 3 }, outcomeB: { correct: 0, known: 1 } });
+    const text = (await cli('stats', R, '--compare', S)).out;
+    expect(text).toMatch(/^A: .*eval-repeats \(evaluation, 12 session\(s\) of 4 task\(s\), 6\/12 correct\)$/m);
+    expect(text).toMatch(/^B: .*eval-once \(evaluation, 4 task\(s\), 2\/4 correct\)$/m);
+    expect(text).toMatch(/only A: 2 — t0 \(3\/3 vs 0\/1\), t1 \(2\/3 vs 0\/1\)\nonly B: 2 — t2 \(1\/3 vs 1\/1\), t3 \(0\/3 vs 1\/1\)/);
+    expect(text).not.toMatch(/not compared/);
   });
 
   it('text output ends with a compact policy summary', async () => {

@@ -13,8 +13,11 @@ import { ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
 function row(id: string, over: Partial<EvalTaskRow> = {}): EvalTaskRow {
   const [kind = 'sniah', size = '8192'] = id.split(/-(?=\d)/);
+  const [taskId = id, repeat = '0'] = id.split('#');
   return {
     id,
+    taskId,
+    repeat: Number(repeat),
     kind,
     sizeTokens: Number(size.split('-')[0]),
     score: 1,
@@ -159,14 +162,26 @@ describe('evaluation derivations', () => {
     expect(sortRows(FULL.tasks, 'cost', true).map((r) => r.id)[0]).toBe('browsecomp-16384-s1');
     expect(sortRows(FULL.tasks, 'time', false).map((r) => r.id)[0]).toBe('sniah-8192-s1');
     const cmp = compareEvals(FULL, SHORT);
-    expect(cmp).toMatchObject({
-      onlyA: ['browsecomp-16384-s1', 'browsecomp-8192-s1', 'oolong-8192-s1'],
-      onlyB: [],
-      both: 1,
-      neither: 0,
-      common: 4,
-    });
-    expect(compareEvals(SHORT, FULL).onlyB).toEqual(cmp.onlyA);
+    expect(cmp).toMatchObject({ onlyB: [], both: 1, neither: 0, common: 4, repeated: false });
+    expect(cmp.onlyA.map((t) => t.taskId)).toEqual(['browsecomp-16384-s1', 'browsecomp-8192-s1', 'oolong-8192-s1']);
+    expect(compareEvals(SHORT, FULL).onlyB.map((t) => t.taskId)).toEqual(cmp.onlyA.map((t) => t.taskId));
+  });
+
+  it('groups --repeat sessions by task: each task counts once, with how many of its sessions were correct', () => {
+    // A ran t1 and t2 three times each; B once. Session keys t1#1, t1#2 are not tasks of their own.
+    const a = evaluation('/runs/rep', [
+      row('t1', { correct: true }),
+      row('t1#1', { correct: true }),
+      row('t1#2', { correct: false }),
+      row('t2', { correct: false }),
+      row('t2#1', { correct: true }),
+      row('t2#2', { correct: false }),
+    ]);
+    const b = evaluation('/runs/once', [row('t1', { correct: false }), row('t2', { correct: true })]);
+    const cmp = compareEvals(a, b);
+    expect(cmp).toMatchObject({ common: 2, both: 0, neither: 0, missingInA: [], missingInB: [], repeated: true });
+    expect(cmp.onlyA).toEqual([{ taskId: 't1', a: { correct: 2, sessions: 3, first: 't1' }, b: { correct: 0, sessions: 1, first: 't1' } }]);
+    expect(cmp.onlyB).toEqual([{ taskId: 't2', a: { correct: 1, sessions: 3, first: 't2' }, b: { correct: 1, sessions: 1, first: 't2' } }]);
   });
 });
 

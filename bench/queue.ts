@@ -12,7 +12,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Queue, type ConnectionOptions } from 'bullmq';
-import { generateDataset } from '../src-main/eval/dataset.ts';
+import { writeDataset } from '../src-main/cli/dataset-file.ts';
 import { runQueuedEval } from '../src-main/eval/queue/coordinator.ts';
 import { QUEUE_NAME } from '../src-main/eval/queue/keys.ts';
 import { connectRedis } from '../src-main/eval/queue/redis.ts';
@@ -85,12 +85,12 @@ const redis = await startRedis();
 const mock = await startMock(['--latency-ms', String(LATENCY)]);
 try {
   const ds = join(work, 'ds.jsonl');
-  generateDataset({ kinds: ['sniah'], sizes: [8192], seed: 1, count: N, out: ds, inlineMaxChars: 1 << 20 });
+  await writeDataset({ kinds: ['sniah'], sizes: [8192], seed: 1, count: N, out: ds, inlineMaxChars: 1 << 20 });
   // The paired rounds' share of the tasks: in-process and one worker alternate on it, so the
   // machine's load (other work on its cores) falls on both alike.
   const part = join(work, 'part.jsonl');
   const perRound = Math.ceil(N / PAIRS);
-  generateDataset({ kinds: ['sniah'], sizes: [8192], seed: 1, count: perRound, out: part, inlineMaxChars: 1 << 20 });
+  await writeDataset({ kinds: ['sniah'], sizes: [8192], seed: 1, count: perRound, out: part, inlineMaxChars: 1 << 20 });
   const common = { baseUrl: mock.url, model: 'mock-root', maxDepth: 0 };
   const rows: Row[] = [];
   const workerOverheadMs: number[] = [];

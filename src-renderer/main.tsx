@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
 import { ServicesProvider } from './app/context.tsx';
+import { ViewBoundary } from './views/ViewBoundary.tsx';
 import { Services } from './app/services.ts';
 import { setCoverageWorkerFactory } from './app/coverage-services.ts';
 import { createStudioStore } from './store/studio.ts';
@@ -41,7 +42,10 @@ if (root) {
   createRoot(root).render(
     <StrictMode>
       <ServicesProvider services={services}>
-        <App />
+        {/* The last resort: each view has its own boundary, this one keeps a fault in the shell from blanking the page. */}
+        <ViewBoundary what="the app">
+          <App />
+        </ViewBoundary>
       </ServicesProvider>
     </StrictMode>,
   );

@@ -24,8 +24,8 @@ const SUMMARY: [SessionFigure, string][] = [
 const num = (x: number): string =>
   !Number.isFinite(x) ? '–' : Number.isInteger(x) ? x.toLocaleString('en-US') : x.toLocaleString('en-US', { maximumFractionDigits: 2 });
 
-const q = (d: Quartiles): string =>
-  d.n === 0 ? 'none' : d.n === 1 ? num(d.p50) : `${num(d.p50)} [${num(d.p25)}–${num(d.p75)}] max ${num(d.max)}`;
+const q = (d: Quartiles | null): string =>
+  d === null || d.n === 0 ? 'none' : d.n === 1 ? num(d.p50) : `${num(d.p50)} [${num(d.p25)}–${num(d.p75)}] max ${num(d.max)}`;
 
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '–');
 

@@ -1,7 +1,6 @@
 // Datasets: JSONL, one task per line (id, kind, query, expected, scorer, and the context
 // inline or as a file beside the dataset). Validated line by line; errors name the line.
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
@@ -125,44 +124,54 @@ export interface GenerateOptions {
   inlineMaxChars: number;
 }
 
-/** Generates and writes a dataset; returns the tasks written (contexts as written). */
-export function generateDataset(o: GenerateOptions, onTask?: (t: EvalTask) => void): EvalTask[] {
+/**
+ * Generates a dataset: each task's line into `write`, and each context longer than
+ * `inlineMaxChars` into its file in `<out>.contexts/`. Returns the tasks written (contexts as
+ * written). The caller makes the dataset file (whole or not at all); if generating fails,
+ * the context files written here are removed again, so a retry finds nothing in its way.
+ */
+export async function generateDataset(
+  o: GenerateOptions,
+  write: (line: string) => Promise<void>,
+  onTask?: (t: EvalTask) => void,
+): Promise<EvalTask[]> {
   const out = resolve(o.out);
   const ctxDir = join(dirname(out), `${basename(out).replace(/\.jsonl?$/i, '')}.contexts`);
-  mkdirSync(dirname(out), { recursive: true });
-  try {
-    // 'wx': a dataset already there (perhaps edited by hand) is never replaced.
-    writeFileSync(out, '', { flag: 'wx' });
-  } catch (err) {
-    throw new DatasetError(
-      (err as NodeJS.ErrnoException).code === 'EEXIST'
-        ? `${o.out} already exists; refusing to overwrite it (choose another -o path)`
-        : `${o.out}: cannot create it: ${fileErrorText(err, true)}`,
-    );
-  }
+  const made: string[] = [];
+  let madeDir = false;
   const written: EvalTask[] = [];
-  for (const kind of o.kinds) {
-    for (const size of o.sizes) {
-      for (let k = 0; k < o.count; k++) {
-        const seed = o.seed + k;
-        const g = generateTask(kind, size, seed);
-        const id = `${kind}-${size}-s${seed}`;
-        const base: EvalTask = { id, kind, query: g.query, expected: g.expected, scorer: g.scorer, sizeTokens: size, seed };
-        const text = typeof g.context === 'string' ? g.context : JSON.stringify(g.context);
-        let task: EvalTask;
-        if (text.length <= o.inlineMaxChars) {
-          task = { ...base, context: g.context };
-        } else {
-          mkdirSync(ctxDir, { recursive: true });
-          const file = join(ctxDir, `${id}.${typeof g.context === 'string' ? 'txt' : 'json'}`);
-          writeFileSync(file, text);
-          task = { ...base, contextFile: relative(dirname(out), file) };
+  try {
+    for (const kind of o.kinds) {
+      for (const size of o.sizes) {
+        for (let k = 0; k < o.count; k++) {
+          const seed = o.seed + k;
+          const g = generateTask(kind, size, seed);
+          const id = `${kind}-${size}-s${seed}`;
+          const base: EvalTask = { id, kind, query: g.query, expected: g.expected, scorer: g.scorer, sizeTokens: size, seed };
+          const text = typeof g.context === 'string' ? g.context : JSON.stringify(g.context);
+          let task: EvalTask;
+          if (text.length <= o.inlineMaxChars) {
+            task = { ...base, context: g.context };
+          } else {
+            if (!madeDir) madeDir = (await mkdir(ctxDir, { recursive: true })) !== undefined;
+            const file = join(ctxDir, `${id}.${typeof g.context === 'string' ? 'txt' : 'json'}`);
+            made.push(file);
+            await writeFile(file, text).catch((err: unknown) => {
+              throw new DatasetError(`${file}: cannot write the context of ${id}: ${fileErrorText(err, true)}`);
+            });
+            task = { ...base, contextFile: relative(dirname(out), file) };
+          }
+          await write(`${JSON.stringify(task)}\n`);
+          written.push(task);
+          onTask?.(task);
         }
-        appendFileSync(out, `${JSON.stringify(task)}\n`);
-        written.push(task);
-        onTask?.(task);
       }
     }
+  } catch (err) {
+    // Best effort: what cannot be removed (the folder in the way of a context file) stays as it was.
+    await Promise.all(made.map((f) => rm(f, { force: true }).catch(() => undefined)));
+    if (madeDir) await rmdir(ctxDir).catch(() => undefined);
+    throw err;
   }
   return written;
 }

@@ -12,6 +12,7 @@ import { ReplayBar } from '../views/ReplayBar.tsx';
 import { RunView } from '../views/RunView.tsx';
 import { SearchView } from '../views/SearchView.tsx';
 import { TreePanel } from '../views/TreePanel.tsx';
+import { ViewBoundary } from '../views/ViewBoundary.tsx';
 import { OpenFileButton, Welcome } from '../views/Welcome.tsx';
 import { useServices, useStudio } from './context.tsx';
 import { evalFromHash, openEval } from './eval-services.ts';
@@ -76,6 +77,9 @@ export function App() {
     for (const f of files) void svc.openFile(f);
   };
 
+  const closeActive = (): void => {
+    if (active) void svc.closeSession(active);
+  };
   const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy';
   return (
     <div
@@ -171,37 +175,59 @@ export function App() {
         {showWelcome ? (
           <Welcome needs={panel === 'charts' || panel === 'search' ? (PANELS.find((p) => p.id === panel)?.label ?? null) : null} />
         ) : panel === 'new' ? (
-          <NewRunForm />
+          <ViewBoundary key="new" what="the new-run form">
+            <NewRunForm />
+          </ViewBoundary>
         ) : panel === 'compare' ? (
-          <CompareView />
+          <ViewBoundary key="compare" what="the comparison">
+            <CompareView />
+          </ViewBoundary>
         ) : panel === 'eval' ? (
-          <EvaluationView />
+          <ViewBoundary key="eval" what="the Evaluation view">
+            <EvaluationView />
+          </ViewBoundary>
         ) : panel === 'policy' ? (
-          <PolicyView />
+          <ViewBoundary key="policy" what="the Policy view">
+            <PolicyView />
+          </ViewBoundary>
         ) : active ? (
           <>
             <aside className="left">
-              {/* Keyed: what is unfolded in one session's controls (problems, variables, re-execute) is not another's. */}
-              <Controls key={active} sessionId={active} />
-              <div className="tree-with-coverage">
-                <TreePanel sessionId={active} />
-                <CoverageStrips sessionId={active} />
-              </div>
-              <CoveragePanel sessionId={active} />
+              {/* A fault in one session's views stays with it: another session shown gets a fresh try. */}
+              <ViewBoundary what="this session's tree and controls" resetKey={active} onClose={closeActive} closeText="Close this session">
+                {/* Keyed: what is unfolded in one session's controls (problems, variables, re-execute) is not another's. */}
+                <Controls key={active} sessionId={active} />
+                <div className="tree-with-coverage">
+                  <TreePanel sessionId={active} />
+                  <CoverageStrips sessionId={active} />
+                </div>
+                <CoveragePanel sessionId={active} />
+              </ViewBoundary>
             </aside>
             <CenterPane sessionId={active} panel={panel}>
-              {panel === 'charts' ? (
-                <ChartsView sessionId={active} />
-              ) : panel === 'search' ? (
-                <SearchView sessionId={active} query={query} setQuery={setQuery} />
-              ) : (
-                <RunView sessionId={active} />
-              )}
+              <ViewBoundary
+                what={`this session's ${panel === 'charts' ? 'charts' : panel === 'search' ? 'search' : 'run view'}`}
+                resetKey={`${active} ${panel}`}
+                onClose={closeActive}
+                closeText="Close this session"
+              >
+                {panel === 'charts' ? (
+                  <ChartsView sessionId={active} />
+                ) : panel === 'search' ? (
+                  <SearchView sessionId={active} query={query} setQuery={setQuery} />
+                ) : (
+                  <RunView sessionId={active} />
+                )}
+              </ViewBoundary>
             </CenterPane>
           </>
         ) : null}
       </main>
-      {active ? <ReplayBar sessionId={active} /> : null}
+      {active ? (
+        <ViewBoundary what="the replay bar" resetKey={active}>
+          <ReplayBar sessionId={active} />
+        </ViewBoundary>
+      ) : null}
       {dragging ? <div className="drop-overlay">Drop a log to open it</div> : null}
     </div>
   );

@@ -76,7 +76,13 @@ export function drawHistograms(
   series.forEach((s, k) => {
     const by = ih + 34 + k * 18;
     const q = s.dist.quartiles;
-    if (q.n > 0) drawBox(g, x, { from: q.min, p25: q.p25, p50: q.p50, p75: q.p75, to: q.max }, by, { half: 6, cls: s.cls });
+    if (q) drawBox(g, x, { from: q.min, p25: q.p25, p50: q.p50, p75: q.p75, to: q.max }, by, { half: 6, cls: s.cls });
+    else
+      g.append('text')
+        .attr('x', 4)
+        .attr('y', by + 4)
+        .attr('class', 'box-label muted-text')
+        .text(`no ${s.label} sessions`);
     g.append('text')
       .attr('x', -M.left + 2)
       .attr('y', by + 4)

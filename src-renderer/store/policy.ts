@@ -17,6 +17,8 @@ export interface PolicyState {
   put(o: PolicyOverview): void;
   setLoading(path: string, on: boolean): void;
   pick(v: Partial<Pick<PolicyState, 'shown' | 'a' | 'b' | 'figure'>>): void;
+  /** Forgets a source (a view that failed on it is closed; computing it again asks the host anew). */
+  drop(path: string): void;
 }
 
 export const usePolicy = create<PolicyState>()((set, get) => ({
@@ -39,4 +41,11 @@ export const usePolicy = create<PolicyState>()((set, get) => ({
     set({ loading });
   },
   pick: (v) => set(v),
+  drop: (path) => {
+    const sources = new Map(get().sources);
+    sources.delete(path);
+    const { shown, a, b } = get();
+    const keep = (p: string | null): string | null => (p === path ? null : p);
+    set({ sources, shown: keep(shown), a: keep(a), b: keep(b) });
+  },
 }));

@@ -8,6 +8,7 @@ import { useMemo, useState } from 'react';
 import { successIntersection, type TaskRef } from '../../src-shared/analysis/policy-aggregate.ts';
 import { SESSION_FIGURES, type SessionFigure } from '../../src-shared/analysis/policy-metrics.ts';
 import type { PolicyOverview } from '../../src-shared/protocol.ts';
+import type { Quartiles } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { openPolicy, openPolicyLog } from '../app/policy-services.ts';
 import { ChartFrame } from '../charts/Charts.tsx';
@@ -15,6 +16,7 @@ import { drawHistograms, drawSplitBar, splitBarHeight } from '../charts/policy-c
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { usePolicy } from '../store/policy.ts';
 import { HostPathForm } from './HostPathForm.tsx';
+import { ViewBoundary } from './ViewBoundary.tsx';
 
 const FIGURE_LABELS: Record<SessionFigure, string> = {
   iterations: 'iterations (all runs)',
@@ -120,14 +122,16 @@ export function PolicyView() {
       {sources.size > 0 ? (
         <>
           <label className="eval-pick">Showing {choose('shown', 'policy-select')}</label>
-          {os ? <PolicyDetail o={os} /> : null}
+          {os ? <PolicyDetailShown o={os} /> : null}
           <section className="eval-compare">
             <h3>Which tasks each solved</h3>
             <div className="compare-pick">
               A {choose('a', 'policy-compare-a')} B {choose('b', 'policy-compare-b')}
             </div>
             {oa && ob ? (
-              <SuccessGrid a={oa} b={ob} />
+              <ViewBoundary what="the success sets" resetKey={`${oa.path} ${ob.path}`}>
+                <SuccessGrid a={oa} b={ob} />
+              </ViewBoundary>
             ) : (
               <p className="muted">Compute the metrics of two evaluations and choose them as A and B.</p>
             )}
@@ -139,6 +143,16 @@ export function PolicyView() {
         </p>
       )}
     </div>
+  );
+}
+
+/** A source's figures behind their own boundary: a fault in them leaves the view's form and other sources usable. */
+function PolicyDetailShown({ o }: { o: PolicyOverview }) {
+  const drop = usePolicy((s) => s.drop);
+  return (
+    <ViewBoundary what={`the policy metrics of ${o.path}`} resetKey={o} onClose={() => drop(o.path)} closeText="Close these metrics">
+      <PolicyDetail o={o} />
+    </ViewBoundary>
   );
 }
 
@@ -234,15 +248,18 @@ function PolicyDetail({ o }: { o: PolicyOverview }) {
           {TABLE_FIGURES.map((f) => {
             const q = agg.distributions[f].quartiles;
             const ff = fmtFigure(f);
+            // A group without sessions has no figures: a dash, its reason in the tooltip.
+            const cell = (v: Quartiles | null, key: 'p25' | 'p50' | 'p75' | 'max', none: string) =>
+              v ? <td>{ff(v[key])}</td> : <td title={none}>–</td>;
             return (
               <tr key={f} data-testid={`policy-q-${f}`}>
                 <th>{FIGURE_LABELS[f]}</th>
-                <td>{ff(q.p25)}</td>
-                <td>{ff(q.p50)}</td>
-                <td>{ff(q.p75)}</td>
-                <td>{ff(q.max)}</td>
-                {split ? <td>{ff(split.correctDist[f].quartiles.p50)}</td> : null}
-                {split ? <td>{ff(split.incorrectDist[f].quartiles.p50)}</td> : null}
+                {cell(q, 'p25', 'no sessions')}
+                {cell(q, 'p50', 'no sessions')}
+                {cell(q, 'p75', 'no sessions')}
+                {cell(q, 'max', 'no sessions')}
+                {split ? cell(split.correctDist[f].quartiles, 'p50', 'no correct sessions') : null}
+                {split ? cell(split.incorrectDist[f].quartiles, 'p50', 'no incorrect sessions') : null}
               </tr>
             );
           })}
@@ -368,7 +385,7 @@ export function EvalPolicySection({ dir }: { dir: string }) {
     <section className="eval-policy" data-testid="eval-policy">
       <h3>Policy metrics</h3>
       {o ? (
-        <PolicyDetail o={o} />
+        <PolicyDetailShown o={o} />
       ) : (
         <button type="button" disabled={busy} onClick={() => void openPolicy(svc, dir)} data-testid="eval-policy-open">
           {busy ? 'Reading the logs…' : 'Compute policy metrics of this evaluation'}
@@ -383,7 +400,12 @@ export function EvalPolicyCompare({ a, b }: { a: string; b: string }) {
   const svc = useServices();
   const oa = usePolicy((s) => s.sources.get(a));
   const ob = usePolicy((s) => s.sources.get(b));
-  if (oa && ob) return <SuccessGrid a={oa} b={ob} />;
+  if (oa && ob)
+    return (
+      <ViewBoundary what="the success sets" resetKey={`${oa.path} ${ob.path}`}>
+        <SuccessGrid a={oa} b={ob} />
+      </ViewBoundary>
+    );
   return (
     <button
       type="button"

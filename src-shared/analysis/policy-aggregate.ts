@@ -25,7 +25,12 @@ export interface SessionRow {
 }
 
 export interface FigureDistribution {
-  quartiles: Quartiles;
+  /**
+   * Null for a group without sessions (the correct side of a 0% evaluation, the incorrect
+   * side of a solved one): a figure of no sessions has no median, and `quartiles` of nothing
+   * gives NaN, which reached the page as null through JSON under a number type.
+   */
+  quartiles: Quartiles | null;
   histogram: Histogram;
 }
 
@@ -79,7 +84,7 @@ function figureDistributions(rows: readonly SessionRow[], maxBins = 20, over?: r
       const all = over.map((r) => r.metrics.figures[f]);
       range = { min: Math.min(...all), max: Math.max(...all) };
     }
-    out[f] = { quartiles: quartiles(values), histogram: histogram(values, binning.bins, range) };
+    out[f] = { quartiles: values.length > 0 ? quartiles(values) : null, histogram: histogram(values, binning.bins, range) };
   }
   return out;
 }

@@ -5,14 +5,14 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { DatasetError, generateDataset } from '../../eval/dataset.ts';
+import { DatasetError } from '../../eval/dataset.ts';
 import { progressPrinter } from '../../eval/progress.ts';
 import { readResults } from '../../eval/results.ts';
 import { EvalConfigError, runEval } from '../../eval/runner.ts';
 import type { EvalSummary } from '../../eval/summary.ts';
 import { parseShard, ShardError } from '../../eval/units.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
-import type { EvalTask } from '../../eval/tasks/types.ts';
+import { writeDataset } from '../dataset-file.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec, urlArg } from '../role-options.ts';
@@ -183,7 +183,7 @@ export function registerEvalGen(program: Command): void {
         .argParser(nonNegativeInt('--inline-max-chars'))
         .default(262_144),
     )
-    .action((o: EvalGenCliOptions) => {
+    .action(async (o: EvalGenCliOptions) => {
       const kinds = o.kind
         .split(',')
         .map((k) => k.trim())
@@ -197,16 +197,10 @@ export function registerEvalGen(program: Command): void {
       } catch (err) {
         throw new UsageError(`--sizes: ${(err as Error).message}`);
       }
-      let tasks: EvalTask[];
-      try {
-        tasks = generateDataset(
-          { kinds: kinds as TaskKind[], sizes, seed: o.seed, count: o.count, out: o.out, inlineMaxChars: o.inlineMaxChars },
-          (t) => process.stderr.write(`eval-gen: ${t.id}${t.contextFile ? ` → ${t.contextFile}` : ''}\n`),
-        );
-      } catch (err) {
-        if (err instanceof DatasetError) throw new UsageError(err.message);
-        throw err;
-      }
+      const tasks = await writeDataset(
+        { kinds: kinds as TaskKind[], sizes, seed: o.seed, count: o.count, out: o.out, inlineMaxChars: o.inlineMaxChars },
+        (t) => process.stderr.write(`eval-gen: ${t.id}${t.contextFile ? ` → ${t.contextFile}` : ''}\n`),
+      );
       process.stderr.write(`eval-gen: wrote ${tasks.length} task(s) to ${o.out}\n`);
     });
 }

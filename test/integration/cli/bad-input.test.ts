@@ -1,6 +1,6 @@
 // Bad input to the real `./bin/rlm-studio`: one line naming the problem, a non-zero exit, no
 // stack trace, and nothing left behind that a corrected retry would trip over.
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -60,6 +60,48 @@ describe('eval-gen onto a file that is already there', () => {
     const r = await runCli(['eval-gen', '--kind', 'sniah', '--sizes', '2^13', '-o', ds]);
     expectUsageError(r, `${ds} already exists`);
     expect(readFileSync(ds, 'utf8')).toBe('{"id": "mine"}\n');
+  });
+});
+
+describe('eval-gen sizes beyond what it can make (issue 40)', () => {
+  it.each([['2^40'], ['2^13,2^25'], ['2^13..2^99999'], ['2^100']])(
+    '--sizes %s is refused at once, saying why, and nothing is created',
+    async (sizes) => {
+      const ds = join(tmp, `huge-${sizes.replace(/\W/g, '_')}.jsonl`);
+      const r = await runCli(['eval-gen', '--kind', 'sniah', '--sizes', sizes, '-o', ds]);
+      expectUsageError(r, 'is larger than the largest eval-gen makes, 2^24 tokens');
+      expect(r.stderr).toContain('built whole in memory');
+      expect(existsSync(ds)).toBe(false);
+      expect(existsSync(`${ds}.partial`)).toBe(false);
+    },
+  );
+
+  it('a generation that fails midway leaves no dataset and no context file, and the retry succeeds', async () => {
+    const ds = join(tmp, 'stopped.jsonl');
+    const ctx = join(tmp, 'stopped.contexts');
+    // A file where the second context must go: the first task's context is written, then the second fails.
+    mkdirSync(ctx);
+    mkdirSync(join(ctx, 'sniah-16384-s1.txt'));
+    const r = await runCli(['eval-gen', '--kind', 'sniah', '--sizes', '2^13,2^14', '--inline-max-chars', '0', '-o', ds]);
+    expectUsageError(r, `cannot write the context of sniah-16384-s1: it is a folder, not a file`);
+    expect(existsSync(ds)).toBe(false);
+    expect(existsSync(`${ds}.partial`)).toBe(false);
+    expect(existsSync(join(ctx, 'sniah-8192-s1.txt'))).toBe(false);
+    rmdirSync(join(ctx, 'sniah-16384-s1.txt'));
+    const again = await runCli(['eval-gen', '--kind', 'sniah', '--sizes', '2^13,2^14', '--inline-max-chars', '0', '-o', ds]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(ds, 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+});
+
+describe('eval-gen -o under a file (issue 40)', () => {
+  it('is a usage error in words, not a raw EEXIST, and the file is left as it was', async () => {
+    const file = join(tmp, 'AFILE');
+    writeFileSync(file, 'mine\n');
+    const r = await runCli(['eval-gen', '--kind', 'sniah', '--sizes', '2^13', '-o', join(file, 'ds.jsonl')]);
+    expectUsageError(r, `${join(file, 'ds.jsonl')}: cannot create its folder: a folder in its path is a file`);
+    expect(r.stderr).not.toContain('EEXIST');
+    expect(readFileSync(file, 'utf8')).toBe('mine\n');
   });
 });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunStartEvent } from '../../../src-shared/events.ts';
-import { generateDataset } from '../../../src-main/eval/dataset.ts';
+import { writeDataset } from '../../../src-main/cli/dataset-file.ts';
 import type { TaskResult } from '../../../src-main/eval/results.ts';
 import { readLogFile } from '../../../src-main/logs/read-log.ts';
 import { runCli, startMockProcess, type MockProcess } from '../support/cli.ts';
@@ -25,7 +25,7 @@ afterAll(async () => {
 describe('eval --example', () => {
   it('shows the example to every task and refuses to resume with other examples', { timeout: 60_000 }, async () => {
     const ds = join(tmp, 'ds.jsonl');
-    generateDataset({ kinds: ['sniah'], sizes: [8192], seed: 5, count: 2, out: ds, inlineMaxChars: 1_000_000 });
+    await writeDataset({ kinds: ['sniah'], sizes: [8192], seed: 5, count: 2, out: ds, inlineMaxChars: 1_000_000 });
     const out = join(tmp, 'out');
     const args = ['eval', ds, '--base-url', mock.url, '--model', 'mock-root', '--out', out, '--parallel', '1'];
     const first = await runCli([...args, '--example', REFERENCE, '--example-budget', '3000']);

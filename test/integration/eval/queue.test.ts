@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDataset } from '../../../src-main/eval/dataset.ts';
+import { writeDataset } from '../../../src-main/cli/dataset-file.ts';
 import { SharedEndpointBackoff } from '../../../src-main/eval/queue/endpoint-backoff.ts';
 import { keys } from '../../../src-main/eval/queue/keys.ts';
 import { connectRedis } from '../../../src-main/eval/queue/redis.ts';
@@ -83,7 +83,7 @@ beforeAll(async () => {
   redis = await startRedis({ appendOnly: true });
   // Slow enough that a kill lands mid-session; the sessions of sniah take 4 calls, oolong 6.
   mock = await startMockProcess(['--latency-ms', '120']);
-  generated = generateDataset({ kinds: ['sniah', 'oolong'], sizes: [8192], seed: 1, count: TASKS / 2, out: ds, inlineMaxChars: 20_000 });
+  generated = await writeDataset({ kinds: ['sniah', 'oolong'], sizes: [8192], seed: 1, count: TASKS / 2, out: ds, inlineMaxChars: 20_000 });
 });
 
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDataset } from '../../../src-main/eval/dataset.ts';
+import { writeDataset } from '../../../src-main/cli/dataset-file.ts';
 import { readEvalDir } from '../../../src-main/eval/open-dir.ts';
 import { readResults, resultKey, type TaskResult } from '../../../src-main/eval/results.ts';
 import { type EvalOptions, type EvalRunResult, runEval } from '../../../src-main/eval/runner.ts';
@@ -22,7 +22,7 @@ const rawLines = (out: string): TaskResult[] =>
 
 beforeAll(async () => {
   server = await startMockLlm({ latencyMs: 2 });
-  generateDataset({ kinds: ['sniah'], sizes: [8192], seed: 1, count: 4, out: ds, inlineMaxChars: 1 << 20 });
+  await writeDataset({ kinds: ['sniah'], sizes: [8192], seed: 1, count: 4, out: ds, inlineMaxChars: 1 << 20 });
 });
 afterAll(async () => {
   await server.close();

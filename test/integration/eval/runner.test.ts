@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDataset, loadTaskContext, readDataset } from '../../../src-main/eval/dataset.ts';
+import { loadTaskContext, readDataset } from '../../../src-main/eval/dataset.ts';
+import { writeDataset } from '../../../src-main/cli/dataset-file.ts';
 import type { EvalTask } from '../../../src-main/eval/tasks/types.ts';
 import { runEval } from '../../../src-main/eval/runner.ts';
 import type { TaskResult } from '../../../src-main/eval/results.ts';
@@ -33,7 +34,7 @@ describe('eval runner in-process', () => {
   it('runs a generated dataset: results, summary, one readable log per task', async () => {
     const ds = join(tmp, 'small.jsonl');
     // A low inline limit puts the bigger contexts in files, so both paths run.
-    const tasks = generateDataset({
+    const tasks = await writeDataset({
       kinds: ['sniah', 'oolong', 'oolong-pairs', 'browsecomp'],
       sizes: [8192],
       seed: 1,
@@ -84,7 +85,7 @@ describe('eval runner in-process', () => {
 
   it('runs the same dataset in Python sessions: every log says python, every task correct', { timeout: 60_000 }, async () => {
     const ds = join(tmp, 'small-py.jsonl');
-    generateDataset({
+    await writeDataset({
       kinds: ['sniah', 'oolong', 'oolong-pairs', 'browsecomp'],
       sizes: [8192],
       seed: 2,
@@ -126,7 +127,7 @@ describe('eval runner in-process', () => {
 
   it('gives every task the custom system prompt and tools, and a resumed run must keep them', { timeout: 60_000 }, async () => {
     const ds = join(tmp, 'small-custom.jsonl');
-    generateDataset({ kinds: ['sniah'], sizes: [8192], seed: 3, count: 2, out: ds, inlineMaxChars: 1_000_000 });
+    await writeDataset({ kinds: ['sniah'], sizes: [8192], seed: 3, count: 2, out: ds, inlineMaxChars: 1_000_000 });
     const out = join(tmp, 'out-custom');
     const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'x', maxRetries: 0 });
     // The mock knows an RLM request by the built-in prompt's first words; the rest is ours.

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCoverage, runEvaluationCoverage } from '../../../src-main/cli/commands/coverage.ts';
 import { runRerun } from '../../../src-main/cli/commands/rerun.ts';
 import { UsageError } from '../../../src-main/cli/errors.ts';
-import { generateDataset } from '../../../src-main/eval/dataset.ts';
+import { writeDataset } from '../../../src-main/cli/dataset-file.ts';
 import type { TaskResult } from '../../../src-main/eval/results.ts';
 import { runEval } from '../../../src-main/eval/runner.ts';
 import { evalTaskContext } from '../../../src-main/eval/task-context.ts';
@@ -28,7 +28,7 @@ let results: TaskResult[];
 beforeAll(async () => {
   server = await startMockLlm({ latencyMs: 0, costPerMTok: 1 });
   // The smaller contexts inline (sniah's text, browsecomp's JSON documents), the bigger ones in files.
-  tasks = generateDataset({
+  tasks = await writeDataset({
     kinds: ['sniah', 'browsecomp'],
     sizes: [8192, 16384],
     seed: 3,

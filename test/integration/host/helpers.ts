@@ -9,7 +9,7 @@ import { ProtocolClient, type ProtocolCarrier } from '../../../src-shared/protoc
 import { Host, type HostOptions } from '../../../src-main/host/session-manager.ts';
 import { endpointCarrier, openWebSocketCarrier } from '../../../src-main/transport/node-carriers.ts';
 import type { HostEndpoint } from '../../../src-main/host/endpoint.ts';
-import { generateDataset } from '../../../src-main/eval/dataset.ts';
+import { writeDataset } from '../../../src-main/cli/dataset-file.ts';
 import { runEval } from '../../../src-main/eval/runner.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { startMockLlm, type MockLlmOptions, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
@@ -26,7 +26,7 @@ export function tempDirs(): { runsDir: string; settingsDir: string } {
  */
 async function runMixedEvaluation(baseUrl: string, workDir: string, outDir: string): Promise<void> {
   const ds = join(workDir, 'ds.jsonl');
-  generateDataset({ kinds: ['sniah', 'oolong', 'browsecomp'], sizes: [8192], seed: 1, count: 1, out: ds, inlineMaxChars: 1_000_000 });
+  await writeDataset({ kinds: ['sniah', 'oolong', 'browsecomp'], sizes: [8192], seed: 1, count: 1, out: ds, inlineMaxChars: 1_000_000 });
   const client = new OpenAiCompatibleClient({ baseUrl, apiKey: 'x', maxRetries: 0 });
   await runEval({ dataset: ds, outDir, client, baseUrl, model: 'mock-root', maxIterations: 2, parallel: 3 });
 }

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { aggregatePolicy, type SessionRow } from '../../../src-shared/analysis/policy-aggregate.ts';
 import { policyMetrics, withoutTexts, type SessionMetrics } from '../../../src-shared/analysis/policy-metrics.ts';
 import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import { reduceEvents } from '../../../src-shared/trajectory/reducer.ts';
@@ -220,5 +221,39 @@ describe('policy metrics on synthetic sessions', () => {
     expect(root.fanOut).toEqual({ max: 6, mean: 3.5, n: 2 });
     expect(root.batchSize).toEqual({ max: 4, mean: 4, n: 1 });
     expect(s!.figures.childTokenShare).toBeCloseTo((2 * 51) / (3 * 101 + 5 * 21 + 2 * 51), 12);
+  });
+});
+
+describe('policy aggregate of a one-sided evaluation (issue 40)', () => {
+  const rows = (correct: boolean): SessionRow[] =>
+    [1, 2, 3].map((n) => ({
+      logFile: `t${n}.jsonl`,
+      rootRunId: `t${n}-root`,
+      taskId: `t${n}`,
+      taskKey: `t${n}`,
+      taskLabel: `t${n}`,
+      correct,
+      score: correct ? 1 : 0,
+      metrics: policyMetrics(reduceEvents(policySession({ query: `q${n}`, calls: [n] }, `t${n}`)))[0]!,
+    }));
+
+  it.each([
+    ['solved', true, 'incorrectDist'],
+    ['0%', false, 'correctDist'],
+  ] as const)('a %s evaluation: the empty side has no quartiles (null, also through JSON), the other has', (_, correct, empty) => {
+    const agg = aggregatePolicy(rows(correct));
+    const split = agg.byCorrectness!;
+    expect(split[empty].subcalls.quartiles).toBeNull();
+    expect(split[empty].subcalls.histogram.counts.reduce((a, b) => a + b, 0)).toBe(0);
+    const full = empty === 'correctDist' ? split.incorrectDist : split.correctDist;
+    expect(full.subcalls.quartiles).toMatchObject({ p50: 2, min: 1, max: 3, n: 3 });
+    // What the page receives: null stays null, no NaN turned into null under a number type.
+    const wire = JSON.parse(JSON.stringify(agg)) as typeof agg;
+    expect(wire.byCorrectness![empty].costUsd.quartiles).toBeNull();
+    expect(wire.distributions.subcalls.quartiles).toEqual(agg.distributions.subcalls.quartiles);
+  });
+
+  it('no sessions at all: no quartiles anywhere', () => {
+    expect(aggregatePolicy([]).distributions.subcalls.quartiles).toBeNull();
   });
 });

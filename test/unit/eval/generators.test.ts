@@ -77,5 +77,11 @@ describe('task generators', () => {
     expect(parseSizes('8192, 64k,1m')).toEqual([8192, 65536, 1048576]);
     expect(() => parseSizes('lots')).toThrow(/lots/);
     expect(() => parseSizes('2^16..2^13')).toThrow(/empty/);
+    // Bounded (issue 40): 2^40 ran for minutes, then died out of memory.
+    expect(parseSizes('2^24')).toEqual([2 ** 24]);
+    expect(() => parseSizes('2^25')).toThrow(/"2\^25" is larger than the largest eval-gen makes, 2\^24 tokens/);
+    expect(() => parseSizes('16777217')).toThrow(/larger than the largest/);
+    expect(() => parseSizes('2^100')).toThrow(/larger than the largest/);
+    expect(() => parseSizes('2^13..2^1000000')).toThrow(/"2\^1000000" is larger/);
   });
 });

@@ -10,6 +10,7 @@ import { Controls } from '../views/Controls.tsx';
 import { NewRunForm } from '../views/NewRunForm.tsx';
 import { ReplayBar } from '../views/ReplayBar.tsx';
 import { RunView } from '../views/RunView.tsx';
+import { RunsView } from '../views/RunsView.tsx';
 import { SearchView } from '../views/SearchView.tsx';
 import { TreePanel } from '../views/TreePanel.tsx';
 import { OpenFileButton, Welcome } from '../views/Welcome.tsx';
@@ -25,6 +26,7 @@ const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'search', label: 'Search', key: '4' },
   { id: 'eval', label: 'Evaluation', key: '5' },
   { id: 'policy', label: 'Policy', key: '6' },
+  { id: 'runs', label: 'Runs', key: '7' },
 ];
 
 export function App() {
@@ -76,7 +78,7 @@ export function App() {
     for (const f of files) void svc.openFile(f);
   };
 
-  const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy';
+  const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy' && panel !== 'runs';
   return (
     <div
       className="app"
@@ -178,6 +180,8 @@ export function App() {
           <EvaluationView />
         ) : panel === 'policy' ? (
           <PolicyView />
+        ) : panel === 'runs' ? (
+          <RunsView />
         ) : active ? (
           <>
             <aside className="left">

@@ -31,8 +31,8 @@ export function useShortcuts(setHelp: (f: (h: boolean) => boolean) => void): voi
         st.setPanel('search');
         return;
       }
-      if (e.altKey && ['1', '2', '3', '4', '5', '6'].includes(e.key)) {
-        st.setPanel((['run', 'charts', 'compare', 'search', 'eval', 'policy'] as const)[Number(e.key) - 1] ?? 'run');
+      if (e.altKey && ['1', '2', '3', '4', '5', '6', '7'].includes(e.key)) {
+        st.setPanel((['run', 'charts', 'compare', 'search', 'eval', 'policy', 'runs'] as const)[Number(e.key) - 1] ?? 'run');
         return;
       }
       if (id && (e.key === 'F6' || e.key === 'F8' || e.key === 'F10')) {

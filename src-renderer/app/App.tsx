@@ -17,6 +17,7 @@ import { OpenFileButton, Welcome } from '../views/Welcome.tsx';
 import { useServices, useStudio } from './context.tsx';
 import { evalFromHash, openEval } from './eval-services.ts';
 import { useShortcuts } from './shortcuts.ts';
+import { useSharedReader } from './shared-reader.tsx';
 import type { Panel } from '../store/studio.ts';
 
 const PANELS: { id: Panel; label: string; key: string }[] = [
@@ -28,6 +29,10 @@ const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'policy', label: 'Policy', key: '6' },
   { id: 'runs', label: 'Runs', key: '7' },
 ];
+/** What a shared trajectory's reader can use: one session, no host. */
+const READER_PANELS = PANELS.filter((p) => p.id === 'run' || p.id === 'charts' || p.id === 'search');
+const PANEL_IDS = PANELS.map((p) => p.id);
+const READER_PANEL_IDS = READER_PANELS.map((p) => p.id);
 
 export function App() {
   const svc = useServices();
@@ -45,7 +50,9 @@ export function App() {
   const [dragging, setDragging] = useState(false);
   const [query, setQuery] = useState('');
   const [help, setHelp] = useState(false);
-  useShortcuts(setHelp);
+  const reader = useSharedReader();
+  const panels = reader ? READER_PANELS : PANELS;
+  useShortcuts(setHelp, reader ? READER_PANEL_IDS : PANEL_IDS);
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -74,6 +81,7 @@ export function App() {
   const onDrop = (e: DragEvent): void => {
     e.preventDefault();
     setDragging(false);
+    if (reader) return;
     const files = [...e.dataTransfer.files];
     for (const f of files) void svc.openFile(f);
   };
@@ -95,7 +103,7 @@ export function App() {
         <button type="button" className="brand link" onClick={() => svc.store.getState().setActive(null)}>
           RLM Studio
         </button>
-        <OpenFileButton />
+        {reader ? null : <OpenFileButton />}
         {connection === 'open' ? (
           <>
             <OpenFileButton viaHost />
@@ -104,31 +112,35 @@ export function App() {
             </button>
           </>
         ) : null}
-        <select
-          aria-label="Session"
-          value={activeId ?? ''}
-          onChange={(e) => void svc.openSession(e.target.value)}
-          data-testid="session-select"
-        >
-          <option value="">— sessions ({order.length}) —</option>
-          {order.map((id, i) => (
-            <option key={id} value={id}>
-              {titles[i] ?? id}
-            </option>
-          ))}
-        </select>
-        <button
-          type="button"
-          onClick={() => activeId && void svc.closeSession(activeId)}
-          disabled={!activeId}
-          aria-label="Close this session"
-          title="Close this session (frees its memory; nothing on disk is touched)"
-          data-testid="session-close"
-        >
-          ×
-        </button>
+        {reader ? null : (
+          <>
+            <select
+              aria-label="Session"
+              value={activeId ?? ''}
+              onChange={(e) => void svc.openSession(e.target.value)}
+              data-testid="session-select"
+            >
+              <option value="">— sessions ({order.length}) —</option>
+              {order.map((id, i) => (
+                <option key={id} value={id}>
+                  {titles[i] ?? id}
+                </option>
+              ))}
+            </select>
+            <button
+              type="button"
+              onClick={() => activeId && void svc.closeSession(activeId)}
+              disabled={!activeId}
+              aria-label="Close this session"
+              title="Close this session (frees its memory; nothing on disk is touched)"
+              data-testid="session-close"
+            >
+              ×
+            </button>
+          </>
+        )}
         <nav className="tabs" role="tablist">
-          {PANELS.map((p) => (
+          {panels.map((p) => (
             <button
               key={p.id}
               type="button"
@@ -143,9 +155,11 @@ export function App() {
           ))}
         </nav>
         <span className="spacer" />
-        <span className={`conn conn-${connection}`} title="Host connection" data-testid="connection">
-          {connection === 'none' ? 'local only' : connection}
-        </span>
+        {reader ? null : (
+          <span className={`conn conn-${connection}`} title="Host connection" data-testid="connection">
+            {connection === 'none' ? 'local only' : connection}
+          </span>
+        )}
         <button
           type="button"
           onClick={() => setPrefs({ theme: theme === 'dark' ? 'light' : 'dark' })}
@@ -168,7 +182,7 @@ export function App() {
           </div>
         ))}
       </div>
-      {help ? <Shortcuts onClose={() => setHelp(false)} /> : null}
+      {help ? <Shortcuts onClose={() => setHelp(false)} panels={panels} /> : null}
       <main className="main">
         {showWelcome ? (
           <Welcome needs={panel === 'charts' || panel === 'search' ? (PANELS.find((p) => p.id === panel)?.label ?? null) : null} />
@@ -206,7 +220,7 @@ export function App() {
         ) : null}
       </main>
       {active ? <ReplayBar sessionId={active} /> : null}
-      {dragging ? <div className="drop-overlay">Drop a log to open it</div> : null}
+      {dragging && !reader ? <div className="drop-overlay">Drop a log to open it</div> : null}
     </div>
   );
 }
@@ -229,15 +243,16 @@ function CenterPane({ sessionId, panel, children }: { sessionId: string; panel: 
   );
 }
 
-function Shortcuts({ onClose }: { onClose(): void }) {
+function Shortcuts({ onClose, panels }: { onClose(): void; panels: typeof PANELS }) {
+  const reader = useSharedReader();
   const rows: [string, string][] = [
-    ['Ctrl+O', 'open a log file'],
+    ...(reader ? [] : [['Ctrl+O', 'open a log file'] as [string, string]]),
     ['Ctrl+F or /', 'search the session'],
-    [`Alt+1…${PANELS.length}`, PANELS.map((p) => p.label).join(', ')],
+    [`Alt+1…${panels.length}`, panels.map((p) => p.label).join(', ')],
     ['j / k', 'next / previous iteration'],
     ['u', 'parent run'],
     ['[ / ]', 'previous / next turn'],
-    ['F6 / F8 / F10', 'pause / continue / step'],
+    ...(reader ? [] : [['F6 / F8 / F10', 'pause / continue / step'] as [string, string]]),
     ['r', 'replay'],
     ['t', 'toggle theme'],
     ['?', 'this help'],

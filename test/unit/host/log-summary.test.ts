@@ -10,15 +10,7 @@ const dir = mkdtempSync(join(tmpdir(), 'rlm-log-summary-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const header = { format: 'rlm-studio', version: 1, sessionId: 's', createdAt: '2026-01-02T03:04:05.000Z', repl: 'python' };
-const env = (seq: number, runId: string, depth: number) => ({
-  v: 1,
-  seq,
-  t: seq,
-  ts: '2026-01-02T03:04:05.000Z',
-  runId,
-  parentRunId: depth === 0 ? null : 'run-0',
-  depth,
-});
+const env = (seq: number) => ({ v: 1, seq, t: seq, ts: '2026-01-02T03:04:05.000Z' });
 // The envelope's first fields in the order the native writer puts them.
 const start = (seq: number, runId: string, depth: number, turn: number, model = 'm-root') => ({
   type: 'run.start',
@@ -28,7 +20,7 @@ const start = (seq: number, runId: string, depth: number, turn: number, model = 
   spawnedBy: null,
   turn,
   model,
-  ...env(seq, runId, depth),
+  ...env(seq),
 });
 const end = (
   seq: number,
@@ -49,7 +41,7 @@ const end = (
   iterations: 1,
   durationMs,
   usage: { inputTokens: 1, outputTokens: 1, calls: 1, costUsd },
-  ...env(seq, runId, depth),
+  ...env(seq),
 });
 const filler = (seq: number, chars: number) => ({
   type: 'iteration.end',
@@ -57,7 +49,7 @@ const filler = (seq: number, chars: number) => ({
   parentRunId: null,
   depth: 0,
   pad: 'x'.repeat(chars),
-  ...env(seq, 'run-0', 0),
+  ...env(seq),
 });
 
 function write(name: string, lines: unknown[]): string {

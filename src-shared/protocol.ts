@@ -292,6 +292,15 @@ export const Command = z.discriminatedUnion('type', [
     key: z.string().min(1).max(10_000).nullable(),
   }),
   z.strictObject({ type: z.literal('runs.recent'), limit: positiveInt.max(1000).default(50) }),
+  /**
+   * The runs browser: every session log and evaluation folder in the host's runs folder and in
+   * `folders` (more folders on the host: each is listed the same way, or is itself an
+   * evaluation). The reply lists them; afterwards the host pushes `runs` messages with the rows
+   * that changed (a new log, a run that ended, an evaluation's next result) until `runs.unwatch`
+   * or the client leaves. Another `runs.watch` replaces the folders.
+   */
+  z.strictObject({ type: z.literal('runs.watch'), folders: z.array(z.string().min(1).max(4096)).max(50).default([]) }),
+  z.strictObject({ type: z.literal('runs.unwatch') }),
   z.strictObject({ type: z.literal('subscribe'), sessionId, fromSeq: nonNegInt.default(0) }),
   z.strictObject({ type: z.literal('unsubscribe'), sessionId }),
   /**
@@ -373,6 +382,49 @@ export interface RecentRun {
   name: string;
   sizeBytes: number;
   modifiedAt: string;
+}
+
+/**
+ * Where a listed run or evaluation is. `live`: running now (a session of this host, a log
+ * written to within the last minutes, an evaluation whose progress is fresh); `limit`: stopped
+ * at a limit; `interrupted`: it ended without saying so (a killed process, a stale progress).
+ */
+export type ListingStatus = 'live' | 'finished' | 'failed' | 'limit' | 'cancelled' | 'interrupted';
+
+/** One row of the runs browser: a session log, or an evaluation folder. */
+export interface RunListing {
+  kind: 'run' | 'evaluation';
+  /** The log file, or the evaluation folder. */
+  path: string;
+  /** The folder it was found in (the runs folder, or one of `runs.watch`'s folders). */
+  folder: string;
+  name: string;
+  status: ListingStatus;
+  /** The stop reason (a run), or the state of its progress (an evaluation), in words. */
+  detail: string | null;
+  model: string | null;
+  repl: 'javascript' | 'python' | null;
+  /** Evaluations: tasks scored correct, of those finished (and of the dataset when known). */
+  score: { correct: number; finished: number; total: number | null } | null;
+  /** Null: unknown (no price recorded, or not all of it read); never 0 for unknown. */
+  costUsd: number | null;
+  /** Sessions or tasks whose cost is not in `costUsd` (no price); 0 when all are. */
+  unpriced: number;
+  durationMs: number | null;
+  /** When it started (its header, eval.json), else when it was last written. */
+  startedAt: string;
+  modifiedAt: string;
+  sizeBytes: number;
+  /** Root turns (multi-turn sessions: more than 1); null for an evaluation. */
+  turns: number | null;
+}
+
+export interface RunsListing {
+  runsDir: string;
+  folders: string[];
+  entries: RunListing[];
+  /** Folders that could not be read, in words. */
+  problems: string[];
 }
 
 /** One finished task of an evaluation (a line of its results.jsonl). */
@@ -499,6 +551,8 @@ export interface Replies {
   'profiles.delete': { profiles: EndpointProfile[] };
   'profiles.setKey': { profiles: EndpointProfile[]; profile: string; stored: boolean };
   'runs.recent': { runs: RecentRun[] };
+  'runs.watch': { listing: RunsListing };
+  'runs.unwatch': Record<string, never>;
   subscribe: { session: SessionSummary; header: LogHeader | null };
   unsubscribe: Record<string, never>;
   'eval.open': { evaluation: EvalOverview; sessions: SessionSummary[] };
@@ -559,7 +613,9 @@ export type HostMessage =
   /** A session changed status (also sent for sessions the client has not subscribed to). */
   | { kind: 'session'; session: SessionSummary }
   /** Load progress of a large saved log. */
-  | { kind: 'progress'; sessionId: string; bytesRead: number; totalBytes: number };
+  | { kind: 'progress'; sessionId: string; bytesRead: number; totalBytes: number }
+  /** The runs browser (`runs.watch`): rows that are new or changed, and paths that went away. */
+  | { kind: 'runs'; changed: RunListing[]; removed: string[]; problems: string[] };
 
 export type ErrorCode = 'bad_request' | 'not_found' | 'conflict' | 'read_only' | 'unauthorized' | 'internal';
 

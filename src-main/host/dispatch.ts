@@ -18,6 +18,7 @@ import { CommandError } from './command-error.ts';
 import { changeSessionLabels, runQuery, sessionLabels } from './labels-and-queries.ts';
 import type { LiveSessions } from './live-sessions.ts';
 import type { ProfileKeys } from './profile-keys.ts';
+import type { RunsBrowser } from './runs-browser.ts';
 import type { SavedLogs } from './saved-logs.ts';
 import { request, type Session, type SessionTable, TERMINAL, toWorker } from './session-state.ts';
 import type { Client, Subscribers } from './subscribers.ts';
@@ -34,6 +35,7 @@ export interface HostParts {
   savedLogs: SavedLogs;
   evaluations: Evaluations;
   counterfactuals: Counterfactuals;
+  runsBrowser: RunsBrowser;
 }
 
 export async function receive(parts: HostParts, client: Client, raw: unknown): Promise<void> {
@@ -129,6 +131,12 @@ export async function execute(parts: HostParts, client: Client | null, msg: Clie
       return profiles.setKey(c.profile, c.key);
     case 'runs.recent':
       return { runs: await savedLogs.recentRuns(c.limit) };
+    case 'runs.watch':
+      if (!client) throw new CommandError('bad_request', 'runs.watch needs a connected client to push changes to');
+      return { listing: await parts.runsBrowser.watch(client, c.folders) };
+    case 'runs.unwatch':
+      if (client) parts.runsBrowser.unwatch(client);
+      return {};
     case 'subscribe': {
       const s = sessions.get(c.sessionId);
       if (client) client.subs.set(s.id, Math.min(c.fromSeq, s.count));

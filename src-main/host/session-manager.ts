@@ -12,9 +12,10 @@ import type { HostOptions } from './host-options.ts';
 import { recipeOf } from './launch-plans.ts';
 import { LiveSessions } from './live-sessions.ts';
 import { ProfileKeys } from './profile-keys.ts';
+import { RunsBrowser } from './runs-browser.ts';
 import { eventsOf, SavedLogs } from './saved-logs.ts';
 import { sessionContext } from './session-context.ts';
-import { SessionTable } from './session-state.ts';
+import { SessionTable, TERMINAL } from './session-state.ts';
 import { type Client, Subscribers } from './subscribers.ts';
 import { forkLauncher } from './worker-launcher.ts';
 import { WorkerPool } from './worker-pool.ts';
@@ -29,6 +30,7 @@ export class Host implements HostEndpoint {
   private readonly profiles: ProfileKeys;
   private readonly parts: HostParts;
   private readonly counterfactuals: Counterfactuals;
+  private readonly runsBrowser: RunsBrowser;
 
   constructor(opts: HostOptions) {
     this.opts = opts;
@@ -56,6 +58,14 @@ export class Host implements HostEndpoint {
       eventsOf: (id) => eventsOf(this.sessions.get(id)),
       connect: (send) => this.connect(send),
     });
+    this.runsBrowser = new RunsBrowser({
+      runsDir: opts.runsDir,
+      liveLogs: () =>
+        new Set(
+          [...this.sessions.values()].flatMap((s) => (s.logFile !== null && !s.readOnly && !TERMINAL.has(s.status) ? [s.logFile] : [])),
+        ),
+      send: (c, m) => this.subscribers.safeSend(c, m),
+    });
     this.parts = {
       label: opts.label,
       sessions: this.sessions,
@@ -66,6 +76,7 @@ export class Host implements HostEndpoint {
       savedLogs,
       evaluations: new Evaluations(this.sessions, savedLogs, this.subscribers),
       counterfactuals: this.counterfactuals,
+      runsBrowser: this.runsBrowser,
     };
   }
 
@@ -92,6 +103,7 @@ export class Host implements HostEndpoint {
       close: () => {
         client.subs.clear();
         this.subscribers.clients.delete(client);
+        this.runsBrowser.unwatch(client);
       },
     };
   }
@@ -115,6 +127,7 @@ export class Host implements HostEndpoint {
   async close(): Promise<void> {
     this.sessions.closed = true;
     this.counterfactuals.close();
+    this.runsBrowser.close();
     this.subscribers.stop();
     const exits: Promise<void>[] = [];
     const spare = this.pool.close();

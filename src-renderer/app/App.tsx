@@ -10,6 +10,7 @@ import { Controls } from '../views/Controls.tsx';
 import { NewRunForm } from '../views/NewRunForm.tsx';
 import { ReplayBar } from '../views/ReplayBar.tsx';
 import { RunView } from '../views/RunView.tsx';
+import { RunsView } from '../views/RunsView.tsx';
 import { SearchView } from '../views/SearchView.tsx';
 import { TreePanel } from '../views/TreePanel.tsx';
 import { ViewBoundary } from '../views/ViewBoundary.tsx';
@@ -17,6 +18,7 @@ import { OpenFileButton, Welcome } from '../views/Welcome.tsx';
 import { useServices, useStudio } from './context.tsx';
 import { evalFromHash, openEval } from './eval-services.ts';
 import { useShortcuts } from './shortcuts.ts';
+import { useSharedReader } from './shared-reader.tsx';
 import type { Panel } from '../store/studio.ts';
 
 const PANELS: { id: Panel; label: string; key: string }[] = [
@@ -26,7 +28,12 @@ const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'search', label: 'Search', key: '4' },
   { id: 'eval', label: 'Evaluation', key: '5' },
   { id: 'policy', label: 'Policy', key: '6' },
+  { id: 'runs', label: 'Runs', key: '7' },
 ];
+/** What a shared trajectory's reader can use: one session, no host. */
+const READER_PANELS = PANELS.filter((p) => p.id === 'run' || p.id === 'charts' || p.id === 'search');
+const PANEL_IDS = PANELS.map((p) => p.id);
+const READER_PANEL_IDS = READER_PANELS.map((p) => p.id);
 
 export function App() {
   const svc = useServices();
@@ -44,7 +51,9 @@ export function App() {
   const [dragging, setDragging] = useState(false);
   const [query, setQuery] = useState('');
   const [help, setHelp] = useState(false);
-  useShortcuts(setHelp);
+  const reader = useSharedReader();
+  const panels = reader ? READER_PANELS : PANELS;
+  useShortcuts(setHelp, reader ? READER_PANEL_IDS : PANEL_IDS);
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -73,6 +82,7 @@ export function App() {
   const onDrop = (e: DragEvent): void => {
     e.preventDefault();
     setDragging(false);
+    if (reader) return;
     const files = [...e.dataTransfer.files];
     for (const f of files) void svc.openFile(f);
   };
@@ -80,7 +90,7 @@ export function App() {
   const closeActive = (): void => {
     if (active) void svc.closeSession(active);
   };
-  const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy';
+  const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy' && panel !== 'runs';
   return (
     <div
       className="app"
@@ -97,7 +107,7 @@ export function App() {
         <button type="button" className="brand link" onClick={() => svc.store.getState().setActive(null)}>
           RLM Studio
         </button>
-        <OpenFileButton />
+        {reader ? null : <OpenFileButton />}
         {connection === 'open' ? (
           <>
             <OpenFileButton viaHost />
@@ -106,31 +116,35 @@ export function App() {
             </button>
           </>
         ) : null}
-        <select
-          aria-label="Session"
-          value={activeId ?? ''}
-          onChange={(e) => void svc.openSession(e.target.value)}
-          data-testid="session-select"
-        >
-          <option value="">— sessions ({order.length}) —</option>
-          {order.map((id, i) => (
-            <option key={id} value={id}>
-              {titles[i] ?? id}
-            </option>
-          ))}
-        </select>
-        <button
-          type="button"
-          onClick={() => activeId && void svc.closeSession(activeId)}
-          disabled={!activeId}
-          aria-label="Close this session"
-          title="Close this session (frees its memory; nothing on disk is touched)"
-          data-testid="session-close"
-        >
-          ×
-        </button>
+        {reader ? null : (
+          <>
+            <select
+              aria-label="Session"
+              value={activeId ?? ''}
+              onChange={(e) => void svc.openSession(e.target.value)}
+              data-testid="session-select"
+            >
+              <option value="">— sessions ({order.length}) —</option>
+              {order.map((id, i) => (
+                <option key={id} value={id}>
+                  {titles[i] ?? id}
+                </option>
+              ))}
+            </select>
+            <button
+              type="button"
+              onClick={() => activeId && void svc.closeSession(activeId)}
+              disabled={!activeId}
+              aria-label="Close this session"
+              title="Close this session (frees its memory; nothing on disk is touched)"
+              data-testid="session-close"
+            >
+              ×
+            </button>
+          </>
+        )}
         <nav className="tabs" role="tablist">
-          {PANELS.map((p) => (
+          {panels.map((p) => (
             <button
               key={p.id}
               type="button"
@@ -145,9 +159,11 @@ export function App() {
           ))}
         </nav>
         <span className="spacer" />
-        <span className={`conn conn-${connection}`} title="Host connection" data-testid="connection">
-          {connection === 'none' ? 'local only' : connection}
-        </span>
+        {reader ? null : (
+          <span className={`conn conn-${connection}`} title="Host connection" data-testid="connection">
+            {connection === 'none' ? 'local only' : connection}
+          </span>
+        )}
         <button
           type="button"
           onClick={() => setPrefs({ theme: theme === 'dark' ? 'light' : 'dark' })}
@@ -170,7 +186,7 @@ export function App() {
           </div>
         ))}
       </div>
-      {help ? <Shortcuts onClose={() => setHelp(false)} /> : null}
+      {help ? <Shortcuts onClose={() => setHelp(false)} panels={panels} /> : null}
       <main className="main">
         {showWelcome ? (
           <Welcome needs={panel === 'charts' || panel === 'search' ? (PANELS.find((p) => p.id === panel)?.label ?? null) : null} />
@@ -189,6 +205,10 @@ export function App() {
         ) : panel === 'policy' ? (
           <ViewBoundary key="policy" what="the Policy view">
             <PolicyView />
+          </ViewBoundary>
+        ) : panel === 'runs' ? (
+          <ViewBoundary key="runs" what="the runs browser">
+            <RunsView />
           </ViewBoundary>
         ) : active ? (
           <>
@@ -228,7 +248,7 @@ export function App() {
           <ReplayBar sessionId={active} />
         </ViewBoundary>
       ) : null}
-      {dragging ? <div className="drop-overlay">Drop a log to open it</div> : null}
+      {dragging && !reader ? <div className="drop-overlay">Drop a log to open it</div> : null}
     </div>
   );
 }
@@ -251,15 +271,16 @@ function CenterPane({ sessionId, panel, children }: { sessionId: string; panel: 
   );
 }
 
-function Shortcuts({ onClose }: { onClose(): void }) {
+function Shortcuts({ onClose, panels }: { onClose(): void; panels: typeof PANELS }) {
+  const reader = useSharedReader();
   const rows: [string, string][] = [
-    ['Ctrl+O', 'open a log file'],
+    ...(reader ? [] : [['Ctrl+O', 'open a log file'] as [string, string]]),
     ['Ctrl+F or /', 'search the session'],
-    [`Alt+1…${PANELS.length}`, PANELS.map((p) => p.label).join(', ')],
+    [`Alt+1…${panels.length}`, panels.map((p) => p.label).join(', ')],
     ['j / k', 'next / previous iteration'],
     ['u', 'parent run'],
     ['[ / ]', 'previous / next turn'],
-    ['F6 / F8 / F10', 'pause / continue / step'],
+    ...(reader ? [] : [['F6 / F8 / F10', 'pause / continue / step'] as [string, string]]),
     ['r', 'replay'],
     ['t', 'toggle theme'],
     ['?', 'this help'],

@@ -68,7 +68,8 @@ export class Services {
     this.host?.onPush((m) => {
       if (m.kind === 'events') s().ingestEvents(m.sessionId, m.events);
       else if (m.kind === 'session') s().upsertSummary(m.session);
-      else s().setLoading(m.sessionId, m.bytesRead >= m.totalBytes ? null : { bytes: m.bytesRead, total: m.totalBytes });
+      else if (m.kind === 'progress')
+        s().setLoading(m.sessionId, m.bytesRead >= m.totalBytes ? null : { bytes: m.bytesRead, total: m.totalBytes });
     });
     this.host?.onState((st) => {
       s().setConnection(st);

@@ -2,6 +2,7 @@
 import { useEffect } from 'react';
 import { usePrefs } from '../store/prefs.ts';
 import { seek } from '../views/ReplayBar.tsx';
+import type { Panel } from '../store/studio.ts';
 import { useServices } from './context.tsx';
 
 function typing(t: EventTarget | null): boolean {
@@ -15,7 +16,8 @@ function typing(t: EventTarget | null): boolean {
   );
 }
 
-export function useShortcuts(setHelp: (f: (h: boolean) => boolean) => void): void {
+/** `panels`: the tabs shown, in order (Alt+1… picks them). */
+export function useShortcuts(setHelp: (f: (h: boolean) => boolean) => void, panels: readonly Panel[]): void {
   const svc = useServices();
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
@@ -31,8 +33,9 @@ export function useShortcuts(setHelp: (f: (h: boolean) => boolean) => void): voi
         st.setPanel('search');
         return;
       }
-      if (e.altKey && ['1', '2', '3', '4', '5', '6'].includes(e.key)) {
-        st.setPanel((['run', 'charts', 'compare', 'search', 'eval', 'policy'] as const)[Number(e.key) - 1] ?? 'run');
+      const n = Number(e.key);
+      if (e.altKey && Number.isInteger(n) && n >= 1 && n <= panels.length) {
+        st.setPanel(panels[n - 1] ?? 'run');
         return;
       }
       if (id && (e.key === 'F6' || e.key === 'F8' || e.key === 'F10')) {
@@ -74,5 +77,5 @@ export function useShortcuts(setHelp: (f: (h: boolean) => boolean) => void): voi
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [svc, setHelp]);
+  }, [svc, setHelp, panels]);
 }

@@ -6,6 +6,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from '../app/App.tsx';
 import { ServicesProvider } from '../app/context.tsx';
+import { SharedReaderProvider } from '../app/shared-reader.tsx';
 import { Services } from '../app/services.ts';
 import { createStudioStore } from '../store/studio.ts';
 import { prewarmText } from '../lib/prewarm-text.ts';
@@ -27,7 +28,9 @@ if (root) {
   createRoot(root).render(
     <StrictMode>
       <ServicesProvider services={services}>
-        <App />
+        <SharedReaderProvider>
+          <App />
+        </SharedReaderProvider>
       </ServicesProvider>
     </StrictMode>,
   );

@@ -3,6 +3,7 @@
 import { memo, useState } from 'react';
 import type { Breakpoint, BreakpointKind, SessionStatus } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
+import { useSharedReader } from '../app/shared-reader.tsx';
 import { usePrefs } from '../store/prefs.ts';
 import { hostIdOf } from '../store/studio.ts';
 import { contextNeedOf } from './ContextFields.tsx';
@@ -36,6 +37,8 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
   const setPrefs = usePrefs((p) => p.set);
   const [showVars, setShowVars] = useState(false);
   const [rerunning, setRerunning] = useState(false);
+  // A shared trajectory's reader is not told how this page loaded it, nor that it is "local".
+  const reader = useSharedReader();
   if (!entry) return null;
   const summary = entry.summary;
   const live =
@@ -56,9 +59,11 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
   return (
     <div className="controls" aria-label="Session controls">
       <div className="status-line">
-        <span className={`badge status-${summary?.status ?? 'saved'}`} data-testid="session-status">
-          {summary?.status ?? (entry.loading ? 'loading' : 'local')}
-        </span>
+        {reader && !summary && !entry.loading ? null : (
+          <span className={`badge status-${summary?.status ?? 'saved'}`} data-testid="session-status">
+            {summary?.status ?? (entry.loading ? 'loading' : 'local')}
+          </span>
+        )}
         {summary?.pause ? (
           <span className="pause-info" data-testid="pause-info">
             paused: {summary.pause.kind} · {summary.pause.runId} it {summary.pause.iteration}
@@ -224,7 +229,7 @@ export const Controls = memo(function Controls({ sessionId }: { sessionId: strin
           <ProblemList problems={entry.problems} />
         </details>
       ) : null}
-      {entry.timings?.fullMs != null ? (
+      {entry.timings?.fullMs != null && !reader ? (
         <div className="timings" data-testid="timings">
           first view {Math.round(entry.timings.firstViewMs ?? 0)} ms · loaded {Math.round(entry.timings.fullMs)} ms ·{' '}
           {entry.events.length.toLocaleString('en-US')} events

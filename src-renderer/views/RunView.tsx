@@ -44,6 +44,7 @@ import { CounterfactualPanel } from './CounterfactualPanel.tsx';
 import { TextBlock } from './TextBlock.tsx';
 import { RunPolicy } from './RunPolicy.tsx';
 import { STILL_LOADING } from './still-loading.ts';
+import { useSharedReader } from '../app/shared-reader.tsx';
 
 // memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 export const RunView = memo(function RunView({ sessionId }: { sessionId: string }) {
@@ -52,6 +53,8 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
   const sel = useStudio((s) => s.selection.get(sessionId));
   const pause = useStudio((s) => pauseOf(s, sessionId));
   const sessionLang = useStudio((s) => sessionLanguage(s.sessions.get(sessionId)));
+  // A shared trajectory's reader has no log to label and no REPL to continue in.
+  const reader = useSharedReader();
   const viewRef = useRef<HTMLDivElement>(null);
   // A person picked an iteration (a chip, a turn): once it is drawn, its code is brought into
   // view, which otherwise sits below the header and the prompts. Live updates do not scroll.
@@ -75,8 +78,8 @@ export const RunView = memo(function RunView({ sessionId }: { sessionId: string 
       {traj.roots.length > 1 ? <TurnsBar sessionId={sessionId} traj={traj} current={run.rootRunId} onPick={reveal} /> : null}
       <RunHeader traj={traj} run={run} pause={pause} sessionId={sessionId} language={language} />
       <RunPolicy sessionId={sessionId} traj={traj} run={run} rev={rev} />
-      <LabelsBox sessionId={sessionId} traj={traj} run={run} it={it} />
-      {run.parentRunId === null ? <FollowUpForm sessionId={sessionId} /> : null}
+      {reader ? null : <LabelsBox sessionId={sessionId} traj={traj} run={run} it={it} />}
+      {run.parentRunId === null && !reader ? <FollowUpForm sessionId={sessionId} /> : null}
       <IterationTimeline sessionId={sessionId} run={run} selected={iteration} onPick={reveal} />
       {it ? (
         <IterationDetail
@@ -121,7 +124,8 @@ function RunHeader({
   const direct = run.iterations.some(isDirectCall);
   const iterations = iterationCount(run);
   const [whatIf, setWhatIf] = useState(false);
-  const spawnCall = run.spawnedBy?.callId ?? null;
+  const reader = useSharedReader();
+  const spawnCall = reader ? null : (run.spawnedBy?.callId ?? null);
   return (
     <section className="run-header" aria-label="Run">
       <div className="run-title">
@@ -434,6 +438,7 @@ function IterationDetail({
   // A dropped file goes to the host whole before a fork: not while it is still loading.
   const loadingHere = !!entry && entry.loading !== null && hostIdOf(entry) === null;
   const canFork = connected && !!entry && !direct && !loadingHere;
+  const reader = useSharedReader();
   // A big log's long prompts were left out when it was read: read back this iteration's.
   // (`blocks` is new at every render: the effect keys on the iteration, and does nothing
   // for sessions with nothing left out, such as every live one.)
@@ -462,24 +467,26 @@ function IterationDetail({
           {fmtMs(it.lastT - it.firstT)} · {fmtTokenPair(totals)} · {fmtCost(totals)}
           {it.start ? ` · history ${it.start.historyLength} msgs ≈ ${fmtInt(it.start.historyTokens)} tok` : ''}
         </span>
-        <button
-          type="button"
-          disabled={!canFork}
-          title={
-            canFork
-              ? 'Start a new session that replays up to here, then goes live'
-              : direct
-                ? 'A direct call has no turns to fork from'
-                : loadingHere
-                  ? STILL_LOADING
-                  : 'Fork needs the host (rlm-studio serve)'
-          }
-          aria-expanded={forking}
-          onClick={() => setForking((f) => !f)}
-          data-testid="fork"
-        >
-          Fork from here…
-        </button>
+        {reader ? null : (
+          <button
+            type="button"
+            disabled={!canFork}
+            title={
+              canFork
+                ? 'Start a new session that replays up to here, then goes live'
+                : direct
+                  ? 'A direct call has no turns to fork from'
+                  : loadingHere
+                    ? STILL_LOADING
+                    : 'Fork needs the host (rlm-studio serve)'
+            }
+            aria-expanded={forking}
+            onClick={() => setForking((f) => !f)}
+            data-testid="fork"
+          >
+            Fork from here…
+          </button>
+        )}
       </div>
       {forking ? <ForkForm target={forkTarget} onDone={() => setForking(false)} /> : null}
       {it.compaction ? (
@@ -639,6 +646,7 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
   const svc = useServices();
   const [open, setOpen] = useState<string | null>(null);
   const [whatIf, setWhatIf] = useState<string | null>(null);
+  const reader = useSharedReader();
   // A span of the coverage map asked for one of these calls: open it and bring it into view.
   const focusCall = useCoverage((s) => s.focusCall);
   useEffect(() => {
@@ -696,7 +704,7 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
                   {c.end ? (usageUnknown(c.end.usage) ? '—' : fmtInt(c.end.usage.inputTokens + c.end.usage.outputTokens)) : ''}
                 </td>
                 <td>
-                  {c.end ? (
+                  {c.end && !reader ? (
                     <button
                       type="button"
                       className="link"

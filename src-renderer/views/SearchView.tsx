@@ -2,6 +2,7 @@
 // mode runs tree queries on the host (QuerySearch).
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { useServices, useStudio } from '../app/context.tsx';
+import { useSharedReader } from '../app/shared-reader.tsx';
 import { matchSummary, searchSession } from '../lib/derive.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
 import { HitList } from './HitList.tsx';
@@ -9,6 +10,14 @@ import { QuerySearch } from './QuerySearch.tsx';
 
 export function SearchView({ sessionId, query, setQuery }: { sessionId: string; query: string; setQuery(q: string): void }) {
   const [mode, setMode] = useState<'text' | 'query'>('text');
+  // Tree queries run on a host, which a shared trajectory's reader does not have.
+  const reader = useSharedReader();
+  if (reader)
+    return (
+      <div className="search-view">
+        <TextSearch sessionId={sessionId} query={query} setQuery={setQuery} />
+      </div>
+    );
   return (
     <div className="search-view">
       <div className="search-modes" role="group" aria-label="Search mode">

@@ -2,7 +2,7 @@
 // indexes it and matches the session's texts as they arrive in batches (see
 // app/coverage-services.ts), then sums the figures. Indexing 100 MB takes seconds.
 import { AnchorIndex } from '../../src-shared/analysis/anchor-index.ts';
-import { sourceSpans, summarizeCoverage, type CoverageSpan } from '../../src-shared/analysis/coverage.ts';
+import { largestUnseen, sourceSpans, summarizeCoverage, type CoverageSpan } from '../../src-shared/analysis/coverage.ts';
 import type { CoverageIn, CoverageOut } from '../lib/coverage-messages.ts';
 
 const LARGEST = 20;
@@ -35,11 +35,11 @@ self.onmessage = (ev: MessageEvent<CoverageIn>) => {
   Promise.all([ready, spans]).then(
     ([ix, all]) => {
       const report = summarizeCoverage(ix.context.length, m.runs, all);
-      const largestUnseen = [...report.unseen]
-        .sort((a, b) => b.end - b.start - (a.end - a.start))
-        .slice(0, LARGEST)
-        .map((u) => ({ ...u, preview: ix.context.slice(u.start, Math.min(u.end, u.start + PREVIEW_CHARS)) }));
-      post({ kind: 'report', report, largestUnseen });
+      const gaps = largestUnseen(report.unseen, ix.context, LARGEST).map((u) => ({
+        ...u,
+        preview: ix.context.slice(u.start, Math.min(u.end, u.start + PREVIEW_CHARS)),
+      }));
+      post({ kind: 'report', report, largestUnseen: gaps });
     },
     (err: unknown) => post({ kind: 'error', message: err instanceof Error ? err.message : String(err) }),
   );

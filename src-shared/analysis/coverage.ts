@@ -161,19 +161,56 @@ export function coverageRuns(state: TrajectoryState): CoverageRun[] {
   return [...walkRuns(state)].map((r) => ({ runId: r.id, parentRunId: r.parentRunId, depth: r.depth }));
 }
 
-/** Finds the copies of the context in one source. */
+const ESCAPE = /\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([nrtbfv0"'\\/]))/g;
+const SIMPLE: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', '0': '\0' };
+
+/**
+ * `text` with its string escapes undone: what the code printed through `JSON.stringify` or
+ * Python's `repr` (`\n`, `\t`, `\"`, `\'`, `\\`, `\uXXXX`, `\xNN`) read as the characters
+ * the model saw in them; null when it has none.
+ */
+export function unescapedPrintout(text: string): string | null {
+  if (!text.includes('\\')) return null;
+  const out = text.replace(ESCAPE, (all: string, u?: string, x?: string, c?: string) =>
+    u !== undefined
+      ? String.fromCharCode(parseInt(u, 16))
+      : x !== undefined
+        ? String.fromCharCode(parseInt(x, 16))
+        : c !== undefined
+          ? (SIMPLE[c] ?? c)
+          : all,
+  );
+  return out === text ? null : out;
+}
+
+/**
+ * Finds the copies of the context in one source: as it is, and (for a text with string
+ * escapes, such as a printed JSON or repr of context text) with its escapes undone, so what
+ * a model read escaped counts as seen.
+ */
 export function sourceSpans(index: AnchorIndex, source: CoverageSource): CoverageSpan[] {
   const { role, runId, iteration, block, callId, childRunId } = source;
-  return index.find(source.text).map((c) => ({
-    start: c.contextStart,
-    end: c.contextStart + (c.textEnd - c.textStart),
-    role,
-    runId,
-    iteration,
-    block,
-    callId,
-    childRunId,
-  }));
+  const found = index.find(source.text).map((c) => ({ start: c.contextStart, end: c.contextStart + (c.textEnd - c.textStart) }));
+  const plain = role === 'root' ? unescapedPrintout(source.text) : null;
+  if (plain !== null) {
+    const known = new Set(found.map((r) => `${r.start}:${r.end}`));
+    for (const c of index.find(plain)) {
+      const r = { start: c.contextStart, end: c.contextStart + (c.textEnd - c.textStart) };
+      if (!known.has(`${r.start}:${r.end}`)) found.push(r);
+    }
+  }
+  return found.map((r) => ({ ...r, role, runId, iteration, block, callId, childRunId }));
+}
+
+/**
+ * The largest stretches no model saw, longest first, without the trivial ones: gaps shorter
+ * than a countable copy (the line breaks between printed lines) or of whitespace only.
+ */
+export function largestUnseen(unseen: readonly Range[], context: string, n: number): Range[] {
+  return unseen
+    .filter((u) => u.end - u.start >= MIN_SPAN_CHARS && /\S/.test(context.slice(u.start, u.end)))
+    .sort((a, b) => b.end - b.start - (a.end - a.start))
+    .slice(0, n);
 }
 
 function figures(contextChars: number, root: Range[], sub: Range[], child: Range[], seen: Range[]): CoverageFigures {

@@ -73,9 +73,36 @@ describe('the shareable HTML file from file:', () => {
     await code.waitFor();
     await expect.poll(async () => (await code.innerText()).trim().length).toBeGreaterThan(5);
     expect(await code.innerText()).toMatch(/context|print/);
-    // Read-only: no host, nothing to run or fork.
-    expect(await browser.page.getByTestId('connection').innerText()).toBe('local only');
-    expect(await browser.page.getByTestId('topbar-new-run').count()).toBe(0);
+    // Read-only: no host, nothing to run or fork, and no control, tab or note the reader cannot use.
+    const page = browser.page;
+    const absent = [
+      'connection',
+      'topbar-new-run',
+      'open-file',
+      'session-select',
+      'session-close',
+      'fork',
+      'counterfactual-open',
+      'counterfactual-child',
+      'timings',
+      'labels-box',
+      'follow-up-unavailable',
+      'session-status',
+      'tab-compare',
+      'tab-eval',
+      'tab-policy',
+      'tab-runs',
+    ];
+    expect(Object.fromEntries(await Promise.all(absent.map(async (id) => [id, await page.getByTestId(id).count()] as const)))).toEqual(
+      Object.fromEntries(absent.map((id) => [id, 0])),
+    );
+    expect(await page.getByRole('tab').allInnerTexts()).toEqual(['Run', 'Charts', 'Search']);
+    // What it can do stays: export, replay, search (text only: tree queries need a host).
+    expect(await page.getByTestId('export-native').count()).toBe(1);
+    await page.getByTestId('tab-search').click();
+    await page.getByTestId('search-input').waitFor();
+    expect(await page.getByTestId('query-mode').count()).toBe(0);
+    await page.getByTestId('tab-run').click();
     // The log was read by the parse worker, started from a blob: URL (a file: page may not load one from a file).
     expect(workers.length).toBeGreaterThan(0);
     expect(workers.filter((u) => !u.startsWith('blob:'))).toEqual([]);

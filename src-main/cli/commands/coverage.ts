@@ -6,7 +6,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { fileErrorText } from '../../../src-shared/file-errors.ts';
-import type { CoverageReport } from '../../../src-shared/analysis/coverage.ts';
+import { type CoverageReport, largestUnseen } from '../../../src-shared/analysis/coverage.ts';
 import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
 import type { EvalCoverage } from '../../../src-shared/protocol.ts';
 import { evaluationCoverage, logCoverage, taskContextText } from '../../analysis/log-coverage.ts';
@@ -66,7 +66,7 @@ export function formatCoverage(r: CoverageReport, context: string): string {
   for (const run of r.runs) rows.push(row(`${'  '.repeat(run.depth + 1)}run ${run.runId}`, run));
   const widths = head.map((_, i) => Math.max(...rows.map((x) => x[i]!.length)));
   for (const x of rows) lines.push(x.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
-  const unseen = [...r.unseen].sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, 10);
+  const unseen = largestUnseen(r.unseen, context, 10);
   if (unseen.length > 0) {
     lines.push('largest spans no model saw:');
     for (const u of unseen) lines.push(`  [${n(u.start)}, ${n(u.end)})  ${n(u.end - u.start)} chars  ${preview(context, u.start, u.end)}`);

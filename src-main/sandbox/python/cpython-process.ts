@@ -33,8 +33,6 @@ const NO_HOOKS: Hooks = { call: () => undefined, output: () => undefined, stray:
 export class Sandboxed {
   readonly #spawned: SandboxedChild;
   readonly #socket: Readable & Writable;
-  /** The address space the session set (`limit`), once it has. */
-  addressSpace = 0;
   /** Who hears the interpreter's calls and output: its REPL, once one has taken it. */
   hooks: Hooks = NO_HOOKS;
   pid: number | null = null;

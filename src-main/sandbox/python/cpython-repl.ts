@@ -75,8 +75,7 @@ class CPythonRepl implements Repl {
       const proc = this.#live();
       // Loaded when the process starts (at the first block), with the address space it needs.
       if (!proc) return;
-      if (this.#wantedAddressSpace() > proc.addressSpace) this.#replace(`context_${index}`);
-      else await this.#loadContext(proc, index);
+      await this.#loadOrReplace(`context_${index}`, () => this.#loadContext(proc, index));
     });
   }
 
@@ -87,8 +86,7 @@ class CPythonRepl implements Repl {
       this.#histories.set(index, json);
       const proc = this.#live();
       if (!proc) return;
-      if (this.#wantedAddressSpace() > proc.addressSpace) this.#replace(`history_${index}`);
-      else await proc.op('set', `history_${index}`, Buffer.from(json, 'utf8'));
+      await this.#loadOrReplace(`history_${index}`, () => proc.op('set', `history_${index}`, Buffer.from(json, 'utf8')));
     });
   }
 
@@ -98,8 +96,7 @@ class CPythonRepl implements Repl {
       this.#historyAppends.push(json);
       const proc = this.#live();
       if (!proc) return;
-      if (this.#wantedAddressSpace() > proc.addressSpace) this.#replace('history');
-      else await proc.op('history', '', Buffer.from(json, 'utf8'));
+      await this.#loadOrReplace('history', () => proc.op('history', '', Buffer.from(json, 'utf8')));
     });
   }
 
@@ -145,7 +142,21 @@ class CPythonRepl implements Repl {
     return BASE_ADDRESS_SPACE + this.#limits.memoryLimitMb * MB + bytes;
   }
 
-  /** The process cannot take a value within its fixed limits: the next one starts with room for it. */
+  /**
+   * Loads a value into a running interpreter. Its address-space limit is fixed when it starts
+   * (the code cannot raise it), with room for the values known then: a value that no longer
+   * fits makes it replaced by one with room for everything, as the JavaScript REPL replaces an
+   * isolate, and the next block is told its variables are gone.
+   */
+  async #loadOrReplace(what: string, load: () => Promise<unknown>): Promise<void> {
+    try {
+      await load();
+    } catch (err) {
+      if (!/MemoryError|does not fit/.test(errorMessage(err))) throw err;
+      this.#replace(what);
+    }
+  }
+
   #replace(what: string): void {
     const proc = this.#proc;
     this.#proc = null;
@@ -185,7 +196,6 @@ class CPythonRepl implements Repl {
         limits: { RLIMIT_AS: addressSpace },
       };
       await proc.op('setup', JSON.stringify(config));
-      proc.addressSpace = addressSpace;
       for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) await this.#loadContext(proc, i);
       for (const i of [...this.#histories.keys()].sort((x, y) => x - y)) {
         await proc.op('set', `history_${i}`, Buffer.from(this.#histories.get(i)!, 'utf8'));

@@ -37,11 +37,15 @@ function probe(): OsSandboxSupport {
   if (platform !== 'linux') {
     return { ok: false, reason: `no OS sandbox on ${platform}: it needs bubblewrap, which runs on Linux only` };
   }
-  const bwrap = findOnPath('bwrap');
+  // RLM_STUDIO_BWRAP names bwrap where it is not on PATH (and lets tests take it away).
+  const named = process.env.RLM_STUDIO_BWRAP;
+  const bwrap = named ? (isExecutable(named) ? named : null) : findOnPath('bwrap');
   if (!bwrap) {
     return {
       ok: false,
-      reason: 'bubblewrap (bwrap) is not installed: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)',
+      reason: named
+        ? `RLM_STUDIO_BWRAP names ${named}, which is not an executable file`
+        : 'bubblewrap (bwrap) is not installed: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)',
     };
   }
   const r = spawnSync(bwrap, ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'], {
@@ -61,16 +65,18 @@ function probe(): OsSandboxSupport {
 
 function findOnPath(name: string): string | null {
   for (const dir of (process.env.PATH ?? '').split(delimiter).concat(['/usr/bin', '/bin'])) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
+    if (dir && isExecutable(join(dir, name))) return join(dir, name);
   }
   return null;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface SandboxedSpawn {

@@ -6,7 +6,16 @@ import { sandboxRuntime } from './runtime.ts';
 import type { BlockOutcome, RuntimeConfig } from './runtime.ts';
 import { BlockState } from './block-state.ts';
 import { dispatchHostCall, errorMessage, toolError } from './host-calls.ts';
-import { checkIndex, checkToolNames, listVariablesOf, parseLocals, replLimits, type ReplLimits, SerialQueue } from './repl-support.ts';
+import {
+  checkIndex,
+  checkToolNames,
+  listVariablesOf,
+  parseLocals,
+  replLimits,
+  type ReplLimits,
+  RESERVED_NAMES,
+  SerialQueue,
+} from './repl-support.ts';
 import { RESET_NOTE, resetError } from './reset-error.ts';
 import { sharedCopies } from './shared-strings.ts';
 import { transformBlock, warmUpTransform } from './transform.ts';
@@ -30,18 +39,6 @@ const SANDBOX_LIMIT_DEFAULTS = {
   outputCapChars: 1_000_000,
 } as const;
 
-/** Names the code relies on; tools may not take them and blocks cannot keep them overwritten. */
-export const RESERVED_NAMES = [
-  'context',
-  'llm_query',
-  'llm_query_batched',
-  'rlm_query',
-  'rlm_query_batched',
-  'SHOW_VARS',
-  'answer',
-  'history',
-  'print',
-] as const;
 /** Paper-era functions, present only with `finalVar`. */
 const FINAL_FUNCTIONS = ['FINAL_VAR', 'FINAL'] as const;
 

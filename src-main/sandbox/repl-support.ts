@@ -2,6 +2,19 @@
 // checked, operations run one at a time, and listed variables read back from JSON.
 import type { LocalValue, ReplOptions, VariableInfo } from './types.ts';
 
+/** Names the code relies on; tools may not take them and blocks cannot keep them overwritten. */
+export const RESERVED_NAMES = [
+  'context',
+  'llm_query',
+  'llm_query_batched',
+  'rlm_query',
+  'rlm_query_batched',
+  'SHOW_VARS',
+  'answer',
+  'history',
+  'print',
+] as const;
+
 export interface ReplLimits {
   memoryLimitMb: number;
   cpuLimitMs: number;
@@ -61,7 +74,7 @@ export async function listVariablesOf(control: Control, timeoutMs: number): Prom
 }
 
 /** The REPL's JSON list of variables, each field checked. */
-function parseListed(raw: unknown): VariableInfo[] {
+export function parseListed(raw: unknown): VariableInfo[] {
   const value = JSON.parse(String(raw)) as unknown;
   if (!Array.isArray(value)) return [];
   const out: VariableInfo[] = [];

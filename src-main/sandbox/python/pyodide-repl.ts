@@ -3,27 +3,15 @@
 import ivm from 'isolated-vm';
 import type { ReplResetReason } from '../../../src-shared/events.ts';
 import { BlockState } from '../block-state.ts';
-import { dispatchHostCall, errorMessage, toolError } from '../host-calls.ts';
-import { RESERVED_NAMES } from '../isolated-repl.ts';
-import { checkIndex, checkToolNames, listVariablesOf, parseLocals, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
+import { dispatchHostCall, errorMessage } from '../host-calls.ts';
+import { checkIndex, listVariablesOf, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
 import { jsonTextOf } from '../json-source.ts';
 import { RESET_NOTE, resetError } from '../reset-error.ts';
-import type {
-  CallSite,
-  ExecResult,
-  HostFunction,
-  LocalValue,
-  Repl,
-  ReplOptions,
-  SandboxValue,
-  SubcallBridge,
-  VariableInfo,
-} from '../types.ts';
+import type { CallSite, ExecResult, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
 import { watchBlock, type Watchdog } from '../watchdog.ts';
 import type { Interpreter } from './interpreter.ts';
-import type { PythonBlockOutcome } from './isolate-side.ts';
 import { takeInterpreter } from './pool.ts';
-import { placeArguments, toolParameterNames } from './tool-arguments.ts';
+import { callPythonTool, parseOutcome, type ParsedPythonOutcome, pythonTools, type PythonTools, SIMPLE_TYPES } from './python-block.ts';
 
 export const PYTHON_DEFAULTS = {
   memoryLimitMb: 512,
@@ -37,14 +25,6 @@ const HOUSEKEEPING_TIMEOUT_MS = 10_000;
 const MB = 1024 * 1024;
 /** wasm32 cannot address more. */
 const MAX_WASM_BYTES = 4 * 1024 * MB - 64 * 1024;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const PYTHON_KEYWORDS = new Set(
-  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
-    ' ',
-  ),
-);
-/** The types a block's result lists, as the reference's `REPL variables:` does. */
-const SIMPLE_TYPES = new Set(['str', 'int', 'float', 'bool', 'list', 'dict', 'tuple']);
 
 /** A context as the interpreter loads it: text, or JSON text that Python parses. */
 interface LoadedContext {
@@ -54,8 +34,7 @@ interface LoadedContext {
 
 class PythonRepl implements Repl {
   readonly #bridge: SubcallBridge;
-  readonly #toolFunctions = new Map<string, { fn: HostFunction; params: string[] | null }>();
-  readonly #toolValues: Record<string, SandboxValue> = {};
+  readonly #tools: PythonTools;
   readonly #contexts = new Map<number, LoadedContext>();
   readonly #histories = new Map<number, string>();
   /** `history` under compaction, as the JSON of each `appendHistory` call in turn. */
@@ -73,13 +52,7 @@ class PythonRepl implements Repl {
     this.#bridge = options.bridge;
     this.#limits = replLimits(options, PYTHON_DEFAULTS);
     this.#finalVar = options.finalVar === true;
-    const reserved = new Set<string>([...RESERVED_NAMES, 'FINAL_VAR', 'FINAL']);
-    const tools = options.tools ?? {};
-    checkToolNames(Object.keys(tools), reserved, (name) => IDENTIFIER.test(name) && !PYTHON_KEYWORDS.has(name), 'Python');
-    for (const [name, tool] of Object.entries(tools)) {
-      if (typeof tool === 'function') this.#toolFunctions.set(name, { fn: tool, params: toolParameterNames(tool) });
-      else this.#toolValues[name] = tool;
-    }
+    this.#tools = pythonTools(options.tools ?? {});
   }
 
   addContext(index: number, value: SandboxValue): Promise<void> {
@@ -193,7 +166,14 @@ class PythonRepl implements Repl {
           }
           block.enterBridge();
           try {
-            return await dispatchHostCall(this.#bridge, (name, payload) => this.#callTool(name, payload), kind, a, b, block.site);
+            return await dispatchHostCall(
+              this.#bridge,
+              (name, payload) => callPythonTool(this.#tools, name, payload),
+              kind,
+              a,
+              b,
+              block.site,
+            );
           } finally {
             block.leaveBridge();
           }
@@ -202,8 +182,8 @@ class PythonRepl implements Repl {
       const config = {
         output_cap: this.#limits.outputCapChars,
         flush_chars: FLUSH_CHARS,
-        tool_functions: [...this.#toolFunctions.keys()],
-        tool_values: JSON.stringify(this.#toolValues),
+        tool_functions: [...this.#tools.functions.keys()],
+        tool_values: JSON.stringify(this.#tools.values),
         final_var: this.#finalVar,
       };
       await interp.control.apply(undefined, ['setup', JSON.stringify(config)], { timeout: HOUSEKEEPING_TIMEOUT_MS });
@@ -250,20 +230,6 @@ class PythonRepl implements Repl {
   async #appendHistory(interp: Interpreter, json: string): Promise<void> {
     await this.#growLimit(interp);
     await interp.control.apply(undefined, ['history', json], { timeout: HOUSEKEEPING_TIMEOUT_MS });
-  }
-
-  async #callTool(name: string, payload: string): Promise<string> {
-    const tool = this.#toolFunctions.get(name);
-    if (!tool) return JSON.stringify({ err: { name: 'NameError', message: `${name} is not a tool` } });
-    try {
-      const { args, kwargs } = JSON.parse(payload, nonFiniteFloats) as { args: SandboxValue[]; kwargs: Record<string, SandboxValue> };
-      const placed = placeArguments(name, tool.params, args, kwargs);
-      if ('error' in placed) return JSON.stringify({ err: { name: 'TypeError', message: placed.error } });
-      const value = await tool.fn(...(placed.args as SandboxValue[]));
-      return value === undefined ? '{}' : JSON.stringify({ ok: value });
-    } catch (err) {
-      return toolError(err);
-    }
   }
 
   async #execute(code: string, site: CallSite): Promise<ExecResult> {
@@ -365,37 +331,4 @@ class PythonRepl implements Repl {
 /** Creates a Python REPL; throws if a tool name is reserved or not a Python identifier. */
 export async function createPythonRepl(options: ReplOptions): Promise<Repl> {
   return new PythonRepl(options);
-}
-
-// ---- helpers ----------------------------------------------------------------------------------
-
-/** The interpreter's outcome, its `locals` read back as JSON values. */
-type ParsedPythonOutcome = Omit<PythonBlockOutcome, 'locals'> & { locals?: Record<string, LocalValue> };
-
-function parseOutcome(raw: unknown): ParsedPythonOutcome {
-  const v = JSON.parse(String(raw)) as Partial<PythonBlockOutcome>;
-  const e = v.error;
-  const error =
-    e && typeof e === 'object' && typeof e.name === 'string' && typeof e.message === 'string' ? { name: e.name, message: e.message } : null;
-  const d = Array.isArray(v.dropped) ? v.dropped : [0, 0];
-  const num = (n: unknown): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
-  const locals = parseLocals(v.locals);
-  return {
-    stdout: typeof v.stdout === 'string' ? v.stdout : '',
-    stderr: typeof v.stderr === 'string' ? v.stderr : '',
-    dropped: [num(d[0]), num(d[1])],
-    error,
-    variables: Array.isArray(v.variables) ? v.variables.filter((x): x is string => typeof x === 'string') : [],
-    ...(locals ? { locals } : {}),
-    submitted: typeof v.submitted === 'string' ? v.submitted : null,
-    outOfMemory: v.outOfMemory === true,
-  };
-}
-
-/** Reads back a float the runtime tagged because JSON cannot hold it (`_host_json` in runtime.py). */
-function nonFiniteFloats(_key: string, value: unknown): unknown {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  const keys = Object.keys(value);
-  const tag = (value as Record<string, unknown>)['$float'];
-  return keys.length === 1 && (tag === 'NaN' || tag === 'Infinity' || tag === '-Infinity') ? Number(tag) : value;
 }

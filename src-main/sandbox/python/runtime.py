@@ -1,6 +1,8 @@
-# The Python half of the REPL, imported once inside the Pyodide interpreter (before the memory
-# snapshot is taken, so a fresh interpreter starts with it loaded). The JavaScript glue in the
-# isolate calls these functions; the model's code sees only the names installed in `ns`.
+# The Python half of both Python REPLs. In Pyodide it is imported once inside the interpreter
+# (before the memory snapshot is taken, so a fresh interpreter starts with it loaded) and the
+# JavaScript glue in the isolate calls these functions. In CPython (`--repl cpython`) it is the
+# program the OS sandbox runs: `_serve` at the end carries the same operations and host calls
+# over a socket (descriptor 3). Either way the model's code sees only the names installed in `ns`.
 #
 # Namespace semantics follow the reference library's LocalREPL, so blocks recorded there
 # re-run to the same output: a block that raises loses its assignments (in-place mutations
@@ -18,17 +20,21 @@ import sys
 import time
 import types
 
-# Imported here so they are in the snapshot: the first block that uses them pays nothing.
-import collections  # noqa: F401
-import datetime  # noqa: F401
-import functools  # noqa: F401
-import itertools  # noqa: F401
-import math  # noqa: F401
-import random  # noqa: F401
-import re  # noqa: F401
-import statistics  # noqa: F401
-import string  # noqa: F401
-import textwrap  # noqa: F401
+import math
+
+# Pyodide: imported here so they are in the memory snapshot and the first block that uses them
+# pays nothing. CPython starts a process per session and imports from disk quickly: they would
+# only add to every start.
+if sys.platform == "emscripten":
+    import collections  # noqa: F401
+    import datetime  # noqa: F401
+    import functools  # noqa: F401
+    import itertools  # noqa: F401
+    import random  # noqa: F401
+    import re  # noqa: F401
+    import statistics  # noqa: F401
+    import string  # noqa: F401
+    import textwrap  # noqa: F401
 
 SCAFFOLD = (
     "llm_query",
@@ -390,7 +396,8 @@ def load_context(index, is_json, data):
     context, `context` follows for index 0. Decoding the bytes in one call is several times
     faster than reading a file in text mode; the universal-newline translation is the same."""
     name = f"context_{index}"
-    raw = data.to_bytes()
+    # Pyodide hands over a JavaScript Uint8Array; the CPython transport, bytes.
+    raw = data if isinstance(data, bytes) else data.to_bytes()
     if is_json:
         _ns["json"] = json
     path = f"/tmp/rlm/{name}.{'json' if is_json else 'txt'}"
@@ -561,3 +568,162 @@ def list_variables():
         kind = "dict" if type(value) is _AnswerDict else type(value).__name__
         out.append({"name": name, "type": kind, "size": _size(value), "preview": _preview(value)})
     return json.dumps(out)
+
+
+# ---- CPython: the operations and host calls over a socket ------------------------------------------
+#
+# Frames both ways: two big-endian u32 (header length, payload length), a JSON header, a payload.
+# Host -> here: {"t": "op", "op": NAME, "arg": TEXT} (payload: the code, a context's bytes, JSON)
+# and {"t": "reply", "id": N} (payload: the answer). Here -> host: {"t": "ready"}, {"t": "done",
+# "ok": BOOL, "error": TEXT} (payload: the result), {"t": "call", "id": N, "kind": K, "b": TEXT}
+# (payload: the prompt, the prompts' JSON or the tool's arguments) and {"t": "out", "s": 0|1,
+# "dropped": N} (payload: text). Host calls may come from any thread, several at once; a reader
+# thread answers each caller, so `ThreadPoolExecutor(16).map(llm_query, ...)` keeps 16 in flight.
+
+
+class _PipeHost:
+    def __init__(self, fd):
+        import struct
+        import threading
+
+        self._fd = fd
+        self._reader = open(fd, "rb", buffering=1 << 16, closefd=False)
+        self._struct = struct
+        self._send_lock = threading.Lock()
+        self._calls_lock = threading.Lock()
+        self._calls = {}
+        self._next = 0
+        self._threading = threading
+
+    def _send(self, header, payload=b""):
+        head = json.dumps(header).encode()
+        data = memoryview(self._struct.pack(">II", len(head), len(payload)) + head + payload)
+        with self._send_lock:
+            while data:
+                data = data[os.write(self._fd, data) :]
+
+    def _receive(self):
+        prefix = self._reader.read(8)
+        if len(prefix) < 8:
+            return None, b""
+        head_len, body_len = self._struct.unpack(">II", prefix)
+        header = json.loads(self._reader.read(head_len))
+        body = self._reader.read(body_len) if body_len else b""
+        if len(body) < body_len:
+            return None, b""
+        return header, body
+
+    def call(self, kind, a, b):
+        waiter = {"event": self._threading.Event(), "value": ""}
+        with self._calls_lock:
+            self._next += 1
+            call_id = self._next
+            self._calls[call_id] = waiter
+        self._send({"t": "call", "id": call_id, "kind": kind, "b": b}, a.encode("utf-8", "surrogatepass"))
+        waiter["event"].wait()
+        return waiter["value"]
+
+    def flush(self, index, text, dropped):
+        self._send({"t": "out", "s": index, "dropped": dropped}, text.encode("utf-8", "surrogatepass"))
+
+    def serve(self):
+        """Reads frames: answers go to their callers, operations to the main thread, in order."""
+        ops = []
+        more = self._threading.Condition()
+
+        def read():
+            while True:
+                header, body = self._receive()
+                if header is None:
+                    with more:
+                        ops.append(None)
+                        more.notify()
+                    return
+                if header.get("t") == "reply":
+                    with self._calls_lock:
+                        waiter = self._calls.pop(header.get("id"), None)
+                    if waiter is not None:
+                        waiter["value"] = body.decode("utf-8", "surrogatepass")
+                        waiter["event"].set()
+                elif header.get("t") == "op":
+                    with more:
+                        ops.append((header, body))
+                        more.notify()
+
+        self._threading.Thread(target=read, name="rlm-host-reader", daemon=True).start()
+        self._send({"t": "ready"})
+        while True:
+            with more:
+                while not ops:
+                    more.wait()
+                item = ops.pop(0)
+            if item is None:
+                return
+            header, body = item
+            try:
+                result = _perform(self, header.get("op"), header.get("arg", ""), body)
+                self._send({"t": "done", "ok": True}, result.encode("utf-8", "surrogatepass"))
+            except BaseException as exc:  # noqa: BLE001 - the host decides what a failed op means
+                self._send({"t": "done", "ok": False, "error": f"{type(exc).__name__}: {exc}"})
+
+
+def _perform(host, op, arg, body):
+    if op == "setup":
+        # The session's own limits (the address space fits its contexts), set before any of its
+        # code runs: a process started ahead of its session is not yet bound to one.
+        _limit_resources(json.loads(arg).get("limits", {}))
+        setup(host, arg)
+        return ""
+    if op == "run":
+        # A backstop behind the host's watchdog: past the block's CPU time plus a second, the
+        # kernel ends the process (the code may lower the soft limit, never raise the hard one).
+        import resource
+
+        used = time.process_time()
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        soft = int(used + float(arg) / 1000) + 2
+        if hard == resource.RLIM_INFINITY or soft <= hard:
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+        return run(body.decode("utf-8", "surrogatepass"))
+    if op == "context":
+        spec = json.loads(arg)
+        load_context(spec["index"], spec["json"], body)
+        return ""
+    if op == "set":
+        set_value(arg, body.decode("utf-8"))
+        return ""
+    if op == "history":
+        append_history(body.decode("utf-8"))
+        return ""
+    if op == "list":
+        return list_variables()
+    raise ValueError(f"unknown op {op}")
+
+
+def _limit_resources(limits):
+    """The sandbox's resource limits, soft and hard, before any of the model's code runs: it can
+    lower them, never raise them."""
+    import resource
+
+    for name, value in limits.items():
+        kind = getattr(resource, name, None)
+        if kind is not None and value is not None:
+            resource.setrlimit(kind, (value, value))
+
+
+def _serve(argv):
+    config = json.loads(argv[1])
+    _limit_resources(config.get("limits", {}))
+    # Few, small threads: each reserves its stack against the address-space limit.
+    import threading
+
+    threading.stack_size(config.get("thread_stack", 1024 * 1024))
+    import site
+
+    for path in config.get("site_dirs", []):
+        site.addsitedir(path)
+    _PipeHost(config.get("fd", 3)).serve()
+
+
+if __name__ == "__main__":
+    _serve(sys.argv)

@@ -1,15 +1,15 @@
 // The Python REPL's model-facing behaviour: what the reference library's REPL tests check,
-// run against Pyodide in its isolate.
+// run against Pyodide in its isolate (and against CPython in the OS sandbox: cpython-repl.test.ts).
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseJsonContext } from '../../../src-main/sandbox/json-source.ts';
-import { createPythonRepl } from '../../../src-main/sandbox/python/pyodide-repl.ts';
 import { coolPython } from '../../../src-main/sandbox/python/pool.ts';
 import type { Repl, ReplOptions } from '../../../src-main/sandbox/types.ts';
 import { fakeBridge, SITE } from './helpers.ts';
+import { pythonBackend } from './python-backend.ts';
 
 const repls: Repl[] = [];
 async function make(options: Partial<ReplOptions> = {}): Promise<Repl> {
-  const repl = await createPythonRepl({ bridge: fakeBridge(), ...options });
+  const repl = await pythonBackend.create({ bridge: fakeBridge(), ...options });
   repls.push(repl);
   return repl;
 }
@@ -274,8 +274,8 @@ describe('Python REPL: sub-calls and tools', () => {
   });
 
   it('refuses tool names that are reserved or not Python identifiers', async () => {
-    await expect(createPythonRepl({ bridge: fakeBridge(), tools: { answer: 1 } })).rejects.toThrow(/reserved/);
-    await expect(createPythonRepl({ bridge: fakeBridge(), tools: { lambda: 1 } })).rejects.toThrow(/Python identifiers/);
+    await expect(pythonBackend.create({ bridge: fakeBridge(), tools: { answer: 1 } })).rejects.toThrow(/reserved/);
+    await expect(pythonBackend.create({ bridge: fakeBridge(), tools: { lambda: 1 } })).rejects.toThrow(/Python identifiers/);
   });
 
   it('shows variables with Python types for the Variables view', async () => {

@@ -1,0 +1,189 @@
+// Spawning a program inside bubblewrap (Linux): its own user, pid, network, IPC, UTS and cgroup
+// namespaces (so no network at all, and only its own processes in /proc), a read-only root that
+// holds only the system's binaries and libraries plus the paths the caller names (never the
+// home folder or the repository), a small private /tmp, no capabilities, an unprivileged uid
+// inside, and the seccomp filter of seccomp.ts. bwrap itself is started with the environment it
+// is given and nothing of this process's (with --unshare-pid, the first process inside kept the
+// environment bwrap was started with, keys included, readable at /proc/1/environ; --as-pid-1
+// leaves no such process, and the program's own environment is set with --clearenv/--setenv).
+import { type ChildProcess, spawn, spawnSync, type StdioNull, type StdioPipe } from 'node:child_process';
+import { accessSync, constants, existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { platform } from 'node:process';
+import type { Readable, Writable } from 'node:stream';
+import { seccompFilter } from './seccomp.ts';
+
+/** The uid and gid the program runs as inside (nobody). */
+const INSIDE_ID = '65534';
+/** The private /tmp: a tmpfs takes memory the address-space limit does not count. */
+const TMP_BYTES = 64 * 1024 * 1024;
+/** System folders bound read-only (or re-created as the symlinks they are, on merged-/usr systems). */
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+/** System files the dynamic loader needs to find libraries (Debian's multiarch folders are in them, and libblas is an alternative). */
+const SYSTEM_FILES = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives'];
+const PROBE_TIMEOUT_MS = 10_000;
+
+export type OsSandboxSupport = { ok: true; bwrap: string; seccomp: boolean } | { ok: false; reason: string };
+
+let support: OsSandboxSupport | null = null;
+
+/** Whether this machine can run a program in the OS sandbox, and if not, why (probed once). */
+export function osSandboxSupport(): OsSandboxSupport {
+  support ??= probe();
+  return support;
+}
+
+function probe(): OsSandboxSupport {
+  if (platform !== 'linux') {
+    return { ok: false, reason: `no OS sandbox on ${platform}: it needs bubblewrap, which runs on Linux only` };
+  }
+  // RLM_STUDIO_BWRAP names bwrap where it is not on PATH (and lets tests take it away).
+  const named = process.env.RLM_STUDIO_BWRAP;
+  const bwrap = named ? (isExecutable(named) ? named : null) : findOnPath('bwrap');
+  if (!bwrap) {
+    return {
+      ok: false,
+      reason: named
+        ? `RLM_STUDIO_BWRAP names ${named}, which is not an executable file`
+        : 'bubblewrap (bwrap) is not installed: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)',
+    };
+  }
+  const r = spawnSync(bwrap, ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'], {
+    env: { PATH: '/usr/bin:/bin' },
+    encoding: 'utf8',
+    timeout: PROBE_TIMEOUT_MS,
+  });
+  if (r.status !== 0) {
+    const said = (r.stderr || r.error?.message || `exit ${r.status ?? r.signal}`).trim();
+    return {
+      ok: false,
+      reason: `bubblewrap cannot create a sandbox here (${said}); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, or an AppArmor policy)`,
+    };
+  }
+  return { ok: true, bwrap, seccomp: seccompFilter() !== null };
+}
+
+function findOnPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(delimiter).concat(['/usr/bin', '/bin'])) {
+    if (dir && isExecutable(join(dir, name))) return join(dir, name);
+  }
+  return null;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface SandboxedSpawn {
+  /** The program and its arguments, as paths inside the sandbox. */
+  argv: string[];
+  /** Host folders and files bound read-only at the same place inside. */
+  readOnly: string[];
+  /** Host files bound read-only elsewhere inside. */
+  files?: { source: string; dest: string }[];
+  /** The program's whole environment. */
+  env: Record<string, string>;
+  /** Extra descriptors: each a socket pair, the program's fd 3, 4… */
+  extraFds: number;
+}
+
+export interface SandboxedChild {
+  child: ChildProcess;
+  /** The program's host process id (for its CPU time), or null when bwrap did not say. */
+  pid: Promise<number | null>;
+  stdout: Readable;
+  stderr: Readable;
+  /** The socket pairs, in order (fd 3, 4, …). */
+  fds: (Readable & Writable)[];
+}
+
+/** The bwrap arguments around a program (exported for tests and the docs). */
+export function bwrapArguments(spec: SandboxedSpawn, fds: { seccomp: number | null; info: number }): string[] {
+  const args = ['--unshare-all', '--unshare-user', '--as-pid-1', '--die-with-parent', '--new-session', '--disable-userns'];
+  args.push('--uid', INSIDE_ID, '--gid', INSIDE_ID, '--hostname', 'sandbox', '--cap-drop', 'ALL');
+  for (const dir of SYSTEM_DIRS) {
+    const link = symlinkTarget(dir);
+    if (link !== null) args.push('--symlink', link, dir);
+    else if (existsSync(dir)) args.push('--ro-bind', dir, dir);
+  }
+  for (const file of SYSTEM_FILES) args.push('--ro-bind-try', file, file);
+  for (const path of spec.readOnly) {
+    if (SYSTEM_DIRS.some((dir) => path === dir || path.startsWith(`${dir}/`))) continue;
+    args.push('--ro-bind', path, path);
+  }
+  for (const f of spec.files ?? []) args.push('--ro-bind', f.source, f.dest);
+  args.push('--proc', '/proc', '--dev', '/dev', '--size', String(TMP_BYTES), '--tmpfs', '/tmp', '--chdir', '/tmp');
+  args.push('--remount-ro', '/');
+  args.push('--clearenv');
+  for (const [k, v] of Object.entries(spec.env)) args.push('--setenv', k, v);
+  if (fds.seccomp !== null) args.push('--seccomp', String(fds.seccomp));
+  args.push('--info-fd', String(fds.info));
+  args.push('--', ...spec.argv);
+  return args;
+}
+
+function symlinkTarget(path: string): string | null {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Starts `spec.argv` in the OS sandbox; throws with the reason where there is none. */
+export function spawnSandboxed(spec: SandboxedSpawn): SandboxedChild {
+  const s = osSandboxSupport();
+  if (!s.ok) throw new Error(s.reason);
+  const filter = s.seccomp ? seccompFilter() : null;
+  const first = 3 + spec.extraFds;
+  const seccompFd = filter ? first : null;
+  const infoFd = filter ? first + 1 : first;
+  const stdio: (StdioPipe | StdioNull)[] = ['ignore', 'pipe', 'pipe'];
+  for (let i = 0; i < spec.extraFds; i++) stdio.push('pipe');
+  if (filter) stdio.push('pipe');
+  stdio.push('pipe');
+  // bwrap gets no variable of ours: what it is started with, its first process would keep.
+  const child = spawn(s.bwrap, bwrapArguments(spec, { seccomp: seccompFd, info: infoFd }), { stdio, env: { PATH: '/usr/bin:/bin' } });
+  if (filter && seccompFd !== null) {
+    const pipe = child.stdio[seccompFd] as Writable;
+    // bwrap reads it at start; if bwrap fails first, its exit says why.
+    pipe.on('error', () => undefined);
+    pipe.end(filter);
+  }
+  const info = child.stdio[infoFd] as Readable;
+  const pid = new Promise<number | null>((resolve) => {
+    let text = '';
+    info.setEncoding('utf8');
+    info.on('data', (chunk: string) => {
+      text += chunk;
+      const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
+      if (m) resolve(Number(m[1]));
+    });
+    info.on('close', () => resolve(null));
+    info.on('error', () => resolve(null));
+  });
+  const fds = [];
+  for (let i = 0; i < spec.extraFds; i++) fds.push(child.stdio[3 + i] as Readable & Writable);
+  return { child, pid, stdout: child.stdout!, stderr: child.stderr!, fds };
+}
+
+/** The CPU time (user + system, ms) a process has used, from /proc; null once it is gone. */
+export function processCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(rest[11]) + Number(rest[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS : null;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: 100 on every Linux build Node runs on. */
+const CLOCK_TICKS = 100;

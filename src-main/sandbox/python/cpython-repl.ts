@@ -1,0 +1,357 @@
+// The CPython REPL (`--repl cpython`): the machine's own CPython, running runtime.py (the same
+// Python runtime as the Pyodide REPL, so the same names and semantics) inside the OS sandbox
+// (../os-sandbox/), behind the same `Repl` interface and limits as the other REPLs. Operations and
+// host calls cross a socket (frames.ts); several host calls may be in flight at once, from the
+// code's own threads. Past a limit the process is killed and a fresh one loaded with every
+// context, as the other REPLs replace their isolates. No isolated-vm here: this REPL runs in any
+// process, the command line's included.
+import type { ReplResetReason } from '../../../src-shared/events.ts';
+import { BlockState } from '../block-state.ts';
+import { dispatchHostCall, errorMessage } from '../host-calls.ts';
+import { jsonTextOf } from '../json-source.ts';
+import { checkIndex, parseListed, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
+import { RESET_NOTE, resetError } from '../reset-error.ts';
+import type { CallSite, ExecResult, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
+import { callPythonTool, parseOutcome, type ParsedPythonOutcome, pythonTools, type PythonTools, SIMPLE_TYPES } from './python-block.ts';
+import { osSandboxSupport } from '../os-sandbox/bwrap.ts';
+import { type Sandboxed, takeInterpreter } from './cpython-process.ts';
+import { findPython, type PythonInstall } from './python-install.ts';
+
+export const CPYTHON_DEFAULTS = {
+  memoryLimitMb: 512,
+  cpuLimitMs: 10_000,
+  wallLimitMs: 60_000,
+  outputCapChars: 1_000_000,
+} as const;
+
+export interface CPythonReplOptions extends ReplOptions {
+  /** The interpreter (`python3` on PATH by default), CPython 3.10 or newer. */
+  python?: string;
+}
+
+const FLUSH_CHARS = 64 * 1024;
+const WATCHDOG_MS = 20;
+const MB = 1024 * 1024;
+/** Address space the interpreter, its libraries (numpy's included) and its threads reserve beyond what the code allocates. */
+const BASE_ADDRESS_SPACE = 320 * MB;
+
+interface LoadedContext {
+  json: boolean;
+  text: string;
+}
+
+class CPythonRepl implements Repl {
+  readonly #bridge: SubcallBridge;
+  readonly #tools: PythonTools;
+  readonly #python: string;
+  readonly #contexts = new Map<number, LoadedContext>();
+  readonly #histories = new Map<number, string>();
+  readonly #historyAppends: string[] = [];
+  readonly #limits: ReplLimits;
+  readonly #finalVar: boolean;
+  #install: PythonInstall | null = null;
+  #proc: Sandboxed | null = null;
+  /** Blocks run by the current process: a process that ran none is replaced without a word. */
+  #blocksRun = 0;
+  #block: BlockState | null = null;
+  #callsInFlight = 0;
+  readonly #queue = new SerialQueue(() => this.#disposed);
+  #disposed = false;
+  #pendingReset: { reason: ReplResetReason; what: string } | null = null;
+
+  constructor(options: CPythonReplOptions) {
+    this.#bridge = options.bridge;
+    this.#limits = replLimits(options, CPYTHON_DEFAULTS);
+    this.#finalVar = options.finalVar === true;
+    this.#python = options.python ?? 'python3';
+    this.#tools = pythonTools(options.tools ?? {});
+  }
+
+  addContext(index: number, value: SandboxValue): Promise<void> {
+    checkIndex(index);
+    return this.#queue.run(async () => {
+      const json = typeof value !== 'string';
+      this.#contexts.set(index, { json, text: json ? jsonTextOf(value) : value });
+      const proc = this.#live();
+      // Loaded when the process starts (at the first block), with the address space it needs.
+      if (!proc) return;
+      await this.#loadOrReplace(`context_${index}`, () => this.#loadContext(proc, index));
+    });
+  }
+
+  addHistory(index: number, messages: SandboxValue): Promise<void> {
+    checkIndex(index);
+    return this.#queue.run(async () => {
+      const json = JSON.stringify(messages);
+      this.#histories.set(index, json);
+      const proc = this.#live();
+      if (!proc) return;
+      await this.#loadOrReplace(`history_${index}`, () => proc.op('set', `history_${index}`, Buffer.from(json, 'utf8')));
+    });
+  }
+
+  appendHistory(messages: SandboxValue[]): Promise<void> {
+    return this.#queue.run(async () => {
+      const json = JSON.stringify(messages);
+      this.#historyAppends.push(json);
+      const proc = this.#live();
+      if (!proc) return;
+      await this.#loadOrReplace('history', () => proc.op('history', '', Buffer.from(json, 'utf8')));
+    });
+  }
+
+  execute(code: string, site: CallSite): Promise<ExecResult> {
+    return this.#queue.run(() => this.#execute(code, site));
+  }
+
+  listVariables(): Promise<VariableInfo[]> {
+    return this.#queue.run(async () => {
+      const proc = this.#live();
+      if (!proc) return [];
+      try {
+        return parseListed(await proc.op('list', ''));
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#proc?.kill('was disposed');
+    this.#proc = null;
+    this.#contexts.clear();
+    this.#histories.clear();
+    this.#historyAppends.length = 0;
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  #live(): Sandboxed | null {
+    return this.#proc && this.#proc.gone === null ? this.#proc : null;
+  }
+
+  /** The address space the interpreter may use: its own, the limit, and room for every loaded value. */
+  #wantedAddressSpace(): number {
+    let bytes = 0;
+    // The bytes sent, the bytes read and the str (or parsed JSON, several times its text) at once.
+    for (const c of this.#contexts.values()) bytes += Buffer.byteLength(c.text, 'utf8') * (c.json ? 8 : 4);
+    for (const h of this.#histories.values()) bytes += h.length * 8;
+    for (const h of this.#historyAppends) bytes += h.length * 8;
+    return BASE_ADDRESS_SPACE + this.#limits.memoryLimitMb * MB + bytes;
+  }
+
+  /**
+   * Loads a value into a running interpreter. Its address-space limit is fixed when it starts
+   * (the code cannot raise it), with room for the values known then: a value that no longer
+   * fits makes it replaced by one with room for everything, as the JavaScript REPL replaces an
+   * isolate, and the next block is told its variables are gone.
+   */
+  async #loadOrReplace(what: string, load: () => Promise<unknown>): Promise<void> {
+    try {
+      await load();
+    } catch (err) {
+      if (!/MemoryError|does not fit/.test(errorMessage(err))) throw err;
+      this.#replace(what);
+    }
+  }
+
+  #replace(what: string): void {
+    const proc = this.#proc;
+    this.#proc = null;
+    proc?.kill('was replaced');
+    if (this.#blocksRun > 0) this.#pendingReset = { reason: 'memory_limit', what };
+    this.#blocksRun = 0;
+  }
+
+  async #ensure(): Promise<Sandboxed> {
+    if (this.#disposed) throw new Error('The REPL has been disposed.');
+    const live = this.#live();
+    if (live) return live;
+    this.#proc = null;
+    this.#blocksRun = 0;
+    this.#install ??= await findPython(this.#python);
+    const addressSpace = this.#wantedAddressSpace();
+    const proc = takeInterpreter(this.#install);
+    proc.hooks = {
+      call: (id, kind, a, b) => void this.#hostCall(proc, id, kind, a, b),
+      output: (stream, text, dropped) => {
+        const block = this.#proc === proc ? this.#block : null;
+        if (block?.active) (stream === 1 ? block.stderr : block.stdout).append(text, dropped);
+      },
+      stray: (stream, text) => {
+        const block = this.#proc === proc ? this.#block : null;
+        if (block?.active) (stream === 1 ? block.stderr : block.stdout).append(text, 0);
+      },
+    };
+    try {
+      await proc.ready();
+      const config = {
+        output_cap: this.#limits.outputCapChars,
+        flush_chars: FLUSH_CHARS,
+        tool_functions: [...this.#tools.functions.keys()],
+        tool_values: JSON.stringify(this.#tools.values),
+        final_var: this.#finalVar,
+        limits: { RLIMIT_AS: addressSpace },
+      };
+      await proc.op('setup', JSON.stringify(config));
+      for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) await this.#loadContext(proc, i);
+      for (const i of [...this.#histories.keys()].sort((x, y) => x - y)) {
+        await proc.op('set', `history_${i}`, Buffer.from(this.#histories.get(i)!, 'utf8'));
+      }
+      for (const json of this.#historyAppends) await proc.op('history', '', Buffer.from(json, 'utf8'));
+      this.#proc = proc;
+      return proc;
+    } catch (err) {
+      proc.kill('failed to start');
+      throw err;
+    }
+  }
+
+  async #loadContext(proc: Sandboxed, index: number): Promise<void> {
+    const ctx = this.#contexts.get(index)!;
+    try {
+      await proc.op('context', JSON.stringify({ index, json: ctx.json }), Buffer.from(ctx.text, 'utf8'));
+    } catch (err) {
+      const message = errorMessage(err);
+      if (message.startsWith('MemoryError')) {
+        throw new Error(`context_${index} does not fit in the CPython REPL's memory limit (${this.#limits.memoryLimitMb} MB)`, {
+          cause: err,
+        });
+      }
+      throw new Error(`Loading context_${index} into the CPython REPL failed: ${message}`, { cause: err });
+    }
+  }
+
+  async #hostCall(proc: Sandboxed, id: number, kind: string, a: string, b: string): Promise<void> {
+    const block = this.#proc === proc ? this.#block : null;
+    if (!block || !block.active) {
+      proc.reply(
+        id,
+        kind === 'tool'
+          ? JSON.stringify({ err: { name: 'RuntimeError', message: 'Host calls are only available while a block runs.' } })
+          : 'Error: host calls are only available while a block runs',
+      );
+      return;
+    }
+    // Several calls may be in flight (threads): the block is blocked while any is.
+    if (this.#callsInFlight++ === 0) block.enterBridge();
+    let answer: string;
+    try {
+      answer = await dispatchHostCall(this.#bridge, (name, payload) => callPythonTool(this.#tools, name, payload), kind, a, b, block.site);
+    } finally {
+      if (--this.#callsInFlight === 0) block.leaveBridge();
+    }
+    proc.reply(id, answer);
+  }
+
+  async #execute(code: string, site: CallSite): Promise<ExecResult> {
+    const proc = await this.#ensure();
+    const started = performance.now();
+    const block = new BlockState(site, this.#limits.outputCapChars);
+    const pending = this.#pendingReset;
+    this.#pendingReset = null;
+    if (pending) block.stderr.append(`[Before this block, loading ${pending.what} needed a new interpreter. ${RESET_NOTE}]\n`, 0);
+    this.#block = block;
+    this.#callsInFlight = 0;
+    this.#blocksRun++;
+    const cpuStart = proc.cpuMs() ?? 0;
+    let cpuNow = cpuStart;
+    let killed: ReplResetReason | null = null;
+    const timer = setInterval(() => {
+      if (killed) return;
+      cpuNow = proc.cpuMs() ?? cpuNow;
+      const now = performance.now();
+      if (cpuNow - cpuStart > this.#limits.cpuLimitMs) killed = 'cpu_limit';
+      else if (now - started - block.blockedMs(now) > this.#limits.wallLimitMs) killed = 'wall_limit';
+      if (killed) proc.kill(`was stopped (${killed})`);
+    }, WATCHDOG_MS);
+    let outcome: ParsedPythonOutcome | null = null;
+    let failure: unknown = null;
+    try {
+      outcome = parseOutcome(await proc.op('run', String(this.#limits.cpuLimitMs), Buffer.from(code, 'utf8')));
+    } catch (err) {
+      failure = err;
+    } finally {
+      clearInterval(timer);
+      cpuNow = proc.cpuMs() ?? cpuNow;
+      block.active = false;
+      this.#block = null;
+    }
+    const timing = { durationMs: performance.now() - started, cpuMs: cpuNow - cpuStart };
+    if (outcome) {
+      block.stdout.append(outcome.stdout, outcome.dropped[0]);
+      block.stderr.append(outcome.stderr, outcome.dropped[1]);
+      return {
+        ...timing,
+        stdout: block.stdout.text(),
+        stderr: block.stderr.text(),
+        error: outcome.error,
+        variables: outcome.variables,
+        ...(outcome.locals ? { locals: outcome.locals } : {}),
+        submitted: outcome.submitted,
+        replReset: pending ? pending.reason : null,
+      };
+    }
+    if (this.#disposed) {
+      return {
+        ...timing,
+        stdout: block.stdout.text(),
+        stderr: block.stderr.text(),
+        error: { name: 'RuntimeError', message: 'The REPL was disposed while the block ran.' },
+        variables: [],
+        submitted: null,
+        replReset: null,
+      };
+    }
+    // The process died or was killed: the CPU limit, if it used that much (RLIMIT_CPU ends it too).
+    if (!killed && cpuNow - cpuStart > this.#limits.cpuLimitMs) killed = 'cpu_limit';
+    const reason: ReplResetReason = killed ?? 'crash';
+    proc.kill('ended');
+    const error = resetError(
+      reason,
+      {
+        cpuLimitMs: this.#limits.cpuLimitMs,
+        wallLimitMs: this.#limits.wallLimitMs,
+        memoryLimitMb: this.#limits.memoryLimitMb,
+        memoryError: 'MemoryError',
+        crashError: 'SystemError',
+        crashed: 'The Python interpreter',
+      },
+      failure,
+    );
+    if (this.#proc === proc) this.#proc = null;
+    let variables: string[] = [];
+    try {
+      const fresh = await this.#ensure();
+      variables = parseListed(await fresh.op('list', ''))
+        .filter((v) => SIMPLE_TYPES.has(v.type))
+        .map((v) => v.name);
+    } catch (err) {
+      this.#pendingReset = { reason, what: `the contexts (${errorMessage(err)})` };
+    }
+    return {
+      ...timing,
+      stdout: block.stdout.text(),
+      stderr: block.stderr.text(),
+      error,
+      variables,
+      submitted: null,
+      replReset: reason,
+    };
+  }
+}
+
+/** Whether `--repl cpython` can run here: null when it can, else the reason. */
+export function cpythonUnavailable(): string | null {
+  const s = osSandboxSupport();
+  return s.ok ? null : `the CPython REPL runs only inside an OS sandbox, and there is none here: ${s.reason}`;
+}
+
+/** Creates a CPython REPL; throws if there is no OS sandbox here or a tool name is not a Python name. */
+export async function createCPythonRepl(options: CPythonReplOptions): Promise<Repl> {
+  const missing = cpythonUnavailable();
+  if (missing) throw new Error(missing);
+  return new CPythonRepl(options);
+}

@@ -186,6 +186,17 @@ export interface RunStartEvent extends Envelope {
    * Absent when none were set (the endpoints' defaults). Added in version 1 (optional).
    */
   sampling?: RequestFields;
+  /**
+   * The prompt pack every text of this run came from: its name and the first 16 hex digits of
+   * the sha256 of its canonical JSON. Absent in logs written before packs (our own texts).
+   */
+  prompts?: PromptPackRef;
+}
+
+/** See `RunStartEvent.prompts`. */
+export interface PromptPackRef {
+  name: string;
+  hash: string;
 }
 
 /** See `RunStartEvent.sampling`. */

@@ -62,6 +62,9 @@ export interface LimitOptions {
   apiKeyEnv?: string;
   finalPatterns?: boolean;
   repl?: ReplLanguage;
+  /** A prompt pack's path (loaded by the command: `loadPromptsOption`). */
+  prompts?: string;
+  contextWindow?: number;
 }
 
 /** `--repl javascript|python`; commander refuses any other value and lists the choices. */
@@ -124,7 +127,14 @@ export function addLimitOptions(cmd: Command): Command {
     )
     .option('--api-key-env <var>', 'environment variable holding the API key (default OPENAI_API_KEY)')
     .option('--final-patterns', 'paper-era protocol: FINAL(answer) / FINAL_VAR(name) in replies (code included) and as REPL functions')
-    .addOption(replOption());
+    .addOption(replOption())
+    .option('--prompts <PACK.json>', "the prompt pack every text the model reads comes from (default: ours for --repl; see 'prompts')")
+    .addOption(
+      new Option(
+        '--context-window <n>',
+        "the root model's context window in tokens: compaction and the per-call budgets the prompts quote follow it (default: the model table)",
+      ).argParser(positiveInt('--context-window')),
+    );
 }
 
 /** The engine's names and units for what `addLimitOptions` parsed (seconds become ms). */
@@ -144,5 +154,6 @@ export function sessionSettings(o: LimitOptions): ConversationSettings {
     ...(o.childLlmModel ? { childLlmModel: o.childLlmModel } : {}),
     finalPatterns: o.finalPatterns ?? false,
     ...(o.repl ? { repl: o.repl } : {}),
+    ...(o.contextWindow !== undefined ? { contextWindow: o.contextWindow } : {}),
   };
 }

@@ -1,13 +1,15 @@
 // Finding the code a reply asks to run, and the paper-era FINAL(...) / FINAL_VAR(...) signals.
 
 /**
- * Bodies of ```repl fenced blocks, in order. Like the reference: only the lowercase `repl`
- * tag, the tag line holds nothing else, and the closing fence starts a line. Unlike the
- * reference, an empty block is an empty body instead of swallowing text up to the next
- * fence. As the reference's `strip()`, blanks around the body go, so an indented body keeps
- * the indentation of all but its first line.
+ * Bodies of ```repl fenced blocks, in order. Ours: only the lowercase `repl` tag, the tag line
+ * holds nothing else, the closing fence starts a line and ends it, and an empty block is an
+ * empty body. As the reference's `strip()`, blanks around the body go, so an indented body
+ * keeps the indentation of all but its first line. With 'reference' rules, the reference's own
+ * pattern: a fence may open mid-line, and the closing one is any "\n```" (text may follow it
+ * on its line; an empty block swallows text up to the next fence).
  */
-export function findReplBlocks(text: string): string[] {
+export function findReplBlocks(text: string, rules: 'rlm-studio' | 'reference' = 'rlm-studio'): string[] {
+  if (rules === 'reference') return [...text.matchAll(REFERENCE_FENCE)].map((m) => pyStrip(m[1] ?? ''));
   const blocks: string[] = [];
   const fence = /^```repl[ \t]*\r?\n([\s\S]*?)^```[ \t]*$/gm;
   for (const m of text.matchAll(fence)) {
@@ -29,6 +31,8 @@ const LINE_END = '(?![^\\n])';
 const FINAL_VAR_PATTERN = new RegExp(`${LINE_START}[${PY_SPACE}]*FINAL_VAR\\(([\\s\\S]*?)\\)`);
 const FINAL_PATTERN = new RegExp(`${LINE_START}[${PY_SPACE}]*FINAL\\(([\\s\\S]*)\\)[${PY_SPACE}]*${LINE_END}`);
 const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g');
+/** The reference's `` ```repl\s*\n(.*?)\n``` `` with DOTALL, `\s` as Python's. */
+const REFERENCE_FENCE = new RegExp(`\`\`\`repl[${PY_SPACE}]*\\n([\\s\\S]*?)\\n\`\`\``, 'g');
 
 /**
  * The paper-era end signal written in a reply, as the paper-era reference's

@@ -14,6 +14,7 @@ import {
 import type { LmClient } from '../lm/types.ts';
 import type { HostFunction, SandboxValue } from '../sandbox/types.ts';
 import type { EngineGates } from './gates.ts';
+import type { PromptPack } from '../lm/prompt-pack.ts';
 import type { WorkedExample } from './worked-example.ts';
 
 /** A user-supplied tool: a host function or a value, with the line the system prompt shows. */
@@ -83,8 +84,14 @@ export interface RlmConfig {
   compaction?: boolean;
   /** Fraction of the model's window at which the root history is summarised. */
   compactionThreshold?: number;
-  /** The model's context window in tokens, for compaction; defaults from a table. */
+  /**
+   * The model's context window in tokens: compaction triggers at a share of it, and the sub-LM
+   * budgets the prompts quote are sized from it when the sub-calls use this model. Defaults
+   * from the table (lm/context-windows.ts).
+   */
   contextWindow?: number;
+  /** The prompt pack every text comes from; default our own for `repl`. */
+  prompts?: PromptPack;
   /** Accept paper-era FINAL(...) / FINAL_VAR(name) in reply text. */
   finalPatterns?: boolean;
   sandbox?: Partial<SandboxLimits>;
@@ -138,6 +145,7 @@ export type ConversationSettings = Pick<
   | 'childLlmModel'
   | 'finalPatterns'
   | 'repl'
+  | 'contextWindow'
 >;
 
 export const RLM_DEFAULTS = {
@@ -188,6 +196,12 @@ export function validateConfig(c: RlmConfig): void {
   if ((c.examples?.length ?? 0) > 0 && c.maxDepth === 0) {
     throw new RangeError('worked examples need a REPL: maxDepth 0 is a direct call with no code to write');
   }
+  if (c.prompts !== undefined && c.prompts.language !== (c.repl ?? 'javascript')) {
+    throw new RangeError(
+      `the prompt pack "${c.prompts.name}" is written for a ${c.prompts.language} REPL, and this run's REPL is ${c.repl ?? 'javascript'} (choose it with --repl)`,
+    );
+  }
+  positiveInt('contextWindow', c.contextWindow);
   positiveInt('maxIterations', c.maxIterations);
   positiveInt('maxTokens', c.maxTokens);
   positiveInt('maxErrors', c.maxErrors);

@@ -8,6 +8,7 @@ import type { HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } fro
 import type { RlmConfig, ToolSpec } from './config.ts';
 import { RLM_DEFAULTS, limitsOf, validateConfig } from './config.ts';
 import { runDirect } from './direct-run.ts';
+import { defaultPack } from '../lm/our-prompt-packs.ts';
 import { sharedSandboxProcess } from './sandbox-process/sandbox-process.ts';
 import { canHostIsolates } from '../sandbox/isolate-host.ts';
 import { forwardingBridge, RlmRun, type RunOutcome, type ConversationServices } from './run.ts';
@@ -147,6 +148,7 @@ export class RlmConversation {
         limits,
         repl: this.config.repl ?? 'javascript',
         signal: opts.signal,
+        pack: this.config.prompts ?? defaultPack(this.config.repl ?? 'javascript'),
       });
     }
     let run: RlmRun | null = null;

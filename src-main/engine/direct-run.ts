@@ -14,6 +14,8 @@ import {
 import type { LmClient } from '../lm/types.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
 import { describeContext } from './context-meta.ts';
+import { packIdentity, type PromptPack } from '../lm/prompt-pack.ts';
+import { directPrompt } from './prompts.ts';
 import { setLongTimeout } from './long-timeout.ts';
 import type { RunOutcome } from './run.ts';
 import { UsageLedger } from './usage-ledger.ts';
@@ -30,18 +32,18 @@ export interface DirectRunParams {
   limits: Limits;
   repl: ReplLanguage;
   signal: AbortSignal | undefined;
+  pack: PromptPack;
 }
 
-/** The one message of a direct call: the context as text (JSON for an array or object), then the query. */
-function directPrompt(context: SandboxValue, query: string | null): string {
-  const text = typeof context === 'string' ? context : JSON.stringify(context, null, 2);
-  return query === null || query === '' ? text : `${text}\n\n${query}`;
+/** The context as the direct call's text: JSON for an array or object. */
+function contextText(context: SandboxValue): string {
+  return typeof context === 'string' ? context : JSON.stringify(context, null, 2);
 }
 
 export async function runDirect(p: DirectRunParams): Promise<RunOutcome> {
   const started = performance.now();
   const envelope = { runId: p.runId, parentRunId: null, depth: 0 };
-  const messages: ChatMessage[] = [{ role: 'user', content: directPrompt(p.context, p.query) }];
+  const messages: ChatMessage[] = [{ role: 'user', content: directPrompt(contextText(p.context), p.query, p.pack) }];
   p.sink.emit({
     type: 'run.start',
     ...envelope,
@@ -50,12 +52,13 @@ export async function runDirect(p: DirectRunParams): Promise<RunOutcome> {
     model: p.model,
     subModel: p.subModel,
     query: p.query,
-    context: describeContext(p.context),
+    context: describeContext(p.context, p.pack.semantics),
     limits: p.limits,
     messages: [...messages],
     tools: [],
     repl: p.repl,
     ...requestFieldsOf(p.client, undefined),
+    prompts: packIdentity(p.pack),
   });
   const ledger = new UsageLedger();
   const abort = new AbortController();

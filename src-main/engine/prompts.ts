@@ -1,11 +1,11 @@
-// The texts the model sees. Our own wording, for a JavaScript or a Python REPL; the structure
-// (system prompt, metadata message, short per-turn prompts, one REPL-output message per
-// turn) follows the reference library so trained habits carry over. The fixed texts others
-// recognise (the markers, the final-answer and compaction requests) are in lm/prompt-markers.ts.
+// The messages the model sees, built from a prompt pack (lm/prompt-pack.ts): this module
+// decides which slots a message is made of and fills their variables; every word comes from
+// the pack. Without a pack, our own for the REPL's language (lm/our-prompt-packs.ts).
 import type { ChildLlmModel, ContextMeta, ReplLanguage } from '../../src-shared/events.ts';
 import { DEFAULT_CONTEXT_WINDOW } from '../lm/context-windows.ts';
 import { subLmBudgets, type SubLmBudgets } from './sub-lm-budgets.ts';
-import { MARKERS } from '../lm/prompt-markers.ts';
+import { defaultPack } from '../lm/our-prompt-packs.ts';
+import { fill, formatNumber, type PromptPack } from '../lm/prompt-pack.ts';
 
 /** How many chunk lengths the metadata message lists before eliding the rest. */
 const MAX_LISTED_CHUNKS = 100;
@@ -29,192 +29,106 @@ export interface SystemPromptOptions {
   budgets?: SubLmBudgets;
   /** Where a child run's `llm_query` goes (said where the prompt describes `rlm_query`); default 'sub'. */
   childLlmModel?: ChildLlmModel;
+  /** Default: our pack for `language`. */
+  pack?: PromptPack;
 }
 
-/** One sentence on the model a child run's `llm_query` uses, for prompts that describe child runs. */
-function childLlmModelSentence(which: ChildLlmModel): string {
-  return which === 'own'
-    ? "A child RLM's `llm_query` calls go to the child's own model (the one named in `rlm_query(prompt, model)`, else yours)."
-    : "A child RLM's `llm_query` calls go to the same sub-LM as yours.";
+/** The pack a message is built from: the one given, else ours for the language. */
+function packOf(pack: PromptPack | undefined, language: ReplLanguage | undefined): PromptPack {
+  return pack ?? defaultPack(language ?? 'javascript');
 }
 
-/** The words and snippets that differ between the two REPLs; the teaching is the same. */
-interface Dialect {
-  name: string;
-  probe: string;
-  persistence: string;
-  contextTypes: string;
-  str: string;
-  strList: string;
-  sig: (name: string) => string;
-  answerInit: string;
-  submit: string;
-  ready: string;
-  trueWord: string;
-  historyType: string;
-  /** A filter-and-batch example reading the context in pieces of `chunk` characters. */
-  example: (chunk: number) => string;
-}
-
-const DIALECTS: Record<ReplLanguage, Dialect> = {
-  javascript: {
-    name: 'JavaScript',
-    probe: 'print(typeof context, context.length);',
-    persistence:
-      'Variables persist across blocks and turns (re-declaring a `const` or `let` in a later turn is fine), and top-level `await` works. Only what you print comes back to you: use `print(...)` or `console.log(...)`; the value of a last expression is not shown. The REPL has the JavaScript standard library; there is no `require`, no file system and no network.',
-    contextTypes: 'a string, or the parsed value of a JSON context: an array or an object',
-    str: 'string',
-    strList: 'string[]',
-    sig: (name) => `${name}(${name.endsWith('batched') ? 'prompts' : 'prompt'}, model?)`,
-    answerInit: 'an object `{ content: "", ready: false }`',
-    submit: 'answer.content = finalText;\nanswer.ready = true;',
-    ready: '`answer.ready`',
-    trueWord: 'true',
-    historyType: 'an array',
-    example: (chunk) =>
-      `const parts = [];\nfor (let i = 0; i < context.length; i += ${chunk}) parts.push(context.slice(i, i + ${chunk}));\nconst replies = llm_query_batched(parts.map((p) => "List every date mentioned below, one per line, or NONE.\\n\\n" + p));\nprint(replies.length, replies.slice(0, 2));`,
-  },
-  python: {
-    name: 'Python',
-    probe: 'print(type(context).__name__, len(context))',
-    persistence:
-      'Variables, functions and imports persist across blocks and turns. Only what you print comes back to you: this is not a notebook, and the value of a last expression is not shown. The standard library imports as usual (`re`, `json`, `collections`, `math`…); there is no network and no file of the machine.',
-    contextTypes: 'a `str`, or the parsed value of a JSON context: a `list` or a `dict`',
-    str: 'str',
-    strList: 'list[str]',
-    sig: (name) => `${name}(${name.endsWith('batched') ? 'prompts' : 'prompt'}, model=None)`,
-    answerInit: 'a dict `{"content": "", "ready": False}`',
-    submit: 'answer["content"] = final_text\nanswer["ready"] = True',
-    ready: '`answer["ready"]`',
-    trueWord: 'True',
-    historyType: 'a list',
-    example: (chunk) =>
-      `parts = [context[i:i + ${chunk}] for i in range(0, len(context), ${chunk})]\nreplies = llm_query_batched(["List every date mentioned below, one per line, or NONE.\\n\\n" + p for p in parts])\nprint(len(replies), replies[:2])`,
-  },
-};
-
-const fence = (code: string): string => `\`\`\`repl\n${code}\n\`\`\``;
 /**
  * `n.toLocaleString('en-US')` for the whole numbers the prompts print, without it: the first
  * call loads ICU's locale data, ~12 ms before a command line's first request.
  */
 export function chars(n: number): string {
-  if (!Number.isSafeInteger(n)) return n.toLocaleString('en-US');
-  const digits = String(Math.abs(n)).replace(/\B(?=(\d{3})+$)/g, ',');
-  return n < 0 ? `-${digits}` : digits;
+  return Number.isSafeInteger(n) ? formatNumber(n, 'grouped') : n.toLocaleString('en-US');
 }
 
-/** The custom tools as the system prompt lists them, one line each ('' when there are none). */
-function formatToolList(tools: ToolDescription[]): string {
-  return tools.map((t) => `- \`${t.name}\`: ${t.description}`).join('\n');
+/** The custom tools as the pack lists them ('' when there are none). */
+function formatToolList(tools: ToolDescription[], pack: PromptPack): string {
+  return tools.map((t) => fill(pack, 'toolLine', { name: t.name, description: t.description })).join(pack.texts.toolSeparator);
+}
+
+/** The REPL type name of a tool's value, as its language names it. */
+function valueTypeName(value: unknown, language: ReplLanguage): string {
+  if (language === 'javascript') return Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+  if (value === null) return 'None';
+  if (Array.isArray(value)) return 'list';
+  if (typeof value === 'string') return 'str';
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  return 'dict';
 }
 
 /** What the prompt says of a tool that came without a description, in the REPL's own type names. */
-export function defaultToolDescription(value: unknown, language: ReplLanguage = 'javascript'): string {
-  if (typeof value === 'function') return 'a custom function';
-  if (language === 'javascript') return `a custom ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value} value`;
-  const type =
-    value === null
-      ? 'None'
-      : Array.isArray(value)
-        ? 'list'
-        : typeof value === 'string'
-          ? 'str'
-          : typeof value === 'boolean'
-            ? 'bool'
-            : typeof value === 'number'
-              ? Number.isInteger(value)
-                ? 'int'
-                : 'float'
-              : 'dict';
-  return `a custom ${type} value`;
+export function defaultToolDescription(value: unknown, language: ReplLanguage = 'javascript', pack?: PromptPack): string {
+  const p = packOf(pack, language);
+  if (typeof value === 'function') return p.texts.toolFunction;
+  return fill(p, 'toolValue', { type: valueTypeName(value, language) });
 }
 
 /**
- * A user's own system prompt: `{tools}` becomes the tool list; `{custom_tools_section}` (the
- * reference library's placeholder) the section as the reference writes it, so its prompt can
- * be used as it stands.
+ * A user's own system prompt. Ours: `{tools}` becomes the tool list, `{custom_tools_section}`
+ * (the reference library's placeholder) the pack's tools section. Under reference semantics as
+ * the reference fills it: Python's `format` (doubled braces become single), then the pack's
+ * suffix and, with compaction, its compaction sentence.
  */
-export function fillSystemPrompt(template: string, tools: ToolDescription[]): string {
-  const list = formatToolList(tools);
-  const section = tools.length === 0 ? '' : `\n6. Custom tools and data available in the REPL:\n${list}\n`;
-  return template.replaceAll('{tools}', list).replaceAll('{custom_tools_section}', section);
+export function fillSystemPrompt(template: string, tools: ToolDescription[], pack: PromptPack = defaultPack(), compaction = false): string {
+  const list = formatToolList(tools, pack);
+  const section = tools.length === 0 ? '' : fill(pack, 'customToolsSection', { tools: list });
+  if (pack.semantics !== 'reference') return template.replaceAll('{tools}', list).replaceAll('{custom_tools_section}', section);
+  const formatted = template.replace(/\{\{|\}\}|\{custom_tools_section\}/g, (m) => (m === '{{' ? '{' : m === '}}' ? '}' : section));
+  return formatted + pack.texts.customSystemSuffix + (compaction ? pack.texts.systemCompaction : '');
 }
 
 export function buildSystemPrompt(opts: SystemPromptOptions): string {
-  const d = DIALECTS[opts.language ?? 'javascript'];
+  const pack = packOf(opts.pack, opts.language);
   const b = opts.budgets ?? DEFAULT_SUB_LM_BUDGETS;
-  const rlmLines = opts.recursion
-    ? `- \`${d.sig('rlm_query')}\` → ${d.str}: hands \`prompt\` to a child RLM, which gets its own ${d.name} REPL with \`prompt\` as its \`context\`, works in turns as you do, and returns its answer. Use it for sub-problems that themselves need code and several steps; a plain \`llm_query\` is cheaper for everything else.\n- \`${d.sig('rlm_query_batched')}\` → ${d.strList}: several child RLMs at once, answers in input order. ${childLlmModelSentence(opts.childLlmModel ?? 'sub')}`
-    : `- \`rlm_query\` / \`rlm_query_batched\`: recursion is off in this run; they behave like \`llm_query\` / \`llm_query_batched\`.`;
-  const toolLines = opts.tools.length === 0 ? '' : `\nCustom tools and data in the REPL:\n${formatToolList(opts.tools)}\n`;
-  const historyLine = opts.compaction
-    ? `\nWhen the conversation grows long it is summarised; the complete earlier history stays in the REPL variable \`history\` (${d.historyType}).\n`
-    : '';
-  const finish = opts.finalPatterns
-    ? `When you are done, submit in a repl block:\n${fence(d.submit)}\nor write FINAL(your answer) on a line of its own, or FINAL_VAR(name) to answer with the value of a REPL variable (create the variable in a repl block first). FINAL and FINAL_VAR are also functions in the REPL, so they work inside a repl block too (there, give FINAL_VAR the name as a string: FINAL_VAR("name")). The run ends with the first answer submitted.`
-    : `When you are done, submit in a repl block:\n${fence(d.submit)}\nThe run ends as soon as ${d.ready} is ${d.trueWord}, with the content as the answer.`;
-
-  return `${MARKERS.system} (RLM). You answer a query about a context that can be far larger than your own window. The context is not in this conversation: it is held in a persistent ${d.name} REPL, and you work on it by writing code. You will be prompted turn by turn until you submit an answer.
-
-Your role
-You are an orchestrator, not a solver or a reader. Your own window is small: keep your tokens for decisions (what to ask next, how to combine replies, when to finish) and hand every long-text operation (reading, summarising, classifying, extracting, checking, even recapping your own progress) to sub-LM calls. Where plain code pins the answer (a regular expression, a keyword search, slicing, counting, arithmetic), use it: it is fast and exact. Long printed output fills your window as the raw context would: to take in a long result, ask a sub-LM for a one- or two-sentence recap and print that.
-
-The REPL
-Write code in fenced blocks tagged \`repl\`:
-${fence(d.probe)}
-Every repl block in your reply runs, in order. ${d.persistence} A block's output beyond about 20,000 characters is cut, so print counts, samples and short summaries, never the whole context.
-
-In the REPL:
-- \`context\`: the context (${d.contextTypes}). With several contexts they are also \`context_0\`, \`context_1\`, …
-- \`${d.sig('llm_query')}\` → ${d.str}: one call to a sub-LM; it returns when the reply is back.
-- \`${d.sig('llm_query_batched')}\` → ${d.strList}: many independent sub-LM calls run concurrently, replies in input order. Much faster than \`llm_query\` in a loop.
-${rlmLines}
-- \`SHOW_VARS()\` → ${d.str}: the variables you have created.
-- \`answer\`: ${d.answerInit}.
-Sub-call functions never fail in your code: a failed call returns a string starting with "Error:", so check replies before using them.
-${toolLines}${historyLine}
-Sub-LMs
-A sub-LM has no REPL, no tools and no memory of this conversation: it sees only the prompt you give it. Give it clean, focused input with everything it needs (the instruction, the question, the piece of text) and ask for a terse, structured reply (a number, a label, one line, or JSON) that your code can parse.
-Budgets, sized for the sub-model's window of about ${chars(b.windowTokens)} tokens: one prompt can hold at most about ${chars(b.maxChars)} characters, and is read most reliably under about ${chars(b.goodChars)}; a batch of more than about ${b.batchSize} prompts rarely pays off, so one batch of well-sized prompts covers about ${chars(b.batchChars)} characters. Batching runs the calls at the same time; it raises neither limit. Fill each prompt close to the reliable size (many items, a whole document) rather than sending many tiny prompts; for many units, send several batches of about ${b.batchSize} one after another, not one huge batch; and prefer one batched call to a loop of single calls. When the work is larger than one batch covers, do not brute-force it: filter with code first down to the parts that matter, or work in stages (a cheap first pass to narrow the candidates, a second pass to read the survivors closely). For example:
-${fence(d.example(b.goodChars))}
-
-How to work
-1. Probe first: print the type, the size and a few short samples of \`context\`. Do not submit on your first turn without having looked at it.
-2. Plan before you execute: say in a few lines how the task decomposes into code and sub-LM steps, and sketch the turns (what each computes, which sub-LM calls it makes). Then carry the plan out one turn at a time; one repl block per turn is fine: read its output before going on.
-3. At each step print a small sample of what you produced (a few sub-LM replies, a partial count) and check it before building on it. Keep results in variables rather than in your head.
-4. Print the candidate answer and check that it answers the query as asked; set ready only after that. Until then you can change the content as often as you like.
-5. If you are running out of turns, submit your best inference rather than no answer.
-
-${finish}`;
+  const recursion = opts.recursion
+    ? fill(pack, 'systemRecursionOn', {
+        child_llm_model: pack.texts[(opts.childLlmModel ?? 'sub') === 'own' ? 'childLlmModelOwn' : 'childLlmModelSub'],
+      })
+    : pack.texts.systemRecursionOff;
+  return fill(pack, 'system', {
+    recursion,
+    tools_section: opts.tools.length === 0 ? '' : fill(pack, 'toolsSection', { tools: formatToolList(opts.tools, pack) }),
+    history: opts.compaction ? pack.texts.systemCompaction : '',
+    finish: pack.texts[opts.finalPatterns ? 'systemFinishFinalPatterns' : 'systemFinish'],
+    example: fill(pack, 'systemExample', { chunk: b.goodChars, chunk_plain: String(b.goodChars) }),
+    window_tokens: b.windowTokens,
+    max_chars: b.maxChars,
+    good_chars: b.goodChars,
+    batch_size: b.batchSize,
+    batch_chars: b.batchChars,
+  });
 }
-
-/** The context's type as the REPL's language names it. */
-function contextTypeName(meta: ContextMeta, language: ReplLanguage = 'javascript'): string {
-  if (language === 'python') return meta.type === 'string' ? 'str' : meta.type === 'array' ? 'list' : 'dict';
-  return meta.type;
-}
-
-const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
 export function buildMetadataMessage(
   meta: ContextMeta,
   query: string | null,
   language: ReplLanguage = 'javascript',
   budgets: SubLmBudgets = DEFAULT_SUB_LM_BUDGETS,
+  pack?: PromptPack,
 ): string {
-  const listed = meta.chunkLengths.slice(0, MAX_LISTED_CHUNKS).join(', ');
-  const more = meta.chunkLengths.length > MAX_LISTED_CHUNKS ? `, … and ${meta.chunkLengths.length - MAX_LISTED_CHUNKS} more` : '';
+  const p = packOf(pack, language);
   const n = meta.chunkLengths.length;
-  const chunks =
-    meta.type === 'string'
-      ? ''
-      : ` It has ${meta.type === 'array' ? plural(n, 'item', 'items') : plural(n, 'entry', 'entries')}, of ${n === 1 ? 'this length' : 'these lengths'} in characters: [${listed}${more}].`;
-  // An empty query is no query: the model is not shown a bare "Query:" line.
-  const head = query === null || query.trim() === '' ? '' : `${MARKERS.query}${query}\n\n`;
-  const type = contextTypeName(meta, language);
-  const article = /^[aeiou]/.test(type) ? 'an' : 'a';
-  return `${head}${MARKERS.metadata}${article} ${type} of ${plural(meta.totalChars, 'total character', 'total characters')}.${chunks} Each sub-LM call can read about ${chars(budgets.maxChars)} characters.`;
+  let chunks = '';
+  if (meta.type !== 'string') {
+    const listed = meta.chunkLengths
+      .slice(0, MAX_LISTED_CHUNKS)
+      .map((l) => formatNumber(l, 'plain'))
+      .join(', ');
+    const more = n > MAX_LISTED_CHUNKS ? fill(p, 'metadataChunksMore', { count: n - MAX_LISTED_CHUNKS }) : '';
+    chunks = fill(p, meta.type === 'array' ? 'metadataChunksArray' : 'metadataChunksObject', { count: n, lengths: listed + more });
+  }
+  const type = p.texts[meta.type === 'string' ? 'typeString' : meta.type === 'array' ? 'typeArray' : 'typeObject'];
+  const metadata = fill(p, 'metadata', { type, total_chars: meta.totalChars, chunks, max_chars: budgets.maxChars });
+  // An empty query is no query: the model is not shown a bare query line (the reference's test is
+  // Python's truth: only '' is empty; ours: blanks too).
+  const none = query === null || (p.semantics === 'reference' ? query === '' : query.trim() === '');
+  return none ? metadata : fill(p, 'metadataQuery', { query, metadata });
 }
 
 export interface TurnPromptOptions {
@@ -222,23 +136,16 @@ export interface TurnPromptOptions {
   maxIterations: number;
   contextCount: number;
   historyCount: number;
+  pack?: PromptPack;
 }
 
 export function buildTurnPrompt(o: TurnPromptOptions): string {
-  const parts: string[] = [];
-  if (o.turn === 1) {
-    parts.push('You have not looked at the context yet. Start by inspecting it in the REPL; do not answer before you have seen it.');
-  }
-  parts.push(`Turn ${o.turn}/${o.maxIterations}:`);
-  if (o.contextCount > 1) {
-    parts.push(`There are ${o.contextCount} contexts in the REPL: context_0 … context_${o.contextCount - 1}.`);
-  }
-  if (o.historyCount === 1) {
-    parts.push('The previous conversation is in the REPL variable `history` (also `history_0`).');
-  } else if (o.historyCount > 1) {
-    parts.push(`Earlier conversations are in the REPL variables history_0 … history_${o.historyCount - 1}.`);
-  }
-  return parts.join('\n\n');
+  const p = packOf(o.pack, undefined);
+  let text = fill(p, o.turn === 1 ? 'turnFirst' : 'turn', { turn: o.turn, max_iterations: o.maxIterations });
+  if (o.contextCount > 1) text += fill(p, 'contextsNote', { count: o.contextCount, last: o.contextCount - 1 });
+  if (o.historyCount === 1) text += p.texts.historyNoteOne;
+  else if (o.historyCount > 1) text += fill(p, 'historyNoteMany', { count: o.historyCount, last: o.historyCount - 1 });
+  return text;
 }
 
 export interface BlockOutput {
@@ -246,10 +153,11 @@ export interface BlockOutput {
   stderr: string;
   error: { name: string; message: string } | null;
   variables: string[];
-  replResetNote: string | null;
+  /** Why the REPL had to be restarted after this block (the pack says it), or null. */
+  replReset: string | null;
 }
 
-/** Characters of one block's formatted output the model sees before the rest is cut. */
+/** Characters of one block's formatted output our packs let the model see before the rest is cut. */
 export const OUTPUT_CAP_CHARS = 20_000;
 
 /**
@@ -257,7 +165,8 @@ export const OUTPUT_CAP_CHARS = 20_000;
  * does: a character outside the BMP is never split into a lone surrogate, and the number cut is
  * the reference's.
  */
-function truncateForModel(text: string, cap = OUTPUT_CAP_CHARS): string {
+function truncateForModel(text: string, pack: PromptPack): string {
+  const cap = pack.outputCap;
   // Fewer UTF-16 units than the cap means fewer code points too.
   if (text.length <= cap) return text;
   let end = 0;
@@ -269,38 +178,49 @@ function truncateForModel(text: string, cap = OUTPUT_CAP_CHARS): string {
   if (end >= text.length) return text;
   let cut = 0;
   for (let i = end; i < text.length; i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1) cut++;
-  return `${text.slice(0, end)}\n... [${cut} more characters cut]`;
-}
-
-/** The variable names as the REPL's language writes a list of strings (the reference prints a Python list). */
-function formatVariables(names: string[], language: ReplLanguage): string {
-  return language === 'python' ? `[${names.map((n) => `'${n}'`).join(', ')}]` : names.join(', ');
-}
-
-function formatBlock(b: BlockOutput, language: ReplLanguage): string {
-  const parts: string[] = [];
-  if (b.replResetNote) parts.push(b.replResetNote);
-  if (b.stdout) parts.push(b.stdout.replace(/\n$/, ''));
-  if (b.stderr) parts.push(b.stderr.replace(/\n$/, ''));
-  if (b.error) parts.push(`${b.error.name}: ${b.error.message}`);
-  if (b.variables.length > 0) parts.push(`REPL variables: ${formatVariables(b.variables, language)}`);
-  return parts.length === 0 ? 'No output' : parts.join('\n\n');
-}
-
-/** One user message with every block's output, each block capped separately. */
-export function buildReplOutputMessage(blocks: BlockOutput[], language: ReplLanguage = 'javascript'): string {
-  if (blocks.length === 1) return `${MARKERS.replOutput}:\n${truncateForModel(formatBlock(blocks[0]!, language))}`;
-  return blocks.map((b, i) => `${MARKERS.replOutput} (block ${i + 1}):\n${truncateForModel(formatBlock(b, language))}`).join('\n\n');
-}
-
-export function compactionNote(count: number): string {
-  return `The conversation was compacted ${count} time${count === 1 ? '' : 's'}; the summary above replaces it. Continue from there without redoing finished work: SHOW_VARS() lists your variables and \`history\` holds the full earlier conversation.`;
+  return text.slice(0, end) + fill(pack, 'truncated', { cut: String(cut) });
 }
 
 /**
- * Told with the first turn of a completion whose REPL had to be replaced because the previous
- * completion was cancelled (or cut off) while a block ran: the model's variables are gone.
+ * One block's output. Ours: stdout and stderr lose their final newline and an error is a part
+ * of its own. Reference semantics: both kept as printed, and an error is the end of stderr, as
+ * the reference's REPL writes it.
  */
-export function replLostNote(): string {
-  return 'The previous turn was stopped while its code was running, so the REPL was restarted: every variable you created is gone. The contexts and histories were loaded again.';
+function formatBlock(b: BlockOutput, pack: PromptPack): string {
+  const t = pack.texts;
+  const reference = pack.semantics === 'reference';
+  const parts: string[] = [];
+  if (b.replReset) parts.push(fill(pack, 'replReset', { reason: b.replReset }));
+  const error = b.error ? fill(pack, 'blockError', { name: b.error.name, message: b.error.message }) : '';
+  const stdout = reference ? b.stdout : b.stdout.replace(/\n$/, '');
+  const stderr = reference ? (error ? `${b.stderr}\n${error}` : b.stderr) : b.stderr.replace(/\n$/, '');
+  if (stdout) parts.push(fill(pack, 'blockStdout', { text: stdout }));
+  if (stderr) parts.push(fill(pack, 'blockStderr', { text: stderr }));
+  if (error && !reference) parts.push(error);
+  if (b.variables.length > 0) {
+    const names = b.variables.map((name) => fill(pack, 'variableName', { name })).join(t.variableSeparator);
+    parts.push(fill(pack, 'blockVariables', { names }));
+  }
+  return parts.length === 0 ? t.noOutput : parts.join(t.blockPartSeparator);
 }
+
+/** One user message with every block's output, each block capped separately. */
+export function buildReplOutputMessage(blocks: BlockOutput[], language: ReplLanguage = 'javascript', pack?: PromptPack): string {
+  const p = packOf(pack, language);
+  if (blocks.length === 1) return fill(p, 'replOutput', { output: truncateForModel(formatBlock(blocks[0]!, p), p) });
+  return blocks
+    .map((b, i) => fill(p, 'replOutputBlock', { block: i + 1, output: truncateForModel(formatBlock(b, p), p) }))
+    .join(p.texts.replOutputSeparator);
+}
+
+export function compactionNote(count: number, pack: PromptPack = defaultPack()): string {
+  return fill(pack, 'compactionNote', { count });
+}
+
+/** The one message of a depth-0 call: the context as text, with the query where the pack has it. */
+export function directPrompt(contextText: string, query: string | null, pack: PromptPack = defaultPack()): string {
+  return query === null || query === ''
+    ? fill(pack, 'directCall', { context: contextText })
+    : fill(pack, 'directCallQuery', { context: contextText, query });
+}
+

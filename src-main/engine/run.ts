@@ -19,7 +19,7 @@ import { requestFieldsOf } from '../lm/request-fields.ts';
 import type { CallSite, ExecResult, Repl, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
 import { blockEndFields } from './block-events.ts';
 import { findFinalSignal, findReplBlocks } from './code-blocks.ts';
-import { subLmBudgets } from './sub-lm-budgets.ts';
+import { subLmBudgets, type SubLmBudgets } from './sub-lm-budgets.ts';
 import { mapBounded } from './concurrency.ts';
 import { describeContext } from './context-meta.ts';
 import type { RlmConfig, ToolSpec } from './config.ts';
@@ -34,9 +34,9 @@ import {
   compactionNote,
   defaultToolDescription,
   fillSystemPrompt,
-  replLostNote,
 } from './prompts.ts';
-import { COMPACTION_REQUEST, FINAL_ANSWER_REQUEST } from '../lm/prompt-markers.ts';
+import { defaultPack } from '../lm/our-prompt-packs.ts';
+import { fill, packIdentity, type PromptPack } from '../lm/prompt-pack.ts';
 import { estimateTokens } from '../../src-shared/tokens.ts';
 import { roundUsd, UsageLedger } from './usage-ledger.ts';
 import { type WorkedExample, workedExamplesSection } from './worked-example.ts';
@@ -195,6 +195,17 @@ export class RlmRun implements SubcallBridge {
     return this.cfg.repl ?? 'javascript';
   }
 
+  /** The prompt pack every text of this run comes from. */
+  private get pack(): PromptPack {
+    return this.cfg.prompts ?? defaultPack(this.language);
+  }
+
+  /** Budgets for `llm_query`'s model: the window set for the root model when it is that model, else the table's. */
+  private get budgets(): SubLmBudgets {
+    const model = this.llmQueryModel;
+    return subLmBudgets(model === this.cfg.model && this.cfg.contextWindow !== undefined ? this.cfg.contextWindow : model);
+  }
+
   /**
    * The worked examples this run is shown: a root run only. A child gets a sub-problem its
    * parent wrote for it, often of a different shape; the examples would cost its window on
@@ -205,27 +216,29 @@ export class RlmRun implements SubcallBridge {
   }
 
   private initialMessages(): ChatMessage[] {
+    const pack = this.pack;
     const tools = Object.entries(this.p.tools).map(([name, t]) => ({
       name,
-      description: t.description ?? defaultToolDescription(t.value, this.language),
+      description: t.description ?? defaultToolDescription(t.value, this.language, pack),
     }));
     const system =
       this.cfg.systemPrompt !== undefined
-        ? fillSystemPrompt(this.cfg.systemPrompt, tools)
+        ? fillSystemPrompt(this.cfg.systemPrompt, tools, pack, this.p.compaction)
         : buildSystemPrompt({
             tools,
             recursion: this.canRecurse,
             compaction: this.p.compaction,
             finalPatterns: this.cfg.finalPatterns ?? false,
             language: this.language,
-            budgets: subLmBudgets(this.llmQueryModel),
+            budgets: this.budgets,
             childLlmModel: this.limits.childLlmModel,
+            pack,
           });
     return [
       { role: 'system', content: system + (this.examples.length > 0 ? workedExamplesSection(this.examples, this.language) : '') },
       {
         role: 'user',
-        content: buildMetadataMessage(describeContext(this.p.context), this.p.query, this.language, subLmBudgets(this.llmQueryModel)),
+        content: buildMetadataMessage(describeContext(this.p.context, pack.semantics), this.p.query, this.language, this.budgets, pack),
       },
     ];
   }
@@ -241,7 +254,7 @@ export class RlmRun implements SubcallBridge {
       model: this.p.model,
       subModel: this.cfg.subModel ?? null,
       query: this.p.query,
-      context: describeContext(this.p.context),
+      context: describeContext(this.p.context, this.pack.semantics),
       limits: {
         ...this.limits,
         maxBudgetUsd: this.p.budgetUsd,
@@ -255,6 +268,7 @@ export class RlmRun implements SubcallBridge {
         ? { examples: this.examples.map((e) => ({ source: e.source, chars: e.text.length, repl: e.repl })) }
         : {}),
       ...requestFieldsOf(this.cfg.client, this.cfg.subClient),
+      prompts: packIdentity(this.pack),
     });
 
     let answer: string | null = null;
@@ -277,7 +291,8 @@ export class RlmRun implements SubcallBridge {
       if (answer === null) {
         this.iteration = this.limits.maxIterations + 1;
         this.limitEvent('max_iterations', `no answer after ${this.limits.maxIterations} iterations; asked the model for a final answer`);
-        const reply = await this.callModel('final_answer', [{ role: 'user', content: FINAL_ANSWER_REQUEST }]);
+        const request: ChatMessage = { role: this.pack.roles.finalAnswerRequest, content: this.pack.texts.finalAnswerRequest };
+        const reply = await this.callModel('final_answer', [request]);
         this.messages.push({ role: 'assistant', content: reply.text });
         return this.finish(reply.text, 'max_iterations', `stopped at the iteration limit (${this.limits.maxIterations})`);
       }
@@ -400,13 +415,14 @@ export class RlmRun implements SubcallBridge {
     const threshold = Math.floor((this.cfg.compactionThreshold ?? RLM_DEFAULTS.compactionThreshold) * this.p.services.contextWindow);
     const tokens = estimateTokens(this.messages);
     if (tokens < threshold) return;
-    const reply = await this.callModel('compaction', [{ role: 'user', content: COMPACTION_REQUEST }]);
+    const request: ChatMessage = { role: 'user', content: this.pack.texts.compactionRequest };
+    const reply = await this.callModel('compaction', [request]);
     this.compactions++;
-    this.fullHistory.push({ role: 'user', content: COMPACTION_REQUEST }, { role: 'assistant', content: reply.text });
+    this.fullHistory.push(request, { role: 'assistant', content: reply.text });
     this.messages = [
       ...this.messages.slice(0, 2),
       { role: 'assistant', content: reply.text },
-      { role: 'user', content: compactionNote(this.compactions) },
+      { role: 'user', content: compactionNote(this.compactions, this.pack) },
     ];
     this.sink.emit({
       type: 'compaction',
@@ -447,10 +463,11 @@ export class RlmRun implements SubcallBridge {
       maxIterations: this.limits.maxIterations,
       contextCount: this.p.contextCount,
       historyCount: this.p.historyCount,
+      pack: this.pack,
     });
     const turnPrompt: ChatMessage = {
       role: 'user',
-      content: this.iteration === 1 && this.p.replLost ? `${prompt}\n\n${replLostNote()}` : prompt,
+      content: this.iteration === 1 && this.p.replLost ? `${prompt}\n\n${fill(this.pack, 'replLost')}` : prompt,
     };
     this.messages.push(turnPrompt);
     this.fullHistory.push(turnPrompt);
@@ -467,12 +484,13 @@ export class RlmRun implements SubcallBridge {
     const reply = await this.callModel('turn');
     let text = reply.text;
 
-    let codes = findReplBlocks(text);
+    const fences = this.pack.semantics;
+    let codes = findReplBlocks(text, fences);
     const edit = await this.cfg.gates?.afterReply?.(this.gateRun, this.iteration, text, codes);
     const originals = [...codes];
     if (edit?.text !== undefined) {
       text = edit.text;
-      codes = findReplBlocks(text);
+      codes = findReplBlocks(text, fences);
     }
     if (edit?.blocks) {
       for (const [i, code] of Object.entries(edit.blocks)) {
@@ -547,11 +565,10 @@ export class RlmRun implements SubcallBridge {
             stderr: o.stderr,
             error: o.error,
             variables: o.variables,
-            replResetNote: o.replReset
-              ? `The REPL had to be restarted (${o.replReset.replace('_', ' ')}): all your variables are gone; the context is loaded again.`
-              : null,
+            replReset: o.replReset ? o.replReset.replace('_', ' ') : null,
           })),
           this.language,
+          this.pack,
         ),
       });
     }

@@ -55,7 +55,7 @@ function outputSeen(it: IterationNode, language: ReplLanguage): string {
   const ends = blocksOf(it).flatMap((b) => (b.end ? [b.end] : []));
   if (ends.length === 0) return '';
   return buildReplOutputMessage(
-    ends.map((e) => ({ stdout: e.stdout, stderr: e.stderr, error: e.error, variables: e.variables, replResetNote: null })),
+    ends.map((e) => ({ stdout: e.stdout, stderr: e.stderr, error: e.error, variables: e.variables, replReset: null })),
     language,
   );
 }

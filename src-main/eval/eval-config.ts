@@ -5,6 +5,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { ToolSpec } from '../engine/config.ts';
 import type { ConversationSettings, WorkedExample } from '../engine/index.ts';
 import type { Sampling } from '../lm/sampling.ts';
+import { packHash, type PromptPack } from '../lm/prompt-pack.ts';
 import type { Dataset } from './dataset.ts';
 
 export interface EvalDefinition extends ConversationSettings {
@@ -14,6 +15,8 @@ export interface EvalDefinition extends ConversationSettings {
   tools?: Record<string, ToolSpec>;
   /** Worked examples shown to every task's root run. */
   examples?: WorkedExample[];
+  /** The prompt pack of every task's session. */
+  prompts?: PromptPack;
   dataset: string;
   outDir: string;
   /** The sampling of each role, recorded in eval.json (a resumed run must not change them). */
@@ -58,6 +61,9 @@ export function configKey(o: EvalDefinition, dataset: Dataset): Record<string, u
     // Absent (null) when unset, so evaluations recorded before these existed still resume.
     sampling: o.roles && Object.keys(o.roles.sampling).length > 0 ? o.roles.sampling : null,
     subCalls: o.roles?.sub ?? null,
+    // Only when set, so evaluations recorded before packs and windows still resume.
+    ...(o.prompts === undefined ? {} : { prompts: { name: o.prompts.name, hash: packHash(o.prompts) } }),
+    ...(o.contextWindow === undefined ? {} : { contextWindow: o.contextWindow }),
   };
 }
 

@@ -16,7 +16,7 @@ import { writeDataset } from '../dataset-file.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec, urlArg } from '../role-options.ts';
-import { addExampleOptions, loadExampleOptions, loadSystemPromptFile, loadToolsOption } from './run.ts';
+import { addExampleOptions, loadExampleOptions, loadPromptsOption, loadSystemPromptFile, loadToolsOption } from './run.ts';
 
 interface EvalCliOptions extends LimitOptions, RoleOptions {
   baseUrl: string;
@@ -89,8 +89,10 @@ export function registerEval(program: Command): void {
         const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
         const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
         const examples = await loadExampleOptions(o);
+        const prompts = await loadPromptsOption(o.prompts);
         const spec = roleSpec(o);
         const definition = {
+          ...(prompts === undefined ? {} : { prompts }),
           ...(examples === undefined ? {} : { examples }),
           ...(systemPrompt === undefined ? {} : { systemPrompt }),
           ...(tools === undefined ? {} : { tools }),

@@ -2,6 +2,7 @@
 // per evaluation; the API keys stay on each worker, named by environment variable), one job per
 // session, and a finished job's return value (the result line and the log, gzipped).
 import { z } from 'zod';
+import { PromptPackSchema } from '../../lm/prompt-pack.ts';
 import type { TaskResult } from '../results.ts';
 import { SCORERS } from '../tasks/types.ts';
 
@@ -27,6 +28,7 @@ const Settings = z.object({
   childLlmModel: z.enum(['sub', 'own']).optional(),
   finalPatterns: z.boolean().optional(),
   repl: z.enum(['javascript', 'python']).optional(),
+  contextWindow: z.number().int().positive().optional(),
 });
 
 export const WireConfig = z.object({
@@ -38,6 +40,8 @@ export const WireConfig = z.object({
   sub: z.object({ baseUrl: z.string(), apiKeyEnv: z.string().nullable(), sampling: SamplingSchema }).nullable(),
   settings: Settings,
   systemPrompt: z.string().nullable(),
+  /** The --prompts pack, whole (absent: each worker uses ours). */
+  prompts: PromptPackSchema.optional(),
   /** The --tools module's source, loaded by each worker (so it must not import files beside it). */
   tools: z.object({ file: z.string(), source: z.string() }).nullable(),
   examples: z.array(z.object({ source: z.string(), repl: z.enum(['javascript', 'python']), text: z.string() })).nullable(),

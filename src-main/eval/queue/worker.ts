@@ -122,6 +122,7 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
         client,
         ...(subClient ? { subClient } : {}),
         ...(w.systemPrompt === null ? {} : { systemPrompt: w.systemPrompt }),
+        ...(w.prompts === undefined ? {} : { prompts: w.prompts }),
         ...(tools ? { tools } : {}),
         ...(w.examples === null ? {} : { examples: w.examples }),
       },

@@ -15,7 +15,7 @@ import { MARKERS } from '../../../src-main/lm/prompt-markers.ts';
 import { subLmBudgets } from '../../../src-main/engine/sub-lm-budgets.ts';
 import { classify, replLanguage } from '../../../src-main/mock-llm/policy.ts';
 
-const block = { stdout: '', stderr: '', error: null, variables: [], replResetNote: null };
+const block = { stdout: '', stderr: '', error: null, variables: [], replReset: null };
 
 describe('numbers in prompts', () => {
   it('are grouped by thousands exactly as en-US does, without loading ICU for whole numbers', () => {

@@ -27,9 +27,31 @@ describe('contextWindowFor', () => {
     expect(contextWindowFor('gpt-4o-2024-08-06')).toBe(128_000);
     expect(contextWindowFor('anthropic/claude-sonnet-4')).toBe(200_000);
     expect(contextWindowFor('gemini-2.5-flash')).toBe(1_000_000);
-    expect(contextWindowFor('Qwen/Qwen3-8B')).toBe(128_000);
+    expect(contextWindowFor('Qwen/Qwen3-8B')).toBe(32_768);
     expect(contextWindowFor('mock-llm')).toBe(32_000);
     expect(contextWindowFor('something-else')).toBe(128_000);
+  });
+
+  it("gives every model the reference library's table lists its figure", () => {
+    const reference: Record<string, number> = {
+      'gpt-4': 8_192,
+      'gpt-4-0613': 8_192,
+      'gpt-4-32k': 32_768,
+      'gpt-4-turbo': 128_000,
+      'gpt-3.5-turbo': 16_385,
+      'o1-mini': 128_000,
+      o1: 200_000,
+      'claude-2': 100_000,
+      'claude-2.1': 200_000,
+      'gemini-1.0-pro': 30_720,
+      'qwen3-8b': 32_768,
+      'qwen3-max': 256_000,
+      'kimi-k2.5': 262_000,
+      'kimi-k2': 128_000,
+      'glm-4.6': 200_000,
+      'glm-4-9b': 1_000_000,
+    };
+    for (const [model, window] of Object.entries(reference)) expect([model, contextWindowFor(model)]).toEqual([model, window]);
   });
 });
 

@@ -96,7 +96,7 @@ export async function miniRun(o: MiniRunOptions): Promise<MiniRun> {
         const e = err as { name?: unknown; message?: unknown };
         error = { name: String(e.name ?? 'Error'), message: String(e.message ?? err) };
       }
-      outputs.push({ stdout: stdout.length > 0 ? `${stdout.join('\n')}\n` : '', stderr: '', error, variables: [], replResetNote: null });
+      outputs.push({ stdout: stdout.length > 0 ? `${stdout.join('\n')}\n` : '', stderr: '', error, variables: [], replReset: null });
       if (answer.ready) {
         run.answer = answer.content;
         return run;

@@ -1,0 +1,226 @@
+// A prompt pack: every text the loop sends a model, as versioned data with named slots. The
+// engine holds no model-facing wording of its own; it picks slots and fills their variables.
+// Our packs are in lm/our-prompt-packs.ts; `prompts import-reference` writes one from the
+// user's copy of the reference library. docs/prompt-packs.md describes the format.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { schemaProblems } from '../../src-shared/schema-problems.ts';
+
+export const PROMPT_PACK_FORMAT = 'rlm-studio-prompt-pack';
+export const PROMPT_PACK_VERSION = 1;
+
+/**
+ * Each slot with the variables its template may use (`{name}`, or `{name|one|many}` to pick a
+ * word by whether the number is 1). Any other brace is text.
+ */
+export const SLOT_VARIABLES = {
+  /** The root system prompt (built-in, not `--system-prompt`). */
+  system: [
+    'tools_section',
+    'recursion',
+    'history',
+    'finish',
+    'example',
+    'window_tokens',
+    'max_chars',
+    'good_chars',
+    'batch_size',
+    'batch_chars',
+  ],
+  /** `{recursion}` when child runs can be spawned. */
+  systemRecursionOn: ['child_llm_model'],
+  /** `{recursion}` when `rlm_query` is a plain call. */
+  systemRecursionOff: [],
+  /** `{child_llm_model}`: a child's `llm_query` goes to the sub-model. */
+  childLlmModelSub: [],
+  /** `{child_llm_model}`: a child's `llm_query` goes to the child's own model. */
+  childLlmModelOwn: [],
+  /** `{history}` with compaction on; also appended to a custom system prompt under reference semantics. */
+  systemCompaction: [],
+  /** `{finish}`: how to submit. */
+  systemFinish: [],
+  /** `{finish}` with the paper-era FINAL / FINAL_VAR protocol on. */
+  systemFinishFinalPatterns: [],
+  /** `{example}`: a batching example reading the context in pieces of `{chunk}` characters. */
+  systemExample: ['chunk', 'chunk_plain'],
+  /** `{tools_section}` when there are custom tools ('' when none). */
+  toolsSection: ['tools'],
+  /** `{custom_tools_section}` in a user's own system prompt. */
+  customToolsSection: ['tools'],
+  /** One custom tool in `{tools}` (joined by `toolSeparator`). */
+  toolLine: ['name', 'description'],
+  toolSeparator: [],
+  /** A tool without a description: a function, and a value of a REPL type. */
+  toolFunction: [],
+  toolValue: ['type'],
+  /** Appended to a user's own system prompt (the reference appends its orchestrator text). */
+  customSystemSuffix: [],
+  /** The metadata message (second message), without a query. */
+  metadata: ['type', 'total_chars', 'chunks', 'max_chars'],
+  /** The metadata message with a query in front. */
+  metadataQuery: ['query', 'metadata'],
+  /** `{chunks}` for an array / an object context. */
+  metadataChunksArray: ['count', 'lengths'],
+  metadataChunksObject: ['count', 'lengths'],
+  /** Ends `{lengths}` when more than 100 chunks. */
+  metadataChunksMore: ['count'],
+  /** `{type}` of the metadata message. */
+  typeString: [],
+  typeArray: [],
+  typeObject: [],
+  /** Per-turn prompt, the first turn of a run, and later turns. */
+  turnFirst: ['turn', 'max_iterations'],
+  turn: ['turn', 'max_iterations'],
+  /** Appended to the turn prompt: several contexts; one or several earlier conversations. */
+  contextsNote: ['count', 'last'],
+  historyNoteOne: [],
+  historyNoteMany: ['count', 'last'],
+  /** The REPL-output message: one block, or each of several (joined by `replOutputSeparator`). */
+  replOutput: ['output'],
+  replOutputBlock: ['block', 'output'],
+  replOutputSeparator: [],
+  /** The parts of one block's output, joined by `blockPartSeparator`; `noOutput` when there are none. */
+  blockStdout: ['text'],
+  blockStderr: ['text'],
+  blockError: ['name', 'message'],
+  blockVariables: ['names'],
+  variableName: ['name'],
+  variableSeparator: [],
+  blockPartSeparator: [],
+  noOutput: [],
+  /** Appended to a block's output cut at `outputCap` characters. */
+  truncated: ['cut'],
+  /** A block after which the REPL had to be restarted. */
+  replReset: ['reason'],
+  /** The REPL was replaced since the last turn and lost the variables the model made. */
+  replLost: [],
+  /** The model's previous reply was cut at its output limit (issue 38). */
+  replyCut: [],
+  /** The request at the iteration limit (its role: `roles.finalAnswerRequest`). */
+  finalAnswerRequest: [],
+  /** The summary request, and the note after the summary. */
+  compactionRequest: [],
+  compactionNote: ['count'],
+  /** The depth-0 call: the context alone, or with a query. */
+  directCall: ['context'],
+  directCallQuery: ['context', 'query'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type SlotName = keyof typeof SLOT_VARIABLES;
+export const SLOT_NAMES = Object.keys(SLOT_VARIABLES) as SlotName[];
+
+const Texts = z.strictObject(Object.fromEntries(SLOT_NAMES.map((s) => [s, z.string()])) as Record<SlotName, z.ZodString>);
+
+export const PromptPackSchema = z.strictObject({
+  format: z.literal(PROMPT_PACK_FORMAT),
+  version: z.literal(PROMPT_PACK_VERSION),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  /** Where the texts came from (for an imported pack: the library, its version and path). */
+  source: z.string().optional(),
+  /** The REPL language its texts teach; a run in another language is refused. */
+  language: z.enum(['javascript', 'python']),
+  /**
+   * 'reference': context lengths, fence parsing and custom system prompts as the reference
+   * library does them; 'rlm-studio': ours (docs/prompt-packs.md lists each).
+   */
+  semantics: z.enum(['rlm-studio', 'reference']),
+  /** How numbers are written into texts: 'grouped' 384,000; 'plain' 384000. */
+  numbers: z.enum(['grouped', 'plain']),
+  /** Characters of one block's formatted output kept before `truncated`. */
+  outputCap: z.number().int().positive(),
+  /** The role of messages whose role differs between packs. */
+  roles: z.strictObject({ finalAnswerRequest: z.enum(['user', 'assistant']) }),
+  texts: Texts,
+});
+
+export type PromptPack = z.infer<typeof PromptPackSchema>;
+export type PackTexts = PromptPack['texts'];
+
+/** What a run records of its pack: enough to tell packs apart and find the one used. */
+export interface PackIdentity {
+  name: string;
+  hash: string;
+}
+
+/** sha256 of the pack's canonical JSON (keys sorted), first 16 hex digits. */
+export function packHash(pack: PromptPack): string {
+  return createHash('sha256').update(canonicalJson(pack)).digest('hex').slice(0, 16);
+}
+
+export function packIdentity(pack: PromptPack): PackIdentity {
+  return { name: pack.name, hash: packHash(pack) };
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export class PromptPackError extends Error {
+  override name = 'PromptPackError';
+}
+
+/** Checks a parsed JSON value as a pack; the error names the source and every problem. */
+export function parsePromptPack(value: unknown, source: string): PromptPack {
+  const r = PromptPackSchema.safeParse(value);
+  if (!r.success) throw new PromptPackError(`${source} is not a prompt pack: ${schemaProblems(r.error).join('; ')}`);
+  return r.data;
+}
+
+export async function loadPromptPack(path: string): Promise<PromptPack> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new PromptPackError(`cannot read the prompt pack ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new PromptPackError(`${path} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return parsePromptPack(json, path);
+}
+
+/** A variable's value: text as it is, a number as the pack writes numbers. */
+export type SlotValue = string | number;
+
+const PLACEHOLDER = /\{([a-z][a-z_]*)(?:\|([^|{}]*)\|([^|{}]*))?\}/g;
+
+/**
+ * A slot's text with its variables filled in, in one pass (a value is never read for
+ * placeholders). Only the slot's own variables are replaced; other braces stay text.
+ */
+export function fill(pack: PromptPack, slot: SlotName, values: Partial<Record<string, SlotValue>> = {}): string {
+  return fillTemplate(pack.texts[slot], SLOT_VARIABLES[slot], values, pack.numbers);
+}
+
+export function fillTemplate(
+  template: string,
+  names: readonly string[],
+  values: Partial<Record<string, SlotValue>>,
+  numbers: PromptPack['numbers'],
+): string {
+  return template.replace(PLACEHOLDER, (whole, name: string, one: string | undefined, many: string | undefined) => {
+    if (!names.includes(name)) return whole;
+    const v = values[name];
+    if (v === undefined) return whole;
+    if (one !== undefined) return Number(v) === 1 ? one : (many ?? '');
+    return typeof v === 'number' ? formatNumber(v, numbers) : v;
+  });
+}
+
+export function formatNumber(n: number, numbers: PromptPack['numbers']): string {
+  if (numbers === 'plain' || !Number.isSafeInteger(n)) return String(n);
+  const digits = String(Math.abs(n)).replace(/\B(?=(\d{3})+$)/g, ',');
+  return n < 0 ? `-${digits}` : digits;
+}

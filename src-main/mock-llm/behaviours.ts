@@ -41,6 +41,11 @@ export interface MockBehaviours {
   /** Called once the first content chunk of a stream is written; the rest of the stream waits for it. */
   holdStream?: (requestNumber: number) => Promise<void>;
   refuse?: MockRefusal | null;
+  /**
+   * Report prompt_tokens as this many times the 4-characters estimate (a tokenizer that
+   * counts differently from the client's estimate). Default 1.
+   */
+  promptTokensScale?: number;
 }
 
 /**

@@ -200,7 +200,7 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmSe
       }
       if (opts.refuse === 'stream' && body.stream) throw new HttpError(400, 'Streaming is not supported by this server');
       const messages = body.messages.map(toMockMessage);
-      const promptTokens = estimateTokens(messages);
+      const promptTokens = Math.ceil(estimateTokens(messages) * (opts.promptTokensScale ?? 1));
       const window = opts.contextWindow ?? null;
       if (window !== null && promptTokens > window) {
         sendJson(res, 400, overflowError(opts.overflowStyle ?? 'openai', window, promptTokens));

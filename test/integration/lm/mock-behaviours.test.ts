@@ -151,3 +151,23 @@ describe('mock-llm behaviours', () => {
     expect(new Set(sizes.slice(0, -1)).size).toBeGreaterThan(1);
   });
 });
+
+describe('the client against servers that refuse streaming', () => {
+  it.each([
+    ['stream_options', { stream: true, stream_options: undefined }],
+    ['stream', { stream: false, stream_options: undefined }],
+  ] as const)('steps down when the server refuses %s, keeps the reply, and remembers', async (refuse, then) => {
+    const { OpenAiCompatibleClient } = await import('../../../src-main/lm/openai-client.ts');
+    const s = await serve({ refuse, recordRequests: true });
+    const client = new OpenAiCompatibleClient({ baseUrl: s.url, maxRetries: 0 });
+    const req = { model: 'mock-sub', messages: [{ role: 'user' as const, content: 'TASK: summarise\nTEXT:\nabc' }] };
+    const a = await client.complete(req);
+    const b = await client.complete(req);
+    expect(a.text).toBe(b.text);
+    expect(a.text.length).toBeGreaterThan(0);
+    expect(a.retries).toBeUndefined();
+    const sent = s.requests().map((r) => ({ stream: r.params['stream'], stream_options: r.params['stream_options'] }));
+    expect(sent[0]).toEqual({ stream: true, stream_options: { include_usage: true } });
+    expect(sent.slice(1)).toEqual([then, then]);
+  });
+});

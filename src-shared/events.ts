@@ -27,13 +27,47 @@ export interface ChatMessage {
 }
 
 export interface Usage {
+  /** Every input token, cached ones included (as the endpoints' `prompt_tokens`). */
   inputTokens: number;
+  /** Every output token, reasoning included (as `completion_tokens`). */
   outputTokens: number;
   /** Null when neither the endpoint nor the price table knows the price. */
   costUsd: Usd | null;
+  /**
+   * Of `inputTokens`, those the provider served from its prompt cache
+   * (`prompt_tokens_details.cached_tokens`), priced at the cached-input rate. Absent when
+   * none were reported. Added in version 1 (optional).
+   */
+  cachedInputTokens?: number;
+  /**
+   * Of `outputTokens`, the model's thinking (`completion_tokens_details.reasoning_tokens`).
+   * Absent when none were reported. Added in version 1 (optional).
+   */
+  reasoningTokens?: number;
 }
 
-export type StopReason = 'answered' | 'max_iterations' | 'max_budget' | 'max_timeout' | 'max_tokens' | 'max_errors' | 'cancelled' | 'error';
+/**
+ * Where a reply's thinking came from: a field of the endpoint's message (`reasoning_content`:
+ * vLLM, DeepSeek, llama.cpp; `reasoning`: OpenRouter, Ollama) or a `<think>…</think>` section
+ * at the start of the content (a Qwen3-family model served without a reasoning parser).
+ */
+export type ReasoningSource = 'reasoning_content' | 'reasoning' | 'think';
+export const REASONING_SOURCES: readonly ReasoningSource[] = ['reasoning_content', 'reasoning', 'think'];
+
+/** A reply's thinking, kept apart from its text. */
+export interface ReplyReasoning {
+  text: string;
+  source: ReasoningSource;
+  /**
+   * Only for 'think': the section was left in the reply text (what the reference reads),
+   * instead of split off it. Absent: split off.
+   */
+  inText?: boolean;
+}
+
+/** 'context_overflow' (added in version 1): the endpoint refused a request for its length. */
+export type StopReason =
+  'answered' | 'max_iterations' | 'max_budget' | 'max_timeout' | 'max_tokens' | 'max_errors' | 'context_overflow' | 'cancelled' | 'error';
 
 export const STOP_REASONS: readonly StopReason[] = [
   'answered',
@@ -42,6 +76,7 @@ export const STOP_REASONS: readonly StopReason[] = [
   'max_timeout',
   'max_tokens',
   'max_errors',
+  'context_overflow',
   'cancelled',
   'error',
 ];
@@ -259,6 +294,18 @@ export interface ModelReplyEvent extends Envelope {
    * final-answer request, the compaction request. Absent for ordinary turns.
    */
   transient?: ChatMessage[];
+  /** The model's thinking, apart from `text`; absent when it returned none. Added in version 1 (optional). */
+  reasoning?: ReplyReasoning;
+  /**
+   * Why the reply ended, as the endpoint said: 'stop', 'length' (cut by the output-token cap)…
+   * Absent when it did not say. Added in version 1 (optional).
+   */
+  finishReason?: string;
+}
+
+/** True for a reply the output-token cap cut off. */
+export function wasCut(e: { finishReason?: string }): boolean {
+  return e.finishReason === 'length';
 }
 
 export interface ModelErrorEvent extends Envelope {
@@ -354,6 +401,10 @@ export interface SubcallEndEvent extends Envelope {
   latencyMs: Ms;
   /** As `model.reply`'s: the client's retries before a plain call was answered; absent when none. */
   retries?: number;
+  /** As `model.reply`'s: a plain call's thinking, apart from `response`. Added in version 1 (optional). */
+  reasoning?: ReplyReasoning;
+  /** As `model.reply`'s: why a plain call's reply ended. Added in version 1 (optional). */
+  finishReason?: string;
   /**
    * Only in a counterfactual fork's log: this call was not made, its result was substituted
    * from a counterfactual re-run of the source log's call (`response`/`error` above are what

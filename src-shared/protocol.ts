@@ -68,7 +68,14 @@ export const EndpointProfile = z.strictObject({
   apiKeyRef: z.string().max(200).nullable().default(null),
   /** USD per million tokens, by model name; overrides the built-in table. */
   prices: z
-    .record(z.string(), z.strictObject({ inputPerMTok: z.number().nonnegative(), outputPerMTok: z.number().nonnegative() }))
+    .record(
+      z.string(),
+      z.strictObject({
+        inputPerMTok: z.number().nonnegative(),
+        outputPerMTok: z.number().nonnegative(),
+        cachedInputPerMTok: z.number().nonnegative().optional(),
+      }),
+    )
     .default({}),
   /** The REPL its sessions use unless the new run says otherwise (absent: JavaScript). */
   repl: ReplLanguageInput.optional(),

@@ -69,9 +69,12 @@ function emptyStats(): LogStats {
     errors: 0,
     inputTokens: 0,
     outputTokens: 0,
+    cachedInputTokens: 0,
+    reasoningTokens: 0,
     costUsd: 0,
     wallMs: 0,
     retries: 0,
+    cutReplies: 0,
     byModel: {},
   };
 }
@@ -89,8 +92,11 @@ function sumStats(all: readonly LogStats[]): LogStats {
     t.errors += s.errors;
     t.inputTokens += s.inputTokens;
     t.outputTokens += s.outputTokens;
+    t.cachedInputTokens += s.cachedInputTokens;
+    t.reasoningTokens += s.reasoningTokens;
     t.costUsd += s.costUsd;
     t.retries += s.retries;
+    t.cutReplies += s.cutReplies;
     t.wallMs += s.wallMs;
     addByModel(t.byModel, s.byModel);
   }

@@ -18,6 +18,20 @@ export function findReplBlocks(text: string, rules: 'rlm-studio' | 'reference' =
   return blocks;
 }
 
+/**
+ * True when the reply's last ```repl fence opens a block that never closes: what a reply cut
+ * by the output-token cap inside a block looks like. That block is not among `findReplBlocks`.
+ */
+export function hasUnclosedReplFence(text: string): boolean {
+  let open: string | null = null; // the tag of the block open at this point
+  for (const f of text.matchAll(/^```(\w*)[ \t]*$/gm)) {
+    const tag = f[1] ?? '';
+    if (open === null) open = tag;
+    else if (tag === '') open = null; // only a bare fence closes, as findReplBlocks reads it
+  }
+  return open === 'repl';
+}
+
 export type FinalSignal = { kind: 'final'; answer: string } | { kind: 'final_var'; name: string };
 
 /**

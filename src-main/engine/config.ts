@@ -15,6 +15,7 @@ import type { LmClient } from '../lm/types.ts';
 import type { HostFunction, SandboxValue } from '../sandbox/types.ts';
 import type { EngineGates } from './gates.ts';
 import type { PromptPack } from '../lm/prompt-pack.ts';
+import type { ThinkInReply } from './reasoning-split.ts';
 import type { WorkedExample } from './worked-example.ts';
 
 /** A user-supplied tool: a host function or a value, with the line the system prompt shows. */
@@ -94,6 +95,17 @@ export interface RlmConfig {
   prompts?: PromptPack;
   /** Accept paper-era FINAL(...) / FINAL_VAR(name) in reply text. */
   finalPatterns?: boolean;
+  /**
+   * A <think>…</think> section at the start of a reply: 'split' (default) off the reply text,
+   * so code the model only thought about is not run; 'keep' in it, as the reference reads a
+   * reply (a reference prompt pack). Either way the thinking is recorded apart too.
+   */
+  thinkInReply?: ThinkInReply;
+  /**
+   * Tell the model when the output-token cap cut its reply inside a ```repl block (default
+   * true); the reference says nothing (a reference prompt pack sets false).
+   */
+  replyCutNotice?: boolean;
   sandbox?: Partial<SandboxLimits>;
   /** Hooks a debugger awaits at each step; absent means run straight through. */
   gates?: EngineGates;

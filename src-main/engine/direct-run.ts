@@ -2,6 +2,10 @@
 // the query go to the root model in one plain call, and its reply is the answer. Recorded as a
 // run with one model call (purpose 'direct', iteration 0) and no iterations.
 import { requestFieldsOf } from '../lm/request-fields.ts';
+import { estimateTokens } from '../../src-shared/tokens.ts';
+import { contextWindowFor } from '../lm/context-windows.ts';
+import { lengthRefusalOf, overflowMessage } from '../lm/length-refusal.ts';
+import { replyParts } from './reasoning-split.ts';
 import {
   DIRECT_CALL_ITERATION,
   type ChatMessage,
@@ -80,19 +84,22 @@ export async function runDirect(p: DirectRunParams): Promise<RunOutcome> {
     if (abort.signal.aborted) throw new Error('aborted');
     const reply = await p.client.complete({ model: p.model, messages, signal: abort.signal });
     ledger.add(reply.usage, p.model);
+    const { text: replyText, reasoning } = replyParts(reply, 'split');
     p.sink.emit({
       type: 'model.reply',
       ...envelope,
       iteration: DIRECT_CALL_ITERATION,
       purpose: 'direct',
       model: reply.model || p.model,
-      text: reply.text,
+      text: replyText,
       usage: reply.usage,
       latencyMs: Math.round(reply.latencyMs),
       ...(reply.retries ? { retries: reply.retries } : {}),
+      ...(reasoning ? { reasoning } : {}),
+      ...(reply.finishReason ? { finishReason: reply.finishReason } : {}),
     });
-    messages.push({ role: 'assistant', content: reply.text });
-    answer = reply.text;
+    messages.push({ role: 'assistant', content: replyText });
+    answer = replyText;
   } catch (err) {
     if (timedOut) {
       stopReason = 'max_timeout';
@@ -104,8 +111,20 @@ export async function runDirect(p: DirectRunParams): Promise<RunOutcome> {
     } else {
       const text = err instanceof Error ? err.message : String(err);
       p.sink.emit({ type: 'model.error', ...envelope, iteration: DIRECT_CALL_ITERATION, purpose: 'direct', model: p.model, message: text });
-      stopReason = 'error';
-      message = `model call failed: ${text}`;
+      const refusal = lengthRefusalOf(err);
+      if (refusal) {
+        stopReason = 'context_overflow';
+        message = overflowMessage(refusal, {
+          at: 'the direct call',
+          estimatedTokens: estimateTokens(messages),
+          assumedWindow: contextWindowFor(p.model),
+          model: p.model,
+        });
+        p.sink.emit({ type: 'limit', ...envelope, limit: 'context_overflow', message });
+      } else {
+        stopReason = 'error';
+        message = `model call failed: ${text}`;
+      }
     }
   } finally {
     cancelTimer?.();

@@ -7,18 +7,23 @@ import type {
   LimitName,
   ModelCallPurpose,
   ReplLanguage,
+  ReplyReasoning,
   RunId,
   SpawnPlace,
   StopReason,
   SubcallKind,
   Usage,
 } from '../../src-shared/events.ts';
+import { wasCut } from '../../src-shared/events.ts';
+import type { LiveReplySink } from '../../src-shared/live-reply.ts';
+import { lengthRefusalOf, overflowMessage, type LengthRefusal } from '../lm/length-refusal.ts';
 import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import type { CompletionResult, LmClient } from '../lm/types.ts';
 import { requestFieldsOf } from '../lm/request-fields.ts';
 import type { CallSite, ExecResult, Repl, SandboxValue, SubcallBridge } from '../sandbox/types.ts';
 import { blockEndFields } from './block-events.ts';
-import { findFinalSignal, findReplBlocks } from './code-blocks.ts';
+import { findFinalSignal, findReplBlocks, hasUnclosedReplFence } from './code-blocks.ts';
+import { replyParts } from './reasoning-split.ts';
 import { subLmBudgets, type SubLmBudgets } from './sub-lm-budgets.ts';
 import { mapBounded } from './concurrency.ts';
 import { describeContext } from './context-meta.ts';
@@ -65,6 +70,8 @@ export interface ConversationServices {
   /** Creates a REPL for a child run, with `context` loaded and the given tools. */
   createChildRepl(context: string, tools: Record<string, ToolSpec>, bridge: SubcallBridge): Promise<Repl>;
   contextWindow: number;
+  /** Where the turns' replies go while they stream (not logged); absent: nobody watches. */
+  live?: LiveReplySink;
 }
 
 export interface RunParams {
@@ -107,6 +114,14 @@ class StopRun extends Error {
 
 const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
 
+/** What a sub-call's end records besides its response: its usage, retries, thinking and end. */
+interface SubcallOutcome {
+  usage?: Usage;
+  retries?: number | undefined;
+  reasoning?: ReplyReasoning | null;
+  finishReason?: string | undefined;
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -132,6 +147,8 @@ export class RlmRun implements SubcallBridge {
   private blockLeftRunning = false;
   /** Set when the run's REPL could not be set up (it is prepared during the first call). */
   private setupFailure: { error: unknown } | null = null;
+  /** The endpoint's `prompt_tokens` for the last turn, and how many history messages that request held. */
+  private reportedPrompt: { tokens: number; messages: number } | null = null;
 
   constructor(params: RunParams) {
     this.p = params;
@@ -373,14 +390,24 @@ export class RlmRun implements SubcallBridge {
     };
   }
 
-  /** Calls the run's model with the history plus `transient` messages that are not kept. */
+  /**
+   * Calls the run's model with the history plus `transient` messages that are not kept. The
+   * result's text is the reply without its thinking (see reasoning-split.ts).
+   */
   private async callModel(purpose: ModelCallPurpose, transient: ChatMessage[] = []): Promise<CompletionResult> {
     const messages = transient.length === 0 ? this.messages : [...this.messages, ...transient];
     this.checkAbort();
     let reply: CompletionResult;
     try {
       const onSent = this.p.onModelCallSent;
-      reply = await this.cfg.client.complete({ model: this.p.model, messages, signal: this.abort.signal, ...(onSent ? { onSent } : {}) });
+      const onDelta = this.liveDeltas(purpose);
+      reply = await this.cfg.client.complete({
+        model: this.p.model,
+        messages,
+        signal: this.abort.signal,
+        ...(onSent ? { onSent } : {}),
+        ...(onDelta ? { onDelta } : {}),
+      });
     } catch (err) {
       if (this.abort.signal.aborted) throw this.asStop(err);
       this.sink.emit({
@@ -391,29 +418,76 @@ export class RlmRun implements SubcallBridge {
         model: this.p.model,
         message: errorText(err),
       });
+      const refusal = lengthRefusalOf(err);
+      if (refusal) throw new StopRun('context_overflow', this.overflowText(refusal, messages));
       throw new StopRun('error', `model call failed: ${errorText(err)}`);
     } finally {
       this.p.onModelCallSent?.(); // clients that give no hint: at the latest when the call ends
     }
     this.p.ledger.add(reply.usage, this.p.model);
+    const { text, reasoning } = replyParts(reply, this.cfg.thinkInReply ?? (this.pack.semantics === 'reference' ? 'keep' : 'split'));
+    if (purpose === 'turn' && reply.promptTokensReported) {
+      this.reportedPrompt = { tokens: reply.usage.inputTokens, messages: messages.length };
+    }
     this.sink.emit({
       type: 'model.reply',
       ...this.envelope(),
       iteration: this.iteration,
       purpose,
       model: reply.model || this.p.model,
-      text: reply.text,
+      text,
       usage: reply.usage,
       latencyMs: Math.round(reply.latencyMs),
       ...(reply.retries ? { retries: reply.retries } : {}),
       ...(transient.length > 0 ? { transient } : {}),
+      ...(reasoning ? { reasoning } : {}),
+      ...(reply.finishReason ? { finishReason: reply.finishReason } : {}),
     });
-    return reply;
+    return { ...reply, text };
+  }
+
+  /** The streamed pieces of this call, to the live sink when someone watches. */
+  private liveDeltas(purpose: ModelCallPurpose): ((d: { content: string; reasoning: string }) => void) | null {
+    const live = this.p.services.live;
+    if (!live) return null;
+    const t0 = performance.now();
+    let chars = 0;
+    const at = { ...this.envelope(), iteration: this.iteration, purpose, model: this.p.model };
+    return (d) => {
+      chars += d.content.length + d.reasoning.length;
+      live.delta({
+        runId: at.runId,
+        iteration: at.iteration,
+        purpose,
+        model: at.model,
+        content: d.content,
+        reasoning: d.reasoning,
+        tokens: Math.ceil(chars / 4),
+        elapsedMs: Math.round(performance.now() - t0),
+      });
+    };
+  }
+
+  /** The stop message of a request refused for its length. */
+  private overflowText(r: LengthRefusal, messages: ChatMessage[]): string {
+    return overflowMessage(r, {
+      at: `iteration ${this.iteration}`,
+      estimatedTokens: estimateTokens(messages),
+      assumedWindow: this.p.services.contextWindow,
+      model: this.p.model,
+    });
+  }
+
+  /** Tokens of the history as the endpoint last counted it plus our estimate of what came since; our estimate alone without a count. */
+  private historyTokens(): number {
+    const r = this.reportedPrompt;
+    if (r === null || r.messages > this.messages.length) return estimateTokens(this.messages);
+    return r.tokens + estimateTokens(this.messages.slice(r.messages));
   }
 
   private async maybeCompact(): Promise<void> {
     const threshold = Math.floor((this.cfg.compactionThreshold ?? RLM_DEFAULTS.compactionThreshold) * this.p.services.contextWindow);
-    const tokens = estimateTokens(this.messages);
+    const tokens = this.historyTokens();
     if (tokens < threshold) return;
     const request: ChatMessage = { role: 'user', content: this.pack.texts.compactionRequest };
     const reply = await this.callModel('compaction', [request]);
@@ -424,6 +498,7 @@ export class RlmRun implements SubcallBridge {
       { role: 'assistant', content: reply.text },
       { role: 'user', content: compactionNote(this.compactions, this.pack) },
     ];
+    this.reportedPrompt = null;
     this.sink.emit({
       type: 'compaction',
       ...this.envelope(),
@@ -572,6 +647,9 @@ export class RlmRun implements SubcallBridge {
         ),
       });
     }
+    if (wasCut(reply) && (this.cfg.replyCutNotice ?? this.pack.semantics !== 'reference') && hasUnclosedReplFence(text)) {
+      appended.push({ role: 'user', content: fill(this.pack, 'replyCut') });
+    }
     this.messages.push(...appended);
     this.fullHistory.push(...appended);
     this.sink.emit({
@@ -633,21 +711,23 @@ export class RlmRun implements SubcallBridge {
     leaf: boolean;
     batch: Batch | null;
     childRunId: RunId | null;
-  }): { callId: CallId; end: (response: string, error: string | null, usage?: Usage, retries?: number) => string } {
+  }): { callId: CallId; end: (response: string, error: string | null, outcome?: SubcallOutcome) => string } {
     const callId = this.p.services.newCallId();
     const { site, ...rest } = fields;
     this.sink.emit({ type: 'subcall.start', ...this.envelope(), callId, iteration: site.iteration, block: site.block, ...rest });
     const t0 = performance.now();
-    const end = (response: string, error: string | null, usage: Usage = ZERO_USAGE, retries = 0): string => {
+    const end = (response: string, error: string | null, o: SubcallOutcome = {}): string => {
       this.sink.emit({
         type: 'subcall.end',
         ...this.envelope(),
         callId,
         response,
         error,
-        usage,
+        usage: o.usage ?? ZERO_USAGE,
         latencyMs: Math.round(performance.now() - t0),
-        ...(retries > 0 ? { retries } : {}),
+        ...(o.retries ? { retries: o.retries } : {}),
+        ...(o.reasoning ? { reasoning: o.reasoning } : {}),
+        ...(o.finishReason ? { finishReason: o.finishReason } : {}),
       });
       return response;
     };
@@ -713,7 +793,8 @@ export class RlmRun implements SubcallBridge {
       const client = ownRouted ? this.cfg.client : this.plainClient(model);
       const res = await client.complete({ model, messages: [{ role: 'user', content: prompt }], signal: this.abort.signal });
       this.p.ledger.add(res.usage, model);
-      return end(res.text, null, res.usage, res.retries);
+      const { text, reasoning } = replyParts(res, this.cfg.thinkInReply ?? (this.pack.semantics === 'reference' ? 'keep' : 'split'));
+      return end(text, null, { usage: res.usage, retries: res.retries, reasoning, finishReason: res.finishReason });
     } catch (err) {
       const msg = this.abort.signal.aborted ? 'the run was stopped' : errorText(err);
       return end(`Error: LM query failed - ${msg}`, msg);

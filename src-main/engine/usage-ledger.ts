@@ -11,10 +11,20 @@ export interface SpendTotals {
   /** True once any call had a known cost; a conversation whose cost is unknown reports null. */
   costKnown: boolean;
   calls: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
 }
 
 export class UsageLedger {
-  readonly totals: SpendTotals = { inputTokens: 0, outputTokens: 0, costUsd: 0, costKnown: false, calls: 0 };
+  readonly totals: SpendTotals = {
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    costKnown: false,
+    calls: 0,
+    cachedInputTokens: 0,
+    reasoningTokens: 0,
+  };
   private readonly parent: UsageLedger | null;
   private readonly models: UsageByModel = {};
 
@@ -35,6 +45,8 @@ export class UsageLedger {
       l.totals.inputTokens += usage.inputTokens;
       l.totals.outputTokens += usage.outputTokens;
       l.totals.calls += 1;
+      l.totals.cachedInputTokens += usage.cachedInputTokens ?? 0;
+      l.totals.reasoningTokens += usage.reasoningTokens ?? 0;
       if (usage.costUsd !== null) {
         l.totals.costUsd += usage.costUsd;
         l.totals.costKnown = true;
@@ -53,6 +65,8 @@ export class UsageLedger {
       outputTokens: t.outputTokens,
       costUsd: t.costKnown ? roundUsd(t.costUsd) : null,
       calls: t.calls,
+      ...(t.cachedInputTokens > 0 ? { cachedInputTokens: t.cachedInputTokens } : {}),
+      ...(t.reasoningTokens > 0 ? { reasoningTokens: t.reasoningTokens } : {}),
     };
   }
 

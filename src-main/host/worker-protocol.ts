@@ -14,7 +14,10 @@ export const WorkerSpec = z.strictObject({
   apiKey: z.string().nullable(),
   model: z.string(),
   subModel: z.string().nullable(),
-  prices: z.record(z.string(), z.strictObject({ inputPerMTok: z.number(), outputPerMTok: z.number() })),
+  prices: z.record(
+    z.string(),
+    z.strictObject({ inputPerMTok: z.number(), outputPerMTok: z.number(), cachedInputPerMTok: z.number().optional() }),
+  ),
   /** Sampling of root calls (the turns of the root and of child runs). */
   sampling: SamplingInput,
   /** Sub-calls' own endpoint (a sub-call profile); null: sub-calls use the root's client. */
@@ -22,7 +25,10 @@ export const WorkerSpec = z.strictObject({
     .strictObject({
       baseUrl: z.string(),
       apiKey: z.string().nullable(),
-      prices: z.record(z.string(), z.strictObject({ inputPerMTok: z.number(), outputPerMTok: z.number() })),
+      prices: z.record(
+        z.string(),
+        z.strictObject({ inputPerMTok: z.number(), outputPerMTok: z.number(), cachedInputPerMTok: z.number().optional() }),
+      ),
       sampling: SamplingInput,
     })
     .nullable(),

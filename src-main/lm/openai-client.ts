@@ -6,9 +6,10 @@ import { subscribe } from 'node:diagnostics_channel';
 import type { OpenAI } from 'openai';
 import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { blockedPortText, fetchBlockedPort } from '../../src-shared/endpoint-url.ts';
-import type { ChatMessage, Usage } from '../../src-shared/events.ts';
+import type { ChatMessage, ReasoningSource, Usage } from '../../src-shared/events.ts';
 import { estimateTextTokens, estimateTokens } from '../../src-shared/tokens.ts';
 import { costFromPrice, DEFAULT_PRICES, priceFor } from './prices.ts';
+import { lengthRefusal, type LengthRefusal } from './length-refusal.ts';
 import type { CompletionRequest, CompletionResult, LmClient, PriceTable } from './types.ts';
 
 /** Sampling arguments sent with every request (temperature, max_tokens, seed…). */
@@ -27,7 +28,11 @@ export interface OpenAiClientOptions {
   sampling?: SamplingArgs;
   /** Vendor-specific body fields the SDK types do not know (vLLM `top_k`, OpenRouter `usage`…). */
   extraBody?: Record<string, unknown>;
-  /** Stream the reply (SSE) and assemble it; usage comes from the final chunk. */
+  /**
+   * Stream the reply (SSE), reporting pieces to `onDelta` as they come; usage comes from the
+   * final chunk. Default true. An endpoint that refuses `stream_options` is asked again
+   * without it, one that refuses streaming without streaming, and the client remembers.
+   */
   stream?: boolean;
   headers?: Record<string, string>;
   /** Replaces the SDK's fetch (every attempt, retries included, goes through it): a shared rate gate. */
@@ -79,10 +84,18 @@ export class LmEndpointError extends Error {
   readonly endpoint: string;
   /** HTTP status, or null when no response arrived (unreachable, timed out, bad body). */
   readonly status: number | null;
-  constructor(endpoint: string, status: number | null, message: string, options?: { cause?: unknown }) {
+  /** Set when the endpoint refused the request for its length (context window exceeded). */
+  readonly lengthRefusal: LengthRefusal | null;
+  constructor(
+    endpoint: string,
+    status: number | null,
+    message: string,
+    options?: { cause?: unknown; lengthRefusal?: LengthRefusal | null },
+  ) {
     super(message, options);
     this.endpoint = endpoint;
     this.status = status;
+    this.lengthRefusal = options?.lengthRefusal ?? null;
   }
 }
 
@@ -109,7 +122,10 @@ export class OpenAiCompatibleClient implements LmClient {
   private readonly priceTable: PriceTable;
   private readonly sampling: SamplingArgs;
   private readonly extraBody: Record<string, unknown>;
-  private readonly stream: boolean;
+  /** 'full': stream with `stream_options.include_usage`; 'bare': stream without it; 'off': one JSON reply. */
+  private streamMode: 'full' | 'bare' | 'off';
+  /** The body of each call's last refused request, read before the SDK drops what it does not know (vLLM's top-level errors). */
+  private readonly errorBodies = new Map<string, string>();
   /** A port Node's fetch refuses: every call fails at once, naming it, instead of after the SDK's retries. */
   private readonly blockedPort: number | null;
   /** Requests sent so far for each call in flight (the SDK retries inside one `create`). */
@@ -126,7 +142,7 @@ export class OpenAiCompatibleClient implements LmClient {
     this.priceTable = opts.priceTable ?? DEFAULT_PRICES;
     this.sampling = opts.sampling ?? {};
     this.extraBody = opts.extraBody ?? {};
-    this.stream = opts.stream ?? false;
+    this.streamMode = (opts.stream ?? true) ? 'full' : 'off';
     this.blockedPort = opts.fetch || !URL.canParse(this.baseUrl) ? null : fetchBlockedPort(new URL(this.baseUrl));
     this.sdkOptions = {
       baseURL: this.baseUrl,
@@ -143,14 +159,24 @@ export class OpenAiCompatibleClient implements LmClient {
 
   /** Every attempt goes through here: counted for its call, then sent without the marker. */
   private countingFetch(inner: typeof fetch | undefined): typeof fetch {
-    return (input, init) => {
+    return async (input, init) => {
       const headers = new Headers(init?.headers);
       const call = headers.get(CALL_HEADER);
       if (call !== null) {
         headers.delete(CALL_HEADER);
         if (this.attempts.has(call)) this.attempts.set(call, this.attempts.get(call)! + 1);
       }
-      return (inner ?? fetch)(input, { ...init, headers });
+      const res = await (inner ?? fetch)(input, { ...init, headers });
+      if (!res.ok && call !== null && this.attempts.has(call)) {
+        this.errorBodies.set(
+          call,
+          await res
+            .clone()
+            .text()
+            .catch(() => ''),
+        );
+      }
+      return res;
     };
   }
 
@@ -177,15 +203,50 @@ export class OpenAiCompatibleClient implements LmClient {
         })
       : null;
     try {
-      const { text, model, usage } = this.stream ? await this.completeStreaming(req, call) : await this.completeOnce(req, call);
+      const reply = await this.completeAnyMode(req, call);
       const retries = Math.max(0, (this.attempts.get(call) ?? 0) - 1);
-      return { text, model, usage, latencyMs: performance.now() - started, ...(retries > 0 ? { retries } : {}) };
+      return {
+        text: reply.text,
+        model: reply.model,
+        usage: reply.usage,
+        latencyMs: performance.now() - started,
+        promptTokensReported: reply.promptTokensReported,
+        ...(retries > 0 ? { retries } : {}),
+        ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
+        ...(reply.finishReason ? { finishReason: reply.finishReason } : {}),
+      };
     } catch (err) {
-      throw withAttempts(this.describe(err, signal), this.attempts.get(call) ?? 0);
+      throw withAttempts(this.describe(err, signal, call), this.attempts.get(call) ?? 0);
     } finally {
       forget?.();
       this.attempts.delete(call);
+      this.errorBodies.delete(call);
     }
+  }
+
+  /** Streams when the endpoint lets it, stepping down (and remembering) when it refuses. */
+  private async completeAnyMode(req: CompletionRequest, call: string): Promise<Reply> {
+    for (;;) {
+      const mode = this.streamMode;
+      if (mode === 'off') return this.completeOnce(req, call);
+      try {
+        return await this.completeStreaming(req, call, mode === 'full');
+      } catch (err) {
+        const next = this.streamRefused(err, mode, call);
+        if (next === null) throw err;
+        this.streamMode = next;
+        this.attempts.set(call, 0); // the refused request was no retry
+      }
+    }
+  }
+
+  /** The mode to try after an error that says the endpoint refuses this one, else null. */
+  private streamRefused(err: unknown, mode: 'full' | 'bare', call: string): 'bare' | 'off' | null {
+    if (sdkModule === null || !(err instanceof sdkModule.APIError) || typeof err.status !== 'number') return null;
+    if (![400, 404, 415, 422, 501].includes(err.status)) return null;
+    const text = `${err.message} ${this.errorBodies.get(call) ?? ''}`;
+    if (!/stream/i.test(text)) return null;
+    return mode === 'full' && /stream_options|include_usage/i.test(text) ? 'bare' : 'off';
   }
 
   private requestOptions(req: CompletionRequest, call: string): { signal?: AbortSignal; headers: Record<string, string> } {
@@ -207,42 +268,71 @@ export class OpenAiCompatibleClient implements LmClient {
     const choice = res.choices?.[0];
     if (!choice) throw new LmEndpointError(this.baseUrl, null, `LM endpoint ${this.baseUrl} returned no choices`);
     const text = choice.message?.content ?? '';
-    return { text, model: res.model || req.model, usage: this.usage(req, text, res.usage) };
+    const thinking = reasoningField(choice.message);
+    return {
+      text,
+      model: res.model || req.model,
+      ...this.usage(req, text, res.usage),
+      reasoning: thinking,
+      finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
+    };
   }
 
-  private async completeStreaming(req: CompletionRequest, call: string): Promise<Reply> {
+  private async completeStreaming(req: CompletionRequest, call: string, withUsage: boolean): Promise<Reply> {
     const sdk = await this.sdk();
     const stream = await sdk.chat.completions.create(
-      { ...this.body(req), stream: true, stream_options: { include_usage: true } },
+      { ...this.body(req), stream: true, ...(withUsage ? { stream_options: { include_usage: true } } : {}) },
       this.requestOptions(req, call),
     );
     const parts: string[] = [];
+    const thinking: string[] = [];
+    let source: ReasoningSource | null = null;
+    let finishReason: string | null = null;
     let model = '';
     let usage: unknown = undefined;
     for await (const chunk of stream) {
       if (chunk.model) model = chunk.model;
-      const delta = chunk.choices?.[0]?.delta?.content;
-      if (delta) parts.push(delta);
+      const choice = chunk.choices?.[0];
+      const delta = choice?.delta;
+      const content = typeof delta?.content === 'string' ? delta.content : '';
+      const piece = reasoningField(delta);
+      if (content) parts.push(content);
+      if (piece) {
+        thinking.push(piece.text);
+        source ??= piece.source;
+      }
+      if (content || piece) req.onDelta?.({ content, reasoning: piece?.text ?? '' });
+      if (typeof choice?.finish_reason === 'string') finishReason = choice.finish_reason;
+      // Most servers send usage in a chunk of its own; some (Ollama, llama.cpp) beside the last choice.
       if (chunk.usage) usage = chunk.usage;
     }
     const text = parts.join('');
-    return { text, model: model || req.model, usage: this.usage(req, text, usage) };
+    return {
+      text,
+      model: model || req.model,
+      ...this.usage(req, text, usage),
+      reasoning: source === null ? null : { text: thinking.join(''), source },
+      finishReason,
+    };
   }
 
   /** Tokens from the response, else estimated at 4 characters a token; cost reported, else priced, else null. */
-  private usage(req: CompletionRequest, text: string, raw: unknown): Usage {
+  private usage(req: CompletionRequest, text: string, raw: unknown): { usage: Usage; promptTokensReported: boolean } {
     const u = isRecord(raw) ? raw : null;
     const reportedIn = u ? finiteNumber(u['prompt_tokens']) : null;
     const reportedOut = u ? finiteNumber(u['completion_tokens']) : null;
     const inputTokens = reportedIn ?? estimateTokens(req.messages);
     const outputTokens = reportedOut ?? estimateTextTokens(text);
+    const cached = u ? detail(u['prompt_tokens_details'], 'cached_tokens') : 0;
+    const reasoningTokens = u ? detail(u['completion_tokens_details'], 'reasoning_tokens') : 0;
+    const extra = { ...(cached > 0 ? { cachedInputTokens: cached } : {}), ...(reasoningTokens > 0 ? { reasoningTokens } : {}) };
     const reported = u ? reportedCost(u) : null;
-    if (reported !== null) return { inputTokens, outputTokens, costUsd: reported };
     const price = priceFor(req.model, this.priceTable);
-    return { inputTokens, outputTokens, costUsd: price ? costFromPrice(price, inputTokens, outputTokens) : null };
+    const costUsd = reported ?? (price ? costFromPrice(price, inputTokens, outputTokens, cached) : null);
+    return { usage: { inputTokens, outputTokens, costUsd, ...extra }, promptTokensReported: reportedIn !== null };
   }
 
-  private describe(err: unknown, signal: AbortSignal | undefined): Error {
+  private describe(err: unknown, signal: AbortSignal | undefined, call: string): Error {
     const at = this.baseUrl;
     if (sdkModule === null) {
       // The SDK failed to load: no call was made.
@@ -267,10 +357,12 @@ export class OpenAiCompatibleClient implements LmClient {
       return new LmEndpointError(at, null, `LM endpoint ${at} is unreachable: ${rootCauseMessage(err)}`, { cause: err });
     }
     if (err instanceof APIError && typeof err.status === 'number') {
-      const detail = apiErrorDetail(err);
+      const body = this.errorBodies.get(call) ?? '';
+      const detail = apiErrorDetail(err, body);
       const hint = err.status === 404 ? ' (check the base URL: most servers expect it to end in /v1, and the model name)' : '';
       return new LmEndpointError(at, err.status, `LM endpoint ${at} returned ${err.status}: ${detail}${hint}`, {
         cause: err,
+        lengthRefusal: lengthRefusal(err.status, detail, body),
       });
     }
     const message = err instanceof Error ? err.message : String(err);
@@ -288,6 +380,28 @@ interface Reply {
   text: string;
   model: string;
   usage: Usage;
+  promptTokensReported: boolean;
+  reasoning: { text: string; source: ReasoningSource } | null;
+  finishReason: string | null;
+}
+
+/**
+ * A message's or delta's thinking in a field of its own: `reasoning_content` (vLLM, DeepSeek,
+ * llama.cpp) first, else `reasoning` (OpenRouter, Ollama). The SDK's types know neither.
+ */
+function reasoningField(x: unknown): { text: string; source: ReasoningSource } | null {
+  if (!isRecord(x)) return null;
+  for (const source of ['reasoning_content', 'reasoning'] as const) {
+    const v = x[source];
+    if (typeof v === 'string' && v !== '') return { text: v, source };
+  }
+  return null;
+}
+
+/** A count in a usage details object (`prompt_tokens_details.cached_tokens`…), 0 when absent. */
+function detail(details: unknown, key: string): number {
+  const n = isRecord(details) ? finiteNumber(details[key]) : null;
+  return n !== null && n > 0 ? n : 0;
 }
 
 function toSdkMessage(m: ChatMessage): ChatCompletionMessageParam {
@@ -323,11 +437,29 @@ function reportedCost(u: Record<string, unknown>): number | null {
   return cost === 0 ? 0 : null;
 }
 
-function apiErrorDetail(err: InstanceType<Sdk['APIError']>): string {
-  const body = err.error;
-  if (isRecord(body) && typeof body['message'] === 'string') return body['message'];
-  // The SDK prefixes its message with the status; drop it so we say it once.
+/**
+ * The endpoint's own words: the SDK's `error.message`, else the message of a body the SDK
+ * does not read (vLLM's top-level `{"object": "error", "message": …}`, a `detail`), else the
+ * SDK's message without the status it starts with.
+ */
+function apiErrorDetail(err: InstanceType<Sdk['APIError']>, body: string): string {
+  const known = err.error;
+  if (isRecord(known) && typeof known['message'] === 'string') return known['message'];
+  const raw = parseJson(body);
+  if (isRecord(raw)) {
+    for (const key of ['message', 'detail', 'error'] as const) {
+      if (typeof raw[key] === 'string' && raw[key] !== '') return raw[key];
+    }
+  }
   return err.message.replace(/^\d{3}\s*/, '') || 'no details';
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 /** The innermost cause, where Node puts ECONNREFUSED / ENOTFOUND. */

@@ -16,7 +16,18 @@ import type { ChatMessage, TrajectoryEvent } from '../../src-shared/events.ts';
 import { COMPACTION_REQUEST, FINAL_ANSWER_REQUEST } from './prompt-markers.ts';
 import type { CompletionRequest, CompletionResult, LmClient } from './types.ts';
 
-const usage = z.strictObject({ inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number().nullable() });
+const usage = z.strictObject({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  costUsd: z.number().nullable(),
+  cachedInputTokens: z.number().optional(),
+  reasoningTokens: z.number().optional(),
+});
+const reasoning = z.strictObject({
+  text: z.string(),
+  source: z.enum(['reasoning_content', 'reasoning', 'think']),
+  inText: z.boolean().optional(),
+});
 
 /** The slice of an original session's events a replay needs; crosses the worker boundary. */
 export const ReplayPlan = z.strictObject({
@@ -27,7 +38,17 @@ export const ReplayPlan = z.strictObject({
   /** Served as the reply at the target instead of asking the model. */
   editedReply: z.string().nullable(),
   runs: z.array(z.strictObject({ runId: z.string(), parentRunId: z.string().nullable(), spawnIteration: z.number().int().nullable() })),
-  replies: z.array(z.strictObject({ runId: z.string(), iteration: z.number().int(), text: z.string(), model: z.string(), usage })),
+  replies: z.array(
+    z.strictObject({
+      runId: z.string(),
+      iteration: z.number().int(),
+      text: z.string(),
+      model: z.string(),
+      usage,
+      reasoning: reasoning.optional(),
+      finishReason: z.string().optional(),
+    }),
+  ),
   subcalls: z.array(
     z.strictObject({
       runId: z.string(),
@@ -86,7 +107,17 @@ export function buildReplayPlan(
         runs.push({ runId: e.runId, parentRunId: e.parentRunId, spawnIteration: e.spawnedBy?.iteration ?? null });
         break;
       case 'model.reply':
-        if (e.purpose === 'turn') replies.push({ runId: e.runId, iteration: e.iteration, text: e.text, model: e.model, usage: e.usage });
+        if (e.purpose === 'turn') {
+          replies.push({
+            runId: e.runId,
+            iteration: e.iteration,
+            text: e.text,
+            model: e.model,
+            usage: e.usage,
+            ...(e.reasoning ? { reasoning: e.reasoning } : {}),
+            ...(e.finishReason ? { finishReason: e.finishReason } : {}),
+          });
+        }
         break;
       case 'subcall.start':
         subcalls.set(e.callId, {
@@ -300,7 +331,7 @@ export class ReplayClient implements LmClient {
         const r = this.replyByKey.get(`${orig}|${iteration}`);
         if (r) {
           this.counts.replayed++;
-          return { text: r.text, model: r.model, usage: r.usage, latencyMs: 0 };
+          return recordedResult(r);
         }
       } else if (orig === this.plan.target.runId && iteration === this.plan.target.iteration && this.plan.editedReply !== null) {
         // The recorded reply kept as it was (to edit its code at the pause after it) is the
@@ -308,7 +339,7 @@ export class ReplayClient implements LmClient {
         const recorded = this.replyByKey.get(`${orig}|${iteration}`);
         if (recorded && recorded.text === this.plan.editedReply) {
           this.counts.replayed++;
-          return { text: recorded.text, model: recorded.model, usage: recorded.usage, latencyMs: 0 };
+          return recordedResult(recorded);
         }
         this.counts.edited++;
         return { text: this.plan.editedReply, model: req.model, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, latencyMs: 0 };
@@ -348,4 +379,16 @@ export class ReplayClient implements LmClient {
 /** Plain calls match whatever their kind: an imported log cannot tell a leaf `rlm_query` from `llm_query`. */
 function subcallKey(runId: string, iteration: number, block: number, kind: string, prompt: string, child: boolean): string {
   return JSON.stringify([runId, iteration, block, child ? kind : 'plain', child, prompt]);
+}
+
+/** A recorded reply served again: its text, thinking and end as the log has them. */
+function recordedResult(r: ReplayPlan['replies'][number]): CompletionResult {
+  return {
+    text: r.text,
+    model: r.model,
+    usage: r.usage,
+    latencyMs: 0,
+    ...(r.reasoning ? { reasoning: r.reasoning } : {}),
+    ...(r.finishReason ? { finishReason: r.finishReason } : {}),
+  };
 }

@@ -1,5 +1,5 @@
 // LM clients behind one interface: OpenAI-compatible over HTTP, or recorded replies.
-import type { ChatMessage, Usage } from '../../src-shared/events.ts';
+import type { ChatMessage, ReplyReasoning, Usage } from '../../src-shared/events.ts';
 
 export interface CompletionRequest {
   model: string;
@@ -10,6 +10,14 @@ export interface CompletionRequest {
    * wait; called at most once, possibly late or for another request, or never.
    */
   onSent?: () => void;
+  /** Called with each piece of a streamed reply as it arrives (thinking and reply text apart). */
+  onDelta?: (delta: ReplyDelta) => void;
+}
+
+/** One streamed piece: text added to the reply and to its thinking (either may be ''). */
+export interface ReplyDelta {
+  content: string;
+  reasoning: string;
 }
 
 export interface CompletionResult {
@@ -19,6 +27,15 @@ export interface CompletionResult {
   latencyMs: number;
   /** Requests the endpoint refused or failed before this one answered (the client's retries); absent when none. */
   retries?: number;
+  /**
+   * The thinking the endpoint returned in a field of its own (`reasoning_content`,
+   * `reasoning`), or a recorded reply's (replay); absent when none.
+   */
+  reasoning?: ReplyReasoning;
+  /** Why the reply ended, as the endpoint said (`stop`, `length`…); absent when it did not say. */
+  finishReason?: string;
+  /** True when `usage.inputTokens` is the endpoint's `prompt_tokens`, not our estimate. */
+  promptTokensReported?: boolean;
 }
 
 export interface LmClient {
@@ -31,5 +48,7 @@ export interface LmClient {
 export interface Price {
   inputPerMTok: number;
   outputPerMTok: number;
+  /** Input tokens the provider served from its prompt cache; absent: priced as other input. */
+  cachedInputPerMTok?: number;
 }
 export type PriceTable = Record<string, Price>;

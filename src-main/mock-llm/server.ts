@@ -9,13 +9,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
-import type { MockMessage, Policy } from './policy.ts';
+import { classify, type MockMessage, type Policy } from './policy.ts';
+import { chunkSizes, cutReply, overflowError, placeReasoning, PrefixCache, reasoningFor, type MockBehaviours } from './behaviours.ts';
 import { NoRuleMatchedError } from './policies/script.ts';
 import { autoPolicy } from './policies/index.ts';
 import { estimateTextTokens, estimateTokens } from '../../src-shared/tokens.ts';
 import { schemaProblems } from '../../src-shared/schema-problems.ts';
 
-export interface MockLlmOptions {
+export interface MockLlmOptions extends MockBehaviours {
   /** 0 (default) picks a free port. */
   port?: number;
   /** Default 127.0.0.1. */
@@ -112,6 +113,7 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmSe
   const models = opts.models ?? DEFAULT_MOCK_MODELS;
   const stats: MockLlmStats = { requests: 0, completions: 0, failures: 0, aborted: 0, inFlight: 0, maxInFlight: 0 };
   const recorded: RecordedRequest[] = [];
+  const prefixCache = opts.cachedTokens ? new PrefixCache() : null;
   const record = (n: number, body: ChatBody): void => {
     if (!opts.recordRequests && opts.recordFile === undefined) return;
     const { model, messages, ...params } = body;
@@ -193,7 +195,17 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmSe
         );
         return;
       }
+      if (opts.refuse === 'stream_options' && body.stream_options != null) {
+        throw new HttpError(400, 'Unrecognized request argument supplied: stream_options');
+      }
+      if (opts.refuse === 'stream' && body.stream) throw new HttpError(400, 'Streaming is not supported by this server');
       const messages = body.messages.map(toMockMessage);
+      const promptTokens = Math.ceil(estimateTokens(messages) * (opts.promptTokensScale ?? 1));
+      const window = opts.contextWindow ?? null;
+      if (window !== null && promptTokens > window) {
+        sendJson(res, 400, overflowError(opts.overflowStyle ?? 'openai', window, promptTokens));
+        return;
+      }
       let reply: string;
       try {
         reply = policy({ model: body.model, messages });
@@ -209,10 +221,19 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmSe
         }
       }
       if (gone.signal.aborted) return;
-      const usage = usageFor(messages, reply, opts.costPerMTok ?? null);
+      const form = opts.reasoning ?? null;
+      const reasoning = form === null ? '' : reasoningFor(classify({ model: body.model, messages }));
+      const placed = placeReasoning(form, reasoning, reply);
+      const cut = cutReply(placed.content, opts.maxReplyTokens);
+      const answer: MockAnswer = {
+        content: cut ?? placed.content,
+        field: placed.field,
+        finishReason: cut === null ? 'stop' : 'length',
+      };
+      const usage = usageFor(promptTokens, answer, opts.costPerMTok ?? null, prefixCache?.cachedTokens(messages) ?? null);
       const id = `chatcmpl-mock-${n}`;
-      if (body.stream) sendStream(res, id, body, reply, usage);
-      else sendCompletion(res, id, body.model, reply, usage);
+      if (body.stream) await sendStream(res, id, body, answer, usage, streamShape(opts, n), gone.signal);
+      else sendCompletion(res, id, body.model, answer, usage);
       stats.completions += 1;
     } catch (err) {
       if (err instanceof HttpError) sendError(res, err.status, err.message, err.type);
@@ -289,46 +310,126 @@ interface WireUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+  completion_tokens_details?: { reasoning_tokens: number };
   cost?: number;
 }
 
-/** The shared estimate (ceil(chars / 4)) each way: deterministic and close enough to real tokenisers for budgets. */
-function usageFor(messages: MockMessage[], reply: string, costPerMTok: number | null): WireUsage {
-  const prompt_tokens = estimateTokens(messages);
-  const completion_tokens = estimateTextTokens(reply);
+/** What is sent back: the content, the thinking's own field when it has one, why it ended. */
+interface MockAnswer {
+  content: string;
+  field: Record<string, string>;
+  finishReason: 'stop' | 'length';
+}
+
+/**
+ * The shared estimate (ceil(chars / 4)) each way: deterministic and close enough to real
+ * tokenisers for budgets. Thinking in a field of its own counts as output and is reported as
+ * reasoning tokens, as OpenAI's reasoning models report it.
+ */
+function usageFor(prompt_tokens: number, a: MockAnswer, costPerMTok: number | null, cached: number | null): WireUsage {
+  const thinking = Object.values(a.field).join('');
+  const reasoning_tokens = thinking === '' ? 0 : estimateTextTokens(thinking);
+  const completion_tokens = estimateTextTokens(a.content) + reasoning_tokens;
   const total_tokens = prompt_tokens + completion_tokens;
   const usage: WireUsage = { prompt_tokens, completion_tokens, total_tokens };
+  if (cached !== null) usage.prompt_tokens_details = { cached_tokens: cached };
+  if (thinking !== '') usage.completion_tokens_details = { reasoning_tokens };
   if (costPerMTok !== null) usage.cost = (total_tokens * costPerMTok) / 1_000_000;
   return usage;
 }
 
-function sendCompletion(res: ServerResponse, id: string, model: string, reply: string, usage: WireUsage): void {
+function sendCompletion(res: ServerResponse, id: string, model: string, a: MockAnswer, usage: WireUsage): void {
   sendJson(res, 200, {
     id,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: reply, refusal: null }, finish_reason: 'stop', logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: a.content, ...a.field, refusal: null },
+        finish_reason: a.finishReason,
+        logprobs: null,
+      },
+    ],
     usage,
   });
 }
 
 const STREAM_PIECE_CHARS = 64;
 
-function sendStream(res: ServerResponse, id: string, body: ChatBody, reply: string, usage: WireUsage): void {
+interface StreamShape {
+  nextSize: () => number;
+  chunkMs: number;
+  hold: (() => Promise<void>) | null;
+}
+
+function streamShape(opts: MockLlmOptions, n: number): StreamShape {
+  const hold = opts.holdStream;
+  return {
+    nextSize: chunkSizes(opts.streamChunkChars ?? STREAM_PIECE_CHARS, opts.streamChunkSeed),
+    chunkMs: Math.max(0, opts.streamChunkMs ?? 0),
+    hold: hold ? () => hold(n) : null,
+  };
+}
+
+/**
+ * SSE as OpenAI sends it: a role chunk, the thinking's field chunks, content chunks, a
+ * finish_reason chunk, a usage chunk (`choices: []`) when asked for, then [DONE]. Written at
+ * once, or chunk by chunk with `streamChunkMs` between them and after a hold.
+ */
+async function sendStream(
+  res: ServerResponse,
+  id: string,
+  body: ChatBody,
+  a: MockAnswer,
+  usage: WireUsage,
+  shape: StreamShape,
+  gone: AbortSignal,
+): Promise<void> {
   if (res.destroyed) return;
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
   const created = Math.floor(Date.now() / 1000);
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): string =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices, ...extra })}\n\n`;
-  const out: string[] = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
-  for (let i = 0; i < reply.length; i += STREAM_PIECE_CHARS) {
-    out.push(chunk([{ index: 0, delta: { content: reply.slice(i, i + STREAM_PIECE_CHARS) }, finish_reason: null }]));
+  const delta = (d: Record<string, string>): string => chunk([{ index: 0, delta: d, finish_reason: null }]);
+  const pieces: { text: string; content: boolean }[] = [{ text: delta({ role: 'assistant', content: '' }), content: false }];
+  for (const [field, text] of Object.entries(a.field)) {
+    for (let i = 0; i < text.length;) {
+      const size = shape.nextSize();
+      pieces.push({ text: delta({ [field]: text.slice(i, i + size) }), content: true });
+      i += size;
+    }
   }
-  out.push(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
-  if (body.stream_options?.include_usage) out.push(chunk([], { usage }));
-  out.push('data: [DONE]\n\n');
-  res.end(out.join(''));
+  for (let i = 0; i < a.content.length;) {
+    const size = shape.nextSize();
+    pieces.push({ text: delta({ content: a.content.slice(i, i + size) }), content: true });
+    i += size;
+  }
+  pieces.push({ text: chunk([{ index: 0, delta: {}, finish_reason: a.finishReason }]), content: false });
+  if (body.stream_options?.include_usage) pieces.push({ text: chunk([], { usage }), content: false });
+  pieces.push({ text: 'data: [DONE]\n\n', content: false });
+  if (shape.chunkMs === 0 && shape.hold === null) {
+    res.end(pieces.map((p) => p.text).join(''));
+    return;
+  }
+  let held = shape.hold === null;
+  for (const p of pieces) {
+    if (gone.aborted || res.destroyed) return;
+    res.write(p.text);
+    if (!held && p.content) {
+      held = true;
+      await shape.hold!();
+    } else if (shape.chunkMs > 0 && p.content) {
+      try {
+        await delay(shape.chunkMs, undefined, { signal: gone });
+      } catch {
+        return;
+      }
+    }
+  }
+  res.end();
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {

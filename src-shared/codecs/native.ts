@@ -9,6 +9,7 @@ import {
   MAX_ERRORS_MODES,
   MODEL_CALL_PURPOSES,
   NATIVE_FORMAT,
+  REASONING_SOURCES,
   REPL_LANGUAGES,
   STOP_REASONS,
   upgradeLimits,
@@ -28,7 +29,14 @@ const nonNegInt = z.number().int().nonnegative();
 const str = z.string();
 const runId = z.string().min(1);
 const message = z.looseObject({ role: z.enum(['system', 'user', 'assistant']), content: str });
-const usage = z.looseObject({ inputTokens: num, outputTokens: num, costUsd: num.nullable() });
+const usage = z.looseObject({
+  inputTokens: num,
+  outputTokens: num,
+  costUsd: num.nullable(),
+  cachedInputTokens: num.optional(),
+  reasoningTokens: num.optional(),
+});
+const reasoning = z.looseObject({ text: str, source: z.enum(REASONING_SOURCES as [string, ...string[]]), inText: z.boolean().optional() });
 const purpose = z.enum(MODEL_CALL_PURPOSES as [string, ...string[]]);
 const resetReason = z.enum(['cpu_limit', 'wall_limit', 'memory_limit', 'crash']);
 const replLanguage = z.enum(REPL_LANGUAGES as [string, ...string[]]);
@@ -102,6 +110,8 @@ const eventSchemas = [
     latencyMs: num,
     retries: nonNegInt.optional(),
     transient: z.array(message).optional(),
+    reasoning: reasoning.optional(),
+    finishReason: str.optional(),
   }),
   z.looseObject({ ...envelope, type: z.literal('model.error'), iteration: num, purpose, model: str, message: str }),
   z.looseObject({
@@ -157,6 +167,8 @@ const eventSchemas = [
     usage,
     latencyMs: num,
     retries: nonNegInt.optional(),
+    reasoning: reasoning.optional(),
+    finishReason: str.optional(),
     counterfactual: z
       .looseObject({
         id: str,
@@ -186,7 +198,7 @@ const eventSchemas = [
   z.looseObject({
     ...envelope,
     type: z.literal('limit'),
-    limit: z.enum(['max_iterations', 'max_budget', 'max_timeout', 'max_tokens', 'max_errors']),
+    limit: z.enum(['max_iterations', 'max_budget', 'max_timeout', 'max_tokens', 'max_errors', 'context_overflow']),
     message: str,
   }),
   z.looseObject({
@@ -254,7 +266,14 @@ const optional =
 const fRole = oneOf(['system', 'user', 'assistant']);
 const fMessage = (x: unknown): boolean => isObj(x) && fRole(x.role) && typeof x.content === 'string';
 const fMessages = arrayOf(fMessage);
-const fUsage = obj({ inputTokens: fNum, outputTokens: fNum, costUsd: fNumN });
+const fUsage = obj({
+  inputTokens: fNum,
+  outputTokens: fNum,
+  costUsd: fNumN,
+  cachedInputTokens: optional(fNum),
+  reasoningTokens: optional(fNum),
+});
+const fReasoning = obj({ text: fStr, source: oneOf(REASONING_SOURCES), inText: optional((x) => typeof x === 'boolean') });
 const fPurpose = oneOf(MODEL_CALL_PURPOSES);
 const fReset = oneOf(['cpu_limit', 'wall_limit', 'memory_limit', 'crash']);
 const fCompared = obj({ stdout: fStr, stderr: fStr, error: nullable(obj({ name: fStr, message: fStr })), submitted: fStrN });
@@ -303,6 +322,8 @@ const FAST_BY_TYPE = new Map<string, Pred>([
       latencyMs: fNum,
       retries: optional(fNonNegInt),
       transient: optional(fMessages),
+      reasoning: optional(fReasoning),
+      finishReason: optional(fStr),
     }),
   ],
   ['model.error', obj({ iteration: fNum, purpose: fPurpose, model: fStr, message: fStr })],
@@ -352,6 +373,8 @@ const FAST_BY_TYPE = new Map<string, Pred>([
       usage: fUsage,
       latencyMs: fNum,
       retries: optional(fNonNegInt),
+      reasoning: optional(fReasoning),
+      finishReason: optional(fStr),
       counterfactual: optional(
         obj({
           id: fStr,
@@ -364,7 +387,10 @@ const FAST_BY_TYPE = new Map<string, Pred>([
   ['iteration.end', obj({ iteration: fNum, appended: fMessages, finalAnswer: fStrN, durationMs: fNum })],
   ['compaction', obj({ iteration: fNum, count: fNum, tokensBefore: fNum, summary: fStr, messages: fMessages })],
   ['repl.reset', obj({ iteration: fNum, block: fNonNegInt, reason: fReset })],
-  ['limit', obj({ limit: oneOf(['max_iterations', 'max_budget', 'max_timeout', 'max_tokens', 'max_errors']), message: fStr })],
+  [
+    'limit',
+    obj({ limit: oneOf(['max_iterations', 'max_budget', 'max_timeout', 'max_tokens', 'max_errors', 'context_overflow']), message: fStr }),
+  ],
   [
     'run.end',
     obj({

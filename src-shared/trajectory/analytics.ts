@@ -1,7 +1,7 @@
 // TrajectoryTotals, critical paths and distributions over the run tree. Every model call's usage is
 // counted exactly once: turn/final/compaction replies on `model.reply`, plain sub-calls on
 // their `subcall.end` (a child run's subcall.end carries zero; the child's own replies count).
-import { assertNever, type CallId, DIRECT_CALL_ITERATION, type RunId, type TrajectoryEvent, type Usage } from '../events.ts';
+import { assertNever, type CallId, DIRECT_CALL_ITERATION, type RunId, type TrajectoryEvent, type Usage, wasCut } from '../events.ts';
 import { addByModel, addModelUsage, roundedByModel, type UsageByModel } from './by-model.ts';
 import { blocksOf, walkRuns } from './reducer.ts';
 import type { CallNode, IterationNode, RunNode, TrajectoryState } from './types.ts';
@@ -20,6 +20,12 @@ export interface TrajectoryTotals {
   modelCalls: number;
   inputTokens: number;
   outputTokens: number;
+  /** Of `inputTokens`, served from the providers' prompt caches. */
+  cachedInputTokens: number;
+  /** Of `outputTokens`, the models' thinking. */
+  reasoningTokens: number;
+  /** Replies the output-token cap cut off (`finishReason` 'length'). */
+  cutReplies: number;
   /** Known costs summed; calls without a price count as 0 (see `unpricedCalls`). */
   costUsd: number;
   unpricedCalls: number;
@@ -50,6 +56,9 @@ export function emptyTotals(): TrajectoryTotals {
     modelCalls: 0,
     inputTokens: 0,
     outputTokens: 0,
+    cachedInputTokens: 0,
+    reasoningTokens: 0,
+    cutReplies: 0,
     costUsd: 0,
     unpricedCalls: 0,
     unknownUsageCalls: 0,
@@ -72,6 +81,9 @@ export function addTotals(into: TrajectoryTotals, t: TrajectoryTotals): Trajecto
   into.modelCalls += t.modelCalls;
   into.inputTokens += t.inputTokens;
   into.outputTokens += t.outputTokens;
+  into.cachedInputTokens += t.cachedInputTokens;
+  into.reasoningTokens += t.reasoningTokens;
+  into.cutReplies += t.cutReplies;
   into.costUsd += t.costUsd;
   into.unpricedCalls += t.unpricedCalls;
   into.unknownUsageCalls += t.unknownUsageCalls;
@@ -111,6 +123,8 @@ function addUsage(t: TrajectoryTotals, usage: Usage, model: string): void {
   t.modelCalls++;
   t.inputTokens += usage.inputTokens;
   t.outputTokens += usage.outputTokens;
+  t.cachedInputTokens += usage.cachedInputTokens ?? 0;
+  t.reasoningTokens += usage.reasoningTokens ?? 0;
   if (usage.costUsd === null) t.unpricedCalls++;
   else t.costUsd += usage.costUsd;
   if (usageUnknown(usage)) t.unknownUsageCalls++;
@@ -145,11 +159,13 @@ export function iterationTotals(state: TrajectoryState, it: IterationNode): Traj
     addUsage(t, it.reply.usage, turnModel(state, it, it.reply.model));
     t.lmMs += it.reply.latencyMs;
     t.retries += it.reply.retries ?? 0;
+    if (wasCut(it.reply)) t.cutReplies++;
   }
   for (const r of it.compactionReplies) {
     addUsage(t, r.usage, turnModel(state, it, r.model));
     t.lmMs += r.latencyMs;
     t.retries += r.retries ?? 0;
+    if (wasCut(r)) t.cutReplies++;
   }
   for (const b of blocksOf(it)) {
     t.codeBlocks++;
@@ -171,6 +187,7 @@ export function iterationTotals(state: TrajectoryState, it: IterationNode): Traj
           addUsage(t, call.end.usage, call.start.model);
           t.subcallLmMs += call.end.latencyMs;
           t.retries += call.end.retries ?? 0;
+          if (wasCut(call.end)) t.cutReplies++;
         }
       }
     }
@@ -250,10 +267,16 @@ export interface LogStats {
   errors: number;
   inputTokens: number;
   outputTokens: number;
+  /** Of `inputTokens`, served from the providers' prompt caches. */
+  cachedInputTokens: number;
+  /** Of `outputTokens`, the models' thinking. */
+  reasoningTokens: number;
   costUsd: number;
   wallMs: number;
   /** Requests the endpoint refused or failed before a model call was answered (the client's retries). */
   retries: number;
+  /** Replies the output-token cap cut off. */
+  cutReplies: number;
   /** The token, call and cost totals per model name (not a number: left out of `distributions`). */
   byModel: UsageByModel;
 }
@@ -270,9 +293,12 @@ export const LOG_STATS_NUMBERS = [
   'errors',
   'inputTokens',
   'outputTokens',
+  'cachedInputTokens',
+  'reasoningTokens',
   'costUsd',
   'wallMs',
   'retries',
+  'cutReplies',
 ] as const;
 export type LogStatsNumber = (typeof LOG_STATS_NUMBERS)[number];
 
@@ -305,10 +331,13 @@ export function logStats(state: TrajectoryState): LogStats {
     errors: t.errors,
     inputTokens: t.inputTokens,
     outputTokens: t.outputTokens,
+    cachedInputTokens: t.cachedInputTokens,
+    reasoningTokens: t.reasoningTokens,
     // Sums of float prices drift in the last digits; micro-dollars are plenty.
     costUsd: Math.round(t.costUsd * 1e6) / 1e6,
     wallMs: Math.round(wallMs),
     retries: t.retries,
+    cutReplies: t.cutReplies,
     byModel: roundedByModel(t.byModel, 6),
   };
 }
@@ -512,7 +541,18 @@ export class StatsAccumulator {
   private callModel = new Map<string, string>();
   /** Per run: the model its turns asked for. */
   private runModel = new Map<string, string>();
-  private counts = { llmCalls: 0, rlmCalls: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, retries: 0 };
+  private counts = {
+    llmCalls: 0,
+    rlmCalls: 0,
+    errors: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedInputTokens: 0,
+    reasoningTokens: 0,
+    costUsd: 0,
+    retries: 0,
+    cutReplies: 0,
+  };
   private byModel: UsageByModel = {};
 
   push(e: TrajectoryEvent): void {
@@ -529,6 +569,8 @@ export class StatsAccumulator {
       addModelUsage(this.byModel, model, u);
       this.counts.inputTokens += u.inputTokens;
       this.counts.outputTokens += u.outputTokens;
+      this.counts.cachedInputTokens += u.cachedInputTokens ?? 0;
+      this.counts.reasoningTokens += u.reasoningTokens ?? 0;
       this.counts.costUsd += u.costUsd ?? 0;
     };
     switch (e.type) {
@@ -552,6 +594,7 @@ export class StatsAccumulator {
         if (e.purpose !== 'direct') this.iterations.add(it(e.iteration));
         add(e.usage, this.runModel.get(e.runId) ?? e.model);
         this.counts.retries += e.retries ?? 0;
+        if (wasCut(e)) this.counts.cutReplies++;
         return;
       case 'block.start':
       case 'repl.reset':
@@ -581,6 +624,7 @@ export class StatsAccumulator {
         this.callModel.delete(e.callId);
         if (!child || e.usage.inputTokens > 0 || e.usage.outputTokens > 0) add(e.usage, model);
         this.counts.retries += e.retries ?? 0;
+        if (!child && wasCut(e)) this.counts.cutReplies++;
         return;
       }
       case 'limit':
@@ -611,9 +655,12 @@ export class StatsAccumulator {
       errors: this.counts.errors,
       inputTokens: this.counts.inputTokens,
       outputTokens: this.counts.outputTokens,
+      cachedInputTokens: this.counts.cachedInputTokens,
+      reasoningTokens: this.counts.reasoningTokens,
       costUsd: Math.round(this.counts.costUsd * 1e6) / 1e6,
       wallMs: Math.round(wallMs),
       retries: this.counts.retries,
+      cutReplies: this.counts.cutReplies,
       byModel: roundedByModel(this.byModel, 6),
     };
   }

@@ -10,6 +10,10 @@ interface ModelUsage {
   calls: number;
   /** Null when no call of this model had a known cost. */
   costUsd: number | null;
+  /** Of `inputTokens`, served from the provider's prompt cache; absent when none. */
+  cachedInputTokens?: number;
+  /** Of `outputTokens`, the model's thinking; absent when none. */
+  reasoningTokens?: number;
 }
 
 /** Model names are data: entries are own properties, even a model called `__proto__`. */
@@ -25,6 +29,8 @@ export function addModelUsage(into: UsageByModel, model: string, u: Usage, calls
   m.outputTokens += u.outputTokens;
   m.calls += calls;
   if (u.costUsd !== null) m.costUsd = (m.costUsd ?? 0) + u.costUsd;
+  if (u.cachedInputTokens) m.cachedInputTokens = (m.cachedInputTokens ?? 0) + u.cachedInputTokens;
+  if (u.reasoningTokens) m.reasoningTokens = (m.reasoningTokens ?? 0) + u.reasoningTokens;
 }
 
 /** Adds every model of `from` into `into`; returns `into`. */
@@ -38,12 +44,7 @@ export function roundedByModel(from: UsageByModel, digits = 9): UsageByModel {
   const f = 10 ** digits;
   const out: UsageByModel = {};
   for (const [model, m] of Object.entries(from)) {
-    addModelUsage(
-      out,
-      model,
-      { inputTokens: m.inputTokens, outputTokens: m.outputTokens, costUsd: m.costUsd === null ? null : Math.round(m.costUsd * f) / f },
-      m.calls,
-    );
+    addModelUsage(out, model, { ...m, costUsd: m.costUsd === null ? null : Math.round(m.costUsd * f) / f }, m.calls);
   }
   return out;
 }

@@ -10,6 +10,14 @@ import { startMockLlm } from '../../mock-llm/server.ts';
 import type { Policy } from '../../mock-llm/policy.ts';
 import { loadScriptPolicy, ScriptError } from '../../mock-llm/policies/script.ts';
 import { POLICIES, POLICY_NAMES, type PolicyName } from '../../mock-llm/policies/index.ts';
+import {
+  MOCK_REASONING_FORMS,
+  MOCK_REFUSALS,
+  OVERFLOW_STYLES,
+  type MockReasoning,
+  type MockRefusal,
+  type OverflowStyle,
+} from '../../mock-llm/behaviours.ts';
 
 interface MockLlmCliOptions {
   port: number;
@@ -23,6 +31,15 @@ interface MockLlmCliOptions {
   failRetryAfterMs?: number;
   record?: string;
   recordTexts?: boolean;
+  reasoning?: MockReasoning;
+  cachedTokens?: boolean;
+  maxReplyTokens?: number;
+  contextWindow?: number;
+  overflowStyle: OverflowStyle;
+  streamChunkChars: number;
+  streamChunkSeed?: number;
+  streamChunkMs: number;
+  refuse?: MockRefusal;
 }
 
 function intArg(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -74,6 +91,39 @@ export function registerMockLlm(program: Command): void {
       "append one JSON line per chat request: model, every body field but the messages, and each message's role and length",
     )
     .option('--record-texts', "with --record: keep each message's text in the record too")
+    .addOption(
+      new Option(
+        '--reasoning <form>',
+        "send a reasoning model's thinking: in reasoning_content (vLLM, DeepSeek), in reasoning (OpenRouter), or as <think>…</think> in the content (Qwen3 without a reasoning parser)",
+      ).choices(MOCK_REASONING_FORMS),
+    )
+    .option('--cached-tokens', 'report prompt_tokens_details.cached_tokens: the longest message prefix an earlier request sent')
+    .option('--max-reply-tokens <n>', 'cut longer replies to N tokens, with finish_reason "length"', intArg('--max-reply-tokens', 1))
+    .option(
+      '--context-window <n>',
+      'refuse requests whose prompt has more tokens than N, as real servers refuse them (see --overflow-style)',
+      intArg('--context-window', 1),
+    )
+    .addOption(
+      new Option('--overflow-style <style>', "the refusal's shape: OpenAI's 400 context_length_exceeded, or vLLM's")
+        .choices(OVERFLOW_STYLES)
+        .default('openai'),
+    )
+    .option(
+      '--stream-chunk-chars <n>',
+      'characters per streamed chunk (the most, with --stream-chunk-seed)',
+      intArg('--stream-chunk-chars', 1),
+      64,
+    )
+    .option(
+      '--stream-chunk-seed <n>',
+      'stream chunks of random sizes from 1 to --stream-chunk-chars, drawn from this seed',
+      intArg('--stream-chunk-seed', 0),
+    )
+    .option('--stream-chunk-ms <n>', 'milliseconds between streamed chunks (a slow token stream)', intArg('--stream-chunk-ms', 0), 0)
+    .addOption(
+      new Option('--refuse <what>', 'answer 400 to requests that carry stream_options, or that ask to stream').choices(MOCK_REFUSALS),
+    )
     .action(async (opts: MockLlmCliOptions) => {
       let policy: Policy = POLICIES[opts.policy];
       if (opts.script !== undefined) {
@@ -103,6 +153,15 @@ export function registerMockLlm(program: Command): void {
           policy,
           ...(opts.failEvery !== undefined ? { failEvery: opts.failEvery } : {}),
           ...(opts.failRetryAfterMs !== undefined ? { failRetryAfterMs: opts.failRetryAfterMs } : {}),
+          reasoning: opts.reasoning ?? null,
+          cachedTokens: opts.cachedTokens ?? false,
+          maxReplyTokens: opts.maxReplyTokens ?? null,
+          contextWindow: opts.contextWindow ?? null,
+          overflowStyle: opts.overflowStyle,
+          streamChunkChars: opts.streamChunkChars,
+          streamChunkSeed: opts.streamChunkSeed ?? null,
+          streamChunkMs: opts.streamChunkMs,
+          refuse: opts.refuse ?? null,
           ...(opts.record !== undefined ? { recordFile: opts.record, recordTexts: opts.recordTexts ?? false } : {}),
         });
       } catch (err) {

@@ -28,9 +28,12 @@ const LABELS: Record<LogStatsNumber, string> = {
   errors: 'code blocks that raised',
   inputTokens: 'input tokens',
   outputTokens: 'output tokens',
+  cachedInputTokens: 'cached input tokens',
+  reasoningTokens: 'reasoning tokens',
   costUsd: 'cost (USD)',
   wallMs: 'wall time (ms)',
   retries: 'requests retried',
+  cutReplies: 'replies cut by the token cap',
 };
 
 export function formatStatsTable(stats: LogStats, format: LogFormat | null, source?: PolicySource): string {

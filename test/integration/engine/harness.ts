@@ -5,7 +5,7 @@ import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { EventRecorder, type ReplFactory, RlmConversation, type RlmConfig, type RunOutcome } from '../../../src-main/engine/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { classify, type Policy, type PolicyRequest } from '../../../src-main/mock-llm/policy.ts';
-import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
+import { startMockLlm, type MockLlmOptions, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
 
 const servers: MockLlmServer[] = [];
 afterEach(async () => {
@@ -35,13 +35,25 @@ export interface Harness {
 export async function harness(
   policy: Policy,
   config: Partial<RlmConfig> = {},
-  opts: { persistent?: boolean; latencyMs?: number; maxRetries?: number; replFactory?: ReplFactory } = {},
+  opts: {
+    persistent?: boolean;
+    latencyMs?: number;
+    maxRetries?: number;
+    replFactory?: ReplFactory;
+    mock?: MockLlmOptions;
+    stream?: boolean;
+  } = {},
 ): Promise<Harness> {
-  const server = await startMockLlm({ policy, latencyMs: opts.latencyMs ?? 0, costPerMTok: 2 });
+  const server = await startMockLlm({ costPerMTok: 2, ...opts.mock, policy, latencyMs: opts.latencyMs ?? 0 });
   servers.push(server);
   const events: TrajectoryEvent[] = [];
   const recorder = new EventRecorder((e) => events.push(e));
-  const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: opts.maxRetries ?? 0 });
+  const client = new OpenAiCompatibleClient({
+    baseUrl: server.url,
+    apiKey: 'test',
+    maxRetries: opts.maxRetries ?? 0,
+    ...(opts.stream !== undefined ? { stream: opts.stream } : {}),
+  });
   const session = new RlmConversation(
     { client, model: 'mock-root', ...config },
     { sink: recorder, persistent: opts.persistent ?? false, ...(opts.replFactory ? { replFactory: opts.replFactory } : {}) },

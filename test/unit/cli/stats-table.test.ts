@@ -15,6 +15,9 @@ const stats = (byModel: LogStats['byModel'], costUsd: number): LogStats => ({
   outputTokens: 10,
   costUsd,
   retries: 0,
+  cachedInputTokens: 0,
+  reasoningTokens: 0,
+  cutReplies: 0,
   wallMs: 5,
   byModel,
 });

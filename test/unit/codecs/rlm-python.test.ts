@@ -34,6 +34,9 @@ function countRaw(text: string): Omit<LogStats, 'byModel'> {
     outputTokens: 0,
     costUsd: 0,
     retries: 0,
+    cachedInputTokens: 0,
+    reasoningTokens: 0,
+    cutReplies: 0,
     wallMs: 0,
   };
   const usage = (u: J): void => {

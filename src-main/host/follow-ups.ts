@@ -17,7 +17,7 @@ export function followUpState(s: Session): { ready: boolean; reason: string | nu
   if (!s.followUps) return { ready: false, reason: 'a re-execution cannot be followed up' };
   return {
     ready: false,
-    reason: `a ${s.status} session's REPL is not kept; only a finished one (answered or stopped at a limit) can be followed up`,
+    reason: `a ${s.status} session's REPL is not kept; only a finished one (answered, stopped at a limit or cancelled) can be followed up`,
   };
 }
 

@@ -261,8 +261,11 @@ export class LiveSessions {
         const status: SessionStatus = m.stopReason === 'cancelled' ? 'cancelled' : m.stopReason === 'error' ? 'failed' : 'finished';
         const replay = m.replay ? ` (replayed ${m.replay.replayed} recorded calls, ${m.replay.live} live)` : '';
         const text = m.message ?? (m.stopReason !== 'answered' && m.stopReason !== 'cancelled' ? `stopped: ${m.stopReason}` : null);
-        // The worker keeps a finished session's REPL (and the log stays open) for follow-ups.
-        if (status === 'finished' && s.followUps && !TERMINAL.has(s.status)) this.followUps.keep(s);
+        // The worker stopped in time: a cancel's grace timer must not kill it now.
+        if (s.killTimer) clearTimeout(s.killTimer);
+        s.killTimer = null;
+        // The worker keeps a finished or cancelled session's REPL (and the log stays open) for follow-ups.
+        if (status !== 'failed' && s.followUps && !TERMINAL.has(s.status)) this.followUps.keep(s);
         this.end(s, status, text === null ? replay.trim() || null : `${text}${replay}`);
         return;
       }

@@ -180,9 +180,12 @@ async function start(spec: WorkerSpec): Promise<boolean> {
   return keep;
 }
 
-/** A completion that ended this way leaves a REPL worth another turn. */
+/**
+ * A completion that ended this way leaves a REPL worth another turn: a cancelled one too, as the
+ * engine keeps it (or replaces it and tells the next turn, when the cancel cut a block).
+ */
 function keepsFor(stopReason: string): boolean {
-  return stopReason !== 'cancelled' && stopReason !== 'error';
+  return stopReason !== 'error';
 }
 
 /** One more completion in the kept conversation; false when the conversation ended with it. */

@@ -191,9 +191,10 @@ export const EXCHANGE_NOTE = 'EUR->USD at 1.08';
     return startMockProcess(['--script', script]);
   }
 
-  it('calls a tool from Python under a prompt of the user’s own', async () => {
+  it('calls a tool from Python, with a keyword argument, under a prompt of the user’s own', async () => {
+    // The keyword reaches the tool in the parent through the sandbox process by its parameter's name.
     const scripted = await scriptedMock(
-      '```repl\nanswer["content"] = str(convert_currency(100.5)) + " " + EXCHANGE_NOTE\nanswer["ready"] = True\n```',
+      '```repl\nanswer["content"] = str(convert_currency(100.5, to="USD")) + " " + EXCHANGE_NOTE\nanswer["ready"] = True\n```',
     );
     try {
       const prompt = writeContext('prompt.txt', 'My own prompt. Tools:\n{tools}');

@@ -78,7 +78,7 @@ describe('follow-up turns of a live session', () => {
     expect(rootStarts(log.events).map((e) => e.turn)).toEqual([0, 1, 2]);
   });
 
-  it('refuses a follow-up while running, on a saved log, with a bad context, and after a cancelled turn', async () => {
+  it('refuses a follow-up while running, on a saved log and with a bad context; takes one after a cancelled turn', async () => {
     const host = newHost({ demoLatencyMs: 30 });
     const c = connectInProcess(host);
     const { session } = await c.call('session.start', demoStart('needle', { startPaused: true }));
@@ -113,14 +113,18 @@ describe('follow-up turns of a live session', () => {
       code: 'read_only',
     });
 
-    // A follow-up that never finishes, cancelled: the session ends (its REPL is not kept).
+    // A follow-up that never finishes, cancelled: the session keeps its REPL (as the reference
+    // keeps its own), and the next follow-up finds every context; the cancelled turn left no history.
+    await c.call('subscribe', { sessionId: id, fromSeq: 0 });
     await c.call('session.followUp', { params: { sessionId: id, query: 'Please never finish this one.' } });
     await c.call('session.cancel', { sessionId: id });
     const cancelled = await c.status(id, 'cancelled', 'failed', 'finished');
     expect(cancelled.status).toBe('cancelled');
-    expect(cancelled.followUp?.ready).toBe(false);
-    await poll(() => host.workerPid(id) === null, 'the worker to exit');
-    await expect(c.call('session.followUp', { params: { sessionId: id, query: VARIABLES } })).rejects.toMatchObject({ code: 'conflict' });
+    expect(cancelled.followUp).toEqual({ ready: true, reason: null });
+    await c.call('session.followUp', { params: { sessionId: id, query: VARIABLES } });
+    const events = await finishedWithEvents(c, id, 3);
+    expect(rootEnds(events).map((e) => e.stopReason)).toEqual(['answered', 'cancelled', 'answered']);
+    expect(rootEnds(events)[2]?.answer).toBe(`context_0, context_1, context_2, history_0 | context_2 starts: ${VARIABLES.slice(0, 40)}`);
   });
 
   it('releases the REPL kept longest when more are kept than allowed', async () => {

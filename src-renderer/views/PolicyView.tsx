@@ -233,7 +233,8 @@ function PolicyDetail({ o }: { o: PolicyOverview }) {
         <tbody>
           {TABLE_FIGURES.map((f) => {
             const q = agg.distributions[f].quartiles;
-            const ff = fmtFigure(f);
+            // No session recorded a price: its cost is unknown, not $0 (the quartiles are over none).
+            const ff = f === 'costUsd' ? (v: number) => (q.n === 0 || Number.isNaN(v) ? 'unknown' : fmtUsd(v)) : fmtFigure(f);
             return (
               <tr key={f} data-testid={`policy-q-${f}`}>
                 <th>{FIGURE_LABELS[f]}</th>

@@ -238,7 +238,7 @@ export function sessionTotals(state: TrajectoryState): SessionTotals[] {
   });
 }
 
-/** The summary `rlm-studio stats --json` prints: exactly these keys, all numbers. */
+/** The summary `rlm-studio stats --json` prints: exactly these keys, all numbers (`costUsd` null when unknown). */
 export interface LogStats {
   sessions: number;
   runs: number;
@@ -250,7 +250,11 @@ export interface LogStats {
   errors: number;
   inputTokens: number;
   outputTokens: number;
-  costUsd: number;
+  /**
+   * The priced calls' cost summed; null when calls were made and none recorded a price (an
+   * endpoint that reports no price is unknown, not free). `byModel` says which models lack one.
+   */
+  costUsd: number | null;
   wallMs: number;
   /** Requests the endpoint refused or failed before a model call was answered (the client's retries). */
   retries: number;
@@ -306,7 +310,7 @@ export function logStats(state: TrajectoryState): LogStats {
     inputTokens: t.inputTokens,
     outputTokens: t.outputTokens,
     // Sums of float prices drift in the last digits; micro-dollars are plenty.
-    costUsd: Math.round(t.costUsd * 1e6) / 1e6,
+    costUsd: costUnknown(t) ? null : Math.round(t.costUsd * 1e6) / 1e6,
     wallMs: Math.round(wallMs),
     retries: t.retries,
     byModel: roundedByModel(t.byModel, 6),
@@ -486,10 +490,10 @@ export function histogram(values: readonly number[], bins = 20, range?: { min: n
   return { edges, counts };
 }
 
-/** Quartiles of every stats key across many sessions (e.g. the paper's cost/runtime plots). */
+/** Quartiles of every stats key across many sessions (e.g. the paper's cost/runtime plots); an unknown cost is left out. */
 export function distributions(sessions: readonly LogStats[]): Record<LogStatsNumber, Quartiles> {
   const out = {} as Record<LogStatsNumber, Quartiles>;
-  for (const k of LOG_STATS_NUMBERS) out[k] = quartiles(sessions.map((s) => s[k]));
+  for (const k of LOG_STATS_NUMBERS) out[k] = quartiles(sessions.flatMap((s) => (s[k] === null ? [] : [s[k]])));
   return out;
 }
 
@@ -512,7 +516,17 @@ export class StatsAccumulator {
   private callModel = new Map<string, string>();
   /** Per run: the model its turns asked for. */
   private runModel = new Map<string, string>();
-  private counts = { llmCalls: 0, rlmCalls: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, retries: 0 };
+  private counts = {
+    llmCalls: 0,
+    rlmCalls: 0,
+    errors: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    retries: 0,
+    modelCalls: 0,
+    unpricedCalls: 0,
+  };
   private byModel: UsageByModel = {};
 
   push(e: TrajectoryEvent): void {
@@ -530,6 +544,8 @@ export class StatsAccumulator {
       this.counts.inputTokens += u.inputTokens;
       this.counts.outputTokens += u.outputTokens;
       this.counts.costUsd += u.costUsd ?? 0;
+      this.counts.modelCalls++;
+      if (u.costUsd === null) this.counts.unpricedCalls++;
     };
     switch (e.type) {
       case 'run.start':
@@ -611,7 +627,7 @@ export class StatsAccumulator {
       errors: this.counts.errors,
       inputTokens: this.counts.inputTokens,
       outputTokens: this.counts.outputTokens,
-      costUsd: Math.round(this.counts.costUsd * 1e6) / 1e6,
+      costUsd: costUnknown(this.counts) ? null : Math.round(this.counts.costUsd * 1e6) / 1e6,
       wallMs: Math.round(wallMs),
       retries: this.counts.retries,
       byModel: roundedByModel(this.byModel, 6),

@@ -54,15 +54,14 @@ export function formatStatsTable(stats: LogStats, format: LogFormat | null, sour
 
 /**
  * The total cost, saying when it leaves out models that recorded no price: an endpoint that
- * reports no cost is unknown, not free (the JSON keeps the number and `byModel` its nulls).
+ * reports no cost is unknown, not free (the JSON has null then, and `byModel` its nulls).
  */
 function costText(stats: LogStats): string {
+  if (stats.costUsd === null) return 'unknown (no call recorded a price)';
   const unpriced = Object.entries(stats.byModel)
     .filter(([, m]) => m.costUsd === null && m.calls > 0)
     .map(([name]) => name);
-  const models = Object.keys(stats.byModel).length;
   if (unpriced.length === 0) return stats.costUsd.toFixed(6);
-  if (unpriced.length === models) return 'unknown (no call recorded a price)';
   return `${stats.costUsd.toFixed(6)}, not counting ${unpriced.join(', ')} (no price recorded)`;
 }
 

@@ -175,6 +175,57 @@ describe('rlm-studio stats over folders', () => {
     expect(text).not.toMatch(/not compared/);
   });
 
+  it('a cost no call recorded is null in --json (top level, per session, per run, per depth) and "unknown" in the text', async () => {
+    const U = join(dir, 'eval-unpriced');
+    writeEvalDir(
+      U,
+      [0, 1].map((i) => ({ id: `u${i}`, correct: i === 0, shape: { query: `q${i}`, calls: [2], children: 1, unpriced: true } })),
+    );
+    const r = await cli('stats', U, '--json');
+    expect(r.error).toBeNull();
+    const o = JSON.parse(r.out) as {
+      costUsd: number | null;
+      byModel: Record<string, { costUsd: number | null }>;
+      policy: {
+        sessions: {
+          figures: Record<string, number | null>;
+          runs: { tokens: Record<string, { calls: number; costUsd: number | null }> }[];
+          depthProfile: { costUsd: number | null }[];
+        }[];
+        aggregate: { distributions: Record<string, { quartiles: Q }> };
+      };
+    };
+    expect(o.costUsd).toBeNull();
+    expect(Object.values(o.byModel).map((m) => m.costUsd)).toEqual([null, null]);
+    for (const s of o.policy.sessions) {
+      expect([s.figures['costUsd'], s.figures['rootCostShare'], s.figures['subcallCostShare'], s.figures['childCostShare']]).toEqual([
+        null,
+        null,
+        null,
+        null,
+      ]);
+      expect(s.figures['inputTokens']).toBeGreaterThan(0);
+      const root = s.runs[0]!.tokens;
+      expect([root['root']!.costUsd, root['subcalls']!.costUsd, root['children']!.costUsd]).toEqual([null, null, null]);
+      expect(root['subcalls']!.calls).toBe(2);
+      expect(s.runs[1]!.tokens['subcalls']).toEqual({ calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }); // nothing spent is $0
+      expect(s.depthProfile.map((d) => d.costUsd)).toEqual([null, null]);
+    }
+    expect(o.policy.aggregate.distributions['costUsd']!.quartiles.n).toBe(0);
+    expect(o.policy.aggregate.distributions['inputTokens']!.quartiles.n).toBe(2);
+    const text = await cli('stats', U);
+    expect(text.out).toMatch(/cost \(USD\)\s+unknown \(no call recorded a price\)/);
+    // A priced evaluation beside it: the sum is a number again, the unpriced models named.
+    const both = await cli('stats', join(U, 'logs', 'u0.rlm.jsonl'), '--json');
+    expect((JSON.parse(both.out) as { costUsd: number | null }).costUsd).toBeNull();
+    const priced = JSON.parse((await cli('stats', A, '--json')).out) as {
+      costUsd: number | null;
+      policy: { sessions: { figures: Record<string, number | null> }[] };
+    };
+    expect(priced.costUsd).toBeCloseTo(8 * 2 * 0.001 + 28 * 0.0001, 9);
+    expect(priced.policy.sessions[0]!.figures['costUsd']).toBeCloseTo(0.002, 9);
+  });
+
   it('text output ends with a compact policy summary', async () => {
     const r = await cli('stats', A);
     expect(r.out).toMatch(/^evaluation: 8 log\(s\)/);

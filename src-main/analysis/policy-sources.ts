@@ -94,13 +94,16 @@ function sumStats(all: readonly LogStats[]): LogStats {
     t.outputTokens += s.outputTokens;
     t.cachedInputTokens += s.cachedInputTokens;
     t.reasoningTokens += s.reasoningTokens;
-    t.costUsd += s.costUsd;
+    t.costUsd = (t.costUsd ?? 0) + (s.costUsd ?? 0);
     t.retries += s.retries;
     t.cutReplies += s.cutReplies;
     t.wallMs += s.wallMs;
     addByModel(t.byModel, s.byModel);
   }
-  t.costUsd = Math.round(t.costUsd * 1e6) / 1e6;
+  // Unknown when calls were made and none had a price (every model's cost unknown), as for one log.
+  const models = Object.values(t.byModel).filter((m) => m.calls > 0);
+  if (models.length > 0 && models.every((m) => m.costUsd === null)) t.costUsd = null;
+  else if (t.costUsd !== null) t.costUsd = Math.round(t.costUsd * 1e6) / 1e6;
   return t;
 }
 

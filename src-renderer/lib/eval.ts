@@ -1,5 +1,6 @@
 // Pure derivations for the Evaluation view: accuracy by kind and size, sorting, and the
 // comparison of two evaluations (which tasks only one of them solved, repeats grouped by task).
+import type { PairedSession } from '../../src-shared/analysis/paired-comparison.ts';
 import { addByModel, type UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import { pricedCosts } from '../../src-shared/cost-text.ts';
 import type { EvalOverview, EvalTaskRow } from '../../src-shared/protocol.ts';
@@ -168,4 +169,23 @@ export function compareEvals(a: EvalOverview, b: EvalOverview): EvalComparison {
     missingInB: [...ra.keys()].filter((id) => !rb.has(id)).sort(),
     repeated,
   };
+}
+
+/**
+ * An evaluation's sessions for the paired comparison, from results.jsonl alone: correctness,
+ * cost (null when unpriced), tokens (null in results written before usage per model), time and
+ * model calls. Sub-calls need the logs: the policy metrics' rows give them (pairedSessionsFromFigures).
+ */
+export function pairedSessionsFromTaskRows(rows: readonly EvalTaskRow[]): PairedSession[] {
+  return rows.map((r) => ({
+    taskKey: r.taskId,
+    taskLabel: r.taskId,
+    values: {
+      accuracy: r.correct ? 1 : 0,
+      cost: r.costUsd,
+      tokens: r.byModel ? Object.values(r.byModel).reduce((a, m) => a + m.inputTokens + m.outputTokens, 0) : null,
+      time: r.durationMs,
+      calls: r.calls,
+    },
+  }));
 }

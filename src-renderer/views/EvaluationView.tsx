@@ -16,6 +16,7 @@ import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { HostPathForm } from './HostPathForm.tsx';
 import { EvalCoverageSection } from './EvalCoverageSection.tsx';
 import { EvalPolicyCompare, EvalPolicySection } from './PolicyView.tsx';
+import { EvalPaired } from './PairedTable.tsx';
 
 const ROW_H = 24;
 /** How often a running evaluation is read again. */
@@ -353,6 +354,7 @@ function EvalCompare() {
               : ''}
             {cmp.repeated ? ' Repeated tasks count once: solved when at least half of their sessions are correct.' : ''}
           </p>
+          <EvalPaired a={ea} b={eb} />
           <EvalPolicyCompare a={ea.dir} b={eb.dir} />
           <div className="eval-only-lists">
             <div>

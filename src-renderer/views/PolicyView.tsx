@@ -247,10 +247,17 @@ function PolicyDetail({ o }: { o: PolicyOverview }) {
         <tbody>
           {TABLE_FIGURES.map((f) => {
             const q = agg.distributions[f].quartiles;
-            const ff = fmtFigure(f);
-            // A group without sessions has no figures: a dash, its reason in the tooltip.
+            // No session recorded a price: its cost is unknown, not $0 (the quartiles are over none).
+            const ff = f === 'costUsd' ? (v: number) => (Number.isNaN(v) ? 'unknown' : fmtUsd(v)) : fmtFigure(f);
+            // A group without sessions has no figures: a dash, its reason in the tooltip (cost: unknown).
             const cell = (v: Quartiles | null, key: 'p25' | 'p50' | 'p75' | 'max', none: string) =>
-              v ? <td>{ff(v[key])}</td> : <td title={none}>–</td>;
+              v ? (
+                <td>{ff(v[key])}</td>
+              ) : f === 'costUsd' ? (
+                <td title={`${none} with a recorded price`}>unknown</td>
+              ) : (
+                <td title={none}>–</td>
+              );
             return (
               <tr key={f} data-testid={`policy-q-${f}`}>
                 <th>{FIGURE_LABELS[f]}</th>

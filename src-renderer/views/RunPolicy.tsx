@@ -3,7 +3,7 @@
 // tokens went, REPL vs model time, errors, resets and compactions, and the depth profile.
 // Folded from the run tree the view already holds (no texts are read) and only while open.
 import { useMemo, useState } from 'react';
-import { sessionMetrics, type MaxMean, type RunMetrics } from '../../src-shared/analysis/policy-metrics.ts';
+import { runCostUsd, sessionMetrics, type MaxMean, type RunMetrics } from '../../src-shared/analysis/policy-metrics.ts';
 import type { RunNode, TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices } from '../app/context.tsx';
 import { ChartFrame } from '../charts/Charts.tsx';
@@ -14,6 +14,8 @@ const RUN_PAGE = 100;
 
 const mm = (m: MaxMean): string => (m.n === 0 ? '–' : `${m.max} / ${m.mean.toFixed(2)}`);
 const tokensOf = (s: { inputTokens: number; outputTokens: number }): number => s.inputTokens + s.outputTokens;
+/** No call recorded a price: unknown, not $0. */
+const costText = (v: number | null): string => (v === null ? 'unknown' : fmtUsd(v));
 
 export function RunPolicy({ sessionId, traj, run, rev }: { sessionId: string; traj: TrajectoryState; run: RunNode; rev: number }) {
   const [open, setOpen] = useState(false);
@@ -103,7 +105,7 @@ function RunPolicyBody({ sessionId, traj, run, rev }: { sessionId: string; traj:
               <td>
                 {fmtInt(tokensOf(r.tokens.root))} / {fmtInt(tokensOf(r.tokens.subcalls))} / {fmtInt(tokensOf(r.tokens.children))}
               </td>
-              <td>{fmtUsd(r.tokens.root.costUsd + r.tokens.subcalls.costUsd + r.tokens.children.costUsd)}</td>
+              <td>{costText(runCostUsd(r))}</td>
               <td>{fmtMs(r.modelMs)}</td>
               <td>{fmtMs(r.replMs)}</td>
               <td>{r.blockErrors + r.modelErrors + r.subcallErrors}</td>
@@ -143,7 +145,7 @@ function RunPolicyBody({ sessionId, traj, run, rev }: { sessionId: string; traj:
               <td>{d.codeBlocks}</td>
               <td>{d.subcalls}</td>
               <td>{fmtInt(d.inputTokens + d.outputTokens)}</td>
-              <td>{fmtUsd(d.costUsd)}</td>
+              <td>{costText(d.costUsd)}</td>
             </tr>
           ))}
         </tbody>

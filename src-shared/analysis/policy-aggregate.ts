@@ -42,7 +42,7 @@ interface RepeatGroup {
   sessions: number;
   /** Sessions known correct; null when correctness is unknown for all of them. */
   correct: number | null;
-  /** Population variance and standard deviation of each figure over the group's sessions. */
+  /** Population variance and standard deviation of each figure over the group's sessions (those with a known value). */
   spread: Record<SessionFigure, { mean: number; variance: number; stddev: number; min: number; max: number }>;
   logFiles: string[];
 }
@@ -70,18 +70,25 @@ function binsFor(values: readonly number[], maxBins: number): { bins: number; ra
   return { bins: maxBins };
 }
 
+/** A figure's known values: a session whose cost is unknown has none for the cost figures. */
+function knownValues(rows: readonly SessionRow[], f: SessionFigure): number[] {
+  const out: number[] = [];
+  for (const r of rows) {
+    const v = r.metrics.figures[f];
+    if (v !== null) out.push(v);
+  }
+  return out;
+}
+
 /** Distributions of every figure; `range` values fix the bins (to compare two groups side by side). */
 function figureDistributions(rows: readonly SessionRow[], maxBins = 20, over?: readonly SessionRow[]): Distributions {
   const out = {} as Distributions;
   for (const f of SESSION_FIGURES) {
-    const values = rows.map((r) => r.metrics.figures[f]);
-    const binning = binsFor(
-      (over ?? rows).map((r) => r.metrics.figures[f]),
-      maxBins,
-    );
+    const values = knownValues(rows, f);
+    const binning = binsFor(knownValues(over ?? rows, f), maxBins);
     let range = binning.range;
     if (!range && over) {
-      const all = over.map((r) => r.metrics.figures[f]);
+      const all = knownValues(over, f);
       range = { min: Math.min(...all), max: Math.max(...all) };
     }
     out[f] = { quartiles: values.length > 0 ? quartiles(values) : null, histogram: histogram(values, binning.bins, range) };
@@ -89,6 +96,7 @@ function figureDistributions(rows: readonly SessionRow[], maxBins = 20, over?: r
   return out;
 }
 
+/** Over the known values (none: NaN throughout, as `quartiles` of nothing). */
 function spreadOf(values: readonly number[]): RepeatGroup['spread'][SessionFigure] {
   const n = values.length;
   const mean = values.reduce((a, b) => a + b, 0) / n;
@@ -112,7 +120,7 @@ function repeatGroups(rows: readonly SessionRow[]): RepeatGroup[] {
   for (const [taskKey, g] of groupByTask(rows)) {
     if (g.length < 2) continue;
     const spread = {} as RepeatGroup['spread'];
-    for (const f of SESSION_FIGURES) spread[f] = spreadOf(g.map((r) => r.metrics.figures[f]));
+    for (const f of SESSION_FIGURES) spread[f] = spreadOf(knownValues(g, f));
     const known = g.filter((r) => r.correct !== null);
     out.push({
       taskKey,

@@ -13,7 +13,8 @@ interface UsageShare {
   calls: number;
   inputTokens: number;
   outputTokens: number;
-  costUsd: number;
+  /** The priced calls' cost summed; null when it has calls and none recorded a price (unknown, not $0). */
+  costUsd: number | null;
 }
 
 /** Where a run's (or a session's) tokens and cost went. */
@@ -83,8 +84,15 @@ interface DepthRow {
   subcalls: number;
   inputTokens: number;
   outputTokens: number;
-  costUsd: number;
+  /** null when the runs at this depth made calls and none recorded a price. */
+  costUsd: number | null;
 }
+
+/** The figures about money: null when the session's cost is unknown (no call recorded a price). */
+type CostFigure = 'costUsd' | 'rootCostShare' | 'subcallCostShare' | 'childCostShare';
+
+/** A session's figures: numbers, but a cost that no call recorded is null (unknown, not $0). */
+export type SessionFigures = Record<Exclude<SessionFigure, CostFigure>, number> & Record<CostFigure, number | null>;
 
 /** The numbers per session that `policy-aggregate.ts` turns into distributions. */
 export const SESSION_FIGURES = [
@@ -137,16 +145,28 @@ export interface SessionMetrics {
   runs: RunMetrics[];
   depthProfile: DepthRow[];
   /** Whole-tree figures: `iterations`, `subcalls`… over every run of the session. */
-  figures: Record<SessionFigure, number>;
+  figures: SessionFigures;
 }
 
 const emptyShare = (): UsageShare => ({ calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 });
 
+/**
+ * Adds the cost of `calls` calls to a sum that already covers `callsBefore`: no calls cost $0,
+ * calls that all lack a price are unknown (null), and any price makes the sum known.
+ */
+function addCost(into: { costUsd: number | null }, callsBefore: number, cost: number | null, calls: number): void {
+  if (calls === 0) return;
+  if (cost !== null) into.costUsd = (into.costUsd ?? 0) + cost;
+  else if (callsBefore === 0) into.costUsd = null;
+}
+
 function addShare(into: UsageShare, u: Usage | UsageShare, calls = 1): void {
-  into.calls += 'calls' in u ? u.calls : calls;
+  const before = into.calls;
+  const n = 'calls' in u ? u.calls : calls;
+  into.calls += n;
   into.inputTokens += u.inputTokens;
   into.outputTokens += u.outputTokens;
-  into.costUsd += u.costUsd ?? 0;
+  addCost(into, before, u.costUsd, n);
 }
 
 const shareSum = (s: TokenSplit): UsageShare => {
@@ -156,6 +176,11 @@ const shareSum = (s: TokenSplit): UsageShare => {
   addShare(t, s.children);
   return t;
 };
+
+/** What a run and its subtree spent: its own turns, its plain sub-calls and its child runs (null: no call recorded a price). */
+export function runCostUsd(r: RunMetrics): number | null {
+  return shareSum(r.tokens).costUsd;
+}
 
 class MaxMeanAcc {
   max = 0;
@@ -272,6 +297,8 @@ function ownMetrics(state: TrajectoryState, run: RunNode): OwnCounts {
 }
 
 const ratio = (part: number, whole: number): number => (whole > 0 ? part / whole : 0);
+/** A share of a cost: unknown when the whole is (a part without a price counts as none of a known whole). */
+const costRatio = (part: number | null, whole: number | null): number | null => (whole === null ? null : ratio(part ?? 0, whole));
 
 /** Metrics of every root run (one per completion; a multi-turn log has several). */
 export function policyMetrics(state: TrajectoryState): SessionMetrics[] {
@@ -303,6 +330,8 @@ export function sessionMetrics(state: TrajectoryState, rootRunId: RunId): Sessio
   const fanOut = new MaxMeanAcc();
   const batch = new MaxMeanAcc();
   const depthRows: DepthRow[] = [];
+  /** Model calls counted into each depth's row so far (what tells its unknown cost from $0). */
+  const depthCalls: number[] = [];
   const runs: RunMetrics[] = [];
   const sum = {
     iterations: 0,
@@ -345,7 +374,9 @@ export function sessionMetrics(state: TrajectoryState, rootRunId: RunId): Sessio
     row.subcalls += m.subcalls;
     row.inputTokens += spent.inputTokens;
     row.outputTokens += spent.outputTokens;
-    row.costUsd += spent.costUsd;
+    const callsBefore = depthCalls[run.depth] ?? 0;
+    depthCalls[run.depth] = callsBefore + spent.calls;
+    addCost(row, callsBefore, spent.costUsd, spent.calls);
   }
   const root = state.runs.get(rootRunId) as RunNode;
   const rootM = runs[0] as RunMetrics;
@@ -355,7 +386,7 @@ export function sessionMetrics(state: TrajectoryState, rootRunId: RunId): Sessio
   const pi = perIteration.result();
   const fo = fanOut.result();
   const bs = batch.result();
-  const figures: Record<SessionFigure, number> = {
+  const figures: SessionFigures = {
     ...sum,
     rootIterations: rootM.iterations,
     subcallsPerIterationMean: pi.mean,
@@ -368,13 +399,13 @@ export function sessionMetrics(state: TrajectoryState, rootRunId: RunId): Sessio
     maxDepth,
     inputTokens: total.inputTokens,
     outputTokens: total.outputTokens,
-    costUsd: Math.round(total.costUsd * 1e6) / 1e6,
+    costUsd: total.costUsd === null ? null : Math.round(total.costUsd * 1e6) / 1e6,
     rootTokenShare: ratio(tokensOf(rootM.tokens.root), allTokens),
     subcallTokenShare: ratio(tokensOf(rootM.tokens.subcalls), allTokens),
     childTokenShare: ratio(tokensOf(rootM.tokens.children), allTokens),
-    rootCostShare: ratio(rootM.tokens.root.costUsd, total.costUsd),
-    subcallCostShare: ratio(rootM.tokens.subcalls.costUsd, total.costUsd),
-    childCostShare: ratio(rootM.tokens.children.costUsd, total.costUsd),
+    rootCostShare: costRatio(rootM.tokens.root.costUsd, total.costUsd),
+    subcallCostShare: costRatio(rootM.tokens.subcalls.costUsd, total.costUsd),
+    childCostShare: costRatio(rootM.tokens.children.costUsd, total.costUsd),
     wallMs: Math.round(root.end ? root.end.durationMs : Math.max(0, root.lastT - (root.start ? root.start.t : root.firstT))),
   };
   return {

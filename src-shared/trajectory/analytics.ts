@@ -255,7 +255,7 @@ export function sessionTotals(state: TrajectoryState): SessionTotals[] {
   });
 }
 
-/** The summary `rlm-studio stats --json` prints: exactly these keys, all numbers. */
+/** The summary `rlm-studio stats --json` prints: exactly these keys, all numbers (`costUsd` null when unknown). */
 export interface LogStats {
   sessions: number;
   runs: number;
@@ -271,7 +271,11 @@ export interface LogStats {
   cachedInputTokens: number;
   /** Of `outputTokens`, the models' thinking. */
   reasoningTokens: number;
-  costUsd: number;
+  /**
+   * The priced calls' cost summed; null when calls were made and none recorded a price (an
+   * endpoint that reports no price is unknown, not free). `byModel` says which models lack one.
+   */
+  costUsd: number | null;
   wallMs: number;
   /** Requests the endpoint refused or failed before a model call was answered (the client's retries). */
   retries: number;
@@ -334,7 +338,7 @@ export function logStats(state: TrajectoryState): LogStats {
     cachedInputTokens: t.cachedInputTokens,
     reasoningTokens: t.reasoningTokens,
     // Sums of float prices drift in the last digits; micro-dollars are plenty.
-    costUsd: Math.round(t.costUsd * 1e6) / 1e6,
+    costUsd: costUnknown(t) ? null : Math.round(t.costUsd * 1e6) / 1e6,
     wallMs: Math.round(wallMs),
     retries: t.retries,
     cutReplies: t.cutReplies,
@@ -515,10 +519,10 @@ export function histogram(values: readonly number[], bins = 20, range?: { min: n
   return { edges, counts };
 }
 
-/** Quartiles of every stats key across many sessions (e.g. the paper's cost/runtime plots). */
+/** Quartiles of every stats key across many sessions (e.g. the paper's cost/runtime plots); an unknown cost is left out. */
 export function distributions(sessions: readonly LogStats[]): Record<LogStatsNumber, Quartiles> {
   const out = {} as Record<LogStatsNumber, Quartiles>;
-  for (const k of LOG_STATS_NUMBERS) out[k] = quartiles(sessions.map((s) => s[k]));
+  for (const k of LOG_STATS_NUMBERS) out[k] = quartiles(sessions.flatMap((s) => (s[k] === null ? [] : [s[k]])));
   return out;
 }
 
@@ -552,6 +556,8 @@ export class StatsAccumulator {
     costUsd: 0,
     retries: 0,
     cutReplies: 0,
+    modelCalls: 0,
+    unpricedCalls: 0,
   };
   private byModel: UsageByModel = {};
 
@@ -572,6 +578,8 @@ export class StatsAccumulator {
       this.counts.cachedInputTokens += u.cachedInputTokens ?? 0;
       this.counts.reasoningTokens += u.reasoningTokens ?? 0;
       this.counts.costUsd += u.costUsd ?? 0;
+      this.counts.modelCalls++;
+      if (u.costUsd === null) this.counts.unpricedCalls++;
     };
     switch (e.type) {
       case 'run.start':
@@ -657,7 +665,7 @@ export class StatsAccumulator {
       outputTokens: this.counts.outputTokens,
       cachedInputTokens: this.counts.cachedInputTokens,
       reasoningTokens: this.counts.reasoningTokens,
-      costUsd: Math.round(this.counts.costUsd * 1e6) / 1e6,
+      costUsd: costUnknown(this.counts) ? null : Math.round(this.counts.costUsd * 1e6) / 1e6,
       wallMs: Math.round(wallMs),
       retries: this.counts.retries,
       cutReplies: this.counts.cutReplies,

@@ -13,6 +13,7 @@ import { FIXTURES, shot, appUnderTest } from './support.ts';
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-e2e-policy-'));
 const A = join(tmp, 'config-a');
 const B = join(tmp, 'config-b');
+const U = join(tmp, 'config-unpriced');
 const ids = Array.from({ length: 8 }, (_, i) => i);
 let page: Page;
 const WAIT = { timeout: 30_000 };
@@ -25,6 +26,10 @@ function writeEvaluations(): void {
   writeEvalDir(
     B,
     ids.map((i) => ({ id: `t${i}`, correct: i < 4, shape: { query: `q${i}`, calls: [1] } })),
+  );
+  writeEvalDir(
+    U,
+    [0, 1].map((i) => ({ id: `u${i}`, correct: i === 0, shape: { query: `q${i}`, calls: [2], unpriced: true } })),
   );
 }
 
@@ -82,6 +87,14 @@ describe('policy metrics in the app', () => {
       (bad[1]! + bad[2]!) / 2,
     ]);
     await shot(page, 'policy-eval');
+  });
+
+  it('a cost no call recorded reads "unknown" in the quartile table, not $0', async () => {
+    // A's sessions recorded prices: its cost row has amounts.
+    expect(await page.getByTestId('policy-q-costUsd').innerText()).toMatch(/\$0\.00/);
+    await compute(U);
+    await expect.poll(() => page.getByTestId('policy-summary').innerText(), WAIT).toMatch(/2 session\(s\); 1 correct, 1 incorrect/);
+    expect((await page.getByTestId('policy-q-costUsd').innerText()).split('\t').slice(1)).toEqual(Array(6).fill('unknown'));
   });
 
   it('two configurations: the success sets, each task one click from its log', async () => {

@@ -19,6 +19,8 @@ export interface SessionShape {
   tokens?: { turn: number; call: number; child: number };
   /** Characters of filler in every reply, prompt, response and output (logs of realistic size for the bench). */
   pad?: number;
+  /** The endpoint reports no price: every call's cost is null. */
+  unpriced?: boolean;
 }
 
 const LIMITS = {
@@ -65,7 +67,7 @@ export function policySession(shape: SessionShape, id = 's'): TrajectoryEvent[] 
       purpose: 'turn',
       model: 'm',
       text: `reply${fill}`,
-      usage: { inputTokens: usage, outputTokens: 1, costUsd: 0.001 },
+      usage: { inputTokens: usage, outputTokens: 1, costUsd: shape.unpriced ? null : 0.001 },
       latencyMs: 10,
     });
   };
@@ -131,7 +133,7 @@ export function policySession(shape: SessionShape, id = 's'): TrajectoryEvent[] 
             callId,
             response: `r${fill}`,
             error: null,
-            usage: { inputTokens: tok.call, outputTokens: 1, costUsd: 0.0001 },
+            usage: { inputTokens: tok.call, outputTokens: 1, costUsd: shape.unpriced ? null : 0.0001 },
             latencyMs: 3,
           });
         }

@@ -1,9 +1,10 @@
 // `rlm-studio stats LOG [--json]`: counts, tokens, cost and time of a log in any supported
 // format (detected from content). Streams the file, so it works on logs larger than memory.
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { UsageError } from '../errors.ts';
 import { assertReadable, processOutput, reportProblems, type Output } from '../log-inputs.ts';
-import { positiveInt } from '../options.ts';
+import { nonNegativeInt, positiveInt } from '../options.ts';
+import { formatPaired } from '../paired-text.ts';
 import { formatPolicy, formatComparison } from '../stats-text.ts';
 import { readPolicySource, type PolicySource } from '../../analysis/policy-sources.ts';
 import { noLogsIn } from '../../export/log-inputs.ts';
@@ -15,6 +16,7 @@ import {
   type SessionRow,
 } from '../../../src-shared/analysis/policy-aggregate.ts';
 import type { SessionMetrics } from '../../../src-shared/analysis/policy-metrics.ts';
+import { pairedComparison, pairedSessionsFromFigures, type PairedSession } from '../../../src-shared/analysis/paired-comparison.ts';
 import { LOG_STATS_NUMBERS, type LogStatsNumber, type LogStats } from '../../../src-shared/trajectory/analytics.ts';
 
 const LABELS: Record<LogStatsNumber, string> = {
@@ -57,15 +59,14 @@ export function formatStatsTable(stats: LogStats, format: LogFormat | null, sour
 
 /**
  * The total cost, saying when it leaves out models that recorded no price: an endpoint that
- * reports no cost is unknown, not free (the JSON keeps the number and `byModel` its nulls).
+ * reports no cost is unknown, not free (the JSON has null then, and `byModel` its nulls).
  */
 function costText(stats: LogStats): string {
+  if (stats.costUsd === null) return 'unknown (no call recorded a price)';
   const unpriced = Object.entries(stats.byModel)
     .filter(([, m]) => m.costUsd === null && m.calls > 0)
     .map(([name]) => name);
-  const models = Object.keys(stats.byModel).length;
   if (unpriced.length === 0) return stats.costUsd.toFixed(6);
-  if (unpriced.length === models) return 'unknown (no call recorded a price)';
   return `${stats.costUsd.toFixed(6)}, not counting ${unpriced.join(', ')} (no price recorded)`;
 }
 
@@ -96,6 +97,11 @@ type StatsJson = LogStats & {
   policy: { sessions: (Omit<SessionRow, 'metrics' | 'rootRunId' | 'taskLabel'> & SessionMetrics)[]; aggregate: PolicyAggregate };
 };
 
+const pairedSessionsOf = (rows: readonly SessionRow[]): PairedSession[] =>
+  pairedSessionsFromFigures(
+    rows.map((r) => ({ taskKey: r.taskKey, taskLabel: r.taskLabel, correct: r.correct, figures: r.metrics.figures })),
+  );
+
 async function readSource(path: string, io: Output): Promise<PolicySource> {
   await assertReadable(path, { folder: true });
   const source = await readPolicySource(path);
@@ -123,6 +129,17 @@ export interface StatsOptions {
   json?: boolean;
   compare?: string;
   bins?: number;
+  seed?: number;
+  resamples?: number;
+  confidence?: number;
+}
+
+/** A confidence level strictly between 0 and 1 (0.95, not 95). */
+function confidenceLevel(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n <= 0 || n >= 1)
+    throw new InvalidArgumentError(`--confidence must be a number between 0 and 1 (e.g. 0.95), got "${v}".`);
+  return n;
 }
 
 export async function runStats(path: string, options: StatsOptions, io: Output = processOutput): Promise<StatsJson> {
@@ -141,8 +158,13 @@ export async function runStats(path: string, options: StatsOptions, io: Output =
   const b = await readSource(options.compare, io);
   const jb = statsJson(b, bins);
   const intersection = successIntersection(a.rows, b.rows);
-  if (options.json) io.out(`${JSON.stringify({ a: { path, ...ja }, b: { path: options.compare, ...jb }, intersection })}\n`);
-  else io.out(formatComparison(path, a, options.compare, b, intersection));
+  const paired = pairedComparison(pairedSessionsOf(a.rows), pairedSessionsOf(b.rows), {
+    seed: options.seed ?? 1,
+    resamples: options.resamples ?? 2000,
+    confidence: options.confidence ?? 0.95,
+  });
+  if (options.json) io.out(`${JSON.stringify({ a: { path, ...ja }, b: { path: options.compare, ...jb }, intersection, paired })}\n`);
+  else io.out(formatComparison(path, a, options.compare, b, intersection) + formatPaired(paired));
   reportAfter(a, io);
   reportAfter(b, io);
   return ja;
@@ -159,9 +181,18 @@ export function registerStats(program: Command): void {
       '--json',
       `print one JSON object: numeric keys ${LOG_STATS_NUMBERS.join(', ')} (summed over the logs), byModel, source, logs, and policy: {sessions, aggregate}`,
     )
-    .option('--compare <path>', 'a second log folder or evaluation: both summaries and which tasks each solved (success-set intersection)')
+    .option(
+      '--compare <path>',
+      'a second log folder or evaluation: both summaries, which tasks each solved (success-set intersection), and the paired comparison by task (differences with bootstrap intervals, paired tests, clustered standard errors, pass@k; docs/statistics.md)',
+    )
     .option('--bins <n>', 'histogram bins per figure (default 20)', positiveInt('--bins'))
+    .option('--seed <n>', "with --compare: the bootstrap's seed, so intervals reproduce (default 1)", nonNegativeInt('--seed'))
+    .option('--resamples <n>', 'with --compare: bootstrap resamples (default 2000)', positiveInt('--resamples'))
+    .option('--confidence <level>', "with --compare: the intervals' confidence level (default 0.95)", confidenceLevel)
     .action(async (log: string, options: StatsOptions) => {
+      const pairedOnly = (['seed', 'resamples', 'confidence'] as const).filter((k) => options[k] !== undefined);
+      if (options.compare === undefined && pairedOnly.length > 0)
+        throw new UsageError(`--${pairedOnly[0] as string} applies to a comparison: add --compare PATH_B`);
       await runStats(log, options);
     });
 }

@@ -175,6 +175,108 @@ describe('rlm-studio stats over folders', () => {
     expect(text).not.toMatch(/not compared/);
   });
 
+  it('a cost no call recorded is null in --json (top level, per session, per run, per depth) and "unknown" in the text', async () => {
+    const U = join(dir, 'eval-unpriced');
+    writeEvalDir(
+      U,
+      [0, 1].map((i) => ({ id: `u${i}`, correct: i === 0, shape: { query: `q${i}`, calls: [2], children: 1, unpriced: true } })),
+    );
+    const r = await cli('stats', U, '--json');
+    expect(r.error).toBeNull();
+    const o = JSON.parse(r.out) as {
+      costUsd: number | null;
+      byModel: Record<string, { costUsd: number | null }>;
+      policy: {
+        sessions: {
+          figures: Record<string, number | null>;
+          runs: { tokens: Record<string, { calls: number; costUsd: number | null }> }[];
+          depthProfile: { costUsd: number | null }[];
+        }[];
+        aggregate: { distributions: Record<string, { quartiles: Q }> };
+      };
+    };
+    expect(o.costUsd).toBeNull();
+    expect(Object.values(o.byModel).map((m) => m.costUsd)).toEqual([null, null]);
+    for (const s of o.policy.sessions) {
+      expect([s.figures['costUsd'], s.figures['rootCostShare'], s.figures['subcallCostShare'], s.figures['childCostShare']]).toEqual([
+        null,
+        null,
+        null,
+        null,
+      ]);
+      expect(s.figures['inputTokens']).toBeGreaterThan(0);
+      const root = s.runs[0]!.tokens;
+      expect([root['root']!.costUsd, root['subcalls']!.costUsd, root['children']!.costUsd]).toEqual([null, null, null]);
+      expect(root['subcalls']!.calls).toBe(2);
+      expect(s.runs[1]!.tokens['subcalls']).toEqual({ calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }); // nothing spent is $0
+      expect(s.depthProfile.map((d) => d.costUsd)).toEqual([null, null]);
+    }
+    expect(o.policy.aggregate.distributions['costUsd']!.quartiles.n).toBe(0);
+    expect(o.policy.aggregate.distributions['inputTokens']!.quartiles.n).toBe(2);
+    const text = await cli('stats', U);
+    expect(text.out).toMatch(/cost \(USD\)\s+unknown \(no call recorded a price\)/);
+    // A priced evaluation beside it: the sum is a number again, the unpriced models named.
+    const both = await cli('stats', join(U, 'logs', 'u0.rlm.jsonl'), '--json');
+    expect((JSON.parse(both.out) as { costUsd: number | null }).costUsd).toBeNull();
+    const priced = JSON.parse((await cli('stats', A, '--json')).out) as {
+      costUsd: number | null;
+      policy: { sessions: { figures: Record<string, number | null> }[] };
+    };
+    expect(priced.costUsd).toBeCloseTo(8 * 2 * 0.001 + 28 * 0.0001, 9);
+    expect(priced.policy.sessions[0]!.figures['costUsd']).toBeCloseTo(0.002, 9);
+  });
+
+  it('--compare: the paired comparison by task, in --json and as text, reproducible from its seed', async () => {
+    type Metric = {
+      metric: string;
+      tasks: number;
+      diff: number;
+      se: number;
+      ci: { low: number; high: number };
+      tTest: { pValue: number };
+      test: Record<string, unknown>;
+    };
+    const run = async (...extra: string[]) =>
+      (JSON.parse((await cli('stats', A, '--compare', B, '--json', ...extra)).out) as { paired: { seed: number; metrics: Metric[] } })
+        .paired;
+    const p = await run();
+    expect(p.seed).toBe(1);
+    expect(p.metrics.map((m) => m.metric)).toEqual(['accuracy', 'cost', 'tokens', 'time', 'subcalls']);
+    const by = (k: string) => p.metrics.find((m) => m.metric === k)!;
+    // A solved t4, t6 that B did not; B solved t1, t3 that A did not.
+    expect(by('accuracy')).toMatchObject({
+      tasks: 8,
+      diff: 0,
+      test: { name: 'exact McNemar', aBetter: 2, bBetter: 2, ties: 4, pValue: 1 },
+    });
+    // Sub-calls: task i makes i in A, 1 in B: d = i − 1.
+    const sub = by('subcalls');
+    expect(sub.diff).toBe(2.5);
+    expect(sub.se).toBeCloseTo(Math.sqrt(6 / 8), 12);
+    expect(sub.tTest.pValue).toBeCloseTo(0.023424636054437457, 9);
+    expect(sub.test).toMatchObject({ name: 'Wilcoxon signed-rank', wPlus: 26.5, n: 7, exact: true });
+    expect(sub.test['pValue'] as number).toBeCloseTo(6 / 128, 12);
+    expect(sub.ci.low).toBeGreaterThan(0);
+    expect(sub.ci.high).toBeLessThan(5);
+    expect(await run()).toEqual(p);
+    const other = await run('--seed', '7', '--resamples', '500', '--confidence', '0.9');
+    expect(other.seed).toBe(7);
+    expect(other.metrics.find((m) => m.metric === 'subcalls')!.ci).not.toEqual(sub.ci);
+    const text = (await cli('stats', A, '--compare', B)).out;
+    expect(text).toMatch(/paired by task: 8 task\(s\) in both \(95% BCa bootstrap intervals over tasks, 2000 resamples, seed 1\)/);
+    expect(text).toMatch(/\n {2}accuracy +0\.5 +0\.5 +0 +\[.*\] +se .* exact McNemar 2 vs 2 p=1\.0000/);
+    expect(text).toMatch(/\n {2}sub-calls +3\.5 +1 +\+2\.5 +\[\+.*\] +se 0\.866 +p=0\.0234 +Wilcoxon \(exact\) p=0\.0469/);
+  });
+
+  it('the comparison flags are refused without --compare, and a confidence of 95 is refused naming the form', async () => {
+    const alone = await cli('stats', A, '--seed', '3');
+    expect(alone.error).toBeInstanceOf(UsageError);
+    expect((alone.error as Error).message).toMatch(/--seed applies to a comparison: add --compare PATH_B/);
+    const pct = await cli('stats', A, '--compare', B, '--confidence', '95');
+    expect(pct.error).not.toBeNull();
+    expect(`${(pct.error as Error).message}${pct.err}`).toMatch(/--confidence must be a number between 0 and 1 \(e\.g\. 0\.95\), got "95"/);
+  });
+
   it('text output ends with a compact policy summary', async () => {
     const r = await cli('stats', A);
     expect(r.out).toMatch(/^evaluation: 8 log\(s\)/);

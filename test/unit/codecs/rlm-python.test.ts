@@ -21,7 +21,8 @@ const read = (name: string): string => readFileSync(join(FIXTURES, `${name}.json
 type J = Record<string, unknown>;
 /** Counts straight from the raw JSON, independently of the importer. */
 function countRaw(text: string): Omit<LogStats, 'byModel'> {
-  const c: Omit<LogStats, 'byModel'> = {
+  let priced = false;
+  const c: Omit<LogStats, 'byModel' | 'costUsd'> & { costUsd: number } = {
     sessions: 0,
     runs: 0,
     maxDepth: 0,
@@ -44,7 +45,9 @@ function countRaw(text: string): Omit<LogStats, 'byModel'> {
       c.inputTokens += m['total_input_tokens'] as number;
       c.outputTokens += m['total_output_tokens'] as number;
     }
-    c.costUsd += (u['total_cost'] as number | undefined) ?? 0;
+    const cost = u['total_cost'] as number | undefined;
+    if (cost !== undefined) priced = true;
+    c.costUsd += cost ?? 0;
   };
   const walk = (iters: J[], depth: number): void => {
     c.maxDepth = Math.max(c.maxDepth, depth);
@@ -78,8 +81,8 @@ function countRaw(text: string): Omit<LogStats, 'byModel'> {
     last = o['iteration'] as number;
     walk([o], 0);
   }
-  c.costUsd = Math.round(c.costUsd * 1e6) / 1e6;
-  return c;
+  // The root's replies never carry a price in these logs: with no priced sub-call the cost is unknown.
+  return { ...c, costUsd: priced ? Math.round(c.costUsd * 1e6) / 1e6 : null };
 }
 
 function importText(text: string): {

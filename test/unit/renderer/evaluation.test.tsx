@@ -268,6 +268,18 @@ describe('Evaluation view', () => {
     const acc = within(table).getByText('accuracy (mean score)').closest('tr')!;
     expect(acc.textContent).toBe('accuracy (mean score)100.0%37.5%');
     expect(acc.className).toBe('differs');
+    // Paired by task: A solved 3 tasks B did not (exact McNemar 3 vs 0: p = 2/8); A took 10, 200, 50, 120 ms longer.
+    const paired = screen.getByTestId('paired-table');
+    const cells = (metric: string) =>
+      [...within(paired).getByTestId(`paired-${metric}`).querySelectorAll('td')].map((td) => td.textContent);
+    expect(cells('accuracy').slice(0, 3)).toEqual(['100.0%', '25.0%', '+75.0%']);
+    expect(cells('accuracy')[6]).toBe('exact McNemar 3 vs 0, p 0.2500');
+    expect(cells('time').slice(0, 3)).toEqual(['198 ms', '103 ms', '+95 ms']);
+    expect(cells('time')[6]).toBe('Wilcoxon p 0.1250');
+    expect(within(paired).getByTestId('paired-calls')).toBeTruthy();
+    expect(screen.getByTestId('paired-comparison').textContent).toMatch(
+      /4 task\(s\) in both; .* 95% BCa bootstrap interval over tasks \(2000 resamples, seed 1\)/,
+    );
     // Swapping A and B swaps the lists.
     fireEvent.change(screen.getByTestId('eval-compare-a'), { target: { value: '/runs/short' } });
     fireEvent.change(screen.getByTestId('eval-compare-b'), { target: { value: '/runs/full' } });

@@ -58,6 +58,8 @@ describe('the run answer', () => {
     const { store, traj } = mountApp(fixtureEvents('e_code_errors.jsonl'));
     const task = (correct: boolean, score: number): EvalTaskRow => ({
       id: 'oolong-3',
+      taskId: 'oolong-3',
+      repeat: 0,
       kind: 'oolong',
       sizeTokens: 1000,
       score,

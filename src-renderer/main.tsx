@@ -26,6 +26,7 @@ const services = new Services(
   apiUrls.log,
   shareableHtmlFrom(document.baseURI),
   apiUrls.context,
+  apiUrls.upload,
 );
 services.prewarm();
 if (!hasPreloadBridge(window)) installLeaveGuard(window, store.getState);

@@ -130,6 +130,23 @@ export function resultLine(r: TaskResult, finished: number, total: number, runni
   return `[${String(finished).padStart(String(total).length)}/${total}] ${r.correct ? '✓' : r.score > 0 ? '~' : '✗'} ${name}  score ${r.score.toFixed(3)}  ${(r.durationMs / 1000).toFixed(2)} s  ${r.usage.calls} calls${r.retries ? ` (${retriesText(r.retries)})` : ''}  ${r.usage.costUsd === null ? 'cost unknown' : `$${r.usage.costUsd.toFixed(6)}`}${r.stopReason !== 'answered' ? `  (${r.stopReason})` : ''}  [${running} running]`;
 }
 
+/** Distinct errors told in full; more would bury the progress (every line is in results.jsonl). */
+const ERRORS_TOLD = 20;
+
+/**
+ * The reason under the result line of the first session that ended in each distinct error
+ * ("(error)" alone sent a researcher to the log); the same reason again is not repeated.
+ */
+export function firstOfEachError(): (r: TaskResult) => string | null {
+  const told = new Set<string>();
+  return (r) => {
+    if (r.stopReason !== 'error' || told.has(r.message ?? '') || told.size > ERRORS_TOLD) return null;
+    told.add(r.message ?? '');
+    if (told.size > ERRORS_TOLD) return `    (more distinct errors: see the message of each line in results.jsonl)`;
+    return `    error: ${r.message || 'no message recorded'}`;
+  };
+}
+
 /** Rewrites progress.json now and then while nothing finishes, so the app can tell a live run from a dead one. */
 export function heartbeat(tracker: ProgressTracker): () => void {
   const timer = setInterval(() => tracker.write('running', true), 5000);
@@ -166,6 +183,7 @@ export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
   } = o;
 
   let finished = skipped;
+  const errorFirstSeen = firstOfEachError();
   let running = 0;
   let ran = 0;
   let next = 0;
@@ -188,6 +206,8 @@ export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
         finished++;
         tracker.finished(result);
         say(resultLine(result, finished, units.length, running - 1));
+        const why = errorFirstSeen(result);
+        if (why !== null) say(why);
       } finally {
         tracker.setRunning(--running);
         o.onBar?.(tracker.line());

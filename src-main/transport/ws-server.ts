@@ -10,7 +10,9 @@ import type { Duplex } from 'node:stream';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { HostEndpoint } from '../host/endpoint.ts';
+import { MAX_MESSAGE_BYTES, MAX_MESSAGE_DEPTH, nestsDeeperThan } from './message-guard.ts';
 import { isSessionFileRoute, openSpan, type SessionFileLookups, type SessionFileReply, sessionFileReply } from './session-files.ts';
+import { receiveUpload, UPLOAD_ROUTE } from './uploads.ts';
 
 /**
  * `logFileOf` enables GET /api/log?session=ID&token=T: the raw bytes of a session's log
@@ -29,8 +31,10 @@ export interface WebServerOptions extends SessionFileLookups {
   staticDir?: string | null;
   /** Default: 32 random bytes, base64url. */
   token?: string;
-  /** Largest accepted message (opening a log as text can be large). Default 512 MiB. */
+  /** Largest accepted message; default MAX_MESSAGE_BYTES (big texts come by POST /api/upload). */
   maxPayloadBytes?: number;
+  /** Where POST /api/upload stores what the page uploads; without it the route answers 404. */
+  uploadDir?: string | null;
   /**
    * Every this many ms each socket is pinged; one that has not answered the previous ping
    * is dropped (a laptop that slept, a tunnel that died), so its subscriptions and buffers go
@@ -172,10 +176,16 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const boundHost = o.host ?? '127.0.0.1';
   const token = o.token ?? randomBytes(32).toString('base64url');
   const staticDir = o.staticDir ?? null;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayloadBytes ?? 512 * 1024 * 1024 });
+  // A larger message is refused by `ws` while its frames arrive (close 1009), never held whole.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayloadBytes ?? MAX_MESSAGE_BYTES });
+  const uploadDir = o.uploadDir ?? null;
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (isSessionFileRoute(url.pathname)) return serveSessionFile(url, req, res);
+    if (url.pathname === UPLOAD_ROUTE && uploadDir !== null) {
+      if (allowed(url, req, res)) void receiveUpload(uploadDir, url, req, res);
+      return;
+    }
     serveStatic(staticDir, req, res);
   });
 
@@ -235,16 +245,23 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     );
     ws.on('message', (data, isBinary) => {
       if (isBinary) return conn.receive(null);
+      const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+      // Nesting is what makes JSON.parse take gigabytes and seconds; refused before any object is made.
+      if (nestsDeeperThan(bytes, MAX_MESSAGE_DEPTH))
+        return ws.close(1008, `refused unread: nested deeper than ${MAX_MESSAGE_DEPTH} levels`);
       let raw: unknown;
       try {
-        raw = JSON.parse(data.toString());
+        raw = JSON.parse(bytes.toString());
       } catch {
         raw = null;
       }
       conn.receive(raw);
     });
     ws.on('close', () => conn.close());
-    ws.on('error', () => ws.terminate());
+    // A message over the size limit: `ws` has sent close 1009 (message too big); let that reach the client.
+    ws.on('error', () => {
+      if (ws.readyState !== ws.CLOSING) ws.terminate();
+    });
   };
 
   await new Promise<void>((res, rej) => {

@@ -34,6 +34,13 @@ export type ShareableHtml = (name: string, nativeLog: string) => Promise<Blob>;
 
 export type ControlKind = 'pause' | 'continue' | 'step' | 'cancel';
 
+/**
+ * Texts longer than this (a context picked in a form, a log opened through the host) go to the
+ * host by POST /api/upload where the page has it (web mode): a WebSocket message is capped
+ * (src-main/transport/message-guard.ts). In the desktop app they go inline over IPC.
+ */
+const UPLOAD_ABOVE_CHARS = 1024 * 1024;
+
 export class Services {
   readonly host: ProtocolClient | null;
   private localCounter = 0;
@@ -41,6 +48,7 @@ export class Services {
   readonly store: StudioStore;
   private readonly logUrlOf: LogUrlOf;
   private readonly contextUrlOf: LogUrlOf;
+  private readonly uploadUrlOf: (name: string) => string | null;
   private readonly shareableHtml: ShareableHtml | null;
   /** Loading logs into sessions (the parse worker). */
   readonly logs: LogLoader;
@@ -56,10 +64,12 @@ export class Services {
     logUrlOf: LogUrlOf = () => null,
     shareableHtml: ShareableHtml | null = null,
     contextUrlOf: LogUrlOf = () => null,
+    uploadUrlOf: (name: string) => string | null = () => null,
   ) {
     this.store = store;
     this.logUrlOf = logUrlOf;
     this.contextUrlOf = contextUrlOf;
+    this.uploadUrlOf = uploadUrlOf;
     this.texts = new TextReadback(store, makeWorker, (what, err) => this.fail(what, err));
     this.logs = new LogLoader(store, makeWorker, (id, source) => this.texts.setSource(id, source));
     this.shareableHtml = shareableHtml;
@@ -255,9 +265,36 @@ export class Services {
     }
   }
 
+  /** A long text stored on the host as a file (its path), or null where it goes inline. */
+  private async uploaded(name: string, text: string): Promise<string | null> {
+    const url = text.length > UPLOAD_ABOVE_CHARS ? this.uploadUrlOf(name) : null;
+    if (url === null) return null;
+    const res = await fetch(url, { method: 'POST', body: text, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+    const body = (await res.json().catch(() => ({}))) as { path?: unknown; error?: unknown };
+    if (!res.ok || typeof body.path !== 'string')
+      throw new Error(`the host did not take ${name}: ${typeof body.error === 'string' ? body.error : `HTTP ${res.status}`}`);
+    return body.path;
+  }
+
+  /** A log's text opened on the host: inline, or uploaded and opened as the file it now is. */
+  private async openTextOnHost(name: string, text: string): Promise<SessionSummary> {
+    const path = await this.uploaded(name, text);
+    const host = this.needHost();
+    return path === null
+      ? (await host.call('session.openText', { name, text })).session
+      : (await host.call('session.open', { path })).session;
+  }
+
+  /** A pasted or picked context as the host takes it: a long one uploaded and named by its path. */
+  private async contextForHost(c: ContextSource): Promise<ContextSource> {
+    if (c.kind !== 'text' && c.kind !== 'json') return c;
+    const path = await this.uploaded(c.kind === 'json' ? 'context.json' : 'context.txt', c.kind === 'json' ? c.json : c.text);
+    return path === null ? c : { kind: 'file', path };
+  }
+
   async openTextViaHost(name: string, text: string): Promise<string | null> {
     try {
-      const { session } = await this.needHost().call('session.openText', { name, text });
+      const session = await this.openTextOnHost(name, text);
       return await this.adopt(session);
     } catch (err) {
       this.fail(`could not open ${name}`, err);
@@ -267,7 +304,9 @@ export class Services {
 
   async start(params: StartSession): Promise<string | null> {
     try {
-      const { session } = await this.needHost().call('session.start', { params });
+      const { session } = await this.needHost().call('session.start', {
+        params: { ...params, context: await this.contextForHost(params.context) },
+      });
       this.store.getState().setBreakpoints(session.sessionId, params.breakpoints);
       return await this.adopt(session);
     } catch (err) {
@@ -343,8 +382,7 @@ export class Services {
       const asIs = file !== undefined && entry.format === 'rlm-python';
       const text = asIs ? await file.text() : await this.nativeText(sessionId);
       const name = asIs ? entry.title : `${entry.title}.rlm.jsonl`;
-      const { session } = await this.needHost().call('session.openText', { name, text });
-      hostId = session.sessionId;
+      hostId = (await this.openTextOnHost(name, text)).sessionId;
       // The entry as it is now: it was replaced by every commit since `entry` was read.
       const now = this.store.getState().sessions.get(sessionId);
       if (now) {
@@ -412,7 +450,7 @@ export class Services {
       const hostId = hostIdOf(this.store.getState().sessions.get(sessionId));
       if (hostId === null) throw new Error('a log opened in this page keeps no REPL to continue in');
       const { session } = await this.needHost().call('session.followUp', {
-        params: { sessionId: hostId, query, ...(context ? { context } : {}) },
+        params: { sessionId: hostId, query, ...(context ? { context: await this.contextForHost(context) } : {}) },
       });
       this.store.getState().upsertSummary(session);
       return true;

@@ -10,6 +10,8 @@ type ApiUrlOf = (sessionId: string) => string | null;
 export interface ApiUrls {
   log: ApiUrlOf;
   context: ApiUrlOf;
+  /** Where a long text is POSTed for the host to keep as a file (web mode only: the desktop app sends it over IPC). */
+  upload: (name: string) => string | null;
 }
 
 const NONE: ApiUrlOf = () => null;
@@ -18,13 +20,12 @@ const NONE: ApiUrlOf = () => null;
 export function apiUrlsForPage(loc: Pick<Location, 'protocol' | 'host' | 'search'>, win: Pick<Window, 'rlmHost'>): ApiUrls {
   const origin = `${loc.protocol}//${loc.host}`;
   const token = new URLSearchParams(loc.search).get('token');
-  let query: (sessionId: string) => string;
-  if ((loc.protocol === 'http:' || loc.protocol === 'https:') && token)
-    query = (id) => `session=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`;
-  else if (loc.protocol === 'app:' && hasPreloadBridge(win)) query = (id) => `session=${encodeURIComponent(id)}`;
-  else return { log: NONE, context: NONE };
+  const web = (loc.protocol === 'http:' || loc.protocol === 'https:') && token !== null && token !== '';
+  if (!web && !(loc.protocol === 'app:' && hasPreloadBridge(win))) return { log: NONE, context: NONE, upload: NONE };
+  const auth = web ? `&token=${encodeURIComponent(token)}` : '';
   return {
-    log: (id) => `${origin}/api/log?${query(id)}`,
-    context: (id) => `${origin}/api/context?${query(id)}`,
+    log: (id) => `${origin}/api/log?session=${encodeURIComponent(id)}${auth}`,
+    context: (id) => `${origin}/api/context?session=${encodeURIComponent(id)}${auth}`,
+    upload: web ? (name) => `${origin}/api/upload?name=${encodeURIComponent(name)}${auth}` : NONE,
   };
 }

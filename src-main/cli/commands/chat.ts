@@ -9,6 +9,7 @@ import type { RunOutcome } from '../../engine/index.ts';
 import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-process.ts';
 import { canHostIsolates } from '../../sandbox/isolate-host.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
+import { textFor } from '../terminal-text.ts';
 import {
   addConversationOptions,
   loadContextFile,
@@ -155,8 +156,10 @@ export async function chat(o: ChatCliOptions): Promise<void> {
           if (summary.stopReason === 'error') failed = true;
           if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
           else {
-            if (summary.stopReason !== 'answered') err(`stopped: ${summary.stopReason}${summary.message ? ` (${summary.message})` : ''}`);
-            process.stdout.write(`${summary.answer ?? ''}\n`);
+            if (summary.stopReason !== 'answered')
+              err(`stopped: ${summary.stopReason}${summary.message ? ` (${textFor(process.stderr, summary.message)})` : ''}`);
+            // As `run`: what the model wrote reaches a terminal without its control sequences.
+            process.stdout.write(`${textFor(process.stdout, summary.answer ?? '')}\n`);
           }
         }
         turn++;

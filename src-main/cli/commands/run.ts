@@ -25,6 +25,7 @@ import { canHostIsolates } from '../../sandbox/isolate-host.ts';
 import { folderProblem, NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { UsageError } from '../errors.ts';
+import { textFor } from '../terminal-text.ts';
 import { addLimitOptions, type LimitOptions, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, roleClients, urlArg } from '../role-options.ts';
 import { progressLine } from '../progress.ts';
@@ -299,14 +300,21 @@ export function registerRun(program: Command): void {
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
-        const summary = await runOnce(o, o.json ? null : (line) => process.stderr.write(`${line}\n`), controller.signal);
+        // What the model wrote reaches a terminal without its control sequences (terminal-text.ts).
+        const summary = await runOnce(
+          o,
+          o.json ? null : (line) => process.stderr.write(`${textFor(process.stderr, line)}\n`),
+          controller.signal,
+        );
         if (o.json) {
           process.stdout.write(`${JSON.stringify(summary)}\n`);
         } else {
           if (summary.stopReason !== 'answered')
-            process.stderr.write(`stopped: ${summary.stopReason}${summary.message ? ` (${summary.message})` : ''}\n`);
+            process.stderr.write(
+              `stopped: ${summary.stopReason}${summary.message ? ` (${textFor(process.stderr, summary.message)})` : ''}\n`,
+            );
           if (summary.logFile) process.stderr.write(`log: ${summary.logFile}\n`);
-          process.stdout.write(`${summary.answer ?? ''}\n`);
+          process.stdout.write(`${textFor(process.stdout, summary.answer ?? '')}\n`);
         }
         process.exitCode = summary.stopReason === 'error' ? 1 : summary.stopReason === 'cancelled' ? 130 : 0;
       } finally {

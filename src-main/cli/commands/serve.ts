@@ -61,6 +61,8 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
       staticDir,
       logFileOf: (id) => host.logFileOf(id),
       contextOf: (id) => host.contextOf(id),
+      // What the page uploads (a context, a log opened through the host) is kept with the runs that use it.
+      uploadDir: join(resolve(o.runsDir), 'uploads'),
     });
   } catch (err) {
     await host.close();

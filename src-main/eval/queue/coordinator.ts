@@ -17,11 +17,20 @@ import { jsonTextOf } from '../../sandbox/json-source.ts';
 import { configKey, type EvalDefinition } from '../eval-config.ts';
 import { ProgressTracker } from '../progress.ts';
 import type { TaskResult } from '../results.ts';
-import { heartbeat, logPathFor, planEval, resultLine, writeSummary, type EvalPlan, type EvalRunResult } from '../runner.ts';
+import {
+  firstOfEachError,
+  heartbeat,
+  logPathFor,
+  planEval,
+  resultLine,
+  writeSummary,
+  type EvalPlan,
+  type EvalRunResult,
+} from '../runner.ts';
 import { notRunResult } from '../task-session.ts';
 import { logNameFor, type WorkUnit } from '../units.ts';
 import { keys, QUEUE_NAME, sha } from './keys.ts';
-import { connectRedis, type RedisClient } from './redis.ts';
+import { connectRedis, sayReachability, type RedisClient } from './redis.ts';
 import { JobData, JobReturn, type WireConfig } from './wire.ts';
 
 export interface QueuedEvalOptions extends EvalDefinition {
@@ -62,12 +71,11 @@ const STATUS_EVERY_MS = 1000;
 export async function runQueuedEval(o: QueuedEvalOptions): Promise<QueuedEvalResult> {
   const plan = await planEval(o);
   const say = o.onProgress ?? ((): void => undefined);
-  let redisDown = false;
-  const redis: RedisClient = connectRedis(o.url, (err) => {
-    if (!redisDown) say(`eval: Redis unreachable (${err.message}); waiting for it`);
-    redisDown = true;
-  });
+  const redis: RedisClient = connectRedis(o.url, sayReachability('eval', o.url, say));
   const queue = new Queue(QUEUE_NAME, { connection: redis as unknown as ConnectionOptions });
+  // The connection's outage is told once (above); without a listener BullMQ printed every failed
+  // reconnection as an 8-line error dump.
+  queue.on('error', () => undefined);
   const evalId = evaluationId(o, plan);
   const tracker = new ProgressTracker(plan.outDir, 'queue', plan.units.length, plan.kept);
   tracker.write('running', true);
@@ -194,7 +202,8 @@ async function collect(
   const total = plan.units.length;
   let finished = plan.kept.length;
   let ran = 0;
-  let unreachable = false;
+  let failing = false;
+  const errorFirstSeen = firstOfEachError();
   const keep = (job: Job, result: TaskResult, logGz: string | null): void => {
     const unit = waiting.get(result.repeat ? `${result.id}#${result.repeat}` : result.id);
     if (unit === undefined) return;
@@ -212,6 +221,8 @@ async function collect(
     ran++;
     tracker.finished(line);
     say(resultLine(line, finished, total, tracker.snapshot('running').running));
+    const why = errorFirstSeen(line);
+    if (why !== null) say(why);
   };
   mkdirSync(plan.logsDir, { recursive: true });
   let lastStatusAt = Number.NEGATIVE_INFINITY;
@@ -242,12 +253,7 @@ async function collect(
         const failed = (await queue.getJobs(['failed'], 0, COLLECT_BATCH - 1, true)).filter((j) => isOurs(j, evalId));
         for (const job of failed) {
           const data = JobData.safeParse(job.data);
-          if (data.success && waiting.has(data.data.key))
-            keep(
-              job,
-              notRunResult(unitOf(data.data), o.model, `failed on the workers after ${job.attemptsMade} attempt(s): ${job.failedReason}`),
-              null,
-            );
+          if (data.success && waiting.has(data.data.key)) keep(job, notRunResult(unitOf(data.data), o.model, failedOnWorkers(job)), null);
         }
         await Promise.all(failed.map((job) => job.remove()));
       }
@@ -261,11 +267,11 @@ async function collect(
         o.onBar?.(tracker.line());
         await publish(redis, evalId, plan, o, tracker.snapshot('running'));
       }
-      if (unreachable) say('eval: Redis reachable again; collecting');
-      unreachable = false;
+      failing = false;
     } catch (err) {
-      if (!unreachable) say(`eval: cannot read the queue (${(err as Error).message}); retrying`);
-      unreachable = true;
+      // While Redis is down the connection has said so; anything else is told once until a poll succeeds.
+      if (!failing && redis.status === 'ready') say(`eval: cannot read the queue (${(err as Error).message}); retrying`);
+      failing = true;
     }
     if (waiting.size > 0 && !more) await sleep(o.pollMs ?? 200, undefined, o.signal ? { signal: o.signal } : {}).catch(() => undefined);
   }
@@ -280,6 +286,18 @@ async function publish(redis: RedisClient, evalId: string, plan: EvalPlan, o: Ev
     'EX',
     3600,
   );
+}
+
+/**
+ * Why a job failed on the workers, with how many times it was started: a worker that died
+ * during the session (killed, out of memory) leaves the job stalled, which BullMQ counts apart
+ * from a failed attempt (`attemptsMade` said "1 attempt" after two runs).
+ */
+function failedOnWorkers(job: Job): string {
+  // Each stall is a run whose worker died (BullMQ counts it when it finds the job's lock expired).
+  if (/stalled more than allowable limit/.test(job.failedReason))
+    return `its worker stopped (killed or crashed) during each of its ${job.stalledCounter} run(s); not run again, so it takes no more workers with it`;
+  return `failed on the workers after ${Math.max(job.attemptsMade, 1)} attempt(s): ${job.failedReason}`;
 }
 
 const isOurs = (job: Job, evalId: string): boolean => typeof job.id === 'string' && job.id.startsWith(`${evalId}-`);

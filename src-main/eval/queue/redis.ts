@@ -24,16 +24,40 @@ export function checkQueueUrl(url: string): string {
   return url;
 }
 
+/** Told once when Redis stops answering (with the first error) and once when it answers again. */
+export interface Reachability {
+  unreachable(err: Error): void;
+  reachable(): void;
+}
+
 /**
  * A connection that waits through Redis restarts instead of failing commands
  * (`maxRetriesPerRequest: null`, as BullMQ requires for workers), reconnecting every ≤ 1 s.
+ * Each outage is told once to `watch`, not once per failed reconnection.
  */
-export function connectRedis(url: string, onError?: (err: Error) => void): RedisClient {
+export function connectRedis(url: string, watch?: Reachability): RedisClient {
   const client = new Redis(checkQueueUrl(url), {
     maxRetriesPerRequest: null,
     retryStrategy: (times: number) => Math.min(100 * times, 1000),
   });
+  let down = false;
   // Without a listener ioredis prints every failed reconnection attempt.
-  client.on('error', (err) => onError?.(err));
+  client.on('error', (err) => {
+    if (!down) watch?.unreachable(err);
+    down = true;
+  });
+  client.on('ready', () => {
+    if (down) watch?.reachable();
+    down = false;
+  });
   return client;
+}
+
+/** The words for an outage, for a coordinator or a worker (`who`). */
+export function sayReachability(who: string, url: string, say: (line: string) => void): Reachability {
+  const where = url.replace(/\/\/[^@/]*@/, '//…@');
+  return {
+    unreachable: (err) => say(`${who}: Redis at ${where} unreachable (${err.message}); waiting for it`),
+    reachable: () => say(`${who}: Redis at ${where} reachable again`),
+  };
 }

@@ -18,7 +18,7 @@ import { notRunResult, runTaskSession } from '../task-session.ts';
 import { logNameFor, type WorkUnit } from '../units.ts';
 import { SharedEndpointBackoff, type BackoffOptions } from './endpoint-backoff.ts';
 import { keys, QUEUE_NAME } from './keys.ts';
-import { connectRedis, type RedisClient } from './redis.ts';
+import { connectRedis, sayReachability, type RedisClient } from './redis.ts';
 import { JobData, WireConfig, type JobReturnValue } from './wire.ts';
 
 export interface QueueWorkerOptions {
@@ -58,11 +58,7 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
   const name = `${hostname()}:${process.pid}`;
   const say = o.onLine ?? ((): void => undefined);
   const env = o.env ?? process.env;
-  let redisDown = false;
-  const redis: RedisClient = connectRedis(o.url, (err) => {
-    if (!redisDown) say(`worker: Redis unreachable (${err.message}); retrying`);
-    redisDown = true;
-  });
+  const redis: RedisClient = connectRedis(o.url, sayReachability(`worker ${name}`, o.url, say));
   await redis.ping();
   const backoff = new SharedEndpointBackoff(redis, o.backoff);
   const scratch = mkdtempSync(join(tmpdir(), 'rlm-worker-'));
@@ -173,14 +169,17 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
     lockDuration: o.lockDurationMs ?? 30_000,
     // Half the lock: a dead worker's job is found soon after its lock expires.
     stalledInterval: Math.max(500, Math.round((o.lockDurationMs ?? 30_000) / 2)),
-    // A session that kills its worker twice fails (with the reason) rather than looping.
-    maxStalledCount: 2,
+    // A session whose worker dies (killed, out of memory) is run once more, by whichever worker
+    // is free: the death may have been the machine's, not the session's. If that run dies too,
+    // the job fails with the reason instead of taking more workers down (2 runs in all, as
+    // src-main/eval/README.md says; BullMQ's count is of recoveries, so 1).
+    maxStalledCount: 1,
     autorun: true,
   });
-  worker.on('error', (err) => say(`worker ${name}: ${err.message}`));
-  worker.on('ready', () => {
-    if (redisDown) say(`worker ${name}: Redis reachable again`);
-    redisDown = false;
+  // Connection errors of BullMQ's own connections come here too, one per reconnection attempt:
+  // the outage is told once by the connection above.
+  worker.on('error', (err) => {
+    if (redis.status === 'ready') say(`worker ${name}: ${err.message}`);
   });
   await worker.waitUntilReady();
   return {

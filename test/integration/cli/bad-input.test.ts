@@ -327,9 +327,9 @@ describe('folders and files mistaken for one another', () => {
 });
 
 describe('eval when every session ended in an error', () => {
-  it('exits 1 and says so, with the first error (an unreachable endpoint)', async () => {
+  it('exits 1 and says so, with the first error (an unreachable endpoint), told once under the first line', async () => {
     const ds = join(tmp, 'for-down.jsonl');
-    expect((await runCli(['eval-gen', '--kind', 'sniah', '--sizes', '2^13', '--count', '1', '-o', ds])).code).toBe(0);
+    expect((await runCli(['eval-gen', '--kind', 'sniah', '--sizes', '2^13', '--count', '3', '-o', ds])).code).toBe(0);
     const r = await runCli([
       'eval',
       ds,
@@ -342,8 +342,13 @@ describe('eval when every session ended in an error', () => {
       '--no-progress',
     ]);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toContain('every session (1) ended in an error, so nothing was measured; the first: ');
+    expect(r.stderr).toContain('every session (3) ended in an error, so nothing was measured; the first: ');
     expect(r.stderr).toContain('unreachable');
+    // Issue 40: the first session in error says why under its line; the same reason is not repeated.
+    const reasons = r.stderr.split('\n').filter((l) => l.startsWith('    error: '));
+    expect(reasons, r.stderr).toHaveLength(1);
+    expect(reasons[0]).toMatch(/unreachable/);
+    expect(r.stderr.split('\n').filter((l) => /\(error\)/.test(l))).toHaveLength(3);
   });
 });
 

@@ -22,7 +22,7 @@ export type EvalTaskContext =
   | { found: false; why: string };
 
 /** The evaluation directory a log is in (DIR/logs/LOG), or null when it is not an evaluation's. */
-function evalDirOfLog(logFile: string): string | null {
+export function evalDirOfLog(logFile: string): string | null {
   const logs = dirname(resolve(logFile));
   if (basename(logs) !== 'logs') return null;
   const dir = dirname(logs);

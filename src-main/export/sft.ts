@@ -3,6 +3,7 @@
 // sees exactly what the recorded model saw. Trajectories (one completion: a root run and its
 // descendants) are selected whole, by how they ended, by an evaluation's scores and by size;
 // calls are selected by depth.
+import { resolve } from 'node:path';
 import { labelsOf, SESSION_TARGET, targetId, type LabelsState } from '../../src-shared/analysis/labels.ts';
 import type { ChatMessage } from '../../src-shared/events.ts';
 import { type ModelCall, ModelCallFolder, type TrajectoryEnd } from '../../src-shared/trajectory/model-calls.ts';
@@ -23,7 +24,10 @@ export interface SftSelection {
   /** Keep only trajectories whose root run submitted an answer. */
   onlyAnswered: boolean;
   /** Correctness of each log by file name (from an evaluation's results); with it, only correct logs are kept. */
+  /** Verdicts by log path (results found beside the logs) or by log file name (`--results`). */
   correctLogs: Map<string, boolean> | null;
+  /** Where the verdicts came from, in the report's words (null: `--results`). */
+  resultsFrom?: string | null;
   /** Keep only calls answered at this depth (0: the root model; plain sub-calls count one deeper than their run). */
   depth: number | null;
   /** Keep only trajectories whose root run took at most this many iterations. */
@@ -147,9 +151,10 @@ export class SftExporter {
   private logVerdict(file: string): string | null {
     const correct = this.selection.correctLogs;
     if (correct === null) return null;
-    const verdict = correct.get(baseName(file));
-    if (verdict === undefined) return 'no result for this log in --results';
-    return verdict ? null : 'incorrect in --results';
+    // By path when the results were found beside the logs (two evaluations name their logs alike), else by name.
+    const verdict = correct.get(resolve(file)) ?? correct.get(baseName(file));
+    if (verdict === undefined) return `no result for this log in ${this.selection.resultsFrom ?? '--results'}`;
+    return verdict ? null : `incorrect in ${this.selection.resultsFrom ?? '--results'}`;
   }
 
   private trajectoryVerdict(e: TrajectoryEnd): string | null {

@@ -7,12 +7,13 @@ import { open } from 'node:fs/promises';
 import { NATIVE_FORMAT, REPL_LANGUAGES, type ReplLanguage, STOP_REASONS, type StopReason } from '../../src-shared/events.ts';
 
 /** Read from the start of a log: the header and the first run.start's model. */
-const HEAD_BYTES = 64 * 1024;
-/** Read from its end first; a root run.end with a longer answer is looked for in a longer tail. */
-const TAIL_BYTES = 256 * 1024;
-const LONG_TAIL_BYTES = 4 * 1024 * 1024;
+const HEAD_BYTES = 16 * 1024;
+/** Read from its end first; a root run.end with a longer answer (or a turn's start further back) is looked for in longer tails. */
+const TAILS = [16 * 1024, 1024 * 1024, 4 * 1024 * 1024];
 
 export interface RootEnd {
+  /** The root run it ends (each turn's root run has its own id). */
+  runId: string;
   stopReason: StopReason;
   message: string | null;
   durationMs: number;
@@ -73,6 +74,7 @@ function modelOf(startLine: string): string | null {
 function rootEnd(line: string): RootEnd | null {
   try {
     const e = JSON.parse(line) as {
+      runId?: unknown;
       stopReason?: unknown;
       message?: unknown;
       durationMs?: unknown;
@@ -80,6 +82,7 @@ function rootEnd(line: string): RootEnd | null {
     };
     if (typeof e.stopReason !== 'string' || !(STOP_REASONS as readonly string[]).includes(e.stopReason)) return null;
     return {
+      runId: str(e.runId) ?? '',
       stopReason: e.stopReason as StopReason,
       message: str(e.message),
       durationMs: typeof e.durationMs === 'number' ? e.durationMs : 0,
@@ -140,18 +143,22 @@ export async function readLogSummary(path: string): Promise<LogSummary> {
       repl: repl !== null && (REPL_LANGUAGES as readonly string[]).includes(repl) ? (repl as ReplLanguage) : 'javascript',
       model: second.startsWith(ROOT_START) ? modelOf(second) : null,
     };
-    const whole = size <= HEAD_BYTES + TAIL_BYTES;
+    // The first turn's root run: a tail whose only root end is of this run is a one-turn log.
+    const firstRoot = second.startsWith(ROOT_START) ? (/"runId":("(?:[^"\\]|\\.)*")/.exec(second.slice(0, 400))?.[1] ?? null) : null;
+    const firstRootId = firstRoot === null ? null : (JSON.parse(firstRoot) as string);
+    const whole = size <= HEAD_BYTES + TAILS[0]!;
     let marks: ({ start: number } | { end: RootEnd })[] = [];
     let complete = whole;
-    for (const tailBytes of whole ? [size] : [TAIL_BYTES, LONG_TAIL_BYTES]) {
+    for (const tailBytes of whole ? [size] : TAILS) {
       const from = Math.max(0, size - tailBytes);
       const lines = (await readAt(fd, from, size - from)).toString('utf8').split('\n');
       // The first line of a tail that starts mid-file is cut; the last may be a write under way.
       if (from > 0) lines.shift();
       complete = from === 0;
       marks = rootMarks(lines);
-      // Longer when no root end is in reach (a long answer), or no turn's start (a long last turn of several?).
-      if (complete || (marks.some((m) => 'end' in m) && marks.some((m) => 'start' in m))) break;
+      // Longer when no root end is in reach (a long answer), or when it ends a later turn whose start is further back.
+      const lastEnd = marks.findLast((m) => 'end' in m);
+      if (complete || (lastEnd && ((lastEnd as { end: RootEnd }).end.runId === firstRootId || marks.some((m) => 'start' in m)))) break;
     }
     const ends = marks.flatMap((m) => ('end' in m ? [m.end] : []));
     const starts = marks.flatMap((m) => ('start' in m ? [m.start] : []));
@@ -163,15 +170,19 @@ export async function readLogSummary(path: string): Promise<LogSummary> {
       summary.allTurns = true;
     } else {
       // Turns are numbered from 0 and each starts after the previous one's end: the ends read
-      // are all of them when the first one read belongs to turn 0. A tail of 4 MiB with an end
-      // and no root start is taken as one turn: a session of several turns whose last one
-      // wrote more than that would be counted by its last turn only.
+      // are all of them when the first one read belongs to turn 0. With no turn's start in the
+      // tail, that is when the end read is of the first turn's root run.
       const firstStart = marks.findIndex((m) => 'start' in m);
       const firstEnd = marks.findIndex((m) => 'end' in m);
-      const maxTurn = Math.max(0, ...starts);
-      summary.turns = maxTurn + 1;
-      const firstEndTurn = firstStart >= 0 && firstStart < firstEnd ? starts[0]! : firstStart >= 0 ? starts[0]! - 1 : 0;
-      summary.allTurns = firstEnd >= 0 ? firstEndTurn === 0 : maxTurn === 0;
+      if (firstStart < 0) {
+        const first = ends.length > 0 && ends.every((e) => e.runId === firstRootId);
+        summary.turns = first || ends.length === 0 ? 1 : 2;
+        summary.allTurns = first;
+      } else {
+        summary.turns = Math.max(...starts) + 1;
+        const firstEndTurn = firstStart < firstEnd ? starts[0]! : starts[0]! - 1;
+        summary.allTurns = firstEnd >= 0 && firstEndTurn === 0;
+      }
     }
     return summary;
   } finally {

@@ -71,6 +71,7 @@ export function ChartFrame({
   height = H,
   testId,
   children,
+  empty = null,
 }: {
   title: string;
   draw: Draw;
@@ -78,6 +79,8 @@ export function ChartFrame({
   height?: number;
   testId: string;
   children?: ReactNode;
+  /** Why there is nothing to draw, said in place of an empty box (null: draw). */
+  empty?: string | null;
 }) {
   const ref = useRef<SVGSVGElement>(null);
   const body = useRef<HTMLDivElement>(null);
@@ -88,7 +91,17 @@ export function ChartFrame({
       draw(ref.current, width);
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps -- `deps` are what the caller's `draw` reads
-  }, [...deps, width]);
+  }, [...deps, width, empty]);
+  if (empty !== null)
+    return (
+      <figure className="chart chart-empty" data-testid={testId}>
+        <figcaption>{title}</figcaption>
+        <p className="muted" data-testid={`${testId}-empty`}>
+          {empty}
+        </p>
+        {children}
+      </figure>
+    );
   return (
     <figure className="chart" data-testid={testId}>
       <figcaption>
@@ -446,22 +459,26 @@ function CrossSession() {
   const data = useMemo(() => {
     const cost: number[] = [];
     const wall: number[] = [];
+    let unpriced = 0;
     for (const e of sessions.values())
       for (const t of sessionTotals(e.traj)) {
-        cost.push(t.costUsd);
+        // A session with no price is unknown, not $0: left out of the cost distribution.
+        if (costUnknown(t)) unpriced++;
+        else cost.push(t.costUsd);
         wall.push(t.wallMs);
       }
-    return { cost, wall };
+    return { cost, wall, unpriced };
   }, [sessions]);
   const draw = (values: number[], fmt: (v: number) => string) => (svg: SVGSVGElement, width: number) =>
     drawDistribution(svg, values, fmt, width);
   return (
     <>
       <ChartFrame
-        title="Across loaded sessions: cost (histogram; box = p25–p75, median, whisker to p95)"
+        title={`Across loaded sessions: cost${data.unpriced > 0 && data.cost.length > 0 ? `, of the ${data.cost.length} with a price` : ''} (histogram; box = p25–p75, median, whisker to p95)`}
         testId="chart-cross-cost"
         deps={[data]}
         draw={draw(data.cost, fmtUsd)}
+        empty={data.cost.length === 0 ? 'No loaded session recorded a price: their cost is unknown.' : null}
       />
       <ChartFrame title="Across loaded sessions: runtime" testId="chart-cross-time" deps={[data]} draw={draw(data.wall, fmtMs)} />
     </>

@@ -116,7 +116,9 @@ function Strip({ sessionId, report, scope }: { sessionId: string; report: Covera
       className="coverage-strip"
       title={scope === 'session' ? 'the whole session' : scope === 'run' ? 'the selected run' : 'the selected iteration'}
     >
-      <span className="coverage-strip-label">{scope === 'session' ? 'S' : scope === 'run' ? 'R' : 'I'}</span>
+      <span className="coverage-strip-label" aria-hidden="true">
+        {scope === 'session' ? 'S' : scope === 'run' ? 'R' : 'I'}
+      </span>
       <div className="coverage-strip-body">
         <canvas
           ref={ref}
@@ -263,6 +265,10 @@ export function CoveragePanel({ sessionId }: { sessionId: string }) {
             <span>
               <i style={{ background: UNSEEN_COLOUR }} /> no model
             </span>
+          </div>
+          <div className="coverage-strip-legend muted" data-testid="coverage-strip-legend">
+            Strips beside the tree, the whole context from top to bottom: <b>S</b> the session · <b>R</b> the selected run · <b>I</b> the
+            selected iteration.
           </div>
           <table className="coverage-figures" data-testid="coverage-figures">
             <thead>

@@ -23,6 +23,41 @@ function MedianUnseen({ c }: { c: EvalCoverage }) {
   );
 }
 
+/** One bar per task: the share of its context some model saw, filled; the rest, no model saw. */
+function CoverageBars({ dir, title, tasks, testId }: { dir: string; title: string; tasks: EvalCoverageTask[]; testId: string }) {
+  const svc = useServices();
+  return (
+    <div data-testid={testId}>
+      <h4>
+        {title} ({tasks.length})
+      </h4>
+      {tasks.length === 0 ? <p className="muted">none</p> : null}
+      {tasks.map((t) => {
+        const unseen = unseenShare(t);
+        return (
+          <div key={t.id} className="cov-bar-row" data-testid="eval-coverage-bar">
+            <button type="button" className="link" onClick={() => void openEvalTask(svc, dir, t.id)} title={t.id}>
+              {t.id}
+            </button>
+            {unseen === null ? (
+              <span className="muted">{t.problem ?? 'no figures'}</span>
+            ) : (
+              <span
+                className="cov-bar"
+                role="img"
+                aria-label={`${t.id}: ${(100 * (1 - unseen)).toFixed(1)}% of its context seen by a model`}
+              >
+                <i style={{ width: `${100 * (1 - unseen)}%` }} />
+              </span>
+            )}
+            <span className="muted">{unseen === null ? '' : `${(100 * unseen).toFixed(1)}% unseen`}</span>
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
 export function EvalCoverageSection({ dir }: { dir: string }) {
   const svc = useServices();
   const [coverage, setCoverage] = useState<{ dir: string; c: EvalCoverage } | null>(null);
@@ -46,6 +81,11 @@ export function EvalCoverageSection({ dir }: { dir: string }) {
       ) : (
         <>
           <MedianUnseen c={c} />
+          <p className="muted">Each bar is a task’s context: filled, the share some model saw; grey, the share none did.</p>
+          <div className="eval-coverage-bars">
+            <CoverageBars dir={dir} title="Correct" tasks={rows.filter((t) => t.correct)} testId="eval-coverage-correct" />
+            <CoverageBars dir={dir} title="Incorrect" tasks={rows.filter((t) => !t.correct)} testId="eval-coverage-incorrect" />
+          </div>
           <table className="eval-coverage-table">
             <thead>
               <tr>

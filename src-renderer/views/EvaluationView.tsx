@@ -171,16 +171,24 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
       </table>
       <div className="charts">
         <ChartFrame
-          title={`Cost per task${totals.unpriced > 0 ? ', of the tasks with a price' : ''} (histogram; box = p25–p75, median, whisker to p95)`}
+          title={`Cost per task${totals.unpriced > 0 && cost.length > 0 ? ', of the tasks with a price' : ''} (histogram; box = p25–p75, median, whisker to p95)`}
           testId="eval-chart-cost"
           deps={[cost]}
           draw={(svg, w) => drawDistribution(svg, cost, fmtUsd, w)}
+          empty={
+            cost.length === 0
+              ? e.tasks.length === 0
+                ? 'No task has finished yet.'
+                : 'No task recorded a price (the endpoint reported none and its model is not in the price table): the cost is unknown.'
+              : null
+          }
         />
         <ChartFrame
           title="Runtime per task"
           testId="eval-chart-time"
           deps={[time]}
           draw={(svg, w) => drawDistribution(svg, time, fmtMs, w)}
+          empty={time.length === 0 ? 'No task has finished yet.' : null}
         />
       </div>
       <TaskTable evaluation={e} />

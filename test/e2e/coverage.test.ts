@@ -37,6 +37,11 @@ describe('context coverage in the app', () => {
     expect(session[0]).toContain(seen.toLocaleString('en-US'));
     expect(session[3]).toContain((ctx.length - seen).toLocaleString('en-US'));
     for (const scope of ['session', 'run', 'iteration']) await page.getByTestId(`coverage-strip-${scope}`).waitFor();
+    // The strips say what S, R and I are, and are wide enough to see and click.
+    expect(await page.getByTestId('coverage-strip-legend').innerText()).toMatch(
+      /S the session · R the selected run · I the selected iteration/,
+    );
+    expect((await page.getByTestId('coverage-strip-session').boundingBox())!.width).toBeGreaterThanOrEqual(20);
     // The largest unseen span is the context between the head and the needle.
     expect(await page.getByTestId('coverage-unseen').locator('li').first().innerText()).toContain('300–');
     // The largest seen span (the head) was seen in iteration 1; the needle line in iteration 2.

@@ -106,6 +106,11 @@ describe('evaluations in the app', () => {
     for (const id of IDS)
       expect(await page.getByTestId(`eval-coverage-row-${id}`).innerText()).toMatch(/✓\s+[\d,]+\s+[\d.]+%\s+[\d.]+%\s+[\d.]+%\s+[\d.]+%/);
     expect(await page.getByTestId('eval-coverage-median').innerText()).toMatch(/correct [\d.]+% \(3 tasks\), incorrect none/);
+    // A bar per task, the correct ones beside the others.
+    const bars = page.getByTestId('eval-coverage-correct').getByTestId('eval-coverage-bar');
+    expect(await bars.count()).toBe(3);
+    expect(await bars.first().getByRole('img').getAttribute('aria-label')).toMatch(/% of its context seen by a model$/);
+    expect(await page.getByTestId('eval-coverage-incorrect').innerText()).toMatch(/Incorrect \(0\)\s+none/);
     await shot(page, 'eval-coverage');
     await page.getByTestId('eval-coverage-row-sniah-8192-s1').getByRole('button').click();
     // The session's own coverage panel maps it from the task's context, named after the task.

@@ -41,7 +41,10 @@ async function prepare(): Promise<void> {
     // No price anywhere (the slow mock reports none, and the model is not in the price table).
     run(slow.url, 'my-unpriced-model'),
     cli(['eval-gen', '--kind', 'sniah', '--sizes', '8192', '-o', ds]).then(() =>
-      cli(['eval', ds, '--base-url', mock.url, '--model', 'mock-root', '--out', join(runs, 'eval-sniah')]),
+      Promise.all([
+        cli(['eval', ds, '--base-url', mock.url, '--model', 'mock-root', '--out', join(runs, 'eval-sniah')]),
+        cli(['eval', ds, '--base-url', slow.url, '--model', 'unpriced-root', '--out', join(runs, 'eval-unpriced')]),
+      ]),
     ),
   ]);
   pricedLog = logOf(priced);
@@ -72,7 +75,7 @@ const names = async (): Promise<string[]> =>
 describe('the runs browser', () => {
   it('lists the runs folder: runs and an evaluation, with status, model, REPL, score and cost', async () => {
     await page.getByTestId('tab-runs').click();
-    await expect.poll(async () => page.getByTestId('runs-row').count(), WAIT).toBe(4);
+    await expect.poll(async () => page.getByTestId('runs-row').count(), WAIT).toBe(5);
     const priced = row(pricedLog);
     await expect.poll(() => priced.getAttribute('data-status')).toBe('finished');
     const text = (await priced.innerText()).replace(/\s+/g, ' ');
@@ -88,13 +91,14 @@ describe('the runs browser', () => {
     const ev = row(join(runs, 'eval-sniah'));
     expect(await ev.getAttribute('data-status')).toBe('finished');
     expect((await ev.innerText()).replace(/\s+/g, ' ')).toMatch(/eval eval-sniah.*mock-root.*javascript.*1\/1 100%/);
+    expect((await row(join(runs, 'eval-unpriced')).innerText()).replace(/\s+/g, ' ')).toMatch(/unpriced-root.*1\/1 100% unknown/);
     await shot(page, 'runs-browser');
   });
 
   it('shows a run started by another process live, then finished, with no request from the page', async () => {
     // What the page sends from here on (its socket is already open: wrap send on the prototype).
     await page.evaluate(() => {
-      const w = window as unknown as { sentFrames: string[] };
+      const w = globalThis as unknown as { sentFrames: string[] };
       w.sentFrames = [];
       const send = WebSocket.prototype.send;
       WebSocket.prototype.send = function (this: WebSocket, data: string | ArrayBufferLike | Blob | ArrayBufferView) {
@@ -111,28 +115,28 @@ describe('the runs browser', () => {
       const r = await running.done;
       expect(r.code).toBe(0);
       await expect.poll(() => page.locator('[data-testid="runs-row"][data-status="live"]').count(), WAIT).toBe(0);
-      await expect.poll(async () => page.getByTestId('runs-row').count()).toBe(5);
+      await expect.poll(async () => page.getByTestId('runs-row').count()).toBe(6);
     } finally {
       running.child.kill();
     }
     // Pushed by the host: the page asked for no listing meanwhile.
-    const sent = await page.evaluate(() => (window as unknown as { sentFrames: string[] }).sentFrames);
+    const sent = await page.evaluate(() => (globalThis as unknown as { sentFrames: string[] }).sentFrames);
     expect(sent.filter((p) => p.includes('runs.watch') || p.includes('runs.recent'))).toEqual([]);
   });
 
   it('filters by text, kind and status, and sorts by a column', async () => {
-    await page.getByTestId('runs-filter').fill('unpriced');
+    await page.getByTestId('runs-filter').fill('my-unpriced-model');
     await expect.poll(names).toEqual([unpricedLog.split('/').at(-1)]);
     await page.getByTestId('runs-filter').fill('');
     await page.getByTestId('runs-kind').selectOption('evaluation');
-    await expect.poll(names).toEqual(['eval-sniah']);
+    await expect.poll(async () => (await names()).sort()).toEqual(['eval-sniah', 'eval-unpriced']);
     await page.getByTestId('runs-kind').selectOption('all');
     await page.getByTestId('runs-status').selectOption('interrupted');
     await expect.poll(names).toEqual(['2020-01-01_00-00-00_deadbeef.rlm.jsonl']);
     await page.getByTestId('runs-status').selectOption('all');
     await page.getByTestId('runs-sort-name').click();
     const asc = await names();
-    expect(asc).toHaveLength(5);
+    expect(asc).toHaveLength(6);
     expect(asc).toEqual([...asc].sort());
     await page.getByTestId('runs-sort-name').click();
     expect(await names()).toEqual([...asc].reverse());
@@ -145,6 +149,13 @@ describe('the runs browser', () => {
     await row(join(runs, 'eval-sniah')).click();
     await page.getByTestId('eval-summary').filter({ hasText: 'eval-sniah' }).waitFor(WAIT);
     expect(await page.getByTestId('tab-eval').getAttribute('aria-selected')).toBe('true');
+    // Where no task has a price, the cost chart says so instead of an empty box.
+    await page.getByTestId('tab-runs').click();
+    await row(join(runs, 'eval-unpriced')).click();
+    await page.getByTestId('eval-summary').filter({ hasText: 'eval-unpriced' }).waitFor(WAIT);
+    expect(await page.getByTestId('eval-chart-cost-empty').innerText()).toMatch(/No task recorded a price/);
+    expect(await page.getByTestId('eval-chart-cost').locator('svg').count()).toBe(0);
+    await shot(page, 'runs-browser-eval-unpriced');
     await page.getByTestId('tab-runs').click();
     await row(unpricedLog).click();
     await page.getByTestId('run-status').first().waitFor(WAIT);

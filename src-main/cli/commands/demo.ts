@@ -12,6 +12,7 @@ import { defaultRunsDir } from '../../logs/paths.ts';
 import { folderProblem } from '../../logs/native-file-sink.ts';
 import { defaultSettingsDir } from '../../host/profiles.ts';
 import { rendererDist } from '../renderer-build.ts';
+import { commandOptionAlias } from '../option-aliases.ts';
 import { UsageError } from '../errors.ts';
 import type { ReplLanguage } from '../../../src-shared/events.ts';
 import { nonNegativeInt, portNumber, replOption } from '../options.ts';
@@ -29,7 +30,7 @@ function writeDemoContext(scenario: Scenario, dir: string): string {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new UsageError(`cannot write the demo's context in --log-dir ${dirname(dir)}: ${folderProblem(err)}`);
+    throw new UsageError(`cannot write the demo's context in --runs-dir ${dirname(dir)}: ${folderProblem(err)}`);
   }
   switch (scenario) {
     case 'recursive': {
@@ -53,7 +54,7 @@ function writeDemoContext(scenario: Scenario, dir: string): string {
 interface DemoOptions {
   scenario: Scenario;
   latencyMs: number;
-  logDir: string;
+  runsDir: string;
   terminal?: boolean;
   port: number;
   open: boolean;
@@ -65,7 +66,7 @@ async function terminalDemo(o: DemoOptions): Promise<void> {
   const mock = await startMockLlm({ port: 0, latencyMs: o.latencyMs, costPerMTok: 0.5 });
   try {
     const s = SCENARIOS[o.scenario];
-    const context = writeDemoContext(o.scenario, join(o.logDir, 'demo-contexts'));
+    const context = writeDemoContext(o.scenario, join(o.runsDir, 'demo-contexts'));
     process.stderr.write(`demo: ${o.scenario} in a ${o.repl} REPL — "${s.query}"\ndemo: mock model at ${mock.url}, context ${context}\n\n`);
     const opts: RunCliOptions = {
       context,
@@ -73,7 +74,7 @@ async function terminalDemo(o: DemoOptions): Promise<void> {
       baseUrl: mock.url,
       model: 'mock-root',
       maxDepth: s.maxDepth,
-      logDir: o.logDir,
+      runsDir: o.runsDir,
       repl: o.repl,
     };
     const summary = await runOnce(opts, (line) => process.stderr.write(`${line}\n`));
@@ -98,7 +99,7 @@ function openInBrowser(url: string): void {
 async function appDemo(o: DemoOptions): Promise<void> {
   const serveOpts = {
     host: '127.0.0.1',
-    runsDir: o.logDir,
+    runsDir: o.runsDir,
     settingsDir: defaultSettingsDir(),
     static: rendererDist,
     demoLatencyMs: o.latencyMs,
@@ -133,7 +134,7 @@ async function appDemo(o: DemoOptions): Promise<void> {
   }
   const url = `${serving.web.url}#session=${encodeURIComponent(reply.session.sessionId)}`;
   process.stdout.write(
-    `RLM Studio demo (${o.scenario}, ${o.repl} REPL, mock model, no API key): ${url}\nlogs: ${o.logDir}\nCtrl-C stops it.\n`,
+    `RLM Studio demo (${o.scenario}, ${o.repl} REPL, mock model, no API key): ${url}\nlogs: ${o.runsDir}\nCtrl-C stops it.\n`,
   );
   if (o.open) openInBrowser(url);
   await serveUntilStopped(serving);
@@ -145,7 +146,7 @@ export function registerDemo(program: Command): void {
     .description('Open the app on the built-in demo: a live session against the bundled mock model (no API key needed).')
     .addOption(new Option('--scenario <name>', 'which demo to run').choices(Object.keys(SCENARIOS)).default('recursive'))
     .addOption(new Option('--latency-ms <n>', 'simulated model latency per call').argParser(nonNegativeInt('--latency-ms')).default(400))
-    .option('--log-dir <dir>', 'where the session log goes', defaultRunsDir())
+    .option('--runs-dir <dir>', 'where the session log goes (old name: --log-dir)', defaultRunsDir())
     .option('--terminal', 'run the demo in this terminal instead of the app')
     .addOption(new Option('--port <n>', 'port for the app (taken: any free one)').argParser(portNumber('--port')).default(DEFAULT_PORT))
     .option('--no-open', 'do not try to open a browser')
@@ -153,4 +154,5 @@ export function registerDemo(program: Command): void {
     .action(async (o: DemoOptions) => {
       await (o.terminal ? terminalDemo(o) : appDemo(o));
     });
+  commandOptionAlias(program, 'demo', '--log-dir <dir>', '--runs-dir');
 }

@@ -13,6 +13,7 @@ import type { EvalSummary } from '../../eval/summary.ts';
 import { parseShard, ShardError } from '../../eval/units.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
 import { writeDataset } from '../dataset-file.ts';
+import { commandOptionAlias } from '../option-aliases.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec, urlArg } from '../role-options.ts';
@@ -22,7 +23,7 @@ interface EvalCliOptions extends LimitOptions, RoleOptions {
   baseUrl: string;
   model: string;
   parallel: number;
-  out: string;
+  output: string;
   json?: boolean;
   systemPrompt?: string;
   tools?: string;
@@ -47,7 +48,10 @@ export function registerEval(program: Command): void {
           .argument('<dataset>', 'JSONL dataset, one task per line (see rlm-studio eval-gen)')
           .addOption(new Option('--base-url <url>', 'OpenAI-compatible endpoint').argParser(urlArg('--base-url')).makeOptionMandatory())
           .requiredOption('--model <name>', 'root model')
-          .requiredOption('--out <dir>', 'results directory: results.jsonl, summary.md/json, logs/; run again to resume'),
+          .requiredOption(
+            '-o, --output <dir>',
+            'results folder: results.jsonl, summary.md/json, logs/; run again to resume (old name: --out)',
+          ),
       ),
     ),
   )
@@ -97,7 +101,7 @@ export function registerEval(program: Command): void {
           ...(systemPrompt === undefined ? {} : { systemPrompt }),
           ...(tools === undefined ? {} : { tools }),
           dataset,
-          outDir: o.out,
+          outDir: o.output,
           roles: { sampling: rootSampling(o), sub: spec.sub === null ? null : { baseUrl: spec.sub.baseUrl, sampling: spec.sub.sampling } },
           baseUrl: o.baseUrl,
           model: o.model,
@@ -141,6 +145,7 @@ export function registerEval(program: Command): void {
         process.off('SIGTERM', onSignal);
       }
     });
+  commandOptionAlias(program, 'eval', '--out <dir>', '--output');
 }
 
 /** 1 when every finished session ended in an error (an endpoint down, a wrong model name): there is nothing to score. */
@@ -163,7 +168,7 @@ interface EvalGenCliOptions {
   sizes: string;
   seed: number;
   count: number;
-  out: string;
+  output: string;
   inlineMaxChars: number;
 }
 
@@ -179,7 +184,7 @@ export function registerEvalGen(program: Command): void {
     )
     .addOption(new Option('--seed <n>', 'first seed').argParser(nonNegativeInt('--seed')).default(1))
     .addOption(new Option('--count <n>', 'tasks per kind and size (seeds seed, seed+1, …)').argParser(positiveInt('--count')).default(1))
-    .requiredOption('-o, --out <file>', 'dataset to write (JSONL); large contexts go to <name>.contexts/ beside it')
+    .requiredOption('-o, --output <file>', 'dataset to write (JSONL); large contexts go to <name>.contexts/ beside it (old name: --out)')
     .addOption(
       new Option('--inline-max-chars <n>', 'contexts up to this many characters are stored inline')
         .argParser(nonNegativeInt('--inline-max-chars'))
@@ -200,9 +205,10 @@ export function registerEvalGen(program: Command): void {
         throw new UsageError(`--sizes: ${(err as Error).message}`);
       }
       const tasks = await writeDataset(
-        { kinds: kinds as TaskKind[], sizes, seed: o.seed, count: o.count, out: o.out, inlineMaxChars: o.inlineMaxChars },
+        { kinds: kinds as TaskKind[], sizes, seed: o.seed, count: o.count, out: o.output, inlineMaxChars: o.inlineMaxChars },
         (t) => process.stderr.write(`eval-gen: ${t.id}${t.contextFile ? ` → ${t.contextFile}` : ''}\n`),
       );
-      process.stderr.write(`eval-gen: wrote ${tasks.length} task(s) to ${o.out}\n`);
+      process.stderr.write(`eval-gen: wrote ${tasks.length} task(s) to ${o.output}\n`);
     });
+  commandOptionAlias(program, 'eval-gen', '--out <file>', '--output');
 }

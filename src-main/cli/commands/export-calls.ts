@@ -24,9 +24,9 @@ export interface ExportCallsReport {
 }
 
 export async function runExportCalls(paths: string[], o: ExportCallsOptions, io: Output = processOutput): Promise<ExportCallsReport> {
-  let where: ((l: CallLine, labels?: CallLabels) => boolean) | null = null;
+  let where: ((l: CallLine, labels?: CallLabels) => Promise<boolean>) | null = null;
   try {
-    where = o.where === undefined ? null : compileWhere(o.where);
+    where = o.where === undefined ? null : await compileWhere(o.where);
   } catch (err) {
     if (err instanceof WhereError) throw new UsageError(err.message);
     throw err;
@@ -52,14 +52,18 @@ export async function runExportCalls(paths: string[], o: ExportCallsOptions, io:
           if (failed.length > 0) return;
           const line: CallLine = { file: input.path, sessionId, ...s };
           report.calls++;
-          try {
-            if (where !== null && !where(line, labelsFor(line))) return;
-          } catch (err) {
-            failed.push({ err });
-            return;
-          }
-          report.kept++;
-          written = written.then(() => sink.write(`${JSON.stringify(line)}\n`));
+          // In order: each call is tested (JSONata evaluates asynchronously), then written.
+          written = written.then(async () => {
+            if (failed.length > 0) return;
+            try {
+              if (where !== null && !(await where(line, labelsFor(line)))) return;
+            } catch (err) {
+              failed.push({ err });
+              return;
+            }
+            report.kept++;
+            await sink.write(`${JSON.stringify(line)}\n`);
+          });
         },
       });
       const read = await readEvents(input.path, (e, header) => {
@@ -96,7 +100,7 @@ export function registerExportCalls(program: Command): void {
     .option('-o, --output <file>', 'output JSONL (never overwritten); stdout when omitted')
     .option(
       '--where <expr>',
-      `keep the calls for which the expression holds, e.g. 'kind == "llm" and latencyMs > 1000 and prompt ~= "needle"' (~= is a regular-expression match; labels from LOG.labels.jsonl: '"missed-evidence" in runLabels'). Fields: ${WHERE_FIELDS.join(', ')}`,
+      `keep the calls for which the JSONata expression holds (as in query), e.g. 'kind = "llm" and latencyMs > 1000 and $contains(prompt, /needle/)' (labels from LOG.labels.jsonl: '"missed-evidence" in runLabels'). Fields: ${WHERE_FIELDS.join(', ')}`,
     )
     .option('--json', 'print the counts as JSON on stdout')
     .action(async (paths: string[], options: ExportCallsOptions) => {

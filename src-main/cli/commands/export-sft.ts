@@ -2,7 +2,9 @@
 // call of the selected trajectories (see export/sft.ts). What was kept and dropped, and why,
 // goes to stderr (or stdout as JSON with --json).
 import { Option, type Command } from 'commander';
+import { basename, join } from 'node:path';
 import { readResults } from '../../eval/results.ts';
+import { evalDirOfLog } from '../../eval/task-context.ts';
 import { readEvents } from '../../export/read-events.ts';
 import {
   baseName,
@@ -46,19 +48,41 @@ async function correctLogs(resultsPath: string): Promise<Map<string, boolean>> {
   return out;
 }
 
+/**
+ * The verdicts of the evaluations the logs are in (DIR/logs/LOG: DIR/results.jsonl), by log
+ * path, as `stats` and `coverage` find them; null when no log is an evaluation's.
+ */
+function correctLogsBeside(logs: readonly string[]): Map<string, boolean> | null {
+  const dirs = new Set(logs.flatMap((l) => evalDirOfLog(l) ?? []));
+  if (dirs.size === 0) return null;
+  const out = new Map<string, boolean>();
+  for (const dir of dirs)
+    for (const r of readResults(join(dir, 'results.jsonl')).results)
+      if (r.logFile !== null) out.set(join(dir, 'logs', basename(r.logFile)), r.correct);
+  return out;
+}
+
 export async function runExportSft(paths: string[], o: ExportSftOptions, io: Output = processOutput): Promise<SftReport> {
-  if (o.onlyCorrect && !o.results) throw new UsageError("--only-correct needs --results FILE (an evaluation's results.jsonl)");
   if (o.results && !o.onlyCorrect) throw new UsageError('--results is read for --only-correct; add --only-correct');
+  const inputs = await logInputs(paths);
+  let correct = o.results ? await correctLogs(o.results) : null;
+  if (o.onlyCorrect && correct === null) {
+    correct = correctLogsBeside(inputs.map((i) => i.path));
+    if (correct === null)
+      throw new UsageError(
+        "--only-correct: none of these logs is in an evaluation's folder (DIR/logs/, scored in DIR/results.jsonl); give the evaluation's folder, or --results FILE",
+      );
+  }
   const selection: SftSelection = {
     onlyAnswered: o.only === 'answered',
-    correctLogs: o.results ? await correctLogs(o.results) : null,
+    correctLogs: correct,
+    resultsFrom: o.results ? null : 'its evaluation',
     depth: o.depth ?? null,
     maxIterations: o.maxIterations ?? null,
     label: o.label ?? null,
   };
   if (o.label !== undefined && !LabelName.safeParse(o.label).success)
     throw new UsageError(`--label ${JSON.stringify(o.label)}: not a label name`);
-  const inputs = await logInputs(paths);
   const report = await writeOutput(o.output, o.json, io, async (sink) => {
     let pendingWrite: Promise<void> = Promise.resolve();
     const exporter = new SftExporter({
@@ -99,8 +123,8 @@ export function registerExportSft(program: Command): void {
     .argument('<logs...>', "log files, or folders searched for logs (an evaluation's --out folder works)")
     .option('-o, --output <file>', 'output JSONL (never overwritten); stdout when omitted')
     .addOption(new Option('--only <which>', 'keep only trajectories whose root run submitted an answer').choices(['answered']))
-    .option('--results <file>', "an evaluation's results.jsonl, for --only-correct")
-    .option('--only-correct', 'keep only logs of tasks scored correct in --results')
+    .option('--results <file>', "an evaluation's results.jsonl, for --only-correct (default: the one of the evaluation each log is in)")
+    .option('--only-correct', "keep only logs of tasks scored correct (in their evaluation's results.jsonl, or --results)")
     .option(
       '--depth <n>',
       "keep only calls answered at this depth (0: the root model, the paper's setting; plain sub-calls count one deeper than their run); default all",

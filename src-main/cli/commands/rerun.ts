@@ -12,6 +12,7 @@ import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts'
 import { defaultRunsDir } from '../../logs/paths.ts';
 import type { BlockComparison } from '../../rerun/re-execute.ts';
 import { RerunInputError, rerunLog, type ReplLanguage, type RerunReport } from '../../rerun/rerun-log.ts';
+import { commandOptionAlias } from '../option-aliases.ts';
 import { UsageError } from '../errors.ts';
 import { loadContextFile } from './run.ts';
 import { assertReadable } from '../log-inputs.ts';
@@ -21,7 +22,7 @@ export interface RerunCliOptions {
   context: string[];
   tools?: string;
   repl?: ReplLanguage;
-  logDir?: string;
+  runsDir?: string;
   json?: boolean;
 }
 
@@ -106,7 +107,7 @@ export async function runRerun(log: string, o: RerunCliOptions): Promise<RerunJs
       contextLabels,
       tools,
       ...(o.repl ? { language: o.repl } : {}),
-      logDir: o.logDir ?? defaultRunsDir(),
+      logDir: o.runsDir ?? defaultRunsDir(),
       onWarning: (w) => process.stderr.write(`rlm-studio: ${log}: warning: ${w}\n`),
     });
   } catch (err) {
@@ -143,7 +144,7 @@ export function registerRerun(program: Command): void {
         'REPL language for a native log (default: the one it records, else javascript); reference logs are Python',
       ).argParser(parseLanguage),
     )
-    .option('--log-dir <dir>', 'where the re-execution log (*.rlm.jsonl) is written (default: the runs folder)')
+    .option('--runs-dir <dir>', 'where the re-execution log (*.rlm.jsonl) is written (default: the runs folder; old name: --log-dir)')
     .option('--json', 'print one JSON object: blocks, same, different[] ({run, iteration, block, recorded, new}), logFile')
     .action(async (log: string, o: RerunCliOptions) => {
       const out = await runRerun(log, o);
@@ -156,4 +157,5 @@ export function registerRerun(program: Command): void {
       // The entry point ends the process (explicitly, once Python has settled).
       process.exitCode = out.different.length > 0 ? 1 : 0;
     });
+  commandOptionAlias(program, 'rerun', '--log-dir <dir>', '--runs-dir');
 }

@@ -26,6 +26,7 @@ import { folderProblem, NativeLogFile, nativeLogName } from '../../logs/native-f
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { UsageError } from '../errors.ts';
 import { textFor } from '../terminal-text.ts';
+import { optionAlias } from '../option-aliases.ts';
 import { addLimitOptions, type LimitOptions, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, roleClients, urlArg } from '../role-options.ts';
 import { progressLine } from '../progress.ts';
@@ -35,7 +36,7 @@ export interface RunCliOptions extends LimitOptions, RoleOptions {
   query?: string;
   baseUrl: string;
   model: string;
-  logDir?: string;
+  runsDir?: string;
   json?: boolean;
   compaction?: boolean;
   /** A file whose text replaces the built-in system prompt. */
@@ -158,15 +159,15 @@ export async function openCliSession(
   const sessionId = asSessionId(randomUUID());
   const started = new Date();
   let log: NativeLogFile | null = null;
-  if (o.logDir) {
-    const dir = resolve(o.logDir);
+  if (o.runsDir) {
+    const dir = resolve(o.runsDir);
     try {
       log = new NativeLogFile(
         join(dir, nativeLogName(sessionId, started)),
         makeHeader(sessionId, started, undefined, o.repl ?? 'javascript'),
       );
     } catch (err) {
-      throw new UsageError(`cannot create a log in --log-dir ${o.logDir}: ${folderProblem(err)}`);
+      throw new UsageError(`cannot create a log in --runs-dir ${o.runsDir}: ${folderProblem(err)}`);
     }
   }
   const recorder = new EventRecorder();
@@ -266,22 +267,26 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
 
 /** The endpoint, model, limit, log and prompt options `run` and `chat` both take. */
 export function addConversationOptions(cmd: Command): Command {
-  return addExampleOptions(
-    addRoleOptions(
-      addLimitOptions(
-        cmd
-          .addOption(
-            new Option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
-              .argParser(urlArg('--base-url'))
-              .makeOptionMandatory(),
-          )
-          .requiredOption('--model <name>', 'root model'),
-      ),
-    )
-      .option('--log-dir <dir>', 'write the session log (*.rlm.jsonl) into this directory')
-      .option('--compaction', 'summarise the root history when it nears the model window')
-      .option('--system-prompt <file>', 'replace the built-in system prompt with this file ({tools} in it becomes the tools list)')
-      .option('--tools <file.mjs>', 'custom tools: an ES module whose exports are values or { fn, description }'),
+  return optionAlias(
+    addExampleOptions(
+      addRoleOptions(
+        addLimitOptions(
+          cmd
+            .addOption(
+              new Option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
+                .argParser(urlArg('--base-url'))
+                .makeOptionMandatory(),
+            )
+            .requiredOption('--model <name>', 'root model'),
+        ),
+      )
+        .option('--runs-dir <dir>', 'write the session log (*.rlm.jsonl) into this folder (old name: --log-dir)')
+        .option('--compaction', 'summarise the root history when it nears the model window')
+        .option('--system-prompt <file>', 'replace the built-in system prompt with this file ({tools} in it becomes the tools list)')
+        .option('--tools <file.mjs>', 'custom tools: an ES module whose exports are values or { fn, description }'),
+    ),
+    '--log-dir <dir>',
+    '--runs-dir',
   );
 }
 

@@ -296,12 +296,12 @@ describe('folders and files mistaken for one another', () => {
     [
       'run --log-dir',
       ['run', '--context', context, '--model', 'm', '--base-url', 'http://127.0.0.1:2/v1', '--log-dir', join(file, 'logs')],
-      `cannot create a log in --log-dir ${join(file, 'logs')}: a file is in the way`,
+      `cannot create a log in --runs-dir ${join(file, 'logs')}: a file is in the way`,
     ],
     [
       'demo --log-dir',
       ['demo', '--terminal', '--log-dir', file],
-      `cannot write the demo's context in --log-dir ${file}: a file is in the way`,
+      `cannot write the demo's context in --runs-dir ${file}: a file is in the way`,
     ],
     [
       'run --example',

@@ -55,7 +55,7 @@ describe('rlm-studio export-calls', () => {
     }
     const long = Math.max(...lines.map((l) => l.prompt.length));
     const some = join(tmp, 'some.jsonl');
-    const f = await runCli(['export-calls', out, '-o', some, '--where', `kind == "llm" and promptChars >= ${long}`]);
+    const f = await runCli(['export-calls', out, '-o', some, '--where', `kind = "llm" and promptChars >= ${long}`]);
     expect(f.code, f.stderr).toBe(0);
     const kept = readJsonl(some);
     expect(kept.length).toBeGreaterThan(0);
@@ -91,9 +91,13 @@ describe('rlm-studio export-calls', () => {
     const unknown = await runCli(['export-calls', out, '-o', o, '--where', 'latency > 3']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown field "latency"/);
-    const syntax = await runCli(['export-calls', out, '-o', o, '--where', 'kind == ']);
+    const syntax = await runCli(['export-calls', out, '-o', o, '--where', 'kind = ']);
     expect(syntax.code).toBe(2);
     expect(syntax.stderr).toMatch(/--where/);
+    // The old filtrex spelling is named, with the JSONata one to write instead.
+    const old = await runCli(['export-calls', out, '-o', o, '--where', 'kind == "llm" and prompt ~= "ne+dle"']);
+    expect(old.code).toBe(2);
+    expect(old.stderr).toContain(`--where 'kind = "llm" and $contains(prompt, /ne+dle/)'`);
     expect(() => readFileSync(o)).toThrow();
   });
 });

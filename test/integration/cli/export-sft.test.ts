@@ -1,6 +1,6 @@
 // `rlm-studio export-sft` on a real evaluation's output folder (eval against mock-llm), as a
 // researcher runs it: selection by scores, formats, the report, and refusals.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +34,24 @@ describe('rlm-studio export-sft', () => {
   }, 120_000);
   afterAll(async () => {
     await mock.close();
+  });
+
+  it('--only-correct finds the results itself, as stats and coverage do: of the folder, or of a log in it', async () => {
+    // A copy of the evaluation whose first task a grader marked wrong.
+    const graded = join(tmp, 'graded');
+    cpSync(out, graded, { recursive: true });
+    writeFileSync(join(graded, 'results.jsonl'), readFileSync(scored, 'utf8'));
+    const all = await runCli(['export-sft', out, '--only-correct', '-o', join(tmp, 'all.jsonl')]);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stderr).toMatch(/from 3 of 3 trajectories in 3 log\(s\)/);
+    const some = await runCli(['export-sft', graded, '--only-correct', '-o', join(tmp, 'graded.jsonl')]);
+    expect(some.code, some.stderr).toBe(0);
+    expect(some.stderr).toMatch(/from 2 of 3 trajectories in 3 log\(s\)/);
+    expect(some.stderr).toMatch(/incorrect in its evaluation/);
+    // The same task logs named alike in both: each judged by its own evaluation.
+    const both = await runCli(['export-sft', out, graded, '--only-correct', '-o', join(tmp, 'both.jsonl')]);
+    expect(both.code, both.stderr).toBe(0);
+    expect(both.stderr).toMatch(/from 5 of 6 trajectories in 6 log\(s\)/);
   });
 
   it("keeps the correct tasks' calls, as sent, and says what it dropped and why", async () => {
@@ -98,9 +116,12 @@ describe('rlm-studio export-sft', () => {
     const bad = await runCli(['export-sft', notLog, '-o', o]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(notLog);
-    const noResults = await runCli(['export-sft', out, '--only-correct', '-o', o]);
+    // A log outside any evaluation has no results to find.
+    const lone = join(tmp, 'lone.rlm.jsonl');
+    copyFileSync(join(out, 'logs', readdirSync(join(out, 'logs'))[0]!), lone);
+    const noResults = await runCli(['export-sft', lone, '--only-correct', '-o', o]);
     expect(noResults.code).toBe(2);
-    expect(noResults.stderr).toMatch(/--only-correct needs --results/);
+    expect(noResults.stderr).toMatch(/--only-correct: none of these logs is in an evaluation's folder/);
     const missing = await runCli(['export-sft', join(tmp, 'nope'), '-o', o]);
     expect(missing.stderr).toMatch(/no such file or folder/);
     expect(() => readFileSync(o)).toThrow();

@@ -134,7 +134,7 @@ describe("an evaluation log's context", () => {
   });
 
   it('lets `rerun` re-execute the log with every block the same', async () => {
-    const r = await runRerun(logOf(tasks[0]!.id), { context: [], logDir: join(tmp, 'reruns') });
+    const r = await runRerun(logOf(tasks[0]!.id), { context: [], runsDir: join(tmp, 'reruns') });
     expect(r.blocks).toBeGreaterThan(0);
     expect([r.same, r.different]).toEqual([r.blocks, []]);
   }, 60_000);

@@ -77,7 +77,7 @@ describe('readLogSummary', () => {
       inTurn: false,
       allTurns: true,
     });
-    expect(s.ends).toEqual([{ stopReason: 'answered', message: null, durationMs: 120, costUsd: 0.25, calls: 1 }]);
+    expect(s.ends).toEqual([{ runId: 'run-0', stopReason: 'answered', message: null, durationMs: 120, costUsd: 0.25, calls: 1 }]);
   });
 
   it('a run still in its turn, and a second turn after an end', async () => {
@@ -129,6 +129,23 @@ describe('readLogSummary', () => {
       ]),
     );
     expect(early).toMatchObject({ turns: 3, allTurns: false });
+    // A later turn longer than every tail: its end is not the first turn's root's, so not all turns were read.
+    const huge = await readLogSummary(
+      write('huge.rlm.jsonl', [
+        header,
+        start(0, 'run-0', 0, 0),
+        end(1, 'run-0', 0, 1, 10),
+        start(2, 'run-1', 0, 1),
+        filler(3, 5_000_000),
+        end(4, 'run-1', 0, 2, 20),
+      ]),
+    );
+    expect(huge).toMatchObject({ allTurns: false });
+    // One turn longer than every tail: its end is the first root's, so it is all of it.
+    const single = await readLogSummary(
+      write('single.rlm.jsonl', [header, start(0, 'run-0', 0, 0), filler(1, 5_000_000), end(2, 'run-0', 0, 3, 30)]),
+    );
+    expect(single).toMatchObject({ turns: 1, allTurns: true, inTurn: false });
   });
 
   it('finds a root end whose answer is longer than the first tail', async () => {
@@ -140,7 +157,7 @@ describe('readLogSummary', () => {
         end(2, 'run-0', 0, null, 7, 'max_iterations', 'a'.repeat(1_000_000)),
       ]),
     );
-    expect(s.ends).toEqual([{ stopReason: 'max_iterations', message: null, durationMs: 7, costUsd: null, calls: 1 }]);
+    expect(s.ends).toEqual([{ runId: 'run-0', stopReason: 'max_iterations', message: null, durationMs: 7, costUsd: null, calls: 1 }]);
     expect(s.inTurn).toBe(false);
   });
 

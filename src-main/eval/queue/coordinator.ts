@@ -92,6 +92,7 @@ export async function runQueuedEval(o: QueuedEvalOptions): Promise<QueuedEvalRes
         ...(o.childLlmModel !== undefined ? { childLlmModel: o.childLlmModel } : {}),
         ...(o.finalPatterns !== undefined ? { finalPatterns: o.finalPatterns } : {}),
         ...(o.repl !== undefined ? { repl: o.repl } : {}),
+        ...(o.cpython !== undefined ? { cpython: o.cpython } : {}),
       },
       systemPrompt: o.systemPrompt ?? null,
       examples: o.examples ?? null,

@@ -27,6 +27,8 @@ const Settings = z.object({
   childLlmModel: z.enum(['sub', 'own']).optional(),
   finalPatterns: z.boolean().optional(),
   repl: z.enum(['javascript', 'python']).optional(),
+  /** Python in each worker's own CPython, inside its OS sandbox (`--repl cpython`). */
+  cpython: z.object({ python: z.string().optional() }).optional(),
 });
 
 export const WireConfig = z.object({

@@ -150,6 +150,19 @@ export type ReplResetReason = 'cpu_limit' | 'wall_limit' | 'memory_limit' | 'cra
 export type ReplLanguage = 'javascript' | 'python';
 export const REPL_LANGUAGES: readonly ReplLanguage[] = ['javascript', 'python'];
 
+/**
+ * The REPL a session asks for: a language, and for Python where it runs. 'python' is Pyodide in
+ * an isolate (portable, the default); 'cpython' the machine's own CPython inside the OS sandbox
+ * (real threads, installed packages; Linux with bubblewrap). Both show the model the same Python.
+ */
+export type ReplChoice = ReplLanguage | 'cpython';
+export const REPL_CHOICES: readonly ReplChoice[] = ['javascript', 'python', 'cpython'];
+
+/** The language the model writes for a REPL choice. */
+export function languageOfChoice(choice: ReplChoice): ReplLanguage {
+  return choice === 'cpython' ? 'python' : choice;
+}
+
 /** The REPL language a header or run.start records; logs written before Python have none. */
 export function replLanguageOf(recorded: { repl?: ReplLanguage } | null | undefined): ReplLanguage {
   return recorded?.repl ?? 'javascript';

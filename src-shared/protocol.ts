@@ -36,6 +36,8 @@ export type Breakpoint = z.infer<typeof Breakpoint>;
 
 /** The language of a session's REPL (the model writes code in it). */
 export const ReplLanguageInput = z.enum(['javascript', 'python']);
+/** A REPL a session asks for (events.ts `ReplChoice`): 'cpython' is Python in the machine's CPython inside the OS sandbox. */
+export const ReplChoiceInput = z.enum(['javascript', 'python', 'cpython']);
 
 /** A system prompt that replaces the built-in one (`{tools}` is replaced by the tools list). */
 const SystemPromptText = z.string().min(1).max(1_000_000);
@@ -78,7 +80,7 @@ export const EndpointProfile = z.strictObject({
     )
     .default({}),
   /** The REPL its sessions use unless the new run says otherwise (absent: JavaScript). */
-  repl: ReplLanguageInput.optional(),
+  repl: ReplChoiceInput.optional(),
   /** Replaces the built-in system prompt for its sessions (absent: the built-in one). */
   systemPrompt: SystemPromptText.optional(),
   /** Its sessions accept paper-era FINAL(...) / FINAL_VAR(name) unless the new run says otherwise (absent: no). */
@@ -136,8 +138,8 @@ export const StartSession = z.strictObject({
   breakpoints: z.array(Breakpoint).default([]),
   /** Start paused before the first model call. */
   startPaused: z.boolean().default(false),
-  /** Absent: the profile's language, else JavaScript. */
-  repl: ReplLanguageInput.optional(),
+  /** Absent: the profile's REPL, else JavaScript. */
+  repl: ReplChoiceInput.optional(),
   /** Absent: the profile's system prompt; null: the built-in one even when the profile has its own. */
   systemPrompt: SystemPromptText.nullable().optional(),
   /**
@@ -223,8 +225,8 @@ export const RerunSession = z.strictObject({
   context: ContextSource.optional(),
   /** A custom tools module on the host (`--tools FILE.mjs`). */
   tools: z.string().min(1).optional(),
-  /** For a native log: overrides the language it records. Reference-library logs are Python. */
-  repl: ReplLanguageInput.optional(),
+  /** For a native log: overrides the language it records. Reference-library logs are Python ('cpython': in the machine's CPython). */
+  repl: ReplChoiceInput.optional(),
 });
 export type RerunSession = z.infer<typeof RerunSession>;
 

@@ -6,10 +6,12 @@ import {
   type ChildLlmModel,
   MAX_ERRORS_MODES,
   type MaxErrorsMode,
-  REPL_LANGUAGES,
-  type ReplLanguage,
+  languageOfChoice,
+  REPL_CHOICES,
+  type ReplChoice,
 } from '../../src-shared/events.ts';
 import { RLM_DEFAULTS, type ConversationSettings } from '../engine/config.ts';
+import { UsageError } from './errors.ts';
 
 export function positiveInt(name: string) {
   return (v: string): number => {
@@ -61,15 +63,38 @@ export interface LimitOptions {
   childLlmModel?: ChildLlmModel;
   apiKeyEnv?: string;
   finalPatterns?: boolean;
-  repl?: ReplLanguage;
+  repl?: ReplChoice;
+  python?: string;
   /** A prompt pack's path (loaded by the command: `loadPromptsOption`). */
   prompts?: string;
   contextWindow?: number;
 }
 
-/** `--repl javascript|python`; commander refuses any other value and lists the choices. */
+/** `--repl javascript|python|cpython`; commander refuses any other value and lists the choices. */
 export function replOption(): Option {
-  return new Option('--repl <language>', 'the language of the REPL the model writes code for (default javascript)').choices(REPL_LANGUAGES);
+  return new Option(
+    '--repl <language>',
+    "the REPL the model writes code for: javascript (default), python (Pyodide in an isolate) or cpython (this machine's CPython inside an OS sandbox: threads, installed packages; Linux with bubblewrap)",
+  ).choices(REPL_CHOICES);
+}
+
+/** `--python BIN`: the interpreter of `--repl cpython`. */
+export function pythonOption(): Option {
+  return new Option('--python <bin>', 'with --repl cpython: the CPython (3.10 or newer) to run (default python3 on PATH)');
+}
+
+/** The engine's REPL settings for `--repl` and `--python`; a usage error for --python without cpython. */
+export function replSettings(o: {
+  repl?: ReplChoice | undefined;
+  python?: string | undefined;
+}): Pick<ConversationSettings, 'repl' | 'cpython'> {
+  if (o.python !== undefined && o.repl !== 'cpython')
+    throw new UsageError('--python names the interpreter of --repl cpython; add --repl cpython');
+  if (!o.repl) return {};
+  return {
+    repl: languageOfChoice(o.repl),
+    ...(o.repl === 'cpython' ? { cpython: o.python === undefined ? {} : { python: o.python } } : {}),
+  };
 }
 
 /** `--sub-model`, the limits of one session, the key variable, `--final-patterns` and `--repl`. */
@@ -134,7 +159,8 @@ export function addLimitOptions(cmd: Command): Command {
         '--context-window <n>',
         "the root model's context window in tokens: compaction and the per-call budgets the prompts quote follow it (default: the model table)",
       ).argParser(positiveInt('--context-window')),
-    );
+    )
+    .addOption(pythonOption());
 }
 
 /** The engine's names and units for what `addLimitOptions` parsed (seconds become ms). */
@@ -153,7 +179,7 @@ export function sessionSettings(o: LimitOptions): ConversationSettings {
     ...(o.maxConcurrencyRlm !== undefined ? { maxConcurrencyRlm: o.maxConcurrencyRlm } : {}),
     ...(o.childLlmModel ? { childLlmModel: o.childLlmModel } : {}),
     finalPatterns: o.finalPatterns ?? false,
-    ...(o.repl ? { repl: o.repl } : {}),
+    ...replSettings(o),
     ...(o.contextWindow !== undefined ? { contextWindow: o.contextWindow } : {}),
   };
 }

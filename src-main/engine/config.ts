@@ -70,6 +70,11 @@ export interface RlmConfig {
   maxConcurrencyRlm?: number;
   /** The language the model's code runs in, for the root and every child run; default JavaScript. */
   repl?: ReplLanguage;
+  /**
+   * Python in the machine's CPython inside the OS sandbox (`--repl cpython`) instead of Pyodide;
+   * `python` names the interpreter (default `python3` on PATH). Only with `repl: 'python'`.
+   */
+  cpython?: { python?: string };
   /** Replaces the built-in system prompt; `{tools}` in it becomes the list of custom tools. */
   systemPrompt?: string;
   /**
@@ -158,6 +163,7 @@ export type ConversationSettings = Pick<
   | 'finalPatterns'
   | 'repl'
   | 'contextWindow'
+  | 'cpython'
 >;
 
 export const RLM_DEFAULTS = {
@@ -202,6 +208,7 @@ export function validateConfig(c: RlmConfig): void {
   if (c.repl !== undefined && !REPL_LANGUAGES.includes(c.repl)) {
     throw new RangeError(`repl must be one of ${REPL_LANGUAGES.join(', ')}, got ${String(c.repl)}`);
   }
+  if (c.cpython && c.repl !== 'python') throw new RangeError(`cpython runs Python: it needs repl 'python', got ${String(c.repl)}`);
   if (c.maxDepth !== undefined && (!Number.isInteger(c.maxDepth) || c.maxDepth < 0)) {
     throw new RangeError(`maxDepth must be an integer ≥ 0, got ${c.maxDepth}`);
   }

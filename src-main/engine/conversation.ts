@@ -30,7 +30,11 @@ export interface ConversationOptions {
  * load while the first model call is in flight (the REPL is set up then), not before it is
  * sent, which a whole-process `run` would wait for.
  */
-export function replFactoryFor(language: ReplLanguage): ReplFactory {
+export function replFactoryFor(language: ReplLanguage, cpython?: RlmConfig['cpython']): ReplFactory {
+  // CPython runs in its own sandboxed process, from any process: no isolate here.
+  if (language === 'python' && cpython) {
+    return async (options) => (await import('../sandbox/python/cpython-repl.ts')).createCPythonRepl({ ...options, ...cpython });
+  }
   // A process on Node's startup snapshot (the command line's `run`) keeps its REPLs in a child.
   if (!canHostIsolates()) return sharedSandboxProcess().replFactory(language);
   if (language === 'javascript') return async (options) => (await import('../sandbox/isolated-repl.ts')).createIsolatedRepl(options);
@@ -93,7 +97,7 @@ export class RlmConversation {
     this.config = config;
     this.opts = opts;
     // Child runs (`rlm_query`) get their REPLs from the same factory, so the same language.
-    this.replFactory = opts.replFactory ?? replFactoryFor(config.repl ?? 'javascript');
+    this.replFactory = opts.replFactory ?? replFactoryFor(config.repl ?? 'javascript', config.cpython);
     this.services = {
       config,
       sink: opts.sink,

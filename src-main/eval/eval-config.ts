@@ -52,6 +52,8 @@ export function configKey(o: EvalDefinition, dataset: Dataset): Record<string, u
     childLlmModel: o.childLlmModel ?? 'sub',
     finalPatterns: o.finalPatterns ?? false,
     repl: o.repl ?? 'javascript',
+    // Python in the machine's CPython (and which), or Pyodide (null): packages and threads differ.
+    cpython: o.cpython ?? null,
     // The prompt by its hash (eval.json stays small), the tools by their names.
     systemPrompt: o.systemPrompt === undefined ? null : short(o.systemPrompt),
     tools: o.tools === undefined ? null : Object.keys(o.tools).sort(),

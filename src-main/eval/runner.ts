@@ -158,7 +158,10 @@ export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
   const plan = await planEval(o, o.shard);
   const { pending, units } = plan;
   // Every Python task (and its children) takes an interpreter; keep one started ahead.
-  if (o.repl === 'python' && pending.length > 0) void import('../sandbox/python/pool.ts').then((pool) => pool.warmPython());
+  if (o.repl === 'python' && pending.length > 0) {
+    if (o.cpython) void warmCPythonFor(o.cpython.python);
+    else void import('../sandbox/python/pool.ts').then((pool) => pool.warmPython());
+  }
   const say = o.onProgress ?? ((): void => undefined);
   const skipped = units.length - pending.length;
   say(
@@ -226,4 +229,17 @@ export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
     `eval: ${summary.finished}/${summary.sessions} finished, accuracy ${Number.isFinite(summary.accuracy) ? summary.accuracy.toFixed(3) : '–'}, ${summary.correct} correct${interrupted ? ' (interrupted: run the same command again to resume)' : ''}; ${join(plan.outDir, 'summary.md')}`,
   );
   return { summary, ran, skipped, interrupted, outDir: plan.outDir };
+}
+
+/** Keeps a CPython interpreter started ahead of the next session; a failure is the sessions' to report. */
+async function warmCPythonFor(python: string | undefined): Promise<void> {
+  try {
+    const [{ findPython }, { warmCPython }] = await Promise.all([
+      import('../sandbox/python/python-install.ts'),
+      import('../sandbox/python/cpython-process.ts'),
+    ]);
+    warmCPython(await findPython(python));
+  } catch {
+    // each session says why it cannot start
+  }
 }

@@ -14,7 +14,7 @@ import {
   foldCounterfactualLines,
   substitutionOf,
 } from '../../src-shared/analysis/counterfactual.ts';
-import type { LogHeader, TrajectoryEvent } from '../../src-shared/events.ts';
+import type { LogHeader, ReplChoice, TrajectoryEvent } from '../../src-shared/events.ts';
 import type {
   ContextSource,
   EndpointProfile,
@@ -40,7 +40,7 @@ interface RecordedSetup {
   model: string;
   subModel: string | null;
   limits: RunLimitsInput;
-  repl?: 'javascript' | 'python';
+  repl?: ReplChoice;
   systemPrompt?: string;
   tools?: string;
   finalPatterns?: boolean;
@@ -166,7 +166,9 @@ export class Counterfactuals {
     }
     const settings = childSessionSettings(found);
     if (typeof settings === 'string') throw new CommandError('bad_request', settings);
-    const repl = src.format === 'rlm-python' ? 'python' : (settings.repl ?? setup?.repl ?? 'javascript');
+    const language = src.format === 'rlm-python' ? 'python' : (settings.repl ?? setup?.repl ?? 'javascript');
+    // A session that ran CPython re-runs its sub-call in CPython too.
+    const repl: ReplChoice = language === 'python' && setup?.repl === 'cpython' ? 'cpython' : language;
     const sameProfile = setup !== null && profileName === setup.profile;
     this.watchSessions();
     const recipe: ChildSessionStart['recipe'] = {

@@ -1,7 +1,7 @@
 // What a new session starts from: a `session.start`'s recipe and options, a fork's (the
 // source's recipe, or one made for a log without any, and the replay plan up to the fork
 // point), and the context and language a re-execution runs with.
-import { asRunId, asSessionId, type LogHeader, type ReplLanguage, type TrajectoryEvent } from '../../src-shared/events.ts';
+import { asRunId, asSessionId, type LogHeader, type ReplChoice, type ReplLanguage, type TrajectoryEvent } from '../../src-shared/events.ts';
 import type { Breakpoint, ContextSource, ForkSession, RerunSession, StartSession } from '../../src-shared/protocol.ts';
 import { buildReplayPlan, type ReplayPlan } from '../lm/replay-client.ts';
 import { DEMO_SCENARIOS } from './demo.ts';
@@ -152,10 +152,15 @@ function recipeForImported(src: Session, events: TrajectoryEvent[], f: ForkSessi
   };
 }
 
-/** The REPL language of a recorded session: reference logs are Python; native ones say theirs. */
-export function languageOf(s: Session, fromRun: ReplLanguage | undefined, override?: ReplLanguage): ReplLanguage {
-  if (s.format === 'rlm-python') return 'python';
-  return override ?? s.header?.repl ?? s.recipe?.repl ?? fromRun ?? 'javascript';
+/**
+ * The REPL of a recorded session: reference logs are Python; native ones say their language,
+ * and the host's recipe says when its Python was the machine's CPython.
+ */
+export function languageOf(s: Session, fromRun: ReplLanguage | undefined, override?: ReplChoice): ReplChoice {
+  if (s.format === 'rlm-python') return override === 'cpython' ? 'cpython' : 'python';
+  if (override) return override;
+  if (s.recipe?.repl === 'cpython') return 'cpython';
+  return s.header?.repl ?? s.recipe?.repl ?? fromRun ?? 'javascript';
 }
 
 /** The context a re-execution of `src` runs on, once it may be re-executed at all. */

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { checkEvent } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
-import { asSessionId, type TrajectoryEvent } from '../../src-shared/events.ts';
+import { asSessionId, languageOfChoice, type TrajectoryEvent } from '../../src-shared/events.ts';
 import type { ForkSession, RerunSession, SessionStatus, StartSession } from '../../src-shared/protocol.ts';
 import { DEFAULT_EXAMPLE_BUDGET, type WorkedExample, WorkedExampleError } from '../engine/worked-example.ts';
 import { LogWriteError, NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
@@ -86,7 +86,7 @@ export class LiveSessions {
       forkOf: o.forkOf ? { sessionId: o.forkOf.sessionId, runId: o.forkOf.runId, iteration: o.forkOf.iteration } : null,
     });
     const created = new Date(s.createdAt);
-    s.header = makeHeader(asSessionId(s.id), created, o.forkOf ?? undefined, recipe.repl ?? 'javascript');
+    s.header = makeHeader(asSessionId(s.id), created, o.forkOf ?? undefined, languageOfChoice(recipe.repl ?? 'javascript'));
     const logFile = join(this.opts.runsDir, nativeLogName(s.id, created));
     try {
       s.log = new NativeLogFile(logFile, s.header);
@@ -154,7 +154,11 @@ export class LiveSessions {
       rerunSource: { context, repl, tools: r.tools ?? null },
     });
     const created = new Date(s.createdAt);
-    s.header = { ...makeHeader(asSessionId(s.id), created), repl, rerunOf: { logFile: src.logFile ?? src.title, format: src.format } };
+    s.header = {
+      ...makeHeader(asSessionId(s.id), created),
+      repl: languageOfChoice(repl),
+      rerunOf: { logFile: src.logFile ?? src.title, format: src.format },
+    };
     const logFile = join(this.opts.runsDir, nativeLogName(s.id, created));
     try {
       s.log = new NativeLogFile(logFile, s.header);

@@ -2,7 +2,7 @@
 // log can be forked later.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ContextSource, ReplLanguageInput, RunLimitsInput } from '../../src-shared/protocol.ts';
+import { ContextSource, ReplChoiceInput, RunLimitsInput } from '../../src-shared/protocol.ts';
 
 /** What a live session was started with; written beside its log so a saved log can be forked. */
 export const SessionRecipe = z.strictObject({
@@ -14,7 +14,7 @@ export const SessionRecipe = z.strictObject({
   query: z.string().nullable(),
   limits: RunLimitsInput,
   /** Absent in recipes written before Python: JavaScript. */
-  repl: ReplLanguageInput.optional(),
+  repl: ReplChoiceInput.optional(),
   /** The system prompt that replaced the built-in one, if any. */
   systemPrompt: z.string().optional(),
   finalPatterns: z.boolean().optional(),

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { LogFormat } from '../../src-shared/codecs/detect.ts';
-import type { LogHeader, ReplLanguage, TrajectoryEvent } from '../../src-shared/events.ts';
+import type { LogHeader, ReplChoice, TrajectoryEvent } from '../../src-shared/events.ts';
 import type { Breakpoint, ContextSource, SessionStatus, SessionSummary } from '../../src-shared/protocol.ts';
 import type { NativeLogFile } from '../logs/native-file-sink.ts';
 import { CommandError } from './command-error.ts';
@@ -36,7 +36,7 @@ export interface Session {
   count: number;
   recipe: SessionRecipe | null;
   /** A re-execution's context and language: what a fork of it starts from (it has no recipe). */
-  rerunSource: { context: ContextSource; repl: ReplLanguage; tools: string | null } | null;
+  rerunSource: { context: ContextSource; repl: ReplChoice; tools: string | null } | null;
   /** A saved evaluation log's task and its context, from the evaluation's dataset (eval/task-context.ts). */
   taskContext: { taskId: string; source: ContextSource } | null;
   breakpoints: Breakpoint[];

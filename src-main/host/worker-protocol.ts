@@ -2,7 +2,15 @@
 // Both directions are validated on arrival: a worker is a separate process that may be
 // half-dead or confused, and the host must not trust it any more than a client.
 import { z } from 'zod';
-import { Breakpoint, BreakpointKind, ContextSource, ReplLanguageInput, ReplyEditInput, SamplingInput } from '../../src-shared/protocol.ts';
+import {
+  Breakpoint,
+  BreakpointKind,
+  ContextSource,
+  ReplChoiceInput,
+  ReplLanguageInput,
+  ReplyEditInput,
+  SamplingInput,
+} from '../../src-shared/protocol.ts';
 import { ReplayPlan } from '../lm/replay-client.ts';
 
 const nullableNum = z.number().nullable();
@@ -50,7 +58,7 @@ export const WorkerSpec = z.strictObject({
   breakpoints: z.array(Breakpoint),
   startPaused: z.boolean(),
   replay: ReplayPlan.nullable(),
-  repl: ReplLanguageInput,
+  repl: ReplChoiceInput,
   /** Replaces the built-in system prompt; null: the built-in one. */
   systemPrompt: z.string().nullable(),
   finalPatterns: z.boolean(),
@@ -75,7 +83,7 @@ export const RerunSpec = z.strictObject({
   context: ContextSource,
   /** A custom tools module on the host, or null. */
   tools: z.string().nullable(),
-  repl: ReplLanguageInput,
+  repl: ReplChoiceInput,
 });
 export type RerunSpec = z.infer<typeof RerunSpec>;
 

@@ -1,7 +1,7 @@
 // A session worker's other job: re-executing a recorded session (`session.rerun`). Runs in
 // the worker for the same reason live sessions do: the REPLs may take the process down.
 import { checkEvent } from '../../src-shared/codecs/native.ts';
-import type { EventSink, TrajectoryEvent } from '../../src-shared/events.ts';
+import { type EventSink, languageOfChoice, type TrajectoryEvent } from '../../src-shared/events.ts';
 import type { ContextSource } from '../../src-shared/protocol.ts';
 import type { ToolSpec } from '../engine/config.ts';
 import { loadToolsModule } from '../engine/tools-module.ts';
@@ -47,12 +47,12 @@ export async function rerunInWorker(
   const log = await recordedLog(spec);
   const tools: Record<string, ToolSpec> = spec.tools === null ? {} : await loadToolsModule(spec.tools);
   // The app gives one context: the same for every turn of a multi-turn log.
-  const plan = planRerun({ ...log, format: spec.format }, [context], [contextLabel(spec.context)], spec.repl);
+  const plan = planRerun({ ...log, format: spec.format }, [context], [contextLabel(spec.context)], languageOfChoice(spec.repl));
   return reexecute({
     state: log.state,
     terms: plan.terms,
     contexts: [context],
-    createRepl: replFactoryFor(plan.language),
+    createRepl: replFactoryFor(plan.language, spec.repl === 'cpython' ? {} : undefined),
     replOptions: rerunReplOptions(tools),
     sink,
     signal,

@@ -3,7 +3,7 @@
 // session only. Always a plain Node 24 process (never Electron), forked by the host with
 // the flags the sandboxes need; talks to the host over the fork() IPC channel and exits
 // when the host goes.
-import type { ReplLanguage, TrajectoryEvent } from '../../src-shared/events.ts';
+import { languageOfChoice, type ReplLanguage, type TrajectoryEvent } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { EventRecorder, RlmConversation } from '../engine/index.ts';
 import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
@@ -104,8 +104,8 @@ async function start(spec: WorkerSpec): Promise<boolean> {
   process.title = `rlm-studio worker ${spec.sessionId}`;
   // A spare warmed for Python that got a JavaScript session lets its interpreter go.
   if (spec.repl !== 'python' && pythonUsed()) void import('../sandbox/python/pool.ts').then((pool) => pool.coolPython());
-  keptLanguage = spec.repl;
-  const context = await loadContext(spec.context, spec.repl);
+  keptLanguage = languageOfChoice(spec.repl);
+  const context = await loadContext(spec.context, keptLanguage);
   const http = new OpenAiCompatibleClient({
     baseUrl: spec.baseUrl,
     apiKey: spec.apiKey ?? 'no-key',
@@ -151,7 +151,9 @@ async function start(spec: WorkerSpec): Promise<boolean> {
       maxErrorsMode: l.maxErrorsMode,
       childLlmModel: l.childLlmModel,
       finalPatterns: spec.finalPatterns,
-      repl: spec.repl,
+      repl: languageOfChoice(spec.repl),
+      // Python in the machine's CPython, inside the OS sandbox.
+      ...(spec.repl === 'cpython' ? { cpython: {} } : {}),
       ...(spec.systemPrompt !== null ? { systemPrompt: spec.systemPrompt } : {}),
       ...(spec.tools !== null ? { tools: await loadToolsModule(spec.tools) } : {}),
       ...(spec.examples && spec.examples.length > 0 ? { examples: spec.examples } : {}),
@@ -212,7 +214,7 @@ async function followUp(msg: ToWorker & { t: 'followUp' }): Promise<boolean> {
 
 async function rerun(spec: RerunSpec): Promise<false> {
   process.title = `rlm-studio worker ${spec.sessionId} (re-execution)`;
-  const context = await loadContext(spec.context, spec.repl);
+  const context = await loadContext(spec.context, languageOfChoice(spec.repl));
   const recorder = new EventRecorder();
   recorder.listen(queueEvent);
   send({ t: 'status', status: 'running', pause: null });

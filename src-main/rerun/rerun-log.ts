@@ -108,6 +108,8 @@ export interface RerunLogOptions {
   contextLabels: string[];
   tools?: Record<string, ToolSpec>;
   language?: ReplLanguage;
+  /** Python in the machine's CPython inside the OS sandbox rather than Pyodide (`--repl cpython`). */
+  cpython?: { python?: string };
   /** Where the re-execution's native log goes; null: nowhere. */
   logDir: string | null;
   onBlock?: (c: BlockComparison) => void;
@@ -138,7 +140,7 @@ export async function rerunLog(o: RerunLogOptions): Promise<RerunReport> {
   if (missing.length > 0)
     o.onWarning?.(`its runs had custom tools that were not given (--tools): ${missing.join(', ')}; blocks that call them will differ`);
   const plan = planRerun(log, o.contexts, o.contextLabels, o.language);
-  const createRepl = replFactoryFor(plan.language);
+  const createRepl = replFactoryFor(plan.language, plan.language === 'python' ? o.cpython : undefined);
   const recorder = new EventRecorder();
   let file: NativeLogFile | null = null;
   if (o.logDir !== null) {

@@ -2,12 +2,25 @@
 // `run.start` names it, and so does a native log's header (also sent by `subscribe`); the
 // reference library's logs, and re-executions of them, are always Python. Logs written before Python name none: they
 // are JavaScript, the only REPL there was.
-import type { ReplLanguage, RunStartEvent } from '../../src-shared/events.ts';
+import { languageOfChoice, type ReplChoice, type ReplLanguage, type RunStartEvent } from '../../src-shared/events.ts';
 import type { SessionEntry } from '../store/studio.ts';
 
-export type { ReplLanguage };
+export type { ReplChoice, ReplLanguage };
+export { languageOfChoice };
 
 export const REPL_LABEL: Record<ReplLanguage, string> = { javascript: 'JavaScript', python: 'Python' };
+/** The REPLs a form offers, by what they are called there. */
+export const REPL_CHOICE_LABEL: Record<ReplChoice, string> = {
+  javascript: 'JavaScript',
+  python: 'Python (Pyodide)',
+  cpython: "Python (this machine's CPython, OS sandbox)",
+};
+
+/** A form's select value as a REPL choice (anything unknown is JavaScript). */
+export function replChoiceOf(value: string): ReplChoice {
+  return value === 'python' || value === 'cpython' ? value : 'javascript';
+}
+
 /** Short tags for dense places (tree rows). */
 export const REPL_TAG: Record<ReplLanguage, string> = { javascript: 'js', python: 'py' };
 

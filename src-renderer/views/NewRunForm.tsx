@@ -10,7 +10,7 @@ import {
   type RunLimitsInput,
 } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { REPL_LABEL, type ReplLanguage } from '../lib/repl-language.ts';
+import { languageOfChoice, REPL_CHOICE_LABEL, REPL_LABEL, type ReplChoice, replChoiceOf } from '../lib/repl-language.ts';
 import { ProfilesPanel } from './ProfilesPanel.tsx';
 import { ExamplesField, examplesOf } from './ExamplesField.tsx';
 import { ProfileOptions } from './ProfileOptions.tsx';
@@ -39,7 +39,7 @@ export function NewRunForm() {
   const svc = useServices();
   const profiles = useStudio((s) => s.profiles);
   const [profile, setProfileName] = useState(DEMO_PROFILE_NAME);
-  const [repl, setRepl] = useState<ReplLanguage>('javascript');
+  const [repl, setRepl] = useState<ReplChoice>('javascript');
   const [promptMode, setPromptMode] = useState<PromptMode>('profile');
   const [systemPrompt, setSystemPrompt] = useState('');
   const [finalPatterns, setFinalPatterns] = useState(false);
@@ -185,9 +185,10 @@ export function NewRunForm() {
       </label>
       <label>
         REPL language
-        <select value={repl} onChange={(e) => setRepl(e.target.value === 'python' ? 'python' : 'javascript')} data-testid="nr-repl">
-          <option value="javascript">{REPL_LABEL.javascript}</option>
-          <option value="python">{REPL_LABEL.python} (the reference library's names)</option>
+        <select value={repl} onChange={(e) => setRepl(replChoiceOf(e.target.value))} data-testid="nr-repl">
+          <option value="javascript">{REPL_CHOICE_LABEL.javascript}</option>
+          <option value="python">{REPL_CHOICE_LABEL.python} (the reference library's names)</option>
+          <option value="cpython">{REPL_CHOICE_LABEL.cpython}: threads, installed packages; Linux with bubblewrap</option>
         </select>
       </label>
       <fieldset className="nr-prompt">
@@ -202,7 +203,7 @@ export function NewRunForm() {
           />{' '}
           {chosen?.systemPrompt
             ? `the profile's own (${chosen.systemPrompt.length.toLocaleString('en-US')} characters)`
-            : `built-in, for ${REPL_LABEL[repl]}`}
+            : `built-in, for ${REPL_LABEL[languageOfChoice(repl)]}`}
         </label>
         {chosen?.systemPrompt ? (
           <label>
@@ -213,7 +214,7 @@ export function NewRunForm() {
               onChange={() => setPromptMode('builtin')}
               data-testid="nr-prompt-builtin"
             />{' '}
-            built-in, for {REPL_LABEL[repl]}
+            built-in, for {REPL_LABEL[languageOfChoice(repl)]}
           </label>
         ) : null}
         <label>

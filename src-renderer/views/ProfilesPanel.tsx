@@ -8,7 +8,7 @@ import { createPortal } from 'react-dom';
 import { blockedPortText, fetchBlockedPort } from '../../src-shared/endpoint-url.ts';
 import { DEMO_PROFILE_NAME, EndpointProfile, type SamplingInput } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { REPL_LABEL, type ReplLanguage } from '../lib/repl-language.ts';
+import { REPL_CHOICE_LABEL, type ReplChoice, replChoiceOf } from '../lib/repl-language.ts';
 import { deleteProfile, saveProfile, setProfileKey } from '../app/profile-services.ts';
 import { ExamplesField, examplesOf } from './ExamplesField.tsx';
 
@@ -29,7 +29,7 @@ export interface ProfileDraft {
   subModel: string;
   apiKeyRef: string;
   prices: PriceRow[];
-  repl: ReplLanguage;
+  repl: ReplChoice;
   /** '' : the built-in prompt. */
   systemPrompt: string;
   /** Its sessions accept paper-era FINAL(...) / FINAL_VAR(name) unless the run says otherwise. */
@@ -330,7 +330,7 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
                         .join('; ')
                     : '—'}
                 </td>
-                <td>{REPL_LABEL[p.repl ?? 'javascript']}</td>
+                <td>{REPL_CHOICE_LABEL[p.repl ?? 'javascript']}</td>
                 <td>{p.systemPrompt ? `own (${p.systemPrompt.length.toLocaleString('en-US')} characters)` : 'built-in'}</td>
                 <td>{p.finalPatterns ? 'accepted' : '—'}</td>
                 <td data-testid={`pp-sampling-${p.name}`}>{samplingText(p.sampling)}</td>
@@ -498,13 +498,10 @@ function ProfileEditor({
         </label>
         <label>
           REPL language
-          <select
-            value={d.repl}
-            onChange={(e) => set({ repl: e.target.value === 'python' ? 'python' : 'javascript' })}
-            data-testid="pp-repl"
-          >
-            <option value="javascript">{REPL_LABEL.javascript}</option>
-            <option value="python">{REPL_LABEL.python}</option>
+          <select value={d.repl} onChange={(e) => set({ repl: replChoiceOf(e.target.value) })} data-testid="pp-repl">
+            <option value="javascript">{REPL_CHOICE_LABEL.javascript}</option>
+            <option value="python">{REPL_CHOICE_LABEL.python}</option>
+            <option value="cpython">{REPL_CHOICE_LABEL.cpython}</option>
           </select>
           <small className="muted">What its runs use unless the new run picks another.</small>
         </label>

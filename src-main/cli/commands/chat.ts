@@ -10,6 +10,7 @@ import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-proce
 import { canHostIsolates } from '../../sandbox/isolate-host.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { textFor } from '../terminal-text.ts';
+import { checkReplChoice } from '../cpython-check.ts';
 import {
   addConversationOptions,
   loadContextFile,
@@ -78,10 +79,12 @@ export interface ChatTurnSummary extends RunSummary {
 
 /** Answers the questions read from `input` in one persistent session; resolves when input ends. */
 export async function chat(o: ChatCliOptions): Promise<void> {
+  await checkReplChoice(o);
   // On Node's startup snapshot (bin/rlm-studio starts `chat` so, as `run`) the REPL lives in a
   // sandbox process, started once the first model call is out (for Python, at once); it reads
   // each context file itself rather than have it copied through the channel.
-  const sandbox = canHostIsolates() ? null : sharedSandboxProcess();
+  // CPython runs in its own OS-sandboxed process, from this one.
+  const sandbox = canHostIsolates() || o.repl === 'cpython' ? null : sharedSandboxProcess();
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
   const load = async (path: string): Promise<{ value: SandboxValue; path: string }> => {

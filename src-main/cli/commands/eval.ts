@@ -14,6 +14,7 @@ import { parseShard, ShardError } from '../../eval/units.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
 import { writeDataset } from '../dataset-file.ts';
 import { commandOptionAlias } from '../option-aliases.ts';
+import { checkReplChoice } from '../cpython-check.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec, urlArg } from '../role-options.ts';
@@ -90,6 +91,7 @@ export function registerEval(program: Command): void {
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
+        await checkReplChoice(o);
         const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
         const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
         const examples = await loadExampleOptions(o);

@@ -11,7 +11,9 @@ import type { SandboxValue } from '../../sandbox/types.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
 import type { BlockComparison } from '../../rerun/re-execute.ts';
-import { RerunInputError, rerunLog, type ReplLanguage, type RerunReport } from '../../rerun/rerun-log.ts';
+import { languageOfChoice, REPL_CHOICES, type ReplChoice } from '../../../src-shared/events.ts';
+import { RerunInputError, rerunLog, type RerunReport } from '../../rerun/rerun-log.ts';
+import { checkReplChoice } from '../cpython-check.ts';
 import { commandOptionAlias } from '../option-aliases.ts';
 import { UsageError } from '../errors.ts';
 import { loadContextFile } from './run.ts';
@@ -21,7 +23,8 @@ export interface RerunCliOptions {
   /** One file for every turn, or one per turn of a multi-turn log (repeated --context). */
   context: string[];
   tools?: string;
-  repl?: ReplLanguage;
+  repl?: ReplChoice;
+  python?: string;
   runsDir?: string;
   json?: boolean;
 }
@@ -29,16 +32,17 @@ export interface RerunCliOptions {
 /** What `--json` prints. */
 export interface RerunJson {
   format: RerunReport['format'];
-  repl: ReplLanguage;
+  /** 'cpython' when re-executed in the machine's CPython. */
+  repl: ReplChoice;
   blocks: number;
   same: number;
   different: BlockComparison[];
   logFile: string | null;
 }
 
-function parseLanguage(v: string): ReplLanguage {
-  if (v === 'javascript' || v === 'python') return v;
-  throw new InvalidArgumentError(`--repl must be javascript or python, got "${v}".`);
+function parseLanguage(v: string): ReplChoice {
+  if ((REPL_CHOICES as readonly string[]).includes(v)) return v as ReplChoice;
+  throw new InvalidArgumentError(`--repl must be ${REPL_CHOICES.join(', ')}, got "${v}".`);
 }
 
 const SHOWN_CHARS = 400;
@@ -79,7 +83,7 @@ async function contextsOf(log: string, o: RerunCliOptions): Promise<{ contexts: 
   if (!found.found) throw new UsageError(`no --context given, and ${found.why}`);
   try {
     // As the evaluation loaded it (eval/runner.ts).
-    const context = await loadTaskContext(found.task, found.dataset.dir, { flat: o.repl === 'python' });
+    const context = await loadTaskContext(found.task, found.dataset.dir, { flat: o.repl === 'python' || o.repl === 'cpython' });
     return { contexts: [context], contextLabels: [`the context of ${found.label}`] };
   } catch (err) {
     if (err instanceof DatasetError) throw new UsageError(err.message);
@@ -89,6 +93,7 @@ async function contextsOf(log: string, o: RerunCliOptions): Promise<{ contexts: 
 
 export async function runRerun(log: string, o: RerunCliOptions): Promise<RerunJson> {
   await assertReadable(log);
+  await checkReplChoice(o);
   const { contexts, contextLabels } = await contextsOf(log, o);
   let tools: Record<string, ToolSpec> = {};
   if (o.tools !== undefined) {
@@ -106,7 +111,8 @@ export async function runRerun(log: string, o: RerunCliOptions): Promise<RerunJs
       contexts,
       contextLabels,
       tools,
-      ...(o.repl ? { language: o.repl } : {}),
+      ...(o.repl ? { language: languageOfChoice(o.repl) } : {}),
+      ...(o.repl === 'cpython' ? { cpython: o.python === undefined ? {} : { python: o.python } } : {}),
       logDir: o.runsDir ?? defaultRunsDir(),
       onWarning: (w) => process.stderr.write(`rlm-studio: ${log}: warning: ${w}\n`),
     });
@@ -116,7 +122,7 @@ export async function runRerun(log: string, o: RerunCliOptions): Promise<RerunJs
   }
   return {
     format: report.format,
-    repl: report.language,
+    repl: o.repl === 'cpython' && report.language === 'python' ? 'cpython' : report.language,
     blocks: report.blocks,
     same: report.same,
     different: report.different,
@@ -141,9 +147,10 @@ export function registerRerun(program: Command): void {
     .addOption(
       new Option(
         '--repl <language>',
-        'REPL language for a native log (default: the one it records, else javascript); reference logs are Python',
+        "REPL for a native log (default: the language it records, else javascript); reference logs are Python, run in Pyodide (python) or in this machine's CPython inside an OS sandbox (cpython)",
       ).argParser(parseLanguage),
     )
+    .option('--python <bin>', 'with --repl cpython: the CPython (3.10 or newer) to run (default python3 on PATH)')
     .option('--runs-dir <dir>', 'where the re-execution log (*.rlm.jsonl) is written (default: the runs folder; old name: --log-dir)')
     .option('--json', 'print one JSON object: blocks, same, different[] ({run, iteration, block, recorded, new}), logFile')
     .action(async (log: string, o: RerunCliOptions) => {

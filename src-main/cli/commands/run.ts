@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { fileErrorText } from '../../../src-shared/file-errors.ts';
-import { asSessionId, retriesOf, type ReplLanguage, type StopReason } from '../../../src-shared/events.ts';
+import { asSessionId, languageOfChoice, retriesOf, type ReplChoice, type StopReason } from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import type { UsageByModel } from '../../../src-shared/trajectory/by-model.ts';
 import {
@@ -24,6 +24,7 @@ import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-proce
 import { canHostIsolates } from '../../sandbox/isolate-host.ts';
 import { folderProblem, NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
+import { checkReplChoice } from '../cpython-check.ts';
 import { UsageError } from '../errors.ts';
 import { textFor } from '../terminal-text.ts';
 import { optionAlias } from '../option-aliases.ts';
@@ -112,9 +113,9 @@ export async function loadToolsOption(path: string): Promise<Record<string, Tool
 }
 
 /** Reads a context file for a REPL in `repl` (see `readContextFile`), its problems as usage errors. */
-export async function loadContextFile(path: string, repl: ReplLanguage | undefined): Promise<SandboxValue> {
+export async function loadContextFile(path: string, repl: ReplChoice | undefined): Promise<SandboxValue> {
   try {
-    return await readContextFile(path, { flat: repl === 'python' });
+    return await readContextFile(path, { flat: repl === 'python' || repl === 'cpython' });
   } catch (err) {
     if (err instanceof ContextFileError) throw new UsageError(err.message);
     throw err;
@@ -164,7 +165,7 @@ export async function openCliSession(
     try {
       log = new NativeLogFile(
         join(dir, nativeLogName(sessionId, started)),
-        makeHeader(sessionId, started, undefined, o.repl ?? 'javascript'),
+        makeHeader(sessionId, started, undefined, languageOfChoice(o.repl ?? 'javascript')),
       );
     } catch (err) {
       throw new UsageError(`cannot create a log in --runs-dir ${o.runsDir}: ${folderProblem(err)}`);
@@ -244,10 +245,12 @@ export function preparePythonFor(o: Pick<RunCliOptions, 'repl'>): void {
 }
 
 export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => void) | null, signal?: AbortSignal): Promise<RunSummary> {
+  await checkReplChoice(o);
   // On Node's startup snapshot (bin/rlm-studio starts `run` so) the REPLs live in a sandbox
   // process, started once the first model call is out (for Python, at once, by the command
   // line: see cli/python-prefetch.ts); it reads the context file itself.
-  const sandbox = canHostIsolates() ? null : sharedSandboxProcess();
+  // CPython runs in its own OS-sandboxed process, from this one.
+  const sandbox = canHostIsolates() || o.repl === 'cpython' ? null : sharedSandboxProcess();
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
   // With its REPLs in the sandbox process (and a REPL at all), an ASCII text file is only

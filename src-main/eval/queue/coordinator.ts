@@ -101,6 +101,7 @@ export async function runQueuedEval(o: QueuedEvalOptions): Promise<QueuedEvalRes
         ...(o.finalPatterns !== undefined ? { finalPatterns: o.finalPatterns } : {}),
         ...(o.repl !== undefined ? { repl: o.repl } : {}),
         ...(o.contextWindow !== undefined ? { contextWindow: o.contextWindow } : {}),
+        ...(o.cpython !== undefined ? { cpython: o.cpython } : {}),
       },
       systemPrompt: o.systemPrompt ?? null,
       ...(o.prompts !== undefined ? { prompts: o.prompts } : {}),

@@ -29,6 +29,8 @@ const Settings = z.object({
   finalPatterns: z.boolean().optional(),
   repl: z.enum(['javascript', 'python']).optional(),
   contextWindow: z.number().int().positive().optional(),
+  /** Python in each worker's own CPython, inside its OS sandbox (`--repl cpython`). */
+  cpython: z.object({ python: z.string().optional() }).optional(),
 });
 
 export const WireConfig = z.object({

@@ -90,7 +90,8 @@ describe('CPython REPL: what only real CPython has', () => {
   });
 
   it('names a missing interpreter and an old one', async () => {
-    const missing = await make({ python: '/nonexistent/python3' });
+    const missing = await createCPythonRepl({ bridge: fakeBridge(), python: '/nonexistent/python3' });
+    repls.push(missing);
     const r = await missing.execute('x = 1', SITE).catch((err: Error) => err.message);
     expect(r).toMatch(/\/nonexistent\/python3 was not found: the CPython REPL needs Python 3\.10 or newer/);
   });

@@ -11,6 +11,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import type { MockMessage, Policy } from './policy.ts';
 import { NoRuleMatchedError } from './policies/script.ts';
+import { packMarkers } from './request-markers.ts';
+import type { PromptPack } from '../lm/prompt-pack.ts';
 import { autoPolicy } from './policies/index.ts';
 import { estimateTextTokens, estimateTokens } from '../../src-shared/tokens.ts';
 import { schemaProblems } from '../../src-shared/schema-problems.ts';
@@ -42,6 +44,8 @@ export interface MockLlmOptions {
   recordFile?: string;
   /** Keep each message's text in the record too (off by default: records stay small). */
   recordTexts?: boolean;
+  /** The prompt pack the engine under test uses: requests are read by its texts (default: our packs'). */
+  prompts?: PromptPack;
 }
 
 /** What a client sent in one chat request; the message texts only with `recordTexts`. */
@@ -105,6 +109,7 @@ class HttpError extends Error {
 
 export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmServer> {
   const policy = opts.policy ?? autoPolicy;
+  const markers = opts.prompts === undefined ? undefined : packMarkers(opts.prompts);
   const latencyMs = Math.max(0, opts.latencyMs ?? 0);
   const failEvery = Math.max(0, Math.floor(opts.failEvery ?? 0));
   const failStatus = opts.failStatus ?? 500;
@@ -196,7 +201,7 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmSe
       const messages = body.messages.map(toMockMessage);
       let reply: string;
       try {
-        reply = policy({ model: body.model, messages });
+        reply = policy({ model: body.model, messages, ...(markers ? { markers } : {}) });
       } catch (err) {
         if (err instanceof NoRuleMatchedError) throw new HttpError(400, err.message);
         throw new HttpError(500, `mock-llm policy failed: ${messageOf(err)}`, 'server_error');

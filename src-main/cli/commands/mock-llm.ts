@@ -6,6 +6,7 @@ import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { fileErrorText } from '../../../src-shared/file-errors.ts';
 import { UsageError } from '../errors.ts';
+import { loadPromptsOption } from '../prompts-option.ts';
 import { startMockLlm } from '../../mock-llm/server.ts';
 import type { Policy } from '../../mock-llm/policy.ts';
 import { loadScriptPolicy, ScriptError } from '../../mock-llm/policies/script.ts';
@@ -23,6 +24,7 @@ interface MockLlmCliOptions {
   failRetryAfterMs?: number;
   record?: string;
   recordTexts?: boolean;
+  prompts?: string;
 }
 
 function intArg(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -74,6 +76,7 @@ export function registerMockLlm(program: Command): void {
       "append one JSON line per chat request: model, every body field but the messages, and each message's role and length",
     )
     .option('--record-texts', "with --record: keep each message's text in the record too")
+    .option('--prompts <PACK.json>', 'the prompt pack of the runs it serves: requests are read by its texts (default: our packs)')
     .action(async (opts: MockLlmCliOptions) => {
       let policy: Policy = POLICIES[opts.policy];
       if (opts.script !== undefined) {
@@ -92,9 +95,11 @@ export function registerMockLlm(program: Command): void {
           throw new UsageError(`--record ${opts.record}: cannot write it: ${fileErrorText(err, true)}`);
         }
       }
+      const prompts = await loadPromptsOption(opts.prompts);
       let server;
       try {
         server = await startMockLlm({
+          ...(prompts ? { prompts } : {}),
           port: opts.port,
           host: opts.host,
           latencyMs: opts.latencyMs,

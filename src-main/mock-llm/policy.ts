@@ -2,7 +2,7 @@
 // same request, same reply. `classify` reads a request the way our engine builds it
 // (src-main/lm/prompt-markers.ts), so policies can tell RLM turns from sub-LM calls.
 import type { ReplLanguage } from '../../src-shared/events.ts';
-import { MARKERS } from '../lm/prompt-markers.ts';
+import { DEFAULT_MARKERS, type RequestMarkers } from './request-markers.ts';
 
 /** A chat message as it arrives over the wire (roles other than ours are tolerated). */
 export interface MockMessage {
@@ -13,6 +13,8 @@ export interface MockMessage {
 export interface PolicyRequest {
   model: string;
   messages: MockMessage[];
+  /** How to read the request: the server's pack's markers, else our packs' (DEFAULT_MARKERS). */
+  markers?: RequestMarkers;
 }
 
 export type Policy = (req: PolicyRequest) => string;
@@ -53,36 +55,32 @@ interface Tag {
 /** Tag lines start a line: `[needle:candidate] 4827193`. Code that prints them never puts them at a line start. */
 const TAG_LINE = /^\[([a-z][\w-]*):([a-z][\w-]*)\] ?(.*)$/gm;
 
-/** The metadata message's type word: Python's names for a Python REPL, JavaScript's otherwise. */
-const METADATA_TYPE = new RegExp(`(?:^|\n)${MARKERS.metadata}an? (str|list|dict|string|array|object) of `);
-
 /**
  * The REPL language of an RLM request. The metadata message the engine writes names the
  * context's type as the REPL's language does (`str`/`list`/`dict` in Python), whatever the
  * system prompt; without one, a system prompt that says "Python REPL" means Python.
  */
-export function replLanguage(system: string, metadata: string): ReplLanguage {
-  const m = METADATA_TYPE.exec(metadata);
-  if (m) return m[1] === 'str' || m[1] === 'list' || m[1] === 'dict' ? 'python' : 'javascript';
-  return system.includes(MARKERS.pythonRepl) ? 'python' : 'javascript';
+export function replLanguage(system: string, metadata: string, markers: RequestMarkers = DEFAULT_MARKERS): ReplLanguage {
+  return markers.language(system, metadata);
 }
 
 export function classify(req: PolicyRequest): Classified {
+  const mk = req.markers ?? DEFAULT_MARKERS;
   const msgs = req.messages;
   const first = msgs[0];
   const second = msgs[1];
-  const metadata = second && second.role === 'user' && METADATA_TYPE.test(second.content) ? second.content : '';
+  const metadata = second && second.role === 'user' && mk.metadataType.test(second.content) ? second.content : '';
   // Our system prompt, or a user's own (`--system-prompt`) followed by the engine's metadata message.
-  const isRlm = first?.role === 'system' && (first.content.includes(MARKERS.system) || metadata !== '');
+  const isRlm = first?.role === 'system' && (mk.isRlmSystem(first.content) || metadata !== '');
   const system = isRlm ? first.content : '';
   const users = msgs.filter((m) => m.role === 'user');
   const lastUser = users.at(-1)?.content ?? '';
-  const replOutputs = users.map((m) => m.content).filter((c) => c.includes(MARKERS.replOutput));
+  const replOutputs = users.map((m) => m.content).filter((c) => mk.isReplOutput(c));
 
   let kind: RequestKind = 'sub';
   if (system) {
-    if (lastUser.includes(MARKERS.finalAnswerRequest)) kind = 'final';
-    else if (lastUser.includes(MARKERS.compactionRequest)) kind = 'compaction';
+    if (mk.isFinalRequest(msgs)) kind = 'final';
+    else if (mk.isCompactionRequest(msgs)) kind = 'compaction';
     else kind = 'rlm';
   }
 
@@ -93,21 +91,23 @@ export function classify(req: PolicyRequest): Classified {
   if (system) {
     for (const m of msgs) {
       if (m.role === 'system') continue;
-      if (query === null) query = findQuery(m.content);
+      if (query === null) query = mk.findQuery(m.content);
       for (const t of m.content.matchAll(TAG_LINE)) tags.push({ scope: t[1]!, step: t[2]!, value: t[3]!.trim() });
     }
     for (let i = users.length - 1; i >= 0 && turn === null; i--) {
-      const t = MARKERS.turn.exec(users[i]!.content);
+      const t = mk.turn.exec(users[i]!.content);
       if (t) {
-        turn = Number(t[1]);
-        maxTurns = Number(t[2]);
+        // The pattern may have alternatives (a pack's first and later turns): the groups that took part.
+        const [n, max] = t.slice(1).filter((g) => g !== undefined);
+        turn = Number(n);
+        maxTurns = Number(max);
       }
     }
   }
   return {
     kind,
     system,
-    language: system ? replLanguage(system, metadata) : 'javascript',
+    language: system ? replLanguage(system, metadata, mk) : 'javascript',
     query,
     turn,
     maxTurns,
@@ -116,14 +116,6 @@ export function classify(req: PolicyRequest): Classified {
     tags,
     assistantTurns: msgs.filter((m) => m.role === 'assistant').length,
   };
-}
-
-function findQuery(text: string): string | null {
-  const at = text.startsWith(MARKERS.query) ? 0 : text.indexOf(`\n${MARKERS.query}`);
-  if (at < 0) return null;
-  const start = at === 0 ? MARKERS.query.length : at + 1 + MARKERS.query.length;
-  const end = text.indexOf('\n', start);
-  return (end < 0 ? text.slice(start) : text.slice(start, end)).trim();
 }
 
 /** The last tag with this scope and step, or null. */

@@ -12,6 +12,8 @@ import { z } from 'zod';
 import { classify, type MockMessage, type Policy } from './policy.ts';
 import { chunkSizes, cutReply, overflowError, placeReasoning, PrefixCache, reasoningFor, type MockBehaviours } from './behaviours.ts';
 import { NoRuleMatchedError } from './policies/script.ts';
+import { packMarkers } from './request-markers.ts';
+import type { PromptPack } from '../lm/prompt-pack.ts';
 import { autoPolicy } from './policies/index.ts';
 import { estimateTextTokens, estimateTokens } from '../../src-shared/tokens.ts';
 import { schemaProblems } from '../../src-shared/schema-problems.ts';
@@ -43,6 +45,8 @@ export interface MockLlmOptions extends MockBehaviours {
   recordFile?: string;
   /** Keep each message's text in the record too (off by default: records stay small). */
   recordTexts?: boolean;
+  /** The prompt pack the engine under test uses: requests are read by its texts (default: our packs'). */
+  prompts?: PromptPack;
 }
 
 /** What a client sent in one chat request; the message texts only with `recordTexts`. */
@@ -106,6 +110,7 @@ class HttpError extends Error {
 
 export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmServer> {
   const policy = opts.policy ?? autoPolicy;
+  const markers = opts.prompts === undefined ? undefined : packMarkers(opts.prompts);
   const latencyMs = Math.max(0, opts.latencyMs ?? 0);
   const failEvery = Math.max(0, Math.floor(opts.failEvery ?? 0));
   const failStatus = opts.failStatus ?? 500;
@@ -208,7 +213,7 @@ export async function startMockLlm(opts: MockLlmOptions = {}): Promise<MockLlmSe
       }
       let reply: string;
       try {
-        reply = policy({ model: body.model, messages });
+        reply = policy({ model: body.model, messages, ...(markers ? { markers } : {}) });
       } catch (err) {
         if (err instanceof NoRuleMatchedError) throw new HttpError(400, err.message);
         throw new HttpError(500, `mock-llm policy failed: ${messageOf(err)}`, 'server_error');

@@ -190,6 +190,15 @@ function RunHeader({
       </div>
       <UsageByModelTable byModel={totals.byModel} testId="run-by-model" />
       {run.start?.sampling ? <SamplingLine sampling={run.start.sampling} /> : null}
+      {run.start?.prompts ? (
+        <div
+          className="run-meta"
+          data-testid="run-prompts"
+          title={`prompt pack ${run.start.prompts.name}, sha256 ${run.start.prompts.hash}…`}
+        >
+          prompts: {run.start.prompts.name} ({run.start.prompts.hash.slice(0, 8)})
+        </div>
+      ) : null}
       {run.start?.examples && run.start.examples.length > 0 ? <WorkedExamplesLine examples={run.start.examples} /> : null}
       {run.start?.query ? (
         <details className="run-query">

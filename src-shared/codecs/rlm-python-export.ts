@@ -66,6 +66,8 @@ function runMetadata(state: TrajectoryState, run: RunNode): Obj {
     environment_type: ENVIRONMENT_TYPES[repl],
     environment_kwargs: {},
     other_backends: run.start?.subModel ? ['openai'] : null,
+    // Which prompt pack the run read (their viewer ignores the key).
+    ...(run.start?.prompts ? { rlm_studio: { prompts: run.start.prompts } } : {}),
   };
 }
 

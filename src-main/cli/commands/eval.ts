@@ -18,7 +18,8 @@ import { checkReplChoice } from '../cpython-check.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec, urlArg } from '../role-options.ts';
-import { addExampleOptions, loadExampleOptions, loadPromptsOption, loadSystemPromptFile, loadToolsOption } from './run.ts';
+import { addExampleOptions, loadExampleOptions, loadSystemPromptFile, loadToolsOption } from './run.ts';
+import { loadPromptsOption } from '../prompts-option.ts';
 
 interface EvalCliOptions extends LimitOptions, RoleOptions {
   baseUrl: string;

@@ -6,6 +6,7 @@ import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { fileErrorText } from '../../../src-shared/file-errors.ts';
 import { UsageError } from '../errors.ts';
+import { loadPromptsOption } from '../prompts-option.ts';
 import { startMockLlm } from '../../mock-llm/server.ts';
 import type { Policy } from '../../mock-llm/policy.ts';
 import { loadScriptPolicy, ScriptError } from '../../mock-llm/policies/script.ts';
@@ -40,6 +41,7 @@ interface MockLlmCliOptions {
   streamChunkSeed?: number;
   streamChunkMs: number;
   refuse?: MockRefusal;
+  prompts?: string;
 }
 
 function intArg(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -124,6 +126,7 @@ export function registerMockLlm(program: Command): void {
     .addOption(
       new Option('--refuse <what>', 'answer 400 to requests that carry stream_options, or that ask to stream').choices(MOCK_REFUSALS),
     )
+    .option('--prompts <PACK.json>', 'the prompt pack of the runs it serves: requests are read by its texts (default: our packs)')
     .action(async (opts: MockLlmCliOptions) => {
       let policy: Policy = POLICIES[opts.policy];
       if (opts.script !== undefined) {
@@ -142,9 +145,11 @@ export function registerMockLlm(program: Command): void {
           throw new UsageError(`--record ${opts.record}: cannot write it: ${fileErrorText(err, true)}`);
         }
       }
+      const prompts = await loadPromptsOption(opts.prompts);
       let server;
       try {
         server = await startMockLlm({
+          ...(prompts ? { prompts } : {}),
           port: opts.port,
           host: opts.host,
           latencyMs: opts.latencyMs,

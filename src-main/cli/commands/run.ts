@@ -19,7 +19,7 @@ import {
 import { ContextFileError, describeAsciiTextFile, readContextFile } from '../../engine/context-file.ts';
 import { describedContext } from '../../engine/context-meta.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
-import { loadPromptPack, PromptPackError, type PromptPack } from '../../lm/prompt-pack.ts';
+import { loadPromptsOption } from '../prompts-option.ts';
 import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-process.ts';
 import { canHostIsolates } from '../../sandbox/isolate-host.ts';
 import { folderProblem, NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
@@ -80,17 +80,6 @@ export function addExampleOptions(cmd: Command): Command {
 }
 
 /** The text of `--system-prompt FILE`. */
-/** The pack of `--prompts`, with its problems as usage errors. */
-export async function loadPromptsOption(path: string | undefined): Promise<PromptPack | undefined> {
-  if (path === undefined) return undefined;
-  try {
-    return await loadPromptPack(path);
-  } catch (err) {
-    if (err instanceof PromptPackError) throw new UsageError(`--prompts: ${err.message}`);
-    throw err;
-  }
-}
-
 export async function loadSystemPromptFile(path: string): Promise<string> {
   let text: string;
   try {

@@ -21,7 +21,7 @@ const EXAMPLES = [
   { source: '/fixtures/c_recursive.jsonl', chars: 1577, repl: 'python' as const },
 ];
 
-function runEvents(examples: typeof EXAMPLES | undefined, sampling?: object): TrajectoryEvent[] {
+function runEvents(examples: typeof EXAMPLES | undefined, sampling?: object, prompts?: object): TrajectoryEvent[] {
   const env = (seq: number, extra: object) => ({
     v: 1,
     seq,
@@ -57,6 +57,7 @@ function runEvents(examples: typeof EXAMPLES | undefined, sampling?: object): Tr
       repl: 'javascript',
       ...(examples ? { examples } : {}),
       ...(sampling ? { sampling } : {}),
+      ...(prompts ? { prompts } : {}),
     }),
   ] as unknown as TrajectoryEvent[];
 }
@@ -106,6 +107,12 @@ describe('the run header', () => {
     mountApp(runEvents(undefined), null);
     expect(screen.queryByTestId('run-examples')).toBeNull();
     expect(screen.queryByTestId('run-sampling')).toBeNull();
+    expect(screen.queryByTestId('run-prompts')).toBeNull();
+  });
+
+  it('names the prompt pack the run read, with the start of its hash', () => {
+    mountApp(runEvents(undefined, undefined, { name: 'reference-rlm-0.1.3', hash: '0123456789abcdef' }), null);
+    expect(screen.getByTestId('run-prompts').textContent).toBe('prompts: reference-rlm-0.1.3 (01234567)');
   });
 
   it("shows the request fields of the run's turns and of its sub-calls' client", () => {

@@ -14,7 +14,7 @@ interface PreloadBridge {
   onMessage(listener: (message: unknown) => void): (() => void) | void;
 }
 
-const KINDS = new Set(['reply', 'events', 'session', 'progress']);
+const KINDS = new Set(['reply', 'events', 'session', 'progress', 'live']);
 
 /**
  * Light structural check of what arrives from the host. The host validated its events when
@@ -42,6 +42,8 @@ export function parseHostMessage(raw: unknown): HostMessage | null {
       return typeof m.session === 'object' && m.session !== null ? (raw as HostMessage) : null;
     case 'progress':
       return typeof m.sessionId === 'string' ? (raw as HostMessage) : null;
+    case 'live':
+      return typeof m.sessionId === 'string' && Array.isArray(m.deltas) ? (raw as HostMessage) : null;
     default:
       return null;
   }

@@ -26,7 +26,8 @@ import type { SandboxValue } from '../../sandbox/types.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, roleClients, urlArg } from '../role-options.ts';
-import { progressLine } from '../progress.ts';
+import { liveProgressWriter, progressLine } from '../progress.ts';
+import type { LiveReplySink } from '../../../src-shared/live-reply.ts';
 
 export interface RunCliOptions extends LimitOptions, RoleOptions {
   context: string;
@@ -114,7 +115,17 @@ export interface RunSummary {
   logFile: string | null;
   iterations: number;
   durationMs: number;
-  usage: { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null; byModel: UsageByModel };
+  usage: {
+    inputTokens: number;
+    outputTokens: number;
+    calls: number;
+    costUsd: number | null;
+    byModel: UsageByModel;
+    /** Of the input, served from the providers' prompt caches; absent when none. */
+    cachedInputTokens?: number;
+    /** Of the output, the models' thinking; absent when none. */
+    reasoningTokens?: number;
+  };
   /** Requests the client retried before the endpoint answered; absent when none. */
   retries?: number;
 }
@@ -136,6 +147,7 @@ export async function openCliSession(
   o: Omit<RunCliOptions, 'context' | 'query'>,
   onProgress: ((line: string) => void) | null,
   persistent = false,
+  onLive: LiveReplySink | null = null,
 ): Promise<CliSession> {
   const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
   const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
@@ -181,7 +193,7 @@ export async function openCliSession(
         ...(examples !== undefined ? { examples } : {}),
         ...(subClient ? { subClient } : {}),
       },
-      { sink: recorder, persistent },
+      { sink: recorder, persistent, ...(onLive ? { live: onLive } : {}) },
     );
   } catch (err) {
     log?.close();
@@ -213,6 +225,8 @@ export function summaryOf(outcome: RunOutcome, logFile: string | null, retries =
       calls: outcome.usage.calls,
       costUsd: outcome.usage.costUsd,
       byModel: outcome.usage.byModel,
+      ...(outcome.usage.cachedInputTokens ? { cachedInputTokens: outcome.usage.cachedInputTokens } : {}),
+      ...(outcome.usage.reasoningTokens ? { reasoningTokens: outcome.usage.reasoningTokens } : {}),
     },
     ...(retries > 0 ? { retries } : {}),
   };
@@ -227,7 +241,12 @@ export function preparePythonFor(o: Pick<RunCliOptions, 'repl'>): void {
   if (o.repl === 'python') void import('../../sandbox/python/interpreter.ts').then((python) => python.preparePython());
 }
 
-export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => void) | null, signal?: AbortSignal): Promise<RunSummary> {
+export async function runOnce(
+  o: RunCliOptions,
+  onProgress: ((line: string) => void) | null,
+  signal?: AbortSignal,
+  onLive: LiveReplySink | null = null,
+): Promise<RunSummary> {
   // On Node's startup snapshot (bin/rlm-studio starts `run` so) the REPLs live in a sandbox
   // process, started once the first model call is out (for Python, at once, by the command
   // line: see cli/python-prefetch.ts); it reads the context file itself.
@@ -239,7 +258,7 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
   const meta = sandbox && o.maxDepth !== 0 ? describeAsciiTextFile(o.context) : null;
   const context = meta ? describedContext(meta) : await loadContextFile(o.context, o.repl);
   sandbox?.shareContextFile(resolve(o.context), context, o.repl === 'python');
-  const cli = await openCliSession(o, onProgress);
+  const cli = await openCliSession(o, onProgress, false, onLive);
   let outcome: RunOutcome;
   try {
     outcome = await cli.session.completion(context, o.query ?? null, signal ? { signal } : {});
@@ -285,7 +304,13 @@ export function registerRun(program: Command): void {
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
-        const summary = await runOnce(o, o.json ? null : (line) => process.stderr.write(`${line}\n`), controller.signal);
+        const progress = o.json ? null : liveProgressWriter(process.stderr);
+        const summary = await runOnce(
+          o,
+          progress ? (line) => progress.line(line) : null,
+          controller.signal,
+          progress ? { delta: (d) => progress.live(d) } : null,
+        );
         if (o.json) {
           process.stdout.write(`${JSON.stringify(summary)}\n`);
         } else {

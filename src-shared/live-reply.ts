@@ -4,6 +4,7 @@ import type { ModelCallPurpose, RunId } from './events.ts';
 
 export interface LiveReplyDelta {
   runId: RunId;
+  depth: number;
   iteration: number;
   purpose: ModelCallPurpose;
   model: string;

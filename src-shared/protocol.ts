@@ -2,6 +2,7 @@
 // Electron IPC on the desktop). Declared once here; both sides derive from it and validate
 // what arrives with these schemas. Commands get exactly one reply; events are pushed to
 // subscribers, resumable from a sequence number so a reconnecting client misses nothing.
+import type { LiveReplyDelta } from './live-reply.ts';
 import type { PolicyAggregate, SessionRow } from './analysis/policy-aggregate.ts';
 import type { SessionMetrics } from './analysis/policy-metrics.ts';
 import type { UsageByModel } from './trajectory/by-model.ts';
@@ -625,6 +626,11 @@ export type HostMessage =
   | { kind: 'progress'; sessionId: string; bytesRead: number; totalBytes: number }
   /** The runs browser (`runs.watch`): rows that are new or changed, and paths that went away. */
   | { kind: 'runs'; changed: RunListing[]; removed: string[]; problems: string[] };
+  /**
+   * A live session's replies while they stream, to its subscribers: pieces in order, never
+   * logged (the reply's model.reply event carries it whole). Added for issue 38.
+   */
+  | { kind: 'live'; sessionId: string; deltas: LiveReplyDelta[] };
 
 export type ErrorCode = 'bad_request' | 'not_found' | 'conflict' | 'read_only' | 'unauthorized' | 'internal';
 

@@ -1,5 +1,6 @@
 // Human-readable progress of a run, one line per step, for stderr.
 import { retriesText, type TrajectoryEvent } from '../../src-shared/events.ts';
+import { tokensPerSecond, type LiveReplyDelta } from '../../src-shared/live-reply.ts';
 
 function oneLine(s: string, max = 100): string {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -35,4 +36,46 @@ export function progressLine(e: TrajectoryEvent): string | null {
     case 'repl.reset':
       return null;
   }
+}
+
+/** The line of a reply being written: tokens so far and the rate ("  writing reply: 212 tokens so far, 41.3 tok/s"). */
+export function liveProgressLine(d: LiveReplyDelta): string {
+  const pad = d.depth === 0 ? '' : `${'  '.repeat(d.depth)}[${d.runId}] `;
+  const rate = tokensPerSecond(d.tokens, d.elapsedMs);
+  const what = d.purpose === 'turn' ? 'reply' : d.purpose.replace('_', ' ');
+  return `${pad}  writing ${what}: ${d.tokens} tokens so far${rate !== null ? `, ${rate.toFixed(1)} tok/s` : ''}`;
+}
+
+/**
+ * Writes a reply's progress where a person watches it: on a terminal one line rewritten in
+ * place (and cleared before the next ordinary line); elsewhere a line for the first piece of
+ * each reply and then at most one a second.
+ */
+export function liveProgressWriter(out: { write(s: string): unknown; isTTY?: boolean }): {
+  live(d: LiveReplyDelta): void;
+  line(text: string): void;
+} {
+  let shown = false;
+  let lastAt = 0;
+  let lastCall = '';
+  return {
+    live(d) {
+      const call = `${d.runId}/${d.iteration}/${d.purpose}`;
+      const now = Date.now();
+      if (out.isTTY) {
+        out.write(`\r\x1b[K${liveProgressLine(d)}`);
+        shown = true;
+        return;
+      }
+      if (call === lastCall && now - lastAt < 1000) return;
+      lastCall = call;
+      lastAt = now;
+      out.write(`${liveProgressLine(d)}\n`);
+    },
+    line(text) {
+      if (shown) out.write('\r\x1b[K');
+      shown = false;
+      out.write(`${text}\n`);
+    },
+  };
 }

@@ -1,6 +1,7 @@
 // A conversation: one root completion, or several sharing one REPL (multi-turn turns). Owns
 // the REPLs of its runs and the ids of everything in it. (Not the host's session, which is a
 // log the app shows, nor the session a log records: see src-main/host/session-state.ts.)
+import type { LiveReplySink } from '../../src-shared/live-reply.ts';
 import type { EventSink, ReplLanguage, RunId } from '../../src-shared/events.ts';
 import { asCallId, asRunId } from '../../src-shared/events.ts';
 import { contextWindowFor } from '../lm/context-windows.ts';
@@ -22,6 +23,8 @@ export interface ConversationOptions {
   persistent?: boolean;
   /** Replaces the REPL `RlmConfig.repl` names (tests, other backends). */
   replFactory?: ReplFactory;
+  /** Where the turns' replies go while they stream (never logged). */
+  live?: LiveReplySink;
 }
 
 /**
@@ -110,6 +113,7 @@ export class RlmConversation {
         return repl;
       },
       contextWindow: config.contextWindow ?? contextWindowFor(config.model),
+      ...(opts.live ? { live: opts.live } : {}),
     };
   }
 

@@ -457,6 +457,7 @@ export class RlmRun implements SubcallBridge {
       chars += d.content.length + d.reasoning.length;
       live.delta({
         runId: at.runId,
+        depth: at.depth,
         iteration: at.iteration,
         purpose,
         model: at.model,

@@ -35,6 +35,7 @@ import type {
   BlockStartEvent,
   CallId,
   ChatMessage,
+  ReplyReasoning,
   RunId,
   RunStartEvent,
   SubcallStartEvent,
@@ -89,14 +90,26 @@ function messagesJson(messages: readonly ChatMessage[]): string {
   return JSON.stringify(messages.map((m) => ({ role: m.role, parts: [{ type: 'text', content: m.content }] })));
 }
 
-function outputJson(text: string): string {
-  return JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: text }], finish_reason: 'stop' }]);
+/**
+ * The reply as the conventions' output message: the thinking as a `reasoning` part before the
+ * text, and why it ended (`stop` when the log does not say).
+ */
+function outputJson(text: string, reply: { reasoning?: ReplyReasoning; finishReason?: string } = {}): string {
+  const parts = [...(reply.reasoning ? [{ type: 'reasoning', content: reply.reasoning.text }] : []), { type: 'text', content: text }];
+  return JSON.stringify([{ role: 'assistant', parts, finish_reason: reply.finishReason ?? 'stop' }]);
 }
 
 function usageAttributes(u: Usage): Attributes {
   const a: Attributes = { [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: u.inputTokens, [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: u.outputTokens };
+  if (u.cachedInputTokens) a['gen_ai.usage.cache_read.input_tokens'] = u.cachedInputTokens;
+  if (u.reasoningTokens) a['rlm.usage.reasoning_tokens'] = u.reasoningTokens;
   if (u.costUsd !== null) a['rlm.cost_usd'] = u.costUsd;
   return a;
+}
+
+/** `gen_ai.response.finish_reasons` when the endpoint said why the reply ended. */
+function finishAttributes(finishReason: string | undefined): Attributes {
+  return finishReason ? { 'gen_ai.response.finish_reasons': [finishReason] } : {};
 }
 
 interface OpenRun {
@@ -239,10 +252,10 @@ export class OtlpSpanFolder {
         let start: number;
         if (e.type === 'model.reply') {
           start = e.t - e.latencyMs;
-          Object.assign(attrs, { [ATTR_GEN_AI_RESPONSE_MODEL]: e.model }, usageAttributes(e.usage));
+          Object.assign(attrs, { [ATTR_GEN_AI_RESPONSE_MODEL]: e.model }, usageAttributes(e.usage), finishAttributes(e.finishReason));
           if (this.opts.content) {
             if (this.lastCallMessages !== null) attrs[ATTR_GEN_AI_INPUT_MESSAGES] = messagesJson(this.lastCallMessages);
-            attrs[ATTR_GEN_AI_OUTPUT_MESSAGES] = outputJson(e.text);
+            attrs[ATTR_GEN_AI_OUTPUT_MESSAGES] = outputJson(e.text, e);
           }
         } else {
           start = run.lastT;
@@ -310,8 +323,12 @@ export class OtlpSpanFolder {
         this.subcalls.delete(e.callId);
         // A spawned child run is its own agent span under the block; the call adds nothing to it.
         if (s.start.childRunId !== null && this.spawned.has(s.start.childRunId)) return;
-        const attrs: Attributes = { [ATTR_GEN_AI_RESPONSE_MODEL]: s.start.model, ...usageAttributes(e.usage) };
-        if (this.opts.content) attrs[ATTR_GEN_AI_OUTPUT_MESSAGES] = outputJson(e.response);
+        const attrs: Attributes = {
+          [ATTR_GEN_AI_RESPONSE_MODEL]: s.start.model,
+          ...usageAttributes(e.usage),
+          ...finishAttributes(e.finishReason),
+        };
+        if (this.opts.content) attrs[ATTR_GEN_AI_OUTPUT_MESSAGES] = outputJson(e.response, e);
         this.emitSubcall(s, e.t, e.error, attrs, e.latencyMs);
         return;
       }

@@ -8,6 +8,7 @@ import { labelsOf, SESSION_TARGET, targetId, type LabelsState } from '../../src-
 import type { ChatMessage } from '../../src-shared/events.ts';
 import { type ModelCall, ModelCallFolder, type TrajectoryEnd } from '../../src-shared/trajectory/model-calls.ts';
 import { estimateTokens } from '../../src-shared/tokens.ts';
+import { contentAsSent, splitThink } from '../../src-shared/think.ts';
 
 /**
  * `openai`: `{"messages": [...]}`, OpenAI's fine-tuning format, also TRL's conversational
@@ -19,6 +20,14 @@ import { estimateTokens } from '../../src-shared/tokens.ts';
  */
 export const SFT_FORMATS = ['openai', 'prompt-completion', 'sharegpt'] as const;
 export type SftFormat = (typeof SFT_FORMATS)[number];
+
+/**
+ * What an example keeps of a reply's thinking: `drop` (default) the reply alone; `field` as
+ * `reasoning_content` on the assistant message (what Qwen3's and DeepSeek's chat templates
+ * render); `think` as a `<think>…</think>` section before the reply text.
+ */
+export const SFT_REASONING = ['drop', 'field', 'think'] as const;
+export type SftReasoning = (typeof SFT_REASONING)[number];
 
 export interface SftSelection {
   /** Keep only trajectories whose root run submitted an answer. */
@@ -71,9 +80,19 @@ function mergeRuns(messages: readonly ChatMessage[]): ChatMessage[] {
   return out;
 }
 
+/** The reply an example ends with: its text, and its thinking as `keep` says. */
+function replyMessage(call: Pick<ModelCall, 'reply' | 'reasoning'>, keep: SftReasoning): ChatMessage & { reasoning_content?: string } {
+  const r = call.reasoning;
+  // A <think> section read as reply (a reference-pack run) is thinking, not reply, here.
+  const text = r?.inText ? (splitThink(call.reply)?.text ?? call.reply) : call.reply;
+  if (r === null || keep === 'drop') return { role: 'assistant', content: text };
+  if (keep === 'field') return { role: 'assistant', content: text, reasoning_content: r.text };
+  return { role: 'assistant', content: contentAsSent(text, { text: r.text, source: 'think' }) };
+}
+
 /** One example in a trainer's format. */
-function formatExample(call: Pick<ModelCall, 'messages' | 'reply'>, format: SftFormat): Line {
-  const reply: ChatMessage = { role: 'assistant', content: call.reply };
+function formatExample(call: Pick<ModelCall, 'messages' | 'reply' | 'reasoning'>, format: SftFormat, keep: SftReasoning = 'drop'): Line {
+  const reply = replyMessage(call, keep);
   switch (format) {
     case 'openai':
       return { messages: [...call.messages, reply] };
@@ -100,6 +119,7 @@ export class SftExporter {
   private readonly selection: SftSelection;
   private readonly format: SftFormat;
   private readonly withSource: boolean;
+  private readonly reasoning: SftReasoning;
   private readonly write: (line: string) => void;
   private readonly report: SftReport = {
     logs: 0,
@@ -110,10 +130,17 @@ export class SftExporter {
     tokens: { total: 0, max: 0 },
   };
 
-  constructor(opts: { selection: SftSelection; format: SftFormat; withSource: boolean; write: (line: string) => void }) {
+  constructor(opts: {
+    selection: SftSelection;
+    format: SftFormat;
+    withSource: boolean;
+    reasoning?: SftReasoning;
+    write: (line: string) => void;
+  }) {
     this.selection = opts.selection;
     this.format = opts.format;
     this.withSource = opts.withSource;
+    this.reasoning = opts.reasoning ?? 'drop';
     this.write = opts.write;
   }
 
@@ -196,7 +223,7 @@ export class SftExporter {
   }
 
   private keep(c: ModelCall, source: SftSource): void {
-    const line = formatExample(c, this.format);
+    const line = formatExample(c, this.format, this.reasoning);
     if (this.withSource) {
       line['source'] = {
         file: source.file,

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { checkEvent } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
-import { asSessionId, languageOfChoice, type TrajectoryEvent } from '../../src-shared/events.ts';
+import { asRunId, asSessionId, languageOfChoice, type TrajectoryEvent } from '../../src-shared/events.ts';
 import type { ForkSession, RerunSession, SessionStatus, StartSession } from '../../src-shared/protocol.ts';
 import { DEFAULT_EXAMPLE_BUDGET, type WorkedExample, WorkedExampleError } from '../engine/worked-example.ts';
 import { LogWriteError, NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
@@ -249,6 +249,12 @@ export class LiveSessions {
         if (good.length > 0) this.opts.onLiveEvents?.(s.id, good);
         return;
       }
+      case 'live':
+        this.subscribers.live(
+          s,
+          m.deltas.map((d) => ({ ...d, runId: asRunId(d.runId) })),
+        );
+        return;
       case 'status':
         if (TERMINAL.has(s.status)) return;
         s.status = m.status;

@@ -2,6 +2,7 @@
 // everyone, events to each subscriber from its position, in order, in bounded messages, held
 // back while a client's carrier is backed up.
 import type { TrajectoryEvent } from '../../src-shared/events.ts';
+import type { LiveReplyDelta } from '../../src-shared/live-reply.ts';
 import type { HostMessage, SessionSummary } from '../../src-shared/protocol.ts';
 import { readLogBatches } from '../logs/read-log.ts';
 import { followUpState } from './follow-ups.ts';
@@ -65,6 +66,14 @@ export class Subscribers {
   progress(s: Session, bytesRead: number, totalBytes: number): void {
     const m: HostMessage = { kind: 'progress', sessionId: s.id, bytesRead, totalBytes };
     for (const c of this.clients) this.safeSend(c, m);
+  }
+
+  /** A live session's streaming replies, to its subscribers only (after the events they already have). */
+  live(s: Session, deltas: LiveReplyDelta[]): void {
+    if (deltas.length === 0) return;
+    this.flush();
+    const m: HostMessage = { kind: 'live', sessionId: s.id, deltas };
+    for (const c of this.clients) if (c.subs.has(s.id)) this.safeSend(c, m);
   }
 
   markDirty(sessionId: string): void {

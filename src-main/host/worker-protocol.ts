@@ -115,6 +115,18 @@ const PauseInfoSchema = z.strictObject({
   reply: z.strictObject({ text: z.string(), blocks: z.array(z.string()) }).nullable(),
 });
 
+const LiveReplyDeltaSchema = z.strictObject({
+  runId: z.string(),
+  depth: z.number().int().nonnegative(),
+  iteration: z.number().int(),
+  purpose: z.enum(['turn', 'final_answer', 'compaction', 'direct']),
+  model: z.string(),
+  content: z.string(),
+  reasoning: z.string(),
+  tokens: z.number().int().nonnegative(),
+  elapsedMs: z.number().nonnegative(),
+});
+
 const VariableViewSchema = z.strictObject({ name: z.string(), type: z.string(), size: z.number().nullable(), preview: z.string() });
 
 export const FromWorker = z.discriminatedUnion('t', [
@@ -137,5 +149,7 @@ export const FromWorker = z.discriminatedUnion('t', [
     replay: z.strictObject({ replayed: z.number(), live: z.number(), edited: z.number() }).nullable(),
   }),
   z.strictObject({ t: z.literal('fatal'), message: z.string() }),
+  /** A reply while it streams (not logged): pieces in the order they came. */
+  z.strictObject({ t: z.literal('live'), deltas: z.array(LiveReplyDeltaSchema) }),
 ]);
 export type FromWorker = z.infer<typeof FromWorker>;

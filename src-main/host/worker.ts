@@ -3,6 +3,7 @@
 // session only. Always a plain Node 24 process (never Electron), forked by the host with
 // the flags the sandboxes need; talks to the host over the fork() IPC channel and exits
 // when the host goes.
+import type { LiveReplyDelta, LiveReplySink } from '../../src-shared/live-reply.ts';
 import { languageOfChoice, type ReplLanguage, type TrajectoryEvent } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { EventRecorder, RlmConversation } from '../engine/index.ts';
@@ -80,6 +81,24 @@ function flushEvents(): void {
   outbox = [];
   send({ t: 'events', events });
 }
+
+// Streamed replies go out per macrotask too, after the events queued before them.
+let liveOutbox: LiveReplyDelta[] = [];
+let liveScheduled = false;
+const liveSink: LiveReplySink = {
+  delta(d) {
+    liveOutbox.push(d);
+    if (liveScheduled) return;
+    liveScheduled = true;
+    setImmediate(() => {
+      liveScheduled = false;
+      flushEvents();
+      const deltas = liveOutbox;
+      liveOutbox = [];
+      if (deltas.length > 0) send({ t: 'live', deltas });
+    });
+  },
+};
 
 async function loadContext(c: WorkerSpec['context'], repl: ReplLanguage): Promise<SandboxValue> {
   switch (c.kind) {
@@ -161,7 +180,7 @@ async function start(spec: WorkerSpec): Promise<boolean> {
       ...(subClient ? { subClient } : {}),
       ...(replay && spec.replay?.substitute ? { substitutions: replay } : {}),
     },
-    { sink: recorder, persistent: spec.followUps === true },
+    { sink: recorder, persistent: spec.followUps === true, live: liveSink },
   );
   send({ t: 'status', status: 'running', pause: null });
   let keep = false;

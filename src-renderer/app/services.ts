@@ -2,6 +2,7 @@
 // two helpers that work with the parse worker, `logs` (loading a log into a session) and
 // `texts` (reading back the long texts a big log's first read left out). Views call these;
 // they never touch the carrier or a worker themselves.
+import { useLiveReplies } from '../store/live-replies.ts';
 import type { RunId } from '../../src-shared/events.ts';
 import { encodeNative } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
@@ -76,7 +77,10 @@ export class Services {
     const s = () => store.getState();
     this.host = carrier ? new ProtocolClient(carrier) : null;
     this.host?.onPush((m) => {
-      if (m.kind === 'events') s().ingestEvents(m.sessionId, m.events);
+      if (m.kind === 'events') {
+        s().ingestEvents(m.sessionId, m.events);
+        useLiveReplies.getState().settle(m.sessionId, m.events);
+      } else if (m.kind === 'live') useLiveReplies.getState().add(m.sessionId, m.deltas);
       else if (m.kind === 'session') s().upsertSummary(m.session);
       else if (m.kind === 'progress')
         s().setLoading(m.sessionId, m.bytesRead >= m.totalBytes ? null : { bytes: m.bytesRead, total: m.totalBytes });

@@ -461,7 +461,7 @@ export function blockOutputText(o: Pick<ComparedOutput, 'stdout' | 'stderr' | 'e
 
 // --- full-text search across a session ------------------------------------------------------
 
-type HitField = 'prompt' | 'reply' | 'code' | 'output' | 'subcall' | 'answer';
+type HitField = 'prompt' | 'reply' | 'reasoning' | 'code' | 'output' | 'subcall' | 'answer';
 export interface SearchHit {
   runId: RunId;
   iteration: number | null;
@@ -503,6 +503,7 @@ export function searchSession(state: TrajectoryState, query: string, limit = 500
     for (const it of run.iterations) {
       for (const m of [...(it.start?.appended ?? []), ...(it.reply?.transient ?? [])]) look(m.content, run.id, it.iteration, 'prompt');
       look(it.reply?.text, run.id, it.iteration, 'reply');
+      look(it.reply?.reasoning?.text, run.id, it.iteration, 'reasoning');
       for (const b of blocksOf(it)) {
         look(b.start?.code, run.id, it.iteration, 'code');
         look(b.end?.stdout, run.id, it.iteration, 'output');
@@ -512,6 +513,7 @@ export function searchSession(state: TrajectoryState, query: string, limit = 500
           const c = state.calls.get(cid);
           look(c?.start.prompt, run.id, it.iteration, 'subcall');
           look(c?.end?.response, run.id, it.iteration, 'subcall');
+          look(c?.end?.reasoning?.text, run.id, it.iteration, 'reasoning');
         }
       }
     }

@@ -14,7 +14,7 @@ interface PreloadBridge {
   onMessage(listener: (message: unknown) => void): (() => void) | void;
 }
 
-const KINDS = new Set(['reply', 'events', 'session', 'progress', 'runs']);
+const KINDS = new Set(['reply', 'events', 'session', 'progress', 'runs', 'live']);
 
 /**
  * Light structural check of what arrives from the host. The host validated its events when
@@ -44,6 +44,8 @@ export function parseHostMessage(raw: unknown): HostMessage | null {
       return typeof m.sessionId === 'string' ? (raw as HostMessage) : null;
     case 'runs':
       return Array.isArray(m.changed) && Array.isArray(m.removed) && Array.isArray(m.problems) ? (raw as HostMessage) : null;
+    case 'live':
+      return typeof m.sessionId === 'string' && Array.isArray(m.deltas) ? (raw as HostMessage) : null;
     default:
       return null;
   }

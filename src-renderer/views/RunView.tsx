@@ -17,6 +17,8 @@ import {
   usageUnknown,
 } from '../../src-shared/trajectory/index.ts';
 import { RetriesNote } from './RetriesNote.tsx';
+import { CutNote, ReasoningBox, cachedShareText } from './ReplyNotes.tsx';
+import { LiveReplyView } from './LiveReplyView.tsx';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
 import { useServices, useStudio } from '../app/context.tsx';
 import {
@@ -528,12 +530,17 @@ function IterationDetail({
             <small>
               ({it.reply.model} · {fmtMs(it.reply.latencyMs)}
               {it.reply.retries ? <RetriesNote retries={it.reply.retries} /> : null}
+              {cachedShareText(it.reply.usage)}
               {it.reply.purpose !== 'turn' ? ` · ${it.reply.purpose}` : ''})
-            </small>
+            </small>{' '}
+            <CutNote finishReason={it.reply.finishReason} />
           </h4>
+          {it.reply.reasoning ? <ReasoningBox reasoning={it.reply.reasoning} /> : null}
           <TextBlock text={it.reply.text} testId="reply-text" />
         </div>
-      ) : null}
+      ) : (
+        <LiveReplyView sessionId={sessionId} runId={run.id} iteration={it.iteration} />
+      )}
       {pausedHere && pause.reply ? (
         <PausedEditor
           sessionId={entry ? (hostIdOf(entry) ?? sessionId) : sessionId}
@@ -704,6 +711,12 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
                 </td>
                 <td className="clip" onClick={() => setOpen(open === cid ? null : cid)}>
                   {c.end ? open === cid ? <TextBlock text={c.end.response} /> : c.end.response.slice(0, 120) : '…'}
+                  {c.end ? <CutNote finishReason={c.end.finishReason} testId="subcall-cut" /> : null}
+                  {c.end?.reasoning ? (
+                    <span onClick={(e) => e.stopPropagation()}>
+                      <ReasoningBox reasoning={c.end.reasoning} testId="subcall-reasoning" />
+                    </span>
+                  ) : null}
                 </td>
                 <td>
                   {c.end ? fmtMs(c.end.latencyMs) : ''}

@@ -2,6 +2,7 @@
 // reference web visualizer opens our runs. An `rlm_studio` key carries what that format
 // lacks (exact reply usage and latency, batch/leaf flags); the visualizer ignores it and
 // rlm-python-import.ts reads it back.
+import { contentAsSent } from '../think.ts';
 import type { ChatMessage, ReplLanguage, RunId, TrajectoryEvent } from '../events.ts';
 import { applyEvent, blocksOf, createTrajectoryState } from '../trajectory/reducer.ts';
 import { addModelUsage, type UsageByModel } from '../trajectory/by-model.ts';
@@ -96,7 +97,8 @@ function runEntries(state: TrajectoryState, run: RunNode, epochOf: (t: number) =
         const o: Obj = {
           root_model: call.start.model,
           prompt: call.start.prompt,
-          response: end?.response ?? '',
+          // What the endpoint sent, as the reference records it: a <think> section we split off goes back in.
+          response: end ? contentAsSent(end.response, end.reasoning) : '',
           usage_summary: usageSummary(call.start.model, end?.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: null }, 1),
           execution_time: (end?.latencyMs ?? 0) / 1000,
         };
@@ -134,7 +136,7 @@ function runEntries(state: TrajectoryState, run: RunNode, epochOf: (t: number) =
       iteration: it.iteration,
       timestamp: epochOf(lastT),
       prompt,
-      response: reply?.text ?? '',
+      response: reply ? contentAsSent(reply.text, reply.reasoning) : '',
       code_blocks: codeBlocks,
       final_answer: isDefault ? (run.end?.answer ?? reply?.text ?? null) : (it.end?.finalAnswer ?? null),
       iteration_time: isDefault ? null : (it.end?.durationMs ?? Math.max(0, it.lastT - it.firstT)) / 1000,

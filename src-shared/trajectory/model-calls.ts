@@ -3,7 +3,7 @@
 // each iteration appends, what a compaction replaces it with, the messages sent once and not
 // kept); folding them in order gives the exact request of each call. Plain sub-calls are
 // one-message requests. Used to export training data and sub-call datasets.
-import type { CallId, ChatMessage, ModelCallPurpose, RunId, SubcallKind, TrajectoryEvent, Usage } from '../events.ts';
+import type { CallId, ChatMessage, ModelCallPurpose, ReplyReasoning, RunId, SubcallKind, TrajectoryEvent, Usage } from '../events.ts';
 
 /** A run's own call (as `model.reply` names it), or a plain sub-call. */
 type CallPurpose = ModelCallPurpose | 'subcall';
@@ -21,6 +21,8 @@ export interface ModelCall {
   model: string;
   messages: ChatMessage[];
   reply: string;
+  /** The model's thinking, apart from `reply` (with `inText`, also still in it); null when none was recorded. */
+  reasoning: ReplyReasoning | null;
   usage: Usage;
   /** Set for plain sub-calls. */
   callId: CallId | null;
@@ -125,6 +127,7 @@ export class ModelCallFolder {
           model: e.model,
           messages: [...run.history, ...(e.transient ?? [])],
           reply: e.text,
+          reasoning: e.reasoning ?? null,
           usage: e.usage,
           callId: null,
         });
@@ -176,6 +179,7 @@ export class ModelCallFolder {
             model: start.model,
             messages: [{ role: 'user', content: start.prompt }],
             reply: e.response,
+            reasoning: e.reasoning ?? null,
             usage: e.usage,
             callId: start.callId,
           });

@@ -10,8 +10,10 @@ import {
   baseName,
   formatSftReport,
   SFT_FORMATS,
+  SFT_REASONING,
   SftExporter,
   type SftFormat,
+  type SftReasoning,
   type SftReport,
   type SftSelection,
 } from '../../export/sft.ts';
@@ -33,6 +35,7 @@ export interface ExportSftOptions {
   label?: string;
   format: SftFormat;
   withSource?: boolean;
+  reasoning: SftReasoning;
   json?: boolean;
 }
 
@@ -89,6 +92,7 @@ export async function runExportSft(paths: string[], o: ExportSftOptions, io: Out
       selection,
       format: o.format,
       withSource: o.withSource ?? false,
+      reasoning: o.reasoning,
       write: (line) => {
         pendingWrite = pendingWrite.then(() => sink.write(line));
       },
@@ -144,6 +148,14 @@ export function registerExportSft(program: Command): void {
         .default('openai'),
     )
     .option('--with-source', 'add a "source" field to each example (log, run, iteration, model, usage); some trainers reject extra fields')
+    .addOption(
+      new Option(
+        '--reasoning <how>',
+        "a reply's recorded thinking: drop it, keep it as reasoning_content on the assistant message, or as <think>…</think> before the reply",
+      )
+        .choices(SFT_REASONING)
+        .default('drop'),
+    )
     .option('--json', 'print the report as JSON on stdout')
     .action(async (paths: string[], options: ExportSftOptions) => {
       await runExportSft(paths, options);

@@ -30,7 +30,8 @@ import { textFor } from '../terminal-text.ts';
 import { optionAlias } from '../option-aliases.ts';
 import { addLimitOptions, type LimitOptions, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, roleClients, urlArg } from '../role-options.ts';
-import { progressLine } from '../progress.ts';
+import { liveProgressWriter, progressLine } from '../progress.ts';
+import type { LiveReplySink } from '../../../src-shared/live-reply.ts';
 
 export interface RunCliOptions extends LimitOptions, RoleOptions {
   context: string;
@@ -118,7 +119,17 @@ export interface RunSummary {
   logFile: string | null;
   iterations: number;
   durationMs: number;
-  usage: { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null; byModel: UsageByModel };
+  usage: {
+    inputTokens: number;
+    outputTokens: number;
+    calls: number;
+    costUsd: number | null;
+    byModel: UsageByModel;
+    /** Of the input, served from the providers' prompt caches; absent when none. */
+    cachedInputTokens?: number;
+    /** Of the output, the models' thinking; absent when none. */
+    reasoningTokens?: number;
+  };
   /** Requests the client retried before the endpoint answered; absent when none. */
   retries?: number;
 }
@@ -140,6 +151,7 @@ export async function openCliSession(
   o: Omit<RunCliOptions, 'context' | 'query'>,
   onProgress: ((line: string) => void) | null,
   persistent = false,
+  onLive: LiveReplySink | null = null,
 ): Promise<CliSession> {
   const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
   const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
@@ -187,7 +199,7 @@ export async function openCliSession(
         ...(prompts !== undefined ? { prompts } : {}),
         ...(subClient ? { subClient } : {}),
       },
-      { sink: recorder, persistent },
+      { sink: recorder, persistent, ...(onLive ? { live: onLive } : {}) },
     );
   } catch (err) {
     log?.close();
@@ -219,6 +231,8 @@ export function summaryOf(outcome: RunOutcome, logFile: string | null, retries =
       calls: outcome.usage.calls,
       costUsd: outcome.usage.costUsd,
       byModel: outcome.usage.byModel,
+      ...(outcome.usage.cachedInputTokens ? { cachedInputTokens: outcome.usage.cachedInputTokens } : {}),
+      ...(outcome.usage.reasoningTokens ? { reasoningTokens: outcome.usage.reasoningTokens } : {}),
     },
     ...(retries > 0 ? { retries } : {}),
   };
@@ -233,7 +247,12 @@ export function preparePythonFor(o: Pick<RunCliOptions, 'repl'>): void {
   if (o.repl === 'python') void import('../../sandbox/python/interpreter.ts').then((python) => python.preparePython());
 }
 
-export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => void) | null, signal?: AbortSignal): Promise<RunSummary> {
+export async function runOnce(
+  o: RunCliOptions,
+  onProgress: ((line: string) => void) | null,
+  signal?: AbortSignal,
+  onLive: LiveReplySink | null = null,
+): Promise<RunSummary> {
   await checkReplChoice(o);
   // On Node's startup snapshot (bin/rlm-studio starts `run` so) the REPLs live in a sandbox
   // process, started once the first model call is out (for Python, at once, by the command
@@ -247,7 +266,7 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
   const meta = sandbox && o.maxDepth !== 0 ? describeAsciiTextFile(o.context) : null;
   const context = meta ? describedContext(meta) : await loadContextFile(o.context, o.repl);
   sandbox?.shareContextFile(resolve(o.context), context, o.repl === 'python');
-  const cli = await openCliSession(o, onProgress);
+  const cli = await openCliSession(o, onProgress, false, onLive);
   let outcome: RunOutcome;
   try {
     outcome = await cli.session.completion(context, o.query ?? null, signal ? { signal } : {});
@@ -298,10 +317,12 @@ export function registerRun(program: Command): void {
       process.once('SIGTERM', onSignal);
       try {
         // What the model wrote reaches a terminal without its control sequences (terminal-text.ts).
+        const progress = o.json ? null : liveProgressWriter(process.stderr);
         const summary = await runOnce(
           o,
-          o.json ? null : (line) => process.stderr.write(`${textFor(process.stderr, line)}\n`),
+          progress ? (line) => progress.line(textFor(process.stderr, line)) : null,
           controller.signal,
+          progress ? { delta: (d) => progress.live(d) } : null,
         );
         if (o.json) {
           process.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -2,6 +2,7 @@
 import ivm from 'isolated-vm';
 import type { ReplResetReason } from '../../src-shared/events.ts';
 import { assertCanHostIsolates } from './isolate-host.ts';
+import { guardAllocations } from './allocation-guard.ts';
 import { sandboxRuntime } from './runtime.ts';
 import type { BlockOutcome, RuntimeConfig } from './runtime.ts';
 import { BlockState } from './block-state.ts';
@@ -48,6 +49,8 @@ const FLUSH_MS = 20;
 const HOUSEKEEPING_TIMEOUT_MS = 5_000;
 const MB = 1024 * 1024;
 const RUNTIME_SOURCE = String(sandboxRuntime);
+/** Closes the allocation paths the memory limit does not see (allocation-guard.ts); runs first. */
+const GUARD_SOURCE = String(guardAllocations);
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** One isolate with its context and the hooks bound to it. Replaced wholesale on a reset. */
@@ -264,7 +267,7 @@ class IsolatedRepl implements Repl {
         finalVar: this.#finalVar,
       };
       const control = (await context.evalClosure(
-        `return (${RUNTIME_SOURCE})($0, $1, $2, $3);`,
+        `(${GUARD_SOURCE})(globalThis, false); return (${RUNTIME_SOURCE})($0, $1, $2, $3);`,
         [flush, submit, dispatch, JSON.stringify(config)],
         { result: { reference: true }, timeout: HOUSEKEEPING_TIMEOUT_MS },
       )) as Session['control'];

@@ -92,6 +92,19 @@ export function sandboxRuntime(
   const mapEntries = callBound(Map.prototype.entries as () => IterableIterator<[unknown, unknown]>);
   const setValues = callBound(Set.prototype.values as () => IterableIterator<unknown>);
   const iterNext = (it: Iterator<unknown>): IteratorResult<unknown> => it.next();
+  // Objects whose every element is a key (a typed array, a String object) but costs a byte or
+  // two: listing their keys made tens of strings per byte, far past the memory limit (a 64 MiB
+  // Uint8Array in a variable took the sandbox process to 3.2 GB while the block's variables were
+  // summed up). They are measured and rendered through these instead.
+  const typedArrayProto = getProto(Uint8Array.prototype) as Obj;
+  const typedArrayTag = getOwnDesc(typedArrayProto, Symbol.toStringTag)?.get;
+  const typedArrayLength = getOwnDesc(typedArrayProto, 'length')?.get;
+  const bufferByteLength: [string, (() => unknown) | undefined][] = [
+    ['ArrayBuffer', getOwnDesc(ArrayBuffer.prototype, 'byteLength')?.get],
+    ['SharedArrayBuffer', typeof SharedArrayBuffer === 'function' ? getOwnDesc(SharedArrayBuffer.prototype, 'byteLength')?.get : undefined],
+    ['DataView', getOwnDesc(DataView.prototype, 'byteLength')?.get],
+  ];
+  const stringValueOf = callBound(String.prototype.valueOf as () => string);
 
   const config = jsonParse(configJson) as RuntimeConfig;
   const IDENT = /^[A-Za-z_$][\w$]*$/;
@@ -222,6 +235,15 @@ export function sandboxRuntime(
       }
       if (v === null) return 'null';
       const obj = v as Obj;
+      const typed = typedArrayOf(obj);
+      if (typed) {
+        const items: string[] = [];
+        for (let i = 0; i < typed.length && i < MAX_ITEMS && used <= maxChars; i++) {
+          arrayPush(items, render((obj as Record<number, unknown>)[i], depth + 1));
+        }
+        if (typed.length > MAX_ITEMS) arrayPush(items, `... ${typed.length - MAX_ITEMS} more items`);
+        return `${typed.kind}(${typed.length}) [${arrayJoin(items, ', ')}]`;
+      }
       if (arrayIndexOf(stack, obj) >= 0) return '[Circular]';
       const answerState = answerStates.get(obj);
       if (answerState) {
@@ -298,7 +320,36 @@ export function sandboxRuntime(
       return null;
     }
   }
+  /** A typed array's kind and length (read through the intrinsics, no getter of the code's), or null. */
+  function typedArrayOf(obj: Obj): { kind: string; length: number } | null {
+    if (!typedArrayTag || !typedArrayLength) return null;
+    const kind = reflectApply(typedArrayTag, obj, []) as unknown;
+    return typeof kind === 'string' ? { kind, length: reflectApply(typedArrayLength, obj, []) as number } : null;
+  }
+  /** How many items a compact object has (typed array, String object, buffer bytes), or null for any other. */
+  function compactSize(obj: Obj): number | null {
+    const typed = typedArrayOf(obj);
+    if (typed) return typed.length;
+    for (const [, byteLength] of bufferByteLength) {
+      const n = brand(byteLength, obj);
+      if (n !== null) return n;
+    }
+    try {
+      return stringValueOf(obj).length;
+    } catch {
+      return null;
+    }
+  }
   function renderSpecial(obj: Obj): string | null {
+    for (const [kind, byteLength] of bufferByteLength) {
+      const n = brand(byteLength, obj);
+      if (n !== null) return `${kind} { byteLength: ${n} }`;
+    }
+    try {
+      return `[String: ${quote(stringValueOf(obj), MAX_NESTED_STRING)}]`;
+    } catch {
+      // not a String object
+    }
     try {
       const t = dateGetTime(obj);
       return NumberIsFinite(t) ? dateToISO(obj) : 'Invalid Date';
@@ -631,7 +682,7 @@ export function sandboxRuntime(
       let size: number | null = null;
       if (typeof v === 'string') size = v.length;
       else if (isArray(v)) size = v.length;
-      else if (typeof v === 'object' && v !== null) size = objectKeys(v).length;
+      else if (typeof v === 'object' && v !== null) size = compactSize(v) ?? objectKeys(v).length;
       const preview = typeof v === 'string' ? quote(v, 198) : inspect(v, 200);
       arrayPush(result, {
         name,

@@ -9,7 +9,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import ivm from 'isolated-vm';
 import { assertCanHostIsolates } from '../isolate-host.ts';
-import { BOOT_SOURCE, snapshotPath, takePyodideReads, type PyodideReads } from './pyodide-files.ts';
+import { BOOT_SOURCE, GUARD_SOURCE, snapshotPath, takePyodideReads, type PyodideReads } from './pyodide-files.ts';
 import { pruneSnapshots } from './snapshot-cache.ts';
 import { trackInterpreter, trackStart } from './lifecycle.ts';
 import { type PythonBootConfig, SUBMITTED_STREAM } from './isolate-side.ts';
@@ -56,6 +56,8 @@ const START_TIMEOUT_MS = 120_000;
 /** JavaScript heap of the isolate (Pyodide's own objects); the interpreter's memory is wasm. */
 const ISOLATE_HEAP_MB = 256;
 const HOUSEKEEPING_TIMEOUT_MS = 30_000;
+/** WebCrypto's limit for one getRandomValues call. */
+const RANDOM_BYTES_MAX = 65_536;
 
 /**
  * Pyodide's files being turned into what an interpreter starts from: its two modules' sources,
@@ -196,9 +198,15 @@ async function boot(config: PythonBootConfig, snapshotImage: Promise<ivm.Externa
       dispatch: async () => 'Error: host calls are only available while a block runs',
     };
     const interp: Interpreter = { isolate, context, control: null as unknown as Control, hooks, dispose: disposeIsolate };
-    const random = new ivm.Callback((n: unknown) =>
-      new ivm.ExternalCopy(new Uint8Array(randomBytes(typeof n === 'number' ? n : 0))).copyInto({ release: true }),
-    );
+    // Bytes for the isolate's crypto.getRandomValues. The count comes from code that may run
+    // any JavaScript in the isolate: it is checked here as well, at WebCrypto's 65,536 bytes
+    // (an unchecked count let it make this process allocate three times whatever it asked).
+    const random = new ivm.Callback((n: unknown) => {
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > RANDOM_BYTES_MAX) {
+        throw new RangeError(`getRandomValues: at most ${RANDOM_BYTES_MAX} bytes at a time`);
+      }
+      return new ivm.ExternalCopy(new Uint8Array(randomBytes(n))).copyInto({ release: true });
+    });
     const flush = new ivm.Callback((stream: unknown, text: unknown, dropped: unknown) => {
       if (typeof text !== 'string' || typeof dropped !== 'number') return;
       if (stream === SUBMITTED_STREAM) interp.hooks.submit(text);
@@ -212,7 +220,7 @@ async function boot(config: PythonBootConfig, snapshotImage: Promise<ivm.Externa
     compiled.catch(() => undefined); // awaited below, after what may fail first
     const [a, image] = await Promise.all([assetsLoaded, snapshotImage]);
     const start = (await context.evalClosure(
-      `return (${BOOT_SOURCE})($0, $1, $2, $3, $4, $5, $6, $7, $8);`,
+      `return (${BOOT_SOURCE})($0, $1, $2, $3, $4, $5, $6, $7, $8, (${GUARD_SOURCE})(globalThis, true));`,
       [
         a.wasm.copyInto(),
         a.stdlib.copyInto(),

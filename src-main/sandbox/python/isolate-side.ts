@@ -10,6 +10,8 @@
 // reads its three files through `read`/`readbuffer`, which serve only the bytes we were given
 // and are removed once it has loaded.
 
+import type { AllocationGuard } from '../allocation-guard.ts';
+
 /** Host → isolate configuration, as JSON. */
 export interface PythonBootConfig {
   /** Wasm memory the interpreter may grow to, in bytes; changed later with the `limit` op. */
@@ -74,6 +76,7 @@ export function bootPython(
   flushHook: FlushHook,
   dispatch: HostDispatch,
   configJson: string,
+  guard: AllocationGuard,
 ): (loadPyodide: LoadPyodide, createModule: (settings: object) => Promise<object>) => Promise<Control> {
   'use strict';
   const G = globalThis as unknown as Record<string, unknown>;
@@ -86,9 +89,43 @@ export function bootPython(
   // ---- what Pyodide expects of its environment ------------------------------------------------
   const started = Date.now();
   G.performance = { now: () => Date.now() - started, timeOrigin: started };
+  // WebCrypto's getRandomValues: integer typed arrays only, at most 65,536 bytes. The view's
+  // length is read once, through the intrinsic getters (a getter of the code's cannot answer 8
+  // to the check and N to the copy), and the host caps what it makes the same way.
+  const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
+  const callBound = <A extends unknown[], R>(fn: (...args: A) => R): ((self: unknown, ...args: A) => R) =>
+    Function.prototype.call.bind(fn) as unknown as (self: unknown, ...args: A) => R;
+  const getter = (proto: object, name: PropertyKey): ((self: unknown) => unknown) =>
+    callBound(Object.getOwnPropertyDescriptor(proto, name)!.get!);
+  const viewBuffer = getter(typedArrayProto, 'buffer');
+  const viewOffset = getter(typedArrayProto, 'byteOffset');
+  const viewLength = getter(typedArrayProto, 'byteLength');
+  const viewKind = getter(typedArrayProto, Symbol.toStringTag);
+  const U8 = Uint8Array;
+  const typedArraySet = callBound((typedArrayProto as { set(source: ArrayLike<number>): void }).set);
+  const INTEGER_VIEWS: Record<string, boolean> = { __proto__: null } as unknown as Record<string, boolean>;
+  for (const kind of [
+    'Int8Array',
+    'Uint8Array',
+    'Uint8ClampedArray',
+    'Int16Array',
+    'Uint16Array',
+    'Int32Array',
+    'Uint32Array',
+    'BigInt64Array',
+    'BigUint64Array',
+  ]) {
+    INTEGER_VIEWS[kind] = true;
+  }
+  const RANDOM_MAX = 65536;
   G.crypto = {
     getRandomValues<T extends ArrayBufferView>(view: T): T {
-      new Uint8Array(view.buffer, view.byteOffset, view.byteLength).set(randomHook(view.byteLength));
+      const kind = viewKind(view); // undefined for anything but a typed array
+      if (typeof kind !== 'string' || INTEGER_VIEWS[kind] !== true)
+        throw new TypeError('getRandomValues: an integer typed array is required');
+      const length = viewLength(view) as number;
+      if (length > RANDOM_MAX) throw new RangeError(`getRandomValues: ${length} bytes asked for, at most ${RANDOM_MAX}`);
+      typedArraySet(new U8(viewBuffer(view) as ArrayBuffer, viewOffset(view) as number, length), randomHook(length));
       return view;
     },
   };
@@ -137,14 +174,33 @@ export function bootPython(
       return { instance: new WebAssembly.Instance(module, imports), module };
     });
   // The memory limit: a refused grow makes malloc fail, which Python raises as MemoryError.
-  const grow = WebAssembly.Memory.prototype.grow;
-  WebAssembly.Memory.prototype.grow = function limitedGrow(this: WebAssembly.Memory, pages: number): number {
-    if (this.buffer.byteLength + pages * 65536 > memoryLimit) {
-      outOfMemory = true;
-      throw new RangeError('the REPL memory limit was reached');
-    }
-    return grow.call(this, pages);
-  };
+  // Code can run JavaScript in this isolate (a JsProxy's `constructor` is its Function), so the
+  // check trusts nothing it could replace: the original grow and the memory's size are reached
+  // through intrinsics bound here (a trapped Function.prototype.call once handed the original
+  // grow to the code), the page count is read once, and once Pyodide has loaded no other memory,
+  // module or instance can be made (allocation-guard.ts), so its memory is the only one.
+  const memoryProto = WebAssembly.Memory.prototype;
+  const originalGrow = callBound(memoryProto.grow as (pages: number) => number);
+  const memoryBuffer = getter(memoryProto, 'buffer');
+  const bufferLength = getter(ArrayBuffer.prototype, 'byteLength');
+  const NumberCtor = Number;
+  const isInteger = Number.isInteger;
+  const RangeErrorCtor = RangeError;
+  Object.defineProperty(memoryProto, 'grow', {
+    value: function limitedGrow(this: WebAssembly.Memory, pages: unknown): number {
+      const n = NumberCtor(pages);
+      if (!isInteger(n) || n < 0) throw new RangeErrorCtor('WebAssembly.Memory.grow: a page count is required');
+      const size = bufferLength(memoryBuffer(this)) as number;
+      if (size + n * 65536 > memoryLimit) {
+        outOfMemory = true;
+        throw new RangeErrorCtor('the REPL memory limit was reached');
+      }
+      return originalGrow(this, n);
+    },
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
 
   return async (loadPyodide, createModule) => {
     const py = await loadPyodide({
@@ -158,6 +214,7 @@ export function bootPython(
       ...(config.makeSnapshot ? { _makeSnapshot: true } : {}),
     });
     for (const name of ['read', 'readbuffer', 'load']) delete G[name];
+    guard.lockWebAssembly();
     if (!snapshot) {
       py.FS.writeFile('/lib/python3.14/site-packages/_rlm_runtime.py', runtimeSource);
     }

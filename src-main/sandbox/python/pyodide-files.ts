@@ -8,6 +8,7 @@ import { open, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { guardAllocations } from '../allocation-guard.ts';
 import { bootPython } from './isolate-side.ts';
 
 export interface PyodideFiles {
@@ -30,6 +31,8 @@ export interface PyodideReads {
 }
 
 export const BOOT_SOURCE = String(bootPython);
+/** Evaluated in the interpreter's isolate before BOOT_SOURCE runs (allocation-guard.ts). */
+export const GUARD_SOURCE = String(guardAllocations);
 
 let prefetched: PyodideReads | null = null;
 
@@ -101,6 +104,8 @@ function fingerprintOf(version: string, runtimeSource: string): string {
     .update(runtimeSource)
     .update('\0')
     .update(BOOT_SOURCE)
+    .update('\0')
+    .update(GUARD_SOURCE)
     .digest('hex')
     .slice(0, 16);
 }

@@ -625,7 +625,7 @@ export type HostMessage =
   /** Load progress of a large saved log. */
   | { kind: 'progress'; sessionId: string; bytesRead: number; totalBytes: number }
   /** The runs browser (`runs.watch`): rows that are new or changed, and paths that went away. */
-  | { kind: 'runs'; changed: RunListing[]; removed: string[]; problems: string[] };
+  | { kind: 'runs'; changed: RunListing[]; removed: string[]; problems: string[] }
   /**
    * A live session's replies while they stream, to its subscribers: pieces in order, never
    * logged (the reply's model.reply event carries it whole). Added for issue 38.

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ReplLanguage, TrajectoryEvent } from '../../../src-shared/events.ts';
 import { EventRecorder, type ReplFactory, RlmConversation, type RlmConfig } from '../../../src-main/engine/index.ts';
-import { replLostNote } from '../../../src-main/engine/prompts.ts';
+import { defaultPack } from '../../../src-main/lm/our-prompt-packs.ts';
 import { SandboxProcess } from '../../../src-main/engine/sandbox-process/sandbox-process.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
@@ -121,7 +121,7 @@ describe.each(LANGUAGES)('a cancelled turn of a persistent session (%s)', (langu
     expect((await o.session.completion('A', 'first', { signal })).stopReason).toBe('cancelled');
     const next = await o.session.completion('B', 'second');
     expect(next).toMatchObject({ stopReason: 'answered', answer: '42|A|B' });
-    const noted = o.root.requests().some((r) => r.messages.some((m) => m.content?.includes(replLostNote())));
+    const noted = o.root.requests().some((r) => r.messages.some((m) => m.content?.includes(defaultPack(language).texts.replLost)));
     expect(noted).toBe(false);
   });
 
@@ -137,7 +137,7 @@ describe.each(LANGUAGES)('a cancelled turn of a persistent session (%s)', (langu
     const next = await o.session.completion('B', 'the second question');
     expect(next).toMatchObject({ stopReason: 'answered', answer: 'lost|A|B' });
     // The note goes with the next turn's first request, once.
-    const noted = o.root.requests().filter((r) => r.messages.some((m) => m.content?.includes(replLostNote())));
+    const noted = o.root.requests().filter((r) => r.messages.some((m) => m.content?.includes(defaultPack(language).texts.replLost)));
     expect(noted).toHaveLength(1);
     const firstOfSecond = o.root.requests().find((r) => r.messages.some((m) => m.content?.includes('the second question')));
     expect(firstOfSecond?.n).toBe(noted[0]!.n);
@@ -268,7 +268,7 @@ describe('what a limit stop leaves', () => {
       expect(next.stopReason).toBe('answered');
       // system, metadata, the turn prompt (the reply was cut off with its block)
       expect(next.answer).toBe('3');
-      expect(o.root.requests().filter((r) => r.messages.some((m) => m.content?.includes(replLostNote())))).toHaveLength(1);
+      expect(o.root.requests().filter((r) => r.messages.some((m) => m.content?.includes(defaultPack(language).texts.replLost)))).toHaveLength(1);
     },
   );
 });

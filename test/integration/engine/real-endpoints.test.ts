@@ -4,7 +4,7 @@
 // own token count.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES, costFromPrice } from '../../../src-main/lm/prices.ts';
-import { replyCutNotice } from '../../../src-main/engine/reply-cut.ts';
+import { defaultPack } from '../../../src-main/lm/our-prompt-packs.ts';
 import type { MockReasoning } from '../../../src-main/mock-llm/behaviours.ts';
 import { checkInvariants, harness, ofType, repl, turns } from './harness.ts';
 
@@ -116,9 +116,9 @@ describe('engine: cut replies', () => {
     expect(second).toMatchObject({ finishReason: 'stop' });
     expect(ofType(h.events, 'block.start').filter((b) => b.iteration === 1)).toHaveLength(0);
     const end1 = ofType(h.events, 'iteration.end')[0]!;
-    expect(end1.appended.at(-1)).toEqual({ role: 'user', content: replyCutNotice() });
+    expect(end1.appended.at(-1)).toEqual({ role: 'user', content: defaultPack().texts.replyCut });
     const turn2 = h.server.requests()[1]!;
-    expect(turn2.messages.some((m) => m.content === replyCutNotice())).toBe(true);
+    expect(turn2.messages.some((m) => m.content === defaultPack().texts.replyCut)).toBe(true);
   });
 
   it('says nothing when the cut reply has no open block, or when told not to', async () => {

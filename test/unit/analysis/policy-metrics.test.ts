@@ -230,6 +230,7 @@ describe('policy aggregate of a one-sided evaluation (issue 40)', () => {
       logFile: `t${n}.jsonl`,
       rootRunId: `t${n}-root`,
       taskId: `t${n}`,
+      repeat: null,
       taskKey: `t${n}`,
       taskLabel: `t${n}`,
       correct,

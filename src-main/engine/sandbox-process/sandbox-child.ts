@@ -11,7 +11,9 @@ import { parseJsonContext } from '../../sandbox/json-source.ts';
 import { fromWire, toWire, type FromSandbox, type RemoteReplOptions, type ReplOp, type SubcallName, type ToSandbox } from './messages.ts';
 
 function send(m: FromSandbox): void {
-  process.send?.(m);
+  // The parent may have let go already (this process is about to be killed; a disposed REPL's
+  // block still answers): a failed send is dropped, never an uncaught EPIPE.
+  if (process.connected) process.send?.(m, undefined, undefined, () => undefined);
 }
 
 /** Calls made to the parent on the code's behalf, waiting for their answers. */
@@ -147,12 +149,12 @@ function onMessage(m: ToSandbox): void {
     case 'dispose': {
       const held = repls.get(m.repl);
       repls.delete(m.repl);
-      void held?.tail
-        .then(() => held.repl)
-        .then(
-          (r) => r.dispose(),
-          () => undefined,
-        );
+      // At once, not after the operations queued: a block still running (its turn was cancelled
+      // or cut by the deadline) is stopped, as an in-process REPL's dispose stops it.
+      void held?.repl.then(
+        (r) => r.dispose(),
+        () => undefined,
+      );
       break;
     }
     case 'load': {

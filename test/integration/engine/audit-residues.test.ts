@@ -10,6 +10,7 @@ import { SandboxProcess } from '../../../src-main/engine/sandbox-process/sandbox
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
+import { fakeBridge, SITE } from '../sandbox/helpers.ts';
 import { ofType, repl } from './harness.ts';
 
 const servers: MockLlmServer[] = [];
@@ -40,6 +41,9 @@ async function open(
   config: Partial<RlmConfig> = {},
   opts: { persistent?: boolean; slowSubcalls?: boolean; sandboxProcess?: boolean } = {},
 ): Promise<Opened> {
+  // Python under a deadline: the interpreter is started (and a spare kept) before the clock runs.
+  const warm = language === 'python' && config.maxTimeoutMs !== undefined;
+  if (warm && !opts.sandboxProcess) throw new Error('a Python test with a deadline runs its REPL in a warmed sandbox process');
   const root = await startMockLlm({ policy, recordRequests: true, recordTexts: true });
   servers.push(root);
   const client = new OpenAiCompatibleClient({ baseUrl: root.url, apiKey: 'test', maxRetries: 0 });
@@ -54,6 +58,12 @@ async function open(
     const p = new SandboxProcess();
     processes.push(p);
     replFactory = p.replFactory(language);
+    if (warm) {
+      const first = await replFactory({ bridge: fakeBridge() });
+      await first.execute('1', SITE);
+      first.dispose();
+      p.warmPython();
+    }
   }
   const events: TrajectoryEvent[] = [];
   const watchers: ((e: TrajectoryEvent) => void)[] = [];
@@ -144,10 +154,27 @@ describe.each(LANGUAGES)('a cancelled turn of a persistent session (%s)', (langu
   });
 });
 
+describe.each(LANGUAGES)('a REPL of the sandbox process (%s), as chat and run have it', (language) => {
+  it('stops its running block when disposed (a persistent session drops it after a cancel that cut a block)', async () => {
+    const p = new SandboxProcess();
+    processes.push(p);
+    // Limits far away: only the disposal can end the block.
+    const r = await p.replFactory(language)({ bridge: fakeBridge(), cpuLimitMs: 600_000, wallLimitMs: 600_000 });
+    await r.addContext(0, 'x');
+    const running = r.execute(code[language].spin, SITE);
+    r.dispose();
+    const ended = await running.then(
+      (res) => res.error?.message ?? '',
+      (err: unknown) => (err as Error).message,
+    );
+    expect(ended).toMatch(/disposed/);
+  });
+});
+
 describe.each(LANGUAGES)('an answer submitted in a block the deadline cuts (%s)', (language) => {
   it('wins: the run ends answered, not max_timeout', async () => {
-    // Long enough for a Python interpreter to start in a new sandbox process first.
-    const maxTimeoutMs = language === 'python' ? 10_000 : 1_500;
+    // The block must start before the deadline: room for a loaded machine's model call and REPL.
+    const maxTimeoutMs = language === 'python' ? 10_000 : 3_000;
     const o = await open(
       language,
       () => repl(code[language].submitThenSlowCall),
@@ -262,7 +289,7 @@ describe('what a limit stop leaves', () => {
       const policy: Policy = (req) => (classify(req).query === 'second' ? repl(c.historyOf0) : repl(c.spin));
       // The block would spin until its CPU limit (a minute): the conversation must not wait for it.
       const sandbox = { memoryLimitMb: 512, blockCpuMs: 600_000, blockWallMs: 600_000 };
-      const o = await open(language, policy, { maxTimeoutMs: language === 'python' ? 3_000 : 1_500, sandbox }, { persistent: true });
+      const o = await open(language, policy, { maxTimeoutMs: 3_000, sandbox }, { persistent: true, sandboxProcess: language === 'python' });
       expect((await o.session.completion('A', 'first')).stopReason).toBe('max_timeout');
       const next = await o.session.completion('B', 'second');
       expect(next.stopReason).toBe('answered');

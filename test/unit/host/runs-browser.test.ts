@@ -130,6 +130,17 @@ describe('RunsBrowser', () => {
         )
         .toBe(true);
       expect(changed.get(added)?.status).toBe('finished');
+      // An evaluation that writes its progress again is live again.
+      evalDir('eval-stale', { state: 'running', updatedAt: new Date().toISOString() });
+      await expect
+        .poll(
+          () => {
+            for (const m of pushes.splice(0)) if (m.kind === 'runs') for (const r of m.changed) changed.set(r.path, r);
+            return changed.get(stale)?.status;
+          },
+          { timeout: 20_000 },
+        )
+        .toBe('live');
       // Nothing more goes to a client that stopped watching.
       browser.unwatch(client);
       log('later.rlm.jsonl', start);

@@ -149,7 +149,8 @@ export class RunsBrowser {
   /** Per folder: its rows as last told (JSON), to push only what changed. */
   private readonly told = new Map<string, Map<string, string>>();
   private readonly watchers = new Map<string, FSWatcher>();
-  private readonly dirty = new Set<string>();
+  /** Per folder, what to read again: the entries an fs.watch event named, or all of it (a sweep, an event with no name). */
+  private readonly dirty = new Map<string, Set<string> | 'all'>();
   private debounce: NodeJS.Timeout | null = null;
   private sweep: NodeJS.Timeout | null = null;
   private scanning: Promise<void> = Promise.resolve();
@@ -215,7 +216,10 @@ export class RunsBrowser {
   private watchPath(path: string, folder: string): void {
     if (this.watchers.has(path)) return;
     try {
-      const w = watch(path, { persistent: false }, () => this.mark(folder));
+      // The folder's event names the entry that changed; an evaluation's names a file inside it (the entry is the folder).
+      const w = watch(path, { persistent: false }, (_, name) =>
+        this.mark(folder, path !== folder ? path : typeof name === 'string' && name !== '' ? join(folder, name) : null),
+      );
       // A folder that goes away ends its watcher; the sweep still lists it (as empty or gone).
       w.on('error', () => {
         w.close();
@@ -235,21 +239,61 @@ export class RunsBrowser {
       if (c.facts.kind === 'evaluation' && (path === folder || resolve(path, '..') === folder)) this.watchPath(path, folder);
   }
 
-  private mark(folder: string): void {
-    this.dirty.add(folder);
+  /** `entry`: the log or evaluation folder that changed, or null for the whole folder. */
+  private mark(folder: string, entry: string | null): void {
+    const had = this.dirty.get(folder);
+    if (entry === null || had === 'all') this.dirty.set(folder, 'all');
+    else this.dirty.set(folder, new Set([...(had ?? []), entry]));
     if (this.debounce) return;
     this.debounce = setTimeout(() => {
       this.debounce = null;
-      const folders = [...this.dirty];
+      const work = [...this.dirty];
       this.dirty.clear();
       this.scanning = this.scanning.then(async () => {
-        for (const f of folders) await this.rescan(f, null);
+        for (const [f, what] of work) await (what === 'all' ? this.rescan(f, null) : this.rescanEntries(f, what));
       });
     }, DEBOUNCE_MS);
   }
 
   private markAll(): void {
-    for (const f of new Set([...this.clients.values()].flat())) this.mark(f);
+    for (const f of new Set([...this.clients.values()].flat())) this.mark(f, null);
+  }
+
+  /** Pushes `changed` and `removed` rows of `folder` to the clients that watch it (but `asking`). */
+  private tell(folder: string, changed: RunListing[], removed: string[], problem: string | null, asking: Client | null): void {
+    if (changed.length === 0 && removed.length === 0) return;
+    const m: HostMessage = { kind: 'runs', changed, removed, problems: problem ? [problem] : [] };
+    for (const [c, folders] of this.clients) if (c !== asking && folders.includes(folder)) this.deps.send(c, m);
+  }
+
+  /**
+   * Reads again only the entries an event named (a live run's log is written many times a
+   * second; the other thousands of rows stay as they are): each becomes a row, or goes away.
+   */
+  private async rescanEntries(folder: string, entries: ReadonlySet<string>): Promise<void> {
+    // A folder that is itself an evaluation has one row; its events name files inside it.
+    if (isEvalDir(folder)) return void (await this.rescan(folder, null));
+    const told = this.told.get(folder) ?? new Map<string, string>();
+    const live = this.deps.liveLogs();
+    const now = Date.now();
+    const changed: RunListing[] = [];
+    const removed: string[] = [];
+    for (const path of entries) {
+      const kind = path.endsWith('.rlm.jsonl') ? 'run' : isEvalDir(path) ? 'evaluation' : null;
+      const row = kind === null ? null : await this.row(path, folder, kind, live, now);
+      if (row === null) {
+        this.cache.delete(path);
+        if (told.delete(path)) removed.push(path);
+        continue;
+      }
+      const json = JSON.stringify(row);
+      if (told.get(path) === json) continue;
+      told.set(path, json);
+      changed.push(row);
+      if (kind === 'evaluation') this.watchPath(path, folder);
+    }
+    this.told.set(folder, told);
+    this.tell(folder, changed, removed, null, null);
   }
 
   /**
@@ -263,10 +307,7 @@ export class RunsBrowser {
     const changed = rows.filter((r) => before.get(r.path) !== now.get(r.path));
     const removed = [...before.keys()].filter((p) => !now.has(p));
     this.told.set(folder, now);
-    if (changed.length > 0 || removed.length > 0) {
-      const m: HostMessage = { kind: 'runs', changed, removed, problems: problem ? [problem] : [] };
-      for (const [c, folders] of this.clients) if (c !== asking && folders.includes(folder)) this.deps.send(c, m);
-    }
+    this.tell(folder, changed, removed, problem, asking);
     this.watchFolder(folder);
     return { rows, problem };
   }

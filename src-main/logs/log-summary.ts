@@ -11,7 +11,7 @@ const HEAD_BYTES = 16 * 1024;
 /** Read from its end first; a root run.end with a longer answer (or a turn's start further back) is looked for in longer tails. */
 const TAILS = [16 * 1024, 1024 * 1024, 4 * 1024 * 1024];
 
-export interface RootEnd {
+interface RootEnd {
   /** The root run it ends (each turn's root run has its own id). */
   runId: string;
   stopReason: StopReason;

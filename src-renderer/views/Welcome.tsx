@@ -21,9 +21,14 @@ export function Welcome({ needs = null }: { needs?: string | null }) {
       <div className="buttons">
         <OpenFileButton testId="open-file-welcome" />
         {connected ? (
-          <button type="button" className="primary" onClick={() => svc.store.getState().setPanel('new')} data-testid="new-run">
-            New run…
-          </button>
+          <>
+            <button type="button" className="primary" onClick={() => svc.store.getState().setPanel('new')} data-testid="new-run">
+              New run…
+            </button>
+            <button type="button" onClick={() => svc.store.getState().setPanel('runs')} data-testid="welcome-runs">
+              Runs and evaluations…
+            </button>
+          </>
         ) : null}
       </div>
       {connected ? (

@@ -80,9 +80,11 @@ describe('RLM Studio in Chromium', () => {
     await expect.poll(async () => page.getByTestId('run-status').innerText()).toMatch(/answered|limit|failed/);
     await shot(page, '01-run-view-c_recursive');
     await page.getByTestId('tab-charts').click();
-    for (const id of ['chart-iterations', 'chart-depth', 'chart-waterfall', 'chart-tokens', 'chart-cross-cost']) {
+    for (const id of ['chart-iterations', 'chart-depth', 'chart-waterfall', 'chart-tokens', 'chart-cross-time']) {
       await page.getByTestId(id).locator('svg *').first().waitFor();
     }
+    // The reference log records no price: its cost is unknown, said in place of a histogram of $0.
+    expect(await page.getByTestId('chart-cross-cost-empty').innerText()).toMatch(/No loaded session recorded a price/);
     expect(await page.getByTestId('chart-waterfall').locator('rect.span').count()).toBeGreaterThan(5);
     await shot(page, '02-charts-c_recursive');
     // Graph mode of the tree (d3 layout on a canvas).

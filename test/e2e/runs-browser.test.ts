@@ -74,7 +74,8 @@ const names = async (): Promise<string[]> =>
 
 describe('the runs browser', () => {
   it('lists the runs folder: runs and an evaluation, with status, model, REPL, score and cost', async () => {
-    await page.getByTestId('tab-runs').click();
+    // From the start page, as a newcomer finds it.
+    await page.getByTestId('welcome-runs').click();
     await expect.poll(async () => page.getByTestId('runs-row').count(), WAIT).toBe(5);
     const priced = row(pricedLog);
     await expect.poll(() => priced.getAttribute('data-status')).toBe('finished');

@@ -64,6 +64,8 @@ export interface ConversationServices {
   /** Creates a REPL for a child run, with `context` loaded and the given tools. */
   createChildRepl(context: string, tools: Record<string, ToolSpec>, bridge: SubcallBridge): Promise<Repl>;
   contextWindow: number;
+  /** What protects the REPLs' code, when the REPL factory says (run.start's `sandbox`). */
+  sandboxLayers?: readonly string[];
 }
 
 export interface RunParams {
@@ -240,6 +242,7 @@ export class RlmRun implements SubcallBridge {
         ? { examples: this.examples.map((e) => ({ source: e.source, chars: e.text.length, repl: e.repl })) }
         : {}),
       ...requestFieldsOf(this.cfg.client, this.cfg.subClient),
+      ...(this.p.services.sandboxLayers ? { sandbox: { layers: [...this.p.services.sandboxLayers] } } : {}),
     });
 
     let answer: string | null = null;

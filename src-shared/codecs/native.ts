@@ -81,6 +81,7 @@ const eventSchemas = [
     sampling: z
       .looseObject({ turns: z.record(z.string(), z.unknown()), subcalls: z.record(z.string(), z.unknown()).nullable() })
       .optional(),
+    sandbox: z.looseObject({ layers: z.array(str) }).optional(),
   }),
   z.looseObject({
     ...envelope,
@@ -287,6 +288,7 @@ const FAST_BY_TYPE = new Map<string, Pred>([
       repl: optional(oneOf(REPL_LANGUAGES)),
       examples: optional(arrayOf(obj({ source: fStr, chars: fNonNegInt, repl: optional(oneOf(REPL_LANGUAGES)) }))),
       sampling: optional(obj({ turns: isObj, subcalls: (x: unknown) => x === null || isObj(x) })),
+      sandbox: optional(obj({ layers: arrayOf(fStr) })),
     }),
   ],
   ['iteration.start', obj({ iteration: fNum, appended: fMessages, historyLength: fNum, historyTokens: fNum })],

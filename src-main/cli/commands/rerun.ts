@@ -15,6 +15,7 @@ import { RerunInputError, rerunLog, type ReplLanguage, type RerunReport } from '
 import { UsageError } from '../errors.ts';
 import { loadContextFile } from './run.ts';
 import { assertReadable } from '../log-inputs.ts';
+import { keepReplsOutOfProcess } from '../../engine/conversation.ts';
 
 export interface RerunCliOptions {
   /** One file for every turn, or one per turn of a multi-turn log (repeated --context). */
@@ -146,6 +147,8 @@ export function registerRerun(program: Command): void {
     .option('--log-dir <dir>', 'where the re-execution log (*.rlm.jsonl) is written (default: the runs folder)')
     .option('--json', 'print one JSON object: blocks, same, different[] ({run, iteration, block, recorded, new}), logFile')
     .action(async (log: string, o: RerunCliOptions) => {
+      // The API keys are in this process's environment: the model's code runs elsewhere.
+      keepReplsOutOfProcess();
       const out = await runRerun(log, o);
       if (o.json) process.stdout.write(`${JSON.stringify(out)}\n`);
       else {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { fileErrorText } from '../../../src-shared/file-errors.ts';
-import { asSessionId, retriesOf, type ReplLanguage, type StopReason } from '../../../src-shared/events.ts';
+import { asSessionId, retriesOf, type ReplLanguage, type SandboxInfo, type StopReason } from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import type { UsageByModel } from '../../../src-shared/trajectory/by-model.ts';
 import {
@@ -20,7 +20,7 @@ import { ContextFileError, describeAsciiTextFile, readContextFile } from '../../
 import { describedContext } from '../../engine/context-meta.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-process.ts';
-import { canHostIsolates } from '../../sandbox/isolate-host.ts';
+import { keepReplsOutOfProcess, replsOutOfProcess } from '../../engine/conversation.ts';
 import { folderProblem, NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { UsageError } from '../errors.ts';
@@ -117,6 +117,8 @@ export interface RunSummary {
   usage: { inputTokens: number; outputTokens: number; calls: number; costUsd: number | null; byModel: UsageByModel };
   /** Requests the client retried before the endpoint answered; absent when none. */
   retries?: number;
+  /** What protected the REPL's code (run.start's `sandbox`); absent when not recorded. */
+  sandbox?: SandboxInfo;
 }
 
 /** A session of the CLI: the engine session, its log (if any) and what to close at the end. */
@@ -125,6 +127,8 @@ export interface CliSession {
   log: NativeLogFile | null;
   /** Requests retried so far in this session (each call's `retries`, as recorded). */
   retries(): number;
+  /** The layers that protect the session's REPL, once its first run has started. */
+  sandbox(): SandboxInfo | null;
   close(): void;
 }
 
@@ -158,6 +162,10 @@ export async function openCliSession(
   const recorder = new EventRecorder();
   let retries = 0;
   recorder.listen((e) => (retries += retriesOf(e)));
+  let sandbox: SandboxInfo | null = null;
+  recorder.listen((e) => {
+    if (e.type === 'run.start' && e.depth === 0 && e.sandbox) sandbox = e.sandbox;
+  });
   if (log) {
     const file = log;
     recorder.listen((e) => file.append(e));
@@ -191,6 +199,7 @@ export async function openCliSession(
     session,
     log,
     retries: () => retries,
+    sandbox: () => sandbox,
     close: () => {
       session.close();
       log?.close();
@@ -199,7 +208,7 @@ export async function openCliSession(
 }
 
 /** What `run --json` prints (and each turn of `chat --json`, with more fields). */
-export function summaryOf(outcome: RunOutcome, logFile: string | null, retries = 0): RunSummary {
+export function summaryOf(outcome: RunOutcome, logFile: string | null, retries = 0, sandbox: SandboxInfo | null = null): RunSummary {
   return {
     answer: outcome.answer,
     stopReason: outcome.stopReason,
@@ -215,6 +224,7 @@ export function summaryOf(outcome: RunOutcome, logFile: string | null, retries =
       byModel: outcome.usage.byModel,
     },
     ...(retries > 0 ? { retries } : {}),
+    ...(sandbox ? { sandbox } : {}),
   };
 }
 
@@ -228,10 +238,11 @@ export function preparePythonFor(o: Pick<RunCliOptions, 'repl'>): void {
 }
 
 export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => void) | null, signal?: AbortSignal): Promise<RunSummary> {
-  // On Node's startup snapshot (bin/rlm-studio starts `run` so) the REPLs live in a sandbox
-  // process, started once the first model call is out (for Python, at once, by the command
-  // line: see cli/python-prefetch.ts); it reads the context file itself.
-  const sandbox = canHostIsolates() ? null : sharedSandboxProcess();
+  // The REPLs live in a sandbox process (this one holds the API key in its environment, and on
+  // Node's startup snapshot, as bin/rlm-studio starts `run`, it may not run isolates at all),
+  // started once the first model call is out (for Python, at once, by the command line: see
+  // cli/python-prefetch.ts); it reads the context file itself.
+  const sandbox = replsOutOfProcess() ? sharedSandboxProcess() : null;
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
   // With its REPLs in the sandbox process (and a REPL at all), an ASCII text file is only
@@ -246,7 +257,7 @@ export async function runOnce(o: RunCliOptions, onProgress: ((line: string) => v
   } finally {
     cli.close();
   }
-  return summaryOf(outcome, cli.log?.path ?? null, cli.retries());
+  return summaryOf(outcome, cli.log?.path ?? null, cli.retries(), cli.sandbox());
 }
 
 /** The endpoint, model, limit, log and prompt options `run` and `chat` both take. */
@@ -280,6 +291,8 @@ export function registerRun(program: Command): void {
   )
     .option('--json', 'print one JSON object with the result')
     .action(async (o: RunCliOptions) => {
+      // The API key is in this process's environment: the model's code runs in the sandbox process.
+      keepReplsOutOfProcess();
       const controller = new AbortController();
       const onSignal = (): void => controller.abort();
       process.once('SIGINT', onSignal);

@@ -239,12 +239,39 @@ export interface RunStartEvent extends Envelope {
    * the sha256 of its canonical JSON. Absent in logs written before packs (our own texts).
    */
   prompts?: PromptPackRef;
+  /**
+   * What stood between this run's code and the machine (see `SandboxInfo`). Absent in logs
+   * written before it was recorded, and for REPLs the engine did not choose. Added in version 1 (optional).
+   */
+  sandbox?: SandboxInfo;
 }
 
 /** See `RunStartEvent.prompts`. */
 export interface PromptPackRef {
   name: string;
   hash: string;
+}
+
+/**
+ * The layers that protected a run's REPL, innermost first: 'isolate' (a V8 isolate without
+ * Node), 'memory-limit' (the REPL's memory limit, held against every allocation path),
+ * 'scrubbed-env' (its process started without the user's environment: no API keys), 'bwrap'
+ * (an OS sandbox: no network, read-only system, no home folder). Other names may follow.
+ */
+export interface SandboxInfo {
+  layers: string[];
+}
+
+const SANDBOX_LAYER_NAMES: Record<string, string> = {
+  isolate: 'isolate',
+  'memory-limit': 'memory limit',
+  'scrubbed-env': 'scrubbed environment',
+  bwrap: 'OS sandbox (bubblewrap)',
+};
+
+/** The layers in words, innermost first ('isolate + memory limit + scrubbed environment'). */
+export function sandboxLayersText(info: SandboxInfo): string {
+  return info.layers.length === 0 ? 'none' : info.layers.map((l) => SANDBOX_LAYER_NAMES[l] ?? l).join(' + ');
 }
 
 /** See `RunStartEvent.sampling`. */

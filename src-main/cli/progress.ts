@@ -1,5 +1,5 @@
 // Human-readable progress of a run, one line per step, for stderr.
-import { retriesText, type TrajectoryEvent } from '../../src-shared/events.ts';
+import { retriesText, sandboxLayersText, type TrajectoryEvent } from '../../src-shared/events.ts';
 import { tokensPerSecond, type LiveReplyDelta } from '../../src-shared/live-reply.ts';
 
 function oneLine(s: string, max = 100): string {
@@ -13,7 +13,8 @@ export function progressLine(e: TrajectoryEvent): string | null {
   switch (e.type) {
     case 'run.start':
       return e.depth === 0
-        ? `${pad}run ${e.runId}${e.turn > 0 ? ` (turn ${e.turn})` : ''}: ${e.model}, context ${e.context.type} of ${e.context.totalChars} chars`
+        ? `${pad}run ${e.runId}${e.turn > 0 ? ` (turn ${e.turn})` : ''}: ${e.model}, context ${e.context.type} of ${e.context.totalChars} chars` +
+            (e.sandbox && e.turn === 0 ? `\nsandbox: ${sandboxLayersText(e.sandbox)}` : '')
         : `${pad}child run started (depth ${e.depth})`;
     case 'iteration.start':
       return `${pad}iteration ${e.iteration}`;

@@ -5,6 +5,7 @@
 // runs on Node's startup snapshot (as bin/rlm-studio starts `run` and `chat`), otherwise as
 // the files' reads in this process.
 import { canHostIsolates } from '../sandbox/isolate-host.ts';
+import { environmentIsScrubbed } from '../sandbox/sandbox-env.ts';
 
 /** Whether `argv` (process.argv) is a `run` or `chat` with `--repl python`. */
 export function wantsPythonRepl(argv: readonly string[]): boolean {
@@ -15,7 +16,9 @@ export function wantsPythonRepl(argv: readonly string[]): boolean {
 /** Starts what the command line's Python REPL will need; says where ('sandbox process', 'this process') or null. */
 export async function startPythonEarly(argv: readonly string[]): Promise<'sandbox process' | 'this process' | null> {
   if (!wantsPythonRepl(argv)) return null;
-  if (canHostIsolates()) {
+  // In this process only where its REPLs may live (engine/conversation.ts replsOutOfProcess):
+  // `run` and `chat` hold the API key in their environment, so that is only a scrubbed one.
+  if (canHostIsolates() && environmentIsScrubbed()) {
     (await import('../sandbox/python/pyodide-files.ts')).prefetchPyodide();
     return 'this process';
   }

@@ -12,10 +12,16 @@ import { runDirect } from './direct-run.ts';
 import { defaultPack } from '../lm/our-prompt-packs.ts';
 import { sharedSandboxProcess } from './sandbox-process/sandbox-process.ts';
 import { canHostIsolates } from '../sandbox/isolate-host.ts';
+import { inProcessLayers } from '../sandbox/layers.ts';
+import { environmentIsScrubbed } from '../sandbox/sandbox-env.ts';
 import { forwardingBridge, RlmRun, type RunOutcome, type ConversationServices } from './run.ts';
 import { UsageLedger } from './usage-ledger.ts';
 
-export type ReplFactory = (options: ReplOptions) => Promise<Repl>;
+export interface ReplFactory {
+  (options: ReplOptions): Promise<Repl>;
+  /** What protects the code in these REPLs (run.start's `sandbox`); unknown when absent. */
+  layers?: readonly string[];
+}
 
 export interface ConversationOptions {
   sink: EventSink;
@@ -38,10 +44,32 @@ export function replFactoryFor(language: ReplLanguage, cpython?: RlmConfig['cpyt
   if (language === 'python' && cpython) {
     return async (options) => (await import('../sandbox/python/cpython-repl.ts')).createCPythonRepl({ ...options, ...cpython });
   }
-  // A process on Node's startup snapshot (the command line's `run`) keeps its REPLs in a child.
-  if (!canHostIsolates()) return sharedSandboxProcess().replFactory(language);
-  if (language === 'javascript') return async (options) => (await import('../sandbox/isolated-repl.ts')).createIsolatedRepl(options);
-  return async (options) => (await import('../sandbox/python/pyodide-repl.ts')).createPythonRepl(options);
+  // A process on Node's startup snapshot (the command line's `run`) keeps its REPLs in a child,
+  // and so does one whose environment holds the user's keys (see keepReplsOutOfProcess).
+  if (replsOutOfProcess()) return sharedSandboxProcess().replFactory(language);
+  const create: ReplFactory =
+    language === 'javascript'
+      ? async (options) => (await import('../sandbox/isolated-repl.ts')).createIsolatedRepl(options)
+      : async (options) => (await import('../sandbox/python/pyodide-repl.ts')).createPythonRepl(options);
+  create.layers = inProcessLayers();
+  return create;
+}
+
+let outOfProcess = false;
+
+/**
+ * From now on this process keeps its REPLs in the sandbox process (whose environment is
+ * scrubbed) unless its own environment is scrubbed already: for commands started from the
+ * user's shell that run model code and hold API keys in their environment (`eval`, `worker`,
+ * `rerun`, `counterfactual`). A host's session worker is started scrubbed and keeps its REPLs.
+ */
+export function keepReplsOutOfProcess(): void {
+  outOfProcess = true;
+}
+
+/** Whether this process's REPLs live in the sandbox process (replFactoryFor). */
+export function replsOutOfProcess(): boolean {
+  return !canHostIsolates() || (outOfProcess && !environmentIsScrubbed());
 }
 
 export interface CompletionOptions {
@@ -114,6 +142,7 @@ export class RlmConversation {
       },
       contextWindow: config.contextWindow ?? contextWindowFor(config.model),
       ...(opts.live ? { live: opts.live } : {}),
+      ...(this.replFactory.layers ? { sandboxLayers: this.replFactory.layers } : {}),
     };
   }
 

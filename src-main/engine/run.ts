@@ -72,6 +72,8 @@ export interface ConversationServices {
   contextWindow: number;
   /** Where the turns' replies go while they stream (not logged); absent: nobody watches. */
   live?: LiveReplySink;
+  /** What protects the REPLs' code, when the REPL factory says (run.start's `sandbox`). */
+  sandboxLayers?: readonly string[];
 }
 
 export interface RunParams {
@@ -286,6 +288,7 @@ export class RlmRun implements SubcallBridge {
         : {}),
       ...requestFieldsOf(this.cfg.client, this.cfg.subClient),
       prompts: packIdentity(this.pack),
+      ...(this.p.services.sandboxLayers ? { sandbox: { layers: [...this.p.services.sandboxLayers] } } : {}),
     });
 
     let answer: string | null = null;

@@ -6,6 +6,8 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { retriesText } from '../../src-shared/events.ts';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
+import { replsOutOfProcess } from '../engine/conversation.ts';
+import { sharedSandboxProcess } from '../engine/sandbox-process/sandbox-process.ts';
 import type { LmClient } from '../lm/types.ts';
 import { loadTaskContext, readDataset, type Dataset } from './dataset.ts';
 import { checkConfig, checkDefinition, configKey, EvalConfigError, type EvalDefinition } from './eval-config.ts';
@@ -160,6 +162,7 @@ export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
   // Every Python task (and its children) takes an interpreter; keep one started ahead.
   if (o.repl === 'python' && pending.length > 0) {
     if (o.cpython) void warmCPythonFor(o.cpython.python);
+    if (replsOutOfProcess()) sharedSandboxProcess().warmPython();
     else void import('../sandbox/python/pool.ts').then((pool) => pool.warmPython());
   }
   const say = o.onProgress ?? ((): void => undefined);

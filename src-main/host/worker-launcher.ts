@@ -6,6 +6,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';
 import { withHugePageMalloc } from '../sandbox/huge-pages.ts';
+import { networkVariables, sandboxEnvironment } from '../sandbox/sandbox-env.ts';
 import type { ToWorker } from './worker-protocol.ts';
 
 // Beside this module: worker.ts in the sources, worker.mjs in a bundle (dist/cli, dist/electron).
@@ -45,8 +46,9 @@ export function forkLauncher(entry: string = WORKER_ENTRY): WorkerLauncher {
       const child: ChildProcess = fork(entry, [], {
         execArgv: ['--no-node-snapshot'],
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-        // The worker must not inherit test-runner or debugger hooks meant for the host.
-        env: withHugePageMalloc({ ...process.env, NODE_OPTIONS: '' }),
+        // The worker runs model code: none of the host's variables (API keys come over the
+        // channel, for the session that needs them), nor test-runner or debugger hooks.
+        env: withHugePageMalloc(sandboxEnvironment(process.env, networkVariables(process.env))),
       });
       let l = NO_LISTENERS;
       let exited = false;

@@ -4,6 +4,7 @@ import { TurnsBar } from './TurnsBar.tsx';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { CallId, ChatMessage, RequestFields, RunId, StopReason, WorkedExampleRef } from '../../src-shared/events.ts';
+import { sandboxLayersText } from '../../src-shared/events.ts';
 import type { EvalOverview, EvalTaskRow, PauseInfo } from '../../src-shared/protocol.ts';
 import {
   blocksOf,
@@ -155,6 +156,15 @@ function RunHeader({
             {REPL_LABEL[language]} REPL
           </span>
         )}
+        {run.start?.sandbox && !direct ? (
+          <span
+            className="badge sandbox"
+            data-testid="run-sandbox"
+            title="What stood between this run's code and the machine, innermost first (recorded when the run started)"
+          >
+            {sandboxLayersText(run.start.sandbox)}
+          </span>
+        ) : null}
         {parent ? (
           <button
             type="button"

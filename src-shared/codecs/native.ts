@@ -90,6 +90,7 @@ const eventSchemas = [
       .looseObject({ turns: z.record(z.string(), z.unknown()), subcalls: z.record(z.string(), z.unknown()).nullable() })
       .optional(),
     prompts: z.looseObject({ name: str, hash: str }).optional(),
+    sandbox: z.looseObject({ layers: z.array(str) }).optional(),
   }),
   z.looseObject({
     ...envelope,
@@ -308,6 +309,7 @@ const FAST_BY_TYPE = new Map<string, Pred>([
       examples: optional(arrayOf(obj({ source: fStr, chars: fNonNegInt, repl: optional(oneOf(REPL_LANGUAGES)) }))),
       sampling: optional(obj({ turns: isObj, subcalls: (x: unknown) => x === null || isObj(x) })),
       prompts: optional(obj({ name: fStr, hash: fStr })),
+      sandbox: optional(obj({ layers: arrayOf(fStr) })),
     }),
   ],
   ['iteration.start', obj({ iteration: fNum, appended: fMessages, historyLength: fNum, historyTokens: fNum })],

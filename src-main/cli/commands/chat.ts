@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { RunOutcome } from '../../engine/index.ts';
 import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-process.ts';
-import { canHostIsolates } from '../../sandbox/isolate-host.ts';
+import { keepReplsOutOfProcess, replsOutOfProcess } from '../../engine/conversation.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { textFor } from '../terminal-text.ts';
 import { checkReplChoice } from '../cpython-check.ts';
@@ -84,7 +84,7 @@ export async function chat(o: ChatCliOptions): Promise<void> {
   // sandbox process, started once the first model call is out (for Python, at once); it reads
   // each context file itself rather than have it copied through the channel.
   // CPython runs in its own OS-sandboxed process, from this one.
-  const sandbox = canHostIsolates() || o.repl === 'cpython' ? null : sharedSandboxProcess();
+  const sandbox = replsOutOfProcess() && o.repl !== 'cpython' ? sharedSandboxProcess() : null;
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
   const load = async (path: string): Promise<{ value: SandboxValue; path: string }> => {
@@ -154,7 +154,7 @@ export async function chat(o: ChatCliOptions): Promise<void> {
             turn,
             query: line.text,
             contextFile: context?.path ?? null,
-            ...summaryOf(outcome, cli.log?.path ?? null, cli.retries() - retriedBefore),
+            ...summaryOf(outcome, cli.log?.path ?? null, cli.retries() - retriedBefore, cli.sandbox()),
           };
           if (summary.stopReason === 'error') failed = true;
           if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -189,5 +189,9 @@ export function registerChat(program: Command): void {
   )
     .option('--json', 'print one JSON object per turn')
     .addHelpText('after', `\n${CHAT_HELP}`)
-    .action((o: ChatCliOptions) => chat(o));
+    .action((o: ChatCliOptions) => {
+      // The API key is in this process's environment: the model's code runs in the sandbox process.
+      keepReplsOutOfProcess();
+      return chat(o);
+    });
 }

@@ -15,6 +15,7 @@ import { readLogFile } from '../../logs/read-log.ts';
 import { UsageError } from '../errors.ts';
 import { urlArg } from '../role-options.ts';
 import { assertReadable, reportProblems } from '../log-inputs.ts';
+import { keepReplsOutOfProcess } from '../../engine/conversation.ts';
 
 interface CounterfactualCliOptions {
   call?: string;
@@ -52,6 +53,8 @@ export function registerCounterfactual(program: Command): void {
     .option('--list', 'print the counterfactual re-runs recorded beside the log instead')
     .option('--json', 'print the record(s) as JSON')
     .action(async (log: string, o: CounterfactualCliOptions) => {
+      // The API keys are in this process's environment: the model's code runs elsewhere.
+      keepReplsOutOfProcess();
       const path = resolve(log);
       await assertReadable(path);
       const contents = await readLogFile(path);

@@ -20,6 +20,7 @@ import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessio
 import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec, urlArg } from '../role-options.ts';
 import { addExampleOptions, loadExampleOptions, loadSystemPromptFile, loadToolsOption } from './run.ts';
 import { loadPromptsOption } from '../prompts-option.ts';
+import { keepReplsOutOfProcess } from '../../engine/conversation.ts';
 
 interface EvalCliOptions extends LimitOptions, RoleOptions {
   baseUrl: string;
@@ -74,6 +75,8 @@ export function registerEval(program: Command): void {
     .option('--shard <i/n>', 'without --queue: run only the i-th of n parts of the dataset (1-based, tasks dealt round-robin)')
     .option('--no-progress', 'no progress bar on stderr (one line per finished session still)')
     .action(async (dataset: string, o: EvalCliOptions) => {
+      // The API keys are in this process's environment: the model's code runs elsewhere.
+      keepReplsOutOfProcess();
       if (o.queue !== undefined && o.shard !== undefined)
         throw new UsageError('--shard is for runs without a queue: with --queue, start more workers instead');
       let shard;

@@ -18,6 +18,7 @@ import { commandOptionAlias } from '../option-aliases.ts';
 import { UsageError } from '../errors.ts';
 import { loadContextFile } from './run.ts';
 import { assertReadable } from '../log-inputs.ts';
+import { keepReplsOutOfProcess } from '../../engine/conversation.ts';
 
 export interface RerunCliOptions {
   /** One file for every turn, or one per turn of a multi-turn log (repeated --context). */
@@ -154,6 +155,8 @@ export function registerRerun(program: Command): void {
     .option('--runs-dir <dir>', 'where the re-execution log (*.rlm.jsonl) is written (default: the runs folder; old name: --log-dir)')
     .option('--json', 'print one JSON object: blocks, same, different[] ({run, iteration, block, recorded, new}), logFile')
     .action(async (log: string, o: RerunCliOptions) => {
+      // The API keys are in this process's environment: the model's code runs elsewhere.
+      keepReplsOutOfProcess();
       const out = await runRerun(log, o);
       if (o.json) process.stdout.write(`${JSON.stringify(out)}\n`);
       else {

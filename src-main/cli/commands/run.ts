@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { fileErrorText } from '../../../src-shared/file-errors.ts';
-import { asSessionId, languageOfChoice, retriesOf, type ReplChoice, type StopReason } from '../../../src-shared/events.ts';
+import { asSessionId, languageOfChoice, retriesOf, type ReplChoice, type SandboxInfo, type StopReason } from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import type { UsageByModel } from '../../../src-shared/trajectory/by-model.ts';
 import {
@@ -21,7 +21,7 @@ import { describedContext } from '../../engine/context-meta.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { loadPromptsOption } from '../prompts-option.ts';
 import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-process.ts';
-import { canHostIsolates } from '../../sandbox/isolate-host.ts';
+import { keepReplsOutOfProcess, replsOutOfProcess } from '../../engine/conversation.ts';
 import { folderProblem, NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { checkReplChoice } from '../cpython-check.ts';
@@ -132,6 +132,8 @@ export interface RunSummary {
   };
   /** Requests the client retried before the endpoint answered; absent when none. */
   retries?: number;
+  /** What protected the REPL's code (run.start's `sandbox`); absent when not recorded. */
+  sandbox?: SandboxInfo;
 }
 
 /** A session of the CLI: the engine session, its log (if any) and what to close at the end. */
@@ -140,6 +142,8 @@ export interface CliSession {
   log: NativeLogFile | null;
   /** Requests retried so far in this session (each call's `retries`, as recorded). */
   retries(): number;
+  /** The layers that protect the session's REPL, once its first run has started. */
+  sandbox(): SandboxInfo | null;
   close(): void;
 }
 
@@ -175,6 +179,10 @@ export async function openCliSession(
   const recorder = new EventRecorder();
   let retries = 0;
   recorder.listen((e) => (retries += retriesOf(e)));
+  let sandbox: SandboxInfo | null = null;
+  recorder.listen((e) => {
+    if (e.type === 'run.start' && e.depth === 0 && e.sandbox) sandbox = e.sandbox;
+  });
   if (log) {
     const file = log;
     recorder.listen((e) => file.append(e));
@@ -209,6 +217,7 @@ export async function openCliSession(
     session,
     log,
     retries: () => retries,
+    sandbox: () => sandbox,
     close: () => {
       session.close();
       log?.close();
@@ -217,7 +226,7 @@ export async function openCliSession(
 }
 
 /** What `run --json` prints (and each turn of `chat --json`, with more fields). */
-export function summaryOf(outcome: RunOutcome, logFile: string | null, retries = 0): RunSummary {
+export function summaryOf(outcome: RunOutcome, logFile: string | null, retries = 0, sandbox: SandboxInfo | null = null): RunSummary {
   return {
     answer: outcome.answer,
     stopReason: outcome.stopReason,
@@ -235,6 +244,7 @@ export function summaryOf(outcome: RunOutcome, logFile: string | null, retries =
       ...(outcome.usage.reasoningTokens ? { reasoningTokens: outcome.usage.reasoningTokens } : {}),
     },
     ...(retries > 0 ? { retries } : {}),
+    ...(sandbox ? { sandbox } : {}),
   };
 }
 
@@ -254,11 +264,12 @@ export async function runOnce(
   onLive: LiveReplySink | null = null,
 ): Promise<RunSummary> {
   await checkReplChoice(o);
-  // On Node's startup snapshot (bin/rlm-studio starts `run` so) the REPLs live in a sandbox
-  // process, started once the first model call is out (for Python, at once, by the command
-  // line: see cli/python-prefetch.ts); it reads the context file itself.
-  // CPython runs in its own OS-sandboxed process, from this one.
-  const sandbox = canHostIsolates() || o.repl === 'cpython' ? null : sharedSandboxProcess();
+  // The REPLs live in a sandbox process (this one holds the API key in its environment, and on
+  // Node's startup snapshot, as bin/rlm-studio starts `run`, it may not run isolates at all),
+  // started once the first model call is out (for Python, at once, by the command line: see
+  // cli/python-prefetch.ts); it reads the context file itself. CPython runs in its own
+  // OS-sandboxed process, from this one.
+  const sandbox = replsOutOfProcess() && o.repl !== 'cpython' ? sharedSandboxProcess() : null;
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
   // With its REPLs in the sandbox process (and a REPL at all), an ASCII text file is only
@@ -273,7 +284,7 @@ export async function runOnce(
   } finally {
     cli.close();
   }
-  return summaryOf(outcome, cli.log?.path ?? null, cli.retries());
+  return summaryOf(outcome, cli.log?.path ?? null, cli.retries(), cli.sandbox());
 }
 
 /** The endpoint, model, limit, log and prompt options `run` and `chat` both take. */
@@ -311,6 +322,8 @@ export function registerRun(program: Command): void {
   )
     .option('--json', 'print one JSON object with the result')
     .action(async (o: RunCliOptions) => {
+      // The API key is in this process's environment: the model's code runs in the sandbox process.
+      keepReplsOutOfProcess();
       const controller = new AbortController();
       const onSignal = (): void => controller.abort();
       process.once('SIGINT', onSignal);

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { UsageError } from '../errors.ts';
 import { positiveInt } from '../options.ts';
+import { keepReplsOutOfProcess } from '../../engine/conversation.ts';
 
 interface WorkerCliOptions {
   queue: string;
@@ -25,6 +26,8 @@ export function registerWorker(program: Command): void {
         .default(30_000),
     )
     .action(async (o: WorkerCliOptions) => {
+      // The API keys are in this process's environment: the model's code runs elsewhere.
+      keepReplsOutOfProcess();
       const { startQueueWorker } = await import('../../eval/queue/worker.ts');
       const { QueueSetupError } = await import('../../eval/queue/redis.ts');
       let worker;

@@ -23,13 +23,18 @@ import type {
   VariableInfo,
 } from '../../sandbox/types.ts';
 import { withHugePageMalloc } from '../../sandbox/huge-pages.ts';
+import { sandboxEnvironment } from '../../sandbox/sandbox-env.ts';
+import { ISOLATE_LAYERS } from '../../sandbox/layers.ts';
 import { jsonSourceOf } from '../../sandbox/json-source.ts';
 import { fromWire, toWire, type FromSandbox, type RemoteReplOptions, type ReplOp, type ToSandbox } from './messages.ts';
 
 // Beside this module: the source in the sources, the bundle's entry in dist/cli.
 const CHILD_ENTRY = resolve(import.meta.dirname, import.meta.url.endsWith('.ts') ? 'sandbox-child.ts' : 'sandbox-child.mjs');
 
-type ReplFactory = (options: ReplOptions) => Promise<Repl>;
+interface ReplFactory {
+  (options: ReplOptions): Promise<Repl>;
+  layers: readonly string[];
+}
 
 interface Local {
   bridge: SubcallBridge;
@@ -78,8 +83,8 @@ export class SandboxProcess {
       execArgv: ['--no-node-snapshot'],
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      // Not this process's test-runner or debugger hooks.
-      env: withHugePageMalloc({ ...process.env, NODE_OPTIONS: '' }),
+      // Not this process's API keys or other variables, nor its test-runner or debugger hooks.
+      env: withHugePageMalloc(sandboxEnvironment()),
     });
     this.#child = child;
     child.on('message', (m) => this.#onMessage(m as FromSandbox));
@@ -94,9 +99,18 @@ export class SandboxProcess {
     this.#hold();
   }
 
+  /**
+   * What protects the code in the child's REPLs (run.start's `sandbox`): the isolate and its
+   * memory limit, and the environment it is started with (sandbox-env.ts).
+   */
+  readonly layers: string[] = [...ISOLATE_LAYERS, 'scrubbed-env'];
+
   /** REPLs of a language in the child. */
   replFactory(language: ReplLanguage): ReplFactory {
-    return async (options) => new ProcessRepl(this, language, options, language === 'python' ? await parameterNames(options) : {});
+    return Object.assign(
+      async (options: ReplOptions) => new ProcessRepl(this, language, options, language === 'python' ? await parameterNames(options) : {}),
+      { layers: this.layers },
+    );
   }
 
   /**

@@ -185,3 +185,22 @@ describe('run.start request fields', () => {
     }
   });
 });
+
+describe('run.start sandbox layers', () => {
+  const sandbox = { layers: ['isolate', 'memory-limit', 'scrubbed-env'] };
+  const withSandbox = events.map((e) => (e.type === 'run.start' ? { ...e, sandbox } : e));
+
+  it('a write and read keeps run.start.sandbox as written', () => {
+    const r = readNativeText([...encodeNative(header, withSandbox)].join(''));
+    expect(r.problems).toEqual([]);
+    expect(r.events).toEqual(withSandbox);
+  });
+
+  it('a malformed one is refused by name', () => {
+    const start = withSandbox.find((e) => e.type === 'run.start')!;
+    for (const bad of [{ layers: 'isolate' }, { layers: [1] }, {}, ['isolate']]) {
+      const r = checkEvent({ ...start, sandbox: bad });
+      expect(r, JSON.stringify(bad)).toMatchObject({ ok: false, message: expect.stringMatching(/sandbox/) });
+    }
+  });
+});

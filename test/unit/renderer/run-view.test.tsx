@@ -277,3 +277,21 @@ describe('retried model calls', () => {
     expect(screen.getAllByTestId('retries').map((el) => el.textContent)).toContain(' · 1 retry');
   });
 });
+
+describe('the layers that protected a run', () => {
+  it('are shown in the run header as run.start recorded them, and not at all when it recorded none', () => {
+    const events = fixtureEvents('g_openai_http.jsonl').map((e) =>
+      e.type === 'run.start' && e.parentRunId === null
+        ? { ...e, sandbox: { layers: ['isolate', 'memory-limit', 'scrubbed-env', 'bwrap'] } }
+        : e,
+    );
+    const { store, traj } = mountApp(events);
+    act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
+    expect(screen.getByTestId('run-sandbox').textContent).toBe('isolate + memory limit + scrubbed environment + OS sandbox (bubblewrap)');
+    const child = [...traj.runs.values()].find((r) => r.parentRunId !== null);
+    if (child) {
+      act(() => store.getState().select('s1', { runId: child.id, iteration: null }));
+      expect(screen.queryByTestId('run-sandbox')).toBeNull();
+    }
+  });
+});

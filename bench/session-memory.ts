@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateDataset } from '../src-main/eval/dataset.ts';
+import { writeDataset } from '../src-main/cli/dataset-file.ts';
 import { log, MB, r2, root, startMock } from './lib.ts';
 
 const { values: args } = parseArgs({
@@ -58,10 +58,10 @@ const dir = mkdtempSync(join(tmpdir(), 'rlm-session-memory-'));
 const mock = await startMock(['--latency-ms', args['latency-ms']]);
 try {
   const ds = join(dir, 'tasks.jsonl');
-  generateDataset({ kinds: ['sniah'], sizes: [8192], seed: 1, count: N, out: ds, inlineMaxChars: 1 << 20 });
+  await writeDataset({ kinds: ['sniah'], sizes: [8192], seed: 1, count: N, out: ds, inlineMaxChars: 1 << 20 });
   const child = spawn(
     join(root, 'bin/rlm-studio'),
-    ['eval', ds, '--base-url', mock.url, '--model', 'mock-root', '--out', join(dir, 'out'), '--parallel', String(N), '--repl', REPL],
+    ['eval', ds, '--base-url', mock.url, '--model', 'mock-root', '-o', join(dir, 'out'), '--parallel', String(N), '--repl', REPL],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';

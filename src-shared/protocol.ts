@@ -450,6 +450,10 @@ export interface EvalOverview {
   problems: string[];
   /** progress.json when there is one; `live` while it is running and was updated recently. */
   progress: (EvalProgress & { live: boolean }) | null;
+  /** The scorers of its scores.jsonl (`rlm-studio score`), in the order they first scored. */
+  scorers: string[];
+  /** Whose scores `score` and `correct` are: a scorer of `scorers`, or null for results.jsonl's. */
+  scorer: string | null;
 }
 
 /** A session's labels as the host reads them; `writable` is false (with the reason) when there is no file to label. */

@@ -6,6 +6,7 @@ import type { ToolSpec } from '../engine/config.ts';
 import type { ConversationSettings, WorkedExample } from '../engine/index.ts';
 import type { Sampling } from '../lm/sampling.ts';
 import type { Dataset } from './dataset.ts';
+import type { ScorerModule } from './scorer-module.ts';
 
 export interface EvalDefinition extends ConversationSettings {
   /** Replaces the built-in system prompt of every task's session (`{tools}` filled in). */
@@ -14,6 +15,8 @@ export interface EvalDefinition extends ConversationSettings {
   tools?: Record<string, ToolSpec>;
   /** Worked examples shown to every task's root run. */
   examples?: WorkedExample[];
+  /** Scores every session instead of the task's own scorer (`--scorer FILE.mjs`). */
+  scorer?: ScorerModule;
   dataset: string;
   outDir: string;
   /** The sampling of each role, recorded in eval.json (a resumed run must not change them). */
@@ -58,6 +61,7 @@ export function configKey(o: EvalDefinition, dataset: Dataset): Record<string, u
     // Absent (null) when unset, so evaluations recorded before these existed still resume.
     sampling: o.roles && Object.keys(o.roles.sampling).length > 0 ? o.roles.sampling : null,
     subCalls: o.roles?.sub ?? null,
+    ...(o.scorer === undefined ? {} : { scorer: o.scorer.id }),
   };
 }
 

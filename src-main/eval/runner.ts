@@ -162,6 +162,7 @@ export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
     repeat: _rp,
     retryErrors: _re,
     shard: _sh,
+    scorer,
     ...config
   } = o;
 
@@ -180,6 +181,7 @@ export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
           loadContext: () => loadTaskContext(unit.task, plan.dataset.dir, { flat: o.repl === 'python' }),
           logPath: logPathFor(plan.logsDir, logNameFor(unit), plan.retrying.has(unit.key) ? 'retried' : 'interrupted'),
           config,
+          ...(scorer ? { scorer } : {}),
           ...(o.signal ? { signal: o.signal } : {}),
         });
         if (result === null) return; // interrupted: no line, so it runs again on resume

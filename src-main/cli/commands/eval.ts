@@ -9,6 +9,7 @@ import { DatasetError, generateDataset } from '../../eval/dataset.ts';
 import { progressPrinter } from '../../eval/progress.ts';
 import { readResults } from '../../eval/results.ts';
 import { EvalConfigError, runEval } from '../../eval/runner.ts';
+import { loadScorerModule, ScorerModuleError, type ScorerModule } from '../../eval/scorer-module.ts';
 import type { EvalSummary } from '../../eval/summary.ts';
 import { parseShard, ShardError } from '../../eval/units.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
@@ -26,6 +27,7 @@ interface EvalCliOptions extends LimitOptions, RoleOptions {
   json?: boolean;
   systemPrompt?: string;
   tools?: string;
+  scorer?: string;
   example?: string[];
   exampleBudget?: number;
   queue?: string;
@@ -56,6 +58,10 @@ export function registerEval(program: Command): void {
     .option('--system-prompt <file>', "replace the built-in system prompt of every task's session ({tools} becomes the tools list)")
     .option('--tools <file.mjs>', 'custom tools for every task: an ES module whose exports are values or { fn, description }')
     .option(
+      '--scorer <file.mjs>',
+      "score every session with this ES module instead of each task's scorer: it exports score({ answer, expected, task }) → a number in [0, 1] or { score, correct?, detail? }, and optionally name",
+    )
+    .option(
       '--queue <redis-url>',
       'run on queue workers (rlm-studio worker --queue URL, on any machine): enqueue every session, collect results and logs into --out',
     )
@@ -70,6 +76,10 @@ export function registerEval(program: Command): void {
     .action(async (dataset: string, o: EvalCliOptions) => {
       if (o.queue !== undefined && o.shard !== undefined)
         throw new UsageError('--shard is for runs without a queue: with --queue, start more workers instead');
+      if (o.queue !== undefined && o.scorer !== undefined)
+        throw new UsageError(
+          '--scorer is for runs without a queue: score a queued evaluation once it is collected, with rlm-studio score DIR --scorer FILE.mjs',
+        );
       let shard;
       try {
         shard = o.shard === undefined ? undefined : parseShard(o.shard);
@@ -88,12 +98,14 @@ export function registerEval(program: Command): void {
       try {
         const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
         const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
+        const scorer = o.scorer === undefined ? undefined : await loadScorerOption(o.scorer);
         const examples = await loadExampleOptions(o);
         const spec = roleSpec(o);
         const definition = {
           ...(examples === undefined ? {} : { examples }),
           ...(systemPrompt === undefined ? {} : { systemPrompt }),
           ...(tools === undefined ? {} : { tools }),
+          ...(scorer === undefined ? {} : { scorer }),
           dataset,
           outDir: o.out,
           roles: { sampling: rootSampling(o), sub: spec.sub === null ? null : { baseUrl: spec.sub.baseUrl, sampling: spec.sub.sampling } },
@@ -139,6 +151,15 @@ export function registerEval(program: Command): void {
         process.off('SIGTERM', onSignal);
       }
     });
+}
+
+async function loadScorerOption(path: string): Promise<ScorerModule> {
+  try {
+    return await loadScorerModule(path);
+  } catch (err) {
+    if (err instanceof ScorerModuleError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 /** 1 when every finished session ended in an error (an endpoint down, a wrong model name): there is nothing to score. */

@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   'export-otlp': async () => [(await import('./export-otlp.ts')).registerExportOtlp],
   label: async () => [(await import('./label.ts')).registerLabel],
   query: async () => [(await import('./query.ts')).registerQuery],
+  score: async () => [(await import('./score.ts')).registerScore],
 };
 
 /** Asking for the version needs no command (loading them all would take ~0.2 s). */

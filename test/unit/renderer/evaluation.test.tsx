@@ -51,6 +51,8 @@ function evaluation(dir: string, tasks: EvalTaskRow[], maxIterations: number | n
     tasks,
     problems: [],
     progress: null,
+    scorers: [],
+    scorer: null,
   };
 }
 

@@ -299,7 +299,13 @@ export const Command = z.discriminatedUnion('type', [
    * Task logs open as read-only sessions, up to `openLogs` of them at once (the rest open
    * on demand with `session.open` on the row's `logFile`).
    */
-  z.strictObject({ type: z.literal('eval.open'), path: z.string().min(1), openLogs: nonNegInt.max(10_000).default(50) }),
+  z.strictObject({
+    type: z.literal('eval.open'),
+    path: z.string().min(1),
+    openLogs: nonNegInt.max(10_000).default(50),
+    /** Read correctness and scores from this scorer of the folder's scores.jsonl (`rlm-studio score`) instead of results.jsonl's. */
+    scorer: z.string().min(1).max(80).optional(),
+  }),
   /**
    * Policy metrics (issue 13 part 2) of a log, a folder of logs or an evaluation directory on
    * the host: per session and run, and their distributions across sessions (`bins` per histogram).

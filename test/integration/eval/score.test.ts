@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerEval } from '../../../src-main/cli/commands/eval.ts';
 import { registerScore } from '../../../src-main/cli/commands/score.ts';
 import { generateDataset } from '../../../src-main/eval/dataset.ts';
+import { readEvalDir } from '../../../src-main/eval/open-dir.ts';
 import { readResults } from '../../../src-main/eval/results.ts';
 import { runEval } from '../../../src-main/eval/runner.ts';
 import { loadScorerModule } from '../../../src-main/eval/scorer-module.ts';
@@ -107,6 +108,11 @@ describe('rlm-studio score', () => {
     const correctOf = (o: Awaited<ReturnType<typeof stats>>) => o.policy.sessions.filter((s) => s.correct).map((s) => s.taskId);
     expect(correctOf(await stats())).toEqual(['t0', 't0']);
     expect(correctOf(await stats('--scores', 'lenient'))).toEqual(['t0', 't0', 't1', 't1']);
+    // What the app's host reads for eval.open: the scorers on offer, and the chosen one's results.
+    const plain = readEvalDir(dir);
+    expect([plain.scorers, plain.scorer, plain.tasks.filter((t) => t.correct).length]).toEqual([['lenient', 'lenient-2'], null, 2]);
+    const chosen = readEvalDir(dir, { scorer: 'lenient' });
+    expect([chosen.scorer, chosen.tasks.filter((t) => t.correct).map((t) => t.id)]).toEqual(['lenient', ['t0', 't0#1', 't1', 't1#1']]);
     const missing = await cli('stats', dir, '--scores', 'nope');
     expect(missing.error).toBeInstanceOf(UsageError);
     expect((missing.error as Error).message).toMatch(/has no scores by "nope" \(scores\.jsonl has: lenient, lenient-2\)/);

@@ -6,6 +6,7 @@ import type { ToolSpec } from '../engine/config.ts';
 import type { ConversationSettings, WorkedExample } from '../engine/index.ts';
 import type { Sampling } from '../lm/sampling.ts';
 import type { Dataset } from './dataset.ts';
+import type { DatasetColumns } from './dataset-columns.ts';
 import type { ScorerModule } from './scorer-module.ts';
 
 export interface EvalDefinition extends ConversationSettings {
@@ -17,6 +18,8 @@ export interface EvalDefinition extends ConversationSettings {
   examples?: WorkedExample[];
   /** Scores every session instead of the task's own scorer (`--scorer FILE.mjs`). */
   scorer?: ScorerModule;
+  /** The dataset is JSON lines or Parquet with these columns (`--question-column` …). */
+  columns?: DatasetColumns;
   dataset: string;
   outDir: string;
   /** The sampling of each role, recorded in eval.json (a resumed run must not change them). */
@@ -62,6 +65,7 @@ export function configKey(o: EvalDefinition, dataset: Dataset): Record<string, u
     sampling: o.roles && Object.keys(o.roles.sampling).length > 0 ? o.roles.sampling : null,
     subCalls: o.roles?.sub ?? null,
     ...(o.scorer === undefined ? {} : { scorer: o.scorer.id }),
+    ...(o.columns === undefined ? {} : { columns: o.columns }),
   };
 }
 

@@ -66,7 +66,7 @@ export interface EvalPlan {
 
 export async function planEval(o: EvalDefinition, shard?: Shard): Promise<EvalPlan> {
   checkDefinition(o);
-  const dataset = await readDataset(o.dataset);
+  const dataset = await readDataset(o.dataset, o.columns);
   const outDir = resolve(o.outDir);
   const logsDir = join(outDir, 'logs');
   try {

@@ -13,7 +13,7 @@ import { loadScorerModule, ScorerModuleError, type ScorerModule } from '../../ev
 import type { EvalSummary } from '../../eval/summary.ts';
 import { parseShard, ShardError } from '../../eval/units.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
-import type { EvalTask } from '../../eval/tasks/types.ts';
+import { SCORERS, type EvalTask, type ScorerName } from '../../eval/tasks/types.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec, urlArg } from '../role-options.ts';
@@ -28,6 +28,11 @@ interface EvalCliOptions extends LimitOptions, RoleOptions {
   systemPrompt?: string;
   tools?: string;
   scorer?: string;
+  questionColumn?: string;
+  contextColumn?: string;
+  answerColumn?: string;
+  idColumn?: string;
+  taskScorer?: ScorerName;
   example?: string[];
   exampleBudget?: number;
   queue?: string;
@@ -46,7 +51,10 @@ export function registerEval(program: Command): void {
           .description(
             'Run every task of a JSONL dataset, score it, and write logs and a results table (resumable). Exit status: 0 when it finished, even with some sessions in error (they are counted); 1 when every session ended in an error (nothing was measured); 130 when interrupted.',
           )
-          .argument('<dataset>', 'JSONL dataset, one task per line (see rlm-studio eval-gen)')
+          .argument(
+            '<dataset>',
+            'JSONL dataset, one task per line (see rlm-studio eval-gen); or JSON lines / Parquet with columns named by --question-column etc.',
+          )
           .addOption(new Option('--base-url <url>', 'OpenAI-compatible endpoint').argParser(urlArg('--base-url')).makeOptionMandatory())
           .requiredOption('--model <name>', 'root model')
           .requiredOption('--out <dir>', 'results directory: results.jsonl, summary.md/json, logs/; run again to resume'),
@@ -70,6 +78,14 @@ export function registerEval(program: Command): void {
         .argParser(positiveInt('--repeat'))
         .default(1),
     )
+    .option(
+      '--question-column <name>',
+      'the dataset is JSON lines or Parquet (.parquet) with columns: the question column (default question)',
+    )
+    .option('--context-column <name>', 'with columns: the context column (text, or JSON data; default context)')
+    .option('--answer-column <name>', 'with columns: the expected answer column (text, a number or a list of text; default answer)')
+    .option('--id-column <name>', 'with columns: a column of task ids (default: row-1, row-2, …)')
+    .addOption(new Option('--task-scorer <name>', 'with columns: the scorer of every task (default exact)').choices([...SCORERS]))
     .option('--retry-errors', 'run again the sessions whose result ended in an error (the new line supersedes the old)')
     .option('--shard <i/n>', 'without --queue: run only the i-th of n parts of the dataset (1-based, tasks dealt round-robin)')
     .option('--no-progress', 'no progress bar on stderr (one line per finished session still)')
@@ -99,6 +115,17 @@ export function registerEval(program: Command): void {
         const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
         const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
         const scorer = o.scorer === undefined ? undefined : await loadScorerOption(o.scorer);
+        const named = [o.questionColumn, o.contextColumn, o.answerColumn, o.idColumn, o.taskScorer].some((v) => v !== undefined);
+        const columns =
+          named || /\.parquet$/i.test(dataset)
+            ? {
+                question: o.questionColumn ?? 'question',
+                context: o.contextColumn ?? 'context',
+                answer: o.answerColumn ?? 'answer',
+                ...(o.idColumn === undefined ? {} : { id: o.idColumn }),
+                ...(o.taskScorer === undefined ? {} : { scorer: o.taskScorer }),
+              }
+            : undefined;
         const examples = await loadExampleOptions(o);
         const spec = roleSpec(o);
         const definition = {
@@ -106,6 +133,7 @@ export function registerEval(program: Command): void {
           ...(systemPrompt === undefined ? {} : { systemPrompt }),
           ...(tools === undefined ? {} : { tools }),
           ...(scorer === undefined ? {} : { scorer }),
+          ...(columns === undefined ? {} : { columns }),
           dataset,
           outDir: o.out,
           roles: { sampling: rootSampling(o), sub: spec.sub === null ? null : { baseUrl: spec.sub.baseUrl, sampling: spec.sub.sampling } },

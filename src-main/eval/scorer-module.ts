@@ -39,7 +39,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** The scorer's return value as a Score, or a message saying what is wrong with it. */
-export function toScore(value: unknown): Score | string {
+function toScore(value: unknown): Score | string {
   const range = (n: number): string | null =>
     Number.isFinite(n) && n >= 0 && n <= 1 ? null : `a score must be a number from 0 to 1, got ${n}`;
   if (typeof value === 'number') {

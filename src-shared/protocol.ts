@@ -318,7 +318,13 @@ export const Command = z.discriminatedUnion('type', [
    * Task logs open as read-only sessions, up to `openLogs` of them at once (the rest open
    * on demand with `session.open` on the row's `logFile`).
    */
-  z.strictObject({ type: z.literal('eval.open'), path: z.string().min(1), openLogs: nonNegInt.max(10_000).default(50) }),
+  z.strictObject({
+    type: z.literal('eval.open'),
+    path: z.string().min(1),
+    openLogs: nonNegInt.max(10_000).default(50),
+    /** Read correctness and scores from this scorer of the folder's scores.jsonl (`rlm-studio score`) instead of results.jsonl's. */
+    scorer: z.string().min(1).max(80).optional(),
+  }),
   /**
    * Policy metrics (issue 13 part 2) of a log, a folder of logs or an evaluation directory on
    * the host: per session and run, and their distributions across sessions (`bins` per histogram).
@@ -512,6 +518,10 @@ export interface EvalOverview {
   problems: string[];
   /** progress.json when there is one; `live` while it is running and was updated recently. */
   progress: (EvalProgress & { live: boolean }) | null;
+  /** The scorers of its scores.jsonl (`rlm-studio score`), in the order they first scored. */
+  scorers: string[];
+  /** Whose scores `score` and `correct` are: a scorer of `scorers`, or null for results.jsonl's. */
+  scorer: string | null;
 }
 
 /** A session's labels as the host reads them; `writable` is false (with the reason) when there is no file to label. */

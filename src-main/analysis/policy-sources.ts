@@ -11,7 +11,7 @@ import { policyMetrics, withoutTexts, type SessionMetrics } from '../../src-shar
 import { addByModel } from '../../src-shared/trajectory/by-model.ts';
 import { applyEvent, createTrajectoryState } from '../../src-shared/trajectory/reducer.ts';
 import { StatsAccumulator, type LogStats } from '../../src-shared/trajectory/analytics.ts';
-import { isEvalDir, readEvalDir } from '../eval/open-dir.ts';
+import { EvalDirError, isEvalDir, readEvalDir, type ReadEvalOptions } from '../eval/open-dir.ts';
 import { expandLogInputs } from '../export/log-inputs.ts';
 import { readLogBatches } from '../logs/read-log.ts';
 
@@ -136,13 +136,22 @@ function problemLines(log: LogMetrics): string[] {
 }
 
 /** Reads LOG, DIR or an evaluation folder. Throws (with a message naming the path) when `path` does not exist. */
-export async function readPolicySource(path: string, onProgress?: (done: number, total: number) => void): Promise<PolicySource> {
+export async function readPolicySource(
+  path: string,
+  onProgress?: (done: number, total: number) => void,
+  options: ReadEvalOptions = {},
+): Promise<PolicySource> {
   const isDir = (await stat(path)).isDirectory();
+  if (options.scorer !== undefined && !(isDir && isEvalDir(path)))
+    throw new EvalDirError(
+      'bad_request',
+      `${path} is not an evaluation folder: only an evaluation has scores (--scores ${options.scorer})`,
+    );
   const problems: string[] = [];
   const logs: LogMetrics[] = [];
   const rows: SessionRow[] = [];
   if (isDir && isEvalDir(path)) {
-    const ev = readEvalDir(path);
+    const ev = readEvalDir(path, options);
     problems.push(...ev.problems);
     let done = 0;
     for (const task of ev.tasks) {

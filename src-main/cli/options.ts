@@ -30,6 +30,16 @@ export function nonNegativeInt(name: string) {
   };
 }
 
+/** A scorer's id in scores.jsonl (`score --name`, `stats --scores`). */
+export const isScorerId = (v: string): boolean => /^[\w.-]{1,80}$/.test(v);
+
+export function scorerIdArg(flag: string) {
+  return (v: string): string => {
+    if (!isScorerId(v)) throw new InvalidArgumentError(`${flag} must be a scorer id (letters, digits, _ . -), got "${v}".`);
+    return v;
+  };
+}
+
 /** A TCP port, 0 for any free one: a larger number otherwise fails only at listen, in Node's words. */
 export function portNumber(name: string) {
   return (v: string): number => {

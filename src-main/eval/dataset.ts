@@ -8,6 +8,7 @@ import { schemaProblems } from '../../src-shared/schema-problems.ts';
 import { ContextFileError, readContextFile } from '../engine/context-file.ts';
 import { memberTextOf, parseJsonContext } from '../sandbox/json-source.ts';
 import type { SandboxValue } from '../sandbox/types.ts';
+import { ColumnDatasetError, isParquet, readColumnDataset, type DatasetColumns } from './dataset-columns.ts';
 import { generateTask } from './tasks/index.ts';
 import { SCORERS, type EvalTask, type TaskKind } from './tasks/types.ts';
 
@@ -40,7 +41,20 @@ export interface Dataset {
   tasks: EvalTask[];
 }
 
-export async function readDataset(path: string): Promise<Dataset> {
+/**
+ * A dataset of this folder's format, or with `columns` (and for any Parquet file) a JSON lines or
+ * Parquet file whose question, context and answer columns are named (dataset-columns.ts).
+ */
+export async function readDataset(path: string, columns?: DatasetColumns): Promise<Dataset> {
+  if (columns !== undefined || isParquet(path)) {
+    try {
+      const tasks = await readColumnDataset(path, columns ?? { question: 'question', context: 'context', answer: 'answer' });
+      return { path: resolve(path), dir: dirname(resolve(path)), tasks };
+    } catch (err) {
+      if (err instanceof ColumnDatasetError) throw new DatasetError(err.message);
+      throw err;
+    }
+  }
   let text: string;
   try {
     text = await readFile(path, 'utf8');

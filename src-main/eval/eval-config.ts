@@ -7,6 +7,8 @@ import type { ConversationSettings, WorkedExample } from '../engine/index.ts';
 import type { Sampling } from '../lm/sampling.ts';
 import { packHash, type PromptPack } from '../lm/prompt-pack.ts';
 import type { Dataset } from './dataset.ts';
+import type { DatasetColumns } from './dataset-columns.ts';
+import type { ScorerModule } from './scorer-module.ts';
 
 export interface EvalDefinition extends ConversationSettings {
   /** Replaces the built-in system prompt of every task's session (`{tools}` filled in). */
@@ -17,6 +19,10 @@ export interface EvalDefinition extends ConversationSettings {
   examples?: WorkedExample[];
   /** The prompt pack of every task's session. */
   prompts?: PromptPack;
+  /** Scores every session instead of the task's own scorer (`--scorer FILE.mjs`). */
+  scorer?: ScorerModule;
+  /** The dataset is JSON lines or Parquet with these columns (`--question-column` …). */
+  columns?: DatasetColumns;
   dataset: string;
   outDir: string;
   /** The sampling of each role, recorded in eval.json (a resumed run must not change them). */
@@ -66,6 +72,8 @@ export function configKey(o: EvalDefinition, dataset: Dataset): Record<string, u
     // Only when set, so evaluations recorded before packs and windows still resume.
     ...(o.prompts === undefined ? {} : { prompts: { name: o.prompts.name, hash: packHash(o.prompts) } }),
     ...(o.contextWindow === undefined ? {} : { contextWindow: o.contextWindow }),
+    ...(o.scorer === undefined ? {} : { scorer: o.scorer.id }),
+    ...(o.columns === undefined ? {} : { columns: o.columns }),
   };
 }
 

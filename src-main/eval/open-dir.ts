@@ -7,6 +7,7 @@ import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { EvalOverview, EvalProgress, EvalSettings, EvalTaskRow } from '../../src-shared/protocol.ts';
 import { resultKey, supersedes } from './results.ts';
+import { readScores, SCORES_FILE } from './scores.ts';
 
 export class EvalDirError extends Error {
   override name = 'EvalDirError';
@@ -104,7 +105,15 @@ function resolveLog(dir: string, logFile: string | null): string | null {
   return existsSync(logFile) ? resolve(logFile) : null;
 }
 
-export function readEvalDir(path: string): EvalOverview {
+export interface ReadEvalOptions {
+  /**
+   * Read correctness and scores from this scorer's lines of scores.jsonl (`rlm-studio score`)
+   * instead of results.jsonl's; a session it has not scored keeps its result's (a note says how many).
+   */
+  scorer?: string;
+}
+
+export function readEvalDir(path: string, options: ReadEvalOptions = {}): EvalOverview {
   const dir = resolve(path);
   let isDir: boolean;
   try {
@@ -210,6 +219,30 @@ export function readEvalDir(path: string): EvalOverview {
     });
   });
   if (missingLogs > 0) problems.push(`${missingLogs} task log(s) named in results.jsonl are missing`);
+  const scores = readScores(dir);
+  if (scores.skipped > 0) problems.push(`${scores.skipped} line(s) of ${SCORES_FILE} are not scores and were skipped`);
+  if (options.scorer !== undefined) {
+    const chosen = scores.byScorer.get(options.scorer);
+    if (!chosen)
+      throw new EvalDirError(
+        'bad_request',
+        `${path} has no scores by "${options.scorer}"${scores.scorers.length > 0 ? ` (${SCORES_FILE} has: ${scores.scorers.join(', ')})` : ` (no ${SCORES_FILE}: score it with rlm-studio score)`}`,
+      );
+    let unscored = 0;
+    for (const [key, row] of rows) {
+      const s = chosen.get(key);
+      if (!s) {
+        unscored++;
+        continue;
+      }
+      row.score = s.score;
+      row.correct = s.correct;
+    }
+    if (unscored > 0)
+      problems.push(
+        `${unscored} session(s) have no score by "${options.scorer}" (finished after it ran?): their results.jsonl score is used`,
+      );
+  }
   const progress = readProgress(dir, problems);
   return {
     dir,
@@ -219,5 +252,7 @@ export function readEvalDir(path: string): EvalOverview {
     tasks: [...rows.values()],
     problems,
     progress,
+    scorers: scores.scorers,
+    scorer: options.scorer ?? null,
   };
 }

@@ -14,7 +14,8 @@ export interface TaskResult {
   repeat?: number;
   kind: string;
   sizeTokens: number | null;
-  scorer: ScorerName;
+  /** The task's scorer, or the id of the `--scorer` module that scored it. */
+  scorer: ScorerName | string;
   score: number;
   correct: boolean;
   scoreDetail: string;

@@ -68,7 +68,7 @@ export interface EvalPlan {
 
 export async function planEval(o: EvalDefinition, shard?: Shard): Promise<EvalPlan> {
   checkDefinition(o);
-  const dataset = await readDataset(o.dataset);
+  const dataset = await readDataset(o.dataset, o.columns);
   const outDir = resolve(o.outDir);
   const logsDir = join(outDir, 'logs');
   try {
@@ -185,6 +185,7 @@ export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
     repeat: _rp,
     retryErrors: _re,
     shard: _sh,
+    scorer,
     ...config
   } = o;
 
@@ -204,6 +205,7 @@ export async function runEval(o: EvalOptions): Promise<EvalRunResult> {
           loadContext: () => loadTaskContext(unit.task, plan.dataset.dir, { flat: o.repl === 'python' }),
           logPath: logPathFor(plan.logsDir, logNameFor(unit), plan.retrying.has(unit.key) ? 'retried' : 'interrupted'),
           config,
+          ...(scorer ? { scorer } : {}),
           ...(o.signal ? { signal: o.signal } : {}),
         });
         if (result === null) return; // interrupted: no line, so it runs again on resume

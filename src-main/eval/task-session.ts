@@ -8,6 +8,7 @@ import type { SandboxValue } from '../sandbox/types.ts';
 import { NativeLogFile } from '../logs/native-file-sink.ts';
 import type { TaskResult } from './results.ts';
 import { scoreAnswer } from './tasks/scorers.ts';
+import type { ScorerModule } from './scorer-module.ts';
 import type { WorkUnit } from './units.ts';
 
 export interface TaskSessionInput {
@@ -15,6 +16,8 @@ export interface TaskSessionInput {
   loadContext: () => Promise<SandboxValue>;
   logPath: string;
   config: RlmConfig;
+  /** Scores the session instead of the task's own scorer. */
+  scorer?: ScorerModule;
   signal?: AbortSignal;
 }
 
@@ -79,9 +82,23 @@ export async function runTaskSession(i: TaskSessionInput): Promise<TaskResult | 
     log.close();
   }
   if (outcome.stopReason === 'cancelled' && i.signal?.aborted) return null;
-  const score = scoreAnswer(unit.task.scorer, unit.task.expected, outcome.answer);
+  const t = unit.task;
+  let score;
+  try {
+    score = i.scorer
+      ? await i.scorer.score({
+          answer: outcome.answer,
+          expected: t.expected,
+          task: { id: t.id, kind: t.kind, query: t.query, repeat: unit.repeat },
+        })
+      : scoreAnswer(t.scorer, t.expected, outcome.answer);
+  } catch (err) {
+    // The session ran and its log is kept: a scorer that fails scores it 0 and says why (rlm-studio score can redo it).
+    score = { score: 0, correct: false, detail: (err as Error).message };
+  }
   return {
     ...baseOf(unit, config.model),
+    ...(i.scorer ? { scorer: i.scorer.id } : {}),
     score: score.score,
     correct: score.correct,
     scoreDetail: score.detail,

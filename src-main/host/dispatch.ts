@@ -146,7 +146,7 @@ export async function execute(parts: HostParts, client: Client | null, msg: Clie
       client?.subs.delete(c.sessionId);
       return {};
     case 'eval.open':
-      return evaluations.openEval(c.path, c.openLogs);
+      return evaluations.openEval(c.path, c.openLogs, c.scorer);
     case 'metrics.open':
       return runJob({ job: 'metrics', path: c.path, bins: c.bins });
     case 'eval.coverage':

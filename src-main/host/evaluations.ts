@@ -20,10 +20,10 @@ export class Evaluations {
   }
 
   /** An evaluation directory: its rows, and its first `openLogs` task logs as saved sessions. */
-  async openEval(path: string, openLogs: number): Promise<Replies['eval.open']> {
+  async openEval(path: string, openLogs: number, scorer?: string): Promise<Replies['eval.open']> {
     let evaluation: EvalOverview;
     try {
-      evaluation = readEvalDir(path);
+      evaluation = readEvalDir(path, scorer === undefined ? {} : { scorer });
     } catch (err) {
       if (err instanceof EvalDirError) throw new CommandError(err.code, err.message);
       throw err;

@@ -8,10 +8,10 @@ function fail(svc: Services, what: string, err: unknown): void {
 }
 
 /** Opens an evaluation directory on the host and shows it; the first two opened are compared. */
-export async function openEval(svc: Services, path: string): Promise<string | null> {
+export async function openEval(svc: Services, path: string, scorer?: string): Promise<string | null> {
   try {
     if (!svc.host) throw new Error('no host connected (open the app through `rlm-studio serve` or `rlm-studio view DIR`)');
-    const { evaluation, sessions } = await svc.host.call('eval.open', { path, openLogs: 50 });
+    const { evaluation, sessions } = await svc.host.call('eval.open', { path, openLogs: 50, ...(scorer === undefined ? {} : { scorer }) });
     const st = svc.store.getState();
     for (const s of sessions) st.upsertSummary(s);
     st.upsertEval(evaluation);
@@ -31,6 +31,12 @@ export async function openEval(svc: Services, path: string): Promise<string | nu
   }
 }
 
+/** The scorer the evaluation is shown with, so a refresh keeps it. */
+function scorerOf(svc: Services, dir: string): { scorer?: string } {
+  const scorer = svc.store.getState().evals.get(dir)?.scorer ?? null;
+  return scorer === null ? {} : { scorer };
+}
+
 /**
  * Reads a running evaluation again (the view calls it every few seconds while its progress is
  * live): new rows and progress, nothing else changed (no logs opened, no panel switched).
@@ -38,7 +44,7 @@ export async function openEval(svc: Services, path: string): Promise<string | nu
 export async function refreshEval(svc: Services, dir: string): Promise<void> {
   if (!svc.host) return;
   try {
-    const { evaluation, sessions } = await svc.host.call('eval.open', { path: dir, openLogs: 0 });
+    const { evaluation, sessions } = await svc.host.call('eval.open', { path: dir, openLogs: 0, ...scorerOf(svc, dir) });
     const st = svc.store.getState();
     for (const s of sessions) st.upsertSummary(s);
     // Rows whose log the user opened since keep their session.

@@ -95,7 +95,7 @@ export function evalTotals(e: EvalOverview): EvalTotals {
 }
 
 /** How a task went on one side: its sessions (repeats) with a result, and how many were correct. */
-export interface SideOutcome {
+interface SideOutcome {
   correct: number;
   sessions: number;
   /** The key of its first session (what opens its log). */

@@ -106,6 +106,29 @@ function EvalProgressLine({ evaluation: e }: { evaluation: EvalOverview }) {
   );
 }
 
+/** Whose scores the view shows: results.jsonl's, or a scorer of scores.jsonl (`rlm-studio score`). */
+function ScorerPick({ evaluation: e }: { evaluation: EvalOverview }) {
+  const svc = useServices();
+  return (
+    <label className="eval-pick">
+      Scores from{' '}
+      <select
+        aria-label="Scores from"
+        value={e.scorer ?? ''}
+        onChange={(ev) => void openEval(svc, e.dir, ev.target.value === '' ? undefined : ev.target.value)}
+        data-testid="eval-scorer"
+      >
+        <option value="">the evaluation (results.jsonl)</option>
+        {e.scorers.map((s) => (
+          <option key={s} value={s}>
+            {s} (rlm-studio score)
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
   useLiveRefresh(e);
   const totals = useMemo(() => evalTotals(e), [e]);
@@ -128,6 +151,7 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
         {totals.retries > 0 ? <RetriesNote retries={totals.retries} testId="eval-retries-total" /> : null}.
       </p>
       <EvalProgressLine evaluation={e} />
+      {e.scorers.length > 0 ? <ScorerPick evaluation={e} /> : null}
       <UsageByModelTable byModel={totals.byModel} testId="eval-by-model" />
       {e.problems.length > 0 ? (
         <ul className="eval-problems" data-testid="eval-problems">

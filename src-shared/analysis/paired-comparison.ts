@@ -18,10 +18,10 @@ import {
   type SignTest,
 } from './paired-stats.ts';
 
-export const PAIRED_METRICS = ['accuracy', 'cost', 'tokens', 'time', 'subcalls', 'calls'] as const;
-export type PairedMetric = (typeof PAIRED_METRICS)[number];
+const PAIRED_METRICS = ['accuracy', 'cost', 'tokens', 'time', 'subcalls', 'calls'] as const;
+type PairedMetric = (typeof PAIRED_METRICS)[number];
 
-export const PAIRED_METRIC_LABELS: Record<PairedMetric, string> = {
+const PAIRED_METRIC_LABELS: Record<PairedMetric, string> = {
   accuracy: 'accuracy',
   cost: 'cost (USD)',
   tokens: 'tokens',
@@ -81,7 +81,7 @@ export interface PassK {
   passHatK: number;
 }
 
-export interface PairRow {
+interface PairRow {
   taskKey: string;
   taskLabel: string;
   sessionsA: number;

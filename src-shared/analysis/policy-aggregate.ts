@@ -197,7 +197,7 @@ function outcome(rows: readonly TaskOutcome[]): Outcome {
  * A task counts as solved by a configuration when at least half of its sessions there were
  * correct (one session: that session's result), so repeats do not let one lucky run count.
  */
-export function solvedBy(o: Outcome): boolean | null {
+function solvedBy(o: Outcome): boolean | null {
   return o.known === 0 ? null : o.correct * 2 >= o.known;
 }
 

@@ -92,7 +92,7 @@ interface DepthRow {
 type CostFigure = 'costUsd' | 'rootCostShare' | 'subcallCostShare' | 'childCostShare';
 
 /** A session's figures: numbers, but a cost that no call recorded is null (unknown, not $0). */
-export type SessionFigures = Record<Exclude<SessionFigure, CostFigure>, number> & Record<CostFigure, number | null>;
+type SessionFigures = Record<Exclude<SessionFigure, CostFigure>, number> & Record<CostFigure, number | null>;
 
 /** The numbers per session that `policy-aggregate.ts` turns into distributions. */
 export const SESSION_FIGURES = [

@@ -129,6 +129,11 @@ describe('evaluations in the app', () => {
     const acc = await page.getByTestId('eval-compare-table').locator('tr', { hasText: 'accuracy (mean score)' }).innerText();
     expect(acc).toMatch(/100\.0%\s+66\.7%/);
     await shot(page, 'eval-compare');
+    // Paired by task: A solved one task B did not (exact McNemar 1 vs 0).
+    const paired = page.getByTestId('paired-accuracy');
+    expect(await paired.innerText()).toMatch(/accuracy\s+100\.0%\s+66\.7%\s+\+33\.3%.*exact McNemar 1 vs 0, p 1\.0000/s);
+    await page.getByTestId('paired-table').scrollIntoViewIfNeeded();
+    await shot(page, 'eval-paired');
     // The listed task opens from A, the evaluation that solved it.
     await onlyA.getByRole('button', { name: 'browsecomp-8192-s1' }).click();
     await page.getByRole('tree', { name: 'Recursion tree' }).waitFor();

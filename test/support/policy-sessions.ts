@@ -192,6 +192,9 @@ export interface GeneratedTask {
   repeat?: number;
   correct: boolean;
   shape: SessionShape;
+  /** What results.jsonl records of the answer and the expected value (for re-scoring). */
+  answer?: string | null;
+  expected?: string | number | string[];
 }
 
 /** An evaluation folder as `rlm-studio eval --out` leaves it (the fields the readers use). */
@@ -219,6 +222,8 @@ export function writeEvalDir(dir: string, tasks: readonly GeneratedTask[]): void
         iterations: t.shape.calls.length,
         durationMs: 100,
         usage: { inputTokens: 0, outputTokens: 0, calls: 0, costUsd: 0 },
+        ...(t.answer === undefined ? {} : { answer: t.answer }),
+        ...(t.expected === undefined ? {} : { expected: t.expected }),
         logFile: log,
       }),
     );

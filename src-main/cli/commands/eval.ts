@@ -9,12 +9,14 @@ import { DatasetError } from '../../eval/dataset.ts';
 import { progressPrinter } from '../../eval/progress.ts';
 import { readResults } from '../../eval/results.ts';
 import { EvalConfigError, runEval } from '../../eval/runner.ts';
+import { loadScorerModule, ScorerModuleError, type ScorerModule } from '../../eval/scorer-module.ts';
 import type { EvalSummary } from '../../eval/summary.ts';
 import { parseShard, ShardError } from '../../eval/units.ts';
 import { isTaskKind, PAPER_SIZES, parseSizes, TASK_KINDS, type TaskKind } from '../../eval/tasks/index.ts';
 import { writeDataset } from '../dataset-file.ts';
 import { commandOptionAlias } from '../option-aliases.ts';
 import { checkReplChoice } from '../cpython-check.ts';
+import { SCORERS, type ScorerName } from '../../eval/tasks/types.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
 import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec, urlArg } from '../role-options.ts';
@@ -30,6 +32,12 @@ interface EvalCliOptions extends LimitOptions, RoleOptions {
   json?: boolean;
   systemPrompt?: string;
   tools?: string;
+  scorer?: string;
+  questionColumn?: string;
+  contextColumn?: string;
+  answerColumn?: string;
+  idColumn?: string;
+  taskScorer?: ScorerName;
   example?: string[];
   exampleBudget?: number;
   queue?: string;
@@ -48,7 +56,10 @@ export function registerEval(program: Command): void {
           .description(
             'Run every task of a JSONL dataset, score it, and write logs and a results table (resumable). Exit status: 0 when it finished, even with some sessions in error (they are counted); 1 when every session ended in an error (nothing was measured); 130 when interrupted.',
           )
-          .argument('<dataset>', 'JSONL dataset, one task per line (see rlm-studio eval-gen)')
+          .argument(
+            '<dataset>',
+            'JSONL dataset, one task per line (see rlm-studio eval-gen); or JSON lines / Parquet with columns named by --question-column etc.',
+          )
           .addOption(new Option('--base-url <url>', 'OpenAI-compatible endpoint').argParser(urlArg('--base-url')).makeOptionMandatory())
           .requiredOption('--model <name>', 'root model')
           .requiredOption(
@@ -63,6 +74,10 @@ export function registerEval(program: Command): void {
     .option('--system-prompt <file>', "replace the built-in system prompt of every task's session ({tools} becomes the tools list)")
     .option('--tools <file.mjs>', 'custom tools for every task: an ES module whose exports are values or { fn, description }')
     .option(
+      '--scorer <file.mjs>',
+      "score every session with this ES module instead of each task's scorer: it exports score({ answer, expected, task }) → a number in [0, 1] or { score, correct?, detail? }, and optionally name",
+    )
+    .option(
       '--queue <redis-url>',
       'run on queue workers (rlm-studio worker --queue URL, on any machine): enqueue every session, collect results and logs into --out',
     )
@@ -71,6 +86,14 @@ export function registerEval(program: Command): void {
         .argParser(positiveInt('--repeat'))
         .default(1),
     )
+    .option(
+      '--question-column <name>',
+      'the dataset is JSON lines or Parquet (.parquet) with columns: the question column (default question)',
+    )
+    .option('--context-column <name>', 'with columns: the context column (text, or JSON data; default context)')
+    .option('--answer-column <name>', 'with columns: the expected answer column (text, a number or a list of text; default answer)')
+    .option('--id-column <name>', 'with columns: a column of task ids (default: row-1, row-2, …)')
+    .addOption(new Option('--task-scorer <name>', 'with columns: the scorer of every task (default exact)').choices([...SCORERS]))
     .option('--retry-errors', 'run again the sessions whose result ended in an error (the new line supersedes the old)')
     .option('--shard <i/n>', 'without --queue: run only the i-th of n parts of the dataset (1-based, tasks dealt round-robin)')
     .option('--no-progress', 'no progress bar on stderr (one line per finished session still)')
@@ -79,6 +102,10 @@ export function registerEval(program: Command): void {
       keepReplsOutOfProcess();
       if (o.queue !== undefined && o.shard !== undefined)
         throw new UsageError('--shard is for runs without a queue: with --queue, start more workers instead');
+      if (o.queue !== undefined && o.scorer !== undefined)
+        throw new UsageError(
+          '--scorer is for runs without a queue: score a queued evaluation once it is collected, with rlm-studio score DIR --scorer FILE.mjs',
+        );
       let shard;
       try {
         shard = o.shard === undefined ? undefined : parseShard(o.shard);
@@ -98,6 +125,18 @@ export function registerEval(program: Command): void {
         await checkReplChoice(o);
         const systemPrompt = o.systemPrompt === undefined ? undefined : await loadSystemPromptFile(o.systemPrompt);
         const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
+        const scorer = o.scorer === undefined ? undefined : await loadScorerOption(o.scorer);
+        const named = [o.questionColumn, o.contextColumn, o.answerColumn, o.idColumn, o.taskScorer].some((v) => v !== undefined);
+        const columns =
+          named || /\.parquet$/i.test(dataset)
+            ? {
+                question: o.questionColumn ?? 'question',
+                context: o.contextColumn ?? 'context',
+                answer: o.answerColumn ?? 'answer',
+                ...(o.idColumn === undefined ? {} : { id: o.idColumn }),
+                ...(o.taskScorer === undefined ? {} : { scorer: o.taskScorer }),
+              }
+            : undefined;
         const examples = await loadExampleOptions(o);
         const prompts = await loadPromptsOption(o.prompts);
         const spec = roleSpec(o);
@@ -106,6 +145,8 @@ export function registerEval(program: Command): void {
           ...(examples === undefined ? {} : { examples }),
           ...(systemPrompt === undefined ? {} : { systemPrompt }),
           ...(tools === undefined ? {} : { tools }),
+          ...(scorer === undefined ? {} : { scorer }),
+          ...(columns === undefined ? {} : { columns }),
           dataset,
           outDir: o.output,
           roles: { sampling: rootSampling(o), sub: spec.sub === null ? null : { baseUrl: spec.sub.baseUrl, sampling: spec.sub.sampling } },
@@ -152,6 +193,15 @@ export function registerEval(program: Command): void {
       }
     });
   commandOptionAlias(program, 'eval', '--out <dir>', '--output');
+}
+
+async function loadScorerOption(path: string): Promise<ScorerModule> {
+  try {
+    return await loadScorerModule(path);
+  } catch (err) {
+    if (err instanceof ScorerModuleError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 /** 1 when every finished session ended in an error (an endpoint down, a wrong model name): there is nothing to score. */

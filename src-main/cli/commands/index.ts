@@ -29,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   label: async () => [(await import('./label.ts')).registerLabel],
   query: async () => [(await import('./query.ts')).registerQuery],
   prompts: async () => [(await import('./prompts.ts')).registerPrompts],
+  score: async () => [(await import('./score.ts')).registerScore],
 };
 
 /** Asking for the version needs no command (loading them all would take ~0.2 s). */

@@ -3,10 +3,11 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { UsageError } from '../errors.ts';
 import { assertReadable, processOutput, reportProblems, type Output } from '../log-inputs.ts';
-import { nonNegativeInt, positiveInt } from '../options.ts';
+import { nonNegativeInt, positiveInt, scorerIdArg } from '../options.ts';
 import { formatPaired } from '../paired-text.ts';
 import { formatPolicy, formatComparison } from '../stats-text.ts';
 import { readPolicySource, type PolicySource } from '../../analysis/policy-sources.ts';
+import { EvalDirError } from '../../eval/open-dir.ts';
 import { noLogsIn } from '../../export/log-inputs.ts';
 import type { LogFormat } from '../../../src-shared/codecs/detect.ts';
 import {
@@ -102,9 +103,15 @@ const pairedSessionsOf = (rows: readonly SessionRow[]): PairedSession[] =>
     rows.map((r) => ({ taskKey: r.taskKey, taskLabel: r.taskLabel, correct: r.correct, figures: r.metrics.figures })),
   );
 
-async function readSource(path: string, io: Output): Promise<PolicySource> {
+async function readSource(path: string, io: Output, scorer?: string): Promise<PolicySource> {
   await assertReadable(path, { folder: true });
-  const source = await readPolicySource(path);
+  let source: PolicySource;
+  try {
+    source = await readPolicySource(path, undefined, scorer === undefined ? {} : { scorer });
+  } catch (err) {
+    if (err instanceof EvalDirError) throw new UsageError(err.message);
+    throw err;
+  }
   const only = source.kind === 'log' ? source.logs[0] : undefined;
   // One log named on its own: unreadable is an error, as before; in a folder it is a note.
   if (only && only.format === null) reportProblems(path, only.problems, io, 'no statistics');
@@ -132,6 +139,9 @@ export interface StatsOptions {
   seed?: number;
   resamples?: number;
   confidence?: number;
+  /** Correctness from this scorer's lines of scores.jsonl (`rlm-studio score`), for both sides unless `compareScores`. */
+  scores?: string;
+  compareScores?: string;
 }
 
 /** A confidence level strictly between 0 and 1 (0.95, not 95). */
@@ -144,7 +154,7 @@ function confidenceLevel(v: string): number {
 
 export async function runStats(path: string, options: StatsOptions, io: Output = processOutput): Promise<StatsJson> {
   const bins = options.bins ?? 20;
-  const a = await readSource(path, io);
+  const a = await readSource(path, io, options.scores);
   const ja = statsJson(a, bins);
   if (options.compare === undefined) {
     io.out(
@@ -155,7 +165,7 @@ export async function runStats(path: string, options: StatsOptions, io: Output =
     reportAfter(a, io);
     return ja;
   }
-  const b = await readSource(options.compare, io);
+  const b = await readSource(options.compare, io, options.compareScores ?? options.scores);
   const jb = statsJson(b, bins);
   const intersection = successIntersection(a.rows, b.rows);
   const paired = pairedComparison(pairedSessionsOf(a.rows), pairedSessionsOf(b.rows), {
@@ -186,13 +196,21 @@ export function registerStats(program: Command): void {
       'a second log folder or evaluation: both summaries, which tasks each solved (success-set intersection), and the paired comparison by task (differences with bootstrap intervals, paired tests, clustered standard errors, pass@k; docs/statistics.md)',
     )
     .option('--bins <n>', 'histogram bins per figure (default 20)', positiveInt('--bins'))
+    .option(
+      '--scores <id>',
+      "an evaluation's correctness from this scorer of its scores.jsonl (rlm-studio score) instead of results.jsonl's",
+      scorerIdArg('--scores'),
+    )
+    .option('--compare-scores <id>', "with --compare: B's scorer, when it differs from --scores", scorerIdArg('--compare-scores'))
     .option('--seed <n>', "with --compare: the bootstrap's seed, so intervals reproduce (default 1)", nonNegativeInt('--seed'))
     .option('--resamples <n>', 'with --compare: bootstrap resamples (default 2000)', positiveInt('--resamples'))
     .option('--confidence <level>', "with --compare: the intervals' confidence level (default 0.95)", confidenceLevel)
     .action(async (log: string, options: StatsOptions) => {
-      const pairedOnly = (['seed', 'resamples', 'confidence'] as const).filter((k) => options[k] !== undefined);
+      const pairedOnly = (['seed', 'resamples', 'confidence', 'compareScores'] as const).filter((k) => options[k] !== undefined);
       if (options.compare === undefined && pairedOnly.length > 0)
-        throw new UsageError(`--${pairedOnly[0] as string} applies to a comparison: add --compare PATH_B`);
+        throw new UsageError(
+          `--${(pairedOnly[0] as string).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to a comparison: add --compare PATH_B`,
+        );
       await runStats(log, options);
     });
 }

@@ -51,6 +51,8 @@ function evaluation(dir: string, tasks: EvalTaskRow[], maxIterations: number | n
     tasks,
     problems: [],
     progress: null,
+    scorers: [],
+    scorer: null,
   };
 }
 
@@ -94,7 +96,11 @@ const RETRIED = evaluation('/runs/retried', [
   row('oolong-8192-s1'),
   row('browsecomp-8192-s1', { retries: 1 }),
 ]);
-const OPENABLE = [FULL, SHORT, UNPRICED, PARTLY, RETRIED];
+const RESCORED = {
+  ...evaluation('/runs/rescored', [row('sniah-8192-s1', { score: 0, correct: false }), row('oolong-8192-s1')]),
+  scorers: ['lenient'],
+};
+const OPENABLE = [FULL, SHORT, UNPRICED, PARTLY, RETRIED, RESCORED];
 
 const summary = (id: string, title: string): SessionSummary => hostSummary(id, { title });
 
@@ -103,7 +109,12 @@ class EvalHost extends ScriptedHost {
   protected override answer(c: HostCommand, id: number): boolean {
     switch (c.type) {
       case 'eval.open': {
-        const e = OPENABLE.find((o) => o.dir === c.path) ?? null;
+        const found = OPENABLE.find((o) => o.dir === c.path) ?? null;
+        // As the host reads scores.jsonl: the chosen scorer's correctness in place of results.jsonl's.
+        const e =
+          found && c.scorer !== undefined
+            ? { ...found, scorer: c.scorer, tasks: found.tasks.map((t) => ({ ...t, score: 1, correct: true })) }
+            : found;
         if (!e) this.refuse(id, `cannot open the evaluation ${c.path}: no such directory`, 'not_found');
         else
           this.replyTo(id, {
@@ -285,6 +296,29 @@ describe('Evaluation view', () => {
     fireEvent.change(screen.getByTestId('eval-compare-b'), { target: { value: '/runs/full' } });
     expect(screen.getByTestId('eval-only-a').textContent).toBe('none');
     expect(within(screen.getByTestId('eval-only-b')).getAllByRole('button')).toHaveLength(3);
+  });
+
+  it('shows the scores of a scorer from scores.jsonl on request, and keeps it when the view reads the folder again', async () => {
+    const { store, carrier } = mount();
+    act(() => store.getState().setPanel('eval'));
+    await openByPath('/runs/full');
+    expect(screen.queryByTestId('eval-scorer')).toBeNull(); // no scores.jsonl: nothing to choose
+    await openByPath('/runs/rescored');
+    expect(screen.getByTestId('eval-summary').textContent).toMatch(/accuracy 50\.0% \(1 fully correct\)/);
+    await act(async () => {
+      fireEvent.change(screen.getByTestId('eval-scorer'), { target: { value: 'lenient' } });
+    });
+    expect(carrier.sent.filter((m) => m.command.type === 'eval.open').at(-1)!.command).toMatchObject({
+      path: '/runs/rescored',
+      scorer: 'lenient',
+    });
+    expect(screen.getByTestId('eval-summary').textContent).toMatch(/accuracy 100\.0% \(2 fully correct\)/);
+    expect((screen.getByTestId('eval-scorer') as HTMLSelectElement).value).toBe('lenient');
+    await act(async () => {
+      fireEvent.change(screen.getByTestId('eval-scorer'), { target: { value: '' } });
+    });
+    expect(carrier.sent.filter((m) => m.command.type === 'eval.open').at(-1)!.command).not.toHaveProperty('scorer');
+    expect(screen.getByTestId('eval-summary').textContent).toMatch(/accuracy 50\.0%/);
   });
 
   it('says the cost is unknown when no task recorded a price, and counts only the priced ones otherwise', async () => {

@@ -10,6 +10,7 @@ import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { EventRecorder } from '../engine/event-recorder.ts';
 import { runDirect } from '../engine/direct-run.ts';
 import { limitsOf } from '../engine/config.ts';
+import { defaultPack } from '../lm/our-prompt-packs.ts';
 import type { LmClient } from '../lm/types.ts';
 import { NativeLogFile } from '../logs/native-file-sink.ts';
 import type { JudgeRecord } from './scores.ts';
@@ -81,6 +82,8 @@ export async function judgeSession(o: JudgeOptions, input: ScorerInput, key: str
       limits: limitsOf({ client: o.client, model: o.model, maxDepth: 0 }),
       repl: 'javascript',
       signal: undefined,
+      // Our pack's depth-0 call sends the context as it is: the judge's prompt, filled.
+      pack: defaultPack('javascript'),
     });
   } finally {
     log.close();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerEval } from '../../../src-main/cli/commands/eval.ts';
 import { registerScore } from '../../../src-main/cli/commands/score.ts';
-import { generateDataset } from '../../../src-main/eval/dataset.ts';
+import { writeDataset } from '../../../src-main/cli/dataset-file.ts';
 import { readEvalDir } from '../../../src-main/eval/open-dir.ts';
 import { readResults } from '../../../src-main/eval/results.ts';
 import { runEval } from '../../../src-main/eval/runner.ts';
@@ -193,7 +193,7 @@ describe('rlm-studio score', () => {
     const sniah = await startMockLlm({ latencyMs: 0 });
     try {
       const ds = join(tmp, 'ds.jsonl');
-      generateDataset({ kinds: ['sniah'], sizes: [8192], seed: 1, count: 2, out: ds, inlineMaxChars: 1 << 20 });
+      await writeDataset({ kinds: ['sniah'], sizes: [8192], seed: 1, count: 2, out: ds, inlineMaxChars: 1 << 20 });
       const half = module(
         'half.mjs',
         `export function score({ answer, task }) { return { score: 0.5, correct: answer !== null, detail: 'half of ' + task.query.slice(0, 8) }; }\n`,

@@ -14,7 +14,7 @@ import { RESET_NOTE, resetError } from '../reset-error.ts';
 import type { CallSite, ExecResult, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
 import { callPythonTool, parseOutcome, type ParsedPythonOutcome, pythonTools, type PythonTools, SIMPLE_TYPES } from './python-block.ts';
 import { osSandboxSupport } from '../os-sandbox/bwrap.ts';
-import { type Sandboxed, takeInterpreter } from './cpython-process.ts';
+import { replenishSpare, type Sandboxed, takeInterpreter } from './cpython-process.ts';
 import { findPython, type PythonInstall } from './python-install.ts';
 
 export const CPYTHON_DEFAULTS = {
@@ -186,7 +186,8 @@ class CPythonRepl implements Repl {
       },
     };
     try {
-      await proc.ready();
+      // Written at once: the socket holds them until runtime.py reads them.
+      const started = proc.ready();
       const config = {
         output_cap: this.#limits.outputCapChars,
         flush_chars: FLUSH_CHARS,
@@ -195,13 +196,16 @@ class CPythonRepl implements Repl {
         final_var: this.#finalVar,
         limits: { RLIMIT_AS: addressSpace },
       };
-      await proc.op('setup', JSON.stringify(config));
-      for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) await this.#loadContext(proc, i);
+      // Sent together and answered in order: one round trip, not one per value.
+      const loads: Promise<unknown>[] = [started, proc.op('setup', JSON.stringify(config))];
+      for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) loads.push(this.#loadContext(proc, i));
       for (const i of [...this.#histories.keys()].sort((x, y) => x - y)) {
-        await proc.op('set', `history_${i}`, Buffer.from(this.#histories.get(i)!, 'utf8'));
+        loads.push(proc.op('set', `history_${i}`, Buffer.from(this.#histories.get(i)!, 'utf8')));
       }
-      for (const json of this.#historyAppends) await proc.op('history', '', Buffer.from(json, 'utf8'));
+      for (const json of this.#historyAppends) loads.push(proc.op('history', '', Buffer.from(json, 'utf8')));
+      await Promise.all(loads);
       this.#proc = proc;
+      replenishSpare(this.#install);
       return proc;
     } catch (err) {
       proc.kill('failed to start');

@@ -76,15 +76,12 @@ export function replOption(): Option {
 }
 
 /** `--python BIN`: the interpreter of `--repl cpython`. */
-export function pythonOption(): Option {
+function pythonOption(): Option {
   return new Option('--python <bin>', 'with --repl cpython: the CPython (3.10 or newer) to run (default python3 on PATH)');
 }
 
 /** The engine's REPL settings for `--repl` and `--python`; a usage error for --python without cpython. */
-export function replSettings(o: {
-  repl?: ReplChoice | undefined;
-  python?: string | undefined;
-}): Pick<ConversationSettings, 'repl' | 'cpython'> {
+function replSettings(o: { repl?: ReplChoice | undefined; python?: string | undefined }): Pick<ConversationSettings, 'repl' | 'cpython'> {
   if (o.python !== undefined && o.repl !== 'cpython')
     throw new UsageError('--python names the interpreter of --repl cpython; add --repl cpython');
   if (!o.repl) return {};

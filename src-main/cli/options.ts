@@ -8,6 +8,7 @@ import {
   type MaxErrorsMode,
   languageOfChoice,
   REPL_CHOICES,
+  REPL_LANGUAGES,
   type ReplChoice,
 } from '../../src-shared/events.ts';
 import { RLM_DEFAULTS, type ConversationSettings } from '../engine/config.ts';
@@ -67,8 +68,13 @@ export interface LimitOptions {
   python?: string;
 }
 
+/** `--repl javascript|python` for commands that run only the portable REPLs (`demo`). */
+export function languageOption(): Option {
+  return new Option('--repl <language>', 'the language of the REPL the model writes code for (default javascript)').choices(REPL_LANGUAGES);
+}
+
 /** `--repl javascript|python|cpython`; commander refuses any other value and lists the choices. */
-export function replOption(): Option {
+function replOption(): Option {
   return new Option(
     '--repl <language>',
     "the REPL the model writes code for: javascript (default), python (Pyodide in an isolate) or cpython (this machine's CPython inside an OS sandbox: threads, installed packages; Linux with bubblewrap)",

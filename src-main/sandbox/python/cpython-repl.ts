@@ -57,7 +57,8 @@ class CPythonRepl implements Repl {
   #callsInFlight = 0;
   readonly #queue = new SerialQueue(() => this.#disposed);
   #disposed = false;
-  #pendingReset: { reason: ReplResetReason; what: string } | null = null;
+  /** Why the interpreter was replaced between blocks, for the next block to say. */
+  #pendingReset: { reason: ReplResetReason; note: string } | null = null;
 
   constructor(options: CPythonReplOptions) {
     this.#bridge = options.bridge;
@@ -161,7 +162,7 @@ class CPythonRepl implements Repl {
     const proc = this.#proc;
     this.#proc = null;
     proc?.kill('was replaced');
-    if (this.#blocksRun > 0) this.#pendingReset = { reason: 'memory_limit', what };
+    if (this.#blocksRun > 0) this.#pendingReset = { reason: 'memory_limit', note: `loading ${what} needed a new interpreter` };
     this.#blocksRun = 0;
   }
 
@@ -169,6 +170,12 @@ class CPythonRepl implements Repl {
     if (this.#disposed) throw new Error('The REPL has been disposed.');
     const live = this.#live();
     if (live) return live;
+    // It ended between blocks (killed from outside, or by a thread of the code's own): the
+    // next block is told its variables are gone.
+    const ended = this.#proc;
+    if (ended && this.#blocksRun > 0 && !this.#pendingReset) {
+      this.#pendingReset = { reason: 'crash', note: `the Python interpreter had ended (it ${ended.gone ?? 'was gone'})` };
+    }
     this.#proc = null;
     this.#blocksRun = 0;
     this.#install ??= await findPython(this.#python);
@@ -256,7 +263,7 @@ class CPythonRepl implements Repl {
     const block = new BlockState(site, this.#limits.outputCapChars);
     const pending = this.#pendingReset;
     this.#pendingReset = null;
-    if (pending) block.stderr.append(`[Before this block, loading ${pending.what} needed a new interpreter. ${RESET_NOTE}]\n`, 0);
+    if (pending) block.stderr.append(`[Before this block, ${pending.note}. ${RESET_NOTE}]\n`, 0);
     this.#block = block;
     this.#callsInFlight = 0;
     this.#blocksRun++;
@@ -333,7 +340,7 @@ class CPythonRepl implements Repl {
         .filter((v) => SIMPLE_TYPES.has(v.type))
         .map((v) => v.name);
     } catch (err) {
-      this.#pendingReset = { reason, what: `the contexts (${errorMessage(err)})` };
+      this.#pendingReset = { reason, note: `loading the contexts failed (${errorMessage(err)})` };
     }
     return {
       ...timing,

@@ -124,12 +124,16 @@ for (let round = 0; round < ROUNDS; round++) {
   await coolPython();
   cold.cpython!.push(await startToFirstBlock(cpython));
   cold.pyodide!.push(await startToFirstBlock(pyodide));
-  // Warm: a spare started ahead, as `eval` and the host keep one.
+  // Warm: a spare started ahead, as `eval` and the host keep one; one REPL's spares at a time
+  // (a Pyodide spare takes seconds of CPU to start, which would fall on the CPython session).
   warmCPython(install);
-  warmPython();
   await new Promise((r) => setTimeout(r, 1500));
   warm.cpython!.push(await startToFirstBlock(cpython));
+  coolCPython();
+  warmPython();
+  await new Promise((r) => setTimeout(r, 5000));
   warm.pyodide!.push(await startToFirstBlock(pyodide));
+  await coolPython();
 }
 coolCPython();
 await coolPython();

@@ -8,6 +8,7 @@ import {
   type MaxErrorsMode,
   languageOfChoice,
   REPL_CHOICES,
+  REPL_LANGUAGES,
   type ReplChoice,
 } from '../../src-shared/events.ts';
 import { RLM_DEFAULTS, type ConversationSettings } from '../engine/config.ts';
@@ -80,8 +81,13 @@ export interface LimitOptions {
   contextWindow?: number;
 }
 
+/** `--repl javascript|python` for commands that run only the portable REPLs (`demo`). */
+export function languageOption(): Option {
+  return new Option('--repl <language>', 'the language of the REPL the model writes code for (default javascript)').choices(REPL_LANGUAGES);
+}
+
 /** `--repl javascript|python|cpython`; commander refuses any other value and lists the choices. */
-export function replOption(): Option {
+function replOption(): Option {
   return new Option(
     '--repl <language>',
     "the REPL the model writes code for: javascript (default), python (Pyodide in an isolate) or cpython (this machine's CPython inside an OS sandbox: threads, installed packages; Linux with bubblewrap)",
@@ -89,15 +95,12 @@ export function replOption(): Option {
 }
 
 /** `--python BIN`: the interpreter of `--repl cpython`. */
-export function pythonOption(): Option {
+function pythonOption(): Option {
   return new Option('--python <bin>', 'with --repl cpython: the CPython (3.10 or newer) to run (default python3 on PATH)');
 }
 
 /** The engine's REPL settings for `--repl` and `--python`; a usage error for --python without cpython. */
-export function replSettings(o: {
-  repl?: ReplChoice | undefined;
-  python?: string | undefined;
-}): Pick<ConversationSettings, 'repl' | 'cpython'> {
+function replSettings(o: { repl?: ReplChoice | undefined; python?: string | undefined }): Pick<ConversationSettings, 'repl' | 'cpython'> {
   if (o.python !== undefined && o.repl !== 'cpython')
     throw new UsageError('--python names the interpreter of --repl cpython; add --repl cpython');
   if (!o.repl) return {};

@@ -15,7 +15,7 @@ import { rendererDist } from '../renderer-build.ts';
 import { commandOptionAlias } from '../option-aliases.ts';
 import { UsageError } from '../errors.ts';
 import type { ReplLanguage } from '../../../src-shared/events.ts';
-import { nonNegativeInt, portNumber, replOption } from '../options.ts';
+import { languageOption, nonNegativeInt, portNumber } from '../options.ts';
 import { runOnce, type RunCliOptions } from './run.ts';
 import { DEFAULT_PORT, serveUntilStopped, startServing, type Serving } from './serve.ts';
 
@@ -150,7 +150,7 @@ export function registerDemo(program: Command): void {
     .option('--terminal', 'run the demo in this terminal instead of the app')
     .addOption(new Option('--port <n>', 'port for the app (taken: any free one)').argParser(portNumber('--port')).default(DEFAULT_PORT))
     .option('--no-open', 'do not try to open a browser')
-    .addOption(replOption().default('javascript'))
+    .addOption(languageOption().default('javascript'))
     .action(async (o: DemoOptions) => {
       await (o.terminal ? terminalDemo(o) : appDemo(o));
     });

@@ -41,7 +41,8 @@ export class Sandboxed {
   #stderrTail = '';
   #ready: { resolve: () => void; reject: (e: Error) => void } | null = null;
   #started = false;
-  #op: { resolve: (v: string) => void; reject: (e: Error) => void } | null = null;
+  /** Operations sent and not yet answered, oldest first: runtime.py answers them in order. */
+  readonly #ops: { resolve: (v: string) => void; reject: (e: Error) => void }[] = [];
 
   constructor(spawned: SandboxedChild) {
     this.#spawned = spawned;
@@ -76,11 +77,11 @@ export class Sandboxed {
     });
   }
 
+  /** Sends an operation; several may be in flight (a session's setup and contexts go at once). */
   op(op: string, arg: string, body?: Buffer): Promise<string> {
     if (this.gone !== null) return Promise.reject(this.#error());
-    if (this.#op) return Promise.reject(new Error('an operation is already running in this interpreter'));
     return new Promise((resolve, reject) => {
-      this.#op = { resolve, reject };
+      this.#ops.push({ resolve, reject });
       writeFrame(this.#socket, { t: 'op', op, arg }, body);
     });
   }
@@ -130,8 +131,7 @@ export class Sandboxed {
         this.#ready = null;
         break;
       case 'done': {
-        const op = this.#op;
-        this.#op = null;
+        const op = this.#ops.shift();
         if (!op) break;
         if (h.ok === true) op.resolve(f.body.toString('utf8'));
         else op.reject(new Error(typeof h.error === 'string' ? h.error : 'the operation failed'));
@@ -160,8 +160,7 @@ export class Sandboxed {
       const err = this.#error();
       this.#ready?.reject(err);
       this.#ready = null;
-      this.#op?.reject(err);
-      this.#op = null;
+      for (const op of this.#ops.splice(0)) op.reject(err);
     }
   }
 
@@ -202,14 +201,23 @@ function startInterpreter(install: PythonInstall): Sandboxed {
 const spares = new Map<string, Sandboxed>();
 const warm = new Set<string>();
 
-/** An interpreter for a session: the spare when there is one (and a new spare started behind it). */
+/** An interpreter for a session: the spare when there is one. */
 export function takeInterpreter(install: PythonInstall): Sandboxed {
   const spare = spares.get(install.executable);
   spares.delete(install.executable);
-  if (warm.has(install.executable)) spares.set(install.executable, startInterpreter(install));
   const proc = spare && spare.gone === null ? spare : startInterpreter(install);
   proc.hold(true);
   return proc;
+}
+
+/**
+ * Starts the next spare, when spares are kept: called once a session has set up the one it
+ * took, so the new process's start does not compete with that session's first block.
+ */
+export function replenishSpare(install: PythonInstall): void {
+  if (!warm.has(install.executable)) return;
+  const spare = spares.get(install.executable);
+  if (!spare || spare.gone !== null) spares.set(install.executable, startInterpreter(install));
 }
 
 /** Keeps one interpreter of `install` started ahead of the next session, from now on. */

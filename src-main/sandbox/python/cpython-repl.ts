@@ -14,7 +14,7 @@ import { RESET_NOTE, resetError } from '../reset-error.ts';
 import type { CallSite, ExecResult, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
 import { callPythonTool, parseOutcome, type ParsedPythonOutcome, pythonTools, type PythonTools, SIMPLE_TYPES } from './python-block.ts';
 import { osSandboxSupport } from '../os-sandbox/bwrap.ts';
-import { type Sandboxed, takeInterpreter } from './cpython-process.ts';
+import { replenishSpare, type Sandboxed, takeInterpreter } from './cpython-process.ts';
 import { findPython, type PythonInstall } from './python-install.ts';
 
 export const CPYTHON_DEFAULTS = {
@@ -57,7 +57,8 @@ class CPythonRepl implements Repl {
   #callsInFlight = 0;
   readonly #queue = new SerialQueue(() => this.#disposed);
   #disposed = false;
-  #pendingReset: { reason: ReplResetReason; what: string } | null = null;
+  /** Why the interpreter was replaced between blocks, for the next block to say. */
+  #pendingReset: { reason: ReplResetReason; note: string } | null = null;
 
   constructor(options: CPythonReplOptions) {
     this.#bridge = options.bridge;
@@ -161,7 +162,7 @@ class CPythonRepl implements Repl {
     const proc = this.#proc;
     this.#proc = null;
     proc?.kill('was replaced');
-    if (this.#blocksRun > 0) this.#pendingReset = { reason: 'memory_limit', what };
+    if (this.#blocksRun > 0) this.#pendingReset = { reason: 'memory_limit', note: `loading ${what} needed a new interpreter` };
     this.#blocksRun = 0;
   }
 
@@ -169,6 +170,12 @@ class CPythonRepl implements Repl {
     if (this.#disposed) throw new Error('The REPL has been disposed.');
     const live = this.#live();
     if (live) return live;
+    // It ended between blocks (killed from outside, or by a thread of the code's own): the
+    // next block is told its variables are gone.
+    const ended = this.#proc;
+    if (ended && this.#blocksRun > 0 && !this.#pendingReset) {
+      this.#pendingReset = { reason: 'crash', note: `the Python interpreter had ended (it ${ended.gone ?? 'was gone'})` };
+    }
     this.#proc = null;
     this.#blocksRun = 0;
     this.#install ??= await findPython(this.#python);
@@ -186,7 +193,8 @@ class CPythonRepl implements Repl {
       },
     };
     try {
-      await proc.ready();
+      // Written at once: the socket holds them until runtime.py reads them.
+      const started = proc.ready();
       const config = {
         output_cap: this.#limits.outputCapChars,
         flush_chars: FLUSH_CHARS,
@@ -195,13 +203,16 @@ class CPythonRepl implements Repl {
         final_var: this.#finalVar,
         limits: { RLIMIT_AS: addressSpace },
       };
-      await proc.op('setup', JSON.stringify(config));
-      for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) await this.#loadContext(proc, i);
+      // Sent together and answered in order: one round trip, not one per value.
+      const loads: Promise<unknown>[] = [started, proc.op('setup', JSON.stringify(config))];
+      for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) loads.push(this.#loadContext(proc, i));
       for (const i of [...this.#histories.keys()].sort((x, y) => x - y)) {
-        await proc.op('set', `history_${i}`, Buffer.from(this.#histories.get(i)!, 'utf8'));
+        loads.push(proc.op('set', `history_${i}`, Buffer.from(this.#histories.get(i)!, 'utf8')));
       }
-      for (const json of this.#historyAppends) await proc.op('history', '', Buffer.from(json, 'utf8'));
+      for (const json of this.#historyAppends) loads.push(proc.op('history', '', Buffer.from(json, 'utf8')));
+      await Promise.all(loads);
       this.#proc = proc;
+      replenishSpare(this.#install);
       return proc;
     } catch (err) {
       proc.kill('failed to start');
@@ -252,7 +263,7 @@ class CPythonRepl implements Repl {
     const block = new BlockState(site, this.#limits.outputCapChars);
     const pending = this.#pendingReset;
     this.#pendingReset = null;
-    if (pending) block.stderr.append(`[Before this block, loading ${pending.what} needed a new interpreter. ${RESET_NOTE}]\n`, 0);
+    if (pending) block.stderr.append(`[Before this block, ${pending.note}. ${RESET_NOTE}]\n`, 0);
     this.#block = block;
     this.#callsInFlight = 0;
     this.#blocksRun++;
@@ -329,7 +340,7 @@ class CPythonRepl implements Repl {
         .filter((v) => SIMPLE_TYPES.has(v.type))
         .map((v) => v.name);
     } catch (err) {
-      this.#pendingReset = { reason, what: `the contexts (${errorMessage(err)})` };
+      this.#pendingReset = { reason, note: `loading the contexts failed (${errorMessage(err)})` };
     }
     return {
       ...timing,

@@ -9,8 +9,8 @@ import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 
-export const MIN_PYTHON: readonly [number, number] = [3, 10];
-export const DEFAULT_PYTHON = 'python3';
+const MIN_PYTHON: readonly [number, number] = [3, 10];
+const DEFAULT_PYTHON = 'python3';
 
 export interface PythonInstall {
   /** What was asked for (`python3`, a path). */

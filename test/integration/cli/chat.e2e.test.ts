@@ -131,6 +131,21 @@ describe('rlm-studio chat', () => {
     expect(header.repl).toBe('python');
     expect(rootStarts(events).every((e) => e.repl === 'python')).toBe(true);
   }, 120_000);
+
+  it("works with --repl cpython: one sandboxed interpreter keeps the turns' variables", async () => {
+    const args = ['--repl', 'cpython', '--python', '/usr/bin/python3', '--context', file('cpy.txt', 'CPython otters.'), '--json'];
+    const res = await chat(args, [Q, Q]);
+    expect(res.code, res.stderr).toBe(0);
+    const turns = res.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as TurnJson);
+    expect(turns.map((t) => t.answer)).toEqual([
+      'context_0 | context_0 starts: CPython otters.',
+      `context_0, context_1, history_0 | context_1 starts: ${Q.slice(0, 40)}`,
+    ]);
+    expect(readLog(turns[0]!.logFile!).header.repl).toBe('python');
+  }, 120_000);
 });
 
 describe('rlm-studio chat: Ctrl-C during a turn', () => {

@@ -2,7 +2,7 @@
 // with one SIGKILLed mid-session, enqueueing twice, a coordinator killed and started again, a
 // Redis killed and restarted (append-only file) mid-run, and the backoff shared through Redis.
 // Every session must end exactly once in results.jsonl, correct, with its log in --out.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -77,6 +77,32 @@ async function expectComplete(out: string, sessions: string[]): Promise<void> {
 }
 
 const ids = (): string[] => generated.map((t) => t.id);
+
+function commOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** The processes below `pid`, from /proc. */
+function descendants(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      children = children.concat(
+        readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+          .split(' ')
+          .filter((x) => x.trim() !== '')
+          .map(Number),
+      );
+    }
+  } catch {
+    return [];
+  }
+  return children.flatMap((c) => [c, ...descendants(c)]);
+}
 let generated: { id: string }[] = [];
 
 beforeAll(async () => {
@@ -221,6 +247,24 @@ describe('eval --queue', () => {
       await stopAll([w]);
       await scripted.close();
     }
+  });
+
+  it('a --repl cpython evaluation runs its sessions in CPython inside the OS sandbox on the worker', async () => {
+    const out = join(tmp, 'cpython');
+    const w = worker();
+    const c = coordinator(out, ['--repl', 'cpython', '--python', '/usr/bin/python3']);
+    const coordOut = collectOutput(c);
+    // The worker's sessions run the interpreter under bwrap, a process of the worker's own.
+    const bwrapOf = (pid: number): boolean => descendants(pid).some((p) => commOf(p) === 'bwrap');
+    await until('a sandboxed interpreter under the worker', () => bwrapOf(w.child.pid!));
+    const res = await c.done;
+    expect(res.code, coordOut.text()).toBe(0);
+    await expectComplete(out, ids());
+    expect(JSON.parse(readFileSync(join(out, 'eval.json'), 'utf8'))).toMatchObject({
+      repl: 'python',
+      cpython: { python: '/usr/bin/python3' },
+    });
+    await stopAll([w]);
   });
 
   it('a key missing on the workers is an error result naming it; --retry-errors queues those sessions again', async () => {

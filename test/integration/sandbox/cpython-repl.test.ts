@@ -89,6 +89,19 @@ describe('CPython REPL: what only real CPython has', () => {
     expect(r.replReset).toBe('cpu_limit');
   });
 
+  it('tells the next block when the interpreter ended between blocks, and reloads the contexts', async () => {
+    const repl = await make();
+    await repl.addContext(0, 'ctx');
+    // A thread of the code's own ends the process after its block has returned.
+    const r = await repl.execute('import os, threading\nkept = 1\nthreading.Timer(0.2, lambda: os._exit(3)).start()', SITE);
+    expect(r.error).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const next = await repl.execute('print("kept" in dir(), context)', SITE);
+    expect(next.replReset).toBe('crash');
+    expect(next.stdout).toBe('False ctx\n');
+    expect(next.stderr).toMatch(/^\[Before this block, the Python interpreter had ended \(it .+\)\. The REPL was restarted/);
+  });
+
   it('names a missing interpreter and an old one', async () => {
     const missing = await createCPythonRepl({ bridge: fakeBridge(), python: '/nonexistent/python3' });
     repls.push(missing);

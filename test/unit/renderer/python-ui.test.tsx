@@ -200,6 +200,18 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
     ]);
   });
 
+  it("offers this machine's CPython and sends repl 'cpython', the built-in prompt still Python's", async () => {
+    const { carrier } = await mountForm();
+    const repl = screen.getByTestId('nr-repl') as HTMLSelectElement;
+    expect([...repl.options].map((o) => o.value)).toEqual(['javascript', 'python', 'cpython']);
+    fireEvent.change(repl, { target: { value: 'cpython' } });
+    expect(screen.getByTestId('nr-prompt-profile').parentElement?.textContent).toContain('built-in, for Python');
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('nr-start'));
+    });
+    expect(sentOf(carrier, 'session.start')[0]?.params).toMatchObject({ repl: 'cpython' });
+  });
+
   it("takes a profile's paper-era setting, which the form can turn off, and says off otherwise", async () => {
     const { carrier } = await mountForm();
     const box = (): HTMLInputElement => screen.getByTestId('nr-final-patterns') as HTMLInputElement;

@@ -48,7 +48,9 @@ describe('rlm-studio counterfactual', () => {
     expect(readFileSync(log).equals(readFileSync(join(REFERENCE_FIXTURES, 'g_openai_http.jsonl')))).toBe(true);
 
     const listed = await runCli(['counterfactual', log, '--list'], env);
-    expect(listed.stdout).toContain(`counterfactual ${record.id} of r0:2.0.0`);
+    // Blocks counted from 0 in the text, as in the callId and in --json (issue 40).
+    expect(listed.stdout).toContain(`counterfactual ${record.id} of r0:2.0.0 (r0 iteration 2 block ${record.call.block}): done`);
+    expect(record.call.block).toBe(0);
     expect(listed.stdout).toContain('recorded (mock-sub): YES: 7-ALPHA-2931');
     expect(listed.stdout).toContain('new (mock-sub, edited prompt): 4242');
 

@@ -34,7 +34,10 @@ export function formatPolicy(agg: PolicyAggregate, rows: readonly SessionRow[]):
   const several = agg.sessions > 1;
   const lines = [several ? `policy, per session (median [p25–p75] max) over ${agg.sessions} sessions:` : 'policy:'];
   const width = Math.max(...SUMMARY.map(([, l]) => l.length));
-  for (const [f, label] of SUMMARY) lines.push(`  ${label.padEnd(width)}  ${q(agg.distributions[f].quartiles)}`);
+  // No batch anywhere (reference logs record none as such): "none recorded", not a largest batch of 0.
+  const noBatches = rows.every((r) => r.metrics.figures.batchSizeMax === 0);
+  for (const [f, label] of SUMMARY)
+    lines.push(`  ${label.padEnd(width)}  ${f === 'batchSizeMax' && noBatches ? 'none recorded' : q(agg.distributions[f].quartiles)}`);
   const share = { root: 0, subcalls: 0, children: 0 };
   for (const r of rows) {
     const t = r.metrics.runs[0]?.tokens;

@@ -25,7 +25,7 @@ import type {
   SessionSummary,
 } from '../../src-shared/protocol.ts';
 import { reduceEvents } from '../../src-shared/trajectory/reducer.ts';
-import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
+import { LmEndpointError, OpenAiCompatibleClient } from '../lm/openai-client.ts';
 import type { ReplayPlan } from '../lm/replay-client.ts';
 import { samplingArgs } from '../lm/sampling.ts';
 import { appendLineSync } from '../logs/append-line.ts';
@@ -54,6 +54,15 @@ export interface SourceSession {
   /** Read when needed: a large saved log is read back from its file. */
   events(): Promise<TrajectoryEvent[]>;
   setup: RecordedSetup | null;
+}
+
+/**
+ * A failure that says nothing of the call: no reply at all (the endpoint unreachable, a wrong
+ * host or port), or a refusal of the setup rather than of the prompt (no key, no such path or
+ * model). Those are the caller's to fix, not results to keep beside the log for good.
+ */
+function notTheCallsAnswer(err: unknown): err is LmEndpointError {
+  return err instanceof LmEndpointError && (err.status === null || [401, 403, 404, 405].includes(err.status));
 }
 
 /** A child run's re-run, started by the host as a session of its own (`recipe` as the host records a session's). */
@@ -144,17 +153,29 @@ export class Counterfactuals {
     };
     if (!child) {
       const { profile, baseUrl, apiKey } = await this.host.resolveProfile(profileName);
-      const client = new OpenAiCompatibleClient({
-        baseUrl,
-        apiKey: apiKey ?? 'no-key',
-        priceTable: Object.keys(profile.prices).length > 0 ? profile.prices : undefined,
-        sampling: samplingArgs(profile.sampling ?? {}),
-      });
+      const clientWith = (maxRetries?: number): OpenAiCompatibleClient =>
+        new OpenAiCompatibleClient({
+          baseUrl,
+          apiKey: apiKey ?? 'no-key',
+          priceTable: Object.keys(profile.prices).length > 0 ? profile.prices : undefined,
+          sampling: samplingArgs(profile.sampling ?? {}),
+          ...(maxRetries === undefined ? {} : { maxRetries }),
+        });
+      const request = { model, messages: [{ role: 'user' as const, content: p.prompt }] };
       try {
-        const res = await client.complete({ model, messages: [{ role: 'user', content: p.prompt }] });
+        // One try first: an endpoint that cannot be reached (a mistyped URL) fails at once
+        // instead of after the SDK's retries; one that is busy (429, 5xx) gets them.
+        const res = await clientWith(0)
+          .complete(request)
+          .catch((err: unknown) => {
+            if (err instanceof LmEndpointError && err.status !== null && (err.status === 429 || err.status >= 500))
+              return clientWith().complete(request);
+            throw err;
+          });
         record.status = 'done';
         record.result = { response: res.text, error: null, usage: res.usage, latencyMs: res.latencyMs };
       } catch (err) {
+        if (notTheCallsAnswer(err)) throw new CommandError('bad_request', `${err.message}; nothing was recorded`);
         // What the code would have received, as the engine words a failed call.
         const msg = err instanceof Error ? err.message : String(err);
         record.status = 'failed';

@@ -6,6 +6,7 @@ import type { QueryResult } from '../../src-shared/protocol.ts';
 import { openMatch, runTreeQuery } from '../app/label-services.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { HitList } from './HitList.tsx';
+import { querySummary } from '../../src-shared/analysis/query-summary.ts';
 
 const EXAMPLE = 'runs[depth = 2 and stopReason = "max_iterations"]';
 
@@ -101,9 +102,7 @@ export function QuerySearch({ sessionId }: { sessionId: string }) {
         </pre>
       ) : null}
       <div className="muted" data-testid="query-summary">
-        {result
-          ? `${result.matches.length} match(es) in ${result.sessions} session(s)`
-          : 'JSONata over each session: runs, calls, labels… (docs/queries.md)'}
+        {result ? querySummary(result) : 'JSONata over each session: runs, calls, labels… (docs/queries.md)'}
       </div>
       <HitList
         items={matches}

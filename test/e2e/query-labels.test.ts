@@ -75,7 +75,9 @@ describe('Search ▸ Query', () => {
     await page.getByTestId('query-input').fill('runs[depth = 2 and stopReason = "max_iterations"]');
     await page.getByTestId('query-run').click();
     const expected = paths.filter((_, i) => KNOWN.hasGrandchild(i)).length;
-    await expect.poll(() => page.getByTestId('query-summary').textContent(), WAIT).toBe(`${expected} match(es) in ${N} session(s)`);
+    await expect
+      .poll(() => page.getByTestId('query-summary').textContent(), WAIT)
+      .toBe(`${expected} match(es) in ${expected} of ${N} session(s) searched`);
     await expect.poll(() => page.getByTestId('query-hit').count(), WAIT).toBe(expected);
     await shot(page, '31-search-query');
 

@@ -28,9 +28,10 @@ interface CounterfactualCliOptions {
   json?: boolean;
 }
 
+/** The record in words; blocks counted from 0, as in its callId and in --json. */
 function describe(r: CounterfactualRecord): string {
   const lines = [
-    `counterfactual ${r.id} of ${r.call.callId} (${r.call.runId} iteration ${r.call.iteration} block ${r.call.block + 1}): ${r.status}`,
+    `counterfactual ${r.id} of ${r.call.callId} (${r.call.runId} iteration ${r.call.iteration} block ${r.call.block}): ${r.status}`,
     `  recorded (${r.call.model}): ${r.call.response ?? '(none)'}`,
     `  new (${r.edited.model}${r.edited.prompt !== r.call.prompt ? ', edited prompt' : ''}): ${r.result?.response ?? '(none yet)'}`,
   ];

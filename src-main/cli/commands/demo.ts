@@ -2,10 +2,11 @@
 // the app (web mode) with a live recursive session against the bundled mock model; with
 // `--terminal` it runs the same session in the terminal instead.
 import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type Command, Option } from 'commander';
-import { DEMO_PROFILE_NAME } from '../../../src-shared/protocol.ts';
+import { DEMO_PROFILE_NAME, type ReplyOf } from '../../../src-shared/protocol.ts';
 import { needleContext, reportContext, ticketsContext } from '../../demo/contexts.ts';
 import { startMockLlm } from '../../mock-llm/server.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
@@ -95,14 +96,24 @@ function openInBrowser(url: string): void {
   child.unref();
 }
 
-/** The app in web mode with a live demo session selected. */
+/**
+ * The app in web mode with a live demo session selected. The session is made paused before its
+ * first model call and goes on when the first page connects: started at once, it ended in a few
+ * seconds, and whoever opened the URL a little later saw only "finished".
+ */
 async function appDemo(o: DemoOptions): Promise<void> {
+  let go: (() => void) | null = null;
+  let connected = false;
   const serveOpts = {
     host: '127.0.0.1',
     runsDir: o.runsDir,
     settingsDir: defaultSettingsDir(),
     static: rendererDist,
     demoLatencyMs: o.latencyMs,
+    onFirstClient: () => {
+      connected = true;
+      go?.();
+    },
   };
   let serving: Serving;
   try {
@@ -123,7 +134,7 @@ async function appDemo(o: DemoOptions): Promise<void> {
         query: s.query,
         limits: { maxDepth: s.maxDepth },
         breakpoints: [],
-        startPaused: false,
+        startPaused: true,
         repl: o.repl,
       },
     },
@@ -132,9 +143,25 @@ async function appDemo(o: DemoOptions): Promise<void> {
     await serving.close();
     throw new Error('the host did not start the demo session');
   }
-  const url = `${serving.web.url}#session=${encodeURIComponent(reply.session.sessionId)}`;
+  const sessionId = reply.session.sessionId;
+  // Once it has reached its pause (a continue sent before would find nothing to release).
+  go = () =>
+    void (async () => {
+      for (;;) {
+        const r = (await serving.host.execute(null, { id: 0, command: { type: 'sessions.list' } })) as ReplyOf<'sessions.list'>;
+        const status = r.sessions.find((x) => x.sessionId === sessionId)?.status;
+        if (status === 'paused') {
+          await serving.host.execute(null, { id: 0, command: { type: 'session.continue', sessionId } });
+          return;
+        }
+        if (status !== 'starting' && status !== 'running') return;
+        await sleep(50);
+      }
+    })().catch(() => undefined);
+  if (connected) go();
+  const url = `${serving.web.url}#session=${encodeURIComponent(sessionId)}`;
   process.stdout.write(
-    `RLM Studio demo (${o.scenario}, ${o.repl} REPL, mock model, no API key): ${url}\nlogs: ${o.runsDir}\nCtrl-C stops it.\n`,
+    `RLM Studio demo (${o.scenario}, ${o.repl} REPL, mock model, no API key): ${url}\nThe session starts when the page opens.\nlogs: ${o.runsDir}\nCtrl-C stops it.\n`,
   );
   if (o.open) openInBrowser(url);
   await serveUntilStopped(serving);

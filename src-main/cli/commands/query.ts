@@ -8,6 +8,7 @@ import { compileQuery, QueryError, type CompiledQuery } from '../../../src-share
 import { queryLogs, type QueryLogsResult } from '../../analysis/query-logs.ts';
 import { UsageError } from '../errors.ts';
 import { logInputs, assertReadable, describeProblems, reportProblems, type Output, processOutput } from '../log-inputs.ts';
+import { querySummary } from '../../../src-shared/analysis/query-summary.ts';
 
 export interface QueryOptions {
   json?: boolean;
@@ -44,7 +45,7 @@ export async function runQuery(expr: string, paths: string[], o: QueryOptions, i
     io.out(`${JSON.stringify(result, null, 2)}\n`);
   } else {
     for (const m of result.matches) io.out(`${m.file}\t${m.target}\t${m.what}\n`);
-    io.err(`${result.matches.length} match(es) in ${result.sessions} session(s)\n`);
+    io.err(`${querySummary(result)}\n`);
   }
   // As stats and convert: what could be read is printed, and damaged input still fails, naming the line.
   const what = 'the matches above cover the lines that could be read';

@@ -7,6 +7,7 @@ import { type Command, Option } from 'commander';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { isEvalDir } from '../../eval/open-dir.ts';
 import type { OtlpLiveExporter } from '../../export/otlp-live.ts';
+import type { HostEndpoint } from '../../host/endpoint.ts';
 import { Host } from '../../host/session-manager.ts';
 import { defaultSettingsDir } from '../../host/profiles.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
@@ -31,6 +32,23 @@ export interface ServeOptions {
   otlpHeader?: string[];
   /** Commander's `--no-otlp-content`. */
   otlpContent?: boolean;
+  /** Called when the first client connects (the demo starts its session then, not before anyone watches). */
+  onFirstClient?: () => void;
+}
+
+/** `endpoint`, telling `first` when its first connection is made. */
+function tellingFirst(endpoint: HostEndpoint, first: () => void): HostEndpoint {
+  let told = false;
+  return {
+    connect: (send, options) => {
+      const conn = endpoint.connect(send, options);
+      if (!told) {
+        told = true;
+        first();
+      }
+      return conn;
+    },
+  };
 }
 
 export interface Serving {
@@ -55,7 +73,7 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
   let web: WebServer;
   try {
     web = await startWebServer({
-      endpoint: host,
+      endpoint: o.onFirstClient ? tellingFirst(host, o.onFirstClient) : host,
       port: o.port,
       host: o.host,
       staticDir,

@@ -33,7 +33,7 @@ const MIN_SIZE_TOKENS = 256;
  * (2^24 takes ~20 s and under 1 GB here), and not far above it one context no longer fits in a
  * JavaScript string (2^29 characters); 2^40 ran for minutes and died out of memory.
  */
-export const MAX_SIZE_TOKENS = 2 ** 24;
+const MAX_SIZE_TOKENS = 2 ** 24;
 
 const LARGEST = `2^24 tokens (${MAX_SIZE_TOKENS.toLocaleString('en-US')}, ≈ 64 MB of text)`;
 const WHY_LARGEST = 'each context is built whole in memory, and one far larger does not fit in a JavaScript string';

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
 import { registerStats } from '../../../src-main/cli/commands/stats.ts';
 import { UsageError } from '../../../src-main/cli/errors.ts';
 import { policySession, writeEvalDir, writeNativeLog } from '../../support/policy-sessions.ts';
@@ -292,6 +293,13 @@ describe('rlm-studio stats over folders', () => {
     );
     const r = await cli('stats', allRight);
     expect(r.out).toMatch(/correct 2, incorrect 0; sub-calls per session: correct 2 \[1\.5–2\.5\] max 3, incorrect none\n/);
+  });
+
+  it('logs that record no batches (the reference library’s) say so, not "largest batch 0" (issue 40)', async () => {
+    const reference = await cli('stats', join(REFERENCE_FIXTURES, 'a_needle.jsonl'));
+    expect(reference.out).toMatch(/largest batch\s+none recorded\n/);
+    const batched = await cli('stats', A);
+    expect(batched.out).toMatch(/largest batch\s+\d/);
   });
 
   it('a missing path is a usage error naming it; a non-log file in a folder is skipped with a note', async () => {

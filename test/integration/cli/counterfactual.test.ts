@@ -1,6 +1,6 @@
 // `rlm-studio counterfactual`: one recorded plain call of a reference log re-run against
 // mock-llm with an edited prompt, recorded beside the log (the log untouched), then listed.
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +48,9 @@ describe('rlm-studio counterfactual', () => {
     expect(readFileSync(log).equals(readFileSync(join(REFERENCE_FIXTURES, 'g_openai_http.jsonl')))).toBe(true);
 
     const listed = await runCli(['counterfactual', log, '--list'], env);
-    expect(listed.stdout).toContain(`counterfactual ${record.id} of r0:2.0.0`);
+    // Blocks counted from 0 in the text, as in the callId and in --json (issue 40).
+    expect(listed.stdout).toContain(`counterfactual ${record.id} of r0:2.0.0 (r0 iteration 2 block ${record.call.block}): done`);
+    expect(record.call.block).toBe(0);
     expect(listed.stdout).toContain('recorded (mock-sub): YES: 7-ALPHA-2931');
     expect(listed.stdout).toContain('new (mock-sub, edited prompt): 4242');
 
@@ -76,5 +78,26 @@ describe('rlm-studio counterfactual', () => {
     const listed = await runCli(['counterfactual', log, '--list', '--json'], env);
     expect(listed.code, listed.stderr).toBe(0);
     expect((JSON.parse(listed.stdout) as CounterfactualRecord[]).map((x) => x.id)).toEqual([record.id]);
+  });
+
+  it('against an endpoint that cannot be reached: a clear error at once, nothing recorded (issue 40)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-cf-down-'));
+    const log = join(dir, 'g_openai_http.jsonl');
+    copyFileSync(join(REFERENCE_FIXTURES, 'g_openai_http.jsonl'), log);
+    const env = { RLM_STUDIO_RUNS: join(dir, 'runs') };
+    // A port nothing listens on (a typo of the mock's): connection refused.
+    const down = await runCli(['counterfactual', log, '--call', 'r0:2.0.0', '--base-url', 'http://127.0.0.1:2/v1'], env);
+    expect(down.code, down.stderr).toBe(2);
+    expect(down.stderr).toMatch(/LM endpoint http:\/\/127\.0\.0\.1:2\/v1 is unreachable: .*; nothing was recorded/);
+    // One request, not the SDK's five.
+    expect(down.stderr).not.toMatch(/after \d+ attempts/);
+    expect(existsSync(join(dir, 'g_openai_http.rlm.counterfactuals.ndjson'))).toBe(false);
+    const listed = await runCli(['counterfactual', log, '--list', '--json'], env);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
+    // A path the endpoint does not serve (a base URL without /v1): the same, not a recorded result.
+    const wrongPath = await runCli(['counterfactual', log, '--call', 'r0:2.0.0', '--base-url', mock.url.replace(/\/v1$/, '/nope')], env);
+    expect(wrongPath.code, wrongPath.stderr).toBe(2);
+    expect(wrongPath.stderr).toMatch(/returned 404.*; nothing was recorded/);
+    expect(existsSync(join(dir, 'g_openai_http.rlm.counterfactuals.ndjson'))).toBe(false);
   });
 });

@@ -1,8 +1,9 @@
 // The README's first command: `./bin/rlm-studio demo` opens the app on a live demo session.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { connectWs, wsUrlOf } from '../host/helpers.ts';
@@ -19,6 +20,17 @@ async function liveDemo(extra: string[]): Promise<TrajectoryEvent[]> {
     const url = /(http:\/\/\S+)/.exec(line)![1]!;
     const sessionId = decodeURIComponent(new URL(url).hash.replace('#session=', ''));
     expect(sessionId).not.toBe('');
+    // Issue 40: nobody has opened the page yet, so the session waits at its start (it used to be
+    // over in seconds): its run has started, and a while later no model call has been made.
+    const logged = (): string =>
+      readdirSync(runs)
+        .filter((f) => f.endsWith('.rlm.jsonl'))
+        .map((f) => readFileSync(join(runs, f), 'utf8'))
+        .join('');
+    for (let i = 0; i < 600 && !logged().includes('"run.start"'); i++) await sleep(100);
+    expect(logged()).toContain('"run.start"');
+    await sleep(1500);
+    expect(logged()).not.toContain('"model.reply"');
     // The page itself is the built UI.
     const page = await fetch(url);
     expect(page.status).toBe(200);

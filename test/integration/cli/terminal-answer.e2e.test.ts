@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliPath, repoRoot, runArgs, runCli, startMockProcess, type MockProcess } from '../support/cli.ts';
 
+/** util-linux's `script` (Debian's bsdutils, always installed): runs a command on a pseudo-terminal. */
+const SCRIPT = '/usr/bin/script';
 const ESC = '\u001b';
 const BEL = '\u0007';
 const ANSWER = `title${ESC}]0;pwned${BEL} and ${ESC}]8;;https://evil.example/${ESC}\\link${ESC}]8;;${ESC}\\ done${ESC}[2J`;
@@ -36,7 +38,7 @@ const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 describe('run’s answer on a terminal and down a pipe', () => {
   it('a terminal gets the answer without its control sequences', () => {
     // stdout and stderr both on the pseudo-terminal, as someone typing the command sees them.
-    const r = spawnSync('script', ['-q', '-e', '-c', [cliPath, ...args].map(quote).join(' '), '/dev/null'], {
+    const r = spawnSync(SCRIPT, ['-q', '-e', '-c', [cliPath, ...args].map(quote).join(' '), '/dev/null'], {
       cwd: repoRoot,
       encoding: 'utf8',
       timeout: 55_000,

@@ -62,6 +62,7 @@ class PythonRepl implements Repl {
   readonly #historyAppends: string[] = [];
   readonly #limits: ReplLimits;
   readonly #finalVar: boolean;
+  readonly #compaction: boolean;
   #interp: Interpreter | null = null;
   #memoryLimitBytes = 0;
   #block: BlockState | null = null;
@@ -73,6 +74,7 @@ class PythonRepl implements Repl {
     this.#bridge = options.bridge;
     this.#limits = replLimits(options, PYTHON_DEFAULTS);
     this.#finalVar = options.finalVar === true;
+    this.#compaction = options.compaction === true;
     const reserved = new Set<string>([...RESERVED_NAMES, 'FINAL_VAR', 'FINAL']);
     const tools = options.tools ?? {};
     checkToolNames(Object.keys(tools), reserved, (name) => IDENTIFIER.test(name) && !PYTHON_KEYWORDS.has(name), 'Python');
@@ -199,6 +201,7 @@ class PythonRepl implements Repl {
         tool_functions: [...this.#toolFunctions.keys()],
         tool_values: JSON.stringify(this.#toolValues),
         final_var: this.#finalVar,
+        compaction: this.#compaction,
       };
       await interp.control.apply(undefined, ['setup', JSON.stringify(config)], { timeout: HOUSEKEEPING_TIMEOUT_MS });
       this.#interp = interp;

@@ -136,7 +136,7 @@ export class RlmConversation {
       newCallId: () => asCallId(`call-${this.callCounter++}`),
       newBatchId: () => `batch-${this.batchCounter++}`,
       createChildRepl: async (context, tools, bridge) => {
-        const repl = await this.replFactory(this.replOptions(tools, bridge));
+        const repl = await this.replFactory(this.replOptions(tools, bridge, false));
         await repl.addContext(0, context);
         return repl;
       },
@@ -146,7 +146,7 @@ export class RlmConversation {
     };
   }
 
-  private replOptions(tools: Record<string, ToolSpec>, bridge: SubcallBridge): ReplOptions {
+  private replOptions(tools: Record<string, ToolSpec>, bridge: SubcallBridge, compaction: boolean): ReplOptions {
     const s = { ...RLM_DEFAULTS.sandbox, ...this.config.sandbox };
     return {
       bridge,
@@ -155,6 +155,7 @@ export class RlmConversation {
       cpuLimitMs: s.blockCpuMs,
       wallLimitMs: s.blockWallMs,
       finalVar: this.config.finalPatterns ?? false,
+      compaction,
     };
   }
 
@@ -207,6 +208,7 @@ export class RlmConversation {
           this.replOptions(
             tools,
             forwardingBridge(() => this.current),
+            this.config.compaction ?? false,
           ),
         );
         this.repl = repl;

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import type { PromptPackRef } from '../../src-shared/events.ts';
 import { schemaProblems } from '../../src-shared/schema-problems.ts';
 
 export const PROMPT_PACK_FORMAT = 'rlm-studio-prompt-pack';
@@ -138,18 +139,13 @@ export const PromptPackSchema = z.strictObject({
 export type PromptPack = z.infer<typeof PromptPackSchema>;
 export type PackTexts = PromptPack['texts'];
 
-/** What a run records of its pack: enough to tell packs apart and find the one used. */
-export interface PackIdentity {
-  name: string;
-  hash: string;
-}
-
 /** sha256 of the pack's canonical JSON (keys sorted), first 16 hex digits. */
 export function packHash(pack: PromptPack): string {
   return createHash('sha256').update(canonicalJson(pack)).digest('hex').slice(0, 16);
 }
 
-export function packIdentity(pack: PromptPack): PackIdentity {
+/** What a run records of its pack: enough to tell packs apart and find the one used. */
+export function packIdentity(pack: PromptPack): PromptPackRef {
   return { name: pack.name, hash: packHash(pack) };
 }
 
@@ -204,7 +200,7 @@ export function fill(pack: PromptPack, slot: SlotName, values: Partial<Record<st
   return fillTemplate(pack.texts[slot], SLOT_VARIABLES[slot], values, pack.numbers);
 }
 
-export function fillTemplate(
+function fillTemplate(
   template: string,
   names: readonly string[],
   values: Partial<Record<string, SlotValue>>,

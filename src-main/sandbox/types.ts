@@ -44,6 +44,11 @@ export interface ReplOptions {
   outputCapChars?: number;
   /** Paper-era models: also expose FINAL(value) and FINAL_VAR(name) in the REPL. */
   finalVar?: boolean;
+  /**
+   * A run with compaction: `history` is an empty list from the start, made before the contexts
+   * are loaded, as the reference's REPL makes it (Python; it shows in the order variables are listed).
+   */
+  compaction?: boolean;
 }
 
 export interface ExecResult {

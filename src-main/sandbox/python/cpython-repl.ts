@@ -49,6 +49,7 @@ class CPythonRepl implements Repl {
   readonly #historyAppends: string[] = [];
   readonly #limits: ReplLimits;
   readonly #finalVar: boolean;
+  readonly #compaction: boolean;
   #install: PythonInstall | null = null;
   #proc: Sandboxed | null = null;
   /** Blocks run by the current process: a process that ran none is replaced without a word. */
@@ -64,6 +65,7 @@ class CPythonRepl implements Repl {
     this.#bridge = options.bridge;
     this.#limits = replLimits(options, CPYTHON_DEFAULTS);
     this.#finalVar = options.finalVar === true;
+    this.#compaction = options.compaction === true;
     this.#python = options.python ?? 'python3';
     this.#tools = pythonTools(options.tools ?? {});
   }
@@ -201,6 +203,7 @@ class CPythonRepl implements Repl {
         tool_functions: [...this.#tools.functions.keys()],
         tool_values: JSON.stringify(this.#tools.values),
         final_var: this.#finalVar,
+        compaction: this.#compaction,
         limits: { RLIMIT_AS: addressSpace },
       };
       // Sent together and answered in order: one round trip, not one per value.

@@ -41,6 +41,7 @@ class PythonRepl implements Repl {
   readonly #historyAppends: string[] = [];
   readonly #limits: ReplLimits;
   readonly #finalVar: boolean;
+  readonly #compaction: boolean;
   #interp: Interpreter | null = null;
   #memoryLimitBytes = 0;
   #block: BlockState | null = null;
@@ -52,6 +53,7 @@ class PythonRepl implements Repl {
     this.#bridge = options.bridge;
     this.#limits = replLimits(options, PYTHON_DEFAULTS);
     this.#finalVar = options.finalVar === true;
+    this.#compaction = options.compaction === true;
     this.#tools = pythonTools(options.tools ?? {});
   }
 
@@ -185,6 +187,7 @@ class PythonRepl implements Repl {
         tool_functions: [...this.#tools.functions.keys()],
         tool_values: JSON.stringify(this.#tools.values),
         final_var: this.#finalVar,
+        compaction: this.#compaction,
       };
       await interp.control.apply(undefined, ['setup', JSON.stringify(config)], { timeout: HOUSEKEEPING_TIMEOUT_MS });
       this.#interp = interp;

@@ -357,12 +357,16 @@ def _error(exc):
 
 def setup(host, config_json):
     """Binds the host hooks and builds the namespace; called once per interpreter."""
-    global _host, _config, _ns
+    global _host, _config, _ns, _compaction_history
     _host = host
     _config = json.loads(config_json)
     _seal()
     _ns = {"__name__": "__main__", "__builtins__": builtins}
     _ns["answer"] = _AnswerDict()
+    if _config.get("compaction"):
+        # Before the contexts, as the reference's REPL makes it: the order variables are listed in.
+        _compaction_history = []
+        _ns["history"] = _compaction_history
     for name, value in json.loads(_config.get("tool_values", "{}")).items():
         _ns[name] = value
     _restore_scaffold()

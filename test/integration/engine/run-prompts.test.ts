@@ -66,3 +66,34 @@ describe('the REPL-output message', () => {
     expect(out).toBe('REPL output:\nok\n\nREPL variables: answer, context_0, context, first, second');
   });
 });
+
+describe('a context window set for the root model', () => {
+  it('sizes the budgets the prompts quote when sub-calls use the root model, and triggers compaction', async () => {
+    const server = await startMockLlm({
+      policy: scriptPolicy({
+        rules: [
+          { match: { kind: 'compaction' }, reply: 'summary' },
+          { match: { kind: 'rlm' }, reply: 'Looking.\n```repl\nprint("x".repeat(6000));\n```' },
+        ],
+      }),
+      latencyMs: 0,
+    });
+    servers.push(server);
+    const events: TrajectoryEvent[] = [];
+    const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
+    const session = new RlmConversation(
+      { client, model: 'mock-root', maxIterations: 3, compaction: true, contextWindow: 4_000 },
+      { sink: new EventRecorder((e) => events.push(e)) },
+    );
+    try {
+      await session.completion('the context', 'q');
+    } finally {
+      session.close();
+    }
+    const messages = startMessages(events);
+    expect(messages[0]).toContain("sub-model's window of about 4,000 tokens: one prompt can hold at most about 12,000 characters");
+    expect(messages[1]).toMatch(/Each sub-LM call can read about 12,000 characters\.$/);
+    // 6,000 characters of output a turn pass 85% of 4,000 tokens by the third turn; the table's 32,000 would not.
+    expect(events.filter((e) => e.type === 'compaction').length).toBeGreaterThan(0);
+  });
+});

@@ -40,7 +40,7 @@ export function progressLine(e: TrajectoryEvent): string | null {
 }
 
 /** The line of a reply being written: tokens so far and the rate ("  writing reply: 212 tokens so far, 41.3 tok/s"). */
-export function liveProgressLine(d: LiveReplyDelta): string {
+function liveProgressLine(d: LiveReplyDelta): string {
   const pad = d.depth === 0 ? '' : `${'  '.repeat(d.depth)}[${d.runId}] `;
   const rate = tokensPerSecond(d.tokens, d.elapsedMs);
   const what = d.purpose === 'turn' ? 'reply' : d.purpose.replace('_', ' ');

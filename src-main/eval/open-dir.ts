@@ -19,7 +19,14 @@ export class EvalDirError extends Error {
 }
 
 /** The fields a view needs; anything else on the line is ignored (older or newer writers). */
-const ModelUsage = z.object({ inputTokens: z.number(), outputTokens: z.number(), calls: z.number(), costUsd: z.number().nullable() });
+const ModelUsage = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  calls: z.number(),
+  costUsd: z.number().nullable(),
+  cachedInputTokens: z.number().optional(),
+  reasoningTokens: z.number().optional(),
+});
 const ByModel = z.record(z.string(), ModelUsage);
 
 const ResultLine = z.looseObject({

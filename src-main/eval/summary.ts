@@ -139,16 +139,47 @@ export function summaryMarkdown(s: EvalSummary): string {
         .join(', ') || 'none'
     }.`,
     '',
-    ...(Object.keys(s.byModel).length === 0
-      ? []
-      : [
-          '| model | calls | input tokens | output tokens | cost |',
-          '| --- | ---: | ---: | ---: | ---: |',
-          ...Object.entries(s.byModel).map(
-            ([m, u]) => `| ${m} | ${u.calls} | ${u.inputTokens} | ${u.outputTokens} | ${u.costUsd === null ? '–' : usd(u.costUsd)} |`,
-          ),
-          '',
-        ]),
+    ...(Object.keys(s.byModel).length === 0 ? [] : [...modelTable(s.byModel, usd), '']),
   ];
   return lines.join('\n');
+}
+
+/**
+ * Usage per model as a Markdown table; columns for cached input and reasoning tokens only when
+ * some model reported them (the cached share of its input in brackets).
+ */
+function modelTable(byModel: UsageByModel, usd: (x: number) => string): string[] {
+  const rows = Object.entries(byModel);
+  const cached = rows.some(([, u]) => (u.cachedInputTokens ?? 0) > 0);
+  const reasoning = rows.some(([, u]) => (u.reasoningTokens ?? 0) > 0);
+  const head = [
+    'model',
+    'calls',
+    'input tokens',
+    ...(cached ? ['cached input'] : []),
+    'output tokens',
+    ...(reasoning ? ['reasoning'] : []),
+    'cost',
+  ];
+  const share = (u: { inputTokens: number; cachedInputTokens?: number }): string =>
+    `${u.cachedInputTokens ?? 0}${u.inputTokens > 0 ? ` (${Math.round((100 * (u.cachedInputTokens ?? 0)) / u.inputTokens)}%)` : ''}`;
+  return [
+    `| ${head.join(' | ')} |`,
+    `| --- |${' ---: |'.repeat(head.length - 1)}`,
+    ...rows.map(([m, u]) =>
+      [
+        '',
+        m,
+        u.calls,
+        u.inputTokens,
+        ...(cached ? [share(u)] : []),
+        u.outputTokens,
+        ...(reasoning ? [u.reasoningTokens ?? 0] : []),
+        u.costUsd === null ? '–' : usd(u.costUsd),
+        '',
+      ]
+        .join(' | ')
+        .trim(),
+    ),
+  ];
 }

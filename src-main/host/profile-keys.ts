@@ -1,6 +1,7 @@
 // Endpoint profiles as the protocol sees them: the built-in demo profile (served by an
 // in-host mock-llm) before the saved ones, their keys (stored by `profiles.setKey` on the
 // desktop, else named environment variables), and a profile resolved to what a worker needs.
+import { demoBehaviours } from '../mock-llm/behaviours.ts';
 import { DEMO_PROFILE_NAME, type EndpointProfile, type Replies } from '../../src-shared/protocol.ts';
 import { startMockLlm, type MockLlmServer } from '../mock-llm/server.ts';
 import { CommandError } from './command-error.ts';
@@ -43,7 +44,8 @@ export class ProfileKeys {
   }
 
   private async demoServer(): Promise<MockLlmServer> {
-    this.demo ??= startMockLlm({ port: 0, latencyMs: this.opts.demoLatencyMs ?? 120, costPerMTok: 0.5 });
+    const latencyMs = this.opts.demoLatencyMs ?? 120;
+    this.demo ??= startMockLlm({ port: 0, latencyMs, costPerMTok: 0.5, ...demoBehaviours(latencyMs) });
     return this.demo;
   }
 

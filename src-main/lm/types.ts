@@ -15,7 +15,7 @@ export interface CompletionRequest {
 }
 
 /** One streamed piece: text added to the reply and to its thinking (either may be ''). */
-export interface ReplyDelta {
+interface ReplyDelta {
   content: string;
   reasoning: string;
 }

@@ -140,3 +140,13 @@ export function chunkSizes(max: number, seed: number | null | undefined): () => 
     return 1 + Math.floor(r * size);
   };
 }
+
+/**
+ * What the demo's model does besides its replies: it thinks (in `reasoning_content`, shown
+ * collapsed beside each reply) and, at a person's pace (a latency of 100 ms or more, the app's
+ * default), streams in small pieces a little apart so the live view has something to show.
+ * Faster demos (tests) stream each reply at once.
+ */
+export function demoBehaviours(latencyMs: number): MockBehaviours {
+  return { reasoning: 'reasoning_content', streamChunkChars: 24, streamChunkMs: latencyMs >= 100 ? Math.round(latencyMs / 20) : 0 };
+}

@@ -28,7 +28,7 @@ import {
   type TrajectoryState,
 } from '../../src-shared/trajectory/index.ts';
 import { useStudio } from '../app/context.tsx';
-import { fmtMs, fmtUsd } from '../lib/derive.ts';
+import { fmtInt, fmtMs, fmtUsd } from '../lib/derive.ts';
 import { downloadBlob } from '../lib/download.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
 import { drawBox, drawLegend, drawWrappedText, formatInteger, integerTicks, tickCount } from './chart-layout.ts';
@@ -500,10 +500,22 @@ export function ChartsView({ sessionId }: { sessionId: string }) {
     if (!run) return [];
     return run.iterations.map((it) => {
       const t = iterationTotals(traj, it);
-      return { label: String(it.iteration), a: t.costUsd, b: it.lastT - it.firstT, aUnknown: costUnknown(t) };
+      return { label: String(it.iteration), a: t.costUsd, b: it.lastT - it.firstT, aUnknown: costUnknown(t), totals: t };
     });
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
   }, [traj, rev, selRun]);
+  // The share of each iteration's input the provider served from its prompt cache (its calls and sub-calls together).
+  const cachedPerIt = useMemo(
+    () =>
+      perIt.some((d) => d.totals.cachedInputTokens > 0)
+        ? perIt.map((d) => ({
+            label: d.label,
+            a: d.totals.inputTokens > 0 ? (100 * d.totals.cachedInputTokens) / d.totals.inputTokens : 0,
+            b: d.totals.inputTokens,
+          }))
+        : [],
+    [perIt],
+  );
   const perDepth = useMemo(() => {
     if (!traj) return [];
     const wall = new Map<number, number>();
@@ -520,6 +532,14 @@ export function ChartsView({ sessionId }: { sessionId: string }) {
         deps={[perIt]}
         draw={(svg, w) => drawBars(svg, perIt, 'cost', 'time', fmtUsd, fmtMs, w)}
       />
+      {cachedPerIt.length > 0 ? (
+        <ChartFrame
+          title={`Cache hits per iteration: share of input tokens served from the provider's cache (run ${selRun ?? traj.roots[0] ?? ''})`}
+          testId="chart-cache-hits"
+          deps={[cachedPerIt]}
+          draw={(svg, w) => drawBars(svg, cachedPerIt, 'cached share', 'input tokens', (v) => `${Math.round(v)}%`, fmtInt, w)}
+        />
+      ) : null}
       <ChartFrame
         title="Cost and time per depth (runs' own work)"
         testId="chart-depth"

@@ -5,7 +5,13 @@ import { z } from 'zod';
 import { asCallId, type Limits, type ReplLanguage, type RunId, type SubcallCounterfactual } from '../events.ts';
 import type { CallNode, RunNode, TrajectoryState } from '../trajectory/types.ts';
 
-const usage = z.strictObject({ inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number().nullable() });
+const usage = z.strictObject({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  costUsd: z.number().nullable(),
+  cachedInputTokens: z.number().optional(),
+  reasoningTokens: z.number().optional(),
+});
 
 /**
  * One counterfactual re-run, as the host reports it and as each line of the source log's

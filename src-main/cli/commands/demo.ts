@@ -9,6 +9,8 @@ import { type Command, Option } from 'commander';
 import { DEMO_PROFILE_NAME, type ReplyOf } from '../../../src-shared/protocol.ts';
 import { needleContext, reportContext, ticketsContext } from '../../demo/contexts.ts';
 import { startMockLlm } from '../../mock-llm/server.ts';
+import { demoBehaviours } from '../../mock-llm/behaviours.ts';
+import { liveProgressWriter } from '../progress.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
 import { folderProblem } from '../../logs/native-file-sink.ts';
 import { defaultSettingsDir } from '../../host/profiles.ts';
@@ -64,7 +66,7 @@ interface DemoOptions {
 
 /** The terminal demo: progress on stderr, the answer and totals on stdout. */
 async function terminalDemo(o: DemoOptions): Promise<void> {
-  const mock = await startMockLlm({ port: 0, latencyMs: o.latencyMs, costPerMTok: 0.5 });
+  const mock = await startMockLlm({ port: 0, latencyMs: o.latencyMs, costPerMTok: 0.5, ...demoBehaviours(o.latencyMs) });
   try {
     const s = SCENARIOS[o.scenario];
     const context = writeDemoContext(o.scenario, join(o.runsDir, 'demo-contexts'));
@@ -78,7 +80,8 @@ async function terminalDemo(o: DemoOptions): Promise<void> {
       runsDir: o.runsDir,
       repl: o.repl,
     };
-    const summary = await runOnce(opts, (line) => process.stderr.write(`${line}\n`));
+    const progress = liveProgressWriter(process.stderr);
+    const summary = await runOnce(opts, (line) => progress.line(line), undefined, { delta: (d) => progress.live(d) });
     process.stdout.write(`\nanswer (${summary.stopReason}):\n${summary.answer ?? ''}\n\n`);
     process.stdout.write(
       `${summary.iterations} root iterations, ${summary.usage.calls} model calls, ${summary.usage.inputTokens}+${summary.usage.outputTokens} tokens, $${summary.usage.costUsd ?? 0}, ${(summary.durationMs / 1000).toFixed(2)} s\nlog: ${summary.logFile}\n`,

@@ -128,3 +128,39 @@ describe('cost that no session recorded', () => {
     expect(new ProgressTracker(mkdtempSync(join(tmpdir(), 'rlm-progress-')), 'local', 3, []).snapshot('running').costUsd).toBe(0);
   });
 });
+
+describe('cached input and reasoning tokens in the summary', () => {
+  const result = (id: string, byModel: TaskResult['usage']['byModel']): TaskResult => ({
+    id,
+    kind: 'sniah',
+    sizeTokens: 8192,
+    scorer: 'contains',
+    score: 1,
+    correct: true,
+    scoreDetail: '',
+    answer: 'x',
+    expected: 'x',
+    stopReason: 'answered',
+    message: null,
+    iterations: 1,
+    durationMs: 1000,
+    usage: { inputTokens: 1000, outputTokens: 50, calls: 2, costUsd: 0.001, ...(byModel ? { byModel } : {}) },
+    logFile: null,
+    model: 'm',
+    finishedAt: '',
+  });
+  const meta = { dataset: 'd.jsonl', model: 'm', subModel: null, maxDepth: 1, tasks: 2 };
+
+  it('sums them per model and shows the cached share, with the columns only when reported', () => {
+    const m = (cached: number, reasoning: number) => ({
+      m: { inputTokens: 1000, outputTokens: 50, calls: 2, costUsd: 0.001, cachedInputTokens: cached, reasoningTokens: reasoning },
+    });
+    const s = summarize([result('a', m(600, 20)), result('b', m(200, 10))], meta);
+    expect(s.byModel['m']).toMatchObject({ inputTokens: 2000, cachedInputTokens: 800, reasoningTokens: 30 });
+    const md = summaryMarkdown(s);
+    expect(md).toContain('| model | calls | input tokens | cached input | output tokens | reasoning | cost |');
+    expect(md).toContain('| m | 4 | 2000 | 800 (40%) | 100 | 30 | $0.002000 |');
+    const plain = summaryMarkdown(summarize([result('a', { m: { inputTokens: 1000, outputTokens: 50, calls: 2, costUsd: 0.001 } })], meta));
+    expect(plain).toContain('| model | calls | input tokens | output tokens | cost |');
+  });
+});

@@ -18,6 +18,9 @@ const EXPECTED = {
   costUsd: 0.013,
   wallMs: 900,
   retries: 0,
+  cachedInputTokens: 0,
+  reasoningTokens: 0,
+  cutReplies: 0,
   byModel: {
     m: { inputTokens: 800, outputTokens: 80, calls: 9, costUsd: 0.009 },
     'm-sub': { inputTokens: 67, outputTokens: 7, calls: 4, costUsd: 0.004 },

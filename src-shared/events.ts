@@ -256,7 +256,9 @@ export interface PromptPackRef {
  * The layers that protected a run's REPL, innermost first: 'isolate' (a V8 isolate without
  * Node), 'memory-limit' (the REPL's memory limit, held against every allocation path),
  * 'scrubbed-env' (its process started without the user's environment: no API keys), 'bwrap'
- * (an OS sandbox: no network, read-only system, no home folder). Other names may follow.
+ * (an OS sandbox: no network, read-only system, no home folder), 'rlimits' (the process's
+ * resource limits: file size, open files, CPU), 'seccomp' (a filter refusing new processes).
+ * Other names may follow.
  */
 export interface SandboxInfo {
   layers: string[];
@@ -266,6 +268,8 @@ const SANDBOX_LAYER_NAMES: Record<string, string> = {
   isolate: 'isolate',
   'memory-limit': 'memory limit',
   'scrubbed-env': 'scrubbed environment',
+  rlimits: 'resource limits',
+  seccomp: 'seccomp (no new processes)',
   bwrap: 'OS sandbox (bubblewrap)',
 };
 

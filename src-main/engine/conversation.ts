@@ -13,6 +13,7 @@ import { defaultPack } from '../lm/our-prompt-packs.ts';
 import { sharedSandboxProcess } from './sandbox-process/sandbox-process.ts';
 import { canHostIsolates } from '../sandbox/isolate-host.ts';
 import { inProcessLayers } from '../sandbox/layers.ts';
+import { cpythonProtectionLayers } from '../sandbox/os-sandbox/layers.ts';
 import { environmentIsScrubbed } from '../sandbox/sandbox-env.ts';
 import { forwardingBridge, RlmRun, type RunOutcome, type ConversationServices } from './run.ts';
 import { UsageLedger } from './usage-ledger.ts';
@@ -42,7 +43,10 @@ export interface ConversationOptions {
 export function replFactoryFor(language: ReplLanguage, cpython?: RlmConfig['cpython']): ReplFactory {
   // CPython runs in its own sandboxed process, from any process: no isolate here.
   if (language === 'python' && cpython) {
-    return async (options) => (await import('../sandbox/python/cpython-repl.ts')).createCPythonRepl({ ...options, ...cpython });
+    const create: ReplFactory = async (options) =>
+      (await import('../sandbox/python/cpython-repl.ts')).createCPythonRepl({ ...options, ...cpython });
+    create.layers = cpythonProtectionLayers();
+    return create;
   }
   // A process on Node's startup snapshot (the command line's `run`) keeps its REPLs in a child,
   // and so does one whose environment holds the user's keys (see keepReplsOutOfProcess).

@@ -46,13 +46,16 @@ describe('rlm-studio run --repl cpython against mock-llm', () => {
     });
     const r = await runCli([...args, '--repl', 'cpython', '--python', PYTHON, '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { answer: string; stopReason: string; logFile: string };
+    const out = JSON.parse(r.stdout) as { answer: string; stopReason: string; logFile: string; sandbox?: { layers: string[] } };
     expect(out).toMatchObject({ stopReason: 'answered', answer });
     const { header, events } = eventsOf(out.logFile);
     // The same Python as --repl python shows the model: the log says python.
     expect(header.repl).toBe('python');
     const start = events.find((e): e is RunStartEvent => e.type === 'run.start');
     expect(start?.repl).toBe('python');
+    // What protected the code is recorded in the log and in --json.
+    expect(start?.sandbox?.layers).toEqual(expect.arrayContaining(['bwrap', 'rlimits', 'scrubbed-env']));
+    expect(out.sandbox?.layers).toEqual(start?.sandbox?.layers);
     expect(events.filter((e) => e.type === 'block.end').every((e) => e.type === 'block.end' && e.error === null)).toBe(true);
   });
 

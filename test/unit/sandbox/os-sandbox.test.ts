@@ -65,6 +65,6 @@ describe('seccomp filter', () => {
 
 describe('protection layers', () => {
   it('names the OS sandbox, the filter, the limits and the environment where bwrap works (as here)', () => {
-    expect(cpythonProtectionLayers()).toEqual(['os-sandbox:bwrap', 'seccomp', 'rlimits', 'scrubbed-env']);
+    expect(cpythonProtectionLayers()).toEqual(['memory-limit', 'rlimits', 'seccomp', 'bwrap', 'scrubbed-env']);
   });
 });

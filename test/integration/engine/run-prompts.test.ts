@@ -6,6 +6,8 @@ import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.t
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { scriptPolicy } from '../../../src-main/mock-llm/policies/script.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
+import { OUR_PACKS } from '../../../src-main/lm/our-prompt-packs.ts';
+import { packHash } from '../../../src-main/lm/prompt-pack.ts';
 
 const servers: MockLlmServer[] = [];
 afterAll(async () => {
@@ -95,5 +97,16 @@ describe('a context window set for the root model', () => {
     expect(messages[1]).toMatch(/Each sub-LM call can read about 12,000 characters\.$/);
     // 6,000 characters of output a turn pass 85% of 4,000 tokens by the third turn; the table's 32,000 would not.
     expect(events.filter((e) => e.type === 'compaction').length).toBeGreaterThan(0);
+  });
+});
+
+describe('the pack a run read', () => {
+  it('is recorded on run.start: our pack for the REPL language, by name and hash', async () => {
+    const starts = async (language: ReplLanguage) => {
+      const start = (await firstTurn(language, undefined, 'Thinking.')).find((e) => e.type === 'run.start');
+      return start?.type === 'run.start' ? start.prompts : undefined;
+    };
+    expect(await starts('javascript')).toEqual({ name: 'rlm-studio-javascript', hash: packHash(OUR_PACKS.javascript) });
+    expect(await starts('python')).toEqual({ name: 'rlm-studio-python', hash: packHash(OUR_PACKS.python) });
   });
 });

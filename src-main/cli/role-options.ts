@@ -8,11 +8,14 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { blockedPortText, fetchBlockedPort } from '../../src-shared/endpoint-url.ts';
 import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
+import type { PromptPack } from '../lm/prompt-pack.ts';
 import { isEmptySampling, mergeSampling, type Sampling, samplingArgs, samplingProblem } from '../lm/sampling.ts';
 import type { LmClient } from '../lm/types.ts';
 import { UsageError } from './errors.ts';
 
 export interface RoleOptions {
+  /** `--no-stream` (false): whole replies only. Unset: streamed, except under a reference prompt pack (`streamFor`). */
+  stream?: boolean;
   subBaseUrl?: string;
   subApiKeyEnv?: string;
   temperature?: number;
@@ -71,7 +74,13 @@ export function addRoleOptions(cmd: Command): Command {
         'OpenAI-compatible endpoint for sub-calls (llm_query, batched, rlm_query at max depth); default: --base-url',
       ).argParser(urlArg('--sub-base-url')),
     )
-    .option('--sub-api-key-env <var>', 'environment variable holding the key of --sub-base-url (default OPENAI_API_KEY)');
+    .option('--sub-api-key-env <var>', 'environment variable holding the key of --sub-base-url (default OPENAI_API_KEY)')
+    // Both spellings, so that neither given leaves `stream` unset (commander defaults a lone --no-x to true).
+    .option('--stream', 'stream replies even under a reference prompt pack')
+    .option(
+      '--no-stream',
+      'ask for whole replies: no live text while a reply is written (default: streamed, falling back where an endpoint refuses; not streamed with a reference prompt pack, whose requests then carry no stream fields, as the reference library sends them)',
+    );
   for (const s of SAMPLING_FLAGS) {
     cmd.addOption(
       new Option(`--${s.flag} ${s.value}`, `${s.help} for root calls (the turns of the root and of child runs)`).argParser(
@@ -147,16 +156,25 @@ export function roleSpec(o: RoleOptions & { baseUrl: string; apiKeyEnv?: string 
 }
 
 /** The clients of both roles from the command line. */
+/**
+ * Whether model calls stream: as asked, else yes, except under a reference prompt pack, so that
+ * every request is byte for byte the reference library's (it never streams).
+ */
+export function streamFor(asked: boolean | undefined, prompts: PromptPack | undefined): boolean {
+  return asked ?? prompts?.semantics !== 'reference';
+}
+
 export function roleClients(o: RoleOptions & { baseUrl: string; apiKeyEnv?: string }): RoleClients {
   const root = rootSampling(o);
   const apiKey = apiKeyFrom(o.apiKeyEnv, '--api-key-env');
-  const client = new OpenAiCompatibleClient({ baseUrl: o.baseUrl, apiKey, sampling: samplingArgs(root) });
+  const stream = o.stream ?? true;
+  const client = new OpenAiCompatibleClient({ baseUrl: o.baseUrl, apiKey, sampling: samplingArgs(root), stream });
   const own = subSamplingFlags(o);
   if (o.subBaseUrl === undefined && o.subApiKeyEnv === undefined && isEmptySampling(own)) return { client, sub: null };
   const baseUrl = o.subBaseUrl ?? o.baseUrl;
   const sampling = o.subBaseUrl === undefined ? mergeSampling(root, own) : own;
   // Another endpoint gets its own key (never the root's --api-key-env key, which may be a third party's).
   const subKey = o.subApiKeyEnv !== undefined || o.subBaseUrl !== undefined ? apiKeyFrom(o.subApiKeyEnv, '--sub-api-key-env') : apiKey;
-  const subClient = new OpenAiCompatibleClient({ baseUrl, apiKey: subKey, sampling: samplingArgs(sampling) });
+  const subClient = new OpenAiCompatibleClient({ baseUrl, apiKey: subKey, sampling: samplingArgs(sampling), stream });
   return { client, subClient, sub: { baseUrl, sampling } };
 }

@@ -223,4 +223,3 @@ export function directPrompt(contextText: string, query: string | null, pack: Pr
     ? fill(pack, 'directCall', { context: contextText })
     : fill(pack, 'directCallQuery', { context: contextText, query });
 }
-

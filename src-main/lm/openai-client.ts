@@ -264,7 +264,9 @@ export class OpenAiCompatibleClient implements LmClient {
 
   private async completeOnce(req: CompletionRequest, call: string): Promise<Reply> {
     const sdk = await this.sdk();
-    const res = await sdk.chat.completions.create({ ...this.body(req), stream: false }, this.requestOptions(req, call));
+    // No `stream` field at all (JSON drops the undefined key): a whole reply is what an endpoint
+    // gives by default, and the reference library's requests carry none (prompt-pack parity).
+    const res = await sdk.chat.completions.create({ ...this.body(req), stream: undefined }, this.requestOptions(req, call));
     const choice = res.choices?.[0];
     if (!choice) throw new LmEndpointError(this.baseUrl, null, `LM endpoint ${this.baseUrl} returned no choices`);
     const text = choice.message?.content ?? '';

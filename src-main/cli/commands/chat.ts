@@ -10,6 +10,7 @@ import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-proce
 import { keepReplsOutOfProcess, replsOutOfProcess } from '../../engine/conversation.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { textFor } from '../terminal-text.ts';
+import { liveProgressWriter } from '../progress.ts';
 import { checkReplChoice } from '../cpython-check.ts';
 import {
   addConversationOptions,
@@ -93,8 +94,10 @@ export async function chat(o: ChatCliOptions): Promise<void> {
     return { value, path };
   };
   let next: { value: SandboxValue; path: string } | null = o.context === undefined ? null : await load(o.context);
-  const err = (line: string): void => void process.stderr.write(`${line}\n`);
-  const cli = await openCliSession(o, o.json ? null : err, true);
+  // As run's: while a reply streams, how far it has come (on a terminal, one line rewritten).
+  const progress = o.json ? null : liveProgressWriter(process.stderr);
+  const err = (line: string): void => (progress ? progress.line(line) : void process.stderr.write(`${line}\n`));
+  const cli = await openCliSession(o, o.json ? null : err, true, progress ? { delta: (d) => progress.live(d) } : null);
   const interactive = process.stdin.isTTY === true;
   const rl = createInterface({
     input: process.stdin,

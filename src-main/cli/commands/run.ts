@@ -4,7 +4,14 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { fileErrorText } from '../../../src-shared/file-errors.ts';
-import { asSessionId, languageOfChoice, retriesOf, type ReplChoice, type SandboxInfo, type StopReason } from '../../../src-shared/events.ts';
+import {
+  asSessionId,
+  languageOfChoice,
+  retriesOf,
+  type ReplChoice,
+  type SandboxInfo,
+  type StopReason,
+} from '../../../src-shared/events.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import type { UsageByModel } from '../../../src-shared/trajectory/by-model.ts';
 import {
@@ -29,7 +36,7 @@ import { UsageError } from '../errors.ts';
 import { textFor } from '../terminal-text.ts';
 import { optionAlias } from '../option-aliases.ts';
 import { addLimitOptions, type LimitOptions, positiveInt, sessionSettings } from '../options.ts';
-import { addRoleOptions, type RoleOptions, roleClients, urlArg } from '../role-options.ts';
+import { addRoleOptions, type RoleOptions, roleClients, streamFor, urlArg } from '../role-options.ts';
 import { liveProgressWriter, progressLine } from '../progress.ts';
 import type { LiveReplySink } from '../../../src-shared/live-reply.ts';
 
@@ -161,7 +168,7 @@ export async function openCliSession(
   const tools = o.tools === undefined ? undefined : await loadToolsOption(o.tools);
   const examples = await loadExampleOptions(o);
   const prompts = await loadPromptsOption(o.prompts);
-  const { client, subClient } = roleClients(o);
+  const { client, subClient } = roleClients({ ...o, stream: streamFor(o.stream, prompts) });
   const sessionId = asSessionId(randomUUID());
   const started = new Date();
   let log: NativeLogFile | null = null;

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runArgs, runCli, startMockProcess, type MockProcess } from '../support/cli.ts';
+import { runArgs, runCli, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
 
 type Json = Record<string, unknown>;
 const tmp = mkdtempSync(join(tmpdir(), 'rlm-real-endpoints-'));
@@ -62,6 +62,23 @@ describe('a thinking model through the command line', () => {
     expect(table.stdout).toMatch(/cached input tokens\s+[\d,]+/);
   });
 
+  it("chat shows the same tokens-so-far line while each turn's reply streams", async () => {
+    const cli = startCli(
+      ['chat', '--context', context, '--base-url', mock.url, '--model', 'mock-root', '--runs-dir', join(tmp, 'chat')],
+      {},
+      { stdin: 'pipe' },
+    );
+    cli.child.stdin!.end(`${QUERY}\n`);
+    const r = await cli.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('4242');
+    const lines = r.stderr.split('\n');
+    const firstLive = lines.findIndex((l) => /writing reply: \d+ tokens so far/.test(l));
+    const firstReply = lines.findIndex((l) => /^\s+reply: \d+\+\d+ tokens/.test(l));
+    expect(firstLive, r.stderr).toBeGreaterThanOrEqual(0);
+    expect(firstLive).toBeLessThan(firstReply);
+  });
+
   it('export-sft keeps or drops the thinking as asked', async () => {
     const last = async (how: string): Promise<{ role: string; content: string; reasoning_content?: string }> => {
       const r = await runCli(['export-sft', log, '--reasoning', how]);
@@ -104,6 +121,29 @@ describe('limits and refusals of real endpoints through the command line', () =>
     } finally {
       await mock.close();
     }
+  });
+
+  it('requests carry no stream fields with --no-stream, nor by default under a reference prompt pack (as the reference sends them)', async () => {
+    const exported = await runCli(['prompts', 'export', 'rlm-studio-python']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const pack = join(tmp, 'reference-semantics.json');
+    writeFileSync(pack, JSON.stringify({ ...(JSON.parse(exported.stdout) as Json), name: 'reference-semantics', semantics: 'reference' }));
+    const paramsOf = async (extra: string[], mockArgs: string[]): Promise<Json[]> => {
+      const record = join(tmp, `record-${extra.join('_').replace(/\W+/g, '')}.jsonl`);
+      const mock = await startMockProcess(['--record', record, ...mockArgs]);
+      try {
+        const r = await runCli([...runArgs({ context, query: QUERY, baseUrl: mock.url, logDir: join(tmp, 'no-stream') }), ...extra]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout.trim()).toBe('4242');
+      } finally {
+        await mock.close();
+      }
+      return jsonl(readFileSync(record, 'utf8')).map((l) => l['params'] as Json);
+    };
+    for (const params of await paramsOf(['--no-stream'], [])) expect(params).toEqual({});
+    const streamed = await paramsOf([], []);
+    expect(streamed.every((p) => p['stream'] === true)).toBe(true);
+    for (const params of await paramsOf(['--repl', 'python', '--prompts', pack], ['--prompts', pack])) expect(params).toEqual({});
   });
 
   it('an endpoint refusing stream_options still answers the run', async () => {

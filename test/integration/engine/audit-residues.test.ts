@@ -295,7 +295,9 @@ describe('what a limit stop leaves', () => {
       expect(next.stopReason).toBe('answered');
       // system, metadata, the turn prompt (the reply was cut off with its block)
       expect(next.answer).toBe('3');
-      expect(o.root.requests().filter((r) => r.messages.some((m) => m.content?.includes(defaultPack(language).texts.replLost)))).toHaveLength(1);
+      expect(
+        o.root.requests().filter((r) => r.messages.some((m) => m.content?.includes(defaultPack(language).texts.replLost))),
+      ).toHaveLength(1);
     },
   );
 });

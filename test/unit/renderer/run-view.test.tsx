@@ -76,19 +76,17 @@ describe('the run answer', () => {
     const settings = { dataset: null, model: null, subModel: null, maxDepth: null, maxIterations: null, baseUrl: null, createdAt: null };
     const graded = (t: EvalTaskRow): void =>
       act(() =>
-        store
-          .getState()
-          .upsertEval({
-            dir: '/evals/e1',
-            name: 'e1',
-            settings,
-            datasetTasks: 1,
-            tasks: [t],
-            problems: [],
-            progress: null,
-            scorers: [],
-            scorer: null,
-          }),
+        store.getState().upsertEval({
+          dir: '/evals/e1',
+          name: 'e1',
+          settings,
+          datasetTasks: 1,
+          tasks: [t],
+          problems: [],
+          progress: null,
+          scorers: [],
+          scorer: null,
+        }),
       );
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
     graded(task(false, 0));

@@ -25,9 +25,11 @@ export interface Hooks {
   call(id: number, kind: string, a: string, b: string): void;
   output(stream: number, text: string, dropped: number): void;
   stray(stream: number, text: string): void;
+  /** The running block submitted its answer (heard at once, so a block killed later keeps it). */
+  submit(text: string): void;
 }
 
-const NO_HOOKS: Hooks = { call: () => undefined, output: () => undefined, stray: () => undefined };
+const NO_HOOKS: Hooks = { call: () => undefined, output: () => undefined, stray: () => undefined, submit: () => undefined };
 
 /** One sandboxed interpreter: its process, the op in flight, how it ended. */
 export class Sandboxed {
@@ -141,6 +143,9 @@ export class Sandboxed {
         if (typeof h.id === 'number' && typeof h.kind === 'string') {
           hooks.call(h.id, h.kind, f.body.toString('utf8'), typeof h.b === 'string' ? h.b : '');
         }
+        break;
+      case 'submit':
+        hooks.submit(f.body.toString('utf8'));
         break;
       case 'out':
         hooks.output(

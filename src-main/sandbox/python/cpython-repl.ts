@@ -193,6 +193,12 @@ class CPythonRepl implements Repl {
         const block = this.#proc === proc ? this.#block : null;
         if (block?.active) (stream === 1 ? block.stderr : block.stdout).append(text, 0);
       },
+      submit: (text) => {
+        const block = this.#proc === proc ? this.#block : null;
+        if (!block?.active) return;
+        block.submitted = text;
+        this.#bridge.submitted?.(text, block.site);
+      },
     };
     try {
       // Written at once: the socket holds them until runtime.py reads them.
@@ -351,7 +357,7 @@ class CPythonRepl implements Repl {
       stderr: block.stderr.text(),
       error,
       variables,
-      submitted: null,
+      submitted: block.submitted,
       replReset: reason,
     };
   }

@@ -630,6 +630,9 @@ class _PipeHost:
     def flush(self, index, text, dropped):
         self._send({"t": "out", "s": index, "dropped": dropped}, text.encode("utf-8", "surrogatepass"))
 
+    def submit(self, text):
+        self._send({"t": "submit"}, text.encode("utf-8", "surrogatepass"))
+
     def serve(self):
         """Reads frames: answers go to their callers, operations to the main thread, in order."""
         ops = []

@@ -1,5 +1,6 @@
 // `--prompts PACK.json` (run, chat, eval, mock-llm): the pack, with its problems as usage errors.
-import { loadPromptPack, PromptPackError, type PromptPack } from '../lm/prompt-pack.ts';
+import { PromptPackError, type PromptPack } from '../lm/prompt-pack.ts';
+import { loadPromptPack } from '../lm/prompt-pack-schema.ts';
 import { UsageError } from './errors.ts';
 
 export async function loadPromptsOption(path: string | undefined): Promise<PromptPack | undefined> {

@@ -1,12 +1,11 @@
 // A prompt pack: every text the loop sends a model, as versioned data with named slots. The
 // engine holds no model-facing wording of its own; it picks slots and fills their variables.
 // Our packs are in lm/our-prompt-packs.ts; `prompts import-reference` writes one from the
-// user's copy of the reference library. docs/prompt-packs.md describes the format.
+// user's copy of the reference library. docs/prompt-packs.md describes the format. The schema
+// that checks a pack file is in prompt-pack-schema.ts, so that a run with our packs never
+// loads zod before its first request.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
 import type { PromptPackRef } from '../../src-shared/events.ts';
-import { schemaProblems } from '../../src-shared/schema-problems.ts';
 
 export const PROMPT_PACK_FORMAT = 'rlm-studio-prompt-pack';
 export const PROMPT_PACK_VERSION = 1;
@@ -111,32 +110,29 @@ export const SLOT_VARIABLES = {
 export type SlotName = keyof typeof SLOT_VARIABLES;
 export const SLOT_NAMES = Object.keys(SLOT_VARIABLES) as SlotName[];
 
-const Texts = z.strictObject(Object.fromEntries(SLOT_NAMES.map((s) => [s, z.string()])) as Record<SlotName, z.ZodString>);
-
-export const PromptPackSchema = z.strictObject({
-  format: z.literal(PROMPT_PACK_FORMAT),
-  version: z.literal(PROMPT_PACK_VERSION),
-  name: z.string().min(1),
-  description: z.string().optional(),
+/** A pack as its file holds it (lm/prompt-pack-schema.ts checks a file against this). */
+export interface PromptPack {
+  format: typeof PROMPT_PACK_FORMAT;
+  version: typeof PROMPT_PACK_VERSION;
+  name: string;
+  description?: string | undefined;
   /** Where the texts came from (for an imported pack: the library, its version and path). */
-  source: z.string().optional(),
+  source?: string | undefined;
   /** The REPL language its texts teach; a run in another language is refused. */
-  language: z.enum(['javascript', 'python']),
+  language: 'javascript' | 'python';
   /**
    * 'reference': context lengths, fence parsing and custom system prompts as the reference
    * library does them; 'rlm-studio': ours (docs/prompt-packs.md lists each).
    */
-  semantics: z.enum(['rlm-studio', 'reference']),
+  semantics: 'rlm-studio' | 'reference';
   /** How numbers are written into texts: 'grouped' 384,000; 'plain' 384000. */
-  numbers: z.enum(['grouped', 'plain']),
+  numbers: 'grouped' | 'plain';
   /** Characters of one block's formatted output kept before `truncated`. */
-  outputCap: z.number().int().positive(),
+  outputCap: number;
   /** The role of messages whose role differs between packs. */
-  roles: z.strictObject({ finalAnswerRequest: z.enum(['user', 'assistant']) }),
-  texts: Texts,
-});
-
-export type PromptPack = z.infer<typeof PromptPackSchema>;
+  roles: { finalAnswerRequest: 'user' | 'assistant' };
+  texts: Record<SlotName, string>;
+}
 export type PackTexts = PromptPack['texts'];
 
 /** sha256 of the pack's canonical JSON (keys sorted), first 16 hex digits. */
@@ -162,29 +158,6 @@ function canonicalJson(value: unknown): string {
 
 export class PromptPackError extends Error {
   override name = 'PromptPackError';
-}
-
-/** Checks a parsed JSON value as a pack; the error names the source and every problem. */
-export function parsePromptPack(value: unknown, source: string): PromptPack {
-  const r = PromptPackSchema.safeParse(value);
-  if (!r.success) throw new PromptPackError(`${source} is not a prompt pack: ${schemaProblems(r.error).join('; ')}`);
-  return r.data;
-}
-
-export async function loadPromptPack(path: string): Promise<PromptPack> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new PromptPackError(`cannot read the prompt pack ${path}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new PromptPackError(`${path} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  return parsePromptPack(json, path);
 }
 
 /** A variable's value: text as it is, a number as the pack writes numbers. */

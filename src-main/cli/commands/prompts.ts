@@ -10,7 +10,8 @@ import { UsageError } from '../errors.ts';
 import { processOutput, type Output } from '../log-inputs.ts';
 import { writeOutput, writeWhole } from '../output-file.ts';
 import { OUR_PACKS } from '../../lm/our-prompt-packs.ts';
-import { loadPromptPack, packHash, PromptPackError, SLOT_NAMES, type PromptPack, type SlotName } from '../../lm/prompt-pack.ts';
+import { packHash, PromptPackError, SLOT_NAMES, type PromptPack, type SlotName } from '../../lm/prompt-pack.ts';
+import { loadPromptPack } from '../../lm/prompt-pack-schema.ts';
 import { firstDifference, importReferencePack, ReferenceImportError } from '../prompt-import/import-reference.ts';
 
 const BUILT_IN: Record<string, PromptPack> = Object.fromEntries(Object.values(OUR_PACKS).map((p) => [p.name, p]));

@@ -17,14 +17,8 @@ import {
 } from '../../engine/prompts.ts';
 import { subLmBudgets } from '../../engine/sub-lm-budgets.ts';
 import { OUR_PACKS } from '../../lm/our-prompt-packs.ts';
-import {
-  parsePromptPack,
-  PROMPT_PACK_FORMAT,
-  PROMPT_PACK_VERSION,
-  SLOT_NAMES,
-  type PromptPack,
-  type SlotName,
-} from '../../lm/prompt-pack.ts';
+import { parsePromptPack } from '../../lm/prompt-pack-schema.ts';
+import { PROMPT_PACK_FORMAT, PROMPT_PACK_VERSION, SLOT_NAMES, type PromptPack, type SlotName } from '../../lm/prompt-pack.ts';
 import { REFERENCE_PROBE_PY } from './reference-probe.ts';
 
 export class ReferenceImportError extends Error {

@@ -2,7 +2,7 @@
 // per evaluation; the API keys stay on each worker, named by environment variable), one job per
 // session, and a finished job's return value (the result line and the log, gzipped).
 import { z } from 'zod';
-import { PromptPackSchema } from '../../lm/prompt-pack.ts';
+import { PromptPackSchema } from '../../lm/prompt-pack-schema.ts';
 import type { TaskResult } from '../results.ts';
 import { SCORERS } from '../tasks/types.ts';
 

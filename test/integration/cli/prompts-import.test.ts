@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importReferencePack, ReferenceImportError } from '../../../src-main/cli/prompt-import/import-reference.ts';
-import { parsePromptPack } from '../../../src-main/lm/prompt-pack.ts';
+import { parsePromptPack } from '../../../src-main/lm/prompt-pack-schema.ts';
 import { runCli } from '../support/cli.ts';
 
 const FILES: Record<string, string> = {

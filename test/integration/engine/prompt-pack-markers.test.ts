@@ -12,10 +12,10 @@ import {
   PROMPT_PACK_VERSION,
   SLOT_NAMES,
   SLOT_VARIABLES,
-  parsePromptPack,
   type PromptPack,
   type SlotName,
 } from '../../../src-main/lm/prompt-pack.ts';
+import { parsePromptPack } from '../../../src-main/lm/prompt-pack-schema.ts';
 import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
 import { startMockLlm, type MockLlmServer, type RecordedRequest } from '../../../src-main/mock-llm/server.ts';
 

@@ -155,7 +155,8 @@ describe('mock-llm behaviours', () => {
 describe('the client against servers that refuse streaming', () => {
   it.each([
     ['stream_options', { stream: true, stream_options: undefined }],
-    ['stream', { stream: false, stream_options: undefined }],
+    // A whole reply is asked for with no stream field at all, as the reference library asks.
+    ['stream', { stream: undefined, stream_options: undefined }],
   ] as const)('steps down when the server refuses %s, keeps the reply, and remembers', async (refuse, then) => {
     const { OpenAiCompatibleClient } = await import('../../../src-main/lm/openai-client.ts');
     const s = await serve({ refuse, recordRequests: true });

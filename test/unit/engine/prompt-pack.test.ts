@@ -3,7 +3,8 @@ import { findReplBlocks } from '../../../src-main/engine/code-blocks.ts';
 import { describeContext, pyJsonLength } from '../../../src-main/engine/context-meta.ts';
 import { buildMetadataMessage, buildReplOutputMessage, fillSystemPrompt } from '../../../src-main/engine/prompts.ts';
 import { OUR_PACKS } from '../../../src-main/lm/our-prompt-packs.ts';
-import { fill, packHash, parsePromptPack, PromptPackError, type PromptPack } from '../../../src-main/lm/prompt-pack.ts';
+import { fill, packHash, PromptPackError, type PromptPack } from '../../../src-main/lm/prompt-pack.ts';
+import { parsePromptPack } from '../../../src-main/lm/prompt-pack-schema.ts';
 
 const reference: PromptPack = {
   ...OUR_PACKS.python,

@@ -5,7 +5,7 @@
 // is opened, not in the middle of its first view.
 
 /** Every non-ASCII character the views draw (a unit test checks the sources against it). */
-export const UI_GLYPHS = '·…—–×▾◀▶⏸⤼⟲✗✓⚠☾☀◆▸▴▢■⏮⏭≥≈≠⇲↘→↑“”’✎';
+export const UI_GLYPHS = '·…—–−×▾◀▶⏸⤼⟲✗✓⚠☾☀◆▸▴▢■⏮⏭≥≈≠⇲↘→↑“”’✎';
 
 const FACES = ['', 'font-weight:600', 'font-weight:700', 'font-style:italic'] as const;
 

@@ -293,7 +293,7 @@ describe('RLM Studio in Chromium', () => {
     await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 90_000 }).toMatch(/finished|failed|cancelled/);
     const root = page.getByRole('tree', { name: 'Recursion tree' }).locator('[role="treeitem"][data-run-id]').first();
     await root.click();
-    await expect.poll(async () => page.locator('.run-meta').innerText(), { timeout: 30_000 }).toContain('stop: max_iterations');
+    await expect.poll(async () => page.locator('.run-meta').first().innerText(), { timeout: 30_000 }).toContain('stop: max_iterations');
     expect(await page.getByTestId('run-status').innerText()).toBe('limit');
     expect(await page.getByTestId('iteration-2').count()).toBe(1);
     await shot(page, '11-max-iterations');

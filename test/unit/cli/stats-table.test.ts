@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatStatsTable } from '../../../src-main/cli/commands/stats.ts';
 import type { LogStats } from '../../../src-shared/trajectory/analytics.ts';
 
-const stats = (byModel: LogStats['byModel'], costUsd: number): LogStats => ({
+const stats = (byModel: LogStats['byModel'], costUsd: number | null): LogStats => ({
   sessions: 1,
   runs: 1,
   maxDepth: 0,
@@ -36,7 +36,7 @@ describe('stats table: cost', () => {
   });
 
   it('says unknown, not 0, when no call recorded a price', () => {
-    const s = stats({ a: { calls: 3, inputTokens: 100, outputTokens: 10, costUsd: null } }, 0);
+    const s = stats({ a: { calls: 3, inputTokens: 100, outputTokens: 10, costUsd: null } }, null);
     expect(costLine(s)).toMatch(/\sunknown \(no call recorded a price\)$/);
   });
 

@@ -86,7 +86,9 @@ describe('rlm-studio run --repl python against mock-llm', () => {
     const start = events.find((e) => e.type === 'run.start');
     expect(start).toMatchObject({ context: { type: 'string', totalChars: text.length } });
     // The model was taught Python and wrote Python; the context never travelled to it.
-    expect(start?.type === 'run.start' && start.messages[1]!.content).toContain(`Your context is a str of ${text.length.toLocaleString('en-US')} total characters`);
+    expect(start?.type === 'run.start' && start.messages[1]!.content).toContain(
+      `Your context is a str of ${text.length.toLocaleString('en-US')} total characters`,
+    );
     expect(codeOf(events).join('\n')).toMatch(/re\.finditer/);
     expect(codeOf(events).at(-1)).toContain(`answer["ready"] = True`);
     const sent = events.flatMap((e) => (e.type === 'iteration.start' || e.type === 'iteration.end' ? e.appended : []));

@@ -55,11 +55,10 @@ describe('bin/rlm-studio and the bundled command line', () => {
   it('the bundle imports only Node built-ins, its own chunks and the packages left outside it', () => {
     const outside = new Set(['isolated-vm', 'pyodide', 'rolldown', 'vite', 'electron']);
     for (const f of readdirSync(join(clone, 'dist/cli')).filter((f) => f.endsWith('.mjs'))) {
-      const code = readFileSync(join(clone, 'dist/cli', f), 'utf8');
+      // Block comments out first: a package's JSDoc types (`import('../src/types.js')`) are never loaded.
+      const code = readFileSync(join(clone, 'dist/cli', f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
       for (const m of code.matchAll(/^\s*import\s+(?:[^'";]*?\s+from\s+)?["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm)) {
         const spec = m[1] ?? m[2]!;
-        // A `.d.ts` spec is a JSDoc type in a package's comments (hyparquet's), never loaded.
-        if (spec.endsWith('.d.ts')) continue;
         const ok = spec.startsWith('./') || spec.startsWith('node:') || builtinModules.includes(spec) || outside.has(spec.split('/')[0]!);
         expect(ok, `${f} imports ${spec}`).toBe(true);
       }

@@ -12,7 +12,16 @@ import { jsonTextOf } from '../json-source.ts';
 import { checkIndex, parseListed, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
 import { RESET_NOTE, resetError } from '../reset-error.ts';
 import type { CallSite, ExecResult, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
-import { callPythonTool, parseOutcome, type ParsedPythonOutcome, pythonTools, type PythonTools, SIMPLE_TYPES } from './python-block.ts';
+import {
+  callPythonTool,
+  disposedBlockResult,
+  finishedBlockResult,
+  parseOutcome,
+  type ParsedPythonOutcome,
+  pythonTools,
+  type PythonTools,
+  SIMPLE_TYPES,
+} from './python-block.ts';
 import { osSandboxSupport } from '../os-sandbox/bwrap.ts';
 import { replenishSpare, type Sandboxed, takeInterpreter } from './cpython-process.ts';
 import { findPython, type PythonInstall } from './python-install.ts';
@@ -301,30 +310,9 @@ class CPythonRepl implements Repl {
     }
     const timing = { durationMs: performance.now() - started, cpuMs: cpuNow - cpuStart };
     if (outcome) {
-      block.stdout.append(outcome.stdout, outcome.dropped[0]);
-      block.stderr.append(outcome.stderr, outcome.dropped[1]);
-      return {
-        ...timing,
-        stdout: block.stdout.text(),
-        stderr: block.stderr.text(),
-        error: outcome.error,
-        variables: outcome.variables,
-        ...(outcome.locals ? { locals: outcome.locals } : {}),
-        submitted: outcome.submitted,
-        replReset: pending ? pending.reason : null,
-      };
+      return finishedBlockResult(block, outcome, timing, pending ? pending.reason : null);
     }
-    if (this.#disposed) {
-      return {
-        ...timing,
-        stdout: block.stdout.text(),
-        stderr: block.stderr.text(),
-        error: { name: 'RuntimeError', message: 'The REPL was disposed while the block ran.' },
-        variables: [],
-        submitted: null,
-        replReset: null,
-      };
-    }
+    if (this.#disposed) return disposedBlockResult(block, timing);
     // The process died or was killed: the CPU limit, if it used that much (RLIMIT_CPU ends it too).
     if (!killed && cpuNow - cpuStart > this.#limits.cpuLimitMs) killed = 'cpu_limit';
     const reason: ReplResetReason = killed ?? 'crash';

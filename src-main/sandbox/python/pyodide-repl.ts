@@ -11,7 +11,16 @@ import type { CallSite, ExecResult, Repl, ReplOptions, SandboxValue, SubcallBrid
 import { watchBlock, type Watchdog } from '../watchdog.ts';
 import type { Interpreter } from './interpreter.ts';
 import { takeInterpreter } from './pool.ts';
-import { callPythonTool, parseOutcome, type ParsedPythonOutcome, pythonTools, type PythonTools, SIMPLE_TYPES } from './python-block.ts';
+import {
+  callPythonTool,
+  disposedBlockResult,
+  finishedBlockResult,
+  parseOutcome,
+  type ParsedPythonOutcome,
+  pythonTools,
+  type PythonTools,
+  SIMPLE_TYPES,
+} from './python-block.ts';
 
 export const PYTHON_DEFAULTS = {
   memoryLimitMb: 512,
@@ -260,30 +269,9 @@ class PythonRepl implements Repl {
     const killed = watched.killed;
     const timing = { durationMs: performance.now() - started, cpuMs: watched.cpuMs };
     if (outcome && !outcome.outOfMemory) {
-      block.stdout.append(outcome.stdout, outcome.dropped[0]);
-      block.stderr.append(outcome.stderr, outcome.dropped[1]);
-      return {
-        ...timing,
-        stdout: block.stdout.text(),
-        stderr: block.stderr.text(),
-        error: outcome.error,
-        variables: outcome.variables,
-        ...(outcome.locals ? { locals: outcome.locals } : {}),
-        submitted: outcome.submitted,
-        replReset: pending ? pending.reason : null,
-      };
+      return finishedBlockResult(block, outcome, timing, pending ? pending.reason : null);
     }
-    if (this.#disposed) {
-      return {
-        ...timing,
-        stdout: block.stdout.text(),
-        stderr: block.stderr.text(),
-        error: { name: 'RuntimeError', message: 'The REPL was disposed while the block ran.' },
-        variables: [],
-        submitted: null,
-        replReset: null,
-      };
-    }
+    if (this.#disposed) return disposedBlockResult(block, timing);
     if (outcome) {
       // Out of memory: what the block printed is kept; the interpreter's memory cannot shrink.
       block.stdout.append(outcome.stdout, outcome.dropped[0]);

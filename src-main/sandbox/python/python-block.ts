@@ -4,7 +4,9 @@
 // REPL runs in processes that must not load it.
 import { toolError } from '../host-calls.ts';
 import { checkToolNames, parseLocals, RESERVED_NAMES } from '../repl-support.ts';
-import type { HostFunction, LocalValue, SandboxValue } from '../types.ts';
+import type { BlockState } from '../block-state.ts';
+import type { ReplResetReason } from '../../../src-shared/events.ts';
+import type { ExecResult, HostFunction, LocalValue, SandboxValue } from '../types.ts';
 import type { PythonBlockOutcome } from './isolate-side.ts';
 import { placeArguments, toolParameterNames } from './tool-arguments.ts';
 
@@ -78,4 +80,44 @@ function nonFiniteFloats(_key: string, value: unknown): unknown {
   const keys = Object.keys(value);
   const tag = (value as Record<string, unknown>)['$float'];
   return keys.length === 1 && (tag === 'NaN' || tag === 'Infinity' || tag === '-Infinity') ? Number(tag) : value;
+}
+
+/** How long a block took: wall time and the interpreter's CPU time. */
+export interface BlockTiming {
+  durationMs: number;
+  cpuMs: number;
+}
+
+/** A block the interpreter finished: its output appended to what streamed, as both Python REPLs report it. */
+export function finishedBlockResult(
+  block: BlockState,
+  outcome: ParsedPythonOutcome,
+  timing: BlockTiming,
+  replReset: ReplResetReason | null,
+): ExecResult {
+  block.stdout.append(outcome.stdout, outcome.dropped[0]);
+  block.stderr.append(outcome.stderr, outcome.dropped[1]);
+  return {
+    ...timing,
+    stdout: block.stdout.text(),
+    stderr: block.stderr.text(),
+    error: outcome.error,
+    variables: outcome.variables,
+    ...(outcome.locals ? { locals: outcome.locals } : {}),
+    submitted: outcome.submitted,
+    replReset,
+  };
+}
+
+/** A block whose REPL was disposed while it ran. */
+export function disposedBlockResult(block: BlockState, timing: BlockTiming): ExecResult {
+  return {
+    ...timing,
+    stdout: block.stdout.text(),
+    stderr: block.stderr.text(),
+    error: { name: 'RuntimeError', message: 'The REPL was disposed while the block ran.' },
+    variables: [],
+    submitted: null,
+    replReset: null,
+  };
 }

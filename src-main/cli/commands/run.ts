@@ -36,7 +36,8 @@ import { UsageError } from '../errors.ts';
 import { textFor } from '../terminal-text.ts';
 import { optionAlias } from '../option-aliases.ts';
 import { addLimitOptions, type LimitOptions, positiveInt, sessionSettings } from '../options.ts';
-import { addRoleOptions, type RoleOptions, roleClients, streamFor, urlArg } from '../role-options.ts';
+import { addRoleOptions, type RoleOptions, roleClients, urlArg } from '../role-options.ts';
+import { streamFor } from '../../lm/prompt-pack.ts';
 import { liveProgressWriter, progressLine } from '../progress.ts';
 import type { LiveReplySink } from '../../../src-shared/live-reply.ts';
 

@@ -432,6 +432,7 @@ export class RlmRun implements SubcallBridge {
       reply = await this.cfg.client.complete({
         model: this.p.model,
         messages,
+        purpose,
         signal: this.abort.signal,
         ...(onSent ? { onSent } : {}),
         ...(onDelta ? { onDelta } : {}),

@@ -10,7 +10,7 @@ import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
-import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
+import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/profiles/profile-draft.ts';
 import type { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
 import { ScriptedHost, type HostCommand } from './helpers.ts';
 

@@ -48,10 +48,11 @@ const SystemPromptText = z.string().min(1).max(1_000_000);
  * `--max-output-tokens` on the command line); absent ones are left to the endpoint.
  */
 export const SamplingInput = z.strictObject({
-  temperature: z.number().min(0).optional(),
-  topP: z.number().gt(0).max(1).optional(),
-  seed: z.number().int().optional(),
-  maxOutputTokens: positiveInt.optional(),
+  // Each description is the rule in words: the profile editor shows it with a bad value.
+  temperature: z.number().min(0).describe('a number ≥ 0').optional(),
+  topP: z.number().gt(0).max(1).describe('a number in (0, 1]').optional(),
+  seed: z.number().int().describe('an integer').optional(),
+  maxOutputTokens: positiveInt.describe('a positive integer').optional(),
 });
 export type SamplingInput = z.infer<typeof SamplingInput>;
 
@@ -101,7 +102,7 @@ export const EndpointProfile = z.strictObject({
   /** The prompt pack its sessions' model texts come from, as `--prompts` (absent: ours for the run's REPL). */
   prompts: PromptPackChoice.optional(),
   /** The root model's context window in tokens, as `--context-window`: overrides the model table for compaction and the budgets the prompts quote. */
-  contextWindow: positiveInt.optional(),
+  contextWindow: positiveInt.describe('a positive integer (tokens)').optional(),
 });
 export type EndpointProfile = z.infer<typeof EndpointProfile>;
 

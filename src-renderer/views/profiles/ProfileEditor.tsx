@@ -1,7 +1,7 @@
 // The editor of one profile (a new one, or a saved one by name): its fields, checked and
 // saved with `profiles.save`; a saved profile's key has a form of its own below it.
 import { useId, useState, type FormEvent } from 'react';
-import type { EndpointProfile } from '../../../src-shared/protocol.ts';
+import { BUILT_IN_PROMPT_PACKS, type EndpointProfile } from '../../../src-shared/protocol.ts';
 import { useServices } from '../../app/context.tsx';
 import { saveProfile } from '../../app/profile-services.ts';
 import { REPL_CHOICE_LABEL, replChoiceOf } from '../../lib/repl-language.ts';
@@ -178,6 +178,44 @@ export function ProfileEditor({
           <small className="muted">Its runs get these unless the new run changes them.</small>
           {err('examples')}
         </div>
+        <label>
+          Prompt pack
+          <input
+            value={d.prompts}
+            onChange={(e) => set({ prompts: e.target.value })}
+            list={`${ids}-packs`}
+            spellCheck={false}
+            placeholder="empty: ours for the run's REPL"
+            data-testid="pp-prompts"
+            {...described('prompts')}
+          />
+          <datalist id={`${ids}-packs`}>
+            {BUILT_IN_PROMPT_PACKS.map((name) => (
+              <option key={name} value={name} />
+            ))}
+          </datalist>
+          <small className="muted">
+            Every text its runs' models read comes from this pack (as --prompts): one of ours by name, or a pack file on the host
+            (rlm-studio prompts import-reference / export). Its runs record the pack's name and hash.
+          </small>
+          {err('prompts')}
+        </label>
+        <label>
+          Context window (tokens)
+          <input
+            value={d.contextWindow}
+            onChange={(e) => set({ contextWindow: e.target.value })}
+            inputMode="numeric"
+            size={9}
+            placeholder="the model table's"
+            data-testid="pp-context-window"
+            {...described('contextWindow')}
+          />
+          <small className="muted">
+            The root model's window (as --context-window): compaction and the per-call budgets the prompts quote follow it.
+          </small>
+          {err('contextWindow')}
+        </label>
         <fieldset className="pp-sampling" {...described('sampling')}>
           <legend>Sampling (empty: the endpoint's default)</legend>
           {(Object.keys(SAMPLING_LABELS) as (keyof SamplingDraft)[]).map((key) => (

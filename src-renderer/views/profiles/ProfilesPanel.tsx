@@ -95,6 +95,8 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
               <th scope="col">System prompt</th>
               <th scope="col">Paper-era FINAL</th>
               <th scope="col">Sampling</th>
+              <th scope="col">Prompt pack</th>
+              <th scope="col">Context window</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -112,6 +114,8 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
               <td>built-in</td>
               <td>chosen per run</td>
               <td>—</td>
+              <td>ours</td>
+              <td>model table</td>
               <td className="muted">built-in, read-only</td>
             </tr>
             {saved.map((p) => (
@@ -132,6 +136,10 @@ export function ProfilesPanel({ onClose, onSaved }: { onClose: () => void; onSav
                 <td>{p.systemPrompt ? `own (${p.systemPrompt.length.toLocaleString('en-US')} characters)` : 'built-in'}</td>
                 <td>{p.finalPatterns ? 'accepted' : '—'}</td>
                 <td data-testid={`pp-sampling-${p.name}`}>{samplingText(p.sampling)}</td>
+                <td data-testid={`pp-prompts-${p.name}`}>{p.prompts ?? 'ours'}</td>
+                <td data-testid={`pp-context-window-${p.name}`}>
+                  {p.contextWindow !== undefined ? `${p.contextWindow.toLocaleString('en-US')} tokens` : 'model table'}
+                </td>
                 <td>
                   <button
                     type="button"

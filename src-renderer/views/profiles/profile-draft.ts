@@ -2,7 +2,8 @@
 // to save: each field checked by the schema the host checks with (src-shared/protocol.ts), so
 // the editor's rules and messages cannot drift from it.
 import { blockedPortText, fetchBlockedPort } from '../../../src-shared/endpoint-url.ts';
-import { DEMO_PROFILE_NAME, EndpointProfile, type SamplingInput } from '../../../src-shared/protocol.ts';
+import type { ZodNumber, ZodOptional } from 'zod';
+import { DEMO_PROFILE_NAME, EndpointProfile, SamplingInput } from '../../../src-shared/protocol.ts';
 import type { ReplChoice } from '../../lib/repl-language.ts';
 import { examplesOf } from '../ExamplesField.tsx';
 
@@ -32,6 +33,10 @@ export interface ProfileDraft {
   examples: string;
   /** '' : the default budget. */
   exampleBudget: string;
+  /** '' : our pack for the run's REPL; else one of ours by name, or a pack file on the host (as `--prompts`). */
+  prompts: string;
+  /** '' : the model table's window; else tokens (as `--context-window`). */
+  contextWindow: string;
 }
 
 export interface SamplingDraft {
@@ -43,7 +48,18 @@ export interface SamplingDraft {
 
 const NO_SAMPLING: SamplingDraft = { temperature: '', topP: '', seed: '', maxOutputTokens: '' };
 
-const DRAFT_FIELDS = ['name', 'baseUrl', 'model', 'apiKeyRef', 'prices', 'systemPrompt', 'sampling', 'examples'] as const;
+const DRAFT_FIELDS = [
+  'name',
+  'baseUrl',
+  'model',
+  'apiKeyRef',
+  'prices',
+  'systemPrompt',
+  'sampling',
+  'examples',
+  'prompts',
+  'contextWindow',
+] as const;
 export type DraftErrors = Partial<Record<(typeof DRAFT_FIELDS)[number], string>>;
 
 /** A new profile's draft: every field empty or at its default. */
@@ -61,6 +77,8 @@ export const EMPTY_DRAFT: ProfileDraft = {
   sampling: NO_SAMPLING,
   examples: '',
   exampleBudget: '',
+  prompts: '',
+  contextWindow: '',
 };
 
 export function profileDraftOf(p: EndpointProfile): ProfileDraft {
@@ -83,6 +101,8 @@ export function profileDraftOf(p: EndpointProfile): ProfileDraft {
     },
     examples: (p.examples ?? []).join('\n'),
     exampleBudget: p.exampleBudget?.toString() ?? '',
+    prompts: p.prompts ?? '',
+    contextWindow: p.contextWindow?.toString() ?? '',
   };
 }
 
@@ -93,34 +113,22 @@ export const SAMPLING_LABELS: Record<keyof SamplingDraft, string> = {
   maxOutputTokens: 'Max output tokens',
 };
 
+/** A typed number checked by `schema` (a field of the host's schema): the number, or what is wrong in the schema's own words. */
+function checkedNumber(label: string, text: string, schema: ZodOptional<ZodNumber>): { value: number } | { error: string } {
+  const n = Number(text);
+  if (text !== '' && schema.safeParse(n).success) return { value: n };
+  return { error: `${label} must be ${schema.unwrap().description ?? 'a valid number'}, got "${text}".` };
+}
+
 /** The sampling settings typed, or what is wrong with the first bad one. */
 function samplingOf(d: SamplingDraft): { sampling: SamplingInput } | { error: string } {
   const out: SamplingInput = {};
   for (const key of Object.keys(SAMPLING_LABELS) as (keyof SamplingDraft)[]) {
     const text = d[key].trim();
     if (text === '') continue;
-    const n = Number(text);
-    const ok =
-      Number.isFinite(n) &&
-      (key === 'temperature'
-        ? n >= 0
-        : key === 'topP'
-          ? n > 0 && n <= 1
-          : key === 'seed'
-            ? Number.isSafeInteger(n)
-            : Number.isSafeInteger(n) && n >= 1);
-    if (!ok) {
-      const want =
-        key === 'temperature'
-          ? 'a number ≥ 0'
-          : key === 'topP'
-            ? 'a number in (0, 1]'
-            : key === 'seed'
-              ? 'an integer'
-              : 'a positive integer';
-      return { error: `${SAMPLING_LABELS[key]} must be ${want}, got "${text}".` };
-    }
-    out[key] = n;
+    const r = checkedNumber(SAMPLING_LABELS[key], text, SamplingInput.shape[key]);
+    if ('error' in r) return r;
+    out[key] = r.value;
   }
   return { sampling: out };
 }
@@ -170,7 +178,11 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
   if ('error' in sampling) errors.sampling = sampling.error;
   const examples = examplesOf(d.examples, d.exampleBudget);
   if ('error' in examples) errors.examples = examples.error;
-  if (Object.keys(errors).length > 0 || 'error' in sampling || 'error' in examples) return { errors };
+  const windowText = d.contextWindow.trim();
+  const ctxWindow = windowText === '' ? null : checkedNumber('Context window', windowText, EndpointProfile.shape.contextWindow);
+  if (ctxWindow && 'error' in ctxWindow) errors.contextWindow = ctxWindow.error;
+  if (Object.keys(errors).length > 0 || 'error' in sampling || 'error' in examples || (ctxWindow && 'error' in ctxWindow))
+    return { errors };
   const profile: EndpointProfile = {
     name,
     baseUrl,
@@ -187,6 +199,8 @@ export function validateDraft(d: ProfileDraft, existing: readonly string[]): { p
   if (Object.keys(sampling.sampling).length > 0) profile.sampling = sampling.sampling;
   if (examples.examples.length > 0) profile.examples = examples.examples;
   if (examples.exampleBudget !== undefined) profile.exampleBudget = examples.exampleBudget;
+  if (d.prompts.trim() !== '') profile.prompts = d.prompts.trim();
+  if (ctxWindow) profile.contextWindow = ctxWindow.value;
   // The host checks with this same schema; anything the checks above missed is named here.
   const checked = EndpointProfile.safeParse(profile);
   if (!checked.success) {

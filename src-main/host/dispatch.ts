@@ -15,7 +15,8 @@ import type { Counterfactuals } from './counterfactual.ts';
 import type { Evaluations } from './evaluations.ts';
 import type { FollowUps } from './follow-ups.ts';
 import { CommandError } from './command-error.ts';
-import { changeSessionLabels, runQuery, sessionLabels } from './labels-and-queries.ts';
+import { changeSessionLabels, changeVerdict, runQuery, sessionLabels } from './labels-and-queries.ts';
+import { listFindings } from '../analysis/scan/findings-dir.ts';
 import type { LiveSessions } from './live-sessions.ts';
 import type { ProfileKeys } from './profile-keys.ts';
 import type { RunsBrowser } from './runs-browser.ts';
@@ -157,5 +158,9 @@ export async function execute(parts: HostParts, client: Client | null, msg: Clie
       return { labels: await changeSessionLabels(c.sessionId, sessions.get(c.sessionId).logFile, c.change) };
     case 'query.run':
       return runQuery(c.expression, c.paths);
+    case 'findings.list':
+      return { findings: await listFindings(c.paths) };
+    case 'findings.verdict':
+      return { findings: await changeVerdict(c) };
   }
 }

@@ -246,3 +246,31 @@ export function scannerAgreement(scanner: string, scannerKind: ScannerKind | nul
     judged: positives + negatives,
   };
 }
+
+export interface FindingView extends FindingRecord {
+  /** The log's path on this machine. */
+  file: string;
+  /** The scanned folder the finding came from. */
+  dir: string;
+  verdict: Verdict | null;
+}
+
+export interface UnflaggedView {
+  dir: string;
+  file: string;
+  log: string;
+  scanner: string;
+  scannerKind: ScannerKind;
+  /** A model's explanation of why it did not flag the log. */
+  explanation: string | null;
+  /** The people's verdict on the log as a whole (its `session` target). */
+  verdict: Verdict | null;
+}
+
+export interface FindingsListing {
+  dirs: string[];
+  findings: FindingView[];
+  unflagged: UnflaggedView[];
+  agreement: ScannerAgreement[];
+  problems: string[];
+}

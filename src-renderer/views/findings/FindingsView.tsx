@@ -11,6 +11,7 @@ import { openMatch } from '../../app/label-services.ts';
 import { HostPathForm } from '../HostPathForm.tsx';
 import { AgreementTable } from './AgreementTable.tsx';
 import { giveVerdict, listFindings, type VerdictTarget } from './findings-host.ts';
+import { useFindingsFolders } from './findings-folders.ts';
 
 /** Rows drawn at once; filters narrow the rest. */
 const MAX_ROWS = 500;
@@ -61,7 +62,7 @@ function VerdictButtons(props: {
 export function FindingsView() {
   const svc = useServices();
   const evals = useStudio((s) => s.evals);
-  const [extra, setExtra] = useState<string[]>([]);
+  const extra = useFindingsFolders((f) => f.folders);
   const paths = useMemo(() => [...new Set([...[...evals.values()].map((e) => e.dir), ...extra])], [evals, extra]);
   const [listing, setListing] = useState<FindingsListing | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -121,8 +122,26 @@ export function FindingsView() {
         submitText="Add folder"
         inputTestId="findings-folder"
         submitTestId="findings-add"
-        onOpen={(p) => setExtra((xs) => (xs.includes(p) ? xs : [...xs, p]))}
+        onOpen={(p) => useFindingsFolders.getState().add(p)}
       />
+      {extra.length > 0 ? (
+        <p className="muted findings-folders">
+          folders:{' '}
+          {extra.map((f) => (
+            <span key={f} className="label-chip">
+              {f}{' '}
+              <button
+                type="button"
+                className="link"
+                aria-label={`Stop reading ${f}`}
+                onClick={() => useFindingsFolders.getState().remove(f)}
+              >
+                ×
+              </button>
+            </span>
+          ))}
+        </p>
+      ) : null}
       {paths.length === 0 ? <p className="muted">Open an evaluation, or add a folder that was scanned.</p> : null}
       {error !== null ? (
         <p role="alert" className="query-error" data-testid="findings-error">

@@ -30,6 +30,7 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   query: async () => [(await import('./query.ts')).registerQuery],
   prompts: async () => [(await import('./prompts.ts')).registerPrompts],
   score: async () => [(await import('./score.ts')).registerScore],
+  scan: async () => [(await import('./scan.ts')).registerScan],
 };
 
 /** Asking for the version needs no command (loading them all would take ~0.2 s). */

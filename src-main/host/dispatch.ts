@@ -42,9 +42,7 @@ export async function receive(parts: HostParts, client: Client, raw: unknown): P
   const parsed = parseClientMessage(raw);
   if (!parsed.ok) {
     const id =
-      typeof raw === 'object' && raw !== null && 'id' in raw && Number.isInteger((raw as { id: unknown }).id)
-        ? Math.max(0, (raw as { id: number }).id)
-        : 0;
+      typeof raw === 'object' && raw !== null && 'id' in raw && Number.isInteger(raw.id) ? Math.max(0, (raw as { id: number }).id) : 0;
     parts.subscribers.safeSend(client, { kind: 'reply', id, ok: false, error: { code: 'bad_request', message: parsed.error } });
     return;
   }

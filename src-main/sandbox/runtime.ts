@@ -71,20 +71,19 @@ export function sandboxRuntime(
   const WeakMapCtor = WeakMap;
   const reflectApply = Reflect.apply;
   // `fn.call(self, ...args)` that keeps working if code later replaces Function.prototype.call.
-  const callBound = <A extends unknown[], R>(fn: (...args: A) => R): ((self: unknown, ...args: A) => R) =>
-    Function.prototype.call.bind(fn) as unknown as (self: unknown, ...args: A) => R;
+  const callBound = <A extends unknown[], R>(fn: (...args: A) => R): ((self: unknown, ...args: A) => R) => Function.prototype.call.bind(fn);
   const arrayPushFn = Array.prototype.push;
   const arraySliceFn = Array.prototype.slice;
   const arrayPush = callBound(Array.prototype.push as (...items: unknown[]) => number);
-  const arrayJoin = callBound(Array.prototype.join as (sep?: string) => string);
+  const arrayJoin = callBound(Array.prototype.join);
   const arrayIndexOf = callBound(Array.prototype.indexOf as (item: unknown) => number);
   const arrayPop = callBound(Array.prototype.pop as () => unknown);
-  const stringSlice = callBound(String.prototype.slice as (start?: number, end?: number) => string);
-  const regexTest = callBound(RegExp.prototype.test as (s: string) => boolean);
-  const fnToString = callBound(Function.prototype.toString as () => string);
-  const symbolToString = callBound(Symbol.prototype.toString as () => string);
-  const dateToISO = callBound(Date.prototype.toISOString as () => string);
-  const dateGetTime = callBound(Date.prototype.getTime as () => number);
+  const stringSlice = callBound(String.prototype.slice);
+  const regexTest = callBound(RegExp.prototype.test);
+  const fnToString = callBound(Function.prototype.toString);
+  const symbolToString = callBound(Symbol.prototype.toString);
+  const dateToISO = callBound(Date.prototype.toISOString);
+  const dateGetTime = callBound(Date.prototype.getTime);
   const regexpSourceGetter = getOwnDesc(RegExp.prototype, 'source')?.get;
   const regexpFlagsGetter = getOwnDesc(RegExp.prototype, 'flags')?.get;
   const mapSizeGetter = getOwnDesc(Map.prototype, 'size')?.get;
@@ -104,7 +103,7 @@ export function sandboxRuntime(
     ['SharedArrayBuffer', typeof SharedArrayBuffer === 'function' ? getOwnDesc(SharedArrayBuffer.prototype, 'byteLength')?.get : undefined],
     ['DataView', getOwnDesc(DataView.prototype, 'byteLength')?.get],
   ];
-  const stringValueOf = callBound(String.prototype.valueOf as () => string);
+  const stringValueOf = callBound(String.prototype.valueOf);
 
   const config = jsonParse(configJson) as RuntimeConfig;
   const IDENT = /^[A-Za-z_$][\w$]*$/;
@@ -186,7 +185,7 @@ export function sandboxRuntime(
     return null;
   }
   function functionLabel(fn: unknown): string {
-    const n = getOwnDesc(fn as Obj, 'name');
+    const n = getOwnDesc(fn, 'name');
     const name = n && typeof n.value === 'string' ? n.value : '';
     let isClass: boolean;
     try {
@@ -401,7 +400,7 @@ export function sandboxRuntime(
       let n = typeof name === 'string' && name ? name : 'Error';
       if (n === 'Error') {
         // `class MyError extends Error {}` keeps name "Error"; the class name says more.
-        const ctor = constructorName(e as Obj);
+        const ctor = constructorName(e);
         if (ctor && ctor !== 'Object' && ctor !== 'Error') n = ctor;
       }
       const m = typeof message === 'string' ? message : message === undefined ? inspect(e, limit) : StringCtor(message);

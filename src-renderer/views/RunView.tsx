@@ -173,7 +173,7 @@ function RunHeader({
             ↑ parent run
           </button>
         ) : null}
-        {spawnCall && traj.calls.get(spawnCall as CallId)?.end ? (
+        {spawnCall && traj.calls.get(spawnCall)?.end ? (
           <button
             type="button"
             className="link"

@@ -133,7 +133,7 @@ function jsonHead(v: unknown, limit: number): { text: string; whole: boolean } {
       if (!put('{')) return false;
       let first = true;
       for (const k in x as Obj) {
-        if (!Object.hasOwn(x as Obj, k)) continue;
+        if (!Object.hasOwn(x, k)) continue;
         if ((!first && !put(',')) || !put(`${JSON.stringify(k)}:`) || !walk((x as Obj)[k])) return false;
         first = false;
       }

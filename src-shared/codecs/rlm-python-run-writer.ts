@@ -54,7 +54,12 @@ export class Stamper {
     this.lastT = t;
     const ms = Math.round(this.epochMs + t);
     if (ms !== this.lastTs.ms) this.lastTs = { ms, text: new Date(ms).toISOString() };
-    return Object.assign(draft, { v: EVENT_SCHEMA_VERSION, seq: this.seq++, t, ts: this.lastTs.text }) as TrajectoryEvent;
+    return Object.assign<EventDraft, Pick<TrajectoryEvent, 'v' | 'seq' | 't' | 'ts'>>(draft, {
+      v: EVENT_SCHEMA_VERSION,
+      seq: this.seq++,
+      t,
+      ts: this.lastTs.text,
+    });
   }
 
   get now(): number {

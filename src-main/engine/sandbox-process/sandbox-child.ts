@@ -24,7 +24,7 @@ function ask(m: DistributiveOmit<Extract<FromSandbox, { t: 'subcall' | 'tool' }>
   const id = nextAsk++;
   return new Promise((resolve, reject) => {
     asked.set(id, { resolve, reject });
-    send({ ...m, id } as FromSandbox);
+    send({ ...m, id });
   });
 }
 

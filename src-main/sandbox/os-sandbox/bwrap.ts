@@ -167,7 +167,8 @@ export function spawnSandboxed(spec: SandboxedSpawn): SandboxedChild {
     info.on('close', () => resolve(null));
     info.on('error', () => resolve(null));
   });
-  const fds = [];
+  // The extra pipes ('pipe' entries past stderr) are duplex sockets.
+  const fds: (Readable & Writable)[] = [];
   for (let i = 0; i < spec.extraFds; i++) fds.push(child.stdio[3 + i] as Readable & Writable);
   return { child, pid, stdout: child.stdout!, stderr: child.stderr!, fds };
 }

@@ -75,7 +75,7 @@ async function probe(bin: string): Promise<PythonInstall> {
     throw new Error(`${bin} did not say which interpreter it is (sys.executable is empty)`);
   }
   const [major, minor] = version;
-  if (major! < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor! < MIN_PYTHON[1])) {
+  if (major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1])) {
     throw new Error(
       `${bin} is Python ${version.join('.')}; the CPython REPL needs ${MIN_PYTHON.join('.')} or newer (name one with --python BIN)`,
     );

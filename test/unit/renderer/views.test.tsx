@@ -175,7 +175,7 @@ describe('views', () => {
       store.getState().flushEvents();
     });
     // The session just opened is the active one: it is A, the first one B, with nothing chosen.
-    const sel = (w: string) => (screen.getByTestId(`compare-${w}`) as HTMLSelectElement).value;
+    const sel = (w: string) => screen.getByTestId<HTMLSelectElement>(`compare-${w}`).value;
     expect([sel('a'), sel('b')]).toEqual(['s2', 's1']);
     expect(screen.getByTestId('divergence').textContent).toMatch(/iteration 1/);
     expect(store.getState().compare).toEqual({ a: null, b: null });

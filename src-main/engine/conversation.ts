@@ -17,6 +17,7 @@ import { cpythonProtectionLayers } from '../sandbox/os-sandbox/layers.ts';
 import { environmentIsScrubbed } from '../sandbox/sandbox-env.ts';
 import { forwardingBridge, RlmRun, type RunOutcome, type ConversationServices } from './run.ts';
 import { UsageLedger } from './usage-ledger.ts';
+import { finalVarRules } from './prompts.ts';
 
 export interface ReplFactory {
   (options: ReplOptions): Promise<Repl>;
@@ -163,7 +164,9 @@ export class RlmConversation {
       memoryLimitMb: s.memoryLimitMb,
       cpuLimitMs: s.blockCpuMs,
       wallLimitMs: s.blockWallMs,
-      finalVar: this.config.finalPatterns ?? false,
+      ...(this.config.finalPatterns
+        ? { finalVar: finalVarRules(this.config.prompts ?? defaultPack(this.config.repl ?? 'javascript')) }
+        : {}),
       compaction,
     };
   }

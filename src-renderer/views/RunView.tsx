@@ -2,7 +2,7 @@
 import { LabelsBox } from './LabelsBox.tsx';
 import { TurnsBar } from './TurnsBar.tsx';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useRef, useState } from 'react';
 import type { CallId, ChatMessage, RequestFields, RunId, StopReason, WorkedExampleRef } from '../../src-shared/events.ts';
 import { sandboxLayersText } from '../../src-shared/events.ts';
 import type { EvalOverview, EvalTaskRow, PauseInfo } from '../../src-shared/protocol.ts';
@@ -47,6 +47,7 @@ import { TextBlock } from './TextBlock.tsx';
 import { RunPolicy } from './RunPolicy.tsx';
 import { STILL_LOADING } from './still-loading.ts';
 import { useSharedReader } from '../app/shared-reader.tsx';
+import { useTrajectoryMemo } from '../lib/use-trajectory-memo.ts';
 
 // memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 export const RunView = memo(function RunView({ sessionId }: { sessionId: string }) {
@@ -115,10 +116,11 @@ function RunHeader({
 }) {
   const svc = useServices();
   const derived = useStudio((s) => viewDerivations(s, sessionId));
-  const totals = useMemo(
-    () => (derived?.state === traj ? derived : new RunDerivations(traj)).inclusiveTotals(run.id),
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-    [derived, traj, run, traj.revision],
+  const totals = useTrajectoryMemo(
+    traj,
+    traj.revision,
+    (t) => (derived?.state === t ? derived : new RunDerivations(t)).inclusiveTotals(run.id),
+    [derived, run],
   );
   const status = runStatus(run, pause);
   const graded = useStudio((s) => evalTaskOf(s.evals, sessionId));

@@ -172,7 +172,7 @@ describe('chart width', () => {
       },
     );
     const widths: number[] = [];
-    render(<ChartFrame title="t" testId="c" deps={[]} draw={(_svg, w) => widths.push(w)} />);
+    render(<ChartFrame title="t" testId="c" draw={(_svg, w) => widths.push(w)} />);
     const svg = screen.getByTestId('c').querySelector('svg')!;
     // The test setup gives every element a 1000 px box.
     expect(svg.getAttribute('width')).toBe('1000');

@@ -9,6 +9,7 @@ import type { UsageByModel } from './trajectory/by-model.ts';
 import { z } from 'zod';
 import type { LabelSet, TargetLabels } from './analysis/labels.ts';
 import type { QueryMatch } from './analysis/query.ts';
+import type { FindingsListing } from './analysis/scan-findings.ts';
 import type { LogHeader, TrajectoryEvent } from './events.ts';
 import type { CounterfactualRecord } from './analysis/counterfactual.ts';
 import type { CoverageFigures } from './analysis/coverage.ts';
@@ -353,6 +354,22 @@ export const Command = z.discriminatedUnion('type', [
     expression: z.string().min(1).max(10_000),
     paths: z.array(z.string().min(1)).min(1).max(1000),
   }),
+  /** Scanner findings of scanned folders (their findings.jsonl), with the people's verdicts and each scanner's agreement. */
+  z.strictObject({ type: z.literal('findings.list'), paths: z.array(z.string().min(1)).min(1).max(100) }),
+  /**
+   * A person's verdict on a finding's target (or on a scanned log's `session`), stored as the
+   * label scan.SCANNER.confirmed|rejected in the log's sidecar (null withdraws it); the reply
+   * is `findings.list` of `paths` after it.
+   */
+  z.strictObject({
+    type: z.literal('findings.verdict'),
+    paths: z.array(z.string().min(1)).min(1).max(100),
+    dir: z.string().min(1),
+    log: z.string().min(1).max(4000),
+    scanner: z.string().min(1).max(40),
+    target: labelTarget,
+    verdict: z.enum(['confirmed', 'rejected']).nullable(),
+  }),
 ]);
 export type Command = z.infer<typeof Command>;
 export type CommandType = Command['type'];
@@ -592,6 +609,8 @@ export interface Replies {
   'labels.get': { labels: SessionLabels };
   'labels.change': { labels: SessionLabels };
   'query.run': QueryResult;
+  'findings.list': { findings: FindingsListing };
+  'findings.verdict': { findings: FindingsListing };
 }
 
 /** One task of `eval.coverage`: its result, and its session's context coverage (null, with `problem`, when there is none). */

@@ -14,7 +14,8 @@ import type { Counterfactuals } from './counterfactual.ts';
 import type { Evaluations } from './evaluations.ts';
 import type { FollowUps } from './follow-ups.ts';
 import { CommandError } from './command-error.ts';
-import { changeSessionLabels, runQuery, sessionLabels } from './labels-and-queries.ts';
+import { changeSessionLabels, changeVerdict, runQuery, sessionLabels } from './labels-and-queries.ts';
+import { listFindings } from '../analysis/scan/findings-dir.ts';
 import type { LiveSessions } from './live-sessions.ts';
 import type { ProfileKeys } from './profile-keys.ts';
 import type { RunsBrowser } from './runs-browser.ts';
@@ -150,6 +151,8 @@ const handlers: Handlers = {
     labels: await changeSessionLabels(c.sessionId, parts.sessions.get(c.sessionId).logFile, c.change),
   }),
   'query.run': (c) => runQuery(c.expression, c.paths),
+  'findings.list': async (c) => ({ findings: await listFindings(c.paths) }),
+  'findings.verdict': async (c) => ({ findings: await changeVerdict(c) }),
 };
 
 /** Runs one command for a client. */

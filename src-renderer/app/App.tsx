@@ -5,6 +5,7 @@ import { usePrefs } from '../store/prefs.ts';
 import { CompareView } from '../views/CompareView.tsx';
 import { CoveragePanel, CoverageStrips } from '../views/CoverageView.tsx';
 import { EvaluationView } from '../views/EvaluationView.tsx';
+import { FindingsView } from '../views/findings/FindingsView.tsx';
 import { PolicyView } from '../views/PolicyView.tsx';
 import { Controls } from '../views/Controls.tsx';
 import { NewRunForm } from '../views/NewRunForm.tsx';
@@ -29,6 +30,7 @@ const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'eval', label: 'Evaluation', key: '5' },
   { id: 'policy', label: 'Policy', key: '6' },
   { id: 'runs', label: 'Runs', key: '7' },
+  { id: 'findings', label: 'Findings', key: '8' },
 ];
 /** What a shared trajectory's reader can use: one session, no host. */
 const READER_PANELS = PANELS.filter((p) => p.id === 'run' || p.id === 'charts' || p.id === 'search');
@@ -90,7 +92,8 @@ export function App() {
   const closeActive = (): void => {
     if (active) void svc.closeSession(active);
   };
-  const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy' && panel !== 'runs';
+  const showWelcome =
+    !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy' && panel !== 'runs' && panel !== 'findings';
   return (
     <div
       className="app"
@@ -209,6 +212,10 @@ export function App() {
         ) : panel === 'runs' ? (
           <ViewBoundary key="runs" what="the runs browser">
             <RunsView />
+          </ViewBoundary>
+        ) : panel === 'findings' ? (
+          <ViewBoundary key="findings" what="the Findings view">
+            <FindingsView />
           </ViewBoundary>
         ) : active ? (
           <>

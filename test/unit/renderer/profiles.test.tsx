@@ -11,7 +11,7 @@ import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
 import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/profiles/profile-draft.ts';
-import type { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import type { MemoryCarrier } from '../../support/memory-carrier.ts';
 import { ScriptedHost, type HostCommand } from './helpers.ts';
 
 const DEMO: EndpointProfile = {

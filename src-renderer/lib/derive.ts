@@ -16,6 +16,7 @@ import {
   type TrajectoryState,
   type IterationNode,
 } from '../../src-shared/trajectory/index.ts';
+import { OUTPUT_CAP_CHARS } from '../../src-shared/output-cap.ts';
 
 export type RunStatus = 'running' | 'paused' | 'answered' | 'failed' | 'limit' | 'cancelled';
 
@@ -533,14 +534,8 @@ export function matchSummary(hits: readonly SearchHit[], limit = 500): string {
 
 // --- the output the model saw -----------------------------------------------------------------
 
-/**
- * Characters of one block's output the model sees (the engine's OUTPUT_CAP_CHARS in
- * src-main/engine/prompts.ts; duplicated because the renderer may not import src-main).
- */
-const MODEL_OUTPUT_CAP = 20_000;
-
-/** Where the model's view of this output text was cut, if it was. */
-export function truncationOf(text: string, cap = MODEL_OUTPUT_CAP): { cutAt: number; total: number } | null {
+/** Where the model's view of this output text was cut, if it was (when the log does not record the message: at our packs' cap). */
+export function truncationOf(text: string, cap = OUTPUT_CAP_CHARS): { cutAt: number; total: number } | null {
   return text.length > cap ? { cutAt: cap, total: text.length } : null;
 }
 

@@ -10,7 +10,7 @@ import { PolicyView } from '../views/PolicyView.tsx';
 import { Controls } from '../views/Controls.tsx';
 import { NewRunForm } from '../views/NewRunForm.tsx';
 import { ReplayBar } from '../views/ReplayBar.tsx';
-import { RunView } from '../views/RunView.tsx';
+import { RunView } from '../views/run/RunView.tsx';
 import { RunsView } from '../views/RunsView.tsx';
 import { SearchView } from '../views/SearchView.tsx';
 import { TreePanel } from '../views/TreePanel.tsx';

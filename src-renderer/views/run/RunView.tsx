@@ -1,11 +1,11 @@
 // One run: its header, its iterations as a timeline, and the selected iteration in full.
-import { LabelsBox } from './LabelsBox.tsx';
-import { TurnsBar } from './TurnsBar.tsx';
+import { LabelsBox } from '../LabelsBox.tsx';
+import { TurnsBar } from '../TurnsBar.tsx';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useRef, useState } from 'react';
-import type { CallId, ChatMessage, RequestFields, RunId, StopReason, WorkedExampleRef } from '../../src-shared/events.ts';
-import { sandboxLayersText } from '../../src-shared/events.ts';
-import type { EvalOverview, EvalTaskRow, PauseInfo } from '../../src-shared/protocol.ts';
+import type { CallId, ChatMessage, RequestFields, RunId, StopReason, WorkedExampleRef } from '../../../src-shared/events.ts';
+import { sandboxLayersText } from '../../../src-shared/events.ts';
+import type { EvalOverview, EvalTaskRow, PauseInfo } from '../../../src-shared/protocol.ts';
 import {
   blocksOf,
   isDirectCall,
@@ -16,12 +16,12 @@ import {
   type RunNode,
   type TrajectoryState,
   usageUnknown,
-} from '../../src-shared/trajectory/index.ts';
-import { RetriesNote } from './RetriesNote.tsx';
-import { CutNote, ReasoningBox, cachedShareText } from './ReplyNotes.tsx';
-import { LiveReplyView } from './LiveReplyView.tsx';
-import { UsageByModelTable } from './UsageByModelTable.tsx';
-import { useCoverage, usePausedDrafts, useServices, useStudio } from '../app/context.tsx';
+} from '../../../src-shared/trajectory/index.ts';
+import { RetriesNote } from '../RetriesNote.tsx';
+import { CutNote, ReasoningBox, cachedShareText } from '../ReplyNotes.tsx';
+import { LiveReplyView } from '../LiveReplyView.tsx';
+import { UsageByModelTable } from '../UsageByModelTable.tsx';
+import { useCoverage, usePausedDrafts, useServices, useStudio } from '../../app/context.tsx';
 import {
   blockOutputText,
   fmtCost,
@@ -32,22 +32,22 @@ import {
   runStatus,
   truncationOf,
   usageNote,
-} from '../lib/derive.ts';
-import { CodeView } from '../monaco/CodeView.tsx';
-import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
-import { draftOf, pendingEdits } from '../store/paused-drafts.ts';
-import { hostIdOf, pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
-import { contextNeedOf, mayHaveRecipe } from './ContextFields.tsx';
-import { FollowUpForm } from './FollowUpForm.tsx';
-import { ForkForm, type ForkTarget } from './ForkForm.tsx';
-import { NoRuns } from './NoRuns.tsx';
-import { BlockRerunView, RerunBanner } from './RerunView.tsx';
-import { CounterfactualPanel } from './CounterfactualPanel.tsx';
-import { TextBlock } from './TextBlock.tsx';
-import { RunPolicy } from './RunPolicy.tsx';
-import { STILL_LOADING } from './still-loading.ts';
-import { useSharedReader } from '../app/shared-reader.tsx';
-import { useTrajectoryMemo } from '../lib/use-trajectory-memo.ts';
+} from '../../lib/derive.ts';
+import { CodeView } from '../../monaco/CodeView.tsx';
+import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../../lib/repl-language.ts';
+import { draftOf, pendingEdits } from '../../store/paused-drafts.ts';
+import { hostIdOf, pauseOf, viewDerivations, viewRev, viewTraj } from '../../store/studio.ts';
+import { contextNeedOf, mayHaveRecipe } from '../ContextFields.tsx';
+import { FollowUpForm } from '../FollowUpForm.tsx';
+import { ForkForm, type ForkTarget } from '../ForkForm.tsx';
+import { NoRuns } from '../NoRuns.tsx';
+import { BlockRerunView, RerunBanner } from '../RerunView.tsx';
+import { CounterfactualPanel } from '../CounterfactualPanel.tsx';
+import { TextBlock } from '../TextBlock.tsx';
+import { RunPolicy } from '../RunPolicy.tsx';
+import { STILL_LOADING } from '../still-loading.ts';
+import { useSharedReader } from '../../app/shared-reader.tsx';
+import { useTrajectoryMemo } from '../../lib/use-trajectory-memo.ts';
 
 // memo: this view reads its own slices; App re-renders only when the panel, the active session or a title changes.
 export const RunView = memo(function RunView({ sessionId }: { sessionId: string }) {

@@ -8,7 +8,7 @@ import { EvaluationView } from '../views/EvaluationView.tsx';
 import { FindingsView } from '../views/findings/FindingsView.tsx';
 import { PolicyView } from '../views/PolicyView.tsx';
 import { Controls } from '../views/Controls.tsx';
-import { NewRunForm } from '../views/NewRunForm.tsx';
+import { NewRunForm } from '../views/new-run/NewRunForm.tsx';
 import { ReplayBar } from '../views/ReplayBar.tsx';
 import { RunView } from '../views/run/RunView.tsx';
 import { RunsView } from '../views/RunsView.tsx';

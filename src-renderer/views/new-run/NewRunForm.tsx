@@ -8,14 +8,14 @@ import {
   type BreakpointKind,
   type ContextSource,
   type RunLimitsInput,
-} from '../../src-shared/protocol.ts';
-import { useServices, useStudio } from '../app/context.tsx';
-import { languageOfChoice, REPL_CHOICE_LABEL, REPL_LABEL, type ReplChoice, replChoiceOf } from '../lib/repl-language.ts';
-import { ProfilesPanel } from './profiles/ProfilesPanel.tsx';
-import { ExamplesField, examplesOf } from './ExamplesField.tsx';
-import { ProfileOptions } from './profiles/ProfileOptions.tsx';
-import { ToolsField } from './ToolsField.tsx';
-import { FormActions } from './FormActions.tsx';
+} from '../../../src-shared/protocol.ts';
+import { useServices, useStudio } from '../../app/context.tsx';
+import { languageOfChoice, REPL_CHOICE_LABEL, REPL_LABEL, type ReplChoice, replChoiceOf } from '../../lib/repl-language.ts';
+import { ProfilesPanel } from '../profiles/ProfilesPanel.tsx';
+import { ExamplesField, examplesOf } from '../ExamplesField.tsx';
+import { ProfileOptions } from '../profiles/ProfileOptions.tsx';
+import { ToolsField } from '../ToolsField.tsx';
+import { FormActions } from '../FormActions.tsx';
 
 const BP_KINDS: BreakpointKind[] = ['before_model_call', 'after_reply', 'after_block', 'on_error', 'on_subcall_start'];
 

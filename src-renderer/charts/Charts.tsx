@@ -28,7 +28,7 @@ import {
   type TrajectoryState,
 } from '../../src-shared/trajectory/index.ts';
 import { useStudio } from '../app/context.tsx';
-import { fmtInt, fmtMs, fmtUsd } from '../lib/derive.ts';
+import { fmtInt, fmtMs, fmtUsd } from '../lib/format.ts';
 import { downloadBlob } from '../lib/download.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
 import { drawBox, drawLegend, drawWrappedText, formatInteger, integerTicks, tickCount } from './chart-layout.ts';

@@ -8,7 +8,7 @@ import type { EvalOverview, EvalTaskRow } from '../../src-shared/protocol.ts';
 import { openEval, openEvalTask, refreshEval } from '../app/eval-services.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { ChartFrame, drawDistribution, type Draw } from '../charts/Charts.tsx';
-import { fmtMs, fmtUsd } from '../lib/derive.ts';
+import { fmtMs, fmtUsd } from '../lib/format.ts';
 import { pricedCosts, totalCostText } from '../../src-shared/cost-text.ts';
 import { accuracyBy, compareEvals, evalTotals, sortRows, type ComparedTask, type SortKey } from '../lib/eval.ts';
 import { RetriesNote } from './RetriesNote.tsx';

@@ -13,7 +13,7 @@ import { usePolicy, useServices, useStudio } from '../app/context.tsx';
 import { openPolicy, openPolicyLog } from '../app/policy-services.ts';
 import { ChartFrame, type Draw } from '../charts/Charts.tsx';
 import { drawHistograms, drawSplitBar, splitBarHeight } from '../charts/policy-charts.ts';
-import { fmtMs, fmtUsd } from '../lib/derive.ts';
+import { fmtMs, fmtUsd } from '../lib/format.ts';
 import { HostPathForm } from './HostPathForm.tsx';
 import { ViewBoundary } from './ViewBoundary.tsx';
 

@@ -8,7 +8,7 @@ import type { RunNode, TrajectoryState } from '../../src-shared/trajectory/index
 import { useServices } from '../app/context.tsx';
 import { ChartFrame, type Draw } from '../charts/Charts.tsx';
 import { drawSplitBar, splitBarHeight } from '../charts/policy-charts.ts';
-import { fmtInt, fmtMs, fmtUsd } from '../lib/derive.ts';
+import { fmtInt, fmtMs, fmtUsd } from '../lib/format.ts';
 import { useTrajectoryMemo } from '../lib/use-trajectory-memo.ts';
 
 const RUN_PAGE = 100;

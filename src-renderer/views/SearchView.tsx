@@ -3,7 +3,7 @@
 import { useDeferredValue, useEffect, useState } from 'react';
 import { useServices, useStudio } from '../app/context.tsx';
 import { useSharedReader } from '../app/shared-reader.tsx';
-import { matchSummary, searchSession } from '../lib/derive.ts';
+import { matchSummary, searchSession } from '../lib/session-search.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
 import { HitList } from './HitList.tsx';
 import { QuerySearch } from './QuerySearch.tsx';

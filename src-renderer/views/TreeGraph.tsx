@@ -18,7 +18,7 @@ import { useEffect, useMemo, useRef } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { iterationCount, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
-import { measureKnown, measureOf, runStatus, UNKNOWN_MEASURE_COLOUR, type Measure, type RunMetrics } from '../lib/derive.ts';
+import { measureKnown, measureOf, runStatus, UNKNOWN_MEASURE_COLOUR, type Measure, type RunMetrics } from '../lib/run-derivations.ts';
 import { useTrajectoryMemo } from '../lib/use-trajectory-memo.ts';
 
 interface Datum {

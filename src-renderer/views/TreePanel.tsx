@@ -8,26 +8,18 @@ import type { RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { iterationCount, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useLabels, useServices, useStudio } from '../app/context.tsx';
+import { fmtCost, fmtInt, fmtMs, fmtTokens, fmtUsd, usageNote } from '../lib/format.ts';
 import {
-  fmtCost,
-  fmtInt,
-  fmtMs,
-  fmtTokens,
-  fmtUsd,
   measureKnown,
   measureOf,
   MEASURES,
-  runLabel,
   RunDerivations,
   runStatus,
-  runsMatching,
-  treeRows,
-  usageNote,
   type Measure,
   type RunMetrics,
-  type TreeRow,
   UNKNOWN_MEASURE_COLOUR,
-} from '../lib/derive.ts';
+} from '../lib/run-derivations.ts';
+import { runLabel, runsMatching, treeRows, type TreeRow } from '../lib/tree-rows.ts';
 import { REPL_LABEL, REPL_TAG, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { usePrefs } from '../store/prefs.ts';
 import { pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';

@@ -1,6 +1,7 @@
 // One code block: its code, its output as the model saw it, its sub-calls and re-execution.
 import { type BlockNode, type TrajectoryState } from '../../../src-shared/trajectory/index.ts';
-import { blockOutputText, fmtMs, truncationOf } from '../../lib/derive.ts';
+import { blockOutputText, truncationOf } from '../../lib/block-output.ts';
+import { fmtMs } from '../../lib/format.ts';
 import { type ReplLanguage } from '../../lib/repl-language.ts';
 import { CodeView } from '../../monaco/CodeView.tsx';
 import { BlockRerunView } from '../RerunView.tsx';

@@ -11,7 +11,7 @@ import {
 } from '../../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../../app/context.tsx';
 import { useSharedReader } from '../../app/shared-reader.tsx';
-import { fmtCost, fmtInt, fmtMs, fmtTokenPair, usageNote } from '../../lib/derive.ts';
+import { fmtCost, fmtInt, fmtMs, fmtTokenPair, usageNote } from '../../lib/format.ts';
 import { type ReplLanguage } from '../../lib/repl-language.ts';
 import { hostIdOf } from '../../store/studio.ts';
 import { contextNeedOf, mayHaveRecipe } from '../ContextFields.tsx';

@@ -3,7 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
 import { blocksOf, isDirectCall, type IterationNode, type RunNode } from '../../../src-shared/trajectory/index.ts';
 import { useServices } from '../../app/context.tsx';
-import { fmtMs } from '../../lib/derive.ts';
+import { fmtMs } from '../../lib/format.ts';
 
 /** What an iteration's chip says: short with glyphs on the chip, spelt out in its title. */
 function chipText(it: IterationNode): { meta: string; title: string; errors: number; rerunDiffers: boolean } {

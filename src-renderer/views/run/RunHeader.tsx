@@ -7,7 +7,8 @@ import type { EvalOverview, EvalTaskRow, PauseInfo } from '../../../src-shared/p
 import { isDirectCall, iterationCount, type RunNode, type TrajectoryState } from '../../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../../app/context.tsx';
 import { useSharedReader } from '../../app/shared-reader.tsx';
-import { fmtCost, fmtMs, fmtTokenPair, RunDerivations, runStatus, usageNote } from '../../lib/derive.ts';
+import { fmtCost, fmtMs, fmtTokenPair, usageNote } from '../../lib/format.ts';
+import { RunDerivations, runStatus } from '../../lib/run-derivations.ts';
 import { REPL_LABEL, type ReplLanguage } from '../../lib/repl-language.ts';
 import { useTrajectoryMemo } from '../../lib/use-trajectory-memo.ts';
 import { viewDerivations } from '../../store/studio.ts';

@@ -4,7 +4,7 @@ import type { CallId, RunId } from '../../../src-shared/events.ts';
 import { usageUnknown, type BlockNode, type TrajectoryState } from '../../../src-shared/trajectory/index.ts';
 import { useCoverage, useServices } from '../../app/context.tsx';
 import { useSharedReader } from '../../app/shared-reader.tsx';
-import { fmtInt, fmtMs } from '../../lib/derive.ts';
+import { fmtInt, fmtMs } from '../../lib/format.ts';
 import { CounterfactualPanel } from '../CounterfactualPanel.tsx';
 import { CutNote, ReasoningBox } from '../ReplyNotes.tsx';
 import { RetriesNote } from '../RetriesNote.tsx';

@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { WorkedExampleRef } from '../../../src-shared/events.ts';
 import { useServices } from '../../app/context.tsx';
-import { fmtInt } from '../../lib/derive.ts';
+import { fmtInt } from '../../lib/format.ts';
 import { REPL_LABEL } from '../../lib/repl-language.ts';
 
 /**

@@ -10,7 +10,7 @@ import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { ChartFrame, drawBars, drawDistribution, drawTokenGrowth } from '../../../src-renderer/charts/Charts.tsx';
 import { drawHistograms, drawSplitBar } from '../../../src-renderer/charts/policy-charts.ts';
 import { sessionSpans, waterfallCaption } from '../../../src-renderer/charts/waterfall-spans.ts';
-import { fmtMs, fmtUsd } from '../../../src-renderer/lib/derive.ts';
+import { fmtMs, fmtUsd } from '../../../src-renderer/lib/format.ts';
 import { fixtureEvents, servicesWith } from './helpers.ts';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';

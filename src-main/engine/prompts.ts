@@ -158,9 +158,6 @@ export interface BlockOutput {
   replReset: string | null;
 }
 
-/** Characters of one block's formatted output our packs let the model see before the rest is cut. */
-export const OUTPUT_CAP_CHARS = 20_000;
-
 /**
  * Cuts at `cap` characters counted as Python's `len` counts them (code points), as the reference
  * does: a character outside the BMP is never split into a lone surrogate, and the number cut is

@@ -4,6 +4,7 @@
 // REPL-output message per turn) follows the reference library so trained habits carry over.
 import type { ReplLanguage } from '../../src-shared/events.ts';
 import { PROMPT_PACK_FORMAT, PROMPT_PACK_VERSION, type PackTexts, type PromptPack } from './prompt-pack.ts';
+import { OUTPUT_CAP_CHARS } from '../../src-shared/output-cap.ts';
 
 /** The words and snippets that differ between the two REPLs. */
 interface Dialect {
@@ -178,7 +179,7 @@ function ourPack(language: ReplLanguage): PromptPack {
     language,
     semantics: 'rlm-studio',
     numbers: 'grouped',
-    outputCap: 20_000,
+    outputCap: OUTPUT_CAP_CHARS,
     roles: { finalAnswerRequest: 'user' },
     texts: texts(DIALECTS[language]),
   };

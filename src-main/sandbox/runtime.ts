@@ -105,7 +105,7 @@ export function sandboxRuntime(
     ['DataView', getOwnDesc(DataView.prototype, 'byteLength')?.get],
   ];
   const stringValueOf = callBound(String.prototype.valueOf);
-  const stringIndexOf = callBound(String.prototype.indexOf as (search: string, from?: number) => number);
+  const stringIndexOf = callBound(String.prototype.indexOf);
   const startsAt = (text: string, part: string, at: number): boolean => stringSlice(text, at, at + part.length) === part;
   /** A pack text with `{name}` and `{available}` filled in, in one pass; other braces stay text. */
   const fillNotFound = (template: string, name: string, available: string): string => {

@@ -23,7 +23,7 @@ import { createLabelsStore } from './labels.ts';
 import { createLiveRepliesStore } from './live-replies.ts';
 import { createPausedDraftsStore } from './paused-drafts.ts';
 import { createPolicyStore } from './policy.ts';
-import { RunDerivations } from '../lib/derive.ts';
+import { RunDerivations } from '../lib/run-derivations.ts';
 import { setAt, type Elision } from '../lib/elision.ts';
 import type { Spent } from '../lib/parse-messages.ts';
 import type { LogFormat } from '../../src-shared/codecs/detect.ts';

@@ -6,7 +6,7 @@ import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import type { CoverageFigures, CoverageReport, CoverageRole, CoverageSpan } from '../../src-shared/analysis/coverage.ts';
 import { useCoverage, useServices, useStudio } from '../app/context.tsx';
 import { computeCoverage, computeCoverageFromHost, hostContextOf, type HostContext } from '../app/coverage-services.ts';
-import { fmtInt } from '../lib/derive.ts';
+import { fmtInt } from '../lib/format.ts';
 import type { CoverageScope } from '../store/coverage.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
 import type { Services } from '../app/services.ts';

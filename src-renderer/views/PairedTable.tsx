@@ -12,7 +12,7 @@ import {
   type PassK,
 } from '../../src-shared/analysis/paired-comparison.ts';
 import type { EvalOverview } from '../../src-shared/protocol.ts';
-import { fmtMs, fmtUsd } from '../lib/derive.ts';
+import { fmtMs, fmtUsd } from '../lib/format.ts';
 import { pairedSessionsFromTaskRows } from '../lib/eval.ts';
 
 function fmtValue(m: MetricComparison['metric'], v: number): string {

@@ -9,7 +9,7 @@ import { BUILT_IN_PROMPT_PACKS, EndpointProfile, type ClientMessage } from '../.
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
+import { NewRunForm } from '../../../src-renderer/views/new-run/NewRunForm.tsx';
 import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/profiles/profile-draft.ts';
 import type { MemoryCarrier } from '../../support/memory-carrier.ts';
 import { ScriptedHost, type HostCommand } from './helpers.ts';

@@ -4,7 +4,7 @@ import { App } from '../../../src-renderer/app/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
-import { firstDivergence } from '../../../src-renderer/lib/derive.ts';
+import { firstDivergence } from '../../../src-renderer/lib/divergence.ts';
 import { compareWith, mountApp } from './mount-app.tsx';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { fixtureEvents } from './helpers.ts';

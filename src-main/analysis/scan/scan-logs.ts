@@ -21,7 +21,7 @@ import { scanContext, type ScanDocument } from './scan-document.ts';
 import type { ModuleFinding, Scanner } from './scanner-file.ts';
 
 /** A folder's scanners' own logs: never scanned themselves. */
-export const SCAN_LOGS_FOLDER = 'scan';
+const SCAN_LOGS_FOLDER = 'scan';
 const SKIPPED_FOLDERS = [SCAN_LOGS_FOLDER, 'judge'];
 
 export class ScanError extends Error {

@@ -49,12 +49,19 @@ const SystemPromptText = z.string().min(1).max(1_000_000);
  * `--max-output-tokens` on the command line); absent ones are left to the endpoint.
  */
 export const SamplingInput = z.strictObject({
-  temperature: z.number().min(0).optional(),
-  topP: z.number().gt(0).max(1).optional(),
-  seed: z.number().int().optional(),
-  maxOutputTokens: positiveInt.optional(),
+  // Each description is the rule in words: the profile editor shows it with a bad value.
+  temperature: z.number().min(0).describe('a number ≥ 0').optional(),
+  topP: z.number().gt(0).max(1).describe('a number in (0, 1]').optional(),
+  seed: z.number().int().describe('an integer').optional(),
+  maxOutputTokens: positiveInt.describe('a positive integer').optional(),
 });
 export type SamplingInput = z.infer<typeof SamplingInput>;
+
+/** Our own prompt packs, by name (src-main/lm/our-prompt-packs.ts makes them; `rlm-studio prompts export NAME` writes one out). */
+export const BUILT_IN_PROMPT_PACKS = ['rlm-studio-javascript', 'rlm-studio-python'] as const;
+
+/** A prompt pack (`--prompts`): one of ours by name, or a pack file on the host (absolute, or relative to where the host runs). */
+export const PromptPackChoice = z.string().trim().min(1).max(4096);
 
 /** Paths on the host of saved logs (either format) rendered into the root's system prompt as worked examples. */
 const WorkedExamplePaths = z.array(z.string().min(1)).max(20);
@@ -93,6 +100,10 @@ export const EndpointProfile = z.strictObject({
   examples: WorkedExamplePaths.optional(),
   /** Characters all worked examples may take together (absent: 12,000). */
   exampleBudget: positiveInt.optional(),
+  /** The prompt pack its sessions' model texts come from, as `--prompts` (absent: ours for the run's REPL). */
+  prompts: PromptPackChoice.optional(),
+  /** The root model's context window in tokens, as `--context-window`: overrides the model table for compaction and the budgets the prompts quote. */
+  contextWindow: positiveInt.describe('a positive integer (tokens)').optional(),
 });
 export type EndpointProfile = z.infer<typeof EndpointProfile>;
 

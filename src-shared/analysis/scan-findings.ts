@@ -55,6 +55,8 @@ export const FindingRecord = z.strictObject({
   evidence: z.array(Target),
   /** Cited ids that are not in the log (a model's invention), kept to be seen, never linked. */
   invalidEvidence: z.array(z.string().max(1000)),
+  /** Where each cited sub-call is (its run and iteration), so a link can open it; absent when none is cited. */
+  callPlaces: z.array(z.strictObject({ target: Target, runId: z.string(), iteration: z.number().int() })).optional(),
   explanation: Text,
   model: ModelCall.optional(),
 });

@@ -13,6 +13,7 @@ import {
 import { runJob } from './analysis-jobs.ts';
 import type { Counterfactuals } from './counterfactual.ts';
 import type { Evaluations } from './evaluations.ts';
+import { openSweep } from './sweeps.ts';
 import type { FollowUps } from './follow-ups.ts';
 import { CommandError } from './command-error.ts';
 import { changeSessionLabels, runQuery, sessionLabels } from './labels-and-queries.ts';
@@ -151,6 +152,8 @@ export async function execute(parts: HostParts, client: Client | null, msg: Clie
       return runJob({ job: 'metrics', path: c.path, bins: c.bins });
     case 'eval.coverage':
       return runJob({ job: 'coverage', path: c.path });
+    case 'sweep.open':
+      return { sweep: openSweep(c.path) };
     case 'labels.get':
       return { labels: await sessionLabels(c.sessionId, sessions.get(c.sessionId).logFile) };
     case 'labels.change':

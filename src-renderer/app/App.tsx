@@ -12,6 +12,7 @@ import { ReplayBar } from '../views/ReplayBar.tsx';
 import { RunView } from '../views/RunView.tsx';
 import { RunsView } from '../views/RunsView.tsx';
 import { SearchView } from '../views/SearchView.tsx';
+import { SweepView } from '../views/sweep/SweepView.tsx';
 import { TreePanel } from '../views/TreePanel.tsx';
 import { ViewBoundary } from '../views/ViewBoundary.tsx';
 import { OpenFileButton, Welcome } from '../views/Welcome.tsx';
@@ -29,6 +30,7 @@ const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'eval', label: 'Evaluation', key: '5' },
   { id: 'policy', label: 'Policy', key: '6' },
   { id: 'runs', label: 'Runs', key: '7' },
+  { id: 'sweep', label: 'Sweep', key: '8' },
 ];
 /** What a shared trajectory's reader can use: one session, no host. */
 const READER_PANELS = PANELS.filter((p) => p.id === 'run' || p.id === 'charts' || p.id === 'search');
@@ -90,7 +92,8 @@ export function App() {
   const closeActive = (): void => {
     if (active) void svc.closeSession(active);
   };
-  const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy' && panel !== 'runs';
+  const showWelcome =
+    !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy' && panel !== 'runs' && panel !== 'sweep';
   return (
     <div
       className="app"
@@ -209,6 +212,10 @@ export function App() {
         ) : panel === 'runs' ? (
           <ViewBoundary key="runs" what="the runs browser">
             <RunsView />
+          </ViewBoundary>
+        ) : panel === 'sweep' ? (
+          <ViewBoundary key="sweep" what="the Sweep view">
+            <SweepView />
           </ViewBoundary>
         ) : active ? (
           <>

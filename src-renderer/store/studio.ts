@@ -76,7 +76,7 @@ export interface ReplayState {
   speed: number;
 }
 
-export type Panel = 'run' | 'charts' | 'compare' | 'search' | 'new' | 'eval' | 'policy' | 'runs';
+export type Panel = 'run' | 'charts' | 'compare' | 'search' | 'new' | 'eval' | 'policy' | 'runs' | 'sweep';
 
 interface Notice {
   kind: 'error' | 'info';

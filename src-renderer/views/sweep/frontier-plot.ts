@@ -9,6 +9,37 @@ import { tickCount } from '../../charts/chart-layout.ts';
 export const FRONTIER_H = 320;
 const M = { top: 16, right: 24, bottom: 40, left: 54 };
 
+interface Spot {
+  dx: number;
+  dy: number;
+  anchor: 'start' | 'end';
+}
+
+/** Where each point's label goes: above right, else below right, above left, below left — the first that overlaps no label placed before. */
+function labelSpots(points: readonly { x: number; y: number; text: string }[]): Spot[] {
+  const CANDIDATES: Spot[] = [
+    { dx: 7, dy: -7, anchor: 'start' },
+    { dx: 7, dy: 15, anchor: 'start' },
+    { dx: -7, dy: -7, anchor: 'end' },
+    { dx: -7, dy: 15, anchor: 'end' },
+  ];
+  const placed: { x0: number; x1: number; y0: number; y1: number }[] = [];
+  return points.map((p) => {
+    const w = 7 * p.text.length;
+    const boxOf = (s: Spot) => {
+      const x0 = s.anchor === 'start' ? p.x + s.dx : p.x + s.dx - w;
+      return { x0, x1: x0 + w, y0: p.y + s.dy - 10, y1: p.y + s.dy + 2 };
+    };
+    const free = CANDIDATES.find((s) => {
+      const b = boxOf(s);
+      return !placed.some((q) => b.x0 < q.x1 && q.x0 < b.x1 && b.y0 < q.y1 && q.y0 < b.y1);
+    });
+    const spot = free ?? CANDIDATES[0]!;
+    placed.push(boxOf(spot));
+    return spot;
+  });
+}
+
 export function drawFrontier(svg: SVGSVGElement, configs: readonly SweepConfigFigures[], width: number): void {
   const points = configs
     .map((c, i) => ({ c, n: i + 1 }))
@@ -82,10 +113,12 @@ export function drawFrontier(svg: SVGSVGElement, configs: readonly SweepConfigFi
     .attr('fill', (p) => (p.c.pareto ? 'var(--accent)' : 'var(--bg)'))
     .attr('stroke', (p) => (p.c.pareto ? 'var(--accent)' : 'var(--muted)'))
     .attr('stroke-width', 1.5);
+  const spots = labelSpots(points.map((p) => ({ x: x(p.c.costPerTask), y: y(p.c.accuracy), text: `#${p.n}` })));
   dot
     .append('text')
-    .attr('x', 7)
-    .attr('y', -7)
+    .attr('x', (_, i) => spots[i]!.dx)
+    .attr('y', (_, i) => spots[i]!.dy)
+    .attr('text-anchor', (_, i) => spots[i]!.anchor)
     .attr('font-size', 11)
     .attr('fill', 'currentColor')
     .text((p) => `#${p.n}`);

@@ -7,8 +7,14 @@ import { UsageError } from './errors.ts';
 import { repoRoot } from './repo-root.ts';
 import { exitProcess, pythonUsed } from '../sandbox/python/lifecycle.ts';
 import { startPythonEarly } from './python-prefetch.ts';
+import { startJavaScriptSandboxEarly } from './sandbox-prefetch.ts';
+import { startTimingReport } from './timing-report.ts';
+import { markPhase } from '../../src-shared/phase-timing.ts';
 
-await startPythonEarly(process.argv);
+startTimingReport(process.env);
+markPhase('command line loaded');
+
+if ((await startPythonEarly(process.argv)) === null) await startJavaScriptSandboxEarly(process.argv);
 
 const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
 const program = new Command();
@@ -27,6 +33,7 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 await registerCommands(program, process.argv);
+markPhase('commands registered');
 
 try {
   await program.parseAsync(process.argv);

@@ -135,6 +135,15 @@ export interface PromptPack {
 }
 export type PackTexts = PromptPack['texts'];
 
+/**
+ * Whether model calls stream: as asked, else yes, except under a reference prompt pack, so that
+ * every request is byte for byte the reference library's (it never streams). The CLI, the
+ * queue's workers and the app's sessions all decide by this.
+ */
+export function streamFor(asked: boolean | undefined, prompts: PromptPack | undefined): boolean {
+  return asked ?? prompts?.semantics !== 'reference';
+}
+
 /** sha256 of the pack's canonical JSON (keys sorted), first 16 hex digits. */
 export function packHash(pack: PromptPack): string {
   return createHash('sha256').update(canonicalJson(pack)).digest('hex').slice(0, 16);

@@ -11,9 +11,9 @@ import {
 } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { languageOfChoice, REPL_CHOICE_LABEL, REPL_LABEL, type ReplChoice, replChoiceOf } from '../lib/repl-language.ts';
-import { ProfilesPanel } from './ProfilesPanel.tsx';
+import { ProfilesPanel } from './profiles/ProfilesPanel.tsx';
 import { ExamplesField, examplesOf } from './ExamplesField.tsx';
-import { ProfileOptions } from './ProfileOptions.tsx';
+import { ProfileOptions } from './profiles/ProfileOptions.tsx';
 import { ToolsField } from './ToolsField.tsx';
 import { FormActions } from './FormActions.tsx';
 

@@ -3,6 +3,7 @@
 // and pass^k when tasks repeat. Computed in the page from what it holds, with the CLI's
 // defaults (seed 1, 2000 resamples, 95%), so the same data gives `stats --compare --json`'s numbers.
 import { useMemo } from 'react';
+import { usePolicy } from '../app/context.tsx';
 import {
   pairedComparison,
   pairedSessionsFromFigures,
@@ -13,7 +14,6 @@ import {
 import type { EvalOverview } from '../../src-shared/protocol.ts';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
 import { pairedSessionsFromTaskRows } from '../lib/eval.ts';
-import { usePolicy } from '../store/policy.ts';
 
 function fmtValue(m: MetricComparison['metric'], v: number): string {
   if (!Number.isFinite(v)) return '–';

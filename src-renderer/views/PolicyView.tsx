@@ -9,12 +9,11 @@ import { successIntersection, type TaskRef } from '../../src-shared/analysis/pol
 import { SESSION_FIGURES, type SessionFigure } from '../../src-shared/analysis/policy-metrics.ts';
 import type { PolicyOverview } from '../../src-shared/protocol.ts';
 import type { Quartiles } from '../../src-shared/trajectory/index.ts';
-import { useServices, useStudio } from '../app/context.tsx';
+import { usePolicy, useServices, useStudio } from '../app/context.tsx';
 import { openPolicy, openPolicyLog } from '../app/policy-services.ts';
 import { ChartFrame } from '../charts/Charts.tsx';
 import { drawHistograms, drawSplitBar, splitBarHeight } from '../charts/policy-charts.ts';
 import { fmtMs, fmtUsd } from '../lib/derive.ts';
-import { usePolicy } from '../store/policy.ts';
 import { HostPathForm } from './HostPathForm.tsx';
 import { ViewBoundary } from './ViewBoundary.tsx';
 

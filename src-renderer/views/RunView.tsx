@@ -21,7 +21,7 @@ import { RetriesNote } from './RetriesNote.tsx';
 import { CutNote, ReasoningBox, cachedShareText } from './ReplyNotes.tsx';
 import { LiveReplyView } from './LiveReplyView.tsx';
 import { UsageByModelTable } from './UsageByModelTable.tsx';
-import { useServices, useStudio } from '../app/context.tsx';
+import { useCoverage, usePausedDrafts, useServices, useStudio } from '../app/context.tsx';
 import {
   blockOutputText,
   fmtCost,
@@ -35,8 +35,7 @@ import {
 } from '../lib/derive.ts';
 import { CodeView } from '../monaco/CodeView.tsx';
 import { REPL_LABEL, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
-import { useCoverage } from '../store/coverage.ts';
-import { draftKey, pendingEdits, usePausedDrafts } from '../store/paused-drafts.ts';
+import { draftOf, pendingEdits } from '../store/paused-drafts.ts';
 import { hostIdOf, pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
 import { contextNeedOf, mayHaveRecipe } from './ContextFields.tsx';
 import { FollowUpForm } from './FollowUpForm.tsx';
@@ -587,8 +586,8 @@ function PausedEditor({
   language: ReplLanguage;
 }) {
   const svc = useServices();
-  const key = draftKey(sessionId, runId, iteration, blocks);
-  const edits = usePausedDrafts((s) => s.drafts.get(key)) ?? blocks;
+  const at = { runId, iteration, blocks };
+  const edits = usePausedDrafts((s) => draftOf(s, sessionId, at)) ?? blocks;
   const changed = edits.some((e, i) => e !== blocks[i]);
   return (
     <div className="paused-edit" data-testid="paused-editor">
@@ -599,7 +598,7 @@ function PausedEditor({
           value={code}
           language={language}
           readOnly={false}
-          onChange={(v) => usePausedDrafts.getState().edit(key, blocks, i, v)}
+          onChange={(v) => svc.store.drafts.getState().edit(sessionId, at, i, v)}
           testId={`edit-block-${i}`}
           ariaLabel={`Editable code block ${i + 1}`}
         />
@@ -608,7 +607,7 @@ function PausedEditor({
         type="button"
         className="primary"
         data-testid="run-edited"
-        onClick={() => void svc.editAndContinue(sessionId, pendingEdits(sessionId, { runId, iteration, blocks }) ?? {})}
+        onClick={() => void svc.editAndContinue(sessionId, pendingEdits(svc.store.drafts.getState(), sessionId, at) ?? {})}
       >
         {changed ? 'Run edited code' : 'Run as is'}
       </button>
@@ -678,9 +677,9 @@ function SubcallList({ sessionId, traj, b }: { sessionId: string; traj: Trajecto
   useEffect(() => {
     if (focusCall === null || !b.calls.includes(focusCall as CallId)) return;
     setOpen(focusCall);
-    useCoverage.getState().focus(null);
+    svc.store.coverage.getState().focus(null);
     requestAnimationFrame(() => document.querySelector(`[data-call-id="${CSS.escape(focusCall)}"]`)?.scrollIntoView({ block: 'center' }));
-  }, [focusCall, b]);
+  }, [focusCall, b, svc]);
   return (
     <div className="subcalls">
       <h5>Sub-calls ({b.calls.length})</h5>

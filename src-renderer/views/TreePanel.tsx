@@ -7,7 +7,7 @@ import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useSta
 import type { RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { iterationCount, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
-import { useServices, useStudio } from '../app/context.tsx';
+import { useLabels, useServices, useStudio } from '../app/context.tsx';
 import {
   fmtCost,
   fmtInt,
@@ -34,7 +34,6 @@ import { pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts'
 import { TreeGraph } from './TreeGraph.tsx';
 import { chipsByRun, type RunChip } from '../../src-shared/analysis/labels.ts';
 import { loadLabels } from '../app/label-services.ts';
-import { useLabelsStore } from '../store/labels.ts';
 
 const NO_CHIPS: ReadonlyMap<string, RunChip[]> = new Map();
 
@@ -55,7 +54,7 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   const language = useStudio((s) => sessionLanguage(s.sessions.get(sessionId)));
   const { colourBy, treeMode, set: setPrefs } = usePrefs();
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
-  const labelsEntry = useLabelsStore((s) => s.bySession.get(sessionId));
+  const labelsEntry = useLabels((s) => s.bySession.get(sessionId));
   useEffect(() => {
     void loadLabels(svc, sessionId);
   }, [svc, sessionId]);

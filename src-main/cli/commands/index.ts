@@ -30,6 +30,7 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   query: async () => [(await import('./query.ts')).registerQuery],
   prompts: async () => [(await import('./prompts.ts')).registerPrompts],
   score: async () => [(await import('./score.ts')).registerScore],
+  scan: async () => [(await import('./scan.ts')).registerScan],
   sweep: async () => [(await import('./sweep.ts')).registerSweep],
   'sweep-summary': async () => [(await import('./sweep.ts')).registerSweepSummary],
 };

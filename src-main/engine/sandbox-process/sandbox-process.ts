@@ -26,6 +26,7 @@ import { withHugePageMalloc } from '../../sandbox/huge-pages.ts';
 import { sandboxEnvironment } from '../../sandbox/sandbox-env.ts';
 import { ISOLATE_LAYERS } from '../../sandbox/layers.ts';
 import { jsonSourceOf } from '../../sandbox/json-source.ts';
+import { markPhase } from '../../../src-shared/phase-timing.ts';
 import { fromWire, toWire, type FromSandbox, type RemoteReplOptions, type ReplOp, type ToSandbox } from './messages.ts';
 
 // Beside this module: the source in the sources, the bundle's entry in dist/cli.
@@ -34,6 +35,7 @@ const CHILD_ENTRY = resolve(import.meta.dirname, import.meta.url.endsWith('.ts')
 interface ReplFactory {
   (options: ReplOptions): Promise<Repl>;
   layers: readonly string[];
+  setUpAtOnce: true;
 }
 
 interface Local {
@@ -87,6 +89,7 @@ export class SandboxProcess {
       env: withHugePageMalloc(sandboxEnvironment()),
     });
     this.#child = child;
+    markPhase('sandbox process spawned');
     child.on('message', (m) => this.#onMessage(m as FromSandbox));
     child.on('exit', (code, signal) => {
       this.#lost(signal ? `was killed (${signal})` : `exited with code ${code}`);
@@ -109,7 +112,8 @@ export class SandboxProcess {
   replFactory(language: ReplLanguage): ReplFactory {
     return Object.assign(
       async (options: ReplOptions) => new ProcessRepl(this, language, options, language === 'python' ? await parameterNames(options) : {}),
-      { layers: this.layers },
+      // Setting one up sends messages; the child does the work.
+      { layers: this.layers, setUpAtOnce: true as const },
     );
   }
 
@@ -169,6 +173,7 @@ export class SandboxProcess {
     }
     if (this.#gone !== null) return Promise.reject(new SandboxProcessError(`the sandbox process ${this.#gone}`));
     const id = this.#nextOp++;
+    markPhase(`sandbox op ${id} (${op.op}) sent`);
     const reply = new Promise<unknown>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
     this.#send({ t: 'op', id, repl, ...op });
     this.#hold();
@@ -201,6 +206,7 @@ export class SandboxProcess {
       case 'failed': {
         const p = this.#pending.get(m.id);
         this.#pending.delete(m.id);
+        markPhase(`sandbox op ${m.id} ${m.t}`);
         if (m.t === 'done') p?.resolve(m.value);
         else p?.reject(fromWire(m.error));
         this.#hold();

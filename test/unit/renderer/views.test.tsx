@@ -79,8 +79,8 @@ describe('views', () => {
     expect(screen.getByTestId('welcome-needs').textContent).toMatch(/^Charts shows the open session/);
     fireEvent.click(screen.getByRole('button', { name: 'Keyboard shortcuts' }));
     const help = screen.getByRole('dialog', { name: 'Keyboard shortcuts' });
-    expect(help.textContent).toContain('Alt+1…8');
-    expect(help.textContent).toContain('Run, Charts, Compare, Search, Evaluation, Policy, Runs, Sweep');
+    expect(help.textContent).toContain('Alt+1…9');
+    expect(help.textContent).toContain('Run, Charts, Compare, Search, Evaluation, Policy, Runs, Findings, Sweep');
     // Alt+7 picks the runs browser.
     act(() => void fireEvent.keyDown(window, { key: '7', altKey: true }));
     expect(store.getState().panel).toBe('runs');

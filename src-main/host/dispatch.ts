@@ -12,6 +12,7 @@ import {
 import { runJob } from './analysis-jobs.ts';
 import type { Counterfactuals } from './counterfactual.ts';
 import type { Evaluations } from './evaluations.ts';
+import { openSweep } from './sweeps.ts';
 import type { FollowUps } from './follow-ups.ts';
 import { CommandError } from './command-error.ts';
 import { changeSessionLabels, changeVerdict, runQuery, sessionLabels } from './labels-and-queries.ts';
@@ -144,6 +145,7 @@ const handlers: Handlers = {
   'eval.open': (c, { parts }) => parts.evaluations.openEval(c.path, c.openLogs, c.scorer),
   'metrics.open': (c) => runJob({ job: 'metrics', path: c.path, bins: c.bins }),
   'eval.coverage': (c) => runJob({ job: 'coverage', path: c.path }),
+  'sweep.open': (c) => ({ sweep: openSweep(c.path) }),
   'labels.get': async (c, { parts }) => ({ labels: await sessionLabels(c.sessionId, parts.sessions.get(c.sessionId).logFile) }),
   'labels.change': async (c, { parts }) => ({
     labels: await changeSessionLabels(c.sessionId, parts.sessions.get(c.sessionId).logFile, c.change),

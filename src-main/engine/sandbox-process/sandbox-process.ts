@@ -35,7 +35,6 @@ const CHILD_ENTRY = resolve(import.meta.dirname, import.meta.url.endsWith('.ts')
 interface ReplFactory {
   (options: ReplOptions): Promise<Repl>;
   layers: readonly string[];
-  setUpAtOnce: true;
 }
 
 interface Local {
@@ -112,8 +111,7 @@ export class SandboxProcess {
   replFactory(language: ReplLanguage): ReplFactory {
     return Object.assign(
       async (options: ReplOptions) => new ProcessRepl(this, language, options, language === 'python' ? await parameterNames(options) : {}),
-      // Setting one up sends messages; the child does the work.
-      { layers: this.layers, setUpAtOnce: true as const },
+      { layers: this.layers },
     );
   }
 

@@ -56,8 +56,8 @@ export class Sandboxed {
       (why) => this.kill(`sent ${why}`),
     );
     this.#socket.on('error', () => undefined);
-    spawned.stdout.setEncoding('utf8').on('data', (t: string) => this.hooks.stray(0, t));
-    spawned.stderr.setEncoding('utf8').on('data', (t: string) => {
+    spawned.stdout!.setEncoding('utf8').on('data', (t: string) => this.hooks.stray(0, t));
+    spawned.stderr!.setEncoding('utf8').on('data', (t: string) => {
       this.#stderrTail = (this.#stderrTail + t).slice(-STDERR_TAIL);
       this.hooks.stray(1, t);
     });

@@ -8,7 +8,7 @@
 //   node --no-node-snapshot bench/cpython-start.ts [--python /usr/bin/python3] [--rounds 15]
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { spawnSandboxed } from '../src-main/sandbox/os-sandbox/bwrap.ts';
+import { processCpuMs, spawnSandboxed } from '../src-main/sandbox/os-sandbox/bwrap.ts';
 import { cpythonEnvironment } from '../src-main/sandbox/os-sandbox/environment.ts';
 import { coolCPython, warmCPython } from '../src-main/sandbox/python/cpython-process.ts';
 import { createCPythonRepl } from '../src-main/sandbox/python/cpython-repl.ts';
@@ -35,8 +35,12 @@ const round1 = (n: number): number => Math.round(n * 10) / 10;
 
 type Variant = 'before' | 'now';
 
-/** Spawn to the `ready` frame, as `startInterpreter` started an interpreter before and does now. */
-async function toReady(i: PythonInstall, variant: Variant): Promise<number> {
+/**
+ * Spawn to the `ready` frame, as `startInterpreter` started an interpreter before and does now:
+ * the wall time, and the interpreter's own CPU time to get there (which the machine's load does
+ * not stretch).
+ */
+async function toReady(i: PythonInstall, variant: Variant): Promise<{ ms: number; cpuMs: number }> {
   const t0 = performance.now();
   const now = variant === 'now' && i.compiledRuntime !== null;
   const config = { fd: 3, ...(variant === 'now' ? { import_path: i.importPath } : {}), limits: { RLIMIT_CORE: 0 } };
@@ -55,9 +59,11 @@ async function toReady(i: PythonInstall, variant: Variant): Promise<number> {
     s.child.on('exit', () => reject(new Error('exited before ready')));
   });
   const ms = performance.now() - t0;
+  const pid = await s.pid;
+  const cpuMs = pid === null ? NaN : (processCpuMs(pid) ?? NaN);
   s.child.kill('SIGKILL');
   await new Promise((r) => s.child.once('exit', r));
-  return ms;
+  return { ms, cpuMs };
 }
 
 async function bwrapAlone(): Promise<number> {
@@ -81,20 +87,26 @@ async function warmStart(): Promise<number> {
   return ms;
 }
 
-async function overhead(): Promise<number> {
+/** A block that does nothing: its median wall time, and the CPU both processes spend on it (this one's and the interpreter's). */
+async function overhead(): Promise<{ ms: number; cpuMs: number }> {
   const repl = await createCPythonRepl({ bridge, python: args.python });
   await repl.execute('pass', SITE);
   const times: number[] = [];
+  const ours = process.cpuUsage();
+  const theirs0 = (await repl.execute('import time\nprint(time.process_time())', SITE)).stdout;
   for (let i = 0; i < BLOCKS; i++) {
     const t0 = performance.now();
     await repl.execute('pass', SITE);
     times.push(performance.now() - t0);
   }
+  const theirs1 = (await repl.execute('print(time.process_time())', SITE)).stdout;
+  const used = process.cpuUsage(ours);
   repl.dispose();
-  return median(times);
+  const pythonMs = (Number(theirs1) - Number(theirs0)) * 1000;
+  return { ms: median(times), cpuMs: ((used.user + used.system) / 1000 + pythonMs) / (BLOCKS + 1) };
 }
 
-const ready: Record<Variant, number[]> = { before: [], now: [] };
+const ready: Record<Variant, { ms: number; cpuMs: number }[]> = { before: [], now: [] };
 const bwrap: number[] = [];
 const warm: number[] = [];
 await toReady(install, 'now');
@@ -103,21 +115,29 @@ for (let r = 0; r < ROUNDS; r++) {
   bwrap.push(await bwrapAlone());
   warm.push(await warmStart());
 }
-const block = await overhead();
+// No spare being started meanwhile: the blocks alone.
 coolCPython();
+await new Promise((r) => setTimeout(r, 500));
+const block = await overhead();
 const result = {
   python: `${install.executable} ${install.version.join('.')}`,
   rounds: ROUNDS,
   bwrapAloneMs: round1(median(bwrap)),
-  spawnToReadyBeforeMs: round1(median(ready.before)),
-  spawnToReadyNowMs: round1(median(ready.now)),
+  spawnToReadyBeforeMs: round1(median(ready.before.map((r) => r.ms))),
+  spawnToReadyNowMs: round1(median(ready.now.map((r) => r.ms))),
+  interpreterCpuToReadyBeforeMs: round1(median(ready.before.map((r) => r.cpuMs))),
+  interpreterCpuToReadyNowMs: round1(median(ready.now.map((r) => r.cpuMs))),
   warmStartToFirstBlockMs: round1(median(warm)),
-  blockOverheadMs: Math.round(block * 1000) / 1000,
+  blockOverheadMs: Math.round(block.ms * 1000) / 1000,
+  blockCpuMs: Math.round(block.cpuMs * 1000) / 1000,
 };
 console.log('| measure (median) | ms |\n| --- | --- |');
 console.log(`| bwrap alone (sandbox running /bin/true) | ${result.bwrapAloneMs} |`);
 console.log(`| interpreter spawn → ready, before (site, runtime.py from source) | ${result.spawnToReadyBeforeMs} |`);
 console.log(`| interpreter spawn → ready, now (-S, precompiled runtime) | ${result.spawnToReadyNowMs} |`);
+console.log(`| interpreter's CPU to ready, before | ${result.interpreterCpuToReadyBeforeMs} |`);
+console.log(`| interpreter's CPU to ready, now | ${result.interpreterCpuToReadyNowMs} |`);
 console.log(`| session start → first block ended, spare ready | ${result.warmStartToFirstBlockMs} |`);
 console.log(`| block overhead (\`pass\`) | ${result.blockOverheadMs} |`);
+console.log(`| CPU per block (\`pass\`), both processes | ${result.blockCpuMs} |`);
 console.log(JSON.stringify(result));

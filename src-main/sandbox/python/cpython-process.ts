@@ -239,6 +239,15 @@ export function warmCPython(install: PythonInstall): void {
   }
 }
 
+/**
+ * Starts one interpreter of `install` ahead of the next session, once (a command line's `run`,
+ * while its first model call is out): not replaced when taken, as `warmCPython`'s spares are.
+ */
+export function prestartCPython(install: PythonInstall): void {
+  const spare = spares.get(install.executable);
+  if (!spare || spare.gone !== null) spares.set(install.executable, startInterpreter(install));
+}
+
 /** Ends the spares and stops keeping them. */
 export function coolCPython(): void {
   warm.clear();

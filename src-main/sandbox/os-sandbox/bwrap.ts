@@ -19,8 +19,19 @@ const INSIDE_ID = '65534';
 const TMP_BYTES = 64 * 1024 * 1024;
 /** System folders bound read-only (or re-created as the symlinks they are, on merged-/usr systems). */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
-/** System files the dynamic loader needs to find libraries (Debian's multiarch folders are in them, and libblas is an alternative). */
-const SYSTEM_FILES = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives'];
+/**
+ * System files the dynamic loader needs to find libraries (Debian's multiarch folders are in
+ * them, and libblas is an alternative), and the kernel's transparent-huge-page settings, which
+ * glibc's malloc reads before it asks for huge pages (huge-pages.ts: without them a 1 GB context
+ * loads several times slower).
+ */
+const SYSTEM_FILES = [
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/alternatives',
+  '/sys/kernel/mm/transparent_hugepage',
+];
 const PROBE_TIMEOUT_MS = 10_000;
 
 export type OsSandboxSupport = { ok: true; bwrap: string; seccomp: boolean } | { ok: false; reason: string };

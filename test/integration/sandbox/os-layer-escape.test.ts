@@ -14,6 +14,7 @@ import { SandboxProcess } from '../../../src-main/engine/sandbox-process/sandbox
 import { replCacheDir } from '../../../src-main/sandbox/cache-dir.ts';
 import { osSandboxSupport } from '../../../src-main/sandbox/os-sandbox/bwrap.ts';
 import { OS_SANDBOX_SWITCH, spawnNodeSandboxed } from '../../../src-main/sandbox/os-sandbox/node-sandbox.ts';
+import { withHugePageMalloc } from '../../../src-main/sandbox/huge-pages.ts';
 import { sandboxEnvironment } from '../../../src-main/sandbox/sandbox-env.ts';
 import type { Repl } from '../../../src-main/sandbox/types.ts';
 import { fakeBridge, SITE } from './helpers.ts';
@@ -51,6 +52,14 @@ const tcp = createTcpServer((socket) => {
 });
 
 const bwrap = osSandboxSupport().ok;
+
+function thpMode(): string {
+  try {
+    return readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8');
+  } catch {
+    return '';
+  }
+}
 
 beforeAll(async () => {
   // Set before any sandbox process starts: none of it may reach one.
@@ -93,6 +102,7 @@ interface ProbeResult {
   spawnSync: string;
   bomb: { started: number; refused: number };
   bigFile: string;
+  hugePagesKb: number;
   manyFiles: string;
 }
 
@@ -102,7 +112,7 @@ describe.skipIf(!bwrap)('past the isolate: a Node program with every API, in the
     const { child } = spawnNodeSandboxed({
       entry: PROBE,
       execArgv: [],
-      env: sandboxEnvironment(),
+      env: withHugePageMalloc(sandboxEnvironment()),
       files: [PROBE],
       cache: replCacheDir(),
     });
@@ -176,6 +186,12 @@ describe.skipIf(!bwrap)('past the isolate: a Node program with every API, in the
     expect(got.spawnSync).toBe('EPERM');
     expect(got.bomb.started).toBe(0);
     expect(existsSync(marker)).toBe(false);
+  });
+
+  // glibc's malloc reads the kernel's settings before asking for huge pages: without them bound
+  // inside, a 1 GB context loaded several times slower (huge-pages.ts).
+  it.skipIf(!/\[(madvise|always)\]/.test(thpMode()))('backs fresh buffers with huge pages, as outside', () => {
+    expect(got.hugePagesKb).toBeGreaterThanOrEqual(32 * 1024);
   });
 
   it('is held by its resource limits: file size, open files', () => {

@@ -22,7 +22,7 @@ import type {
   SubcallBridge,
   VariableInfo,
 } from '../../sandbox/types.ts';
-import { withHugePageMalloc } from '../../sandbox/huge-pages.ts';
+import { withSandboxMalloc } from '../../sandbox/huge-pages.ts';
 import { sandboxEnvironment } from '../../sandbox/sandbox-env.ts';
 import { ISOLATE_LAYERS } from '../../sandbox/layers.ts';
 import { jsonSourceOf } from '../../sandbox/json-source.ts';
@@ -84,7 +84,7 @@ export class SandboxProcess {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       // Not this process's API keys or other variables, nor its test-runner or debugger hooks.
-      env: withHugePageMalloc(sandboxEnvironment()),
+      env: withSandboxMalloc(sandboxEnvironment()),
     });
     this.#child = child;
     child.on('message', (m) => this.#onMessage(m as FromSandbox));

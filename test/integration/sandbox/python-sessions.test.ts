@@ -40,29 +40,29 @@ const SCAN = (hex: string): string =>
 describe('Python sessions sharing a process', () => {
   it('start together, each with its own namespace and memory', async () => {
     const [a, b, c] = await Promise.all([make(), make(), make()]);
-    await Promise.all([a!, b!, c!].map((r, i) => r.addContext(0, `context of ${i}`)));
+    await Promise.all([a, b, c].map((r, i) => r.addContext(0, `context of ${i}`)));
     // Random bytes made inside A, repeated so a scan cannot miss them; A prints them as hex.
-    const secret = (await out(a!, 'import os\nsecret = os.urandom(16)\nblob = secret * 4096\nprint(secret.hex())')).trim();
+    const secret = (await out(a, 'import os\nsecret = os.urandom(16)\nblob = secret * 4096\nprint(secret.hex())')).trim();
     expect(secret).toMatch(/^[0-9a-f]{32}$/);
-    await out(b!, 'mine = "b"');
+    await out(b, 'mine = "b"');
     // The scan finds what is there (A's own memory) and not what is another's (B's, C's).
-    expect(await out(a!, SCAN(secret))).toBe('True\n');
-    expect(await out(b!, SCAN(secret))).toBe('False\n');
-    expect(await out(c!, SCAN(secret))).toBe('False\n');
-    expect(await out(b!, 'print("secret" in globals(), "blob" in globals(), mine, context)')).toBe('False False b context of 1\n');
-    expect(await out(a!, 'print("mine" in globals(), context)')).toBe('False context of 0\n');
+    expect(await out(a, SCAN(secret))).toBe('True\n');
+    expect(await out(b, SCAN(secret))).toBe('False\n');
+    expect(await out(c, SCAN(secret))).toBe('False\n');
+    expect(await out(b, 'print("secret" in globals(), "blob" in globals(), mine, context)')).toBe('False False b context of 1\n');
+    expect(await out(a, 'print("mine" in globals(), context)')).toBe('False context of 0\n');
   });
 
   it("keep their state when another's interpreter is replaced or disposed", async () => {
     const [a, b, c] = await Promise.all([make({ memoryLimitMb: 128 }), make(), make()]);
-    await out(b!, 'kept = [1, 2, 3]');
-    await out(c!, 'also = "c"');
-    const bomb = await a!.execute('x = 1\nbig = bytearray(1024 ** 3)', SITE);
+    await out(b, 'kept = [1, 2, 3]');
+    await out(c, 'also = "c"');
+    const bomb = await a.execute('x = 1\nbig = bytearray(1024 ** 3)', SITE);
     expect(bomb.error?.name).toBe('MemoryError');
     expect(bomb.replReset).toBe('memory_limit');
-    await c!.dispose();
-    expect(await out(b!, 'kept.append(4)\nprint(kept)')).toBe('[1, 2, 3, 4]\n');
-    expect(await out(a!, 'print("x" in globals())')).toBe('False\n');
+    await c.dispose();
+    expect(await out(b, 'kept.append(4)\nprint(kept)')).toBe('[1, 2, 3, 4]\n');
+    expect(await out(a, 'print("x" in globals())')).toBe('False\n');
   });
 
   it('restore only the nonzero pages of the snapshot into a fresh memory', async () => {

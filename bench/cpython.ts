@@ -130,7 +130,7 @@ for (let round = 0; round < ROUNDS; round++) {
   await new Promise((r) => setTimeout(r, 1500));
   warm.cpython!.push(await startToFirstBlock(cpython));
   coolCPython();
-  warmPython();
+  void warmPython();
   await new Promise((r) => setTimeout(r, 5000));
   warm.pyodide!.push(await startToFirstBlock(pyodide));
   await coolPython();

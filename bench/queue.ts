@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Queue, type ConnectionOptions } from 'bullmq';
+import { Queue } from 'bullmq';
 import { writeDataset } from '../src-main/cli/dataset-file.ts';
 import { runQueuedEval } from '../src-main/eval/queue/coordinator.ts';
 import { QUEUE_NAME } from '../src-main/eval/queue/keys.ts';
@@ -111,7 +111,7 @@ try {
     const ws = Array.from({ length: n }, () => startWorker(redis.url));
     // Workers boot (Node, the modules, a Redis connection) before the clock starts.
     const probe = connectRedis(redis.url);
-    const q = new Queue(QUEUE_NAME, { connection: probe as unknown as ConnectionOptions });
+    const q = new Queue(QUEUE_NAME, { connection: probe });
     for (let tries = 0; (await q.getWorkers()).length < n && tries < 200; tries++) await new Promise((r) => setTimeout(r, 100));
     await q.close();
     await probe.quit();

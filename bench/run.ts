@@ -83,7 +83,7 @@ async function engineOverhead(latencyMs: number, sizes: number[]): Promise<Overh
     for (const sizeTokens of sizes) {
       for (const kind of TASK_KINDS) {
         const task = generateTask(kind, sizeTokens, 1);
-        const { outcome, events, wallMs } = await session(mock.url, task.context as SandboxValue, task.query);
+        const { outcome, events, wallMs } = await session(mock.url, task.context, task.query);
         const state = reduceEvents(events);
         const rootId = state.roots[0]!;
         // Model calls on the critical path, each costs exactly `latencyMs` at the server.
@@ -251,7 +251,7 @@ async function logIo(events: number, bigMb: number): Promise<Record<string, numb
   const mock = await startMock([]);
   let sample: TrajectoryEvent[];
   try {
-    sample = (await session(mock.url, task.context as SandboxValue, task.query)).events;
+    sample = (await session(mock.url, task.context, task.query)).events;
   } finally {
     await mock.close();
   }

@@ -8,16 +8,24 @@ export interface PhaseMark {
   name: string;
   /** When it was noted, on the clock given to `enablePhaseTiming`. */
   at: number;
+  /** The process's CPU time by then (ms), when a CPU clock was given. */
+  cpu: number | null;
 }
 
 let marks: PhaseMark[] | null = null;
 let clock: () => number = () => 0;
+let cpuClock: (() => number) | null = null;
 
-/** Starts noting marks, timed by `now` (this folder knows no platform clock); idempotent. */
-export function enablePhaseTiming(now: () => number): void {
+/**
+ * Starts noting marks, timed by `now` and, if given, `cpu` (the CPU time this process has
+ * used, which other work on the machine moves far less); this folder knows no platform
+ * clock. Idempotent.
+ */
+export function enablePhaseTiming(now: () => number, cpu?: () => number): void {
   if (marks !== null) return;
   marks = [];
   clock = now;
+  cpuClock = cpu ?? null;
 }
 
 export function phaseTimingEnabled(): boolean {
@@ -26,7 +34,7 @@ export function phaseTimingEnabled(): boolean {
 
 /** Notes that the process reached `name` now; nothing when the timing is off. */
 export function markPhase(name: string): void {
-  if (marks !== null) marks.push({ name, at: clock() });
+  if (marks !== null) marks.push({ name, at: clock(), cpu: cpuClock ? cpuClock() : null });
 }
 
 /** The marks so far, in the order noted. */

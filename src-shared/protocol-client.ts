@@ -103,7 +103,7 @@ export class ProtocolClient {
     } else if (command.type === 'unsubscribe') this.subscriptions.delete(command.sessionId);
     const id = this.nextId++;
     return new Promise<ReplyOf<T>>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, command });
+      this.pending.set(id, { resolve: resolve, reject, command });
       if (this.carrier.state === 'open') this.carrier.send({ id, command });
       else this.queue.push({ id, command });
     });

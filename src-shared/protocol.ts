@@ -13,6 +13,7 @@ import type { FindingsListing } from './analysis/scan-findings.ts';
 import type { LogHeader, TrajectoryEvent } from './events.ts';
 import type { CounterfactualRecord } from './analysis/counterfactual.ts';
 import type { CoverageFigures } from './analysis/coverage.ts';
+import type { SweepOverview } from './analysis/sweep.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -344,6 +345,8 @@ export const Command = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('metrics.open'), path: z.string().min(1), bins: positiveInt.max(200).default(20) }),
   /** Every task log of an evaluation directory against its task's context (`rlm-studio coverage DIR`). */
   z.strictObject({ type: z.literal('eval.coverage'), path: z.string().min(1) }),
+  /** A sweep folder (`rlm-studio sweep -o DIR`): its figures, as `sweep-summary DIR --json`, and each configuration's sessions for paired comparisons. */
+  z.strictObject({ type: z.literal('sweep.open'), path: z.string().min(1) }),
   /** The labels and notes of a session's log (its `LOG.labels.jsonl`) and the label set that applies. */
   z.strictObject({ type: z.literal('labels.get'), sessionId }),
   /** Appends one change to the session's labels sidecar; the log itself is never written. */
@@ -606,6 +609,7 @@ export interface Replies {
   'eval.open': { evaluation: EvalOverview; sessions: SessionSummary[] };
   'metrics.open': { metrics: PolicyOverview };
   'eval.coverage': { coverage: EvalCoverage };
+  'sweep.open': { sweep: SweepOverview };
   'labels.get': { labels: SessionLabels };
   'labels.change': { labels: SessionLabels };
   'query.run': QueryResult;

@@ -7,14 +7,13 @@ import { UsageError } from './errors.ts';
 import { repoRoot } from './repo-root.ts';
 import { exitProcess, pythonUsed } from '../sandbox/python/lifecycle.ts';
 import { startPythonEarly } from './python-prefetch.ts';
-import { startJavaScriptSandboxEarly } from './sandbox-prefetch.ts';
 import { startTimingReport } from './timing-report.ts';
 import { markPhase } from '../../src-shared/phase-timing.ts';
 
 startTimingReport(process.env);
 markPhase('command line loaded');
 
-if ((await startPythonEarly(process.argv)) === null) await startJavaScriptSandboxEarly(process.argv);
+await startPythonEarly(process.argv);
 
 const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
 const program = new Command();

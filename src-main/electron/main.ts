@@ -20,7 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, net, protocol, safeStorage, type WebContents } from 'electron';
 import { defaultSettingsDir } from '../host/profiles.ts';
 import { defaultRunsDir } from '../logs/paths.ts';
-import { attachIpcMain, type IpcMainEventLike, type IpcMainLike } from '../transport/ipc.ts';
+import { attachIpcMain, type IpcMainEventLike } from '../transport/ipc.ts';
 import { RemoteHost } from '../transport/remote-host.ts';
 import { sessionFileResponse } from '../transport/session-files.ts';
 import { KeychainFile } from './keychain.ts';
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
       for (const w of BrowserWindow.getAllWindows()) w.webContents.reload();
     },
   });
-  attachIpcMain(ipcMain as unknown as IpcMainLike, host, trusted);
+  attachIpcMain(ipcMain, host, trusted);
   protocol.handle(SCHEME, async (request) => {
     const url = new URL(request.url);
     const headers = { 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff' };

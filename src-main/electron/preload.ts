@@ -2,6 +2,6 @@
 // else (no ipcRenderer, no generic invoke). Sandboxed preloads cannot import local files at
 // run time, so this is bundled to preload.cjs with its one import (../transport/ipc.ts).
 import { contextBridge, ipcRenderer } from 'electron';
-import { createRendererBridge, type IpcRendererLike } from '../transport/ipc.ts';
+import { createRendererBridge } from '../transport/ipc.ts';
 
-contextBridge.exposeInMainWorld('rlmHost', createRendererBridge(ipcRenderer as unknown as IpcRendererLike));
+contextBridge.exposeInMainWorld('rlmHost', createRendererBridge(ipcRenderer));

@@ -113,7 +113,7 @@ export function describeContext(value: SandboxValue, rules: LengthRules = 'rlm-s
     chunkLengths = reference ? referenceChunkLengths(value) : value.map(chunkLength);
   } else if (value !== null && typeof value === 'object') {
     type = 'object';
-    chunkLengths = reference ? referenceChunkLengths(value as Record<string, unknown>) : Object.values(value).map(chunkLength);
+    chunkLengths = reference ? referenceChunkLengths(value) : Object.values(value).map(chunkLength);
   } else {
     type = 'string';
     chunkLengths = [String(value).length];

@@ -17,16 +17,12 @@ import { cpythonProtectionLayers } from '../sandbox/os-sandbox/layers.ts';
 import { environmentIsScrubbed } from '../sandbox/sandbox-env.ts';
 import { forwardingBridge, RlmRun, type RunOutcome, type ConversationServices } from './run.ts';
 import { UsageLedger } from './usage-ledger.ts';
+import { finalVarRules } from './prompts.ts';
 
 export interface ReplFactory {
   (options: ReplOptions): Promise<Repl>;
   /** What protects the code in these REPLs (run.start's `sandbox`); unknown when absent. */
   layers?: readonly string[];
-  /**
-   * Setting a REPL up does not hold up this thread (another process does the work): a run's is
-   * set up as the run starts, beside its first model call, not once that call is out.
-   */
-  setUpAtOnce?: boolean;
 }
 
 export interface ConversationOptions {
@@ -163,7 +159,9 @@ export class RlmConversation {
       memoryLimitMb: s.memoryLimitMb,
       cpuLimitMs: s.blockCpuMs,
       wallLimitMs: s.blockWallMs,
-      finalVar: this.config.finalPatterns ?? false,
+      ...(this.config.finalPatterns
+        ? { finalVar: finalVarRules(this.config.prompts ?? defaultPack(this.config.repl ?? 'javascript')) }
+        : {}),
       compaction,
     };
   }
@@ -208,11 +206,11 @@ export class RlmConversation {
     // waits for it. If it fails, the run stops with an error and so does this call, as before.
     let setupError: { error: unknown } | null = null;
     // Started once the first call has gone out: copying a large context in blocks this thread
-    // (~30 ms for 40 MB) and would otherwise delay sending it. A REPL in another process is
-    // started at once: its start-up then runs beside this thread's (the SDK's load, the request).
+    // (~30 ms for 40 MB) and would otherwise delay sending it. The same for a REPL in the
+    // sandbox process, whose start would compete with this one's for the CPU: started with the
+    // run, it took a whole run 3-9% longer on two loaded cores (see docs/performance.md).
     let begin!: () => void;
     const go = new Promise<void>((resolve) => (begin = resolve));
-    if (this.replFactory.setUpAtOnce) begin();
     const setup = go.then(async (): Promise<Repl> => {
       if (this.repl === null || !persistent) {
         const repl = await this.replFactory(

@@ -33,7 +33,7 @@ export class EventRecorder implements EventSink {
       seq: this.seq++,
       t: Math.round(this.now() * 1000) / 1000,
       ts: new Date().toISOString(),
-    } as TrajectoryEvent;
+    };
     for (const listener of this.listeners) listener(event);
   }
 }

@@ -36,7 +36,7 @@ function plain(v: unknown): SandboxValue {
 
 function expectedOf(v: SandboxValue, where: string, column: string): Expected {
   if (typeof v === 'string' || typeof v === 'number') return v;
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
   if (typeof v === 'boolean') return String(v);
   throw new ColumnDatasetError(
     `${where}: the answer column "${column}" holds ${v === null ? 'null' : Array.isArray(v) ? 'a list that is not all strings' : typeof v}; a string, a number or a list of strings is needed`,

@@ -78,7 +78,7 @@ export async function readDataset(path: string, columns?: DatasetColumns): Promi
     }
     if (ids.has(res.data.id)) throw new DatasetError(`${path} line ${i + 1}: duplicate task id "${res.data.id}"`);
     ids.add(res.data.id);
-    const task = res.data as EvalTask;
+    const task = res.data;
     // An inline array or object is parsed again from its own text, which the Python REPL then
     // reads (2.0 stays a float, big integers exact), as it reads a context file's.
     const inline = typeof task.context === 'object' && task.context !== null ? memberTextOf(line, 'context') : undefined;

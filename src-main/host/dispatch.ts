@@ -12,6 +12,7 @@ import {
 import { runJob } from './analysis-jobs.ts';
 import type { Counterfactuals } from './counterfactual.ts';
 import type { Evaluations } from './evaluations.ts';
+import { openSweep } from './sweeps.ts';
 import type { FollowUps } from './follow-ups.ts';
 import { CommandError } from './command-error.ts';
 import { changeSessionLabels, changeVerdict, runQuery, sessionLabels } from './labels-and-queries.ts';
@@ -42,9 +43,7 @@ export async function receive(parts: HostParts, client: Client, raw: unknown): P
   const parsed = parseClientMessage(raw);
   if (!parsed.ok) {
     const id =
-      typeof raw === 'object' && raw !== null && 'id' in raw && Number.isInteger((raw as { id: unknown }).id)
-        ? Math.max(0, (raw as { id: number }).id)
-        : 0;
+      typeof raw === 'object' && raw !== null && 'id' in raw && Number.isInteger(raw.id) ? Math.max(0, (raw as { id: number }).id) : 0;
     parts.subscribers.safeSend(client, { kind: 'reply', id, ok: false, error: { code: 'bad_request', message: parsed.error } });
     return;
   }
@@ -146,6 +145,7 @@ const handlers: Handlers = {
   'eval.open': (c, { parts }) => parts.evaluations.openEval(c.path, c.openLogs, c.scorer),
   'metrics.open': (c) => runJob({ job: 'metrics', path: c.path, bins: c.bins }),
   'eval.coverage': (c) => runJob({ job: 'coverage', path: c.path }),
+  'sweep.open': (c) => ({ sweep: openSweep(c.path) }),
   'labels.get': async (c, { parts }) => ({ labels: await sessionLabels(c.sessionId, parts.sessions.get(c.sessionId).logFile) }),
   'labels.change': async (c, { parts }) => ({
     labels: await changeSessionLabels(c.sessionId, parts.sessions.get(c.sessionId).logFile, c.change),

@@ -45,7 +45,7 @@ export class Evaluations {
           continue;
         }
       } else continue;
-      const opened = this.sessions.find(row.sessionId!);
+      const opened = this.sessions.find(row.sessionId);
       if (opened) sessions.push(this.subscribers.summary(opened));
     }
     return { evaluation, sessions };

@@ -155,6 +155,10 @@ How to work
       'The REPL was started afresh since your last turn: the variables you made are gone; the contexts and earlier conversations are loaded again.',
     replyCut:
       'Your previous reply was cut off at the output-token limit, so it is incomplete. Keep replies shorter: one repl block per turn, and little prose.',
+    finalVarNotFound:
+      "Error: Variable '{name}' not found. Available variables: {available}. Assign it in a repl block, then name it in FINAL_VAR.",
+    finalVarNoVariables:
+      "Error: Variable '{name}' not found: no variables exist yet. Assign it in a repl block, then name it in FINAL_VAR.",
     finalAnswerRequest:
       'Give your final answer now: you have used all your turns. Answer the query with what you have found so far, in plain text, without code.',
     compactionRequest:

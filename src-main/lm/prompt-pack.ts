@@ -97,6 +97,12 @@ export const SLOT_VARIABLES = {
   replLost: [],
   /** The model's previous reply was cut at its output limit (issue 38). */
   replyCut: [],
+  /**
+   * What paper-era `FINAL_VAR(name)` returns to the code when no variable has that name:
+   * `available` lists the variables in the REPL's own notation; `finalVarNoVariables` when there are none.
+   */
+  finalVarNotFound: ['name', 'available'],
+  finalVarNoVariables: ['name'],
   /** The request at the iteration limit (its role: `roles.finalAnswerRequest`). */
   finalAnswerRequest: [],
   /** The summary request, and the note after the summary. */

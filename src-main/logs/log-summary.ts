@@ -158,7 +158,7 @@ export async function readLogSummary(path: string): Promise<LogSummary> {
       marks = rootMarks(lines);
       // Longer when no root end is in reach (a long answer), or when it ends a later turn whose start is further back.
       const lastEnd = marks.findLast((m) => 'end' in m);
-      if (complete || (lastEnd && ((lastEnd as { end: RootEnd }).end.runId === firstRootId || marks.some((m) => 'start' in m)))) break;
+      if (complete || (lastEnd && (lastEnd.end.runId === firstRootId || marks.some((m) => 'start' in m)))) break;
     }
     const ends = marks.flatMap((m) => ('end' in m ? [m.end] : []));
     const starts = marks.flatMap((m) => ('start' in m ? [m.start] : []));

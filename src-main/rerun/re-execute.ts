@@ -71,7 +71,7 @@ export function contextOfTurn(contexts: SandboxValue[], turn: number): SandboxVa
 
 function draftOf(e: TrajectoryEvent): EventDraft {
   const { v: _v, seq: _seq, t: _t, ts: _ts, ...rest } = e;
-  return rest as EventDraft;
+  return rest;
 }
 
 class ReexecutionAborted extends Error {
@@ -298,7 +298,7 @@ class Reexecution {
     batch: { batchId: string; index: number; size: number } | null,
   ): Promise<string> {
     const call = calls.take(site, prompt, true);
-    const child = call?.start.childRunId ? this.o.state.runs.get(call.start.childRunId as RunId) : undefined;
+    const child = call?.start.childRunId ? this.o.state.runs.get(call.start.childRunId) : undefined;
     if (!call || !child) return this.plain(run, calls, prompt, site, batch ? 'rlm_batched' : 'rlm', batch);
     this.emit(call.start);
     await this.runWithRepl(child, prompt);

@@ -35,8 +35,7 @@ export function guardAllocations(G: Record<string, unknown>, keepWebAssembly: bo
   const WeakSetCtor = WeakSet;
   const Uint8ArrayCtor = Uint8Array;
   const ArrayBufferIsView = ArrayBuffer.isView;
-  const callBound = <A extends unknown[], R>(fn: (...args: A) => R): ((self: unknown, ...args: A) => R) =>
-    Function.prototype.call.bind(fn) as unknown as (self: unknown, ...args: A) => R;
+  const callBound = <A extends unknown[], R>(fn: (...args: A) => R): ((self: unknown, ...args: A) => R) => Function.prototype.call.bind(fn);
   const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
   const typedGetter = (name: string): ((self: unknown) => unknown) => callBound(getOwnDesc(typedArrayProto, name)!.get!);
   const typedBuffer = typedGetter('buffer');
@@ -102,7 +101,7 @@ export function guardAllocations(G: Record<string, unknown>, keepWebAssembly: bo
         const copy = copyBytes(bytes);
         const problem = moduleProblem(copy);
         if (problem) throw new TypeErrorCtor(`WebAssembly.Module: ${problem}; not available in this REPL`);
-        const module = reflectConstruct(OriginalModule, [copy]) as object;
+        const module: object = reflectConstruct(OriginalModule, [copy]);
         weakAdd(approved, module);
         return module;
       };
@@ -123,8 +122,8 @@ export function guardAllocations(G: Record<string, unknown>, keepWebAssembly: bo
         defineProperty(wasm, name, { value: stand, writable: false, enumerable: false, configurable: false });
       };
       for (const name of ['Memory', 'Table', 'Global']) replace(name, refuse(name));
-      replace('Module', GuardedModule as (...args: never[]) => unknown);
-      replace('Instance', GuardedInstance as (...args: never[]) => unknown);
+      replace('Module', GuardedModule);
+      replace('Instance', GuardedInstance);
       for (const name of ['compile', 'instantiate', 'compileStreaming', 'instantiateStreaming']) {
         if (name in wasm) defineProperty(wasm, name, { value: refuse(name), writable: false, enumerable: false, configurable: false });
       }

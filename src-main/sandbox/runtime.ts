@@ -12,7 +12,8 @@ export interface RuntimeConfig {
   /** ...or once this long has passed since the last send (so a later hang loses little). */
   flushMs: number;
   toolFunctions: string[];
-  finalVar: boolean;
+  /** Paper-era FINAL and FINAL_VAR, by these rules (null: not there). */
+  finalVar: { notFound: string; noVariables: string } | null;
 }
 
 /** What the `run` op returns (as JSON). */
@@ -71,20 +72,19 @@ export function sandboxRuntime(
   const WeakMapCtor = WeakMap;
   const reflectApply = Reflect.apply;
   // `fn.call(self, ...args)` that keeps working if code later replaces Function.prototype.call.
-  const callBound = <A extends unknown[], R>(fn: (...args: A) => R): ((self: unknown, ...args: A) => R) =>
-    Function.prototype.call.bind(fn) as unknown as (self: unknown, ...args: A) => R;
+  const callBound = <A extends unknown[], R>(fn: (...args: A) => R): ((self: unknown, ...args: A) => R) => Function.prototype.call.bind(fn);
   const arrayPushFn = Array.prototype.push;
   const arraySliceFn = Array.prototype.slice;
   const arrayPush = callBound(Array.prototype.push as (...items: unknown[]) => number);
-  const arrayJoin = callBound(Array.prototype.join as (sep?: string) => string);
+  const arrayJoin = callBound(Array.prototype.join);
   const arrayIndexOf = callBound(Array.prototype.indexOf as (item: unknown) => number);
   const arrayPop = callBound(Array.prototype.pop as () => unknown);
-  const stringSlice = callBound(String.prototype.slice as (start?: number, end?: number) => string);
-  const regexTest = callBound(RegExp.prototype.test as (s: string) => boolean);
-  const fnToString = callBound(Function.prototype.toString as () => string);
-  const symbolToString = callBound(Symbol.prototype.toString as () => string);
-  const dateToISO = callBound(Date.prototype.toISOString as () => string);
-  const dateGetTime = callBound(Date.prototype.getTime as () => number);
+  const stringSlice = callBound(String.prototype.slice);
+  const regexTest = callBound(RegExp.prototype.test);
+  const fnToString = callBound(Function.prototype.toString);
+  const symbolToString = callBound(Symbol.prototype.toString);
+  const dateToISO = callBound(Date.prototype.toISOString);
+  const dateGetTime = callBound(Date.prototype.getTime);
   const regexpSourceGetter = getOwnDesc(RegExp.prototype, 'source')?.get;
   const regexpFlagsGetter = getOwnDesc(RegExp.prototype, 'flags')?.get;
   const mapSizeGetter = getOwnDesc(Map.prototype, 'size')?.get;
@@ -104,7 +104,29 @@ export function sandboxRuntime(
     ['SharedArrayBuffer', typeof SharedArrayBuffer === 'function' ? getOwnDesc(SharedArrayBuffer.prototype, 'byteLength')?.get : undefined],
     ['DataView', getOwnDesc(DataView.prototype, 'byteLength')?.get],
   ];
-  const stringValueOf = callBound(String.prototype.valueOf as () => string);
+  const stringValueOf = callBound(String.prototype.valueOf);
+  const stringIndexOf = callBound(String.prototype.indexOf);
+  const startsAt = (text: string, part: string, at: number): boolean => stringSlice(text, at, at + part.length) === part;
+  /** A pack text with `{name}` and `{available}` filled in, in one pass; other braces stay text. */
+  const fillNotFound = (template: string, name: string, available: string): string => {
+    let out = '';
+    let from = 0;
+    for (;;) {
+      const open = stringIndexOf(template, '{', from);
+      if (open < 0) return out + stringSlice(template, from);
+      out += stringSlice(template, from, open);
+      if (startsAt(template, '{name}', open)) {
+        out += name;
+        from = open + 6;
+      } else if (startsAt(template, '{available}', open)) {
+        out += available;
+        from = open + 11;
+      } else {
+        out += '{';
+        from = open + 1;
+      }
+    }
+  };
 
   const config = jsonParse(configJson) as RuntimeConfig;
   const IDENT = /^[A-Za-z_$][\w$]*$/;
@@ -186,7 +208,7 @@ export function sandboxRuntime(
     return null;
   }
   function functionLabel(fn: unknown): string {
-    const n = getOwnDesc(fn as Obj, 'name');
+    const n = getOwnDesc(fn, 'name');
     const name = n && typeof n.value === 'string' ? n.value : '';
     let isClass: boolean;
     try {
@@ -401,7 +423,7 @@ export function sandboxRuntime(
       let n = typeof name === 'string' && name ? name : 'Error';
       if (n === 'Error') {
         // `class MyError extends Error {}` keeps name "Error"; the class name says more.
-        const ctor = constructorName(e as Obj);
+        const ctor = constructorName(e);
         if (ctor && ctor !== 'Object' && ctor !== 'Error') n = ctor;
       }
       const m = typeof message === 'string' ? message : message === undefined ? inspect(e, limit) : StringCtor(message);
@@ -511,7 +533,8 @@ export function sandboxRuntime(
     if (parts.length === 0) return 'No variables created yet. Use ```repl``` blocks to create variables.';
     return `Available variables: {${arrayJoin(parts, ', ')}}`;
   };
-  if (config.finalVar) {
+  const finalVar = config.finalVar;
+  if (finalVar !== null) {
     // The reference's FINAL_VAR: a name looks a variable up; any other value is the answer itself.
     scaffold.FINAL_VAR = function FINAL_VAR(name: unknown): string {
       if (typeof name !== 'string') {
@@ -524,7 +547,9 @@ export function sandboxRuntime(
       if (!d || !('value' in d) || !isUserName(key)) {
         const available: string[] = [];
         for (const n of userNames()) if (n !== 'answer') arrayPush(available, jsonStringify(n));
-        return `Error: Variable '${key}' not found. Available variables: [${arrayJoin(available, ', ')}]. You must create and assign a variable BEFORE calling FINAL_VAR on it.`;
+        return available.length === 0
+          ? fillNotFound(finalVar.noVariables, key, '')
+          : fillNotFound(finalVar.notFound, key, `[${arrayJoin(available, ', ')}]`);
       }
       const text = answerText(d.value);
       recordSubmission(text);

@@ -6,7 +6,7 @@
 // assignment to a global property instead; the sandbox runtime pre-creates those properties
 // (`names`) before evaluating, so the assignments also work under "use strict".
 import { parse } from 'acorn';
-import type { ClassDeclaration, FunctionDeclaration, Node, Pattern, Program, VariableDeclaration } from 'acorn';
+import type { Node, Pattern, Program, VariableDeclaration } from 'acorn';
 
 export interface TransformedBlock {
   ok: true;
@@ -87,18 +87,18 @@ export function transformBlock(source: string): TransformResult {
 
   for (const stmt of program.body) {
     if (stmt.type === 'FunctionDeclaration') {
-      const fn = stmt as FunctionDeclaration;
+      const fn = stmt;
       addName(fn.id.name);
       // Hoisted to the start of the block, like a declaration, but as a global assignment.
       hoisted.push(`${fn.id.name} = ${code.slice(fn.start, fn.end)};\n`);
       edits.push({ start: fn.start, end: fn.end, text: keepNewlines(code.slice(fn.start, fn.end)) });
     } else if (stmt.type === 'ClassDeclaration') {
-      const cls = stmt as ClassDeclaration;
+      const cls = stmt;
       addName(cls.id.name);
       edits.push({ start: cls.start, end: cls.start, text: `void (${cls.id.name} = ` });
       edits.push({ start: cls.end, end: cls.end, text: ');' });
     } else if (stmt.type === 'VariableDeclaration') {
-      rewriteDeclaration(stmt as VariableDeclaration, null, code, edits, addName);
+      rewriteDeclaration(stmt, null, code, edits, addName);
     }
   }
   // `var` anywhere outside functions is also top-level scope (it would be local to the async

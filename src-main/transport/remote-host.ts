@@ -123,7 +123,7 @@ export class RemoteHost implements HostEndpoint {
       const reply = LookupReplySchema.safeParse(raw);
       if (reply.success) return this.lookups.get(reply.data.req)?.(reply.data);
       if (typeof raw !== 'object' || raw === null || !('c' in raw) || !('m' in raw)) return;
-      const { c, m } = raw as { c: unknown; m: unknown };
+      const { c, m } = raw;
       if (typeof c === 'number') this.conns.get(c)?.(m as HostMessage);
     });
     // Connections opened before a crash are re-opened on the new host.

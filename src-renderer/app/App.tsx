@@ -13,6 +13,7 @@ import { ReplayBar } from '../views/ReplayBar.tsx';
 import { RunView } from '../views/run/RunView.tsx';
 import { RunsView } from '../views/RunsView.tsx';
 import { SearchView } from '../views/SearchView.tsx';
+import { SweepView } from '../views/sweep/SweepView.tsx';
 import { TreePanel } from '../views/TreePanel.tsx';
 import { ViewBoundary } from '../views/ViewBoundary.tsx';
 import { OpenFileButton, Welcome } from '../views/Welcome.tsx';
@@ -31,6 +32,7 @@ const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'policy', label: 'Policy', key: '6' },
   { id: 'runs', label: 'Runs', key: '7' },
   { id: 'findings', label: 'Findings', key: '8' },
+  { id: 'sweep', label: 'Sweep', key: '9' },
 ];
 /** What a shared trajectory's reader can use: one session, no host. */
 const READER_PANELS = PANELS.filter((p) => p.id === 'run' || p.id === 'charts' || p.id === 'search');
@@ -93,7 +95,14 @@ export function App() {
     if (active) void svc.closeSession(active);
   };
   const showWelcome =
-    !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy' && panel !== 'runs' && panel !== 'findings';
+    !active &&
+    panel !== 'new' &&
+    panel !== 'compare' &&
+    panel !== 'eval' &&
+    panel !== 'policy' &&
+    panel !== 'runs' &&
+    panel !== 'findings' &&
+    panel !== 'sweep';
   return (
     <div
       className="app"
@@ -216,6 +225,10 @@ export function App() {
         ) : panel === 'findings' ? (
           <ViewBoundary key="findings" what="the Findings view">
             <FindingsView />
+          </ViewBoundary>
+        ) : panel === 'sweep' ? (
+          <ViewBoundary key="sweep" what="the Sweep view">
+            <SweepView />
           </ViewBoundary>
         ) : active ? (
           <>

@@ -21,7 +21,7 @@ function load(): Prefs {
     return {
       theme: v.theme === 'light' ? 'light' : 'dark',
       follow: typeof v.follow === 'boolean' ? v.follow : d.follow,
-      colourBy: typeof v.colourBy === 'string' ? (v.colourBy as Measure) : d.colourBy,
+      colourBy: typeof v.colourBy === 'string' ? v.colourBy : d.colourBy,
       treeMode: v.treeMode === 'graph' ? 'graph' : 'list',
     };
   } catch {

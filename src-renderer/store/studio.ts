@@ -81,7 +81,7 @@ export interface ReplayState {
   speed: number;
 }
 
-export type Panel = 'run' | 'charts' | 'compare' | 'search' | 'new' | 'eval' | 'policy' | 'runs' | 'findings';
+export type Panel = 'run' | 'charts' | 'compare' | 'search' | 'new' | 'eval' | 'policy' | 'runs' | 'findings' | 'sweep';
 
 interface Notice {
   kind: 'error' | 'info';

@@ -4,7 +4,6 @@
 // one the host knows it ran on without asking), with the figures and the largest spans no model saw. Clicking a span opens the iteration or sub-call that saw it.
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import type { CoverageFigures, CoverageReport, CoverageRole, CoverageSpan } from '../../src-shared/analysis/coverage.ts';
-import type { RunId } from '../../src-shared/events.ts';
 import { useCoverage, useServices, useStudio } from '../app/context.tsx';
 import { computeCoverage, computeCoverageFromHost, hostContextOf, type HostContext } from '../app/coverage-services.ts';
 import { fmtInt } from '../lib/format.ts';
@@ -29,7 +28,7 @@ function useShown(sessionId: string): { runId: string | null; iteration: number 
   const traj = useStudio((s) => viewTraj(s, sessionId));
   useStudio((s) => viewRev(s, sessionId));
   const runId = sel?.runId ?? traj?.roots[0] ?? null;
-  const its = runId ? (traj?.runs.get(runId as RunId)?.iterations ?? []) : [];
+  const its = runId ? (traj?.runs.get(runId)?.iterations ?? []) : [];
   return { runId, iteration: sel?.iteration ?? its[its.length - 1]?.iteration ?? null };
 }
 

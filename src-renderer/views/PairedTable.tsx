@@ -35,7 +35,7 @@ function testText(m: MetricComparison): string {
 const passText = (ks: readonly PassK[]): string =>
   ks.map((k) => `pass@${k.k} ${(k.passAtK * 100).toFixed(1)}%, pass^${k.k} ${(k.passHatK * 100).toFixed(1)}%`).join('; ');
 
-function PairedTable({ a, b, source }: { a: readonly PairedSession[]; b: readonly PairedSession[]; source: string }) {
+export function PairedTable({ a, b, source }: { a: readonly PairedSession[]; b: readonly PairedSession[]; source: string }) {
   const p = useMemo(() => pairedComparison(a, b), [a, b]);
   if (p.tasks.paired === 0) return <p className="muted">No task is in both evaluations: nothing to pair.</p>;
   const pct = `${Math.round(p.confidence * 100)}%`;

@@ -3,7 +3,7 @@
 // tokens went, REPL vs model time, errors, resets and compactions, and the depth profile.
 // Folded from the run tree the view already holds (no texts are read) and only while open.
 import { useCallback, useState } from 'react';
-import { runCostUsd, sessionMetrics, type MaxMean, type RunMetrics } from '../../src-shared/analysis/policy-metrics.ts';
+import { runCostUsd, sessionMetrics, type MaxMean } from '../../src-shared/analysis/policy-metrics.ts';
 import type { RunNode, TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices } from '../app/context.tsx';
 import { ChartFrame, type Draw } from '../charts/Charts.tsx';
@@ -31,7 +31,8 @@ export function RunPolicy({ sessionId, traj, run, rev }: { sessionId: string; tr
 function RunPolicyBody({ sessionId, traj, run, rev }: { sessionId: string; traj: TrajectoryState; run: RunNode; rev: number }) {
   const svc = useServices();
   const m = useTrajectoryMemo(traj, rev, (t) => sessionMetrics(t, run.rootRunId), [run.rootRunId]);
-  const sel = m.runs.find((r) => r.runId === run.id) ?? (m.runs[0] as RunMetrics);
+  // The session's metrics hold every run of it, this one too.
+  const sel = m.runs.find((r) => r.runId === run.id) ?? m.runs[0]!;
   const f = m.figures;
   // The first runs, more on request: hundreds of 16-cell rows at once are a long task on a big tree.
   const [shown, setShown] = useState(RUN_PAGE);

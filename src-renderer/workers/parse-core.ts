@@ -134,7 +134,7 @@ async function* streamBytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<
     while (off < buf.byteLength) {
       const { value, done } = await reader.read(new Uint8Array(buf, off));
       if (value) {
-        buf = value.buffer as ArrayBuffer;
+        buf = value.buffer;
         off += value.byteLength;
       }
       if (done) break;

@@ -6,7 +6,6 @@
 // (how many findings, or the error) and one `finding` record per finding; a later scan appends
 // again, and the latest `scanned` record of a (scanner, log) pair says which findings are current.
 import { z } from 'zod';
-import { parseTarget } from './labels.ts';
 
 export const FINDINGS_FILE = 'findings.jsonl';
 
@@ -56,6 +55,8 @@ export const FindingRecord = z.strictObject({
   evidence: z.array(Target),
   /** Cited ids that are not in the log (a model's invention), kept to be seen, never linked. */
   invalidEvidence: z.array(z.string().max(1000)),
+  /** Where each cited sub-call is (its run and iteration), so a link can open it; absent when none is cited. */
+  callPlaces: z.array(z.strictObject({ target: Target, runId: z.string(), iteration: z.number().int() })).optional(),
   explanation: Text,
   model: ModelCall.optional(),
 });
@@ -75,7 +76,6 @@ export const ScannedRecord = z.strictObject({
 export type ScannedRecord = z.infer<typeof ScannedRecord>;
 
 const FindingsLine = z.discriminatedUnion('kind', [FindingRecord, ScannedRecord]);
-export type FindingsLine = z.infer<typeof FindingsLine>;
 
 export interface FindingsText {
   findings: FindingRecord[];
@@ -151,11 +151,6 @@ export function verdictOf(scanner: string, labels: readonly { label: string; at?
     if (found === null || at >= found.at) found = { v, at };
   }
   return found?.v ?? null;
-}
-
-/** Whether a target id is well formed (evidence a model cites is checked against the log separately). */
-export function isTargetId(id: string): boolean {
-  return !('error' in parseTarget(id));
 }
 
 /** One scanned log as agreement reads it: is it flagged now, and the people's verdicts on it. */

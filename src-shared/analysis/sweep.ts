@@ -62,7 +62,7 @@ export interface SweepConfigFigures {
   pareto: boolean;
 }
 
-export interface AxisValueEffect {
+interface AxisValueEffect {
   value: AxisValue;
   /** Configurations with this value that have results (accuracy) / a known cost (cost). */
   configs: number;
@@ -222,4 +222,14 @@ export function findConfig<C extends { id: string; name: string }>(configs: read
   const byId = configs.find((c) => c.id === ref || c.name === ref);
   if (byId) return byId;
   return /^\d+$/.test(ref) ? configs[Number(ref) - 1] : undefined;
+}
+
+/** A sweep as the app opens it (`sweep.open`): `summary` is what `sweep-summary DIR --json` prints; `sessions` each configuration's results for its paired comparisons. */
+export interface SweepOverview {
+  dir: string;
+  name: string;
+  dataset: string;
+  summary: SweepSummary;
+  sessions: Record<string, SweepSessionRow[]>;
+  problems: string[];
 }

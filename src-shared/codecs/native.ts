@@ -14,7 +14,6 @@ import {
   STOP_REASONS,
   upgradeLimits,
   type LogHeader,
-  type Limits,
   type TrajectoryEvent,
 } from '../events.ts';
 import { LineSplitter, ProblemLimiter, type Line, type ReadProblem } from './lines.ts';
@@ -452,7 +451,7 @@ export function checkEvent(value: unknown): Checked<TrajectoryEvent> {
 
 /** A run.start's limits in today's form (older logs have one batched-call cap for both kinds). */
 function withLimits(e: TrajectoryEvent): Checked<TrajectoryEvent> {
-  if (e.type === 'run.start' && !upgradeLimits(e.limits as Partial<Limits>)) {
+  if (e.type === 'run.start' && !upgradeLimits(e.limits)) {
     return {
       ok: false,
       message: 'invalid run.start event: `limits` has neither maxConcurrency nor maxConcurrencyLlm and maxConcurrencyRlm',

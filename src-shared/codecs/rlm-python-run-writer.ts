@@ -9,6 +9,7 @@ import {
   type ContextMeta,
   type EventDraft,
   type Limits,
+  type PromptPackRef,
   type ReplLanguage,
   type RunId,
   type TrajectoryEvent,
@@ -54,7 +55,12 @@ export class Stamper {
     this.lastT = t;
     const ms = Math.round(this.epochMs + t);
     if (ms !== this.lastTs.ms) this.lastTs = { ms, text: new Date(ms).toISOString() };
-    return Object.assign(draft, { v: EVENT_SCHEMA_VERSION, seq: this.seq++, t, ts: this.lastTs.text }) as TrajectoryEvent;
+    return Object.assign<EventDraft, Pick<TrajectoryEvent, 'v' | 'seq' | 't' | 'ts'>>(draft, {
+      v: EVENT_SCHEMA_VERSION,
+      seq: this.seq++,
+      t,
+      ts: this.lastTs.text,
+    });
   }
 
   get now(): number {
@@ -76,6 +82,8 @@ export interface RunInfo {
   usage: (Usage & { calls: number }) | null;
   replies: number;
   repl: ReplLanguage;
+  /** The prompt pack the run read, when the log names it (our export does). */
+  prompts: PromptPackRef | null;
 }
 
 type Out = (e: TrajectoryEvent) => void;
@@ -157,6 +165,7 @@ export class RunWriter {
         messages: initial,
         tools: [],
         repl: this.info.repl,
+        ...(this.info.prompts ? { prompts: this.info.prompts } : {}),
       },
       atMs,
     );
@@ -394,6 +403,7 @@ export class RunWriter {
           usage,
           replies: entries.length,
           repl: isObj(meta['run_metadata']) && 'environment_type' in meta['run_metadata'] ? runMeta.repl : this.info.repl,
+          prompts: runMeta.prompts ?? this.info.prompts,
         },
         this.stamper,
         this.out,

@@ -23,9 +23,9 @@ const ACTIVE_ID = `window.__rlmStudio.store.getState().activeId`;
 
 /** The session's pause as JSON ('null' when not paused), from the page's store (read-only). */
 async function pauseOf(sessionId: string): Promise<string> {
-  return (await page.evaluate(
+  return await page.evaluate<string>(
     `JSON.stringify(window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(sessionId)})?.summary?.pause ?? null)`,
-  )) as string;
+  );
 }
 
 /** Runs `click` and returns the text of the download it starts. */
@@ -224,7 +224,7 @@ describe('RLM Studio in Chromium', () => {
     await page.getByTestId('tab-run').click();
     await startDemo(page, 'needle', { breakpoints: ['after_reply', 'after_block'] });
     await page.getByTestId('paused-editor').waitFor({ timeout: 60_000 });
-    const sessionId = (await page.evaluate(ACTIVE_ID)) as string;
+    const sessionId = await page.evaluate<string>(ACTIVE_ID);
     // Add a variable to the paused reply's first block and run it.
     await page.locator('[data-testid="edit-block-0"] .view-lines').first().click();
     await page.keyboard.press('Control+End');
@@ -396,7 +396,7 @@ describe('a big native log: long prompts are left out of the first read and read
 
   it('from a dropped file', async () => {
     await page.getByTestId('open-file').setInputFiles(log);
-    await check(page, async () => (await page.evaluate(ACTIVE_ID)) as string);
+    await check(page, async () => await page.evaluate<string>(ACTIVE_ID));
   });
 
   it('through `rlm-studio view LOG` (byte ranges of /api/log)', async () => {

@@ -62,7 +62,7 @@ describe('Endpoint profiles in Chromium', () => {
       .poll(async () => dialog.getByTestId('pp-key-status').innerText(), { timeout: 30_000 })
       .toMatch(/web mode.*does not store API keys.*environment variable/);
     expect(await key.inputValue()).toBe('');
-    const state = (await page.evaluate(`JSON.stringify(window.__rlmStudio.store.getState().profiles)`)) as string;
+    const state = await page.evaluate<string>(`JSON.stringify(window.__rlmStudio.store.getState().profiles)`);
     expect(state).not.toContain('sk-e2e-not-a-real-key');
     await shot(page, 'profiles-03-key-refused');
   });

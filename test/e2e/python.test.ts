@@ -20,9 +20,9 @@ const ACTIVE_ID = `window.__rlmStudio.store.getState().activeId`;
 let imported = '';
 
 async function pauseOf(sessionId: string): Promise<string> {
-  return (await page.evaluate(
+  return await page.evaluate<string>(
     `JSON.stringify(window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(sessionId)})?.summary?.pause ?? null)`,
-  )) as string;
+  );
 }
 
 const runRows = () => page.getByRole('tree', { name: 'Recursion tree' }).locator('[role="treeitem"][data-run-id]');
@@ -67,7 +67,7 @@ describe('Python sessions in Chromium', () => {
   it('pauses a Python run after its reply, edits the code in Monaco, lists its variables', async () => {
     await newPythonDemo('needle', ['after_reply', 'after_block']);
     await page.getByTestId('paused-editor').waitFor({ timeout: 90_000 });
-    const sessionId = (await page.evaluate(ACTIVE_ID)) as string;
+    const sessionId = await page.evaluate<string>(ACTIVE_ID);
     expect(await tokenClasses('edit-block-0')).toBeGreaterThan(2);
     // New lines at the top of the block: top level, whatever indentation the block ends with.
     await page.locator('[data-testid="edit-block-0"] .view-lines').first().click();
@@ -102,7 +102,7 @@ describe('Python sessions in Chromium', () => {
     await page.getByTestId('open-file').setInputFiles(join(FIXTURES, 'a_needle.jsonl'));
     await runRows().first().waitFor({ timeout: 30_000 });
     expect(await runRows().first().getAttribute('data-repl')).toBe('python');
-    imported = (await page.evaluate(ACTIVE_ID)) as string;
+    imported = await page.evaluate<string>(ACTIVE_ID);
     await page.getByTestId('rerun').click();
     // The reference library's logs do not hold their context: the form asks for it.
     await page.getByTestId('rerun-start').click();
@@ -113,9 +113,9 @@ describe('Python sessions in Chromium', () => {
     const banner = page.getByTestId('rerun-summary');
     await banner.waitFor({ timeout: 90_000 });
     await expect.poll(async () => page.getByTestId('session-status').innerText(), { timeout: 120_000 }).toMatch(/finished/);
-    const recordedBlocks = (await page.evaluate(
+    const recordedBlocks = await page.evaluate<number>(
       `window.__rlmStudio.store.getState().sessions.get(${JSON.stringify(imported)}).events.filter((e) => e.type === 'block.end').length`,
-    )) as number;
+    );
     await expect.poll(async () => Number(await banner.getAttribute('data-blocks')), { timeout: 30_000 }).toBe(recordedBlocks);
     expect(recordedBlocks).toBeGreaterThan(1);
     expect(await banner.getAttribute('data-different')).toBe('0');

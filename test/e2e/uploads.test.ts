@@ -50,9 +50,9 @@ describe('big texts from the page go by upload', () => {
 
   it('a new run on a 2 MB pasted context: uploaded, the run reads it from the stored file', async () => {
     const text = 'the context line\n'.repeat(125_000);
-    const id = (await page.evaluate(
+    const id = await page.evaluate<string | null>(
       `window.__rlmStudio.services.start({ profile: 'demo', context: { kind: 'text', text: ${JSON.stringify(text)} }, query: 'How long?', limits: {}, breakpoints: [], startPaused: false })`,
-    )) as string | null;
+    );
     expect(id).not.toBeNull();
     const stored = uploads().find((u) => u.name === 'context.txt');
     expect(stored?.bytes).toBe(text.length);

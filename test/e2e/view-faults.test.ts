@@ -83,10 +83,10 @@ describe('policy metrics of a solved benchmark and of a 0% baseline', () => {
   it('a view that faults says so in its place; the page and the other sessions go on', async () => {
     await page.getByTestId('open-file').setInputFiles(join(FIXTURES, 'a_needle.jsonl'));
     await page.getByRole('tree', { name: 'Recursion tree' }).waitFor(WAIT);
-    const healthy = (await page.evaluate('window.__rlmStudio.store.getState().activeId')) as string;
+    const healthy = await page.evaluate<string>('window.__rlmStudio.store.getState().activeId');
     await page.getByTestId('open-file').setInputFiles(join(FIXTURES, 'c_recursive.jsonl'));
     await expect.poll(() => page.evaluate('window.__rlmStudio.store.getState().activeId'), WAIT).not.toBe(healthy);
-    const broken = (await page.evaluate('window.__rlmStudio.store.getState().activeId')) as string;
+    const broken = await page.evaluate<string>('window.__rlmStudio.store.getState().activeId');
     // A state no view expects (as a bug would leave it): the session's trajectory gone.
     await page.evaluate(`(() => {
       const st = window.__rlmStudio.store;

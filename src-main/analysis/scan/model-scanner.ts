@@ -12,7 +12,7 @@ export interface ModelReply {
   evidence: string[];
 }
 
-export function scannerPrompt(question: string, trajectory: string): string {
+function scannerPrompt(question: string, trajectory: string): string {
   return [
     'You are reviewing one trajectory of a Recursive Language Model: a root model that works in a REPL over a long context, may call sub-models (llm_query) and child runs (rlm_query), and submits an answer.',
     'Every run, iteration and sub-call below is shown with its id (run:…, iteration:…#N, call:…).',

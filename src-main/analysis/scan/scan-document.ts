@@ -4,7 +4,7 @@
 import type { SessionDoc } from '../../../src-shared/analysis/query-document.ts';
 
 /** How much of the context's start and end a scan document carries. */
-export const CONTEXT_EDGE_CHARS = 256;
+const CONTEXT_EDGE_CHARS = 256;
 
 export interface ScanContext {
   chars: number;

@@ -21,7 +21,7 @@ import { scanContext, type ScanDocument } from './scan-document.ts';
 import type { ModuleFinding, Scanner } from './scanner-file.ts';
 
 /** A folder's scanners' own logs: never scanned themselves. */
-export const SCAN_LOGS_FOLDER = 'scan';
+const SCAN_LOGS_FOLDER = 'scan';
 const SKIPPED_FOLDERS = [SCAN_LOGS_FOLDER, 'judge'];
 
 export class ScanError extends Error {
@@ -158,6 +158,16 @@ async function runScanner(
   };
 }
 
+/** The run and iteration of each cited sub-call (none: no field). */
+function callPlacesOf(doc: ScanDocument, evidence: readonly string[]): Pick<FindingRecord, 'callPlaces'> {
+  const places = evidence.flatMap((target) => {
+    if (!target.startsWith('call:')) return [];
+    const p = placeOf(doc, target);
+    return p.runId !== null && p.iteration !== null ? [{ target, runId: p.runId, iteration: p.iteration }] : [];
+  });
+  return places.length > 0 ? { callPlaces: places } : {};
+}
+
 /** Runs `work` over `items`, `limit` at a time. */
 async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -231,6 +241,7 @@ export async function scanFolder(dirArg: string, scanners: readonly Scanner[], o
         ...placeOf(doc, f.target),
         evidence: f.evidence,
         invalidEvidence: f.invalidEvidence,
+        ...callPlacesOf(doc, f.evidence),
         explanation: f.explanation,
         ...(verdict.model ? { model: verdict.model } : {}),
       }));

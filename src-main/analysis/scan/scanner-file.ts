@@ -18,7 +18,7 @@ export class ScannerFileError extends Error {
 }
 
 /** Where a rule's condition is evaluated: once on the session, or on each run, iteration or sub-call. */
-export type RuleScope = 'session' | 'run' | 'iteration' | 'call';
+type RuleScope = 'session' | 'run' | 'iteration' | 'call';
 const SCOPES: readonly RuleScope[] = ['session', 'run', 'iteration', 'call'];
 
 /** What a module's `scan` may return for one finding. */
@@ -35,19 +35,19 @@ interface Common {
   description: string | null;
 }
 
-export interface RuleScanner extends Common {
+interface RuleScanner extends Common {
   kind: 'rule';
   /** The expression run over the session document (the condition wrapped for its scope). */
   query: CompiledQuery;
   scope: RuleScope | 'query';
 }
 
-export interface ModuleScanner extends Common {
+interface ModuleScanner extends Common {
   kind: 'module';
   scan: (doc: ScanDocument) => Promise<unknown>;
 }
 
-export interface ModelScanner extends Common {
+interface ModelScanner extends Common {
   kind: 'model';
   question: string;
   /** The trajectory's rendering is kept within this many characters. */
@@ -56,7 +56,7 @@ export interface ModelScanner extends Common {
 
 export type Scanner = RuleScanner | ModuleScanner | ModelScanner;
 
-export const DEFAULT_BUDGET_CHARS = 24_000;
+const DEFAULT_BUDGET_CHARS = 24_000;
 
 function hashOf(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex').slice(0, 16);

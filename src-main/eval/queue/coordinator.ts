@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
-import { Queue, type ConnectionOptions, type Job } from 'bullmq';
+import { Queue, type Job } from 'bullmq';
 import type { EvalProgress } from '../../../src-shared/protocol.ts';
 import { loadTaskContext } from '../dataset.ts';
 import { jsonTextOf } from '../../sandbox/json-source.ts';
@@ -72,7 +72,7 @@ export async function runQueuedEval(o: QueuedEvalOptions): Promise<QueuedEvalRes
   const plan = await planEval(o);
   const say = o.onProgress ?? ((): void => undefined);
   const redis: RedisClient = connectRedis(o.url, sayReachability('eval', o.url, say));
-  const queue = new Queue(QUEUE_NAME, { connection: redis as unknown as ConnectionOptions });
+  const queue = new Queue(QUEUE_NAME, { connection: redis });
   // The connection's outage is told once (above); without a listener BullMQ printed every failed
   // reconnection as an 8-line error dump.
   queue.on('error', () => undefined);

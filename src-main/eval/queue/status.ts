@@ -1,6 +1,6 @@
 // `rlm-studio eval-status --queue URL`: the queue's counts, the workers connected, and each
 // evaluation's progress as its coordinator last published it.
-import { Queue, type ConnectionOptions } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { EvalProgress } from '../../../src-shared/protocol.ts';
 import { keys, QUEUE_NAME } from './keys.ts';
 import { connectRedis } from './redis.ts';
@@ -24,7 +24,7 @@ export async function queueStatus(url: string): Promise<QueueStatus> {
   const redis = connectRedis(url);
   // A status query should fail fast when Redis is down, not wait for it.
   const down = setTimeout(() => redis.disconnect(), 5000);
-  const queue = new Queue(QUEUE_NAME, { connection: redis as unknown as ConnectionOptions });
+  const queue = new Queue(QUEUE_NAME, { connection: redis });
   try {
     await redis.ping();
     const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed');

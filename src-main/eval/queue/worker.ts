@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants as zlibConstants, gzipSync } from 'node:zlib';
-import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import type { RlmConfig, ToolSpec } from '../../engine/index.ts';
 import { loadToolsModule } from '../../engine/tools-module.ts';
 import { OpenAiCompatibleClient } from '../../lm/openai-client.ts';
@@ -167,7 +167,7 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
   };
 
   const worker = new Worker(QUEUE_NAME, process_, {
-    connection: redis as unknown as ConnectionOptions,
+    connection: redis,
     concurrency: o.concurrency,
     name,
     lockDuration: o.lockDurationMs ?? 30_000,

@@ -88,7 +88,7 @@ function plannedSessions(dir: string): number | null {
   }
 }
 
-export function sessionRows(evalDir: string): { rows: SweepSessionRow[]; skipped: number } {
+function sessionRows(evalDir: string): { rows: SweepSessionRow[]; skipped: number } {
   const { results, skipped } = readResults(join(evalDir, 'results.jsonl'));
   return {
     rows: results.map((r) => ({

@@ -5,12 +5,10 @@
 // per Pyodide version and runtime source) lets later ones skip Python's own start-up
 // (~2.3 s → ~0.3 s here).
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import ivm from 'isolated-vm';
 import { assertCanHostIsolates } from '../isolate-host.ts';
 import { BOOT_SOURCE, GUARD_SOURCE, snapshotPath, takePyodideReads, type PyodideReads } from './pyodide-files.ts';
-import { pruneSnapshots } from './snapshot-cache.ts';
+import { writeSnapshot } from './snapshot-cache.ts';
 import { trackInterpreter, trackStart } from './lifecycle.ts';
 import { type PythonBootConfig, SUBMITTED_STREAM } from './isolate-side.ts';
 
@@ -118,6 +116,13 @@ function ownBuffer(b: Buffer): ArrayBuffer {
   return (whole ? b.buffer : b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)) as ArrayBuffer;
 }
 
+let saveSnapshot: (path: string, image: Uint8Array) => Promise<void> = writeSnapshot;
+
+/** Who saves a snapshot this process made: inside the OS sandbox the cache is read-only, and the parent saves it. */
+export function setSnapshotSaver(save: (path: string, image: Uint8Array) => Promise<void>): void {
+  saveSnapshot = save;
+}
+
 /**
  * The snapshot, read from disk (beside the compile of the wasm, which it does not need) or
  * made (once per process) and saved for the next one.
@@ -134,12 +139,7 @@ function getSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | null> {
       return null; // start interpreters the slow way rather than not at all
     }
     try {
-      const path = snapshotPath(a);
-      await mkdir(dirname(path), { recursive: true });
-      const tmp = `${path}.${process.pid}.tmp`;
-      await writeFile(tmp, image);
-      await rename(tmp, path);
-      await pruneSnapshots(dirname(path));
+      await saveSnapshot(snapshotPath(a), image);
     } catch {
       // a read-only cache only costs the next process the slow start
     }

@@ -93,8 +93,7 @@ export function bootPython(
   // length is read once, through the intrinsic getters (a getter of the code's cannot answer 8
   // to the check and N to the copy), and the host caps what it makes the same way.
   const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
-  const callBound = <A extends unknown[], R>(fn: (...args: A) => R): ((self: unknown, ...args: A) => R) =>
-    Function.prototype.call.bind(fn) as unknown as (self: unknown, ...args: A) => R;
+  const callBound = <A extends unknown[], R>(fn: (...args: A) => R): ((self: unknown, ...args: A) => R) => Function.prototype.call.bind(fn);
   const getter = (proto: object, name: PropertyKey): ((self: unknown) => unknown) =>
     callBound(Object.getOwnPropertyDescriptor(proto, name)!.get!);
   const viewBuffer = getter(typedArrayProto, 'buffer');
@@ -160,7 +159,7 @@ export function bootPython(
     try {
       return Promise.resolve(make());
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err);
     }
   };
   (WebAssembly as { compile: unknown }).compile = (bytes: ArrayBufferView | ArrayBuffer) => settle(() => new WebAssembly.Module(bytes));
@@ -180,7 +179,7 @@ export function bootPython(
   // grow to the code), the page count is read once, and once Pyodide has loaded no other memory,
   // module or instance can be made (allocation-guard.ts), so its memory is the only one.
   const memoryProto = WebAssembly.Memory.prototype;
-  const originalGrow = callBound(memoryProto.grow as (pages: number) => number);
+  const originalGrow = callBound(memoryProto.grow);
   const memoryBuffer = getter(memoryProto, 'buffer');
   const bufferLength = getter(ArrayBuffer.prototype, 'byteLength');
   const NumberCtor = Number;

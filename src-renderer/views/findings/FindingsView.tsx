@@ -20,7 +20,7 @@ function baseName(path: string): string {
   return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
 }
 
-/** The run and iteration a target id points at, for opening it (a call's comes with the finding). */
+/** The run and iteration a run or iteration target points at, for opening it (a call's comes with the finding). */
 function placeOfTarget(target: string): { runId: string; iteration: number | null } | null {
   if (target.startsWith('run:')) return { runId: target.slice(4), iteration: null };
   const m = /^iteration:(.+)#(\d+)$/.exec(target);
@@ -104,7 +104,13 @@ export function FindingsView() {
   const findings = listing?.findings.filter(keep) ?? [];
   const unflagged = listing?.unflagged.filter(keep) ?? [];
   const open = (f: FindingView, target: string): void => {
-    const at = target === f.target && f.runId !== null ? { runId: f.runId, iteration: f.iteration } : placeOfTarget(target);
+    const call = f.callPlaces?.find((p) => p.target === target);
+    const at =
+      target === f.target && f.runId !== null
+        ? { runId: f.runId, iteration: f.iteration }
+        : call
+          ? { runId: call.runId, iteration: call.iteration }
+          : placeOfTarget(target);
     void openMatch(svc, f.file, at);
   };
 

@@ -1,7 +1,6 @@
 // A run's header: status, model, totals and usage by model, what it ran with (sampling, worked
 // examples, prompt pack), its answer, and the what-if panel of its sub-calls.
 import { useState } from 'react';
-import type { CallId } from '../../../src-shared/events.ts';
 import { sandboxLayersText } from '../../../src-shared/events.ts';
 import type { EvalOverview, EvalTaskRow, PauseInfo } from '../../../src-shared/protocol.ts';
 import { isDirectCall, iterationCount, type RunNode, type TrajectoryState } from '../../../src-shared/trajectory/index.ts';
@@ -94,7 +93,7 @@ export function RunHeader({
             ↑ parent run
           </button>
         ) : null}
-        {spawnCall && traj.calls.get(spawnCall as CallId)?.end ? (
+        {spawnCall && traj.calls.get(spawnCall)?.end ? (
           <button
             type="button"
             className="link"

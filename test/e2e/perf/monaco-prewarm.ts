@@ -110,9 +110,9 @@ interface Rep {
 async function prewarmWindow(page: Page): Promise<{ longest: number; longSum: number; window: number; longestIn: string }> {
   await until(page, 'window.__ready !== null');
   await page.waitForTimeout(100);
-  const [idle, ready, long, steps] = (await page.evaluate(
+  const [idle, ready, long, steps] = await page.evaluate<[number[], number, [number, number][], [string, number, number][]]>(
     `[window.__idle, window.__ready, window.__long, performance.getEntriesByType('measure').filter((m) => m.name.startsWith('monaco-prewarm:')).map((m) => [m.name.slice(15), m.startTime, m.duration])]`,
-  )) as [number[], number, [number, number][], [string, number, number][]];
+  );
   const start = idle[0] ?? 0;
   const inside = long.filter(([s]) => s >= start - 1 && s <= ready);
   const [ls, ld] = inside.reduce((a, t) => (t[1] > a[1] ? t : a), [0, 0]);
@@ -211,7 +211,7 @@ async function oneRep(served: Served, label: string, profile: boolean): Promise<
     if (profile) await profileLongest(b.page, label);
     const w = await prewarmWindow(b.page);
     const longestCpu = trace ? await longestTaskCpu(trace) : 0;
-    const [firstEditor] = (await b.page.evaluate(OPEN_TO_EDITOR)) as [number, number];
+    const [firstEditor] = await b.page.evaluate<[number, number]>(OPEN_TO_EDITOR);
     rep = { ...w, longestCpu, firstEditor, openDuringPrewarm: 0, longestDuringOpen: 0 };
   } finally {
     await b.close();
@@ -224,7 +224,7 @@ async function oneRep(served: Served, label: string, profile: boolean): Promise<
     await b2.page.goto(served.url);
     await b2.page.getByTestId('open-file').waitFor({ state: 'attached' });
     await b2.page.waitForTimeout(300);
-    [rep.openDuringPrewarm, rep.longestDuringOpen] = (await b2.page.evaluate(OPEN_AT_PREWARM)) as [number, number];
+    [rep.openDuringPrewarm, rep.longestDuringOpen] = await b2.page.evaluate<[number, number]>(OPEN_AT_PREWARM);
     if (process.env.DEBUG_STEPS)
       console.log(
         await b2.page.evaluate(

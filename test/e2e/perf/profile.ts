@@ -40,14 +40,14 @@ try {
   await cdp.send('Profiler.setSamplingInterval', { interval: 250 });
   await cdp.send('Profiler.start');
   // A named busy loop whose page time we know aligns the profile's clock with performance.now().
-  const markAt = (await page.evaluate(
+  const markAt = await page.evaluate<number>(
     '(function __syncMarker() { const t = performance.now(); while (performance.now() - t < 20); return t; })()',
-  )) as number;
+  );
   await page.getByTestId('open-file').setInputFiles(file);
   await page.getByTestId('timings').waitFor({ timeout: 600_000 });
   const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: Profile };
   console.log(await page.getByTestId('timings').innerText());
-  const long = (await page.evaluate('window.__long')) as [number, number][];
+  const long = await page.evaluate<[number, number][]>('window.__long');
   console.log('long tasks:', JSON.stringify(long.map(([s, d]) => [Math.round(s), Math.round(d)])));
   // Kept for a closer look in DevTools' Performance panel.
   const saved = join(process.env['RLM_PERF_DIR'] ?? join(tmpdir(), 'rlm-perf-logs'), 'last.cpuprofile');

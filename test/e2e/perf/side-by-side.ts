@@ -119,7 +119,7 @@ async function openOnce(b: Browser, side: Side, file: string): Promise<Sample> {
     timeout: TIMEOUT,
     polling: 100,
   });
-  const p = (await page.evaluate('window.__perf')) as { first: number; full: number; frames: number; long: number[] };
+  const p = await page.evaluate<{ first: number; full: number; frames: number; long: number[] }>('window.__perf');
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('HeapProfiler.collectGarbage');
   const heap = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };

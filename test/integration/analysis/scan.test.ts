@@ -104,6 +104,7 @@ describe('rlm-studio scan with a model scanner', () => {
       target: 'iteration:hasty-root#2',
       evidence: ['iteration:hasty-root#2', 'call:hasty-c1-0'],
       invalidEvidence: ['iteration:hasty-root#7'],
+      callPlaces: [{ target: 'call:hasty-c1-0', runId: 'hasty-root', iteration: 1 }],
       explanation: 'it submitted the first candidate unchecked',
     });
 

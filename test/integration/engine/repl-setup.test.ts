@@ -6,8 +6,7 @@ import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.t
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
 import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
-import type { ReplFactory } from '../../../src-main/engine/conversation.ts';
-import type { LmClient } from '../../../src-main/lm/types.ts';
+import type { Repl } from '../../../src-main/sandbox/types.ts';
 
 const servers: MockLlmServer[] = [];
 afterEach(async () => {
@@ -16,7 +15,7 @@ afterEach(async () => {
 
 const reply = 'Running code.\n```repl\nanswer.content = String(context.length);\nanswer.ready = true;\n```';
 
-async function setup(latencyMs: number, replFactory?: ReplFactory) {
+async function setup(latencyMs: number, replFactory?: (o: Parameters<typeof createIsolatedRepl>[0]) => Promise<Repl>) {
   const server = await startMockLlm({ policy: () => reply, latencyMs });
   servers.push(server);
   const events: TrajectoryEvent[] = [];
@@ -60,47 +59,5 @@ describe('REPL set up during the first call', () => {
     expect(end?.message).toMatch(/REPL could not be set up: context does not fit/);
     expect(server.stats().requests).toBe(1);
     session.close();
-  });
-
-  it('a REPL in another process (setUpAtOnce) is asked for before the first call is made; the run records the same events', async () => {
-    const server = await startMockLlm({ policy: () => reply, latencyMs: 50 });
-    servers.push(server);
-    const shape = (events: TrajectoryEvent[]): string[] =>
-      events.map((e) => [e.type, 'iteration' in e ? e.iteration : '', 'block' in e ? e.block : ''].join(' '));
-    const runWith = async (setUpAtOnce: boolean) => {
-      const sdk = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
-      let calls = 0;
-      const client: LmClient = {
-        requestFields: sdk.requestFields,
-        complete: (req) => {
-          calls++;
-          return sdk.complete(req);
-        },
-      };
-      let callsWhenAsked: number | null = null;
-      const factory: ReplFactory = Object.assign(
-        async (o: Parameters<typeof createIsolatedRepl>[0]) => {
-          callsWhenAsked ??= calls;
-          return createIsolatedRepl(o);
-        },
-        setUpAtOnce ? { setUpAtOnce } : {},
-      );
-      const events: TrajectoryEvent[] = [];
-      const session = new RlmConversation(
-        { client, model: 'mock-root' },
-        { sink: new EventRecorder((e) => events.push(e)), replFactory: factory },
-      );
-      const out = await session.completion('abcdef', 'how long?');
-      session.close();
-      return { out, events, callsWhenAsked: callsWhenAsked as number | null, calls };
-    };
-    const atOnce = await runWith(true);
-    const deferred = await runWith(false);
-    expect(atOnce.callsWhenAsked).toBe(0);
-    expect(deferred.callsWhenAsked).toBe(1);
-    expect(atOnce.out.answer).toBe('6');
-    expect(deferred.out.answer).toBe('6');
-    expect(atOnce.calls).toBe(deferred.calls);
-    expect(shape(atOnce.events)).toEqual(shape(deferred.events));
   });
 });

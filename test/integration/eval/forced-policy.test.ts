@@ -8,7 +8,6 @@ import type { TaskKind } from '../../../src-main/eval/tasks/types.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { POLICIES, POLICY_NAMES } from '../../../src-main/mock-llm/policies/index.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
-import type { SandboxValue } from '../../../src-main/sandbox/types.ts';
 import { runCli } from '../support/cli.ts';
 
 /** Each generated query rewritten so no generator phrase remains, keeping what the task needs. */
@@ -39,7 +38,7 @@ async function solve(kind: TaskKind, policy: keyof typeof POLICIES) {
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'x', maxRetries: 0 });
   const session = new RlmConversation({ client, model: 'mock-root', maxIterations: 8 }, { sink: new EventRecorder(() => undefined) });
   try {
-    const outcome = await session.completion(task.context as SandboxValue, query);
+    const outcome = await session.completion(task.context, query);
     return { query, original: task.query, score: scoreAnswer(task.scorer, task.expected, outcome.answer) };
   } finally {
     session.close();

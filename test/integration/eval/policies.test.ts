@@ -6,7 +6,6 @@ import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.t
 import { generateTask, scoreAnswer, TASK_KINDS } from '../../../src-main/eval/tasks/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
-import type { SandboxValue } from '../../../src-main/sandbox/types.ts';
 
 let server: MockLlmServer;
 beforeAll(async () => {
@@ -22,7 +21,7 @@ async function solve(kind: (typeof TASK_KINDS)[number], sizeTokens: number, maxD
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
   const session = new RlmConversation({ client, model: 'mock-root', maxDepth, repl }, { sink: new EventRecorder((e) => events.push(e)) });
   try {
-    const outcome = await session.completion(task.context as SandboxValue, task.query);
+    const outcome = await session.completion(task.context, task.query);
     return { task, outcome, events, score: scoreAnswer(task.scorer, task.expected, outcome.answer) };
   } finally {
     session.close();

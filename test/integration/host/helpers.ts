@@ -187,7 +187,7 @@ export class TestClient extends ProtocolClient {
       const tryIt = (): boolean => {
         const v = check();
         if (v !== null && v !== undefined && v !== false) {
-          this.waiters.delete(tryIt as () => void);
+          this.waiters.delete(tryIt);
           clearTimeout(timer);
           resolve(v);
           return true;
@@ -195,10 +195,10 @@ export class TestClient extends ProtocolClient {
         return false;
       };
       const timer = setTimeout(() => {
-        this.waiters.delete(tryIt as () => void);
+        this.waiters.delete(tryIt);
         reject(new Error(`timed out waiting for ${what}; last status: ${JSON.stringify(this.statuses.at(-1))}`));
       }, timeoutMs);
-      if (!tryIt()) this.waiters.add(tryIt as () => void);
+      if (!tryIt()) this.waiters.add(tryIt);
     });
   }
 

@@ -19,7 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The event with every run and call id prefixed (a fresh copy of the session). */
 function renamed(e: TrajectoryEvent, prefix: string): TrajectoryEvent {
   const o = { ...e } as Record<string, unknown>;
-  for (const k of ['runId', 'parentRunId', 'callId', 'childRunId']) if (typeof o[k] === 'string') o[k] = prefix + (o[k] as string);
+  for (const k of ['runId', 'parentRunId', 'callId', 'childRunId']) if (typeof o[k] === 'string') o[k] = prefix + o[k];
   const sp = o['spawnedBy'] as { runId: string; callId: string } | null | undefined;
   if (sp) o['spawnedBy'] = { ...sp, runId: prefix + sp.runId, callId: prefix + sp.callId };
   return o as unknown as TrajectoryEvent;

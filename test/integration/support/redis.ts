@@ -57,7 +57,7 @@ export async function startRedis(opts: { appendOnly?: boolean } = {}): Promise<T
     child = c;
     let out = '';
     await new Promise<void>((resolve, reject) => {
-      c.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      c.stdout.setEncoding('utf8').on('data', (d: string) => {
         out += d;
         if (out.includes('Ready to accept connections')) resolve();
       });
@@ -79,7 +79,7 @@ export async function startRedis(opts: { appendOnly?: boolean } = {}): Promise<T
     port,
     dir,
     start,
-    pid: () => (child as ChildProcess | null)?.pid ?? null,
+    pid: () => child?.pid ?? null,
     kill: () => waitExit('SIGKILL'),
     stop: async () => {
       await waitExit('SIGTERM');

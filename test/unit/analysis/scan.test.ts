@@ -114,6 +114,7 @@ export function scan(session) {
       ),
     );
     const r = await scanFolder(dir, [mod]);
+    expect(r.findings[0]!.callPlaces).toEqual([{ target: 'call:t0-c1-0', runId: 't0-root', iteration: 1 }]);
     expect(r.findings.map((f) => [f.target, f.evidence, f.invalidEvidence, f.explanation])).toEqual([
       ['call:t0-c1-0', ['call:t0-c1-0', 'iteration:t0-root#1'], ['call:nope'], 'fan-out of 3'],
       ['call:t0-c1-1', ['call:t0-c1-1', 'iteration:t0-root#1'], ['call:nope'], 'fan-out of 3'],

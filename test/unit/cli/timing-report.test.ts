@@ -7,8 +7,8 @@ describe('the phase timing report', () => {
   it('times each mark from the launch, with the step from the line before', () => {
     const text = timingReport(
       [
-        { name: 'command line loaded', at: 100 },
-        { name: 'exit', at: 350.25 },
+        { name: 'command line loaded', at: 100, cpu: 60 },
+        { name: 'exit', at: 350.25, cpu: 90.5 },
       ],
       -40,
     );
@@ -16,18 +16,21 @@ describe('the phase timing report', () => {
     expect(lines[0]).toMatch(/ms since launch/);
     expect(lines.slice(1).map((l) => l.trim().split(/\s+/))).toEqual([
       ['0.0', '+0.0', 'launch', '(bin/rlm-studio)'],
-      ['40.0', '+40.0', 'node', 'started'],
-      ['140.0', '+100.0', 'command', 'line', 'loaded'],
-      ['390.3', '+250.3', 'exit'],
+      ['40.0', '+40.0', '0.0', 'node', 'started'],
+      ['140.0', '+100.0', '60.0', 'command', 'line', 'loaded'],
+      ['390.3', '+250.3', '30.5', 'exit'],
     ]);
   });
 
   it('without the launch moment, times from Node’s start', () => {
-    const lines = timingReport([{ name: 'exit', at: 12 }], null)
+    const lines = timingReport([{ name: 'exit', at: 12, cpu: null }], null)
       .trimEnd()
       .split('\n');
     expect(lines[0]).toMatch(/ms since Node started/);
-    expect(lines.slice(1).map((l) => l.trim())).toEqual(['0.0      +0.0  node started', '12.0     +12.0  exit']);
+    expect(lines.slice(1).map((l) => l.trim().split(/\s+/))).toEqual([
+      ['0.0', '+0.0', '0.0', 'node', 'started'],
+      ['12.0', '+12.0', 'exit'],
+    ]);
   });
 
   it('names an engine event by its place in the run', () => {

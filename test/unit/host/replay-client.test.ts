@@ -91,9 +91,13 @@ function rerun(client: ReplayClient) {
       client.observe(iterStart(runId, iteration));
       return client.complete({ model: 'm', messages: [systems.get(runId)!, { role: 'user', content: `turn ${iteration}` }] });
     },
-    sub(runId: string, callId: string, iteration: number, prompt: string, child: string | null = null) {
+    sub(runId: string, callId: string, iteration: number, prompt: string) {
+      client.observe(subStart(runId, callId, iteration, prompt, null));
+      return client.complete({ model: 'm', messages: [{ role: 'user', content: prompt }] });
+    },
+    /** A sub-call that spawns a child run: no completion of its own. */
+    spawn(runId: string, callId: string, iteration: number, prompt: string, child: string) {
       client.observe(subStart(runId, callId, iteration, prompt, child));
-      return child ? null : client.complete({ model: 'm', messages: [{ role: 'user', content: prompt }] });
     },
   };
 }
@@ -106,9 +110,9 @@ describe('ReplayClient', () => {
     r.start('run-0');
     expect((await r.turn('run-0', 1)).text).toBe('r1');
     expect((await r.turn('run-0', 2)).text).toBe('r2');
-    expect((await r.sub('run-0', 'x-0', 2, 'p'))!.text).toBe('recorded p');
+    expect((await r.sub('run-0', 'x-0', 2, 'p')).text).toBe('recorded p');
     // The re-run names its child differently; it is matched by where it was spawned.
-    r.sub('run-0', 'x-1', 2, 'child task', 'run-9');
+    r.spawn('run-0', 'x-1', 2, 'child task', 'run-9');
     r.start('run-9', 'run-0');
     expect((await r.turn('run-9', 1)).text).toBe('child r1');
     expect((await r.turn('run-0', 3)).text).toBe('live');
@@ -122,8 +126,8 @@ describe('ReplayClient', () => {
     r.start('run-0');
     expect((await r.turn('run-0', 1)).text).toBe('r1');
     expect((await r.turn('run-0', 2)).text).toBe('edited');
-    expect((await r.sub('run-0', 'x-0', 2, 'p'))!.text).toBe('live');
-    r.sub('run-0', 'x-1', 2, 'child task', 'run-1');
+    expect((await r.sub('run-0', 'x-0', 2, 'p')).text).toBe('live');
+    r.spawn('run-0', 'x-1', 2, 'child task', 'run-1');
     r.start('run-1', 'run-0');
     expect((await r.turn('run-1', 1)).text).toBe('live');
   });
@@ -131,9 +135,7 @@ describe('ReplayClient', () => {
   it('serves a kept (unedited) reply at the fork point with its recorded model and usage; an edited one costs nothing', async () => {
     const recordedUsage = { inputTokens: 1200, outputTokens: 80, costUsd: 0.004 };
     const events = original.map((e) =>
-      e.type === 'model.reply' && e.runId === 'run-0' && e.iteration === 2
-        ? ({ ...e, model: 'big', usage: recordedUsage } as TrajectoryEvent)
-        : e,
+      e.type === 'model.reply' && e.runId === 'run-0' && e.iteration === 2 ? { ...e, model: 'big', usage: recordedUsage } : e,
     );
     const kept = new ReplayClient(buildReplayPlan(events, { runId: 'run-0', iteration: 2 }, 'r2'), new Live());
     const r = rerun(kept);
@@ -157,8 +159,8 @@ describe('ReplayClient', () => {
     r.start('run-0');
     await r.turn('run-0', 1);
     expect((await r.turn('run-0', 2)).text).toBe('r2');
-    expect((await r.sub('run-0', 'x-0', 2, 'p'))!.text).toBe('recorded p');
-    r.sub('run-0', 'x-1', 2, 'child task', 'run-1');
+    expect((await r.sub('run-0', 'x-0', 2, 'p')).text).toBe('recorded p');
+    r.spawn('run-0', 'x-1', 2, 'child task', 'run-1');
     r.start('run-1', 'run-0');
     expect((await r.turn('run-1', 1)).text).toBe('live');
     expect((await r.turn('run-0', 3)).text).toBe('live');

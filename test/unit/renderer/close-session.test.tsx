@@ -55,7 +55,7 @@ describe('closing a session', () => {
     expect(store.getState().activeId).toBe(a);
     await act(async () => fireEvent.click(screen.getByTestId('session-close')));
     expect(store.getState().sessions.size).toBe(0);
-    expect((screen.getByTestId('session-close') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId<HTMLButtonElement>('session-close').disabled).toBe(true);
   });
 
   it('stops following a host session, keeps it listed, and reads it afresh when opened again', async () => {

@@ -83,6 +83,6 @@ describe('a direct-call run', () => {
     expect(within(detail).getByRole('heading', { level: 3 }).textContent).toMatch(/^Direct call/);
     expect(within(detail).getByTestId('reply-text').textContent).toBe('The code is 4827193.');
     expect(detail.textContent).toContain('THE WHOLE CONTEXT');
-    expect((within(detail).getByTestId('fork') as HTMLButtonElement).disabled).toBe(true);
+    expect(within(detail).getByTestId<HTMLButtonElement>('fork').disabled).toBe(true);
   });
 });

@@ -167,7 +167,7 @@ describe('parse worker: left-out prompts', () => {
         query: i % 7 === 0 ? `${'a'.repeat(i % 5)}é ü 🙂 ${i}` : `plain ${i}`,
       })),
     );
-    const log = nativeLog(events as unknown as TrajectoryEvent[]);
+    const log = nativeLog(events);
     for (const blob of [new NodeBlob([log]) as unknown as Blob, sliceOnly(new NodeBlob([log]) as unknown as Blob)]) {
       const got = await parseAll(blob, null);
       expect(got.events).toEqual(JSON.parse(JSON.stringify(events)));

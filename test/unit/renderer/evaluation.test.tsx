@@ -313,7 +313,7 @@ describe('Evaluation view', () => {
       scorer: 'lenient',
     });
     expect(screen.getByTestId('eval-summary').textContent).toMatch(/accuracy 100\.0% \(2 fully correct\)/);
-    expect((screen.getByTestId('eval-scorer') as HTMLSelectElement).value).toBe('lenient');
+    expect(screen.getByTestId<HTMLSelectElement>('eval-scorer').value).toBe('lenient');
     await act(async () => {
       fireEvent.change(screen.getByTestId('eval-scorer'), { target: { value: '' } });
     });

@@ -65,7 +65,7 @@ describe('FollowUpForm', () => {
 
   it('sends the question alone: the host makes it the turn context', async () => {
     const { sent } = mount(summary({ ready: true, reason: null }));
-    const ask = screen.getByTestId('fu-ask') as HTMLButtonElement;
+    const ask = screen.getByTestId<HTMLButtonElement>('fu-ask');
     expect(ask.disabled).toBe(true);
     fireEvent.change(screen.getByTestId('fu-query'), { target: { value: '  And the second one?  ' } });
     fireEvent.click(ask);
@@ -88,7 +88,7 @@ describe('FollowUpForm', () => {
     const { sent } = mount(summary({ ready: true, reason: null }));
     fireEvent.change(screen.getByTestId('fu-query'), { target: { value: 'Compare with this.' } });
     fireEvent.change(screen.getByTestId('fu-context-kind'), { target: { value: 'text' } });
-    expect((screen.getByTestId('fu-ask') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId<HTMLButtonElement>('fu-ask').disabled).toBe(true);
     fireEvent.change(screen.getByTestId('fu-context-text'), { target: { value: 'Second document.' } });
     fireEvent.click(screen.getByTestId('fu-ask'));
     await waitFor(() => expect(sent()).toHaveLength(1));

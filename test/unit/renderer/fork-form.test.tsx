@@ -116,7 +116,7 @@ describe('Fork from here…', () => {
   it('leaves the paper-era protocol to the source unless it is set in the form', async () => {
     const { carrier, runId } = await mount({ local: false });
     fireEvent.click(screen.getByTestId('fork'));
-    const select = screen.getByTestId('fork-final-patterns') as HTMLSelectElement;
+    const select = screen.getByTestId<HTMLSelectElement>('fork-final-patterns');
     expect(select.value).toBe('source');
     for (const choice of ['on', 'off', 'source']) {
       fireEvent.change(select, { target: { value: choice } });
@@ -134,7 +134,7 @@ describe('Fork from here…', () => {
   it('sends a sub-calls endpoint only when one is picked (or none, to use the endpoint above)', async () => {
     const { carrier } = await mount({ local: false });
     fireEvent.click(screen.getByTestId('fork'));
-    const pick = screen.getByTestId('fork-sub-profile') as HTMLSelectElement;
+    const pick = screen.getByTestId<HTMLSelectElement>('fork-sub-profile');
     expect(pick.value).toBe('keep');
     fireEvent.change(pick, { target: { value: 'p:demo' } });
     await act(async () => {
@@ -152,7 +152,7 @@ describe('Fork from here…', () => {
     const { carrier, runId } = await mount({ local: true });
     fireEvent.click(screen.getByTestId('fork'));
     // No "as recorded" endpoint for a log the host never ran.
-    expect([...(screen.getByTestId('fork-profile') as HTMLSelectElement).options].map((o) => o.value)).toEqual(['demo']);
+    expect([...screen.getByTestId<HTMLSelectElement>('fork-profile').options].map((o) => o.value)).toEqual(['demo']);
     await act(async () => {
       fireEvent.click(screen.getByTestId('fork-start'));
     });
@@ -186,7 +186,7 @@ describe('Fork from here… of a re-execution this host ran', () => {
   it('needs an endpoint chosen, and may leave the context to the one it was re-executed with', async () => {
     const { carrier, runId } = await mount({ local: false, rerunOf: true });
     fireEvent.click(screen.getByTestId('fork'));
-    expect([...(screen.getByTestId('fork-profile') as HTMLSelectElement).options].map((o) => o.value)).toEqual(['demo']);
+    expect([...screen.getByTestId<HTMLSelectElement>('fork-profile').options].map((o) => o.value)).toEqual(['demo']);
     expect(screen.getByTestId('fork-context-path')).toBeTruthy();
     await act(async () => {
       fireEvent.click(screen.getByTestId('fork-start'));

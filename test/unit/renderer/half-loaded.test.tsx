@@ -138,7 +138,7 @@ describe('whole-session work while a log is still loading', () => {
     await releasePart(worker);
     await frames();
     for (const testId of ['export-native', 'export-rlm-python', 'export-html']) {
-      const b = screen.getByTestId(testId) as HTMLButtonElement;
+      const b = screen.getByTestId<HTMLButtonElement>(testId);
       expect(b.disabled, testId).toBe(true);
       expect(b.title, testId).toBe(STILL_LOADING);
     }
@@ -150,7 +150,7 @@ describe('whole-session work while a log is still loading', () => {
     expect(eventLines(await text)).toBe(EVENTS.length);
     expect(store.getState().sessions.get(id)?.events.length).toBe(EVENTS.length);
     for (const testId of ['export-native', 'export-rlm-python', 'export-html'])
-      expect((screen.getByTestId(testId) as HTMLButtonElement).disabled, testId).toBe(false);
+      expect(screen.getByTestId<HTMLButtonElement>(testId).disabled, testId).toBe(false);
   });
 
   it('hands a dropped file to the host whole when a fork is asked for while it loads', async () => {

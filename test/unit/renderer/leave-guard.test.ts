@@ -15,7 +15,7 @@ describe('leaving the page', () => {
   it('asks while a session read from a local file is open, and only then', () => {
     const store = createStudioStore();
     const target = new EventTarget();
-    installLeaveGuard(target as unknown as Window, store.getState);
+    installLeaveGuard(target, store.getState);
     expect(leave(target)).toBe(false);
     store.getState().upsertSummary(hostSummary('h1'));
     expect(sessionsOnlyInPage(store.getState())).toBe(0);

@@ -244,12 +244,12 @@ describe('Endpoint profiles panel', () => {
     ]);
     await waitFor(() => expect(screen.getByTestId('pp-status').textContent).toBe('Saved "local".'));
     expect(within(dialog).getByTestId('pp-row-local').textContent).toContain('LOCAL_KEY');
-    const select = screen.getByTestId('nr-profile') as HTMLSelectElement;
+    const select = screen.getByTestId<HTMLSelectElement>('nr-profile');
     expect([...select.options].map((o) => o.value)).toEqual(['demo', 'openai', 'local']);
     expect(select.value).toBe('local');
 
     // Store key, web mode: sent once, the field cleared at once, the host's refusal shown.
-    const keyField = screen.getByLabelText(/^API key \(desktop/) as HTMLInputElement;
+    const keyField = screen.getByLabelText<HTMLInputElement>(/^API key \(desktop/);
     expect(keyField.type).toBe('password');
     expect(keyField.getAttribute('autocomplete')).toBe('off');
     fireEvent.change(keyField, { target: { value: KEY } });
@@ -299,7 +299,7 @@ describe('Endpoint profiles panel', () => {
     expect(hostile.textContent).toContain('<script>alert(1)</script>');
 
     fireEvent.click(screen.getByRole('button', { name: 'Edit p2' }));
-    const name = screen.getByTestId('pp-name') as HTMLInputElement;
+    const name = screen.getByTestId<HTMLInputElement>('pp-name');
     expect(name.value).toBe('p2');
     expect(name.readOnly).toBe(true);
     type('pp-model', 'm2');
@@ -316,7 +316,7 @@ describe('Endpoint profiles panel', () => {
     fireEvent.click(screen.getByTestId('nr-manage-profiles'));
     expect(screen.queryByTestId('pp-delete-demo')).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Edit openai' }));
-    expect((screen.getByTestId('pp-name') as HTMLInputElement).value).toBe('openai');
+    expect(screen.getByTestId<HTMLInputElement>('pp-name').value).toBe('openai');
 
     // Refused by the host: the profile stays, the reason is shown.
     carrier.failDelete = 'the settings folder is read-only';

@@ -164,7 +164,7 @@ describe('the REPL language of a session', () => {
 describe('New run form: REPL language, system prompt, FINAL patterns', () => {
   it('sends Python, a system prompt loaded from a file and paper-era FINAL patterns', async () => {
     const { carrier } = await mountForm();
-    const repl = screen.getByTestId('nr-repl') as HTMLSelectElement;
+    const repl = screen.getByTestId<HTMLSelectElement>('nr-repl');
     expect(repl.value).toBe('javascript');
     fireEvent.change(repl, { target: { value: 'python' } });
     fireEvent.click(screen.getByTestId('nr-prompt-custom'));
@@ -173,9 +173,7 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
       fireEvent.change(screen.getByTestId('nr-system-prompt-file'), { target: { files: [file] } });
       await file.text();
     });
-    await waitFor(() =>
-      expect((screen.getByTestId('nr-system-prompt') as HTMLTextAreaElement).value).toBe('Trained prompt. Tools: {tools}'),
-    );
+    await waitFor(() => expect(screen.getByTestId<HTMLTextAreaElement>('nr-system-prompt').value).toBe('Trained prompt. Tools: {tools}'));
     fireEvent.click(screen.getByTestId('nr-final-patterns'));
     fireEvent.change(screen.getByTestId('nr-tools'), { target: { value: '/work/tools.mjs' } });
     await act(async () => {
@@ -202,7 +200,7 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
 
   it("offers this machine's CPython and sends repl 'cpython', the built-in prompt still Python's", async () => {
     const { carrier } = await mountForm();
-    const repl = screen.getByTestId('nr-repl') as HTMLSelectElement;
+    const repl = screen.getByTestId<HTMLSelectElement>('nr-repl');
     expect([...repl.options].map((o) => o.value)).toEqual(['javascript', 'python', 'cpython']);
     fireEvent.change(repl, { target: { value: 'cpython' } });
     expect(screen.getByTestId('nr-prompt-profile').parentElement?.textContent).toContain('built-in, for Python');
@@ -214,7 +212,7 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
 
   it("takes a profile's paper-era setting, which the form can turn off, and says off otherwise", async () => {
     const { carrier } = await mountForm();
-    const box = (): HTMLInputElement => screen.getByTestId('nr-final-patterns') as HTMLInputElement;
+    const box = (): HTMLInputElement => screen.getByTestId<HTMLInputElement>('nr-final-patterns');
     expect(box().checked).toBe(false);
     fireEvent.change(screen.getByTestId('nr-profile'), { target: { value: 'paper' } });
     expect(box().checked).toBe(true);
@@ -242,7 +240,7 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
       fireEvent.click(screen.getByTestId('nr-start'));
     });
     expect(sentOf(carrier, 'session.start')[0]!.params).not.toHaveProperty('subProfile');
-    const pick = screen.getByTestId('nr-sub-profile') as HTMLSelectElement;
+    const pick = screen.getByTestId<HTMLSelectElement>('nr-sub-profile');
     expect([...pick.options].map((o) => o.value)).toEqual(['', 'demo', 'qwen', 'paper']);
     fireEvent.change(pick, { target: { value: 'qwen' } });
     await act(async () => {
@@ -264,7 +262,7 @@ describe('New run form: REPL language, system prompt, FINAL patterns', () => {
   it("takes a profile's language and prompt, and can ask for the built-in prompt instead", async () => {
     const { carrier } = await mountForm();
     fireEvent.change(screen.getByTestId('nr-profile'), { target: { value: 'qwen' } });
-    expect((screen.getByTestId('nr-repl') as HTMLSelectElement).value).toBe('python');
+    expect(screen.getByTestId<HTMLSelectElement>('nr-repl').value).toBe('python');
     expect(screen.getByTestId('nr-prompt-profile').closest('label')!.textContent).toMatch(/profile's own/);
     await act(async () => {
       fireEvent.click(screen.getByTestId('nr-start'));

@@ -174,20 +174,20 @@ describe('picking an iteration', () => {
     const shown = (): string | undefined => store.getState().selection.get('s1')?.runId ?? undefined;
     // No wall of fourteen buttons above the run.
     expect(screen.queryByTestId('turn-0')).toBeNull();
-    const list = screen.getByTestId('turn-select') as HTMLSelectElement;
+    const list = screen.getByTestId<HTMLSelectElement>('turn-select');
     expect([...list.options].map((o) => o.value)).toEqual(traj.roots);
     expect(list.options[3]!.textContent).toMatch(/^turn 3: .+ · \w+/);
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: null }));
-    expect((screen.getByTestId('turn-prev') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId<HTMLButtonElement>('turn-prev').disabled).toBe(true);
     expect(screen.getByText('1 of 14 turns')).toBeTruthy();
     fireEvent.click(screen.getByTestId('turn-next'));
     expect(shown()).toBe(traj.roots[1]);
     fireEvent.change(list, { target: { value: traj.roots[13] } });
     expect(shown()).toBe(traj.roots[13]);
-    expect((screen.getByTestId('turn-next') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId<HTMLButtonElement>('turn-next').disabled).toBe(true);
     fireEvent.click(screen.getByTestId('turn-prev'));
     expect(shown()).toBe(traj.roots[12]);
-    expect((screen.getByTestId('turn-select') as HTMLSelectElement).value).toBe(traj.roots[12]);
+    expect(screen.getByTestId<HTMLSelectElement>('turn-select').value).toBe(traj.roots[12]);
   });
 
   it('steps through turns with [ and ], from a child run too, and through iterations with j, k and u', () => {
@@ -222,7 +222,7 @@ describe('picking an iteration', () => {
   it('shows the prompt messages folded, on iteration 1 too', () => {
     const { store, traj } = mountApp(fixtureEvents('e_code_errors.jsonl'));
     act(() => store.getState().select('s1', { runId: traj.roots[0]!, iteration: 1 }));
-    expect((screen.getByTestId('prompt-messages') as HTMLDetailsElement).open).toBe(false);
+    expect(screen.getByTestId<HTMLDetailsElement>('prompt-messages').open).toBe(false);
   });
 });
 

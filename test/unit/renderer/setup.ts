@@ -35,7 +35,7 @@ Object.defineProperty(HTMLElement.prototype, 'offsetWidth', { configurable: true
 Object.defineProperty(Element.prototype, 'clientHeight', { configurable: true, get: () => 800 });
 Object.defineProperty(Element.prototype, 'clientWidth', { configurable: true, get: () => 1000 });
 HTMLElement.prototype.getBoundingClientRect = function () {
-  return { x: 0, y: 0, top: 0, left: 0, bottom: 800, right: 1000, width: 1000, height: 800, toJSON: () => ({}) } as DOMRect;
+  return { x: 0, y: 0, top: 0, left: 0, bottom: 800, right: 1000, width: 1000, height: 800, toJSON: () => ({}) };
 };
 // jsdom does not scroll and has no scrollIntoView; the run view calls it when an iteration is picked.
 if (typeof Element.prototype.scrollIntoView !== 'function') Element.prototype.scrollIntoView = () => undefined;

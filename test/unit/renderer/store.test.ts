@@ -31,7 +31,7 @@ describe('studio store', () => {
           seq: many.length,
           runId: `${e.runId}-${k}` as TrajectoryEvent['runId'],
           parentRunId: e.parentRunId ? (`${e.parentRunId}-${k}` as TrajectoryEvent['runId']) : null,
-        } as TrajectoryEvent);
+        });
     }
     // Every clock read advances 3 ms: the 8 ms budget stops a frame after a few strides.
     const m = manualStore(3);

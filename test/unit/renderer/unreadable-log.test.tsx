@@ -46,7 +46,7 @@ describe('a file that is not a log', () => {
   it('offers no export of a session with nothing in it, and says why', async () => {
     await open('notes.jsonl', 'this is not json\n');
     for (const testId of ['export-native', 'export-rlm-python']) {
-      const button = screen.getByTestId(testId) as HTMLButtonElement;
+      const button = screen.getByTestId<HTMLButtonElement>(testId);
       expect(button.disabled).toBe(true);
       expect(button.title).toMatch(/no events/);
     }

@@ -163,8 +163,8 @@ describe('the New run form', () => {
       </ServicesProvider>,
     );
     await waitFor(() => expect(store.getState().profiles.length).toBe(2));
-    const paths = (): HTMLTextAreaElement => screen.getByTestId('nr-examples') as HTMLTextAreaElement;
-    const budget = (): HTMLInputElement => screen.getByTestId('nr-example-budget') as HTMLInputElement;
+    const paths = (): HTMLTextAreaElement => screen.getByTestId<HTMLTextAreaElement>('nr-examples');
+    const budget = (): HTMLInputElement => screen.getByTestId<HTMLInputElement>('nr-example-budget');
     const start = async (): Promise<void> => {
       await act(async () => {
         fireEvent.click(screen.getByTestId('nr-start'));

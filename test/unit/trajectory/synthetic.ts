@@ -34,7 +34,7 @@ export class Script {
       seq: this.events.length,
       t: this.t,
       ts: new Date(Date.UTC(2026, 0, 1) + this.t).toISOString(),
-    } as TrajectoryEvent;
+    };
     this.events.push(e);
     return e;
   }

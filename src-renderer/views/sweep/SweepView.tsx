@@ -2,11 +2,11 @@
 // (the Pareto front marked), their figures, each axis's effect, and the paired comparison of
 // any two configurations. Every figure is the host's reading of the folder with the same code
 // as `rlm-studio sweep-summary DIR --json` (and `--compare A B` for the comparison).
-import { useMemo } from 'react';
+import { useCallback, useMemo } from 'react';
 import { sweepPairedSessions, type SweepOverview, type AxisValue } from '../../../src-shared/analysis/sweep.ts';
 import { useServices, useStudio } from '../../app/context.tsx';
-import { ChartFrame } from '../../charts/Charts.tsx';
-import { fmtInt, fmtMs, fmtUsd } from '../../lib/derive.ts';
+import { ChartFrame, type Draw } from '../../charts/Charts.tsx';
+import { fmtInt, fmtMs, fmtUsd } from '../../lib/format.ts';
 import { HostPathForm } from '../HostPathForm.tsx';
 import { PairedTable } from '../PairedTable.tsx';
 import { drawFrontier, FRONTIER_H } from './frontier-plot.ts';
@@ -72,6 +72,7 @@ function SweepDetail({ sweep, onReload }: { sweep: SweepOverview; onReload: () =
   const s = sweep.summary;
   const finished = s.configs.filter((c) => c.state === 'finished').length;
   const plotted = s.configs.filter((c) => c.costPerTask !== null && c.accuracy !== null).length;
+  const draw = useCallback<Draw>((svg, width) => drawFrontier(svg, s.configs, width), [s]);
   return (
     <>
       <p data-testid="sweep-summary">
@@ -86,8 +87,7 @@ function SweepDetail({ sweep, onReload }: { sweep: SweepOverview; onReload: () =
         title="Cost–accuracy frontier (filled: the Pareto front)"
         testId="sweep-frontier"
         height={FRONTIER_H}
-        draw={(svg, width) => drawFrontier(svg, s.configs, width)}
-        deps={[s]}
+        draw={draw}
         empty={plotted === 0 ? 'No configuration has both an accuracy and a known cost yet.' : null}
       />
       <ConfigTable sweep={sweep} />

@@ -3,7 +3,7 @@
 // the Pareto front's points filled and joined by a step line.
 import { axisBottom, axisLeft, scaleLinear, select } from 'd3';
 import type { SweepConfigFigures } from '../../../src-shared/analysis/sweep.ts';
-import { fmtUsd } from '../../lib/derive.ts';
+import { fmtUsd } from '../../lib/format.ts';
 import { tickCount } from '../../charts/chart-layout.ts';
 
 export const FRONTIER_H = 320;

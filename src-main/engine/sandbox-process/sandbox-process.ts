@@ -23,7 +23,7 @@ import type {
   SubcallBridge,
   VariableInfo,
 } from '../../sandbox/types.ts';
-import { withHugePageMalloc } from '../../sandbox/huge-pages.ts';
+import { withSandboxMalloc } from '../../sandbox/huge-pages.ts';
 import { sandboxEnvironment } from '../../sandbox/sandbox-env.ts';
 import { replCacheDir } from '../../sandbox/cache-dir.ts';
 import { nodeSandboxLayers, nodeSandboxUnavailable, spawnNodeSandboxed } from '../../sandbox/os-sandbox/node-sandbox.ts';
@@ -103,7 +103,7 @@ export class SandboxProcess {
   start(): void {
     if (this.#child || this.#closed) return;
     // Not this process's API keys or other variables, nor its test-runner or debugger hooks.
-    const env = withHugePageMalloc(sandboxEnvironment());
+    const env = withSandboxMalloc(sandboxEnvironment());
     let child: ChildProcess;
     if (this.#osSandboxed) {
       const spawned = spawnNodeSandboxed({ entry: this.#entry, execArgv: EXEC_ARGV, env, files: this.#boundFiles, cache: replCacheDir() });

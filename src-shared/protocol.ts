@@ -62,7 +62,7 @@ export type SamplingInput = z.infer<typeof SamplingInput>;
 export const BUILT_IN_PROMPT_PACKS = ['rlm-studio-javascript', 'rlm-studio-python'] as const;
 
 /** A prompt pack (`--prompts`): one of ours by name, or a pack file on the host (absolute, or relative to where the host runs). */
-export const PromptPackChoice = z.string().trim().min(1).max(4096);
+const PromptPackChoice = z.string().trim().min(1).max(4096);
 
 /** Paths on the host of saved logs (either format) rendered into the root's system prompt as worked examples. */
 const WorkedExamplePaths = z.array(z.string().min(1)).max(20);

@@ -7,7 +7,7 @@ import type { CoverageReport } from '../../src-shared/analysis/coverage.ts';
 import type { UnseenPreview } from '../lib/coverage-messages.ts';
 import { without, type IsOpen } from './session-owned.ts';
 
-export type CoverageEntry =
+type CoverageEntry =
   | { status: 'working'; fileName: string }
   | { status: 'done'; fileName: string; report: CoverageReport; largestUnseen: UnseenPreview[]; ms: number }
   | { status: 'error'; fileName: string; message: string };
@@ -46,5 +46,3 @@ export function createCoverageStore(isOpen: IsOpen) {
     };
   });
 }
-
-export type CoverageStore = ReturnType<typeof createCoverageStore>;

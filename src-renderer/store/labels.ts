@@ -6,7 +6,7 @@ import type { SessionLabels } from '../../src-shared/protocol.ts';
 import { without, type IsOpen } from './session-owned.ts';
 
 /** What the page knows of a session's labels: the host's answer, or why there is none. */
-export type LabelsEntry = { kind: 'loaded'; labels: SessionLabels } | { kind: 'unavailable'; reason: string } | { kind: 'loading' };
+type LabelsEntry = { kind: 'loaded'; labels: SessionLabels } | { kind: 'unavailable'; reason: string } | { kind: 'loading' };
 
 export interface LabelsState {
   bySession: Map<string, LabelsEntry>;
@@ -30,5 +30,3 @@ export function createLabelsStore(isOpen: IsOpen) {
     },
   }));
 }
-
-export type LabelsStore = ReturnType<typeof createLabelsStore>;

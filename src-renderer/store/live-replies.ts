@@ -93,8 +93,6 @@ export function createLiveRepliesStore(isOpen: IsOpen) {
   }));
 }
 
-export type LiveRepliesStore = ReturnType<typeof createLiveRepliesStore>;
-
 /** The reply streaming in this iteration of this run, if any (the latest call of it). */
 export function liveReplyOf(s: LiveRepliesState, sessionId: string, runId: string, iteration: number): LiveReply | null {
   const calls = s.bySession.get(sessionId);

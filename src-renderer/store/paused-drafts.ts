@@ -58,8 +58,6 @@ export function createPausedDraftsStore() {
   });
 }
 
-export type PausedDraftsStore = ReturnType<typeof createPausedDraftsStore>;
-
 /** The draft of the pause at `at`, as edited; undefined until its first edit. */
 export function draftOf(s: PausedDraftsState, sessionId: string, at: DraftSite): string[] | undefined {
   return s.bySession.get(sessionId)?.get(siteKey(at));

@@ -51,5 +51,3 @@ export function createPolicyStore() {
     },
   }));
 }
-
-export type PolicyStore = ReturnType<typeof createPolicyStore>;

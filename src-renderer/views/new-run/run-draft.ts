@@ -15,7 +15,7 @@ import { examplesOf } from '../ExamplesField.tsx';
 export const BP_KINDS: BreakpointKind[] = ['before_model_call', 'after_reply', 'after_block', 'on_error', 'on_subcall_start'];
 
 /** `profile`: whatever the profile says (its own prompt, else the built-in one). */
-export type PromptMode = 'profile' | 'builtin' | 'custom';
+type PromptMode = 'profile' | 'builtin' | 'custom';
 export type DemoName = Extract<ContextSource, { kind: 'demo' }>['name'];
 
 /** Every field of the form as typed (numbers as text: the schema checks them). */

@@ -5,7 +5,7 @@
 import { useCallback, useMemo } from 'react';
 import { sweepPairedSessions, type SweepOverview, type AxisValue } from '../../../src-shared/analysis/sweep.ts';
 import { useServices, useStudio } from '../../app/context.tsx';
-import { ChartFrame } from '../../charts/Charts.tsx';
+import { ChartFrame, type Draw } from '../../charts/Charts.tsx';
 import { fmtInt, fmtMs, fmtUsd } from '../../lib/format.ts';
 import { HostPathForm } from '../HostPathForm.tsx';
 import { PairedTable } from '../PairedTable.tsx';
@@ -72,7 +72,7 @@ function SweepDetail({ sweep, onReload }: { sweep: SweepOverview; onReload: () =
   const s = sweep.summary;
   const finished = s.configs.filter((c) => c.state === 'finished').length;
   const plotted = s.configs.filter((c) => c.costPerTask !== null && c.accuracy !== null).length;
-  const drawPlot = useCallback((svg: SVGSVGElement, width: number) => drawFrontier(svg, s.configs, width), [s]);
+  const draw = useCallback<Draw>((svg, width) => drawFrontier(svg, s.configs, width), [s]);
   return (
     <>
       <p data-testid="sweep-summary">
@@ -87,7 +87,7 @@ function SweepDetail({ sweep, onReload }: { sweep: SweepOverview; onReload: () =
         title="Cost–accuracy frontier (filled: the Pareto front)"
         testId="sweep-frontier"
         height={FRONTIER_H}
-        draw={drawPlot}
+        draw={draw}
         empty={plotted === 0 ? 'No configuration has both an accuracy and a known cost yet.' : null}
       />
       <ConfigTable sweep={sweep} />

@@ -10,7 +10,7 @@ import { encodeNative, readNativeText } from '../../../src-shared/codecs/native.
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { detectFormat } from '../../../src-shared/codecs/detect.ts';
 import { blocksOf, reduceEvents, walkRuns } from '../../../src-shared/trajectory/reducer.ts';
-import { logStats, StatsAccumulator, type LogStats } from '../../../src-shared/trajectory/analytics.ts';
+import { logStats, StatsAccumulator, type LogStats } from '../../../src-shared/trajectory/log-stats.ts';
 import type { TrajectoryState } from '../../../src-shared/trajectory/types.ts';
 import { scenario } from '../trajectory/synthetic.ts';
 import { chunks, flipBytes, rng } from './fuzz.ts';

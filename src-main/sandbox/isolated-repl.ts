@@ -5,28 +5,27 @@ import { assertCanHostIsolates } from './isolate-host.ts';
 import { guardAllocations } from './allocation-guard.ts';
 import { sandboxRuntime } from './runtime.ts';
 import type { BlockOutcome, RuntimeConfig } from './runtime.ts';
-import { BlockState } from './block-state.ts';
+import { appendOutput, BlockRunner, disposedBlockResult, idleHostCallAnswer, submitAnswer } from './block-runner.ts';
 import { dispatchHostCall, errorMessage, toolError } from './host-calls.ts';
 import {
   checkIndex,
   checkToolNames,
   listVariablesOf,
-  parseLocals,
+  type OutcomeFields,
+  parseOutcomeFields,
   replLimits,
   type ReplLimits,
   RESERVED_NAMES,
   SerialQueue,
 } from './repl-support.ts';
-import { RESET_NOTE, resetError } from './reset-error.ts';
 import { sharedCopies } from './shared-strings.ts';
 import { transformBlock, warmUpTransform } from './transform.ts';
-import { watchBlock, type Watchdog } from './watchdog.ts';
+import { isolateMeter } from './watchdog.ts';
 import type {
   CallSite,
   ExecResult,
   FinalVarRules,
   HostFunction,
-  LocalValue,
   Repl,
   ReplOptions,
   SandboxValue,
@@ -86,17 +85,16 @@ class IsolatedRepl implements Repl {
   readonly #limits: ReplLimits;
   readonly #finalVar: FinalVarRules | null;
   #session: Session | null = null;
-  #block: BlockState | null = null;
   readonly #queue = new SerialQueue(() => this.#disposed);
+  readonly #runner: BlockRunner;
   #disposed = false;
-  /** The isolate was replaced between blocks (loading a value); told with the next block. */
-  #pendingReset: { reason: ReplResetReason; what: string } | null = null;
 
   constructor(options: ReplOptions) {
     assertCanHostIsolates('the JavaScript REPL');
     this.#bridge = options.bridge;
     this.#limits = replLimits(options, SANDBOX_LIMIT_DEFAULTS);
     this.#finalVar = options.finalVar ?? null;
+    this.#runner = new BlockRunner(this.#limits, () => this.#disposed);
     const reserved = new Set<string>(RESERVED_NAMES);
     if (this.#finalVar !== null) for (const name of FINAL_FUNCTIONS) reserved.add(name);
     const tools = options.tools ?? {};
@@ -208,7 +206,8 @@ class IsolatedRepl implements Repl {
       disposeSession(session);
       this.#session = null;
       await this.#ensureSession();
-      this.#pendingReset = { reason: /memory limit/i.test(errorMessage(err)) ? 'memory_limit' : 'crash', what };
+      // Told with the next block.
+      this.#runner.noteReset({ reason: memoryOrCrash(err), note: `loading ${what} did not fit in the REPL's memory` });
     }
   }
 
@@ -227,25 +226,16 @@ class IsolatedRepl implements Repl {
       // Hooks check they belong to the current session, so a late call from a discarded isolate
       // (or a sub-call that resolves after a reset) cannot write into the next block.
       let self: Session | null = null;
-      const current = (): BlockState | null => (self !== null && this.#session === self ? this.#block : null);
+      const current = () => (self !== null && this.#session === self ? this.#runner.block : null);
       const flush = new ivm.Callback((stream: unknown, text: unknown, dropped: unknown) => {
-        const block = current();
-        if (!block || typeof text !== 'string' || typeof dropped !== 'number') return;
-        (stream === 1 ? block.stderr : block.stdout).append(text, dropped);
+        if (typeof text === 'string' && typeof dropped === 'number') appendOutput(current(), stream, text, dropped);
       });
       const submit = new ivm.Callback((text: unknown) => {
-        const block = current();
-        if (!block || !block.active || typeof text !== 'string') return;
-        block.submitted = text;
-        this.#bridge.submitted?.(text, block.site);
+        if (typeof text === 'string') submitAnswer(current(), text, this.#bridge);
       });
       const dispatch = new ivm.Reference(async (kind: unknown, a: unknown, b: unknown): Promise<string> => {
         const block = current();
-        if (!block || !block.active) {
-          return kind === 'tool'
-            ? JSON.stringify({ err: { name: 'Error', message: 'Host calls are only available while a block runs.' } })
-            : 'Error: host calls are only available while a block runs';
-        }
+        if (!block || !block.active) return idleHostCallAnswer(kind, 'Error');
         block.enterBridge();
         try {
           return await dispatchHostCall(
@@ -309,98 +299,75 @@ class IsolatedRepl implements Repl {
   async #execute(code: string, site: CallSite): Promise<ExecResult> {
     const started = performance.now();
     const transformed = transformBlock(code);
-    let session = await this.#ensureSession();
-    const block = new BlockState(site, this.#limits.outputCapChars);
-    const pending = this.#pendingReset;
-    this.#pendingReset = null;
-    if (pending) {
-      const note = `[Before this block, loading ${pending.what} did not fit in the REPL's memory. ${RESET_NOTE}]\n`;
-      block.stderr.append(note, 0);
-    }
+    const session = await this.#ensureSession();
     if (!transformed.ok) {
       const { name, message } = transformed.error;
-      return {
+      return this.#runner.refuse(site, async (block, replReset) => ({
         ...emptyResult(started),
         stderr: block.stderr.text(),
         error: { name, message },
         variables: await this.#variables(session),
-        replReset: pending ? pending.reason : null,
-      };
+        replReset,
+      }));
     }
-    session.pristine = false;
-    this.#block = block;
-    const isolate = session.isolate;
-    const watchdog = watchBlock(isolate, block, started, this.#limits);
-
-    let outcome: ParsedOutcome | null = null;
-    let failure: unknown = null;
-    let watched: ReturnType<Watchdog['stop']>;
-    try {
-      const payload = JSON.stringify({ src: transformed.code, isAsync: transformed.isAsync, names: transformed.names });
-      const raw = await session.control.apply(undefined, ['run', payload], { result: { promise: true } });
-      outcome = parseOutcome(raw);
-    } catch (err) {
-      failure = err;
-    } finally {
-      watched = watchdog.stop();
-      block.active = false;
-      this.#block = null;
-    }
-    const killed = watched.killed;
-    const base = {
-      stdout: block.stdout.text(),
-      stderr: block.stderr.text(),
-      durationMs: performance.now() - started,
-      cpuMs: watched.cpuMs,
-      submitted: block.submitted,
-    };
-    if (outcome) {
-      block.stdout.noteDropped(outcome.dropped[0]);
-      block.stderr.noteDropped(outcome.dropped[1]);
-      return {
-        ...base,
-        stdout: block.stdout.text(),
-        stderr: block.stderr.text(),
-        error: outcome.error,
-        variables: outcome.variables,
-        ...(outcome.locals ? { locals: outcome.locals } : {}),
-        replReset: pending ? pending.reason : null,
-      };
-    }
-    if (this.#disposed) {
-      return { ...base, error: { name: 'Error', message: 'The REPL was disposed while the block ran.' }, variables: [], replReset: null };
-    }
-    if (!isolate.isDisposed) {
-      // Our runtime failed without the isolate dying (should not happen): report and re-arm it.
-      try {
-        await session.control.apply(undefined, ['restore', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
-      } catch {
-        // the next block will still run; the scaffold may be missing until then
-      }
-      return {
-        ...base,
-        error: { name: 'Error', message: `The REPL failed to run the block: ${errorMessage(failure)}` },
-        variables: await this.#variables(session),
-        replReset: pending ? pending.reason : null,
-      };
-    }
-    const reason: ReplResetReason = killed ?? (/memory limit/i.test(errorMessage(failure)) ? 'memory_limit' : 'crash');
-    const error = resetError(
-      reason,
-      {
+    const payload = JSON.stringify({ src: transformed.code, isAsync: transformed.isAsync, names: transformed.names });
+    return this.#runner.run<OutcomeFields>({
+      site,
+      started,
+      meter: isolateMeter(session.isolate),
+      run: async () => {
+        session.pristine = false;
+        const raw = await session.control.apply(undefined, ['run', payload], { result: { promise: true } });
+        return parseOutcomeFields(JSON.parse(String(raw)) as Partial<BlockOutcome>);
+      },
+      finished: (block, outcome, timing, replReset) => {
+        block.stdout.noteDropped(outcome.dropped[0]);
+        block.stderr.noteDropped(outcome.dropped[1]);
+        return {
+          stdout: block.stdout.text(),
+          stderr: block.stderr.text(),
+          ...timing,
+          submitted: block.submitted,
+          error: outcome.error,
+          variables: outcome.variables,
+          ...(outcome.locals ? { locals: outcome.locals } : {}),
+          replReset,
+        };
+      },
+      disposed: (block, timing) => disposedBlockResult(block, timing, 'Error', block.submitted),
+      survived: async (failure, block, timing, replReset) => {
+        if (session.isolate.isDisposed) return null;
+        // Our runtime failed without the isolate dying (should not happen): report and re-arm it.
+        try {
+          await session.control.apply(undefined, ['restore', ''], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+        } catch {
+          // the next block will still run; the scaffold may be missing until then
+        }
+        return {
+          stdout: block.stdout.text(),
+          stderr: block.stderr.text(),
+          ...timing,
+          submitted: block.submitted,
+          error: { name: 'Error', message: `The REPL failed to run the block: ${errorMessage(failure)}` },
+          variables: await this.#variables(session),
+          replReset,
+        };
+      },
+      failed: (_block, _outcome, failure) => memoryOrCrash(failure),
+      terms: () => ({
         cpuLimitMs: this.#limits.cpuLimitMs,
         wallLimitMs: this.#limits.wallLimitMs,
         memoryLimitMb: session.memoryLimitMb,
         memoryError: 'RangeError',
         crashError: 'Error',
         crashed: 'The REPL',
+      }),
+      replace: async () => {
+        disposeSession(session);
+        if (this.#session === session) this.#session = null;
+        return this.#variables(await this.#ensureSession());
       },
-      failure,
-    );
-    disposeSession(session);
-    if (this.#session === session) this.#session = null;
-    session = await this.#ensureSession();
-    return { ...base, error, variables: await this.#variables(session), replReset: reason };
+    });
   }
 
   async #variables(session: Session): Promise<string[]> {
@@ -495,19 +462,9 @@ function emptyResult(started: number): Omit<ExecResult, 'error' | 'variables'> {
   };
 }
 
-/** The runtime's outcome, its `locals` read back as JSON values. */
-type ParsedOutcome = Omit<BlockOutcome, 'locals'> & { locals?: Record<string, LocalValue> };
-
-function parseOutcome(raw: unknown): ParsedOutcome {
-  const value = JSON.parse(String(raw)) as Partial<BlockOutcome>;
-  const e = value.error;
-  const error =
-    e && typeof e === 'object' && typeof e.name === 'string' && typeof e.message === 'string' ? { name: e.name, message: e.message } : null;
-  const variables = Array.isArray(value.variables) ? value.variables.filter((v) => typeof v === 'string') : [];
-  const d = Array.isArray(value.dropped) ? value.dropped : [0, 0];
-  const num = (n: unknown): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
-  const locals = parseLocals(value.locals);
-  return { error, variables, ...(locals ? { locals } : {}), dropped: [num(d[0]), num(d[1])] };
+/** Why an isolate died under an operation: its memory limit, or else a crash. */
+function memoryOrCrash(failure: unknown): ReplResetReason {
+  return /memory limit/i.test(errorMessage(failure)) ? 'memory_limit' : 'crash';
 }
 
 function sortedKeys(map: Map<number, Loaded>): number[] {

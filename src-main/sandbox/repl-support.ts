@@ -1,5 +1,6 @@
 // What both REPLs need around their own engine: limits read from the options, tool names
 // checked, operations run one at a time, and listed variables read back from JSON.
+import type { BlockError } from '../../src-shared/events.ts';
 import type { LocalValue, ReplOptions, VariableInfo } from './types.ts';
 
 /** Names the code relies on; tools may not take them and blocks cannot keep them overwritten. */
@@ -101,11 +102,32 @@ export function checkIndex(index: number): void {
 }
 
 /** A block's `locals` from the REPL's JSON outcome (so JSON values); names are kept as data. */
-export function parseLocals(raw: unknown): Record<string, LocalValue> | undefined {
+function parseLocals(raw: unknown): Record<string, LocalValue> | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const out: Record<string, LocalValue> = {};
   for (const [name, value] of Object.entries(raw as Record<string, LocalValue>)) {
     Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/** The fields of a block's JSON outcome that every REPL's runtime reports. */
+export interface OutcomeFields {
+  error: BlockError | null;
+  variables: string[];
+  /** Characters of stdout and stderr the runtime did not send. */
+  dropped: [number, number];
+  locals?: Record<string, LocalValue>;
+}
+
+/** Those fields of an outcome the runtime wrote as JSON, each checked. */
+export function parseOutcomeFields(value: Partial<Record<keyof OutcomeFields, unknown>>): OutcomeFields {
+  const e = value.error as Partial<BlockError> | null | undefined;
+  const error =
+    e && typeof e === 'object' && typeof e.name === 'string' && typeof e.message === 'string' ? { name: e.name, message: e.message } : null;
+  const variables = Array.isArray(value.variables) ? value.variables.filter((v): v is string => typeof v === 'string') : [];
+  const d: unknown[] = Array.isArray(value.dropped) ? value.dropped : [0, 0];
+  const num = (n: unknown): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
+  const locals = parseLocals(value.locals);
+  return { error, variables, ...(locals ? { locals } : {}), dropped: [num(d[0]), num(d[1])] };
 }

@@ -5,19 +5,18 @@
 // code's own threads. Past a limit the process is killed and a fresh one loaded with every
 // context, as the other REPLs replace their isolates. No isolated-vm here: this REPL runs in any
 // process, the command line's included.
-import type { ReplResetReason } from '../../../src-shared/events.ts';
-import { BlockState } from '../block-state.ts';
+import { appendOutput, BlockRunner, disposedBlockResult, idleHostCallAnswer, submitAnswer } from '../block-runner.ts';
 import { dispatchHostCall, errorMessage } from '../host-calls.ts';
 import { jsonTextOf } from '../json-source.ts';
 import { checkIndex, parseListed, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
-import { RESET_NOTE, resetError } from '../reset-error.ts';
 import type { CallSite, ExecResult, FinalVarRules, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
+import type { CpuMeter } from '../watchdog.ts';
 import {
   callPythonTool,
-  disposedBlockResult,
   finishedBlockResult,
   parseOutcome,
-  type ParsedPythonOutcome,
+  pythonResetTerms,
+  pythonRuntimeConfig,
   pythonTools,
   type PythonTools,
   SIMPLE_TYPES,
@@ -38,8 +37,6 @@ export interface CPythonReplOptions extends ReplOptions {
   python?: string;
 }
 
-const FLUSH_CHARS = 64 * 1024;
-const WATCHDOG_MS = 20;
 const MB = 1024 * 1024;
 /** Address space the interpreter, its libraries (numpy's included) and its threads reserve beyond what the code allocates. */
 const BASE_ADDRESS_SPACE = 320 * MB;
@@ -63,12 +60,10 @@ class CPythonRepl implements Repl {
   #proc: Sandboxed | null = null;
   /** Blocks run by the current process: a process that ran none is replaced without a word. */
   #blocksRun = 0;
-  #block: BlockState | null = null;
   #callsInFlight = 0;
   readonly #queue = new SerialQueue(() => this.#disposed);
+  readonly #runner: BlockRunner;
   #disposed = false;
-  /** Why the interpreter was replaced between blocks, for the next block to say. */
-  #pendingReset: { reason: ReplResetReason; note: string } | null = null;
 
   constructor(options: CPythonReplOptions) {
     this.#bridge = options.bridge;
@@ -77,6 +72,7 @@ class CPythonRepl implements Repl {
     this.#compaction = options.compaction === true;
     this.#python = options.python ?? 'python3';
     this.#tools = pythonTools(options.tools ?? {});
+    this.#runner = new BlockRunner(this.#limits, () => this.#disposed);
   }
 
   addContext(index: number, value: SandboxValue): Promise<void> {
@@ -173,7 +169,7 @@ class CPythonRepl implements Repl {
     const proc = this.#proc;
     this.#proc = null;
     proc?.kill('was replaced');
-    if (this.#blocksRun > 0) this.#pendingReset = { reason: 'memory_limit', note: `loading ${what} needed a new interpreter` };
+    if (this.#blocksRun > 0) this.#runner.noteReset({ reason: 'memory_limit', note: `loading ${what} needed a new interpreter` });
     this.#blocksRun = 0;
   }
 
@@ -184,48 +180,26 @@ class CPythonRepl implements Repl {
     // It ended between blocks (killed from outside, or by a thread of the code's own): the
     // next block is told its variables are gone.
     const ended = this.#proc;
-    if (ended && this.#blocksRun > 0 && !this.#pendingReset) {
-      this.#pendingReset = { reason: 'crash', note: `the Python interpreter had ended (it ${ended.gone ?? 'was gone'})` };
+    if (ended && this.#blocksRun > 0 && !this.#runner.resetPending) {
+      this.#runner.noteReset({ reason: 'crash', note: `the Python interpreter had ended (it ${ended.gone ?? 'was gone'})` });
     }
     this.#proc = null;
     this.#blocksRun = 0;
     this.#install ??= await findPython(this.#python);
     const addressSpace = this.#wantedAddressSpace();
     const proc = takeInterpreter(this.#install);
+    const current = () => (this.#proc === proc ? this.#runner.block : null);
     proc.hooks = {
       call: (id, kind, a, b) => void this.#hostCall(proc, id, kind, a, b),
-      output: (stream, text, dropped) => {
-        const block = this.#proc === proc ? this.#block : null;
-        if (block?.active) (stream === 1 ? block.stderr : block.stdout).append(text, dropped);
-      },
-      stray: (stream, text) => {
-        const block = this.#proc === proc ? this.#block : null;
-        if (block?.active) (stream === 1 ? block.stderr : block.stdout).append(text, 0);
-      },
-      submit: (text) => {
-        const block = this.#proc === proc ? this.#block : null;
-        if (!block?.active) return;
-        block.submitted = text;
-        this.#bridge.submitted?.(text, block.site);
-      },
+      output: (stream, text, dropped) => appendOutput(current(), stream, text, dropped),
+      stray: (stream, text) => appendOutput(current(), stream, text, 0),
+      submit: (text) => submitAnswer(current(), text, this.#bridge),
     };
     try {
       // Written at once: the socket holds them until runtime.py reads them.
       const started = proc.ready();
       const config = {
-        output_cap: this.#limits.outputCapChars,
-        flush_chars: FLUSH_CHARS,
-        tool_functions: [...this.#tools.functions.keys()],
-        tool_values: JSON.stringify(this.#tools.values),
-        final_var: this.#finalVar !== null,
-        ...(this.#finalVar === null
-          ? {}
-          : {
-              final_var_not_found: this.#finalVar.notFound,
-              final_var_no_variables: this.#finalVar.noVariables,
-              final_var_block_start: this.#finalVar.blockStart,
-            }),
-        compaction: this.#compaction,
+        ...pythonRuntimeConfig(this.#limits, this.#tools, this.#finalVar, this.#compaction),
         limits: { RLIMIT_AS: addressSpace },
       };
       // Sent together and answered in order: one round trip, not one per value.
@@ -261,14 +235,9 @@ class CPythonRepl implements Repl {
   }
 
   async #hostCall(proc: Sandboxed, id: number, kind: string, a: string, b: string): Promise<void> {
-    const block = this.#proc === proc ? this.#block : null;
+    const block = this.#proc === proc ? this.#runner.block : null;
     if (!block || !block.active) {
-      proc.reply(
-        id,
-        kind === 'tool'
-          ? JSON.stringify({ err: { name: 'RuntimeError', message: 'Host calls are only available while a block runs.' } })
-          : 'Error: host calls are only available while a block runs',
-      );
+      proc.reply(id, idleHostCallAnswer(kind, 'RuntimeError'));
       return;
     }
     // Several calls may be in flight (threads): the block is blocked while any is.
@@ -284,78 +253,45 @@ class CPythonRepl implements Repl {
 
   async #execute(code: string, site: CallSite): Promise<ExecResult> {
     const proc = await this.#ensure();
-    const started = performance.now();
-    const block = new BlockState(site, this.#limits.outputCapChars);
-    const pending = this.#pendingReset;
-    this.#pendingReset = null;
-    if (pending) block.stderr.append(`[Before this block, ${pending.note}. ${RESET_NOTE}]\n`, 0);
-    this.#block = block;
-    this.#callsInFlight = 0;
-    this.#blocksRun++;
-    const cpuStart = proc.cpuMs() ?? 0;
-    let cpuNow = cpuStart;
-    let killed: ReplResetReason | null = null;
-    const timer = setInterval(() => {
-      if (killed) return;
-      cpuNow = proc.cpuMs() ?? cpuNow;
-      const now = performance.now();
-      if (cpuNow - cpuStart > this.#limits.cpuLimitMs) killed = 'cpu_limit';
-      else if (now - started - block.blockedMs(now) > this.#limits.wallLimitMs) killed = 'wall_limit';
-      if (killed) proc.kill(`was stopped (${killed})`);
-    }, WATCHDOG_MS);
-    let outcome: ParsedPythonOutcome | null = null;
-    let failure: unknown = null;
-    try {
-      outcome = parseOutcome(await proc.op('run', String(this.#limits.cpuLimitMs), Buffer.from(code, 'utf8')));
-    } catch (err) {
-      failure = err;
-    } finally {
-      clearInterval(timer);
-      cpuNow = proc.cpuMs() ?? cpuNow;
-      block.active = false;
-      this.#block = null;
-    }
-    const timing = { durationMs: performance.now() - started, cpuMs: cpuNow - cpuStart };
-    if (outcome) {
-      return finishedBlockResult(block, outcome, timing, pending ? pending.reason : null);
-    }
-    if (this.#disposed) return disposedBlockResult(block, timing);
-    // The process died or was killed: the CPU limit, if it used that much (RLIMIT_CPU ends it too).
-    if (!killed && cpuNow - cpuStart > this.#limits.cpuLimitMs) killed = 'cpu_limit';
-    const reason: ReplResetReason = killed ?? 'crash';
-    proc.kill('ended');
-    const error = resetError(
-      reason,
-      {
-        cpuLimitMs: this.#limits.cpuLimitMs,
-        wallLimitMs: this.#limits.wallLimitMs,
-        memoryLimitMb: this.#limits.memoryLimitMb,
-        memoryError: 'MemoryError',
-        crashError: 'SystemError',
-        crashed: 'The Python interpreter',
+    return this.#runner.run({
+      site,
+      started: performance.now(),
+      meter: processMeter(proc),
+      run: async () => {
+        this.#callsInFlight = 0;
+        this.#blocksRun++;
+        return parseOutcome(await proc.op('run', String(this.#limits.cpuLimitMs), Buffer.from(code, 'utf8')));
       },
-      failure,
-    );
-    if (this.#proc === proc) this.#proc = null;
-    let variables: string[] = [];
-    try {
-      const fresh = await this.#ensure();
-      variables = parseListed(await fresh.op('list', ''))
-        .filter((v) => SIMPLE_TYPES.has(v.type))
-        .map((v) => v.name);
-    } catch (err) {
-      this.#pendingReset = { reason, note: `loading the contexts failed (${errorMessage(err)})` };
-    }
-    return {
-      ...timing,
-      stdout: block.stdout.text(),
-      stderr: block.stderr.text(),
-      error,
-      variables,
-      submitted: block.submitted,
-      replReset: reason,
-    };
+      finished: finishedBlockResult,
+      disposed: (block, timing) => disposedBlockResult(block, timing, 'RuntimeError', null),
+      // The process died or was killed: the CPU limit, if it used that much (RLIMIT_CPU ends it too).
+      failed: (_block, _outcome, _failure, timing) => (timing.cpuMs > this.#limits.cpuLimitMs ? 'cpu_limit' : 'crash'),
+      terms: () => pythonResetTerms(this.#limits, this.#limits.memoryLimitMb),
+      replace: async () => {
+        proc.kill('ended');
+        if (this.#proc === proc) this.#proc = null;
+        const fresh = await this.#ensure();
+        return parseListed(await fresh.op('list', ''))
+          .filter((v) => SIMPLE_TYPES.has(v.type))
+          .map((v) => v.name);
+      },
+      replaceFailed: (err) => `loading the contexts failed (${errorMessage(err)})`,
+    });
   }
+}
+
+/** A process's CPU time (the last reading while it cannot be read); stopping it kills it. */
+function processMeter(proc: Sandboxed): CpuMeter {
+  let last = 0;
+  return {
+    cpuMs() {
+      last = proc.cpuMs() ?? last;
+      return last;
+    },
+    stop(reason) {
+      proc.kill(`was stopped (${reason})`);
+    },
+  };
 }
 
 /** Whether `--repl cpython` can run here: null when it can, else the reason. */

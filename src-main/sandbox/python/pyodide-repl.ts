@@ -1,22 +1,20 @@
 // The Python REPL: CPython (Pyodide) inside an isolated-vm isolate, behind the same `Repl`
 // interface and limits as the JavaScript one. See README.md for what the boundary guarantees.
 import ivm from 'isolated-vm';
-import type { ReplResetReason } from '../../../src-shared/events.ts';
-import { BlockState } from '../block-state.ts';
+import { appendOutput, BlockRunner, disposedBlockResult, idleHostCallAnswer, submitAnswer } from '../block-runner.ts';
 import { dispatchHostCall, errorMessage } from '../host-calls.ts';
 import { checkIndex, listVariablesOf, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
 import { jsonTextOf } from '../json-source.ts';
-import { RESET_NOTE, resetError } from '../reset-error.ts';
 import type { CallSite, ExecResult, FinalVarRules, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
-import { watchBlock, type Watchdog } from '../watchdog.ts';
+import { isolateMeter } from '../watchdog.ts';
 import type { Interpreter } from './interpreter.ts';
 import { takeInterpreter } from './pool.ts';
 import {
   callPythonTool,
-  disposedBlockResult,
   finishedBlockResult,
   parseOutcome,
-  type ParsedPythonOutcome,
+  pythonResetTerms,
+  pythonRuntimeConfig,
   pythonTools,
   type PythonTools,
   SIMPLE_TYPES,
@@ -29,7 +27,6 @@ export const PYTHON_DEFAULTS = {
   outputCapChars: 1_000_000,
 } as const;
 
-const FLUSH_CHARS = 64 * 1024;
 const HOUSEKEEPING_TIMEOUT_MS = 10_000;
 const MB = 1024 * 1024;
 /** wasm32 cannot address more. */
@@ -53,10 +50,9 @@ class PythonRepl implements Repl {
   readonly #compaction: boolean;
   #interp: Interpreter | null = null;
   #memoryLimitBytes = 0;
-  #block: BlockState | null = null;
   readonly #queue = new SerialQueue(() => this.#disposed);
+  readonly #runner: BlockRunner;
   #disposed = false;
-  #pendingReset: { reason: ReplResetReason; what: string } | null = null;
 
   constructor(options: ReplOptions) {
     this.#bridge = options.bridge;
@@ -64,6 +60,7 @@ class PythonRepl implements Repl {
     this.#finalVar = options.finalVar ?? null;
     this.#compaction = options.compaction === true;
     this.#tools = pythonTools(options.tools ?? {});
+    this.#runner = new BlockRunner(this.#limits, () => this.#disposed);
   }
 
   addContext(index: number, value: SandboxValue): Promise<void> {
@@ -157,24 +154,13 @@ class PythonRepl implements Repl {
     this.#memoryLimitBytes = this.#wantedLimitBytes();
     const interp = await takeInterpreter(this.#memoryLimitBytes);
     try {
+      const current = () => (this.#interp === interp ? this.#runner.block : null);
       interp.hooks = {
-        flush: (stream, text, dropped) => {
-          const block = this.#interp === interp ? this.#block : null;
-          if (block?.active) (stream === 1 ? block.stderr : block.stdout).append(text, dropped);
-        },
-        submit: (text) => {
-          const block = this.#interp === interp ? this.#block : null;
-          if (!block?.active) return;
-          block.submitted = text;
-          this.#bridge.submitted?.(text, block.site);
-        },
+        flush: (stream, text, dropped) => appendOutput(current(), stream, text, dropped),
+        submit: (text) => submitAnswer(current(), text, this.#bridge),
         dispatch: async (kind, a, b) => {
-          const block = this.#interp === interp ? this.#block : null;
-          if (!block || !block.active) {
-            return kind === 'tool'
-              ? JSON.stringify({ err: { name: 'RuntimeError', message: 'Host calls are only available while a block runs.' } })
-              : 'Error: host calls are only available while a block runs';
-          }
+          const block = current();
+          if (!block || !block.active) return idleHostCallAnswer(kind, 'RuntimeError');
           block.enterBridge();
           try {
             return await dispatchHostCall(
@@ -190,21 +176,7 @@ class PythonRepl implements Repl {
           }
         },
       };
-      const config = {
-        output_cap: this.#limits.outputCapChars,
-        flush_chars: FLUSH_CHARS,
-        tool_functions: [...this.#tools.functions.keys()],
-        tool_values: JSON.stringify(this.#tools.values),
-        final_var: this.#finalVar !== null,
-        ...(this.#finalVar === null
-          ? {}
-          : {
-              final_var_not_found: this.#finalVar.notFound,
-              final_var_no_variables: this.#finalVar.noVariables,
-              final_var_block_start: this.#finalVar.blockStart,
-            }),
-        compaction: this.#compaction,
-      };
+      const config = pythonRuntimeConfig(this.#limits, this.#tools, this.#finalVar, this.#compaction);
       await interp.control.apply(undefined, ['setup', JSON.stringify(config)], { timeout: HOUSEKEEPING_TIMEOUT_MS });
       this.#interp = interp;
       for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) await this.#loadContext(interp, i);
@@ -253,69 +225,33 @@ class PythonRepl implements Repl {
 
   async #execute(code: string, site: CallSite): Promise<ExecResult> {
     const interp = await this.#ensure();
-    // Timed from here: starting an interpreter is not the block's time.
-    const started = performance.now();
-    const block = new BlockState(site, this.#limits.outputCapChars);
-    const pending = this.#pendingReset;
-    this.#pendingReset = null;
-    if (pending) block.stderr.append(`[Before this block, loading ${pending.what} failed. ${RESET_NOTE}]\n`, 0);
-    this.#block = block;
-    const watchdog = watchBlock(interp.isolate, block, started, this.#limits);
-    let outcome: ParsedPythonOutcome | null = null;
-    let failure: unknown = null;
-    let watched: ReturnType<Watchdog['stop']>;
-    try {
-      outcome = parseOutcome(await interp.control.apply(undefined, ['run', code]));
-    } catch (err) {
-      failure = err;
-    } finally {
-      watched = watchdog.stop();
-      block.active = false;
-      this.#block = null;
-    }
-    const killed = watched.killed;
-    const timing = { durationMs: performance.now() - started, cpuMs: watched.cpuMs };
-    if (outcome && !outcome.outOfMemory) {
-      return finishedBlockResult(block, outcome, timing, pending ? pending.reason : null);
-    }
-    if (this.#disposed) return disposedBlockResult(block, timing);
-    if (outcome) {
-      // Out of memory: what the block printed is kept; the interpreter's memory cannot shrink.
-      block.stdout.append(outcome.stdout, outcome.dropped[0]);
-      block.stderr.append(outcome.stderr, outcome.dropped[1]);
-    }
-    const reason: ReplResetReason = killed ?? (outcome?.outOfMemory ? 'memory_limit' : 'crash');
-    const error = resetError(
-      reason,
-      {
-        cpuLimitMs: this.#limits.cpuLimitMs,
-        wallLimitMs: this.#limits.wallLimitMs,
-        memoryLimitMb: Math.round(this.#memoryLimitBytes / MB),
-        memoryError: 'MemoryError',
-        crashError: 'SystemError',
-        crashed: 'The Python interpreter',
+    return this.#runner.run({
+      site,
+      // Timed from here: starting an interpreter is not the block's time.
+      started: performance.now(),
+      meter: isolateMeter(interp.isolate),
+      run: async () => parseOutcome(await interp.control.apply(undefined, ['run', code])),
+      finished: (block, outcome, timing, replReset) =>
+        outcome.outOfMemory ? null : finishedBlockResult(block, outcome, timing, replReset),
+      disposed: (block, timing) => disposedBlockResult(block, timing, 'RuntimeError', null),
+      failed: (block, outcome) => {
+        if (!outcome) return 'crash';
+        // Out of memory: what the block printed is kept; the interpreter's memory cannot shrink.
+        block.stdout.append(outcome.stdout, outcome.dropped[0]);
+        block.stderr.append(outcome.stderr, outcome.dropped[1]);
+        // Submitted before the limit killed the block: the host heard of it then.
+        if (outcome.submitted !== null) block.submitted = outcome.submitted;
+        return 'memory_limit';
       },
-      failure,
-    );
-    interp.dispose();
-    if (this.#interp === interp) this.#interp = null;
-    let variables: string[] = [];
-    try {
-      await this.#ensure();
-      variables = await this.#variables();
-    } catch (err) {
-      this.#pendingReset = { reason, what: `the contexts (${errorMessage(err)})` };
-    }
-    return {
-      ...timing,
-      stdout: block.stdout.text(),
-      stderr: block.stderr.text(),
-      error,
-      variables,
-      // Submitted before the limit killed the block: the host heard of it then.
-      submitted: outcome?.submitted ?? block.submitted,
-      replReset: reason,
-    };
+      terms: () => pythonResetTerms(this.#limits, Math.round(this.#memoryLimitBytes / MB)),
+      replace: async () => {
+        interp.dispose();
+        if (this.#interp === interp) this.#interp = null;
+        await this.#ensure();
+        return this.#variables();
+      },
+      replaceFailed: (err) => `loading the contexts (${errorMessage(err)}) failed`,
+    });
   }
 
   /** The simple variables of a fresh interpreter (what a block's result lists). */

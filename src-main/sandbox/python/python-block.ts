@@ -1,15 +1,20 @@
 // What both Python REPLs (Pyodide's and CPython's) share on the host side, apart from where the
 // interpreter runs: tool names checked as Python names, tool calls made from runtime.py's JSON,
-// and a block's outcome read back with every field checked. No isolated-vm here: the CPython
+// runtime.py's setup config, the reset error's Python terms, and a block's outcome read back with
+// every field checked. No isolated-vm here: the CPython
 // REPL runs in processes that must not load it.
 import { toolError } from '../host-calls.ts';
-import { checkToolNames, parseLocals, RESERVED_NAMES } from '../repl-support.ts';
+import { checkToolNames, parseOutcomeFields, type ReplLimits, RESERVED_NAMES } from '../repl-support.ts';
+import type { BlockTiming } from '../block-runner.ts';
 import type { BlockState } from '../block-state.ts';
+import type { ResetTerms } from '../reset-error.ts';
 import type { ReplResetReason } from '../../../src-shared/events.ts';
-import type { ExecResult, HostFunction, LocalValue, SandboxValue } from '../types.ts';
+import type { ExecResult, FinalVarRules, HostFunction, LocalValue, SandboxValue } from '../types.ts';
 import type { PythonBlockOutcome } from './isolate-side.ts';
 import { placeArguments, toolParameterNames } from './tool-arguments.ts';
 
+/** How much output runtime.py holds back before sending it to the host, in characters. */
+const FLUSH_CHARS = 64 * 1024;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PYTHON_KEYWORDS = new Set(
   'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
@@ -55,22 +60,32 @@ export async function callPythonTool(tools: PythonTools, name: string, payload: 
 export type ParsedPythonOutcome = Omit<PythonBlockOutcome, 'locals'> & { locals?: Record<string, LocalValue> };
 
 export function parseOutcome(raw: unknown): ParsedPythonOutcome {
-  const v = JSON.parse(String(raw)) as Partial<PythonBlockOutcome>;
-  const e = v.error;
-  const error =
-    e && typeof e === 'object' && typeof e.name === 'string' && typeof e.message === 'string' ? { name: e.name, message: e.message } : null;
-  const d = Array.isArray(v.dropped) ? v.dropped : [0, 0];
-  const num = (n: unknown): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
-  const locals = parseLocals(v.locals);
+  const v = JSON.parse(String(raw)) as Partial<Record<keyof PythonBlockOutcome, unknown>>;
   return {
+    ...parseOutcomeFields(v),
     stdout: typeof v.stdout === 'string' ? v.stdout : '',
     stderr: typeof v.stderr === 'string' ? v.stderr : '',
-    dropped: [num(d[0]), num(d[1])],
-    error,
-    variables: Array.isArray(v.variables) ? v.variables.filter((x): x is string => typeof x === 'string') : [],
-    ...(locals ? { locals } : {}),
     submitted: typeof v.submitted === 'string' ? v.submitted : null,
     outOfMemory: v.outOfMemory === true,
+  };
+}
+
+/** runtime.py's `setup` config, the same for both Python REPLs (the CPython REPL adds its rlimits). */
+export function pythonRuntimeConfig(limits: ReplLimits, tools: PythonTools, finalVar: FinalVarRules | null, compaction: boolean) {
+  return {
+    output_cap: limits.outputCapChars,
+    flush_chars: FLUSH_CHARS,
+    tool_functions: [...tools.functions.keys()],
+    tool_values: JSON.stringify(tools.values),
+    final_var: finalVar !== null,
+    ...(finalVar === null
+      ? {}
+      : {
+          final_var_not_found: finalVar.notFound,
+          final_var_no_variables: finalVar.noVariables,
+          final_var_block_start: finalVar.blockStart,
+        }),
+    compaction,
   };
 }
 
@@ -82,10 +97,16 @@ function nonFiniteFloats(_key: string, value: unknown): unknown {
   return keys.length === 1 && (tag === 'NaN' || tag === 'Infinity' || tag === '-Infinity') ? Number(tag) : value;
 }
 
-/** How long a block took: wall time and the interpreter's CPU time. */
-export interface BlockTiming {
-  durationMs: number;
-  cpuMs: number;
+/** How a reset error words the limits in Python's terms (`memoryLimitMb`: the limit the interpreter had). */
+export function pythonResetTerms(limits: ReplLimits, memoryLimitMb: number): ResetTerms {
+  return {
+    cpuLimitMs: limits.cpuLimitMs,
+    wallLimitMs: limits.wallLimitMs,
+    memoryLimitMb,
+    memoryError: 'MemoryError',
+    crashError: 'SystemError',
+    crashed: 'The Python interpreter',
+  };
 }
 
 /** A block the interpreter finished: its output appended to what streamed, as both Python REPLs report it. */
@@ -106,18 +127,5 @@ export function finishedBlockResult(
     ...(outcome.locals ? { locals: outcome.locals } : {}),
     submitted: outcome.submitted,
     replReset,
-  };
-}
-
-/** A block whose REPL was disposed while it ran. */
-export function disposedBlockResult(block: BlockState, timing: BlockTiming): ExecResult {
-  return {
-    ...timing,
-    stdout: block.stdout.text(),
-    stderr: block.stderr.text(),
-    error: { name: 'RuntimeError', message: 'The REPL was disposed while the block ran.' },
-    variables: [],
-    submitted: null,
-    replReset: null,
   };
 }

@@ -8,6 +8,7 @@ import { languageOfChoice, type ReplLanguage, type TrajectoryEvent } from '../..
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { EventRecorder, RlmConversation } from '../engine/index.ts';
 import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
+import { streamFor } from '../lm/prompt-pack.ts';
 import { ReplayClient } from '../lm/replay-client.ts';
 import { samplingArgs } from '../lm/sampling.ts';
 import type { LmClient } from '../lm/types.ts';
@@ -125,11 +126,14 @@ async function start(spec: WorkerSpec): Promise<boolean> {
   if (spec.repl !== 'python' && pythonUsed()) void import('../sandbox/python/pool.ts').then((pool) => pool.coolPython());
   keptLanguage = languageOfChoice(spec.repl);
   const context = await loadContext(spec.context, keptLanguage);
+  // As the CLI: no streaming under a reference pack, whose requests carry no stream fields.
+  const stream = streamFor(undefined, spec.prompts);
   const http = new OpenAiCompatibleClient({
     baseUrl: spec.baseUrl,
     apiKey: spec.apiKey ?? 'no-key',
     priceTable: Object.keys(spec.prices).length > 0 ? spec.prices : undefined,
     sampling: samplingArgs(spec.sampling),
+    stream,
   });
   const subHttp = spec.sub
     ? new OpenAiCompatibleClient({
@@ -137,6 +141,7 @@ async function start(spec: WorkerSpec): Promise<boolean> {
         apiKey: spec.sub.apiKey ?? 'no-key',
         priceTable: Object.keys(spec.sub.prices).length > 0 ? spec.sub.prices : undefined,
         sampling: samplingArgs(spec.sub.sampling),
+        stream,
       })
     : null;
   const replay = spec.replay ? new ReplayClient(spec.replay, http) : null;

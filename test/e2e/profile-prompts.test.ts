@@ -23,6 +23,8 @@ const recordFile = join(dir, 'requests.jsonl');
 const pack: PromptPack = {
   ...OUR_PACKS.javascript,
   name: 'e2e-marked',
+  // The reference's rules: the app's sessions then send whole replies, as the CLI does.
+  semantics: 'reference',
   texts: { ...OUR_PACKS.javascript.texts, system: `${MARKER}\n${OUR_PACKS.javascript.texts.system}` },
 };
 
@@ -41,6 +43,7 @@ const app = appUnderTest({
 });
 
 interface Recorded {
+  params: Record<string, unknown>;
   messages: { role: string; content: string }[];
 }
 
@@ -88,6 +91,8 @@ describe('a profile’s prompt pack and context window in Chromium', () => {
     expect(requests.length).toBeGreaterThan(0);
     const first = requests[0];
     const system = first?.messages.find((m) => m.role === 'system')?.content ?? '';
+    // Under a reference pack no request streams: no stream field at all, as the reference sends.
+    for (const r of requests) expect(Object.keys(r.params)).not.toContain('stream');
     expect(system.startsWith(MARKER)).toBe(true);
     // The budgets the system prompt quotes follow the profile's window, not mock-root's table entry.
     const ours = subLmBudgets(WINDOW);

@@ -89,27 +89,29 @@ module.exports = {
     // Tree queries are JSONata expressions (src-shared/analysis/query.ts).
     { from: { path: `^${SHARED}/analysis/query\\.ts$` }, to: { path: '^node_modules/jsonata/' } },
     // The renderer: src-shared and npm packages, never src-main; inside it, folder by folder
-    // (its README): the store and the pure helpers in lib/ know nothing of workers, services
-    // or views, and the parse worker only the contracts in lib/.
+    // (its README), every arrow pointing down: the shell (main.tsx, App.tsx, shortcuts.ts
+    // beside them, and the shareable file's bundle/) composes the views; views draw with
+    // charts/ and monaco/ and reach the host through app/ (the services and their React
+    // context); the services use the store, the workers and the transport; the store and the
+    // workers know only the pure helpers and contracts in lib/.
     may('src-renderer', SHARED),
     { from: { path: '^src-renderer/[^/]+$' }, to: { path: folder('src-renderer') } },
     ...Object.entries({
-      transport: [],
       lib: [],
+      transport: [],
       workers: ['lib'],
       store: ['lib'],
+      app: ['lib', 'store', 'transport', 'workers'],
       monaco: ['lib', 'store'],
-      app: ['lib', 'store', 'transport', 'workers', 'views', 'charts', 'monaco'],
-      views: ['lib', 'store', 'app', 'charts', 'monaco'],
       charts: ['lib', 'store', 'app'],
+      views: ['lib', 'store', 'app', 'charts', 'monaco'],
       bundle: ['lib', 'store', 'app', 'views', 'monaco', 'workers', 'transport'],
     }).flatMap(([f, to]) => [
       own(`src-renderer/${f}`),
       ...(to.length ? [may(`src-renderer/${f}`, ...to.map((t) => `src-renderer/${t}`))] : []),
     ]),
-    { from: { path: '^src-renderer/bundle/' }, to: { path: '^src-renderer/styles\\.css$' } },
-    // lib/repl-language.ts reads a session entry's type.
-    { from: { path: '^src-renderer/lib/' }, to: { path: '^src-renderer/store/', dependencyTypes: ['type-only'] } },
+    // The bundle's page is the shell of the shareable file: App and its styles.
+    { from: { path: '^src-renderer/bundle/' }, to: { path: '^src-renderer/(App\\.tsx|styles\\.css)$' } },
     { from: { path: folder('src-renderer') }, to: { dependencyTypes: ['npm', 'npm-dev'] } },
     // Monaco's languages and workers, imported with Vite's `?worker` suffix (not resolvable here).
     { from: { path: '^src-renderer/monaco/' }, to: { path: '^monaco-editor/' } },

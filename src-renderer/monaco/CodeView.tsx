@@ -2,7 +2,7 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { usePrefs } from '../store/prefs.ts';
 import type { CodeViewProps } from './code-view-props.ts';
-import { enqueueMount } from './mount-queue.ts';
+import { enqueueMount } from '../lib/mount-queue.ts';
 
 const Impl = lazy(() => import('./CodeViewImpl.tsx'));
 

@@ -6,7 +6,7 @@
 // the parent asks where a session's files are (host-lookups.ts).
 import { z } from 'zod';
 import { shellKeyStore } from '../host/key-store.ts';
-import { Host } from '../host/session-manager.ts';
+import { Host } from '../host/host.ts';
 import { forkLauncher } from '../host/worker-launcher.ts';
 import type { HostConnection } from '../host/endpoint.ts';
 import { answerLookup, LookupRequest } from './host-lookups.ts';

@@ -10,7 +10,7 @@ export interface CodeViewProps {
   cutAt?: number | null;
   maxLines?: number;
   minLines?: number;
-  testId?: string;
+  testId?: string | undefined;
   ariaLabel?: string;
   theme?: 'dark' | 'light';
   /** Called once the editor exists (the mount queue moves on). */

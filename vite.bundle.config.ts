@@ -12,6 +12,8 @@ export default defineConfig({
   root: `${here}src-renderer`,
   base: './',
   plugins: [react()],
+  // The page's console handles (window.__rlmStudio) exist only in the tests' build of the UI.
+  define: { __RLM_TEST_HANDLES__: JSON.stringify(process.env['RLM_STUDIO_TEST_HANDLES'] === '1') },
   resolve: {
     alias: [{ find: /^\.\/CodeViewImpl\.tsx$/, replacement: `${here}src-renderer/bundle/PlainCodeView.tsx` }],
   },

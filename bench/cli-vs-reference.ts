@@ -52,7 +52,7 @@ function aggregationRules(model: string, language: 'javascript' | 'python'): Scr
 
 const withModel = (rules: ScriptRule[], model: string): ScriptRule[] => rules.map((r) => ({ ...r, match: { ...r.match, model } }));
 
-interface Case {
+export interface Case {
   name: string;
   file: string;
   /** Characters of the context (the first block prints them on both sides). */
@@ -62,11 +62,13 @@ interface Case {
   /** Requests per run: RLM turns and sub-calls. */
   turns: number;
   subCalls: number;
+  /** Of the sub-calls, how many one `llm_query_batched` makes (the rest one after another). */
+  batch: number;
   floorS: number;
   rules: ScriptRule[];
 }
 
-function cases(work: string): Case[] {
+export function cases(work: string): Case[] {
   const tickets = ticketsContext(2000, 42);
   const aggText = tickets.items.join('\n');
   const aggFile = join(work, 'tickets.txt');
@@ -83,6 +85,7 @@ function cases(work: string): Case[] {
       expect: ctx.answer,
       turns: 3,
       subCalls: 0,
+      batch: 0,
       floorS: 0.9,
       rules: [
         ...withModel(needleRules('javascript'), OURS_MODEL),
@@ -100,6 +103,7 @@ function cases(work: string): Case[] {
       expect: String(tickets.counts['billing']),
       turns: 3,
       subCalls: 18,
+      batch: 17,
       // Critical path: 3 turns, the batch of 17 (concurrent), the combining call.
       floorS: 1.5,
       rules: [
@@ -112,6 +116,18 @@ function cases(work: string): Case[] {
   ];
 }
 
+/** Both sides' default cap on a batch's calls in flight (ours: maxConcurrencyLlm; the reference: LMHandler's batch_max_concurrent). */
+const DEFAULT_CONCURRENCY = 16;
+
+/**
+ * The model's own time in a run: the calls on the critical path times the mock's latency, with
+ * a batch in waves of `concurrency` calls. What a run takes beyond it is the side's overhead.
+ */
+export function modelSeconds(c: Pick<Case, 'turns' | 'subCalls' | 'batch'>, concurrency: number): number {
+  const waves = c.batch > 0 ? Math.ceil(c.batch / concurrency) : 0;
+  return ((c.turns + waves + (c.subCalls - c.batch)) * LATENCY_MS) / 1000;
+}
+
 export interface Arrival {
   at: number;
   kind: string;
@@ -121,7 +137,7 @@ export interface Arrival {
 }
 
 /** A mock whose policy notes when each request arrived and what it carried. */
-async function timedMock(rules: ScriptRule[]): Promise<{ mock: MockLlmServer; arrivals: Arrival[] }> {
+export async function timedMock(rules: ScriptRule[]): Promise<{ mock: MockLlmServer; arrivals: Arrival[] }> {
   const inner: Policy = scriptPolicy(parseScript({ rules, fallback: 'scenarios' }, 'cli-vs-reference'));
   const arrivals: Arrival[] = [];
   const policy: Policy = (req) => {
@@ -176,17 +192,23 @@ function timedSpawn(
 interface Side {
   name: string;
   model: string;
+  /** Its cap on a batch's calls in flight. */
+  concurrency: number;
   go(url: string, c: Case): Promise<RunResult>;
 }
 
-function sides(reference: ReferenceLib, work: string): Side[] {
+/** The sides, in the order `runCase` indexes them; `baseline`: also ours from another checkout (a before/after in the same rounds). */
+function sides(reference: ReferenceLib, work: string, baseline: string | null): Side[] {
   const cpuFile = join(work, 'cpu.txt');
-  const oursWith = (language: 'javascript' | 'python', model: string): Side => ({
-    name: `rlm-studio run (${language === 'python' ? 'Python' : 'JavaScript'} REPL)`,
+  // Each side at its own defaults; ours also with the batch's cap raised (`concurrency`).
+  const oursWith = (language: 'javascript' | 'python', model: string, concurrency = DEFAULT_CONCURRENCY, tree = root): Side => ({
+    name: `rlm-studio run (${language === 'python' ? 'Python' : 'JavaScript'} REPL${concurrency !== DEFAULT_CONCURRENCY ? `, --max-concurrency ${concurrency}` : ''}${tree !== root ? `, from ${tree}` : ''})`,
     model,
+    concurrency,
     async go(url, c) {
       const args = ['run', '--context', c.file, '--query', c.query, '--base-url', url, '--model', model, '--repl', language];
-      const run = await timedSpawn(join(root, 'bin/rlm-studio'), [...args, '--max-concurrency', '32', '--json'], process.env, cpuFile);
+      const raised = concurrency !== DEFAULT_CONCURRENCY ? ['--max-concurrency', String(concurrency)] : [];
+      const run = await timedSpawn(join(tree, 'bin/rlm-studio'), [...args, ...raised, '--json'], process.env, cpuFile);
       const res = JSON.parse(run.out) as { answer: string; usage: { calls: number } };
       return { ...run, answer: res.answer, calls: res.usage.calls };
     },
@@ -194,6 +216,7 @@ function sides(reference: ReferenceLib, work: string): Side[] {
   const referenceSide = (name: string, env: (e: NodeJS.ProcessEnv) => NodeJS.ProcessEnv): Side => ({
     name,
     model: REF_MODEL,
+    concurrency: DEFAULT_CONCURRENCY,
     async go(url, c) {
       const cmd = reference.command(url, c.file, c.query, REF_MODEL);
       const run = await timedSpawn(cmd.file, cmd.args, env(cmd.env), cpuFile);
@@ -210,8 +233,13 @@ function sides(reference: ReferenceLib, work: string): Side[] {
     referenceSide(`reference (Python ${reference.python})`, withoutHugePageMalloc),
     referenceSide(`reference (Python ${reference.python}), malloc on huge pages`, (e) => withHugePageMalloc(e)),
     oursWith('python', OURS_PY_MODEL),
+    oursWith('javascript', OURS_MODEL, RAISED_CONCURRENCY),
+    ...(baseline ? [oursWith('javascript', OURS_MODEL, DEFAULT_CONCURRENCY, baseline)] : []),
   ];
 }
+
+/** Ours once more with the batch's cap raised above its size (all 17 at once), as the benchmark ran before. */
+const RAISED_CONCURRENCY = 32;
 
 /** `env` without a hugetlb setting in GLIBC_TUNABLES (one the bench itself was started with). */
 export function withoutHugePageMalloc(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -222,6 +250,7 @@ export function withoutHugePageMalloc(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv
 
 interface Sample {
   wallS: number;
+  overheadS: number;
   cpuS: number | null;
   startS: number;
   callsS: number;
@@ -237,6 +266,9 @@ interface SideRow {
   callsS: number;
   exitS: number;
   vsFloor: number;
+  /** The model's time at this side's concurrency (`modelSeconds`), and the median of wall − that. */
+  modelS: number;
+  overheadS: number;
 }
 
 export interface CaseRow {
@@ -252,6 +284,14 @@ export interface CaseRow {
   vsReference: number;
   /** The same against the reference on huge pages. */
   vsReferenceHuge: number;
+  /** Median over rounds of ours' overhead ÷ the reference's within the round (goal ≤ 0.5). */
+  overheadVsReference: number;
+  /** With `--baseline DIR`: ours from that checkout at its defaults, and ours ÷ it within each round. */
+  baseline?: { row: SideRow; vsReference: number; overheadVsReference: number; oursVsBaseline: number };
+  /** Ours with the batch's cap raised (RAISED_CONCURRENCY). */
+  oursRaised: SideRow;
+  raisedVsReference: number;
+  raisedOverheadVsReference: number;
   /** Ours with the Python REPL, the same blocks as the reference's. */
   oursPython: SideRow;
   /** Median over rounds of ours (Python REPL) ÷ reference, and ÷ reference on huge pages. */
@@ -298,6 +338,7 @@ async function runCase(c: Case, all: Side[], rounds: number): Promise<CaseRow> {
         const end = res.t0 + res.wallS * 1000;
         samples[k]!.push({
           wallS: res.wallS,
+          overheadS: res.wallS - modelSeconds(c, side.concurrency),
           cpuS: res.cpuS,
           startS: (first - res.t0) / 1000,
           callsS: (lastReply - first) / 1000,
@@ -322,9 +363,12 @@ async function runCase(c: Case, all: Side[], rounds: number): Promise<CaseRow> {
       callsS: r3(median(s.map((x) => x.callsS))),
       exitS: r3(median(s.map((x) => x.exitS))),
       vsFloor: r2(wallS / c.floorS),
+      modelS: r3(modelSeconds(c, all[k]!.concurrency)),
+      overheadS: r3(median(s.map((x) => x.overheadS))),
     };
   };
   const vs = (k: number, j = 0): number => r2(median(samples[j]!.map((s, i) => s.wallS / samples[k]![i]!.wallS)));
+  const overheadVs = (k: number, j: number): number => r2(median(samples[j]!.map((s, i) => s.overheadS / samples[k]![i]!.overheadS)));
   const result: CaseRow = {
     name: c.name,
     requests: c.turns + c.subCalls,
@@ -335,13 +379,20 @@ async function runCase(c: Case, all: Side[], rounds: number): Promise<CaseRow> {
     referenceHuge: row(2),
     vsReference: vs(1),
     vsReferenceHuge: vs(2),
+    overheadVsReference: overheadVs(1, 0),
+    oursRaised: row(4),
+    raisedVsReference: vs(1, 4),
+    raisedOverheadVsReference: overheadVs(1, 4),
     oursPython: row(3),
+    ...(all.length > 5
+      ? { baseline: { row: row(5), vsReference: vs(1, 5), overheadVsReference: overheadVs(1, 5), oursVsBaseline: vs(5, 0) } }
+      : {}),
     pythonVsReference: vs(1, 3),
     pythonVsReferenceHuge: vs(2, 3),
     sameWork: `${c.turns} turns + ${c.subCalls} sub-calls each, ${c.chars.toLocaleString('en')} characters printed by the first block, ${c.subCalls > 0 ? 'identical sub-call prompts, ' : ''}right answer`,
   };
   log(
-    `${c.name}: ours ${result.ours.wallS} s, reference ${result.reference.wallS} s (ratio ${result.vsReference}), on huge pages ${result.referenceHuge.wallS} s (ratio ${result.vsReferenceHuge}); ours with the Python REPL ${result.oursPython.wallS} s (ratios ${result.pythonVsReference}, ${result.pythonVsReferenceHuge})`,
+    `${c.name}: ours ${result.ours.wallS} s (overhead ${result.ours.overheadS} s), reference ${result.reference.wallS} s (overhead ${result.reference.overheadS} s; ratios ${result.vsReference}, overhead ${result.overheadVsReference}); ours at --max-concurrency ${RAISED_CONCURRENCY} ${result.oursRaised.wallS} s (overhead ${result.oursRaised.overheadS} s), on huge pages ${result.referenceHuge.wallS} s (ratio ${result.vsReferenceHuge}); ours with the Python REPL ${result.oursPython.wallS} s (ratios ${result.pythonVsReference}, ${result.pythonVsReferenceHuge})`,
   );
   return result;
 }
@@ -355,7 +406,7 @@ export interface CliVsReference {
   rows: CaseRow[];
 }
 
-export async function cliVsReference(rounds: number): Promise<CliVsReference | { unavailable: string }> {
+export async function cliVsReference(rounds: number, baseline: string | null = null): Promise<CliVsReference | { unavailable: string }> {
   const work = mkdtempSync(join(tmpdir(), 'rlm-cli-vs-ref-'));
   try {
     const reference = prepareReference(work);
@@ -363,7 +414,7 @@ export async function cliVsReference(rounds: number): Promise<CliVsReference | {
     await ensureCliBuilt();
     const loadAtStart = r2(loadavg()[0] ?? 0);
     const rows: CaseRow[] = [];
-    for (const c of cases(work)) rows.push(await runCase(c, sides(reference, work), rounds));
+    for (const c of cases(work)) rows.push(await runCase(c, sides(reference, work, baseline), rounds));
     return { date: new Date().toISOString(), rounds, loadAtStart, loadAtEnd: r2(loadavg()[0] ?? 0), source: reference.source, rows };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -374,25 +425,32 @@ export function cliVsReferenceMarkdown(r: CliVsReference): string {
   const s = (x: number): string => `${x.toFixed(2)}`;
   const cpu = (x: SideRow): string => (x.cpuS === null ? '–' : `${s(x.cpuS)} s`);
   const wall = (x: SideRow): string => `${s(x.wallS)} s (${s(x.startS)} / ${s(x.callsS)} / ${s(x.exitS)})`;
+  const over = (x: SideRow): string => `${s(x.overheadS)} s (model ${s(x.modelS)} s)`;
+  const oursRows = (x: CaseRow): string[] => [
+    `| ${x.name} | defaults | ${wall(x.ours)} | ${over(x.ours)} | ${wall(x.reference)} | ${over(x.reference)} | ${x.vsReference} | **${x.overheadVsReference}** | ${wall(x.referenceHuge)}, overhead ${s(x.referenceHuge.overheadS)} s | ${x.vsReferenceHuge} | ${x.ours.vsFloor} | ${cpu(x.reference)} / ${cpu(x.ours)} |`,
+    ...(x.baseline
+      ? [
+          `| ${x.name} | defaults, the baseline checkout (ours ÷ it: ${x.baseline.oursVsBaseline}) | ${wall(x.baseline.row)} | ${over(x.baseline.row)} | (same rounds) | | ${x.baseline.vsReference} | ${x.baseline.overheadVsReference} | | | ${x.baseline.row.vsFloor} | – / ${cpu(x.baseline.row)} |`,
+        ]
+      : []),
+    `| ${x.name} | --max-concurrency ${RAISED_CONCURRENCY} | ${wall(x.oursRaised)} | ${over(x.oursRaised)} | (same rounds) | | ${x.raisedVsReference} | ${x.raisedOverheadVsReference} | | | ${x.oursRaised.vsFloor} | – / ${cpu(x.oursRaised)} |`,
+  ];
   const lines = [
     '## Whole process beside the reference library (300 ms per call)',
     '',
-    `\`node --no-node-snapshot bench/cli-vs-reference.ts --rounds ${r.rounds}\` on ${r.date.slice(0, 10)}, load average ${r.loadAtStart} at start and ${r.loadAtEnd} at the end (2 cores shared with other work; rounds alternate, so it falls on both). Ours: \`./bin/rlm-studio run … --max-concurrency 32 --json\`, spawn to exit. Reference: ${r.source}, \`RLM.completion\` with the local REPL in a fresh \`python3\` per run. The reference runs twice in each round: as its users run it, and with glibc's malloc asked for transparent huge pages (\`GLIBC_TUNABLES=glibc.malloc.hugetlb=1\`) as \`bin/rlm-studio\` asks for ours; on this VM a process that touched tens of MB of fresh memory exits far sooner that way. One mock-llm (in the bench process, so it can timestamp requests) serves all sides the same scripted replies: ours in JavaScript (the first table) and in Python (the second, the same blocks as the reference's), theirs in Python. Medians of ${r.rounds} rounds after one untimed run each; start = spawn → first request, calls = first request → last reply, exit = last reply → exit; CPU = user + system of the whole process (\`/usr/bin/time\`; Python's threads and our bash launcher included; not our sandbox process, which \`run\` does not wait for), which other work moves far less than wall time. Goals (issue 16): ours ÷ reference ≤ 0.8, ours ÷ floor ≤ 1.3.`,
+    `\`node --no-node-snapshot bench/cli-vs-reference.ts --rounds ${r.rounds}\` on ${r.date.slice(0, 10)}, load average ${r.loadAtStart} at start and ${r.loadAtEnd} at the end (2 cores shared with other work; rounds alternate, so it falls on both). Ours: \`./bin/rlm-studio run … --json\` at its defaults, and in the same rounds with \`--max-concurrency ${RAISED_CONCURRENCY}\` (the second row of each case), spawn to exit. Reference: ${r.source}, \`RLM.completion\` with the local REPL in a fresh \`python3\` per run, at its defaults. Both sides' default cap on a batch's calls in flight is ${DEFAULT_CONCURRENCY} (ours \`maxConcurrencyLlm\`, the reference's \`LMHandler.batch_max_concurrent\`), so at the defaults the aggregation's batch of 17 goes in two waves on both sides. The reference runs twice in each round: as its users run it, and with glibc's malloc asked for transparent huge pages (\`GLIBC_TUNABLES=glibc.malloc.hugetlb=1\`) as \`bin/rlm-studio\` asks for ours; on this VM a process that touched tens of MB of fresh memory exits far sooner that way. One mock-llm (in the bench process, so it can timestamp requests) serves all sides the same scripted replies: ours in JavaScript (the first table) and in Python (the second, the same blocks as the reference's), theirs in Python. Medians of ${r.rounds} rounds after one untimed run each; start = spawn → first request, calls = first request → last reply, exit = last reply → exit; model = the mock's 300 ms times the calls on the critical path at that side's cap (a batch in waves), overhead = wall − model; the ratios are medians of the ratios within each round; CPU = user + system of the whole process (\`/usr/bin/time\`; Python's threads and our bash launcher included; not our sandbox process, which \`run\` does not wait for), which other work moves far less than wall time. Goals: issue 16, ours ÷ reference ≤ 0.8 and ours ÷ floor ≤ 1.3; issue 41, ours' overhead ÷ the reference's ≤ 0.5 (in bold).`,
     '',
-    '| case | requests | floor | reference: wall (start / calls / exit) | reference on huge pages | ours: wall (start / calls / exit) | ours ÷ reference | ours ÷ reference on huge pages | ours ÷ floor | reference ÷ floor | CPU: reference / ours |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| case | ours at | ours: wall (start / calls / exit) | ours: overhead | reference: wall (start / calls / exit) | reference: overhead | ours ÷ reference | overhead ÷ reference’s | reference on huge pages | ours ÷ reference on huge pages | ours ÷ floor | CPU: reference / ours |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...r.rows.flatMap(oursRows),
+    '',
+    'Ours with the Python REPL (`--repl python`, defaults), given the same Python blocks as the reference, in the same rounds:',
+    '',
+    '| case | ours, Python REPL: wall (start / calls / exit) | overhead | ÷ reference | ÷ reference on huge pages | ÷ floor | CPU (`run` only: the interpreter runs in its sandbox process) |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...r.rows.map(
       (x) =>
-        `| ${x.name} | ${x.requests} | ${x.floorS} s | ${wall(x.reference)} | ${wall(x.referenceHuge)} | ${wall(x.ours)} | ${x.vsReference} | ${x.vsReferenceHuge} | ${x.ours.vsFloor} | ${x.reference.vsFloor} | ${cpu(x.reference)} / ${cpu(x.ours)} |`,
-    ),
-    '',
-    'Ours with the Python REPL (`--repl python`), given the same Python blocks as the reference, in the same rounds:',
-    '',
-    '| case | ours, Python REPL: wall (start / calls / exit) | ÷ reference | ÷ reference on huge pages | ÷ floor | CPU (`run` only: the interpreter runs in its sandbox process) |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...r.rows.map(
-      (x) =>
-        `| ${x.name} | ${wall(x.oursPython)} | ${x.pythonVsReference} | ${x.pythonVsReferenceHuge} | ${x.oursPython.vsFloor} | ${cpu(x.oursPython)} |`,
+        `| ${x.name} | ${wall(x.oursPython)} | ${over(x.oursPython)} | ${x.pythonVsReference} | ${x.pythonVsReferenceHuge} | ${x.oursPython.vsFloor} | ${cpu(x.oursPython)} |`,
     ),
     '',
     `Same work, checked on every run from the requests the mock received: ${r.rows.map((x) => `${x.name}: ${x.sameWork}`).join('; ')}.`,
@@ -401,8 +459,10 @@ export function cliVsReferenceMarkdown(r: CliVsReference): string {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, write: { type: 'boolean', default: false } } });
-  const res = await cliVsReference(Number(values.rounds));
+  const { values } = parseArgs({
+    options: { rounds: { type: 'string', default: '7' }, write: { type: 'boolean', default: false }, baseline: { type: 'string' } },
+  });
+  const res = await cliVsReference(Number(values.rounds), values.baseline ?? null);
   if ('unavailable' in res) {
     log(`not side by side: ${res.unavailable}`);
     process.exitCode = 1;

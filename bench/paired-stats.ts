@@ -20,7 +20,13 @@
 // B --json`, which must give the same `paired` object (reading ~100,000 logs would take an
 // hour on this machine and measure the reader, not the statistics).
 //
-// node --no-node-snapshot bench/paired-stats.ts [--reps 100] [--tasks 64] [--write]
+// A rate measured over 100 repetitions has a binomial standard error of 2.2 points at 5%, so
+// it cannot tell a test of size 5% from one of 6%: the identical scenarios' tests are also run
+// over --fpr-reps repetitions (10,000 by default; the same seeds extended, and the same code as
+// `stats`, with a token bootstrap since only the tests are read), each rate given with its
+// Wilson 95% interval.
+//
+// node --no-node-snapshot bench/paired-stats.ts [--reps 100] [--fpr-reps 10000] [--tasks 64] [--write]
 // (--write puts the section into bench/RESULTS.md between its markers.)
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -105,9 +111,16 @@ function sessionsOf(tasks: readonly GeneratedTask[]): PairedSession[] {
   });
 }
 
-async function compare(dir: string, rep: number, scenario: Scenario, tasks: number, endToEnd: boolean): Promise<PairedComparison> {
+async function compare(
+  dir: string,
+  rep: number,
+  scenario: Scenario,
+  tasks: number,
+  endToEnd: boolean,
+  resamples = 2000,
+): Promise<PairedComparison> {
   const { a, b } = draw(rep, scenario, tasks);
-  const direct = pairedComparison(sessionsOf(a), sessionsOf(b), { seed: rep + 1 });
+  const direct = pairedComparison(sessionsOf(a), sessionsOf(b), { seed: rep + 1, resamples });
   if (!endToEnd) return direct;
   const da = join(dir, `a${rep}`);
   const db = join(dir, `b${rep}`);
@@ -153,6 +166,55 @@ async function runScenario(scenario: Scenario, reps: number, tasks: number): Pro
   return t;
 }
 
+/** Wilson's 95% interval of a proportion k/n. */
+function wilson(k: number, n: number): [number, number] {
+  const z = 1.959963984540054;
+  const p = k / n;
+  const den = 1 + (z * z) / n;
+  const mid = (p + (z * z) / (2 * n)) / den;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / den;
+  return [Math.max(0, mid - half), Math.min(1, mid + half)];
+}
+
+/** The identical scenario's tests over many repetitions: how often each rejects at p < 0.05. */
+async function falsePositives(scenario: Scenario, reps: number, tasks: number): Promise<Record<string, number>> {
+  const rejected: Record<string, number> = {};
+  for (let rep = 0; rep < reps; rep++) {
+    // One resample: the interval is not read here, and the tests do not depend on it.
+    const p = await compare('', rep, scenario, tasks, false, 1);
+    for (const m of p.metrics) {
+      if (m.metric === 'time') continue;
+      for (const [test, pValue] of [
+        ['paired t', m.tTest.pValue],
+        [m.test.name, m.test.pValue],
+      ] as const)
+        if (pValue < 0.05) rejected[`${m.metric}: ${test}`] = (rejected[`${m.metric}: ${test}`] ?? 0) + 1;
+        else rejected[`${m.metric}: ${test}`] ??= 0;
+    }
+    if ((rep + 1) % 2000 === 0) log(`${scenario.name}, tests only: ${rep + 1}/${reps}`);
+  }
+  return rejected;
+}
+
+function fprSection(results: { scenario: Scenario; rejected: Record<string, number> }[], reps: number): string {
+  const lines = [
+    '',
+    '',
+    `False positives measured precisely: the identical scenarios' tests over ${reps.toLocaleString('en-US')} repetitions (the seeds above, extended). Goal: ≤ 6%.`,
+    '',
+    '| scenario | metric: test | p < 0.05 | rate | Wilson 95% interval |',
+    '| --- | --- | --- | --- | --- |',
+  ];
+  for (const { scenario, rejected } of results)
+    for (const [k, n] of Object.entries(rejected)) {
+      const [lo, hi] = wilson(n, reps);
+      lines.push(
+        `| ${scenario.name} | ${k} | ${n} / ${reps} | ${((100 * n) / reps).toFixed(2)}% | ${(100 * lo).toFixed(2)}–${(100 * hi).toFixed(2)}% |`,
+      );
+    }
+  return lines.join('\n');
+}
+
 function section(results: { scenario: Scenario; tally: Tally }[], reps: number, tasks: number, seconds: number): string {
   const lines = [
     '## Paired comparison against a known effect (`bench/paired-stats.ts`)',
@@ -181,15 +243,21 @@ async function main(): Promise<void> {
     options: {
       reps: { type: 'string', default: '100' },
       tasks: { type: 'string', default: '64' },
+      'fpr-reps': { type: 'string', default: '10000' },
       write: { type: 'boolean', default: false },
     },
   });
   const reps = Number(values.reps);
+  const fprReps = Number(values['fpr-reps']);
   const tasks = Number(values.tasks);
   const started = performance.now();
   const results: { scenario: Scenario; tally: Tally }[] = [];
   for (const scenario of SCENARIOS) results.push({ scenario, tally: await runScenario(scenario, reps, tasks) });
-  const md = section(results, reps, tasks, (performance.now() - started) / 1000);
+  const fpr: { scenario: Scenario; rejected: Record<string, number> }[] = [];
+  if (fprReps > 0)
+    for (const scenario of SCENARIOS.filter((x) => x.identical))
+      fpr.push({ scenario, rejected: await falsePositives(scenario, fprReps, tasks) });
+  const md = section(results, reps, tasks, (performance.now() - started) / 1000) + (fprReps > 0 ? fprSection(fpr, fprReps) : '');
   process.stdout.write(`${md}\n`);
   if (values.write) {
     const path = join(root, 'bench', 'RESULTS.md');

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { aggregatePolicy, successIntersection } from '../src-shared/analysis/policy-aggregate.ts';
-import { StatsAccumulator } from '../src-shared/trajectory/analytics.ts';
+import { StatsAccumulator } from '../src-shared/trajectory/log-stats.ts';
 import { readPolicySource } from '../src-main/analysis/policy-sources.ts';
 import { runJob } from '../src-main/host/analysis-jobs.ts';
 import { metricsReply } from '../src-main/host/policy-metrics.ts';

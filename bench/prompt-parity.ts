@@ -107,6 +107,13 @@ const SCENARIOS: Scenario[] = [
       return c.turn !== null && c.turn < 4 ? fence('print(context[:15000])') : submit('"done"');
     },
   },
+  {
+    // v0.1.3 has no FINAL_VAR (paper-era, before the answer dict): calling it is a NameError on
+    // both sides, which loses the block's assignments; our --final-patterns is off here.
+    name: 'FINAL_VAR in the same block',
+    turns: [{ context: 'a short context', query: 'Answer with a variable.' }],
+    reply: (c) => (c.turn === 1 ? fence('x = "from-block"\nprint(FINAL_VAR("x"))') : submit('"after the error"')),
+  },
 ];
 
 // One scenario in the reference library: each completion in turn (persistent when several).

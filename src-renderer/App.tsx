@@ -5,13 +5,15 @@ import { usePrefs } from './store/prefs.ts';
 import { CompareView } from './views/CompareView.tsx';
 import { CoveragePanel, CoverageStrips } from './views/CoverageView.tsx';
 import { EvaluationView } from './views/EvaluationView.tsx';
+import { FindingsView } from './views/findings/FindingsView.tsx';
 import { PolicyView } from './views/PolicyView.tsx';
 import { Controls } from './views/Controls.tsx';
-import { NewRunForm } from './views/NewRunForm.tsx';
+import { NewRunForm } from './views/new-run/NewRunForm.tsx';
 import { ReplayBar } from './views/ReplayBar.tsx';
-import { RunView } from './views/RunView.tsx';
+import { RunView } from './views/run/RunView.tsx';
 import { RunsView } from './views/RunsView.tsx';
 import { SearchView } from './views/SearchView.tsx';
+import { SweepView } from './views/sweep/SweepView.tsx';
 import { TreePanel } from './views/TreePanel.tsx';
 import { ViewBoundary } from './views/ViewBoundary.tsx';
 import { OpenFileButton, Welcome } from './views/Welcome.tsx';
@@ -29,6 +31,8 @@ const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'eval', label: 'Evaluation', key: '5' },
   { id: 'policy', label: 'Policy', key: '6' },
   { id: 'runs', label: 'Runs', key: '7' },
+  { id: 'findings', label: 'Findings', key: '8' },
+  { id: 'sweep', label: 'Sweep', key: '9' },
 ];
 /** What a shared trajectory's reader can use: one session, no host. */
 const READER_PANELS = PANELS.filter((p) => p.id === 'run' || p.id === 'charts' || p.id === 'search');
@@ -90,7 +94,15 @@ export function App() {
   const closeActive = (): void => {
     if (active) void svc.closeSession(active);
   };
-  const showWelcome = !active && panel !== 'new' && panel !== 'compare' && panel !== 'eval' && panel !== 'policy' && panel !== 'runs';
+  const showWelcome =
+    !active &&
+    panel !== 'new' &&
+    panel !== 'compare' &&
+    panel !== 'eval' &&
+    panel !== 'policy' &&
+    panel !== 'runs' &&
+    panel !== 'findings' &&
+    panel !== 'sweep';
   return (
     <div
       className="app"
@@ -209,6 +221,14 @@ export function App() {
         ) : panel === 'runs' ? (
           <ViewBoundary key="runs" what="the runs browser">
             <RunsView />
+          </ViewBoundary>
+        ) : panel === 'findings' ? (
+          <ViewBoundary key="findings" what="the Findings view">
+            <FindingsView />
+          </ViewBoundary>
+        ) : panel === 'sweep' ? (
+          <ViewBoundary key="sweep" what="the Sweep view">
+            <SweepView />
           </ViewBoundary>
         ) : active ? (
           <>

@@ -31,8 +31,8 @@ const services = new Services(
 services.prewarm();
 if (!hasPreloadBridge(window)) installLeaveGuard(window, store.getState);
 setCoverageWorkerFactory(() => new Worker(new URL('./workers/coverage.worker.ts', import.meta.url), { type: 'module' }));
-// For end-to-end tests and the console: read-only handles, no secrets.
-(window as unknown as { __rlmStudio: unknown }).__rlmStudio = { store, services };
+// For the end-to-end tests: read-only handles, no secrets, and only in the tests' build.
+if (__RLM_TEST_HANDLES__) (window as unknown as { __rlmStudio: unknown }).__rlmStudio = { store, services };
 
 // `rlm-studio view LOG` names the session to show in the URL fragment.
 const wanted = new URLSearchParams(window.location.hash.slice(1)).get('session');

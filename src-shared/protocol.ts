@@ -9,9 +9,11 @@ import type { UsageByModel } from './trajectory/by-model.ts';
 import { z } from 'zod';
 import type { LabelSet, TargetLabels } from './analysis/labels.ts';
 import type { QueryMatch } from './analysis/query.ts';
+import type { FindingsListing } from './analysis/scan-findings.ts';
 import type { LogHeader, TrajectoryEvent } from './events.ts';
 import type { CounterfactualRecord } from './analysis/counterfactual.ts';
 import type { CoverageFigures } from './analysis/coverage.ts';
+import type { SweepOverview } from './analysis/sweep.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -48,12 +50,19 @@ const SystemPromptText = z.string().min(1).max(1_000_000);
  * `--max-output-tokens` on the command line); absent ones are left to the endpoint.
  */
 export const SamplingInput = z.strictObject({
-  temperature: z.number().min(0).optional(),
-  topP: z.number().gt(0).max(1).optional(),
-  seed: z.number().int().optional(),
-  maxOutputTokens: positiveInt.optional(),
+  // Each description is the rule in words: the profile editor shows it with a bad value.
+  temperature: z.number().min(0).describe('a number ≥ 0').optional(),
+  topP: z.number().gt(0).max(1).describe('a number in (0, 1]').optional(),
+  seed: z.number().int().describe('an integer').optional(),
+  maxOutputTokens: positiveInt.describe('a positive integer').optional(),
 });
 export type SamplingInput = z.infer<typeof SamplingInput>;
+
+/** Our own prompt packs, by name (src-main/lm/our-prompt-packs.ts makes them; `rlm-studio prompts export NAME` writes one out). */
+export const BUILT_IN_PROMPT_PACKS = ['rlm-studio-javascript', 'rlm-studio-python'] as const;
+
+/** A prompt pack (`--prompts`): one of ours by name, or a pack file on the host (absolute, or relative to where the host runs). */
+const PromptPackChoice = z.string().trim().min(1).max(4096);
 
 /** Paths on the host of saved logs (either format) rendered into the root's system prompt as worked examples. */
 const WorkedExamplePaths = z.array(z.string().min(1)).max(20);
@@ -92,6 +101,10 @@ export const EndpointProfile = z.strictObject({
   examples: WorkedExamplePaths.optional(),
   /** Characters all worked examples may take together (absent: 12,000). */
   exampleBudget: positiveInt.optional(),
+  /** The prompt pack its sessions' model texts come from, as `--prompts` (absent: ours for the run's REPL). */
+  prompts: PromptPackChoice.optional(),
+  /** The root model's context window in tokens, as `--context-window`: overrides the model table for compaction and the budgets the prompts quote. */
+  contextWindow: positiveInt.describe('a positive integer (tokens)').optional(),
 });
 export type EndpointProfile = z.infer<typeof EndpointProfile>;
 
@@ -332,6 +345,8 @@ export const Command = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('metrics.open'), path: z.string().min(1), bins: positiveInt.max(200).default(20) }),
   /** Every task log of an evaluation directory against its task's context (`rlm-studio coverage DIR`). */
   z.strictObject({ type: z.literal('eval.coverage'), path: z.string().min(1) }),
+  /** A sweep folder (`rlm-studio sweep -o DIR`): its figures, as `sweep-summary DIR --json`, and each configuration's sessions for paired comparisons. */
+  z.strictObject({ type: z.literal('sweep.open'), path: z.string().min(1) }),
   /** The labels and notes of a session's log (its `LOG.labels.jsonl`) and the label set that applies. */
   z.strictObject({ type: z.literal('labels.get'), sessionId }),
   /** Appends one change to the session's labels sidecar; the log itself is never written. */
@@ -341,6 +356,22 @@ export const Command = z.discriminatedUnion('type', [
     type: z.literal('query.run'),
     expression: z.string().min(1).max(10_000),
     paths: z.array(z.string().min(1)).min(1).max(1000),
+  }),
+  /** Scanner findings of scanned folders (their findings.jsonl), with the people's verdicts and each scanner's agreement. */
+  z.strictObject({ type: z.literal('findings.list'), paths: z.array(z.string().min(1)).min(1).max(100) }),
+  /**
+   * A person's verdict on a finding's target (or on a scanned log's `session`), stored as the
+   * label scan.SCANNER.confirmed|rejected in the log's sidecar (null withdraws it); the reply
+   * is `findings.list` of `paths` after it.
+   */
+  z.strictObject({
+    type: z.literal('findings.verdict'),
+    paths: z.array(z.string().min(1)).min(1).max(100),
+    dir: z.string().min(1),
+    log: z.string().min(1).max(4000),
+    scanner: z.string().min(1).max(40),
+    target: labelTarget,
+    verdict: z.enum(['confirmed', 'rejected']).nullable(),
   }),
 ]);
 export type Command = z.infer<typeof Command>;
@@ -578,9 +609,12 @@ export interface Replies {
   'eval.open': { evaluation: EvalOverview; sessions: SessionSummary[] };
   'metrics.open': { metrics: PolicyOverview };
   'eval.coverage': { coverage: EvalCoverage };
+  'sweep.open': { sweep: SweepOverview };
   'labels.get': { labels: SessionLabels };
   'labels.change': { labels: SessionLabels };
   'query.run': QueryResult;
+  'findings.list': { findings: FindingsListing };
+  'findings.verdict': { findings: FindingsListing };
 }
 
 /** One task of `eval.coverage`: its result, and its session's context coverage (null, with `problem`, when there is none). */

@@ -9,7 +9,7 @@ import type { LogFormat } from '../../src-shared/codecs/detect.ts';
 import { formatProblem, type ReadProblem } from '../../src-shared/codecs/lines.ts';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
 import type { EvalCoverage, EvalCoverageTask } from '../../src-shared/protocol.ts';
-import { quartiles } from '../../src-shared/trajectory/analytics.ts';
+import { quartiles } from '../../src-shared/trajectory/distributions.ts';
 import { applyEvent, createTrajectoryState } from '../../src-shared/trajectory/reducer.ts';
 import type { TrajectoryState } from '../../src-shared/trajectory/types.ts';
 import { readEvalDir } from '../eval/open-dir.ts';

@@ -10,7 +10,7 @@ import type { SessionRow } from '../../src-shared/analysis/policy-aggregate.ts';
 import { policyMetrics, withoutTexts, type SessionMetrics } from '../../src-shared/analysis/policy-metrics.ts';
 import { addByModel } from '../../src-shared/trajectory/by-model.ts';
 import { applyEvent, createTrajectoryState } from '../../src-shared/trajectory/reducer.ts';
-import { StatsAccumulator, type LogStats } from '../../src-shared/trajectory/analytics.ts';
+import { StatsAccumulator, type LogStats } from '../../src-shared/trajectory/log-stats.ts';
 import { EvalDirError, isEvalDir, readEvalDir, type ReadEvalOptions } from '../eval/open-dir.ts';
 import { expandLogInputs } from '../export/log-inputs.ts';
 import { readLogBatches } from '../logs/read-log.ts';

@@ -31,7 +31,7 @@ export interface QueryLogsResult {
 /** Below this a log is read in one go: a stream's 1 MiB buffer costs more than a small file's whole read. */
 const WHOLE_READ_BYTES = 8 * 1024 * 1024;
 
-async function readContents(path: string): Promise<LogContents> {
+export async function readContents(path: string): Promise<LogContents> {
   if ((await stat(path)).size > WHOLE_READ_BYTES) return readLogFile(path);
   const reader = new AnyLogReader();
   const out: LogContents = { format: null, header: null, events: [], problems: [] };

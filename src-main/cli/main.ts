@@ -7,6 +7,11 @@ import { UsageError } from './errors.ts';
 import { repoRoot } from './repo-root.ts';
 import { exitProcess, pythonUsed } from '../sandbox/python/lifecycle.ts';
 import { startPythonEarly } from './python-prefetch.ts';
+import { startTimingReport } from './timing-report.ts';
+import { markPhase } from '../../src-shared/phase-timing.ts';
+
+startTimingReport(process.env);
+markPhase('command line loaded');
 
 await startPythonEarly(process.argv);
 
@@ -27,6 +32,7 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 await registerCommands(program, process.argv);
+markPhase('commands registered');
 
 try {
   await program.parseAsync(process.argv);

@@ -13,8 +13,29 @@ export function wantsPythonRepl(argv: readonly string[]): boolean {
   return argv.some((arg, i) => arg === '--repl=python' || (arg === 'python' && argv[i - 1] === '--repl'));
 }
 
-/** Starts what the command line's Python REPL will need; says where ('sandbox process', 'this process') or null. */
-export async function startPythonEarly(argv: readonly string[]): Promise<'sandbox process' | 'this process' | null> {
+/**
+ * The interpreter a `run` or `chat` with `--repl cpython` names (`--python BIN`, else the
+ * default), or null for any other command line.
+ */
+export function wantsCPythonRepl(argv: readonly string[]): string | null {
+  if (argv[2] !== 'run' && argv[2] !== 'chat') return null;
+  if (!argv.some((arg, i) => arg === '--repl=cpython' || (arg === 'cpython' && argv[i - 1] === '--repl'))) return null;
+  for (let i = 3; i < argv.length; i++) {
+    if (argv[i] === '--python' && argv[i + 1] !== undefined) return argv[i + 1]!;
+    if (argv[i]!.startsWith('--python=')) return argv[i]!.slice('--python='.length);
+  }
+  return '';
+}
+
+/** Starts what the command line's Python REPL will need; says where ('sandbox process', 'this process', 'cpython') or null. */
+export async function startPythonEarly(argv: readonly string[]): Promise<'sandbox process' | 'this process' | 'cpython' | null> {
+  const cpython = wantsCPythonRepl(argv);
+  if (cpython !== null) {
+    // Not awaited: asking the interpreter about itself takes ~50 ms, and the command goes on
+    // loading meanwhile. Its first session takes the interpreter started here (cpython-process.ts).
+    void prestartCPython(cpython || undefined).catch(() => undefined);
+    return 'cpython';
+  }
   if (!wantsPythonRepl(argv)) return null;
   // In this process only where its REPLs may live (engine/conversation.ts replsOutOfProcess):
   // `run` and `chat` hold the API key in their environment, so that is only a scrubbed one.
@@ -26,4 +47,14 @@ export async function startPythonEarly(argv: readonly string[]): Promise<'sandbo
   sandbox.warmPython();
   sandbox.start();
   return 'sandbox process';
+}
+
+async function prestartCPython(python: string | undefined): Promise<void> {
+  const [{ findPython }, { prestartCPython: prestart }, { osSandboxSupport }] = await Promise.all([
+    import('../sandbox/python/python-install.ts'),
+    import('../sandbox/python/cpython-process.ts'),
+    import('../sandbox/os-sandbox/bwrap.ts'),
+  ]);
+  // Where there is no OS sandbox the command refuses with the reason; nothing to start.
+  if (osSandboxSupport().ok) prestart(await findPython(python));
 }

@@ -35,11 +35,30 @@ export function newestMtime(path: string): number {
   return t;
 }
 
-/** True when `dist` has no index.html or bundle template, or an index.html older than the newest file under `sources`. */
+/** Where a build records the switches it was built with. */
+const FLAGS_FILE = 'build-flags.json';
+
+/** The build-time switches of this process's environment (the tests' build exposes console handles to them). */
+function buildFlags(): string {
+  return JSON.stringify({ testHandles: process.env['RLM_STUDIO_TEST_HANDLES'] === '1' });
+}
+
+function builtWith(dist: string): string | null {
+  try {
+    return readFileSync(join(dist, FLAGS_FILE), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * True when `dist` has no index.html or bundle template, an index.html older than the newest
+ * file under `sources`, or was built with other switches than this environment asks for.
+ */
 export function rendererIsStale(dist: string = rendererDist, sources: readonly string[] = rendererSources): boolean {
   const index = join(dist, 'index.html');
   const built = existsSync(index) && existsSync(join(dist, BUNDLE_TEMPLATE)) ? statSync(index).mtimeMs : 0;
-  return built < Math.max(...sources.map(newestMtime));
+  return built < Math.max(...sources.map(newestMtime)) || builtWith(dist) !== buildFlags();
 }
 
 const LOCK_STALE_MS = 5 * 60_000;
@@ -172,6 +191,7 @@ export function ensureRendererBuilt(dist: string = rendererDist): void {
         },
       );
       buildBundleTemplate(join(fresh, BUNDLE_TEMPLATE));
+      writeFileSync(join(fresh, FLAGS_FILE), buildFlags());
     } catch {
       rmSync(fresh, { recursive: true, force: true });
       throw new Error(`could not build the UI into ${dist}: vite build failed (its errors are above)`);

@@ -9,7 +9,6 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { withoutUndefined, type Loose } from '../../src-shared/defined.ts';
 import { blockedPortText, fetchBlockedPort } from '../../src-shared/endpoint-url.ts';
 import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
-import type { PromptPack } from '../lm/prompt-pack.ts';
 import { isEmptySampling, mergeSampling, type Sampling, samplingArgs, samplingProblem } from '../lm/sampling.ts';
 import type { LmClient } from '../lm/types.ts';
 import { UsageError } from './errors.ts';
@@ -155,14 +154,6 @@ export function roleSpec(o: RoleOptions & { baseUrl: string; apiKeyEnv?: string 
 }
 
 /** The clients of both roles from the command line. */
-/**
- * Whether model calls stream: as asked, else yes, except under a reference prompt pack, so that
- * every request is byte for byte the reference library's (it never streams).
- */
-export function streamFor(asked: boolean | undefined, prompts: PromptPack | undefined): boolean {
-  return asked ?? prompts?.semantics !== 'reference';
-}
-
 export function roleClients(o: RoleOptions & { baseUrl: string; apiKeyEnv?: string }): RoleClients {
   const root = rootSampling(o);
   const apiKey = apiKeyFrom(o.apiKeyEnv, '--api-key-env');

@@ -3,7 +3,7 @@
 // repeats; and for `--compare`, which tasks each configuration solved.
 import type { PolicyAggregate, SessionRow, SuccessIntersection, TaskRef } from '../../src-shared/analysis/policy-aggregate.ts';
 import type { SessionFigure } from '../../src-shared/analysis/policy-metrics.ts';
-import type { Quartiles } from '../../src-shared/trajectory/analytics.ts';
+import type { Quartiles } from '../../src-shared/trajectory/distributions.ts';
 import type { PolicySource } from '../analysis/policy-sources.ts';
 
 const SUMMARY: [SessionFigure, string][] = [

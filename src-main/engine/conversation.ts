@@ -17,6 +17,7 @@ import { cpythonProtectionLayers } from '../sandbox/os-sandbox/layers.ts';
 import { environmentIsScrubbed } from '../sandbox/sandbox-env.ts';
 import { forwardingBridge, RlmRun, type RunOutcome, type ConversationServices } from './run.ts';
 import { UsageLedger } from './usage-ledger.ts';
+import { finalVarRules } from './prompts.ts';
 
 export interface ReplFactory {
   (options: ReplOptions): Promise<Repl>;
@@ -158,7 +159,9 @@ export class RlmConversation {
       memoryLimitMb: s.memoryLimitMb,
       cpuLimitMs: s.blockCpuMs,
       wallLimitMs: s.blockWallMs,
-      finalVar: this.config.finalPatterns ?? false,
+      ...(this.config.finalPatterns
+        ? { finalVar: finalVarRules(this.config.prompts ?? defaultPack(this.config.repl ?? 'javascript')) }
+        : {}),
       compaction,
     };
   }
@@ -203,7 +206,9 @@ export class RlmConversation {
     // waits for it. If it fails, the run stops with an error and so does this call, as before.
     let setupError: { error: unknown } | null = null;
     // Started once the first call has gone out: copying a large context in blocks this thread
-    // (~30 ms for 40 MB) and would otherwise delay sending it.
+    // (~30 ms for 40 MB) and would otherwise delay sending it. The same for a REPL in the
+    // sandbox process, whose start would compete with this one's for the CPU: started with the
+    // run, it took a whole run 3-9% longer on two loaded cores (see docs/performance.md).
     let begin!: () => void;
     const go = new Promise<void>((resolve) => (begin = resolve));
     const setup = go.then(async (): Promise<Repl> => {

@@ -82,7 +82,7 @@ export async function runDirect(p: DirectRunParams): Promise<RunOutcome> {
   let message: string | null = null;
   try {
     if (abort.signal.aborted) throw new Error('aborted');
-    const reply = await p.client.complete({ model: p.model, messages, signal: abort.signal });
+    const reply = await p.client.complete({ model: p.model, messages, purpose: 'direct', signal: abort.signal });
     ledger.add(reply.usage, p.model);
     const { text: replyText, reasoning } = replyParts(reply, 'split');
     p.sink.emit({

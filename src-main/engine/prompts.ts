@@ -6,6 +6,7 @@ import { DEFAULT_CONTEXT_WINDOW } from '../lm/context-windows.ts';
 import { subLmBudgets, type SubLmBudgets } from './sub-lm-budgets.ts';
 import { defaultPack } from '../lm/our-prompt-packs.ts';
 import { fill, formatNumber, type PromptPack } from '../lm/prompt-pack.ts';
+import type { FinalVarRules } from '../sandbox/types.ts';
 
 /** How many chunk lengths the metadata message lists before eliding the rest. */
 const MAX_LISTED_CHUNKS = 100;
@@ -157,9 +158,6 @@ export interface BlockOutput {
   replReset: string | null;
 }
 
-/** Characters of one block's formatted output our packs let the model see before the rest is cut. */
-export const OUTPUT_CAP_CHARS = 20_000;
-
 /**
  * Cuts at `cap` characters counted as Python's `len` counts them (code points), as the reference
  * does: a character outside the BMP is never split into a lone surrogate, and the number cut is
@@ -222,4 +220,13 @@ export function directPrompt(contextText: string, query: string | null, pack: Pr
   return query === null || query === ''
     ? fill(pack, 'directCall', { context: contextText })
     : fill(pack, 'directCallQuery', { context: contextText, query });
+}
+
+/**
+ * How paper-era FINAL_VAR behaves in a run's REPL: its "not found" texts from the pack, and under
+ * the reference's semantics, only the variables a block started with (its REPL makes a block's
+ * assignments variables when the block ends).
+ */
+export function finalVarRules(pack: PromptPack): FinalVarRules {
+  return { notFound: pack.texts.finalVarNotFound, noVariables: pack.texts.finalVarNoVariables, blockStart: pack.semantics === 'reference' };
 }

@@ -11,6 +11,7 @@ import type {
   RunId,
   SpawnPlace,
   StopReason,
+  SubcallCounterfactual,
   SubcallKind,
   Usage,
 } from '../../src-shared/events.ts';
@@ -106,6 +107,22 @@ export interface RunParams {
 
 type Batch = { batchId: string; index: number; size: number };
 
+/** How an iteration ended: its answer (if any), whether a block failed (the last error), the reply's text. */
+interface TurnOutcome {
+  answer: string | null;
+  failed: boolean;
+  lastError: string | null;
+  reply: string;
+}
+
+/** What a turn's blocks did: the first submission, whether one failed and the last error, their results. */
+interface BlocksOutcome {
+  answer: string | null;
+  failed: boolean;
+  lastError: string | null;
+  outputs: ExecResult[];
+}
+
 class StopRun extends Error {
   readonly reason: StopReason;
   constructor(reason: StopReason, message: string) {
@@ -122,6 +139,14 @@ interface SubcallOutcome {
   retries?: number | undefined;
   reasoning?: ReplyReasoning | null;
   finishReason?: string | undefined;
+  /** A substituted call's (it took no time): its latency and where its result came from. */
+  substituted?: { counterfactual: SubcallCounterfactual };
+}
+
+/** A sub-call refused before it was made: `message` for its record, `text` (`"Error: …"`) for the code. */
+interface SubcallRefusal {
+  message: string;
+  text: string;
 }
 
 function errorText(err: unknown): string {
@@ -407,6 +432,7 @@ export class RlmRun implements SubcallBridge {
       reply = await this.cfg.client.complete({
         model: this.p.model,
         messages,
+        purpose,
         signal: this.abort.signal,
         ...(onSent ? { onSent } : {}),
         ...(onDelta ? { onDelta } : {}),
@@ -536,7 +562,19 @@ export class RlmRun implements SubcallBridge {
     return null;
   }
 
-  private async turn(): Promise<{ answer: string | null; failed: boolean; lastError: string | null; reply: string }> {
+  /** One iteration: the turn prompt, the model's reply and its blocks, what they printed. */
+  private async turn(): Promise<TurnOutcome> {
+    this.appendTurnPrompt();
+    const iterStart = performance.now();
+    const { reply, text, codes, originals } = await this.replyWithBlocks();
+    const blocks = await this.runBlocks(codes, originals);
+    const answer = blocks.answer ?? (this.cfg.finalPatterns ? await this.finalFromText(text) : null);
+    this.appendTurnResult(reply, text, blocks.outputs, answer, iterStart);
+    return { answer, failed: blocks.failed, lastError: blocks.lastError, reply: reply.text };
+  }
+
+  /** The iteration's user prompt, added to the history (a fresh REPL in place of the conversation's is told on turn 1). */
+  private appendTurnPrompt(): void {
     const prompt = buildTurnPrompt({
       turn: this.iteration,
       maxIterations: this.limits.maxIterations,
@@ -558,11 +596,16 @@ export class RlmRun implements SubcallBridge {
       historyLength: this.messages.length,
       historyTokens: estimateTokens(this.messages),
     });
-    const iterStart = performance.now();
+  }
+
+  /**
+   * The model's reply to the history and the blocks to run from it, as the gates leave them:
+   * `text` and `codes` after a hand edit, `originals` the blocks the model wrote.
+   */
+  private async replyWithBlocks(): Promise<{ reply: CompletionResult; text: string; codes: string[]; originals: string[] }> {
     await this.cfg.gates?.beforeModelCall?.(this.gateRun, this.iteration, this.messages);
     const reply = await this.callModel('turn');
     let text = reply.text;
-
     const fences = this.pack.semantics;
     let codes = findReplBlocks(text, fences);
     const edit = await this.cfg.gates?.afterReply?.(this.gateRun, this.iteration, text, codes);
@@ -577,63 +620,71 @@ export class RlmRun implements SubcallBridge {
         if (k >= 0 && k < codes.length) codes[k] = code;
       }
     }
+    return { reply, text, codes, originals };
+  }
 
-    let answer: string | null = null;
-    let failed = false;
-    let lastError: string | null = null;
-    const outputs: ExecResult[] = [];
+  /** Runs the turn's blocks in order: like the reference, every block runs and the first submission wins. */
+  private async runBlocks(codes: readonly string[], originals: readonly string[]): Promise<BlocksOutcome> {
+    const out: BlocksOutcome = { answer: null, failed: false, lastError: null, outputs: [] };
     if (codes.length > 0) await this.syncHistory();
     for (let b = 0; b < codes.length; b++) {
-      const code = codes[b]!;
-      const original = originals[b];
       // Out of time after an answer came in: the answer stands, the remaining blocks do not run.
-      if (answer !== null && this.outOfTime()) break;
-      this.sink.emit({
-        type: 'block.start',
-        ...this.envelope(),
-        iteration: this.iteration,
-        block: b,
-        code,
-        ...(original !== code ? { edited: { original: original ?? '', byHand: true as const } } : {}),
-      });
-      let res: ExecResult;
-      let cutShort = false;
-      const blockStart = performance.now();
-      try {
-        res = await this.execute(code, { iteration: this.iteration, block: b });
-      } catch (err) {
-        // The deadline cut this block short; an answer submitted before it (in this block too) stands.
-        const live = this.liveSubmission?.iteration === this.iteration && this.liveSubmission.block === b ? this.liveSubmission.text : null;
-        const stands = answer !== null || (live !== null && !(this.cfg.finalPatterns && live === ''));
-        if (!stands || !(err instanceof StopRun) || err.reason !== 'max_timeout') throw err;
-        res = abandonedBlock(err.message, performance.now() - blockStart, live);
-        cutShort = true;
-      }
-      outputs.push(res);
-      if (res.replReset) {
-        this.sink.emit({ type: 'repl.reset', ...this.envelope(), iteration: this.iteration, block: b, reason: res.replReset });
-      }
-      this.sink.emit({
-        type: 'block.end',
-        ...this.envelope(),
-        iteration: this.iteration,
-        block: b,
-        ...blockEndFields(res),
-      });
+      if (out.answer !== null && this.outOfTime()) break;
+      const { res, cutShort } = await this.runBlock(b, codes[b]!, originals[b], out.answer);
+      out.outputs.push(res);
       const error = this.countedError(res);
       if (error !== null) {
-        failed = true;
-        lastError = error;
+        out.failed = true;
+        out.lastError = error;
       }
-      // Like the reference, every block runs; the first submission wins. The paper-era loop
-      // took only a non-empty one from code, leaving an empty one to the text scan.
+      // The paper-era loop took only a non-empty submission from code, leaving an empty one to the text scan.
       const submitted = this.cfg.finalPatterns && res.submitted === '' ? null : res.submitted;
-      if (answer === null && submitted !== null) answer = submitted;
+      if (out.answer === null && submitted !== null) out.answer = submitted;
       if (cutShort) break;
       await this.cfg.gates?.afterBlock?.(this.gateRun, this.iteration, b, res.error !== null);
     }
-    if (answer === null && this.cfg.finalPatterns) answer = await this.finalFromText(text);
+    return out;
+  }
 
+  /**
+   * Runs block `b` between its start and end events. `cutShort`: the deadline came during it
+   * after an answer had come in (`answerSoFar`, or one this block submitted), which stands.
+   */
+  private async runBlock(
+    b: number,
+    code: string,
+    original: string | undefined,
+    answerSoFar: string | null,
+  ): Promise<{ res: ExecResult; cutShort: boolean }> {
+    this.sink.emit({
+      type: 'block.start',
+      ...this.envelope(),
+      iteration: this.iteration,
+      block: b,
+      code,
+      ...(original !== code ? { edited: { original: original ?? '', byHand: true as const } } : {}),
+    });
+    let res: ExecResult;
+    let cutShort = false;
+    const blockStart = performance.now();
+    try {
+      res = await this.execute(code, { iteration: this.iteration, block: b });
+    } catch (err) {
+      const live = this.liveSubmission?.iteration === this.iteration && this.liveSubmission.block === b ? this.liveSubmission.text : null;
+      const stands = answerSoFar !== null || (live !== null && !(this.cfg.finalPatterns && live === ''));
+      if (!stands || !(err instanceof StopRun) || err.reason !== 'max_timeout') throw err;
+      res = abandonedBlock(err.message, performance.now() - blockStart, live);
+      cutShort = true;
+    }
+    if (res.replReset) {
+      this.sink.emit({ type: 'repl.reset', ...this.envelope(), iteration: this.iteration, block: b, reason: res.replReset });
+    }
+    this.sink.emit({ type: 'block.end', ...this.envelope(), iteration: this.iteration, block: b, ...blockEndFields(res) });
+    return { res, cutShort };
+  }
+
+  /** Adds the reply and what its blocks printed (and a note on a reply cut mid-block) to the history; ends the iteration. */
+  private appendTurnResult(reply: CompletionResult, text: string, outputs: ExecResult[], answer: string | null, iterStart: number): void {
     const appended: ChatMessage[] = [{ role: 'assistant', content: text }];
     if (outputs.length > 0) {
       appended.push({
@@ -664,7 +715,6 @@ export class RlmRun implements SubcallBridge {
       finalAnswer: answer,
       durationMs: Math.round(performance.now() - iterStart),
     });
-    return { answer, failed, lastError, reply: reply.text };
   }
 
   /** Runs a block, giving up on it at once if the run is cancelled or out of time. */
@@ -698,12 +748,17 @@ export class RlmRun implements SubcallBridge {
 
   // ---- Sub-calls (the REPL's bridge) ----
 
-  /** The model a sub-call names, checked; when it names none, `llm_query`'s default or (leaf calls) the sub model. */
-  private resolveModel(model: string | undefined, kind: SubcallKind = 'rlm'): { model: string } | { error: string } {
+  /**
+   * The model a sub-call names, checked; when it names none, `llm_query`'s default or (leaf
+   * calls) the sub model. A model this run may not use is refused: `message` for the call's
+   * record, `text` for the code that made it.
+   */
+  private resolveModel(model: string | undefined, kind: SubcallKind = 'rlm'): { model: string } | { refused: SubcallRefusal } {
     if (model === undefined || model === null || model === '') return { model: kind === 'llm' ? this.llmQueryModel : this.subModel };
     const allowed = new Set([this.cfg.model, this.subModel, this.p.model, ...(this.cfg.extraModels ?? [])]);
     if (allowed.has(model)) return { model };
-    return { error: `Error: unknown model "${model}"; this run can use: ${[...allowed].join(', ')}` };
+    const message = `unknown model "${model}"; this run can use: ${[...allowed].join(', ')}`;
+    return { refused: { message, text: `Error: ${message}` } };
   }
 
   /** Records the start of a sub-call; returns its id and the function that records its end. */
@@ -728,10 +783,11 @@ export class RlmRun implements SubcallBridge {
         response,
         error,
         usage: o.usage ?? ZERO_USAGE,
-        latencyMs: Math.round(performance.now() - t0),
+        latencyMs: o.substituted ? 0 : Math.round(performance.now() - t0),
         ...(o.retries ? { retries: o.retries } : {}),
         ...(o.reasoning ? { reasoning: o.reasoning } : {}),
         ...(o.finishReason ? { finishReason: o.finishReason } : {}),
+        ...(o.substituted ? { counterfactual: o.substituted.counterfactual } : {}),
       });
       return response;
     };
@@ -752,28 +808,8 @@ export class RlmRun implements SubcallBridge {
       child,
     });
     if (!sub) return null;
-    const callId = this.p.services.newCallId();
-    const { site, ...rest } = fields;
-    this.sink.emit({
-      type: 'subcall.start',
-      ...this.envelope(),
-      callId,
-      iteration: site.iteration,
-      block: site.block,
-      ...rest,
-      childRunId: null,
-    });
-    this.sink.emit({
-      type: 'subcall.end',
-      ...this.envelope(),
-      callId,
-      response: sub.response,
-      error: sub.error,
-      usage: ZERO_USAGE,
-      latencyMs: 0,
-      counterfactual: sub.counterfactual,
-    });
-    return sub.response;
+    const { end } = this.beginSubcall({ ...fields, childRunId: null });
+    return end(sub.response, sub.error, { substituted: { counterfactual: sub.counterfactual } });
   }
 
   private async plainCall(
@@ -788,7 +824,7 @@ export class RlmRun implements SubcallBridge {
     const substituted = this.substitute({ prompt, model, site, kind, leaf: kind === 'rlm', batch }, false);
     if (substituted !== null) return substituted;
     const { end } = this.beginSubcall({ prompt, model, site, kind, leaf: kind === 'rlm', batch, childRunId: null });
-    if ('error' in resolved) return end(resolved.error, resolved.error.slice(7));
+    if ('refused' in resolved) return end(resolved.refused.text, resolved.refused.message);
     await this.cfg.gates?.onSubcallStart?.(this.gateRun, site.iteration, site.block, kind, prompt);
     if (this.abort.signal.aborted) return end('Error: the run was stopped', 'aborted');
     try {
@@ -822,7 +858,7 @@ export class RlmRun implements SubcallBridge {
     const childRunId = svc.newRunId();
     // A child's own events carry its usage, so the call record itself carries none.
     const { callId, end } = this.beginSubcall({ prompt, model, site, kind: 'rlm', leaf: false, batch, childRunId });
-    if ('error' in resolved) return end(resolved.error, resolved.error.slice(7));
+    if ('refused' in resolved) return end(resolved.refused.text, resolved.refused.message);
     await this.cfg.gates?.onSubcallStart?.(this.gateRun, site.iteration, site.block, 'rlm', prompt);
     const spent = this.p.ledger.totals.costUsd;
     if (this.p.budgetUsd !== null && spent >= this.p.budgetUsd) {

@@ -2,17 +2,8 @@
 // {question}, {answer} and {expected} filled in for each session, sent as one direct call (no
 // REPL) and recorded in a native log like any model call, cost included; the reply ends with
 // a line `VERDICT: CORRECT` or `VERDICT: INCORRECT`, the rest is its reasoning.
-import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { asRunId, asSessionId } from '../../src-shared/events.ts';
-import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
-import { EventRecorder } from '../engine/event-recorder.ts';
-import { runDirect } from '../engine/direct-run.ts';
-import { limitsOf } from '../engine/config.ts';
-import { defaultPack } from '../lm/our-prompt-packs.ts';
-import type { LmClient } from '../lm/types.ts';
-import { NativeLogFile } from '../logs/native-file-sink.ts';
+import { recordedCall, type LmClient } from './recorded-call.ts';
 import type { JudgeRecord } from './scores.ts';
 import type { ScorerInput } from './scorer-module.ts';
 import type { Score } from './tasks/scorers.ts';
@@ -63,35 +54,14 @@ export interface JudgeOptions {
 
 /** Judges one session; the call's log is written whether or not it succeeded. */
 export async function judgeSession(o: JudgeOptions, input: ScorerInput, key: string): Promise<Score & { judge: JudgeRecord }> {
-  const logDir = join(o.dir, 'judge', o.scorer);
-  mkdirSync(logDir, { recursive: true });
-  const path = join(logDir, `${key.replace(/[^\w.-]+/g, '_')}.${Date.now().toString(36)}.rlm.jsonl`);
-  const log = new NativeLogFile(path, makeHeader(asSessionId(randomUUID()), new Date(), undefined, 'javascript'));
-  const recorder = new EventRecorder((e) => log.append(e));
-  let outcome;
-  try {
-    outcome = await runDirect({
-      client: o.client,
-      sink: recorder,
-      runId: asRunId(`judge-${randomUUID()}`),
-      turn: 0,
-      model: o.model,
-      subModel: null,
-      query: null,
-      context: fillJudgePrompt(o.template, input),
-      limits: limitsOf({ client: o.client, model: o.model, maxDepth: 0 }),
-      repl: 'javascript',
-      signal: undefined,
-      // Our pack's depth-0 call sends the context as it is: the judge's prompt, filled.
-      pack: defaultPack('javascript'),
-    });
-  } finally {
-    log.close();
-  }
-  const logFile = relative(o.dir, path);
-  const costUsd = outcome.usage.costUsd;
-  if (outcome.answer === null) {
-    const why = outcome.message ?? outcome.stopReason;
+  const call = await recordedCall(
+    { client: o.client, model: o.model, logDir: join(o.dir, 'judge', o.scorer), key, runPrefix: 'judge' },
+    fillJudgePrompt(o.template, input),
+  );
+  const logFile = relative(o.dir, call.logPath);
+  const costUsd = call.costUsd;
+  if (call.answer === null) {
+    const why = call.why;
     return {
       score: 0,
       correct: false,
@@ -99,7 +69,7 @@ export async function judgeSession(o: JudgeOptions, input: ScorerInput, key: str
       judge: { model: o.model, verdict: null, reasoning: why, logFile, costUsd },
     };
   }
-  const { verdict, reasoning } = readVerdict(outcome.answer);
+  const { verdict, reasoning } = readVerdict(call.answer);
   return {
     score: verdict === 'correct' ? 1 : 0,
     correct: verdict === 'correct',

@@ -1,5 +1,5 @@
 // The results table: accuracy by kind and size, cost and runtime quartiles, stop reasons.
-import { quartiles, type Quartiles } from '../../src-shared/trajectory/analytics.ts';
+import { quartiles, type Quartiles } from '../../src-shared/trajectory/distributions.ts';
 import { pricedCosts, totalCostText } from '../../src-shared/cost-text.ts';
 import { addByModel, roundedByModel, type UsageByModel } from '../../src-shared/trajectory/by-model.ts';
 import type { TaskResult } from './results.ts';

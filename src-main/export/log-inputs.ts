@@ -8,7 +8,7 @@ import { isSidecar } from '../logs/labels-sidecar.ts';
 
 /** Files in a folder that may be logs: ours end `.rlm.jsonl`, the reference library's `.jsonl` (not labels sidecars). */
 function mayBeLog(name: string): boolean {
-  return name.endsWith('.jsonl') && name !== 'results.jsonl' && !isSidecar(name);
+  return name.endsWith('.jsonl') && name !== 'results.jsonl' && name !== 'findings.jsonl' && !isSidecar(name);
 }
 
 async function walk(dir: string, out: string[]): Promise<void> {

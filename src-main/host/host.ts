@@ -2,9 +2,9 @@
 // logs, their subscribers, profiles. Carriers connect through `connect()`; everything a
 // client sends is validated with the protocol's schemas (dispatch.ts). This class wires the
 // parts together and is the host's public face; each part is a module of its own.
-import type { ClientMessage, CommandType, HostMessage, Replies } from '../../src-shared/protocol.ts';
+import type { CommandType, HostMessage, Replies } from '../../src-shared/protocol.ts';
 import { Counterfactuals } from './counterfactual.ts';
-import { execute, type HostParts, receive } from './dispatch.ts';
+import { type CommandOf, execute, type HostParts, receive } from './dispatch.ts';
 import type { ConnectOptions, HostConnection, HostEndpoint, SessionContext } from './endpoint.ts';
 import { Evaluations } from './evaluations.ts';
 import { FollowUps } from './follow-ups.ts';
@@ -109,8 +109,8 @@ export class Host implements HostEndpoint {
   }
 
   /** Runs one command for a client (exposed for in-process use and tests). */
-  async execute(client: Client | null, msg: ClientMessage): Promise<Replies[CommandType]> {
-    return execute(this.parts, client, msg);
+  async execute<K extends CommandType>(client: Client | null, command: CommandOf<K>): Promise<Replies[K]> {
+    return execute(this.parts, client, command);
   }
 
   /** Whether a booted spare worker is waiting for the next session (the benchmarks wait for one). */

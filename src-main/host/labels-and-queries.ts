@@ -6,6 +6,8 @@ import { compileQuery, QueryError } from '../../src-shared/analysis/query.ts';
 import type { LabelChangeInput, QueryResult, SessionLabels } from '../../src-shared/protocol.ts';
 import { labelLog } from '../analysis/label-log.ts';
 import { queryPaths } from '../analysis/query-logs.ts';
+import { listFindings, setVerdict, type VerdictChange } from '../analysis/scan/findings-dir.ts';
+import type { FindingsListing } from '../../src-shared/analysis/scan-findings.ts';
 import { findLabelSet, LabelError, readLabels, sidecarPath } from '../logs/labels-sidecar.ts';
 import { CommandError } from './command-error.ts';
 
@@ -65,4 +67,15 @@ export async function runQuery(expression: string, paths: readonly string[]): Pr
     if (err instanceof QueryError) throw new CommandError('bad_request', err.message);
     throw err;
   }
+}
+
+/** A person's verdict on a scanner's finding (a label in the log's sidecar), and the findings after it. */
+export async function changeVerdict(c: VerdictChange & { paths: string[] }): Promise<FindingsListing> {
+  try {
+    await setVerdict(c);
+  } catch (err) {
+    if (err instanceof LabelError) throw new CommandError('bad_request', err.message);
+    throw err;
+  }
+  return listFindings(c.paths);
 }

@@ -19,7 +19,15 @@ export interface LaunchPlan {
   replay: ReplayPlan | null;
   forkOf: (LogHeader['forkOf'] & object) | null;
   /** A new session takes these from its profile when it did not set them (a fork keeps its recipe's). */
-  fromProfile?: { repl: boolean; systemPrompt: boolean; finalPatterns: boolean; examples: boolean; exampleBudget: boolean };
+  fromProfile?: {
+    repl: boolean;
+    systemPrompt: boolean;
+    finalPatterns: boolean;
+    examples: boolean;
+    exampleBudget: boolean;
+    prompts: boolean;
+    contextWindow: boolean;
+  };
 }
 
 export function planStart(p: StartSession): LaunchPlan {
@@ -62,6 +70,9 @@ export function planStart(p: StartSession): LaunchPlan {
       finalPatterns: p.finalPatterns === undefined,
       examples: p.examples === undefined,
       exampleBudget: p.exampleBudget === undefined,
+      // Profile settings only: a new run does not set them itself.
+      prompts: true,
+      contextWindow: true,
     },
   };
 }

@@ -6,6 +6,8 @@ import { checkEvent } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
 import { asRunId, asSessionId, languageOfChoice, type TrajectoryEvent } from '../../src-shared/events.ts';
 import type { ForkSession, RerunSession, SessionStatus, StartSession } from '../../src-shared/protocol.ts';
+import { PromptPackError, type PromptPack } from '../lm/prompt-pack.ts';
+import { resolvePromptPack } from '../lm/prompt-pack-schema.ts';
 import { DEFAULT_EXAMPLE_BUDGET, type WorkedExample, WorkedExampleError } from '../engine/worked-example.ts';
 import { LogWriteError, NativeLogFile, nativeLogName } from '../logs/native-file-sink.ts';
 import { loadWorkedExamples } from '../logs/worked-examples.ts';
@@ -74,6 +76,9 @@ export class LiveSessions {
     if (o.fromProfile?.finalPatterns && profile.finalPatterns !== undefined) recipe.finalPatterns = profile.finalPatterns;
     if (o.fromProfile?.examples && profile.examples && profile.examples.length > 0) recipe.examples = profile.examples;
     if (o.fromProfile?.exampleBudget && profile.exampleBudget !== undefined) recipe.exampleBudget = profile.exampleBudget;
+    if (o.fromProfile?.prompts && profile.prompts !== undefined) recipe.prompts = profile.prompts;
+    if (o.fromProfile?.contextWindow && profile.contextWindow !== undefined) recipe.contextWindow = profile.contextWindow;
+    const prompts = await this.loadPrompts(recipe);
     const examples = await this.loadExamples(recipe);
     const s = this.sessions.add({
       title: o.title,
@@ -118,11 +123,35 @@ export class LiveSessions {
       tools: recipe.tools ?? null,
       ...(examples.length > 0 ? { examples } : {}),
       followUps: true,
+      ...(prompts ? { prompts } : {}),
+      ...(recipe.contextWindow !== undefined ? { contextWindow: recipe.contextWindow } : {}),
     };
     this.spawnWorker(s, { t: 'start', spec });
     if (spec.repl === 'python') this.pool.expectPython();
     this.subscribers.broadcast(s);
     return s;
+  }
+
+  /**
+   * The recipe's prompt pack, read here as `--prompts` reads it (one of ours by name, else a
+   * file on the host), so a bad pack or one for another REPL refuses the start with its reason.
+   */
+  private async loadPrompts(recipe: SessionRecipe): Promise<PromptPack | null> {
+    if (recipe.prompts === undefined) return null;
+    let pack: PromptPack;
+    try {
+      pack = await resolvePromptPack(recipe.prompts);
+    } catch (err) {
+      if (err instanceof PromptPackError) throw new CommandError('bad_request', `prompt pack: ${err.message}`);
+      throw err;
+    }
+    const language = languageOfChoice(recipe.repl ?? 'javascript');
+    if (pack.language !== language)
+      throw new CommandError(
+        'bad_request',
+        `the prompt pack "${pack.name}" is written for a ${pack.language} REPL, and this session's REPL is ${language}`,
+      );
+    return pack;
   }
 
   /** The recipe's worked examples, read and rendered here: the paths are the host's, as a context file's are. */

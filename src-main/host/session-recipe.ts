@@ -25,6 +25,10 @@ export const SessionRecipe = z.strictObject({
   /** Logs on the host shown to the root as worked examples, and their total budget in characters. */
   examples: z.array(z.string()).optional(),
   exampleBudget: z.number().int().positive().optional(),
+  /** The prompt pack (one of ours by name, or a file on the host), from the profile. */
+  prompts: z.string().optional(),
+  /** The root model's context window, from the profile (overrides the model table). */
+  contextWindow: z.number().int().positive().optional(),
 });
 export type SessionRecipe = z.infer<typeof SessionRecipe>;
 

@@ -5,7 +5,7 @@
 // never an Electron process either. An interface so tests can record or replace workers.
 import { type ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';
-import { withHugePageMalloc } from '../sandbox/huge-pages.ts';
+import { withSandboxMalloc } from '../sandbox/huge-pages.ts';
 import { networkVariables, sandboxEnvironment } from '../sandbox/sandbox-env.ts';
 import type { ToWorker } from './worker-protocol.ts';
 
@@ -48,7 +48,7 @@ export function forkLauncher(entry: string = WORKER_ENTRY): WorkerLauncher {
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         // The worker runs model code: none of the host's variables (API keys come over the
         // channel, for the session that needs them), nor test-runner or debugger hooks.
-        env: withHugePageMalloc(sandboxEnvironment(process.env, networkVariables(process.env))),
+        env: withSandboxMalloc(sandboxEnvironment(process.env, networkVariables(process.env))),
       });
       let l = NO_LISTENERS;
       let exited = false;

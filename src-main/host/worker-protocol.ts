@@ -11,6 +11,7 @@ import {
   ReplyEditInput,
   SamplingInput,
 } from '../../src-shared/protocol.ts';
+import { PromptPackSchema } from '../lm/prompt-pack-schema.ts';
 import { ReplayPlan } from '../lm/replay-client.ts';
 
 const nullableNum = z.number().nullable();
@@ -68,6 +69,10 @@ export const WorkerSpec = z.strictObject({
   examples: z.array(z.strictObject({ source: z.string(), repl: ReplLanguageInput, text: z.string() })).optional(),
   /** Keep the engine conversation (its REPL) after a finished completion, for `followUp` turns until `end`. */
   followUps: z.boolean().optional(),
+  /** The prompt pack, read on the host (absent: ours for the REPL). */
+  prompts: PromptPackSchema.optional(),
+  /** The root model's context window in tokens (absent: the model table's). */
+  contextWindow: z.number().int().positive().optional(),
 });
 export type WorkerSpec = z.infer<typeof WorkerSpec>;
 

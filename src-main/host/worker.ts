@@ -177,6 +177,8 @@ async function start(spec: WorkerSpec): Promise<boolean> {
       ...(spec.systemPrompt !== null ? { systemPrompt: spec.systemPrompt } : {}),
       ...(spec.tools !== null ? { tools: await loadToolsModule(spec.tools) } : {}),
       ...(spec.examples && spec.examples.length > 0 ? { examples: spec.examples } : {}),
+      ...(spec.prompts ? { prompts: spec.prompts } : {}),
+      ...(spec.contextWindow !== undefined ? { contextWindow: spec.contextWindow } : {}),
       gates: dbg.gates(),
       ...(subClient ? { subClient } : {}),
       ...(replay && spec.replay?.substitute ? { substitutions: replay } : {}),

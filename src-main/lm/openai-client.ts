@@ -12,6 +12,7 @@ import type {
 import { blockedPortText, fetchBlockedPort } from '../../src-shared/endpoint-url.ts';
 import type { ChatMessage, ReasoningSource, Usage } from '../../src-shared/events.ts';
 import { estimateTextTokens, estimateTokens } from '../../src-shared/tokens.ts';
+import { markPhase } from '../../src-shared/phase-timing.ts';
 import { costFromPrice, DEFAULT_PRICES, priceFor } from './prices.ts';
 import { lengthRefusal, type LengthRefusal } from './length-refusal.ts';
 import type { CompletionRequest, CompletionResult, LmClient, PriceTable } from './types.ts';
@@ -72,7 +73,10 @@ function whenSent(fn: () => void): () => void {
 let sdkModule: Sdk | null = null;
 const sdkReady: Promise<Sdk> = new Promise<Sdk>((resolve, reject) => {
   setImmediate(() => {
-    import('openai').then((m) => resolve((sdkModule = m)), reject);
+    import('openai').then((m) => {
+      markPhase('openai SDK loaded');
+      resolve((sdkModule = m));
+    }, reject);
   });
 });
 sdkReady.catch(() => undefined); // a failed import is reported by the first call that needs it
@@ -170,7 +174,9 @@ export class OpenAiCompatibleClient implements LmClient {
         headers.delete(CALL_HEADER);
         if (this.attempts.has(call)) this.attempts.set(call, this.attempts.get(call)! + 1);
       }
+      markPhase(`request ${call ?? '?'} to the endpoint`);
       const res = await (inner ?? fetch)(input, { ...init, headers });
+      markPhase(`request ${call ?? '?'} answered (headers)`);
       if (!res.ok && call !== null && this.attempts.has(call)) {
         this.errorBodies.set(
           call,

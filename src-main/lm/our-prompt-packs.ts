@@ -4,6 +4,7 @@
 // REPL-output message per turn) follows the reference library so trained habits carry over.
 import type { ReplLanguage } from '../../src-shared/events.ts';
 import { PROMPT_PACK_FORMAT, PROMPT_PACK_VERSION, type PackTexts, type PromptPack } from './prompt-pack.ts';
+import { OUTPUT_CAP_CHARS } from '../../src-shared/output-cap.ts';
 
 /** The words and snippets that differ between the two REPLs. */
 interface Dialect {
@@ -154,6 +155,10 @@ How to work
       'The REPL was started afresh since your last turn: the variables you made are gone; the contexts and earlier conversations are loaded again.',
     replyCut:
       'Your previous reply was cut off at the output-token limit, so it is incomplete. Keep replies shorter: one repl block per turn, and little prose.',
+    finalVarNotFound:
+      "Error: Variable '{name}' not found. Available variables: {available}. Assign it in a repl block, then name it in FINAL_VAR.",
+    finalVarNoVariables:
+      "Error: Variable '{name}' not found: no variables exist yet. Assign it in a repl block, then name it in FINAL_VAR.",
     finalAnswerRequest:
       'Give your final answer now: you have used all your turns. Answer the query with what you have found so far, in plain text, without code.',
     compactionRequest:
@@ -174,7 +179,7 @@ function ourPack(language: ReplLanguage): PromptPack {
     language,
     semantics: 'rlm-studio',
     numbers: 'grouped',
-    outputCap: 20_000,
+    outputCap: OUTPUT_CAP_CHARS,
     roles: { finalAnswerRequest: 'user' },
     texts: texts(DIALECTS[language]),
   };

@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { schemaProblems } from '../../src-shared/schema-problems.ts';
+import { OUR_PACKS } from './our-prompt-packs.ts';
 import { PROMPT_PACK_FORMAT, PROMPT_PACK_VERSION, PromptPackError, SLOT_NAMES, type PromptPack, type SlotName } from './prompt-pack.ts';
 
 const Texts = z.strictObject(Object.fromEntries(SLOT_NAMES.map((s) => [s, z.string()])) as Record<SlotName, z.ZodString>);
@@ -35,6 +36,12 @@ export function parsePromptPack(value: unknown, source: string): PromptPack {
   const r = PromptPackSchema.safeParse(value);
   if (!r.success) throw new PromptPackError(`${source} is not a prompt pack: ${schemaProblems(r.error).join('; ')}`);
   return r.data;
+}
+
+/** One of our packs by name (`rlm-studio-javascript`, `rlm-studio-python`), else the pack file at `arg`. */
+export async function resolvePromptPack(arg: string): Promise<PromptPack> {
+  const ours = Object.values(OUR_PACKS).find((p) => p.name === arg);
+  return ours ?? loadPromptPack(arg);
 }
 
 export async function loadPromptPack(path: string): Promise<PromptPack> {

@@ -97,6 +97,12 @@ export const SLOT_VARIABLES = {
   replLost: [],
   /** The model's previous reply was cut at its output limit (issue 38). */
   replyCut: [],
+  /**
+   * What paper-era `FINAL_VAR(name)` returns to the code when no variable has that name:
+   * `available` lists the variables in the REPL's own notation; `finalVarNoVariables` when there are none.
+   */
+  finalVarNotFound: ['name', 'available'],
+  finalVarNoVariables: ['name'],
   /** The request at the iteration limit (its role: `roles.finalAnswerRequest`). */
   finalAnswerRequest: [],
   /** The summary request, and the note after the summary. */
@@ -134,6 +140,15 @@ export interface PromptPack {
   texts: Record<SlotName, string>;
 }
 export type PackTexts = PromptPack['texts'];
+
+/**
+ * Whether model calls stream: as asked, else yes, except under a reference prompt pack, so that
+ * every request is byte for byte the reference library's (it never streams). The CLI, the
+ * queue's workers and the app's sessions all decide by this.
+ */
+export function streamFor(asked: boolean | undefined, prompts: PromptPack | undefined): boolean {
+  return asked ?? prompts?.semantics !== 'reference';
+}
 
 /** sha256 of the pack's canonical JSON (keys sorted), first 16 hex digits. */
 export function packHash(pack: PromptPack): string {

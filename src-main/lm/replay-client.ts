@@ -12,7 +12,7 @@
 // A recorded answer is served only for calls "before" the fork point (see `inReplay`);
 // re-executing the same code over the same answers rebuilds the REPL state exactly.
 import { z } from 'zod';
-import type { ChatMessage, TrajectoryEvent } from '../../src-shared/events.ts';
+import type { ChatMessage, ModelCallPurpose, TrajectoryEvent } from '../../src-shared/events.ts';
 import { COMPACTION_REQUEST, FINAL_ANSWER_REQUEST } from './prompt-markers.ts';
 import type { CompletionRequest, CompletionResult, LmClient } from './types.ts';
 
@@ -323,10 +323,9 @@ export class ReplayClient implements LmClient {
   }
 
   private async turnCall(runId: string, req: CompletionRequest, live: LmClient): Promise<CompletionResult> {
-    const last = req.messages.at(-1)?.content;
     const orig = this.runMap.get(runId);
     const iteration = this.iterationOf.get(runId) ?? 0;
-    if (orig !== undefined && last !== FINAL_ANSWER_REQUEST && last !== COMPACTION_REQUEST) {
+    if (orig !== undefined && purposeOf(req) === 'turn') {
       if (this.inReplay(orig, iteration)) {
         const r = this.replyByKey.get(`${orig}|${iteration}`);
         if (r) {
@@ -374,6 +373,17 @@ export class ReplayClient implements LmClient {
     this.counts.live++;
     return live.complete(req);
   }
+}
+
+/**
+ * A turn is served from the record; the final-answer and compaction requests go live. The
+ * engine says which it asks for; a request without a purpose (from a caller that wraps the
+ * engine's requests) is told by our packs' texts.
+ */
+function purposeOf(req: CompletionRequest): ModelCallPurpose {
+  if (req.purpose !== undefined) return req.purpose;
+  const last = req.messages.at(-1)?.content;
+  return last === FINAL_ANSWER_REQUEST ? 'final_answer' : last === COMPACTION_REQUEST ? 'compaction' : 'turn';
 }
 
 /** Plain calls match whatever their kind: an imported log cannot tell a leaf `rlm_query` from `llm_query`. */

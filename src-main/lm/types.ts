@@ -1,9 +1,15 @@
 // LM clients behind one interface: OpenAI-compatible over HTTP, or recorded replies.
-import type { ChatMessage, ReplyReasoning, Usage } from '../../src-shared/events.ts';
+import type { ChatMessage, ModelCallPurpose, ReplyReasoning, Usage } from '../../src-shared/events.ts';
 
 export interface CompletionRequest {
   model: string;
   messages: ChatMessage[];
+  /**
+   * What the engine asks for: a turn, the final answer at the iteration limit, a compaction
+   * summary, the depth-0 call. Never sent; a replay tells its calls apart by it, whatever
+   * texts the run's prompt pack has.
+   */
+  purpose?: ModelCallPurpose;
   signal?: AbortSignal;
   /**
    * A hint that the request has gone out (its body is written), so the caller can use the

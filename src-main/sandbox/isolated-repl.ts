@@ -24,6 +24,7 @@ import { watchBlock, type Watchdog } from './watchdog.ts';
 import type {
   CallSite,
   ExecResult,
+  FinalVarRules,
   HostFunction,
   LocalValue,
   Repl,
@@ -83,7 +84,7 @@ class IsolatedRepl implements Repl {
   /** `history` under compaction, as the JSON of each `appendHistory` call in turn. */
   readonly #historyAppends: string[] = [];
   readonly #limits: ReplLimits;
-  readonly #finalVar: boolean;
+  readonly #finalVar: FinalVarRules | null;
   #session: Session | null = null;
   #block: BlockState | null = null;
   readonly #queue = new SerialQueue(() => this.#disposed);
@@ -95,9 +96,9 @@ class IsolatedRepl implements Repl {
     assertCanHostIsolates('the JavaScript REPL');
     this.#bridge = options.bridge;
     this.#limits = replLimits(options, SANDBOX_LIMIT_DEFAULTS);
-    this.#finalVar = options.finalVar === true;
+    this.#finalVar = options.finalVar ?? null;
     const reserved = new Set<string>(RESERVED_NAMES);
-    if (this.#finalVar) for (const name of FINAL_FUNCTIONS) reserved.add(name);
+    if (this.#finalVar !== null) for (const name of FINAL_FUNCTIONS) reserved.add(name);
     const tools = options.tools ?? {};
     checkToolNames(Object.keys(tools), reserved, (name) => IDENTIFIER.test(name), 'JavaScript');
     for (const [name, tool] of Object.entries(tools)) {

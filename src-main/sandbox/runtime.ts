@@ -12,7 +12,8 @@ export interface RuntimeConfig {
   /** ...or once this long has passed since the last send (so a later hang loses little). */
   flushMs: number;
   toolFunctions: string[];
-  finalVar: boolean;
+  /** Paper-era FINAL and FINAL_VAR, by these rules (null: not there). */
+  finalVar: { notFound: string; noVariables: string } | null;
 }
 
 /** What the `run` op returns (as JSON). */
@@ -104,6 +105,28 @@ export function sandboxRuntime(
     ['DataView', getOwnDesc(DataView.prototype, 'byteLength')?.get],
   ];
   const stringValueOf = callBound(String.prototype.valueOf);
+  const stringIndexOf = callBound(String.prototype.indexOf);
+  const startsAt = (text: string, part: string, at: number): boolean => stringSlice(text, at, at + part.length) === part;
+  /** A pack text with `{name}` and `{available}` filled in, in one pass; other braces stay text. */
+  const fillNotFound = (template: string, name: string, available: string): string => {
+    let out = '';
+    let from = 0;
+    for (;;) {
+      const open = stringIndexOf(template, '{', from);
+      if (open < 0) return out + stringSlice(template, from);
+      out += stringSlice(template, from, open);
+      if (startsAt(template, '{name}', open)) {
+        out += name;
+        from = open + 6;
+      } else if (startsAt(template, '{available}', open)) {
+        out += available;
+        from = open + 11;
+      } else {
+        out += '{';
+        from = open + 1;
+      }
+    }
+  };
 
   const config = jsonParse(configJson) as RuntimeConfig;
   const IDENT = /^[A-Za-z_$][\w$]*$/;
@@ -510,7 +533,8 @@ export function sandboxRuntime(
     if (parts.length === 0) return 'No variables created yet. Use ```repl``` blocks to create variables.';
     return `Available variables: {${arrayJoin(parts, ', ')}}`;
   };
-  if (config.finalVar) {
+  const finalVar = config.finalVar;
+  if (finalVar !== null) {
     // The reference's FINAL_VAR: a name looks a variable up; any other value is the answer itself.
     scaffold.FINAL_VAR = function FINAL_VAR(name: unknown): string {
       if (typeof name !== 'string') {
@@ -523,7 +547,9 @@ export function sandboxRuntime(
       if (!d || !('value' in d) || !isUserName(key)) {
         const available: string[] = [];
         for (const n of userNames()) if (n !== 'answer') arrayPush(available, jsonStringify(n));
-        return `Error: Variable '${key}' not found. Available variables: [${arrayJoin(available, ', ')}]. You must create and assign a variable BEFORE calling FINAL_VAR on it.`;
+        return available.length === 0
+          ? fillNotFound(finalVar.noVariables, key, '')
+          : fillNotFound(finalVar.notFound, key, `[${arrayJoin(available, ', ')}]`);
       }
       const text = answerText(d.value);
       recordSubmission(text);

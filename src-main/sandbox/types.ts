@@ -30,6 +30,19 @@ export interface CallSite {
   block: number;
 }
 
+/** How paper-era FINAL_VAR behaves: its texts come from the run's prompt pack. */
+export interface FinalVarRules {
+  /** Returned for a name that is not a variable: `{name}`, and `{available}` in the REPL's list notation. */
+  notFound: string;
+  /** The same when there are no variables at all: `{name}`. */
+  noVariables: string;
+  /**
+   * The reference's REPL: a block's own assignments become variables only when the block ends,
+   * so FINAL_VAR inside a block finds only those of earlier blocks (Python REPLs).
+   */
+  blockStart: boolean;
+}
+
 export interface ReplOptions {
   bridge: SubcallBridge;
   /** Callable tools are injected as functions; anything else as a copied value. */
@@ -42,8 +55,8 @@ export interface ReplOptions {
   wallLimitMs?: number;
   /** Characters of stdout / stderr kept per block before the rest is dropped. */
   outputCapChars?: number;
-  /** Paper-era models: also expose FINAL(value) and FINAL_VAR(name) in the REPL. */
-  finalVar?: boolean;
+  /** Paper-era models: also expose FINAL(value) and FINAL_VAR(name) in the REPL, by these rules. */
+  finalVar?: FinalVarRules;
   /**
    * A run with compaction: `history` is an empty list from the start, made before the contexts
    * are loaded, as the reference's REPL makes it (Python; it shows in the order variables are listed).

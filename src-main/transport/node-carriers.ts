@@ -2,7 +2,8 @@
 // (src-shared/protocol-client.ts): a host in this process, a WebSocket to a served host, or
 // any channel that is open from the start (a process's IPC, Electron's bridge).
 import type { WebSocket } from 'ws';
-import { Listeners, type CarrierState, type OutgoingMessage, type ProtocolCarrier } from '../../src-shared/protocol-client.ts';
+import { CarrierBase } from '../../src-shared/carrier-base.ts';
+import type { OutgoingMessage } from '../../src-shared/protocol-client.ts';
 import type { HostMessage } from '../../src-shared/protocol.ts';
 import type { HostEndpoint } from '../host/endpoint.ts';
 
@@ -10,14 +11,12 @@ import type { HostEndpoint } from '../host/endpoint.ts';
  * A carrier open from the start: `send` goes out through `out`, whatever the far end sends
  * is handed to `deliver`, and `drop` tells the client the far end went away (no reconnects).
  */
-export class DirectCarrier implements ProtocolCarrier {
-  state: CarrierState = 'open';
-  private readonly messages = new Listeners<HostMessage>();
-  private readonly states = new Listeners<CarrierState>();
+export class DirectCarrier extends CarrierBase {
   private readonly out: (message: OutgoingMessage) => void;
   private readonly onClose: () => void;
 
   constructor(out: (message: OutgoingMessage) => void, onClose: () => void = () => {}) {
+    super('open');
     this.out = out;
     this.onClose = onClose;
   }
@@ -26,18 +25,10 @@ export class DirectCarrier implements ProtocolCarrier {
     if (this.state === 'open') this.out(message);
   }
   deliver(message: HostMessage): void {
-    if (this.state === 'open') this.messages.emit(message);
+    if (this.state === 'open') this.emitMessage(message);
   }
   drop(): void {
-    if (this.state === 'closed') return;
-    this.state = 'closed';
-    this.states.emit('closed');
-  }
-  onMessage(l: (m: HostMessage) => void): () => void {
-    return this.messages.add(l);
-  }
-  onState(l: (s: CarrierState) => void): () => void {
-    return this.states.add(l);
+    this.setState('closed');
   }
   close(): void {
     if (this.state === 'closed') return;

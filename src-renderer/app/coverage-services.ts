@@ -3,7 +3,6 @@
 // worker in batches of a few MB, each its own task, with the context file the user picked or
 // the one the host says the session ran on (`/api/context`).
 import { coverageRuns, coverageSources, type CoverageSource } from '../../src-shared/analysis/coverage.ts';
-import { useCoverage } from '../store/coverage.ts';
 import { viewTraj } from '../store/studio.ts';
 import type { CoverageIn, CoverageOut } from '../lib/coverage-messages.ts';
 import type { Services } from './services.ts';
@@ -24,7 +23,7 @@ const running = new Map<string, Worker>();
 
 export async function computeCoverage(svc: Services, sessionId: string, context: Blob & { name?: string }): Promise<void> {
   const fileName = context.name ?? 'context';
-  const cov = useCoverage.getState();
+  const cov = svc.store.coverage.getState();
   running.get(sessionId)?.terminate();
   if (!makeWorker) {
     cov.set(sessionId, { status: 'error', fileName, message: 'this page cannot start the coverage worker' });
@@ -106,7 +105,7 @@ export async function hostContextOf(svc: Services, sessionId: string): Promise<H
 /** The coverage map from the context the host serves for the session, without the user picking its file. */
 export async function computeCoverageFromHost(svc: Services, sessionId: string, name: string): Promise<void> {
   const url = svc.contextUrl(sessionId);
-  const cov = useCoverage.getState();
+  const cov = svc.store.coverage.getState();
   // At once, not after the download: the panel starts this by itself when there is no map yet.
   cov.set(sessionId, { status: 'working', fileName: name });
   let blob: Blob;

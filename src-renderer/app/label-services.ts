@@ -3,7 +3,6 @@
 // never on this page's main thread.
 import { asRunId } from '../../src-shared/events.ts';
 import type { LabelChangeInput, QueryResult } from '../../src-shared/protocol.ts';
-import { useLabelsStore } from '../store/labels.ts';
 import type { Services } from './services.ts';
 
 const NO_HOST_REASON =
@@ -11,7 +10,7 @@ const NO_HOST_REASON =
 
 /** Reads a session's labels from the host (once, unless `force`). */
 export async function loadLabels(svc: Services, sessionId: string, force = false): Promise<void> {
-  const store = useLabelsStore.getState();
+  const store = svc.store.labels.getState();
   if (!force && store.bySession.has(sessionId)) return;
   const entry = svc.store.getState().sessions.get(sessionId);
   if (!svc.host || !entry || entry.source !== 'host') {
@@ -32,7 +31,7 @@ export async function changeLabels(svc: Services, sessionId: string, change: Lab
   try {
     if (!svc.host) throw new Error(NO_HOST_REASON);
     const { labels } = await svc.host.call('labels.change', { sessionId, change });
-    useLabelsStore.getState().set(sessionId, { kind: 'loaded', labels });
+    svc.store.labels.getState().set(sessionId, { kind: 'loaded', labels });
     return true;
   } catch (err) {
     svc.store.getState().notify('error', `could not change the labels: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,7 +1,6 @@
 // Policy metrics for the views: computed by the host over a log, a folder of logs or an
 // evaluation (the page cannot read the host's files), and a session's log opened on a click.
 import type { PolicyOverview } from '../../src-shared/protocol.ts';
-import { usePolicy } from '../store/policy.ts';
 import type { Services } from './services.ts';
 
 function fail(svc: Services, what: string, err: unknown): void {
@@ -9,19 +8,19 @@ function fail(svc: Services, what: string, err: unknown): void {
 }
 
 export async function openPolicy(svc: Services, path: string): Promise<PolicyOverview | null> {
-  const st = usePolicy.getState();
+  const st = svc.store.policy.getState();
   st.setLoading(path, true);
   try {
     if (!svc.host) throw new Error('no host connected (open the app through `rlm-studio serve` or `rlm-studio view DIR`)');
     const { metrics } = await svc.host.call('metrics.open', { path, bins: 20 });
-    usePolicy.getState().put(metrics);
+    svc.store.policy.getState().put(metrics);
     if (metrics.problems.length > 0) svc.store.getState().notify('info', `${metrics.path}: ${metrics.problems.slice(0, 3).join('; ')}`);
     return metrics;
   } catch (err) {
     fail(svc, `could not compute the metrics of ${path}`, err);
     return null;
   } finally {
-    usePolicy.getState().setLoading(path, false);
+    svc.store.policy.getState().setLoading(path, false);
   }
 }
 

@@ -2,7 +2,6 @@
 // two helpers that work with the parse worker, `logs` (loading a log into a session) and
 // `texts` (reading back the long texts a big log's first read left out). Views call these;
 // they never touch the carrier or a worker themselves.
-import { useLiveReplies } from '../store/live-replies.ts';
 import type { RunId } from '../../src-shared/events.ts';
 import { encodeNative } from '../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../src-shared/codecs/native-lines.ts';
@@ -22,7 +21,7 @@ import type { CounterfactualRecord } from '../../src-shared/analysis/counterfact
 import { ProtocolClient } from '../../src-shared/protocol-client.ts';
 import type { Carrier } from '../transport/carrier.ts';
 import { hostIdOf, pauseOf, type StudioStore } from '../store/studio.ts';
-import { draftSiteOf, dropDraft, pendingEdits } from '../store/paused-drafts.ts';
+import { draftSiteOf, pendingEdits } from '../store/paused-drafts.ts';
 import { downloadBlob, downloadText } from '../lib/download.ts';
 import { sessionLanguage } from '../lib/repl-language.ts';
 import { LogLoader } from './log-loading.ts';
@@ -79,8 +78,8 @@ export class Services {
     this.host?.onPush((m) => {
       if (m.kind === 'events') {
         s().ingestEvents(m.sessionId, m.events);
-        useLiveReplies.getState().settle(m.sessionId, m.events);
-      } else if (m.kind === 'live') useLiveReplies.getState().add(m.sessionId, m.deltas);
+        store.liveReplies.getState().settle(m.sessionId, m.events);
+      } else if (m.kind === 'live') store.liveReplies.getState().add(m.sessionId, m.deltas);
       else if (m.kind === 'session') s().upsertSummary(m.session);
       else if (m.kind === 'progress')
         s().setLoading(m.sessionId, m.bytesRead >= m.totalBytes ? null : { bytes: m.bytesRead, total: m.totalBytes });
@@ -325,11 +324,11 @@ export class Services {
       // Code edited in the paused editor runs when the session goes on by Continue or Step
       // (buttons, F8, F10) too, not only by the editor's own button; it was dropped silently.
       const at = kind === 'continue' || kind === 'step' ? draftSiteOf(pauseOf(this.store.getState(), sessionId)) : null;
-      const edits = at ? pendingEdits(sessionId, at) : null;
+      const edits = at ? pendingEdits(this.store.drafts.getState(), sessionId, at) : null;
       if (at && edits) {
         await host.call('session.edit', { sessionId, edit: { blocks: edits } });
         // Sent: a later pause with the same reply must not send them a second time.
-        dropDraft(sessionId, at);
+        this.store.drafts.getState().drop(sessionId, at);
       }
       const { session } = await host.call(`session.${kind}`, { sessionId });
       this.store.getState().upsertSummary(session);
@@ -355,7 +354,7 @@ export class Services {
       const edit = text === undefined ? { blocks } : { blocks, text };
       const at = draftSiteOf(pauseOf(this.store.getState(), sessionId));
       await host.call('session.edit', { sessionId, edit });
-      if (at) dropDraft(sessionId, at);
+      if (at) this.store.drafts.getState().drop(sessionId, at);
       const { session } = await host.call('session.continue', { sessionId });
       this.store.getState().upsertSummary(session);
     } catch (err) {

@@ -21,7 +21,8 @@ const store = createStudioStore();
 const services = new Services(store, null, () => new ParseWorker());
 services.prewarm();
 setCoverageWorkerFactory(() => new CoverageWorker());
-(window as unknown as { __rlmStudio: unknown }).__rlmStudio = { store, services };
+// For the end-to-end tests: read-only handles, no secrets, and only in the tests' build.
+if (__RLM_TEST_HANDLES__) (window as unknown as { __rlmStudio: unknown }).__rlmStudio = { store, services };
 
 const root = document.getElementById('root');
 if (root) {

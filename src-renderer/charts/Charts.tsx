@@ -15,7 +15,7 @@ import {
   area as d3area,
   curveStepAfter,
 } from 'd3';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
 import {
   costUnknown,
@@ -28,12 +28,13 @@ import {
   type TrajectoryState,
 } from '../../src-shared/trajectory/index.ts';
 import { useStudio } from '../app/context.tsx';
-import { fmtInt, fmtMs, fmtUsd } from '../lib/derive.ts';
+import { fmtInt, fmtMs, fmtUsd } from '../lib/format.ts';
 import { downloadBlob } from '../lib/download.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
 import { drawBox, drawLegend, drawWrappedText, formatInteger, integerTicks, tickCount } from './chart-layout.ts';
 import { concurrency } from './concurrency.ts';
 import { sessionSpans, waterfallCaption } from './waterfall-spans.ts';
+import { useTrajectoryMemo } from '../lib/use-trajectory-memo.ts';
 
 /** Width before the card is measured (and in jsdom); below MIN_W the card scrolls rather than squeeze the text. */
 const W = 560;
@@ -41,8 +42,12 @@ const MIN_W = 280;
 const H = 220;
 const M = { top: 14, right: 60, bottom: 28, left: 54 };
 
-/** Draws into an emptied `svg` that is `width` wide (in pixels, so text keeps its size). */
-type Draw = (svg: SVGSVGElement, width: number) => void;
+/**
+ * Draws into an emptied `svg` that is `width` wide (in pixels, so text keeps its size). A chart
+ * is drawn again when its draw function changes: pass a memoised one (`useCallback` over what
+ * it reads).
+ */
+export type Draw = (svg: SVGSVGElement, width: number) => void;
 
 /** The content width of `ref`'s element, followed as the card resizes. */
 function useWidth(ref: RefObject<HTMLElement | null>): number {
@@ -67,7 +72,6 @@ function useWidth(ref: RefObject<HTMLElement | null>): number {
 export function ChartFrame({
   title,
   draw,
-  deps,
   height = H,
   testId,
   children,
@@ -75,7 +79,6 @@ export function ChartFrame({
 }: {
   title: string;
   draw: Draw;
-  deps: unknown[];
   height?: number;
   testId: string;
   children?: ReactNode;
@@ -90,8 +93,7 @@ export function ChartFrame({
       select(ref.current).selectAll('*').remove();
       draw(ref.current, width);
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- `deps` are what the caller's `draw` reads
-  }, [...deps, width, empty]);
+  }, [draw, width, empty]);
   if (empty !== null)
     return (
       <figure className="chart chart-empty" data-testid={testId}>
@@ -255,84 +257,84 @@ export function drawBars(
 }
 
 function Waterfall({ traj, rev, untimed }: { traj: TrajectoryState; rev: number; untimed: boolean }) {
-  const data = useMemo(() => {
-    const { spans, total } = sessionSpans(traj);
-    spans.sort((a, b) => a.start - b.start);
-    const root = traj.roots[0];
-    const crit = new Set<string>();
-    if (root)
-      for (const s of criticalPath(traj, root))
-        crit.add(
-          s.kind === 'model'
-            ? `m:${s.runId}:${s.iteration}`
-            : s.kind === 'block'
-              ? `b:${s.runId}:${s.iteration}:${s.block}`
-              : `c:${s.callId}`,
-        );
-    // Concurrency: model and plain calls in flight over time.
-    const conc = concurrency(spans.filter((s) => s.kind !== 'block'));
-    const cmax = d3max(conc, (c) => c.n) ?? 1;
-    return { spans, crit, conc, cmax, caption: waterfallCaption(spans.length, total, cmax, untimed) };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  }, [traj, rev, untimed]);
+  const data = useTrajectoryMemo(
+    traj,
+    rev,
+    (traj) => {
+      const { spans, total } = sessionSpans(traj);
+      spans.sort((a, b) => a.start - b.start);
+      const root = traj.roots[0];
+      const crit = new Set<string>();
+      if (root)
+        for (const s of criticalPath(traj, root))
+          crit.add(
+            s.kind === 'model'
+              ? `m:${s.runId}:${s.iteration}`
+              : s.kind === 'block'
+                ? `b:${s.runId}:${s.iteration}:${s.block}`
+                : `c:${s.callId}`,
+          );
+      // Concurrency: model and plain calls in flight over time.
+      const conc = concurrency(spans.filter((s) => s.kind !== 'block'));
+      const cmax = d3max(conc, (c) => c.n) ?? 1;
+      return { spans, crit, conc, cmax, caption: waterfallCaption(spans.length, total, cmax, untimed) };
+    },
+    [untimed],
+  );
   const rowH = 5;
   const height = Math.min(900, M.top + M.bottom + 70 + data.spans.length * rowH);
-  return (
-    <ChartFrame
-      title={data.caption.title}
-      testId="chart-waterfall"
-      height={height}
-      deps={[data]}
-      draw={(svg, width) => {
-        const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
-        const iw = width - M.left - M.right;
-        const tMax = d3max(data.spans, (s) => s.end) ?? 1;
-        const x = scaleLinear()
-          .domain([0, tMax || 1])
-          .range([0, iw]);
-        // Without recorded start times the curve would only show the end-to-end placement.
-        if (!untimed) {
-          const yc = scaleLinear()
-            .domain([0, data.cmax || 1])
-            .range([50, 0]);
-          g.append('path')
-            .datum(data.conc)
-            .attr('class', 'conc')
-            .attr(
-              'd',
-              d3area<{ t: number; n: number }>()
-                .x((d) => x(d.t))
-                .y0(50)
-                .y1((d) => yc(d.n))
-                .curve(curveStepAfter),
-            );
-          g.append('g').call(axisLeft(yc).tickValues(integerTicks(yc, 2)).tickFormat(formatInteger));
-        }
-        g.append('text').attr('x', 4).attr('y', 10).attr('class', 'muted-text in-flight').text(data.caption.inFlight);
-        const rows = g.append('g').attr('transform', 'translate(0,60)');
-        const avail = height - M.top - M.bottom - 60;
-        const rh = Math.max(1, Math.min(rowH, avail / Math.max(1, data.spans.length)));
-        rows
-          .selectAll('rect')
-          .data(data.spans)
-          .join('rect')
-          .attr('class', (s) => `span span-${s.kind}${data.crit.has(s.key) ? ' crit' : ''}`)
-          .attr('x', (s) => x(s.start))
-          .attr('width', (s) => Math.max(1, x(s.end) - x(s.start)))
-          .attr('y', (_, i) => i * rh)
-          .attr('height', Math.max(1, rh - 1))
-          .append('title')
-          .text((s) => `${s.label}: ${fmtMs(s.end - s.start)}${s.kind === 'llm' ? data.caption.callNote : ''}`);
-        g.append('g')
-          .attr('transform', `translate(0,${height - M.top - M.bottom})`)
-          .call(
-            axisBottom(x)
-              .ticks(tickCount(iw, 90, 6))
-              .tickFormat((v) => fmtMs(Number(v))),
+  const draw = useCallback<Draw>(
+    (svg, width) => {
+      const g = select(svg).append('g').attr('transform', `translate(${M.left},${M.top})`);
+      const iw = width - M.left - M.right;
+      const tMax = d3max(data.spans, (s) => s.end) ?? 1;
+      const x = scaleLinear()
+        .domain([0, tMax || 1])
+        .range([0, iw]);
+      // Without recorded start times the curve would only show the end-to-end placement.
+      if (!untimed) {
+        const yc = scaleLinear()
+          .domain([0, data.cmax || 1])
+          .range([50, 0]);
+        g.append('path')
+          .datum(data.conc)
+          .attr('class', 'conc')
+          .attr(
+            'd',
+            d3area<{ t: number; n: number }>()
+              .x((d) => x(d.t))
+              .y0(50)
+              .y1((d) => yc(d.n))
+              .curve(curveStepAfter),
           );
-      }}
-    />
+        g.append('g').call(axisLeft(yc).tickValues(integerTicks(yc, 2)).tickFormat(formatInteger));
+      }
+      g.append('text').attr('x', 4).attr('y', 10).attr('class', 'muted-text in-flight').text(data.caption.inFlight);
+      const rows = g.append('g').attr('transform', 'translate(0,60)');
+      const avail = height - M.top - M.bottom - 60;
+      const rh = Math.max(1, Math.min(rowH, avail / Math.max(1, data.spans.length)));
+      rows
+        .selectAll('rect')
+        .data(data.spans)
+        .join('rect')
+        .attr('class', (s) => `span span-${s.kind}${data.crit.has(s.key) ? ' crit' : ''}`)
+        .attr('x', (s) => x(s.start))
+        .attr('width', (s) => Math.max(1, x(s.end) - x(s.start)))
+        .attr('y', (_, i) => i * rh)
+        .attr('height', Math.max(1, rh - 1))
+        .append('title')
+        .text((s) => `${s.label}: ${fmtMs(s.end - s.start)}${s.kind === 'llm' ? data.caption.callNote : ''}`);
+      g.append('g')
+        .attr('transform', `translate(0,${height - M.top - M.bottom})`)
+        .call(
+          axisBottom(x)
+            .ticks(tickCount(iw, 90, 6))
+            .tickFormat((v) => fmtMs(Number(v))),
+        );
+    },
+    [data, untimed, height],
   );
+  return <ChartFrame title={data.caption.title} testId="chart-waterfall" height={height} draw={draw} />;
 }
 
 interface TokenPoint {
@@ -386,22 +388,15 @@ export function drawTokenGrowth(svg: SVGSVGElement, pts: readonly TokenPoint[], 
 }
 
 function TokenGrowth({ traj, rev }: { traj: TrajectoryState; rev: number }) {
-  const pts = useMemo((): TokenPoint[] => {
+  const pts = useTrajectoryMemo(traj, rev, (traj): TokenPoint[] => {
     const root = traj.roots[0] ? traj.runs.get(traj.roots[0]) : undefined;
     if (!root) return [];
     return root.iterations
       .filter((i) => i.start)
       .map((i) => ({ it: i.iteration, tokens: i.start?.historyTokens ?? 0, compacted: i.compaction !== null }));
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  }, [traj, rev]);
-  return (
-    <ChartFrame
-      title="Root history tokens per iteration (◆ compaction)"
-      testId="chart-tokens"
-      deps={[pts]}
-      draw={(svg, width) => drawTokenGrowth(svg, pts, width)}
-    />
-  );
+  });
+  const draw = useCallback<Draw>((svg, width) => drawTokenGrowth(svg, pts, width), [pts]);
+  return <ChartFrame title="Root history tokens per iteration (◆ compaction)" testId="chart-tokens" draw={draw} />;
 }
 
 /**
@@ -469,18 +464,17 @@ function CrossSession() {
       }
     return { cost, wall, unpriced };
   }, [sessions]);
-  const draw = (values: number[], fmt: (v: number) => string) => (svg: SVGSVGElement, width: number) =>
-    drawDistribution(svg, values, fmt, width);
+  const drawCost = useCallback<Draw>((svg, width) => drawDistribution(svg, data.cost, fmtUsd, width), [data]);
+  const drawWall = useCallback<Draw>((svg, width) => drawDistribution(svg, data.wall, fmtMs, width), [data]);
   return (
     <>
       <ChartFrame
         title={`Across loaded sessions: cost${data.unpriced > 0 && data.cost.length > 0 ? `, of the ${data.cost.length} with a price` : ''} (histogram; box = p25–p75, median, whisker to p95)`}
         testId="chart-cross-cost"
-        deps={[data]}
-        draw={draw(data.cost, fmtUsd)}
+        draw={drawCost}
         empty={data.cost.length === 0 ? 'No loaded session recorded a price: their cost is unknown.' : null}
       />
-      <ChartFrame title="Across loaded sessions: runtime" testId="chart-cross-time" deps={[data]} draw={draw(data.wall, fmtMs)} />
+      <ChartFrame title="Across loaded sessions: runtime" testId="chart-cross-time" draw={drawWall} />
     </>
   );
 }
@@ -494,16 +488,20 @@ export function ChartsView({ sessionId }: { sessionId: string }) {
     const e = s.sessions.get(sessionId);
     return (e?.summary?.format ?? e?.format) === 'rlm-python';
   });
-  const perIt = useMemo(() => {
-    if (!traj) return [];
-    const run = traj.runs.get(selRun ?? traj.roots[0] ?? ('' as RunId));
-    if (!run) return [];
-    return run.iterations.map((it) => {
-      const t = iterationTotals(traj, it);
-      return { label: String(it.iteration), a: t.costUsd, b: it.lastT - it.firstT, aUnknown: costUnknown(t), totals: t };
-    });
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  }, [traj, rev, selRun]);
+  const perIt = useTrajectoryMemo(
+    traj,
+    rev,
+    (traj) => {
+      if (!traj) return [];
+      const run = traj.runs.get(selRun ?? traj.roots[0] ?? ('' as RunId));
+      if (!run) return [];
+      return run.iterations.map((it) => {
+        const t = iterationTotals(traj, it);
+        return { label: String(it.iteration), a: t.costUsd, b: it.lastT - it.firstT, aUnknown: costUnknown(t), totals: t };
+      });
+    },
+    [selRun],
+  );
   // The share of each iteration's input the provider served from its prompt cache (its calls and sub-calls together).
   const cachedPerIt = useMemo(
     () =>
@@ -516,36 +514,30 @@ export function ChartsView({ sessionId }: { sessionId: string }) {
         : [],
     [perIt],
   );
-  const perDepth = useMemo(() => {
+  const perDepth = useTrajectoryMemo(traj, rev, (traj) => {
     if (!traj) return [];
     const wall = new Map<number, number>();
     for (const r of walkRuns(traj)) wall.set(r.depth, (wall.get(r.depth) ?? 0) + (r.end?.durationMs ?? r.lastT - r.firstT));
     return depthTotals(traj).map((d) => ({ label: `depth ${d.depth}`, a: d.costUsd, b: wall.get(d.depth) ?? 0, aUnknown: costUnknown(d) }));
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  }, [traj, rev]);
+  });
+  const drawPerIt = useCallback<Draw>((svg, w) => drawBars(svg, perIt, 'cost', 'time', fmtUsd, fmtMs, w), [perIt]);
+  const drawCached = useCallback<Draw>(
+    (svg, w) => drawBars(svg, cachedPerIt, 'cached share', 'input tokens', (v) => `${Math.round(v)}%`, fmtInt, w),
+    [cachedPerIt],
+  );
+  const drawPerDepth = useCallback<Draw>((svg, w) => drawBars(svg, perDepth, 'cost', 'time', fmtUsd, fmtMs, w), [perDepth]);
   if (!traj) return null;
   return (
     <div className="charts" data-testid="charts">
-      <ChartFrame
-        title={`Cost and time per iteration (run ${selRun ?? traj.roots[0] ?? ''})`}
-        testId="chart-iterations"
-        deps={[perIt]}
-        draw={(svg, w) => drawBars(svg, perIt, 'cost', 'time', fmtUsd, fmtMs, w)}
-      />
+      <ChartFrame title={`Cost and time per iteration (run ${selRun ?? traj.roots[0] ?? ''})`} testId="chart-iterations" draw={drawPerIt} />
       {cachedPerIt.length > 0 ? (
         <ChartFrame
           title={`Cache hits per iteration: share of input tokens served from the provider's cache (run ${selRun ?? traj.roots[0] ?? ''})`}
           testId="chart-cache-hits"
-          deps={[cachedPerIt]}
-          draw={(svg, w) => drawBars(svg, cachedPerIt, 'cached share', 'input tokens', (v) => `${Math.round(v)}%`, fmtInt, w)}
+          draw={drawCached}
         />
       ) : null}
-      <ChartFrame
-        title="Cost and time per depth (runs' own work)"
-        testId="chart-depth"
-        deps={[perDepth]}
-        draw={(svg, w) => drawBars(svg, perDepth, 'cost', 'time', fmtUsd, fmtMs, w)}
-      />
+      <ChartFrame title="Cost and time per depth (runs' own work)" testId="chart-depth" draw={drawPerDepth} />
       <Waterfall traj={traj} rev={rev} untimed={untimed} />
       <TokenGrowth traj={traj} rev={rev} />
       <CrossSession />

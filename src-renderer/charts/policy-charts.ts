@@ -3,7 +3,7 @@
 // Figure 10), and a stacked bar of where a run's tokens went.
 import { axisBottom, axisLeft, max as d3max, scaleLinear, select } from 'd3';
 import type { FigureDistribution } from '../../src-shared/analysis/policy-aggregate.ts';
-import type { Histogram } from '../../src-shared/trajectory/analytics.ts';
+import type { Histogram } from '../../src-shared/trajectory/distributions.ts';
 import { drawBox, drawLegend, formatInteger, integerTicks, tickCount } from './chart-layout.ts';
 
 // The left margin holds the series' names beside their boxes ("incorrect" is the longest).

@@ -3,7 +3,7 @@
 // one and whether they match (`BlockEndEvent.rerun`); the header names the log re-executed.
 import type { ComparedOutput, LogHeader, RunId } from '../../src-shared/events.ts';
 import { blocksOf, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
-import { blockOutputText } from './derive.ts';
+import { blockOutputText } from './block-output.ts';
 
 interface RerunBlockRef {
   runId: RunId;

@@ -1,6 +1,6 @@
 // Layout preferences: per user, survive reloads (localStorage), never part of a session.
 import { create } from 'zustand';
-import type { Measure } from '../lib/derive.ts';
+import type { Measure } from '../lib/run-derivations.ts';
 
 export interface Prefs {
   theme: 'dark' | 'light';

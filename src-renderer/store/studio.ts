@@ -18,7 +18,12 @@ import type {
 import { applyEvent, createTrajectoryState, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import type { CarrierState } from '../../src-shared/protocol-client.ts';
 import { EventIngest, frameScheduler, type Scheduler } from './ingest.ts';
-import { RunDerivations } from '../lib/derive.ts';
+import { createCoverageStore } from './coverage.ts';
+import { createLabelsStore } from './labels.ts';
+import { createLiveRepliesStore } from './live-replies.ts';
+import { createPausedDraftsStore } from './paused-drafts.ts';
+import { createPolicyStore } from './policy.ts';
+import { RunDerivations } from '../lib/run-derivations.ts';
 import { setAt, type Elision } from '../lib/elision.ts';
 import type { Spent } from '../lib/parse-messages.ts';
 import type { LogFormat } from '../../src-shared/codecs/detect.ts';
@@ -76,7 +81,7 @@ export interface ReplayState {
   speed: number;
 }
 
-export type Panel = 'run' | 'charts' | 'compare' | 'search' | 'new' | 'eval' | 'policy' | 'runs';
+export type Panel = 'run' | 'charts' | 'compare' | 'search' | 'new' | 'eval' | 'policy' | 'runs' | 'findings' | 'sweep';
 
 interface Notice {
   kind: 'error' | 'info';
@@ -195,6 +200,15 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
   const lastPlace = new Map<string, { runId: RunId; iteration: number | null }>();
 
   let ingest: EventIngest | null = null;
+  // What is kept per session beside the trajectories, in stores of their own (their updates
+  // re-render only their readers), owned here: closing a session clears its entries.
+  const isOpen = (id: string): boolean => store.getState().sessions.has(id);
+  const owned = {
+    coverage: createCoverageStore(isOpen),
+    labels: createLabelsStore(isOpen),
+    drafts: createPausedDraftsStore(),
+    liveReplies: createLiveRepliesStore(isOpen),
+  };
   const store = create<StudioState>()((set, get) => {
     const ing = new EventIngest(
       (sessionId, events, from, to) => {
@@ -296,10 +310,12 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
       flushEvents: () => ing.flush(),
       closeSession: (id) => {
         ing.drop(id);
+        lastPlace.delete(id);
         const sessions = new Map(get().sessions);
         sessions.delete(id);
         const order = get().order.filter((x) => x !== id);
         set({ sessions, order, activeId: get().activeId === id ? (order[order.length - 1] ?? null) : get().activeId });
+        for (const s of Object.values(owned)) s.getState().forgetSession(id);
       },
       setCompare: (c) => set({ compare: { ...get().compare, ...c } }),
       setReplay: (id, r) => {
@@ -327,6 +343,9 @@ export function createStudioStore(scheduler: Scheduler = frameScheduler) {
   });
 
   return Object.assign(store, {
+    ...owned,
+    /** Policy metrics opened in this app (by path: nothing there belongs to a session). */
+    policy: createPolicyStore(),
     /** Events received but not yet folded in (they wait for the next frames). */
     pendingEvents: (): number => ingest?.pendingEvents ?? 0,
     /** Nothing waits to be folded in or shown. */

@@ -2,7 +2,8 @@
 // The shared ProtocolClient (src-shared/protocol-client.ts) sits on top and the store only
 // ever sees that client, so it cannot tell which carrier it is on.
 import type { HostMessage } from '../../src-shared/protocol.ts';
-import { Listeners, type CarrierState, type OutgoingMessage, type ProtocolCarrier } from '../../src-shared/protocol-client.ts';
+import { CarrierBase } from '../../src-shared/carrier-base.ts';
+import type { OutgoingMessage, ProtocolCarrier } from '../../src-shared/protocol-client.ts';
 
 export interface Carrier extends ProtocolCarrier {
   readonly kind: 'websocket' | 'electron' | 'memory';
@@ -52,27 +53,19 @@ export function parseHostMessage(raw: unknown): HostMessage | null {
 }
 
 /** WebSocket carrier with reconnect (capped exponential backoff). */
-class WebSocketCarrier implements Carrier {
+class WebSocketCarrier extends CarrierBase implements Carrier {
   readonly kind = 'websocket' as const;
   private ws: WebSocket | null = null;
-  private messages = new Listeners<HostMessage>();
-  private states = new Listeners<CarrierState>();
   private closed = false;
   private attempt = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
-  state: CarrierState = 'connecting';
 
   private readonly url: string;
 
   constructor(url: string) {
+    super('connecting');
     this.url = url;
     this.connect();
-  }
-
-  private setState(s: CarrierState): void {
-    if (this.state === s) return;
-    this.state = s;
-    this.states.emit(s);
   }
 
   private connect(): void {
@@ -93,7 +86,7 @@ class WebSocketCarrier implements Carrier {
         return;
       }
       const msg = parseHostMessage(raw);
-      if (msg) this.messages.emit(msg);
+      if (msg) this.emitMessage(msg);
     };
     ws.onclose = () => {
       if (this.ws !== ws) return;
@@ -111,12 +104,6 @@ class WebSocketCarrier implements Carrier {
   send(message: OutgoingMessage): void {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
   }
-  onMessage(l: (m: HostMessage) => void): () => void {
-    return this.messages.add(l);
-  }
-  onState(l: (s: CarrierState) => void): () => void {
-    return this.states.add(l);
-  }
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
@@ -126,35 +113,26 @@ class WebSocketCarrier implements Carrier {
 }
 
 /** Electron carrier: the preload bridge is always "open" (IPC has no reconnects). */
-class PreloadCarrier implements Carrier {
+class PreloadCarrier extends CarrierBase implements Carrier {
   readonly kind = 'electron' as const;
-  private messages = new Listeners<HostMessage>();
-  private states = new Listeners<CarrierState>();
   private off: (() => void) | void;
-  state: CarrierState = 'open';
 
   private readonly bridge: PreloadBridge;
 
   constructor(bridge: PreloadBridge) {
+    super('open');
     this.bridge = bridge;
     this.off = bridge.onMessage((raw) => {
       const msg = parseHostMessage(raw);
-      if (msg) this.messages.emit(msg);
+      if (msg) this.emitMessage(msg);
     });
   }
   send(message: OutgoingMessage): void {
     this.bridge.send(message);
   }
-  onMessage(l: (m: HostMessage) => void): () => void {
-    return this.messages.add(l);
-  }
-  onState(l: (s: CarrierState) => void): () => void {
-    return this.states.add(l);
-  }
   close(): void {
     if (this.off) this.off();
-    this.state = 'closed';
-    this.states.emit('closed');
+    this.setState('closed');
   }
 }
 

@@ -2,7 +2,8 @@
 import { useMemo } from 'react';
 import { logTotals, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { firstDivergence, fmtCost, fmtMs, fmtTokens } from '../lib/derive.ts';
+import { firstDivergence } from '../lib/divergence.ts';
+import { fmtCost, fmtMs, fmtTokens } from '../lib/format.ts';
 import { DivergenceSides } from './DivergenceSides.tsx';
 
 function outcome(t: TrajectoryState): string {

@@ -9,7 +9,7 @@ import { DEMO_PROFILE_NAME, type ContextSource, type ForkSession } from '../../s
 import type { TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { contextNeedOf, contextSourceOf, ContextFields, mayHaveRecipe, type ContextChoice } from './ContextFields.tsx';
-import { ProfileOptions } from './ProfileOptions.tsx';
+import { ProfileOptions } from './profiles/ProfileOptions.tsx';
 import { TextBlock } from './TextBlock.tsx';
 import { hostIdOf } from '../store/studio.ts';
 import { STILL_LOADING } from './still-loading.ts';

@@ -4,10 +4,10 @@
 // one the host knows it ran on without asking), with the figures and the largest spans no model saw. Clicking a span opens the iteration or sub-call that saw it.
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import type { CoverageFigures, CoverageReport, CoverageRole, CoverageSpan } from '../../src-shared/analysis/coverage.ts';
-import { useServices, useStudio } from '../app/context.tsx';
+import { useCoverage, useServices, useStudio } from '../app/context.tsx';
 import { computeCoverage, computeCoverageFromHost, hostContextOf, type HostContext } from '../app/coverage-services.ts';
-import { fmtInt } from '../lib/derive.ts';
-import { useCoverage, type CoverageScope } from '../store/coverage.ts';
+import { fmtInt } from '../lib/format.ts';
+import type { CoverageScope } from '../store/coverage.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
 import type { Services } from '../app/services.ts';
 
@@ -43,7 +43,7 @@ function openSpan(svc: Services, sessionId: string, s: CoverageSpan): void {
   const st = svc.store.getState();
   if (s.role === 'child' && s.childRunId) st.select(sessionId, { runId: s.childRunId, iteration: null });
   else st.select(sessionId, { runId: s.runId, iteration: s.iteration });
-  useCoverage.getState().focus(s.role === 'subcall' ? s.callId : null);
+  svc.store.coverage.getState().focus(s.role === 'subcall' ? s.callId : null);
   st.setPanel('run');
 }
 

@@ -1,6 +1,6 @@
 // The first divergence of two sessions, shown: each side's differing text (code, reply or
 // output) around the first line that differs, that line marked, and a way into each session.
-import type { Divergence } from '../lib/derive.ts';
+import type { Divergence } from '../lib/divergence.ts';
 
 /** Lines shown before the first differing line, and in all. */
 const BEFORE = 3;

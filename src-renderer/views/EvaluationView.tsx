@@ -3,12 +3,12 @@
 // cross-session one), a virtualised task table whose rows open the task's session, and a
 // comparison of two evaluations: which tasks only one of them solved.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { EvalOverview, EvalTaskRow } from '../../src-shared/protocol.ts';
 import { openEval, openEvalTask, refreshEval } from '../app/eval-services.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { ChartFrame, drawDistribution } from '../charts/Charts.tsx';
-import { fmtMs, fmtUsd } from '../lib/derive.ts';
+import { ChartFrame, drawDistribution, type Draw } from '../charts/Charts.tsx';
+import { fmtMs, fmtUsd } from '../lib/format.ts';
 import { pricedCosts, totalCostText } from '../../src-shared/cost-text.ts';
 import { accuracyBy, compareEvals, evalTotals, sortRows, type ComparedTask, type SortKey } from '../lib/eval.ts';
 import { RetriesNote } from './RetriesNote.tsx';
@@ -135,6 +135,8 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
   const acc = useMemo(() => accuracyBy(e.tasks), [e]);
   const cost = useMemo(() => pricedCosts(e.tasks), [e]);
   const time = useMemo(() => e.tasks.map((t) => t.durationMs), [e]);
+  const drawCost = useCallback<Draw>((svg, w) => drawDistribution(svg, cost, fmtUsd, w), [cost]);
+  const drawTime = useCallback<Draw>((svg, w) => drawDistribution(svg, time, fmtMs, w), [time]);
   const st = e.settings;
   return (
     <section data-testid="eval-detail">
@@ -197,8 +199,7 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
         <ChartFrame
           title={`Cost per task${totals.unpriced > 0 && cost.length > 0 ? ', of the tasks with a price' : ''} (histogram; box = p25–p75, median, whisker to p95)`}
           testId="eval-chart-cost"
-          deps={[cost]}
-          draw={(svg, w) => drawDistribution(svg, cost, fmtUsd, w)}
+          draw={drawCost}
           empty={
             cost.length === 0
               ? e.tasks.length === 0
@@ -210,8 +211,7 @@ function EvalDetail({ evaluation: e }: { evaluation: EvalOverview }) {
         <ChartFrame
           title="Runtime per task"
           testId="eval-chart-time"
-          deps={[time]}
-          draw={(svg, w) => drawDistribution(svg, time, fmtMs, w)}
+          draw={drawTime}
           empty={time.length === 0 ? 'No task has finished yet.' : null}
         />
       </div>

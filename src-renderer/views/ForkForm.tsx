@@ -9,7 +9,7 @@ import type { RunId } from '../../src-shared/events.ts';
 import { DEMO_PROFILE_NAME, type Breakpoint, type ContextSource, type ForkSession } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { contextSourceOf, ContextFields, type ContextChoice, type ContextNeed } from './ContextFields.tsx';
-import { ProfileOptions } from './ProfileOptions.tsx';
+import { ProfileOptions } from './profiles/ProfileOptions.tsx';
 import { ToolsField } from './ToolsField.tsx';
 import { FormActions } from './FormActions.tsx';
 

@@ -4,8 +4,7 @@ import { useEffect, useState } from 'react';
 import { SESSION_TARGET, targetId } from '../../src-shared/analysis/labels.ts';
 import type { IterationNode, RunNode, TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { changeLabels, loadLabels } from '../app/label-services.ts';
-import { useServices } from '../app/context.tsx';
-import { useLabelsStore } from '../store/labels.ts';
+import { useLabels, useServices } from '../app/context.tsx';
 
 interface Props {
   sessionId: string;
@@ -34,7 +33,7 @@ function targetsOf(traj: TrajectoryState, run: RunNode, it: IterationNode | null
 
 export function LabelsBox({ sessionId, traj, run, it }: Props) {
   const svc = useServices();
-  const entry = useLabelsStore((s) => s.bySession.get(sessionId));
+  const entry = useLabels((s) => s.bySession.get(sessionId));
   useEffect(() => {
     void loadLabels(svc, sessionId);
   }, [svc, sessionId]);

@@ -2,7 +2,8 @@
 // so far and the rate. It is replaced by the logged reply when that arrives.
 import { splitThink } from '../../src-shared/think.ts';
 import { tokensPerSecond } from '../../src-shared/live-reply.ts';
-import { liveReplyOf, useLiveReplies } from '../store/live-replies.ts';
+import { useLiveReplies } from '../app/context.tsx';
+import { liveReplyOf } from '../store/live-replies.ts';
 
 export function LiveReplyView({ sessionId, runId, iteration }: { sessionId: string; runId: string; iteration: number }) {
   const live = useLiveReplies((s) => liveReplyOf(s, sessionId, runId, iteration));

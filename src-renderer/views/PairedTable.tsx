@@ -3,6 +3,7 @@
 // and pass^k when tasks repeat. Computed in the page from what it holds, with the CLI's
 // defaults (seed 1, 2000 resamples, 95%), so the same data gives `stats --compare --json`'s numbers.
 import { useMemo } from 'react';
+import { usePolicy } from '../app/context.tsx';
 import {
   pairedComparison,
   pairedSessionsFromFigures,
@@ -11,9 +12,8 @@ import {
   type PassK,
 } from '../../src-shared/analysis/paired-comparison.ts';
 import type { EvalOverview } from '../../src-shared/protocol.ts';
-import { fmtMs, fmtUsd } from '../lib/derive.ts';
+import { fmtMs, fmtUsd } from '../lib/format.ts';
 import { pairedSessionsFromTaskRows } from '../lib/eval.ts';
-import { usePolicy } from '../store/policy.ts';
 
 function fmtValue(m: MetricComparison['metric'], v: number): string {
   if (!Number.isFinite(v)) return '–';
@@ -35,7 +35,7 @@ function testText(m: MetricComparison): string {
 const passText = (ks: readonly PassK[]): string =>
   ks.map((k) => `pass@${k.k} ${(k.passAtK * 100).toFixed(1)}%, pass^${k.k} ${(k.passHatK * 100).toFixed(1)}%`).join('; ');
 
-function PairedTable({ a, b, source }: { a: readonly PairedSession[]; b: readonly PairedSession[]; source: string }) {
+export function PairedTable({ a, b, source }: { a: readonly PairedSession[]; b: readonly PairedSession[]; source: string }) {
   const p = useMemo(() => pairedComparison(a, b), [a, b]);
   if (p.tasks.paired === 0) return <p className="muted">No task is in both evaluations: nothing to pair.</p>;
   const pct = `${Math.round(p.confidence * 100)}%`;

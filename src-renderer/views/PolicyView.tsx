@@ -4,17 +4,16 @@
 // spread, and between two sources the success-set intersection (Figure 9) whose cells list
 // the tasks, each opening its log on a click. The host reads the logs and aggregates; this
 // view only draws.
-import { useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { successIntersection, type TaskRef } from '../../src-shared/analysis/policy-aggregate.ts';
 import { SESSION_FIGURES, type SessionFigure } from '../../src-shared/analysis/policy-metrics.ts';
 import type { PolicyOverview } from '../../src-shared/protocol.ts';
 import type { Quartiles } from '../../src-shared/trajectory/index.ts';
-import { useServices, useStudio } from '../app/context.tsx';
+import { usePolicy, useServices, useStudio } from '../app/context.tsx';
 import { openPolicy, openPolicyLog } from '../app/policy-services.ts';
-import { ChartFrame } from '../charts/Charts.tsx';
+import { ChartFrame, type Draw } from '../charts/Charts.tsx';
 import { drawHistograms, drawSplitBar, splitBarHeight } from '../charts/policy-charts.ts';
-import { fmtMs, fmtUsd } from '../lib/derive.ts';
-import { usePolicy } from '../store/policy.ts';
+import { fmtMs, fmtUsd } from '../lib/format.ts';
 import { HostPathForm } from './HostPathForm.tsx';
 import { ViewBoundary } from './ViewBoundary.tsx';
 
@@ -161,9 +160,42 @@ function PolicyDetail({ o }: { o: PolicyOverview }) {
   const figure = usePolicy((s) => s.figure);
   const pick = usePolicy((s) => s.pick);
   const agg = o.aggregate;
-  const fmt = fmtFigure(figure);
   const split = agg.byCorrectness;
   const tokens = o.tokens;
+  const drawAll = useCallback<Draw>(
+    (svg, w) => drawHistograms(svg, [{ label: 'all', cls: 'bar-a', dist: agg.distributions[figure] }], 240, fmtFigure(figure), w),
+    [agg, figure],
+  );
+  const drawSplit = useCallback<Draw>(
+    (svg, w) => {
+      if (!split) return;
+      drawHistograms(
+        svg,
+        [
+          { label: 'correct', cls: 'bar-ok', dist: split.correctDist[figure] },
+          { label: 'incorrect', cls: 'bar-bad', dist: split.incorrectDist[figure] },
+        ],
+        260,
+        fmtFigure(figure),
+        w,
+      );
+    },
+    [split, figure],
+  );
+  const drawTokens = useCallback<Draw>(
+    (svg, w) =>
+      drawSplitBar(
+        svg,
+        [
+          { label: 'root', cls: 'bar-a', value: tokens.root },
+          { label: 'sub-calls', cls: 'bar-b', value: tokens.subcalls },
+          { label: 'child runs', cls: 'bar-c', value: tokens.children },
+        ],
+        (v) => v.toLocaleString('en-US'),
+        w,
+      ),
+    [tokens],
+  );
   return (
     <section data-testid="policy-detail">
       <p data-testid="policy-summary">
@@ -189,47 +221,22 @@ function PolicyDetail({ o }: { o: PolicyOverview }) {
         <ChartFrame
           title={`${FIGURE_LABELS[figure]} per session (histogram; box = p25–p75, median, whisker min–max)`}
           testId="policy-chart-all"
-          deps={[o, figure]}
           height={240}
-          draw={(svg, w) => drawHistograms(svg, [{ label: 'all', cls: 'bar-a', dist: agg.distributions[figure] }], 240, fmt, w)}
+          draw={drawAll}
         />
         {split ? (
           <ChartFrame
             title={`${FIGURE_LABELS[figure]}: correct vs incorrect sessions`}
             testId="policy-chart-split"
-            deps={[o, figure]}
             height={260}
-            draw={(svg, w) =>
-              drawHistograms(
-                svg,
-                [
-                  { label: 'correct', cls: 'bar-ok', dist: split.correctDist[figure] },
-                  { label: 'incorrect', cls: 'bar-bad', dist: split.incorrectDist[figure] },
-                ],
-                260,
-                fmt,
-                w,
-              )
-            }
+            draw={drawSplit}
           />
         ) : null}
         <ChartFrame
           title="Tokens of all sessions: root turns / sub-calls / child runs"
           testId="policy-chart-tokens"
-          deps={[tokens]}
           height={splitBarHeight(3)}
-          draw={(svg, w) =>
-            drawSplitBar(
-              svg,
-              [
-                { label: 'root', cls: 'bar-a', value: tokens.root },
-                { label: 'sub-calls', cls: 'bar-b', value: tokens.subcalls },
-                { label: 'child runs', cls: 'bar-c', value: tokens.children },
-              ],
-              (v) => v.toLocaleString('en-US'),
-              w,
-            )
-          }
+          draw={drawTokens}
         />
       </div>
       <table className="compare-table" data-testid="policy-quartiles">

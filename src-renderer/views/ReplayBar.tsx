@@ -5,7 +5,7 @@ import { useEffect, useRef } from 'react';
 import type { TrajectoryEvent } from '../../src-shared/events.ts';
 import { applyEvent, createTrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices, useStudio } from '../app/context.tsx';
-import { fmtMs } from '../lib/derive.ts';
+import { fmtMs } from '../lib/format.ts';
 import type { ReplayState, StudioStore } from '../store/studio.ts';
 
 const SPEEDS = [1, 2, 5, 10, 25, 50, 100];

@@ -7,6 +7,7 @@ import type { TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices } from '../app/context.tsx';
 import { diffLines } from '../lib/diff.ts';
 import { comparedText, rerunSummary } from '../lib/rerun.ts';
+import { useTrajectoryMemo } from '../lib/use-trajectory-memo.ts';
 
 /** Lines of a diff drawn at most; the rest is counted. */
 const MAX_DIFF_LINES = 400;
@@ -15,8 +16,7 @@ const MAX_LISTED = 50;
 
 export const RerunBanner = memo(function RerunBanner({ sessionId, traj, rev }: { sessionId: string; traj: TrajectoryState; rev: number }) {
   const svc = useServices();
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const summary = useMemo(() => rerunSummary(traj), [traj, rev]);
+  const summary = useTrajectoryMemo(traj, rev, rerunSummary);
   if (!summary) return null;
   const { source, blocks, same, different } = summary;
   const from = source.logFile.split(/[\\/]/).pop();

@@ -2,13 +2,14 @@
 // with its iterations, code blocks, sub-calls per iteration, fan-out, batch sizes, where its
 // tokens went, REPL vs model time, errors, resets and compactions, and the depth profile.
 // Folded from the run tree the view already holds (no texts are read) and only while open.
-import { useMemo, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { runCostUsd, sessionMetrics, type MaxMean } from '../../src-shared/analysis/policy-metrics.ts';
 import type { RunNode, TrajectoryState } from '../../src-shared/trajectory/index.ts';
 import { useServices } from '../app/context.tsx';
-import { ChartFrame } from '../charts/Charts.tsx';
+import { ChartFrame, type Draw } from '../charts/Charts.tsx';
 import { drawSplitBar, splitBarHeight } from '../charts/policy-charts.ts';
-import { fmtInt, fmtMs, fmtUsd } from '../lib/derive.ts';
+import { fmtInt, fmtMs, fmtUsd } from '../lib/format.ts';
+import { useTrajectoryMemo } from '../lib/use-trajectory-memo.ts';
 
 const RUN_PAGE = 100;
 
@@ -29,13 +30,26 @@ export function RunPolicy({ sessionId, traj, run, rev }: { sessionId: string; tr
 
 function RunPolicyBody({ sessionId, traj, run, rev }: { sessionId: string; traj: TrajectoryState; run: RunNode; rev: number }) {
   const svc = useServices();
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const m = useMemo(() => sessionMetrics(traj, run.rootRunId), [traj, run.rootRunId, rev]);
+  const m = useTrajectoryMemo(traj, rev, (t) => sessionMetrics(t, run.rootRunId), [run.rootRunId]);
   // The session's metrics hold every run of it, this one too.
   const sel = m.runs.find((r) => r.runId === run.id) ?? m.runs[0]!;
   const f = m.figures;
   // The first runs, more on request: hundreds of 16-cell rows at once are a long task on a big tree.
   const [shown, setShown] = useState(RUN_PAGE);
+  const drawTokens = useCallback<Draw>(
+    (svg, w) =>
+      drawSplitBar(
+        svg,
+        [
+          { label: 'root', cls: 'bar-a', value: tokensOf(sel.tokens.root) },
+          { label: 'sub-calls', cls: 'bar-b', value: tokensOf(sel.tokens.subcalls) },
+          { label: 'child runs', cls: 'bar-c', value: tokensOf(sel.tokens.children) },
+        ],
+        fmtInt,
+        w,
+      ),
+    [sel],
+  );
   return (
     <div data-testid="run-policy-body">
       <p className="run-meta" data-testid="run-policy-summary">
@@ -47,20 +61,8 @@ function RunPolicyBody({ sessionId, traj, run, rev }: { sessionId: string; traj:
       <ChartFrame
         title={`Tokens of run ${sel.runId}: its own turns / its plain sub-calls / its child runs`}
         testId="run-policy-tokens"
-        deps={[sel]}
         height={splitBarHeight(3)}
-        draw={(svg, w) =>
-          drawSplitBar(
-            svg,
-            [
-              { label: 'root', cls: 'bar-a', value: tokensOf(sel.tokens.root) },
-              { label: 'sub-calls', cls: 'bar-b', value: tokensOf(sel.tokens.subcalls) },
-              { label: 'child runs', cls: 'bar-c', value: tokensOf(sel.tokens.children) },
-            ],
-            fmtInt,
-            w,
-          )
-        }
+        draw={drawTokens}
       />
       <table className="compare-table run-policy-runs" data-testid="run-policy-runs">
         <thead>

@@ -7,7 +7,7 @@ import { useEffect, useMemo, useRef } from 'react';
 import type { ListingStatus, RunListing } from '../../src-shared/protocol.ts';
 import { useServices, useStudio } from '../app/context.tsx';
 import { addRunsFolder, openListing, removeRunsFolder, watchRuns } from '../app/runs-services.ts';
-import { fmtMs, fmtUsd } from '../lib/derive.ts';
+import { fmtMs, fmtUsd } from '../lib/format.ts';
 import { type RunsKindFilter, type RunsSortKey, useRuns, visibleRows } from '../store/runs.ts';
 import { HostPathForm } from './HostPathForm.tsx';
 

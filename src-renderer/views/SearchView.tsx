@@ -1,12 +1,13 @@
 // Search across a session's prompts, replies, code and output; jump to a match. The Query
 // mode runs tree queries on the host (QuerySearch).
-import { useDeferredValue, useEffect, useMemo, useState } from 'react';
+import { useDeferredValue, useEffect, useState } from 'react';
 import { useServices, useStudio } from '../app/context.tsx';
 import { useSharedReader } from '../app/shared-reader.tsx';
-import { matchSummary, searchSession } from '../lib/derive.ts';
+import { matchSummary, searchSession } from '../lib/session-search.ts';
 import { viewRev, viewTraj } from '../store/studio.ts';
 import { HitList } from './HitList.tsx';
 import { QuerySearch } from './QuerySearch.tsx';
+import { useTrajectoryMemo } from '../lib/use-trajectory-memo.ts';
 
 export function SearchView({ sessionId, query, setQuery }: { sessionId: string; query: string; setQuery(q: string): void }) {
   const [mode, setMode] = useState<'text' | 'query'>('text');
@@ -47,8 +48,7 @@ function TextSearch({ sessionId, query, setQuery }: { sessionId: string; query: 
     // A log still loading leaves out texts of events yet to come: those are read back once it is all in.
     void svc.whenLoaded(sessionId).then(() => svc.texts.allTexts(sessionId));
   }, [svc, sessionId, leftOut]);
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const hits = useMemo(() => (traj ? searchSession(traj, q) : []), [traj, rev, textsRev, q]);
+  const hits = useTrajectoryMemo(traj, rev, (t) => (t ? searchSession(t, q) : []), [textsRev, q]);
   return (
     <>
       <input

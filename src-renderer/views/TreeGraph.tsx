@@ -18,7 +18,8 @@ import { useEffect, useMemo, useRef } from 'react';
 import type { RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { iterationCount, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
-import { measureKnown, measureOf, runStatus, UNKNOWN_MEASURE_COLOUR, type Measure, type RunMetrics } from '../lib/derive.ts';
+import { measureKnown, measureOf, runStatus, UNKNOWN_MEASURE_COLOUR, type Measure, type RunMetrics } from '../lib/run-derivations.ts';
+import { useTrajectoryMemo } from '../lib/use-trajectory-memo.ts';
 
 interface Datum {
   id: RunId | null;
@@ -82,7 +83,7 @@ export function TreeGraph(props: {
   /** Until the user zooms or pans, the view keeps fitting the whole tree as it grows. */
   const movedRef = useRef(false);
 
-  const layout = useMemo(() => {
+  const layout = useTrajectoryMemo(traj, rev, (traj) => {
     // Build the hierarchy iteratively (deep chains must not overflow the stack).
     const root: Datum = { id: null, children: [] };
     const made = new Map<RunId, Datum>();
@@ -104,8 +105,7 @@ export function TreeGraph(props: {
       .y((n) => n.x)
       .addAll(nodes);
     return { nodes, links: laid.links().filter((l) => l.source.data.id !== null), qt };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  }, [traj, rev]);
+  });
 
   const colour = useMemo(() => {
     let max = 0;

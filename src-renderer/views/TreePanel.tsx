@@ -7,34 +7,27 @@ import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useSta
 import type { RunId } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
 import { iterationCount, type TrajectoryState } from '../../src-shared/trajectory/index.ts';
-import { useServices, useStudio } from '../app/context.tsx';
+import { useLabels, useServices, useStudio } from '../app/context.tsx';
+import { fmtCost, fmtInt, fmtMs, fmtTokens, fmtUsd, usageNote } from '../lib/format.ts';
 import {
-  fmtCost,
-  fmtInt,
-  fmtMs,
-  fmtTokens,
-  fmtUsd,
   measureKnown,
   measureOf,
   MEASURES,
-  runLabel,
   RunDerivations,
   runStatus,
-  runsMatching,
-  treeRows,
-  usageNote,
   type Measure,
   type RunMetrics,
-  type TreeRow,
   UNKNOWN_MEASURE_COLOUR,
-} from '../lib/derive.ts';
+} from '../lib/run-derivations.ts';
+import { runLabel } from '../lib/run-labels.ts';
+import { runsMatching, treeRows, type TreeRow } from '../lib/tree-rows.ts';
 import { REPL_LABEL, REPL_TAG, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { usePrefs } from '../store/prefs.ts';
 import { pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';
 import { TreeGraph } from './TreeGraph.tsx';
 import { chipsByRun, type RunChip } from '../../src-shared/analysis/labels.ts';
 import { loadLabels } from '../app/label-services.ts';
-import { useLabelsStore } from '../store/labels.ts';
+import { useTrajectoryMemo } from '../lib/use-trajectory-memo.ts';
 
 const NO_CHIPS: ReadonlyMap<string, RunChip[]> = new Map();
 
@@ -55,7 +48,7 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   const language = useStudio((s) => sessionLanguage(s.sessions.get(sessionId)));
   const { colourBy, treeMode, set: setPrefs } = usePrefs();
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
-  const labelsEntry = useLabelsStore((s) => s.bySession.get(sessionId));
+  const labelsEntry = useLabels((s) => s.bySession.get(sessionId));
   useEffect(() => {
     void loadLabels(svc, sessionId);
   }, [svc, sessionId]);
@@ -63,30 +56,30 @@ export const TreePanel = memo(function TreePanel({ sessionId }: { sessionId: str
   // arrive (a call's run is in the trajectory), but a row keeps its list while it is unchanged,
   // so that rows are not redrawn for it.
   const previousChips = useRef<ReadonlyMap<string, RunChip[]>>(NO_CHIPS);
-  const runChips = useMemo(() => {
-    if (labelsEntry?.kind !== 'loaded' || !traj) return NO_CHIPS;
-    const next = chipsByRun(labelsEntry.labels.targets, traj);
-    for (const [runId, chips] of next) {
-      const was = previousChips.current.get(runId);
-      if (was && sameChips(was, chips)) next.set(runId, was);
-    }
-    previousChips.current = next;
-    return next;
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  }, [labelsEntry, traj, rev]);
+  const runChips = useTrajectoryMemo(
+    traj,
+    rev,
+    (t) => {
+      if (labelsEntry?.kind !== 'loaded' || !t) return NO_CHIPS;
+      const next = chipsByRun(labelsEntry.labels.targets, t);
+      for (const [runId, chips] of next) {
+        const was = previousChips.current.get(runId);
+        if (was && sameChips(was, chips)) next.set(runId, was);
+      }
+      previousChips.current = next;
+      return next;
+    },
+    [labelsEntry],
+  );
   const [query, setQuery] = useState('');
   const deferredQuery = useDeferredValue(query);
 
   // A replay's trajectory moves back and forth: it gets fresh derivations per revision.
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const derived = useMemo(() => (traj ? (ownDerived ?? new RunDerivations(traj)) : null), [traj, ownDerived, rev]);
+  const derived = useTrajectoryMemo(traj, rev, (t) => (t ? (ownDerived ?? new RunDerivations(t)) : null), [ownDerived]);
   // Recomputed per committed revision (once per frame at most while live).
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const metrics = useMemo(() => (derived ? derived.runMetrics() : new Map<RunId, RunMetrics>()), [derived, rev]);
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const visible = useMemo(() => (traj ? runsMatching(traj, deferredQuery) : null), [traj, rev, deferredQuery]);
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- the trajectory is mutated in place; its revision says it changed
-  const rows = useMemo(() => (derived ? treeRows(derived, collapsed, visible) : []), [derived, rev, collapsed, visible]);
+  const metrics = useTrajectoryMemo(derived, rev, (d) => (d ? d.runMetrics() : new Map<RunId, RunMetrics>()));
+  const visible = useTrajectoryMemo(traj, rev, (t) => (t ? runsMatching(t, deferredQuery) : null), [deferredQuery]);
+  const rows = useTrajectoryMemo(derived, rev, (d) => (d ? treeRows(d, collapsed, visible) : []), [collapsed, visible]);
   // Batch rows group runs; they are not runs themselves.
   const shownRuns = useMemo(() => rows.reduce((n, r) => n + (r.kind === 'run' ? 1 : 0), 0), [rows]);
   const colour = useMemo(() => {

@@ -1,7 +1,7 @@
 // A table of usage per model name (calls, tokens, cost), under the totals it breaks down.
 import type { UsageByModel } from '../../src-shared/trajectory/by-model.ts';
-import { usageUnknown } from '../../src-shared/trajectory/analytics.ts';
-import { fmtInt, fmtUsd } from '../lib/derive.ts';
+import { usageUnknown } from '../../src-shared/trajectory/totals.ts';
+import { fmtInt, fmtUsd } from '../lib/format.ts';
 
 /** Usage per model name, beside a run's or an evaluation's totals. */
 export function UsageByModelTable({ byModel, testId }: { byModel: UsageByModel; testId: string }) {

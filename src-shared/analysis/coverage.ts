@@ -8,6 +8,7 @@ import { blocksOf, walkRuns } from '../trajectory/reducer.ts';
 import type { IterationNode, RunNode, TrajectoryState } from '../trajectory/types.ts';
 import { AnchorIndex, MIN_SPAN_CHARS } from './anchor-index.ts';
 import { complementRanges, coveredChars, mergeRanges, type Range } from './intervals.ts';
+import { OUTPUT_CAP_CHARS } from '../output-cap.ts';
 
 /** Who got a span: the run's own model (its REPL output), a plain sub-call, a child run. */
 export type CoverageRole = 'root' | 'subcall' | 'child';
@@ -65,11 +66,6 @@ export interface CoverageReport {
   unseen: Range[];
 }
 
-/**
- * Characters of one block's formatted output the model is shown, when the log does not record
- * the message itself: both our engine and the reference library cut each block at 20,000.
- */
-const OUTPUT_CAP_CHARS = 20_000;
 const PROBE_CHARS = 64;
 
 /** The REPL-output message(s) the next model call got after this iteration, when recorded. */

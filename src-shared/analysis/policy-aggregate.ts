@@ -2,7 +2,7 @@
 // figure as quartiles and a histogram, the same split by correct vs incorrect sessions (the
 // paper's Figure 10: sub-calls per correct and incorrect run), repeats of one task grouped
 // with their spread, and the success-set intersection of two configurations (Figure 9).
-import { histogram, quartiles, type Histogram, type Quartiles } from '../trajectory/analytics.ts';
+import { histogram, quartiles, type Histogram, type Quartiles } from '../trajectory/distributions.ts';
 import { SESSION_FIGURES, type SessionFigure, type SessionMetrics } from './policy-metrics.ts';
 
 /** One session (one root run) of a set, with what is known of its task. */

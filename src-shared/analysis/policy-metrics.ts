@@ -3,7 +3,7 @@
 // spent by the run's own turns vs its plain sub-calls vs its child runs, REPL time vs model
 // time, errors, REPL resets, compactions. Per session: the same over the whole tree, a depth
 // profile, and flat numeric `figures` that aggregate across sessions (policy-aggregate.ts).
-// Usage is counted as in trajectory/analytics.ts: each model call once, a child run's own
+// Usage is counted as in trajectory/totals.ts: each model call once, a child run's own
 // events carrying its usage.
 import { DIRECT_CALL_ITERATION, type RunId, type TrajectoryEvent, type Usage } from '../events.ts';
 import { blocksOf, walkRuns } from '../trajectory/reducer.ts';

@@ -3,7 +3,7 @@
 // labels use), so a query that returns them says exactly what matched. Strings are the
 // events' own (no copies). The schema is documented in docs/queries.md.
 import type { RunNode, TrajectoryState } from '../trajectory/types.ts';
-import { iterationCount, runOwnTotals } from '../trajectory/analytics.ts';
+import { iterationCount, runOwnTotals } from '../trajectory/totals.ts';
 import { walkRuns } from '../trajectory/reducer.ts';
 import { ContextPrints } from './context-printed.ts';
 import { labelsOf, SESSION_TARGET, targetId, type LabelsState } from './labels.ts';

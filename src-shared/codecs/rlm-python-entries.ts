@@ -1,7 +1,7 @@
 // The reference log's raw JSON values, read defensively: messages, answers, usage, the
 // context and query stated in the first messages, tracebacks, `locals`, metadata, and one
 // iteration entry. Nothing here emits events (rlm-python-run-writer.ts does).
-import { type ChatMessage, type ContextMeta, type ContextType, type Usage } from '../events.ts';
+import { type ChatMessage, type ContextMeta, type ContextType, type PromptPackRef, type Usage } from '../events.ts';
 import { LOCAL_CHARS } from './rlm-python-locals.ts';
 import { ENVIRONMENT_TYPES, type Obj, parsePyTimestamp, type RlmPythonMetadata } from './rlm-python-format.ts';
 
@@ -160,6 +160,12 @@ export function localsField(locals: unknown): { locals?: Record<string, unknown>
   return { locals: out };
 }
 
+/** The pack our export wrote in `rlm_studio.prompts`, when it is whole. */
+function packRef(ext: unknown): PromptPackRef | null {
+  const p = isObj(ext) ? ext['prompts'] : null;
+  return isObj(p) && typeof p['name'] === 'string' && typeof p['hash'] === 'string' ? { name: p['name'], hash: p['hash'] } : null;
+}
+
 export function readMetadata(o: Obj): RlmPythonMetadata {
   return {
     timestamp: typeof o['timestamp'] === 'string' ? o['timestamp'] : null,
@@ -168,6 +174,7 @@ export function readMetadata(o: Obj): RlmPythonMetadata {
     maxIterations: asNum(o['max_iterations']) ?? 30,
     backend: asStr(o['backend'], 'openai'),
     repl: o['environment_type'] === ENVIRONMENT_TYPES.javascript ? 'javascript' : 'python',
+    prompts: packRef(o['rlm_studio']),
     raw: o,
   };
 }

@@ -4,7 +4,7 @@
 // our events (each nested trajectory a child run); `rlm-python-export.ts` writes it back from
 // events. This module holds what both directions agree on: timestamps, the metadata line and
 // the names of our REPLs in it.
-import type { ReplLanguage } from '../events.ts';
+import type { PromptPackRef, ReplLanguage } from '../events.ts';
 
 /** A JSON object of the reference format, read or written field by field. */
 export type Obj = Record<string, unknown>;
@@ -38,6 +38,8 @@ export interface RlmPythonMetadata {
   backend: string;
   /** The REPL the runs used: "javascript" for our export of a JavaScript run, else Python. */
   repl: ReplLanguage;
+  /** The prompt pack our export names (`rlm_studio.prompts`); null in the reference's own logs. */
+  prompts: PromptPackRef | null;
   raw: Obj;
 }
 

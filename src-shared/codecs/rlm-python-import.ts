@@ -211,6 +211,7 @@ export class RlmPythonReader {
           usage: null,
           replies: 0,
           repl: meta.repl,
+          prompts: meta.prompts,
         },
         this.stamper,
         this.emit,

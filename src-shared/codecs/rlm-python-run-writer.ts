@@ -9,6 +9,7 @@ import {
   type ContextMeta,
   type EventDraft,
   type Limits,
+  type PromptPackRef,
   type ReplLanguage,
   type RunId,
   type TrajectoryEvent,
@@ -81,6 +82,8 @@ export interface RunInfo {
   usage: (Usage & { calls: number }) | null;
   replies: number;
   repl: ReplLanguage;
+  /** The prompt pack the run read, when the log names it (our export does). */
+  prompts: PromptPackRef | null;
 }
 
 type Out = (e: TrajectoryEvent) => void;
@@ -162,6 +165,7 @@ export class RunWriter {
         messages: initial,
         tools: [],
         repl: this.info.repl,
+        ...(this.info.prompts ? { prompts: this.info.prompts } : {}),
       },
       atMs,
     );
@@ -399,6 +403,7 @@ export class RunWriter {
           usage,
           replies: entries.length,
           repl: isObj(meta['run_metadata']) && 'environment_type' in meta['run_metadata'] ? runMeta.repl : this.info.repl,
+          prompts: runMeta.prompts ?? this.info.prompts,
         },
         this.stamper,
         this.out,

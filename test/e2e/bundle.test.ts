@@ -92,6 +92,7 @@ describe('the shareable HTML file from file:', () => {
       'tab-eval',
       'tab-policy',
       'tab-runs',
+      'tab-findings',
     ];
     expect(Object.fromEntries(await Promise.all(absent.map(async (id) => [id, await page.getByTestId(id).count()] as const)))).toEqual(
       Object.fromEntries(absent.map((id) => [id, 0])),

@@ -9,6 +9,15 @@ import { afterAll, beforeAll } from 'vitest';
 import { REFERENCE_FIXTURES } from '../support/reference-fixtures.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
+
+/**
+ * The environment of the tests' UI: built apart from the app's dist/renderer, with the console
+ * handles the tests read (window.__rlmStudio) switched on. Servers started here get it too, so
+ * the benchmark scripts that use this file outside Vitest see the same UI.
+ */
+export function testUiEnv(): { RLM_STUDIO_TEST_HANDLES: string; RLM_STUDIO_UI_DIR: string } {
+  return { RLM_STUDIO_TEST_HANDLES: '1', RLM_STUDIO_UI_DIR: process.env['RLM_STUDIO_UI_DIR'] ?? join(ROOT, 'dist/renderer-test') };
+}
 export const FIXTURES = REFERENCE_FIXTURES;
 const SHOTS = join(ROOT, 'test-results/screenshots');
 
@@ -40,6 +49,7 @@ export async function startServe(extraArgs: string[] = [], command: string[] = [
     ],
     {
       cwd: ROOT,
+      env: { ...process.env, ...testUiEnv() },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

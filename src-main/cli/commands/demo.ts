@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type Command, Option } from 'commander';
-import { DEMO_PROFILE_NAME, type ReplyOf } from '../../../src-shared/protocol.ts';
+import { DEMO_PROFILE_NAME } from '../../../src-shared/protocol.ts';
 import { needleContext, reportContext, ticketsContext } from '../../demo/contexts.ts';
 import { startMockLlm } from '../../mock-llm/server.ts';
 import { demoBehaviours } from '../../mock-llm/behaviours.ts';
@@ -128,33 +128,26 @@ async function appDemo(o: DemoOptions): Promise<void> {
   }
   const s = SCENARIOS[o.scenario];
   const reply = await serving.host.execute(null, {
-    id: 0,
-    command: {
-      type: 'session.start',
-      params: {
-        profile: DEMO_PROFILE_NAME,
-        context: { kind: 'demo', name: o.scenario },
-        query: s.query,
-        limits: { maxDepth: s.maxDepth },
-        breakpoints: [],
-        startPaused: true,
-        repl: o.repl,
-      },
+    type: 'session.start',
+    params: {
+      profile: DEMO_PROFILE_NAME,
+      context: { kind: 'demo', name: o.scenario },
+      query: s.query,
+      limits: { maxDepth: s.maxDepth },
+      breakpoints: [],
+      startPaused: true,
+      repl: o.repl,
     },
   });
-  if (!('session' in reply)) {
-    await serving.close();
-    throw new Error('the host did not start the demo session');
-  }
   const sessionId = reply.session.sessionId;
   // Once it has reached its pause (a continue sent before would find nothing to release).
   go = () =>
     void (async () => {
       for (;;) {
-        const r = (await serving.host.execute(null, { id: 0, command: { type: 'sessions.list' } })) as ReplyOf<'sessions.list'>;
+        const r = await serving.host.execute(null, { type: 'sessions.list' });
         const status = r.sessions.find((x) => x.sessionId === sessionId)?.status;
         if (status === 'paused') {
-          await serving.host.execute(null, { id: 0, command: { type: 'session.continue', sessionId } });
+          await serving.host.execute(null, { type: 'session.continue', sessionId });
           return;
         }
         if (status !== 'starting' && status !== 'running') return;

@@ -19,7 +19,8 @@ import { checkReplChoice } from '../cpython-check.ts';
 import { SCORERS, type ScorerName } from '../../eval/tasks/types.ts';
 import { UsageError } from '../errors.ts';
 import { addLimitOptions, type LimitOptions, nonNegativeInt, positiveInt, sessionSettings } from '../options.ts';
-import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec, streamFor, urlArg } from '../role-options.ts';
+import { addRoleOptions, type RoleOptions, rootSampling, roleClients, roleSpec, urlArg } from '../role-options.ts';
+import { streamFor } from '../../lm/prompt-pack.ts';
 import { addExampleOptions, loadExampleOptions, loadSystemPromptFile, loadToolsOption } from './run.ts';
 import { loadPromptsOption } from '../prompts-option.ts';
 import { keepReplsOutOfProcess } from '../../engine/conversation.ts';
@@ -168,7 +169,11 @@ export function registerEval(program: Command): void {
           const { checkQueueUrl } = await import('../../eval/queue/redis.ts');
           checkQueueUrl(o.queue);
           const toolsWire = o.tools === undefined ? null : { file: o.tools, source: await readFile(o.tools, 'utf8') };
-          res = await runQueuedEval({ ...definition, url: o.queue, wire: { ...spec, tools: toolsWire } });
+          res = await runQueuedEval({
+            ...definition,
+            url: o.queue,
+            wire: { ...spec, tools: toolsWire, ...(o.stream === undefined ? {} : { stream: o.stream }) },
+          });
         } else {
           const { client, subClient } = roleClients({ ...o, stream: streamFor(o.stream, prompts) });
           res = await runEval({

@@ -30,6 +30,9 @@ const COMMANDS: Record<string, () => Promise<Register[]>> = {
   query: async () => [(await import('./query.ts')).registerQuery],
   prompts: async () => [(await import('./prompts.ts')).registerPrompts],
   score: async () => [(await import('./score.ts')).registerScore],
+  scan: async () => [(await import('./scan.ts')).registerScan],
+  sweep: async () => [(await import('./sweep.ts')).registerSweep],
+  'sweep-summary': async () => [(await import('./sweep.ts')).registerSweepSummary],
 };
 
 /** Asking for the version needs no command (loading them all would take ~0.2 s). */

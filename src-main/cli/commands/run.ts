@@ -36,9 +36,12 @@ import { UsageError } from '../errors.ts';
 import { textFor } from '../terminal-text.ts';
 import { optionAlias } from '../option-aliases.ts';
 import { addLimitOptions, type LimitOptions, positiveInt, sessionSettings } from '../options.ts';
-import { addRoleOptions, type RoleOptions, roleClients, streamFor, urlArg } from '../role-options.ts';
+import { addRoleOptions, type RoleOptions, roleClients, urlArg } from '../role-options.ts';
+import { streamFor } from '../../lm/prompt-pack.ts';
 import { liveProgressWriter, progressLine } from '../progress.ts';
 import type { LiveReplySink } from '../../../src-shared/live-reply.ts';
+import { markPhase, phaseTimingEnabled } from '../../../src-shared/phase-timing.ts';
+import { eventMark } from '../timing-report.ts';
 
 export interface RunCliOptions extends LimitOptions, RoleOptions {
   context: string;
@@ -194,6 +197,7 @@ export async function openCliSession(
     const file = log;
     recorder.listen((e) => file.append(e));
   }
+  if (phaseTimingEnabled()) recorder.listen((e) => markPhase(eventMark(e)));
   if (onProgress) {
     recorder.listen((e) => {
       const line = progressLine(e);
@@ -270,6 +274,7 @@ export async function runOnce(
   signal?: AbortSignal,
   onLive: LiveReplySink | null = null,
 ): Promise<RunSummary> {
+  markPhase('run: options read');
   await checkReplChoice(o);
   // The REPLs live in a sandbox process (this one holds the API key in its environment, and on
   // Node's startup snapshot, as bin/rlm-studio starts `run`, it may not run isolates at all),
@@ -284,7 +289,9 @@ export async function runOnce(
   const meta = sandbox && o.maxDepth !== 0 ? describeAsciiTextFile(o.context) : null;
   const context = meta ? describedContext(meta) : await loadContextFile(o.context, o.repl);
   sandbox?.shareContextFile(resolve(o.context), context, o.repl === 'python');
+  markPhase('run: context ready');
   const cli = await openCliSession(o, onProgress, false, onLive);
+  markPhase('run: session open');
   let outcome: RunOutcome;
   try {
     outcome = await cli.session.completion(context, o.query ?? null, signal ? { signal } : {});
@@ -344,6 +351,7 @@ export function registerRun(program: Command): void {
           controller.signal,
           progress ? { delta: (d) => progress.live(d) } : null,
         );
+        markPhase('run: summary ready');
         if (o.json) {
           process.stdout.write(`${JSON.stringify(summary)}\n`);
         } else {

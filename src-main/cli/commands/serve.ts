@@ -220,14 +220,14 @@ export function registerServe(program: Command): void {
     try {
       if (asEval) {
         // The page opens it again from the fragment; the host reuses the sessions opened here.
-        const reply = await s.host.execute(null, { id: 0, command: { type: 'eval.open', path: resolve(log), openLogs: 50 } });
-        const n = 'evaluation' in reply ? reply.evaluation.tasks.length : 0;
+        const reply = await s.host.execute(null, { type: 'eval.open', path: resolve(log), openLogs: 50 });
+        const n = reply.evaluation.tasks.length;
         process.stdout.write(
           `RLM Studio is serving the evaluation ${log} (${n} task(s)) at ${s.web.url}#eval=${encodeURIComponent(resolve(log))}\n`,
         );
       } else {
-        const reply = await s.host.execute(null, { id: 0, command: { type: 'session.open', path: log } });
-        const id = 'session' in reply ? reply.session.sessionId : '';
+        const reply = await s.host.execute(null, { type: 'session.open', path: log });
+        const id = reply.session.sessionId;
         process.stdout.write(`RLM Studio is serving ${log} at ${s.web.url}#session=${encodeURIComponent(id)}\n`);
       }
     } catch (err) {

@@ -18,7 +18,7 @@ import {
 } from '../../../src-shared/analysis/policy-aggregate.ts';
 import type { SessionMetrics } from '../../../src-shared/analysis/policy-metrics.ts';
 import { pairedComparison, pairedSessionsFromFigures, type PairedSession } from '../../../src-shared/analysis/paired-comparison.ts';
-import { LOG_STATS_NUMBERS, type LogStatsNumber, type LogStats } from '../../../src-shared/trajectory/analytics.ts';
+import { LOG_STATS_NUMBERS, type LogStatsNumber, type LogStats } from '../../../src-shared/trajectory/log-stats.ts';
 
 const LABELS: Record<LogStatsNumber, string> = {
   sessions: 'sessions (root completions)',

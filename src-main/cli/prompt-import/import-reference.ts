@@ -18,7 +18,7 @@ import {
 import { subLmBudgets } from '../../engine/sub-lm-budgets.ts';
 import { OUR_PACKS } from '../../lm/our-prompt-packs.ts';
 import { parsePromptPack } from '../../lm/prompt-pack-schema.ts';
-import { PROMPT_PACK_FORMAT, PROMPT_PACK_VERSION, SLOT_NAMES, type PromptPack, type SlotName } from '../../lm/prompt-pack.ts';
+import { fill, PROMPT_PACK_FORMAT, PROMPT_PACK_VERSION, SLOT_NAMES, type PromptPack, type SlotName } from '../../lm/prompt-pack.ts';
 import { REFERENCE_PROBE_PY } from './reference-probe.ts';
 
 export class ReferenceImportError extends Error {
@@ -27,6 +27,8 @@ export class ReferenceImportError extends Error {
 
 /** Slots the reference has no text for (it never restarts a REPL, nor says a reply was cut): ours. */
 const OURS_WHERE_NONE: readonly SlotName[] = ['replReset', 'replLost', 'replyCut'];
+/** Slots of paper-era FINAL_VAR: the library's where its REPL has FINAL_VAR, else ours. */
+const OURS_WHEN_MISSING: readonly SlotName[] = ['finalVarNotFound', 'finalVarNoVariables'];
 
 const ProbeOutput = z.object({
   texts: z.record(z.string(), z.string()),
@@ -99,7 +101,8 @@ function runProbe(o: ImportOptions): Promise<ProbeOutput> {
 
 function packFrom(probe: ProbeOutput): PromptPack {
   const ours = OUR_PACKS.python.texts;
-  const texts = Object.fromEntries(SLOT_NAMES.map((s) => [s, OURS_WHERE_NONE.includes(s) ? ours[s] : probe.texts[s]]));
+  const oursIn = [...OURS_WHERE_NONE, ...OURS_WHEN_MISSING.filter((s) => probe.texts[s] === undefined)];
+  const texts = Object.fromEntries(SLOT_NAMES.map((s) => [s, oursIn.includes(s) ? ours[s] : probe.texts[s]]));
   const missing = SLOT_NAMES.filter((s) => texts[s] === undefined);
   if (missing.length > 0) throw new ReferenceImportError(`reading the reference library gave no text for: ${missing.join(', ')}`);
   const version = probe.version ?? 'unknown';
@@ -108,7 +111,7 @@ function packFrom(probe: ProbeOutput): PromptPack {
       format: PROMPT_PACK_FORMAT,
       version: PROMPT_PACK_VERSION,
       name: `reference-rlm-${version}`,
-      description: `The texts of the reference library (alexzhang13/rlm ${version}), imported by rlm-studio prompts import-reference. ${OURS_WHERE_NONE.join(', ')}: RLM Studio's, as the reference has no such text.`,
+      description: `The texts of the reference library (alexzhang13/rlm ${version}), imported by rlm-studio prompts import-reference. ${oursIn.join(', ')}: RLM Studio's, as the reference has no such text.`,
       source: `${probe.path} (rlms ${version}, Python ${probe.python})`,
       language: 'python',
       semantics: 'reference',
@@ -152,6 +155,8 @@ function rendered(pack: PromptPack, cap: number): Record<string, string> {
     ),
     replOutputCut: buildReplOutputMessage([block({ stdout: 'y'.repeat(cap + 7) })], 'python', pack),
     compactionNote2: compactionNote(2, pack),
+    // As the Python REPL fills it: the listing is str() of a list of names.
+    finalVarNotFound: fill(pack, 'finalVarNotFound', { name: 'y', available: "['context_0', 'x']" }),
   };
 }
 

@@ -238,6 +238,26 @@ if sent != [M("ctx")]:
 texts["directCall"] = "{context}"
 texts["directCallQuery"] = "{context}"
 
+# What paper-era FINAL_VAR returns for a name that is no variable, when the library's REPL has
+# FINAL_VAR (it went with the answer dict; the importer then keeps RLM Studio's texts).
+try:
+    final_var = getattr(importlib.import_module("rlm.environments.local_repl").LocalREPL, "_final_var", None)
+except ImportError:
+    final_var = None
+final_var_sample = None
+if final_var is not None:
+    def not_found(names, name):
+        return final_var(NS(locals={n: 1 for n in names}, _last_final_answer=None), name)
+
+    listed = str([M("v1"), M("v2")])
+    texts["finalVarNotFound"] = template(
+        template(not_found([M("v1"), M("v2")], M("name")), [(M("name"), "name")], "FINAL_VAR not found"),
+        [(listed, "available")],
+        "FINAL_VAR not found",
+    )
+    texts["finalVarNoVariables"] = template(not_found([], M("name")), [(M("name"), "name")], "FINAL_VAR without variables")
+    final_var_sample = not_found(["context_0", "x"], "y")
+
 # Samples built with real values, for the importer to check its pack against.
 samples = {
     "systemPlain": system(P.RLM_SYSTEM_PROMPT),
@@ -251,6 +271,8 @@ samples = {
     "replOutputCut": iteration(result(stdout="y" * (cap_default + 7))),
     "compactionNote2": R.RLM._compact_history(stub, Recorder(), env, history, compaction_count=2)[3]["content"],
 }
+if final_var_sample is not None:
+    samples["finalVarNotFound"] = final_var_sample
 
 version = None
 try:

@@ -65,4 +65,6 @@ export type FromSandbox =
   | { t: 'subcall'; id: number; repl: number; name: SubcallName; prompt: string | string[]; model: string | undefined; site: CallSite }
   | { t: 'tool'; id: number; repl: number; name: string; args: SandboxValue[] }
   /** A running block submitted an answer (SubcallBridge.submitted); nothing is answered. */
-  | { t: 'submitted'; repl: number; text: string; site: CallSite };
+  | { t: 'submitted'; repl: number; text: string; site: CallSite }
+  /** Inside the OS sandbox, where the cache is read-only: a Pyodide snapshot made, for the parent to save at `path`. */
+  | { t: 'snapshot'; path: string; image: Uint8Array };

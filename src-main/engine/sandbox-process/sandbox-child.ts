@@ -8,6 +8,7 @@ import type { ReplLanguage } from '../../../src-shared/events.ts';
 import type { CallSite, HostFunction, Repl, ReplOptions, SandboxValue, SubcallBridge } from '../../sandbox/types.ts';
 import { readContextFile } from '../context-file.ts';
 import { parseJsonContext } from '../../sandbox/json-source.ts';
+import { OS_SANDBOXED_MARKER } from '../../sandbox/os-sandbox/node-sandbox.ts';
 import { fromWire, toWire, type FromSandbox, type RemoteReplOptions, type ReplOp, type SubcallName, type ToSandbox } from './messages.ts';
 
 function send(m: FromSandbox): void {
@@ -58,7 +59,14 @@ async function toolsFor(repl: number, o: RemoteReplOptions): Promise<Record<stri
 
 async function createRepl(language: ReplLanguage, options: ReplOptions): Promise<Repl> {
   if (language === 'javascript') return (await import('../../sandbox/isolated-repl.ts')).createIsolatedRepl(options);
+  await snapshotsToParent();
   return (await import('../../sandbox/python/pyodide-repl.ts')).createPythonRepl(options);
+}
+
+/** Inside the OS sandbox the cache folder is read-only: a snapshot made here is saved by the parent. */
+async function snapshotsToParent(): Promise<void> {
+  if (process.env[OS_SANDBOXED_MARKER] !== '1') return;
+  (await import('../../sandbox/python/interpreter.ts')).setSnapshotSaver(async (path, image) => send({ t: 'snapshot', path, image }));
 }
 
 interface Held {
@@ -170,7 +178,9 @@ function onMessage(m: ToSandbox): void {
         pythonStarted = true;
         // The files' reads need no isolated-vm: they start while its addon loads.
         void import('../../sandbox/python/pyodide-files.ts').then((files) => files.prefetchPyodide());
-        void import('../../sandbox/python/pool.ts').then((python) => python.startPython());
+        void snapshotsToParent()
+          .then(() => import('../../sandbox/python/pool.ts'))
+          .then((python) => python.startPython());
       }
       break;
     case 'answer':

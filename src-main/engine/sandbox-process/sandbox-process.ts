@@ -10,7 +10,8 @@
 // copied through the channel; the child lets go of its read once a REPL has the context, and
 // reads the file again for a later REPL only if it is unchanged.
 import { type ChildProcess, fork } from 'node:child_process';
-import { resolve } from 'node:path';
+import { constants as osConstants } from 'node:os';
+import { basename, dirname, resolve } from 'node:path';
 import type { ReplLanguage } from '../../../src-shared/events.ts';
 import type {
   CallSite,
@@ -22,11 +23,16 @@ import type {
   SubcallBridge,
   VariableInfo,
 } from '../../sandbox/types.ts';
-import { withHugePageMalloc } from '../../sandbox/huge-pages.ts';
+import { withSandboxMalloc } from '../../sandbox/huge-pages.ts';
 import { sandboxEnvironment } from '../../sandbox/sandbox-env.ts';
+import { replCacheDir } from '../../sandbox/cache-dir.ts';
+import { nodeSandboxLayers, nodeSandboxUnavailable, spawnNodeSandboxed } from '../../sandbox/os-sandbox/node-sandbox.ts';
 import { ISOLATE_LAYERS } from '../../sandbox/layers.ts';
 import { jsonSourceOf } from '../../sandbox/json-source.ts';
+import { markPhase } from '../../../src-shared/phase-timing.ts';
 import { fromWire, toWire, type FromSandbox, type RemoteReplOptions, type ReplOp, type ToSandbox } from './messages.ts';
+
+const EXEC_ARGV = ['--no-node-snapshot'];
 
 // Beside this module: the source in the sources, the bundle's entry in dist/cli.
 const CHILD_ENTRY = resolve(import.meta.dirname, import.meta.url.endsWith('.ts') ? 'sandbox-child.ts' : 'sandbox-child.mjs');
@@ -66,29 +72,51 @@ export class SandboxProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   #onExit: (how: { code: number | null; signal: NodeJS.Signals | null }) => void = () => undefined;
 
+  /** Why the child runs without the OS sandbox, or null when it runs inside (node-sandbox.ts). */
+  readonly osSandboxUnavailable: string | null;
+  readonly #osSandboxed: boolean;
+  /** Inside the OS sandbox: the context files the child reads itself, bound read-only at start. */
+  readonly #boundFiles: string[] = [];
+  #innerPid: number | undefined;
+  #pidKnown: Promise<unknown> = Promise.resolve();
+
   constructor(entry: string = CHILD_ENTRY) {
     this.#entry = entry;
     this.exited = new Promise((resolve) => (this.#onExit = resolve));
+    this.osSandboxUnavailable = nodeSandboxUnavailable(entry);
+    this.#osSandboxed = this.osSandboxUnavailable === null;
+    this.layers = [...ISOLATE_LAYERS, ...(this.#osSandboxed ? nodeSandboxLayers() : []), 'scrubbed-env'];
   }
 
-  /** The child's process id, once started. */
+  /** The child's process id, once started (inside the OS sandbox: Node's, once bwrap has said it; bwrap's until then). */
   get pid(): number | undefined {
-    return this.#child?.pid;
+    return this.#innerPid ?? this.#child?.pid;
+  }
+
+  /** The process id of the Node that runs the REPLs, once started and known (inside the OS sandbox bwrap says it after it started it). */
+  async runnerPid(): Promise<number | undefined> {
+    await this.#pidKnown;
+    return this.pid;
   }
 
   /** Starts the child now; idempotent. Otherwise it starts with the first REPL. */
   start(): void {
     if (this.#child || this.#closed) return;
-    const child = fork(this.#entry, [], {
-      execArgv: ['--no-node-snapshot'],
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      // Not this process's API keys or other variables, nor its test-runner or debugger hooks.
-      env: withHugePageMalloc(sandboxEnvironment()),
-    });
+    // Not this process's API keys or other variables, nor its test-runner or debugger hooks.
+    const env = withSandboxMalloc(sandboxEnvironment());
+    let child: ChildProcess;
+    if (this.#osSandboxed) {
+      const spawned = spawnNodeSandboxed({ entry: this.#entry, execArgv: EXEC_ARGV, env, files: this.#boundFiles, cache: replCacheDir() });
+      child = spawned.child;
+      this.#pidKnown = spawned.pid.then((pid) => (this.#innerPid = pid ?? undefined));
+    } else {
+      child = fork(this.#entry, [], { execArgv: EXEC_ARGV, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env });
+    }
     this.#child = child;
+    markPhase('sandbox process spawned');
     child.on('message', (m) => this.#onMessage(m as FromSandbox));
-    child.on('exit', (code, signal) => {
+    child.on('exit', (exitCode, exitSignal) => {
+      const { code, signal } = this.#osSandboxed ? programEnd(exitCode, exitSignal) : { code: exitCode, signal: exitSignal };
       this.#lost(signal ? `was killed (${signal})` : `exited with code ${code}`);
       this.#onExit({ code, signal });
     });
@@ -101,9 +129,10 @@ export class SandboxProcess {
 
   /**
    * What protects the code in the child's REPLs (run.start's `sandbox`): the isolate and its
-   * memory limit, and the environment it is started with (sandbox-env.ts).
+   * memory limit, the OS sandbox where it runs in one, and the environment it is started with
+   * (sandbox-env.ts).
    */
-  readonly layers: string[] = [...ISOLATE_LAYERS, 'scrubbed-env'];
+  readonly layers: string[];
 
   /** REPLs of a language in the child. */
   replFactory(language: ReplLanguage): ReplFactory {
@@ -118,6 +147,13 @@ export class SandboxProcess {
    * the child's copy instead of one sent over. `flat`: read for a Python REPL (ContextFileOptions).
    */
   shareContextFile(path: string, value: SandboxValue, flat = false): void {
+    // The child's folder is not this one's (inside the OS sandbox it is /tmp).
+    path = resolve(path);
+    if (this.#osSandboxed) {
+      // Bound at start; a file named later cannot be, and its value goes over the channel.
+      if (this.#child) return;
+      this.#boundFiles.push(path);
+    }
     const file = this.#nextFile++;
     this.#files.push({ value, file });
     const load: ToSandbox = { t: 'load', file, path, flat };
@@ -136,6 +172,9 @@ export class SandboxProcess {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#child?.connected) this.#child.disconnect();
+    // Inside the OS sandbox the child is pid 1 of its namespace, which cannot kill itself when
+    // its channel closes (sandbox-child.ts): bwrap is killed, and the child with it (--die-with-parent).
+    if (this.#osSandboxed) this.#child?.kill('SIGKILL');
     this.#lost('was closed');
   }
 
@@ -169,6 +208,7 @@ export class SandboxProcess {
     }
     if (this.#gone !== null) return Promise.reject(new SandboxProcessError(`the sandbox process ${this.#gone}`));
     const id = this.#nextOp++;
+    markPhase(`sandbox op ${id} (${op.op}) sent`);
     const reply = new Promise<unknown>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
     this.#send({ t: 'op', id, repl, ...op });
     this.#hold();
@@ -201,6 +241,7 @@ export class SandboxProcess {
       case 'failed': {
         const p = this.#pending.get(m.id);
         this.#pending.delete(m.id);
+        markPhase(`sandbox op ${m.id} ${m.t}`);
         if (m.t === 'done') p?.resolve(m.value);
         else p?.reject(fromWire(m.error));
         this.#hold();
@@ -214,6 +255,9 @@ export class SandboxProcess {
         break;
       case 'submitted':
         this.#locals.get(m.repl)?.bridge.submitted?.(m.text, m.site);
+        break;
+      case 'snapshot':
+        void saveSnapshotFor(m.path, m.image, this.#osSandboxed);
         break;
     }
   }
@@ -306,6 +350,24 @@ async function parameterNames(options: ReplOptions): Promise<Record<string, stri
     if (params) names[name] = params;
   }
   return names;
+}
+
+/**
+ * How the program inside bwrap ended: bwrap (as the monitor of a pid-1 program) exits with
+ * 128 + the signal that killed it; its own death by a signal is the program's too.
+ */
+function programEnd(code: number | null, signal: NodeJS.Signals | null): { code: number | null; signal: NodeJS.Signals | null } {
+  if (signal !== null || code === null || code <= 128) return { code, signal };
+  const name = Object.entries(osConstants.signals).find(([, n]) => n === code - 128)?.[0] as NodeJS.Signals | undefined;
+  return name ? { code: null, signal: name } : { code, signal };
+}
+
+/** Saves a snapshot the sandboxed child made, only as a snapshot file in the REPLs' cache folder. */
+async function saveSnapshotFor(path: string, image: Uint8Array, sandboxed: boolean): Promise<void> {
+  if (!sandboxed || !(image instanceof Uint8Array)) return;
+  const { isSnapshotName, writeSnapshot } = await import('../../sandbox/python/snapshot-cache.ts');
+  if (dirname(path) !== replCacheDir() || !isSnapshotName(basename(path))) return;
+  await writeSnapshot(path, image).catch(() => undefined);
 }
 
 let shared: SandboxProcess | null = null;

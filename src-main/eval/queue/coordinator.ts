@@ -38,7 +38,7 @@ import { JobData, JobReturn, type WireConfig } from './wire.ts';
 export interface QueuedEvalOptions extends EvalDefinition {
   url: string;
   /** Where workers find the endpoints' keys and what they send (the keys themselves never enter Redis). */
-  wire: Pick<WireConfig, 'apiKeyEnv' | 'sampling' | 'sub'> & { tools: WireConfig['tools'] };
+  wire: Pick<WireConfig, 'apiKeyEnv' | 'sampling' | 'sub' | 'stream'> & { tools: WireConfig['tools'] };
   /** How often finished jobs are collected. */
   pollMs?: number;
   /** Job attempts when a worker's processing throws (not a session that ended in an error: that is a result). */

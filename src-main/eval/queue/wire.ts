@@ -43,6 +43,8 @@ export const WireConfig = z.object({
   sub: z.object({ baseUrl: z.string(), apiKeyEnv: z.string().nullable(), sampling: SamplingSchema }).nullable(),
   settings: Settings,
   systemPrompt: z.string().nullable(),
+  /** `--stream` (true) or `--no-stream` (false); absent: streamed, except under a reference pack (`streamFor`). */
+  stream: z.boolean().optional(),
   /** The --prompts pack, whole (absent: each worker uses ours). */
   prompts: PromptPackSchema.optional(),
   /** The --tools module's source, loaded by each worker (so it must not import files beside it). */

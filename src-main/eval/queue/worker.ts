@@ -13,6 +13,7 @@ import type { ConversationSettings, RlmConfig, ToolSpec } from '../../engine/ind
 import { loadToolsModule } from '../../engine/tools-module.ts';
 import { OpenAiCompatibleClient } from '../../lm/openai-client.ts';
 import { samplingArgs } from '../../lm/sampling.ts';
+import { streamFor } from '../../lm/prompt-pack.ts';
 import { parseJsonContext } from '../../sandbox/json-source.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { notRunResult, runTaskSession } from '../task-session.ts';
@@ -92,10 +93,12 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
     const text = await redis.get(keys.config(evalId));
     if (text === null) throw new Error(`the configuration of evaluation ${evalId} is not in Redis (was the queue flushed?)`);
     const w = WireConfig.parse(JSON.parse(text));
+    const stream = streamFor(w.stream, w.prompts);
     const client = new OpenAiCompatibleClient({
       baseUrl: w.baseUrl,
       apiKey: apiKey(env, w.apiKeyEnv, name),
       sampling: samplingArgs(w.sampling),
+      stream,
       fetch: backoff.fetchFor(w.baseUrl),
     });
     const subClient =
@@ -105,6 +108,7 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
             baseUrl: w.sub.baseUrl,
             apiKey: apiKey(env, w.sub.apiKeyEnv, name),
             sampling: samplingArgs(w.sub.sampling),
+            stream,
             fetch: backoff.fetchFor(w.sub.baseUrl),
           });
     let tools: Record<string, ToolSpec> | undefined;

@@ -6,7 +6,7 @@
 // is given and nothing of this process's (with --unshare-pid, the first process inside kept the
 // environment bwrap was started with, keys included, readable at /proc/1/environ; --as-pid-1
 // leaves no such process, and the program's own environment is set with --clearenv/--setenv).
-import { type ChildProcess, spawn, spawnSync, type StdioNull, type StdioPipe } from 'node:child_process';
+import { type ChildProcess, type IOType, spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { platform } from 'node:process';
@@ -19,8 +19,19 @@ const INSIDE_ID = '65534';
 const TMP_BYTES = 64 * 1024 * 1024;
 /** System folders bound read-only (or re-created as the symlinks they are, on merged-/usr systems). */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
-/** System files the dynamic loader needs to find libraries (Debian's multiarch folders are in them, and libblas is an alternative). */
-const SYSTEM_FILES = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives'];
+/**
+ * System files the dynamic loader needs to find libraries (Debian's multiarch folders are in
+ * them, and libblas is an alternative), and the kernel's transparent-huge-page settings, which
+ * glibc's malloc reads before it asks for huge pages (huge-pages.ts: without them a 1 GB context
+ * loads several times slower).
+ */
+const SYSTEM_FILES = [
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/alternatives',
+  '/sys/kernel/mm/transparent_hugepage',
+];
 const PROBE_TIMEOUT_MS = 10_000;
 
 export type OsSandboxSupport = { ok: true; bwrap: string; seccomp: boolean } | { ok: false; reason: string };
@@ -88,23 +99,34 @@ export interface SandboxedSpawn {
   files?: { source: string; dest: string }[];
   /** The program's whole environment. */
   env: Record<string, string>;
-  /** Extra descriptors: each a socket pair, the program's fd 3, 4… */
+  /** Extra descriptors: each a socket pair, the program's fd 3, 4… (after the IPC channel, if any). */
   extraFds: number;
+  /** A Node child's IPC channel (`child.send`) at the program's fd 3; its environment must name it (NODE_CHANNEL_FD). */
+  ipc?: { serialization: 'json' | 'advanced' };
+  /** The program's stdin, stdout and stderr (default: nothing in, both out piped). */
+  stdio?: [IOType, IOType, IOType];
+  /**
+   * The program is pid 1 of its namespace, no bwrap process inside (default). A program that
+   * must be able to kill itself (a signal to pid 1 from inside never kills it) sets false; bwrap's
+   * own process inside then keeps the environment bwrap was started with, which is ours only.
+   */
+  asPid1?: boolean;
 }
 
 export interface SandboxedChild {
   child: ChildProcess;
   /** The program's host process id (for its CPU time), or null when bwrap did not say. */
   pid: Promise<number | null>;
-  stdout: Readable;
-  stderr: Readable;
+  stdout: Readable | null;
+  stderr: Readable | null;
   /** The socket pairs, in order (fd 3, 4, …). */
   fds: (Readable & Writable)[];
 }
 
 /** The bwrap arguments around a program (exported for tests and the docs). */
 export function bwrapArguments(spec: SandboxedSpawn, fds: { seccomp: number | null; info: number }): string[] {
-  const args = ['--unshare-all', '--unshare-user', '--as-pid-1', '--die-with-parent', '--new-session', '--disable-userns'];
+  const args = ['--unshare-all', '--unshare-user', ...(spec.asPid1 === false ? [] : ['--as-pid-1'])];
+  args.push('--die-with-parent', '--new-session', '--disable-userns');
   args.push('--uid', INSIDE_ID, '--gid', INSIDE_ID, '--hostname', 'sandbox', '--cap-drop', 'ALL');
   for (const dir of SYSTEM_DIRS) {
     const link = symlinkTarget(dir);
@@ -112,12 +134,13 @@ export function bwrapArguments(spec: SandboxedSpawn, fds: { seccomp: number | nu
     else if (existsSync(dir)) args.push('--ro-bind', dir, dir);
   }
   for (const file of SYSTEM_FILES) args.push('--ro-bind-try', file, file);
+  args.push('--proc', '/proc', '--dev', '/dev', '--size', String(TMP_BYTES), '--tmpfs', '/tmp', '--chdir', '/tmp');
+  // After the private /tmp, so that a file under the host's /tmp (a context file) shows through it.
   for (const path of spec.readOnly) {
     if (SYSTEM_DIRS.some((dir) => path === dir || path.startsWith(`${dir}/`))) continue;
     args.push('--ro-bind', path, path);
   }
   for (const f of spec.files ?? []) args.push('--ro-bind', f.source, f.dest);
-  args.push('--proc', '/proc', '--dev', '/dev', '--size', String(TMP_BYTES), '--tmpfs', '/tmp', '--chdir', '/tmp');
   args.push('--remount-ro', '/');
   args.push('--clearenv');
   for (const [k, v] of Object.entries(spec.env)) args.push('--setenv', k, v);
@@ -140,15 +163,20 @@ export function spawnSandboxed(spec: SandboxedSpawn): SandboxedChild {
   const s = osSandboxSupport();
   if (!s.ok) throw new Error(s.reason);
   const filter = s.seccomp ? seccompFilter() : null;
-  const first = 3 + spec.extraFds;
-  const seccompFd = filter ? first : null;
-  const infoFd = filter ? first + 1 : first;
-  const stdio: (StdioPipe | StdioNull)[] = ['ignore', 'pipe', 'pipe'];
+  const stdio: (IOType | 'ipc')[] = [...(spec.stdio ?? ['ignore', 'pipe', 'pipe'])];
+  if (spec.ipc) stdio.push('ipc');
+  const extraAt = stdio.length;
   for (let i = 0; i < spec.extraFds; i++) stdio.push('pipe');
+  const seccompFd = filter ? stdio.length : null;
   if (filter) stdio.push('pipe');
+  const infoFd = stdio.length;
   stdio.push('pipe');
   // bwrap gets no variable of ours: what it is started with, its first process would keep.
-  const child = spawn(s.bwrap, bwrapArguments(spec, { seccomp: seccompFd, info: infoFd }), { stdio, env: { PATH: '/usr/bin:/bin' } });
+  const child = spawn(s.bwrap, bwrapArguments(spec, { seccomp: seccompFd, info: infoFd }), {
+    stdio,
+    env: { PATH: '/usr/bin:/bin' },
+    ...(spec.ipc ? { serialization: spec.ipc.serialization } : {}),
+  });
   if (filter && seccompFd !== null) {
     const pipe = child.stdio[seccompFd] as Writable;
     // bwrap reads it at start; if bwrap fails first, its exit says why.
@@ -169,8 +197,8 @@ export function spawnSandboxed(spec: SandboxedSpawn): SandboxedChild {
   });
   // The extra pipes ('pipe' entries past stderr) are duplex sockets.
   const fds: (Readable & Writable)[] = [];
-  for (let i = 0; i < spec.extraFds; i++) fds.push(child.stdio[3 + i] as Readable & Writable);
-  return { child, pid, stdout: child.stdout!, stderr: child.stderr!, fds };
+  for (let i = 0; i < spec.extraFds; i++) fds.push(child.stdio[extraAt + i] as Readable & Writable);
+  return { child, pid, stdout: child.stdout, stderr: child.stderr, fds };
 }
 
 /** The CPU time (user + system, ms) a process has used, from /proc; null once it is gone. */

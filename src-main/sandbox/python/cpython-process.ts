@@ -10,8 +10,9 @@ import { type Frame, readFrames, writeFrame } from './frames.ts';
 import type { PythonInstall } from './python-install.ts';
 
 const RUNTIME_PATH = fileURLToPath(new URL('./runtime.py', import.meta.url));
-/** Where runtime.py is inside the sandbox. */
+/** Where runtime.py is inside the sandbox, and its compiled form (python-install.ts), which starts without compiling. */
 const RUNTIME_INSIDE = '/rlm/runtime.py';
+const COMPILED_INSIDE = '/rlm/runtime.pyc';
 const MB = 1024 * 1024;
 /** Threads, counted by RLIMIT_NPROC (where it counts: not for a host user root). */
 const MAX_THREADS = 256;
@@ -56,8 +57,8 @@ export class Sandboxed {
       (why) => this.kill(`sent ${why}`),
     );
     this.#socket.on('error', () => undefined);
-    spawned.stdout.setEncoding('utf8').on('data', (t: string) => this.hooks.stray(0, t));
-    spawned.stderr.setEncoding('utf8').on('data', (t: string) => {
+    spawned.stdout!.setEncoding('utf8').on('data', (t: string) => this.hooks.stray(0, t));
+    spawned.stderr!.setEncoding('utf8').on('data', (t: string) => {
       this.#stderrTail = (this.#stderrTail + t).slice(-STDERR_TAIL);
       this.hooks.stray(1, t);
     });
@@ -184,6 +185,7 @@ function startInterpreter(install: PythonInstall): Sandboxed {
   const userSites = install.readOnly.filter((p) => p.includes('/.local/lib/python'));
   const config = {
     fd: 3,
+    import_path: install.importPath,
     site_dirs: userSites,
     limits: {
       RLIMIT_NPROC: MAX_THREADS,
@@ -192,10 +194,14 @@ function startInterpreter(install: PythonInstall): Sandboxed {
       RLIMIT_CORE: 0,
     },
   };
+  const files = [{ source: RUNTIME_PATH, dest: RUNTIME_INSIDE }];
+  if (install.compiledRuntime) files.push({ source: install.compiledRuntime, dest: COMPILED_INSIDE });
+  // -S: no `site` (runtime.py sets the import path it would have made); -E: no PYTHON* variables.
+  const program = install.compiledRuntime ? COMPILED_INSIDE : RUNTIME_INSIDE;
   const spawned = spawnSandboxed({
-    argv: [install.executable, '-E', '-B', '-X', 'utf8', RUNTIME_INSIDE, JSON.stringify(config)],
+    argv: [install.executable, '-E', '-S', '-B', '-X', 'utf8', program, JSON.stringify(config)],
     readOnly: install.readOnly,
-    files: [{ source: RUNTIME_PATH, dest: RUNTIME_INSIDE }],
+    files,
     env: cpythonEnvironment(),
     extraFds: 1,
   });
@@ -231,6 +237,15 @@ export function warmCPython(install: PythonInstall): void {
   if (!spares.get(install.executable) || spares.get(install.executable)!.gone !== null) {
     spares.set(install.executable, startInterpreter(install));
   }
+}
+
+/**
+ * Starts one interpreter of `install` ahead of the next session, once (a command line's `run`,
+ * while its first model call is out): not replaced when taken, as `warmCPython`'s spares are.
+ */
+export function prestartCPython(install: PythonInstall): void {
+  const spare = spares.get(install.executable);
+  if (!spare || spare.gone !== null) spares.set(install.executable, startInterpreter(install));
 }
 
 /** Ends the spares and stops keeping them. */

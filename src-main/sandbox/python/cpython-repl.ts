@@ -11,7 +11,7 @@ import { dispatchHostCall, errorMessage } from '../host-calls.ts';
 import { jsonTextOf } from '../json-source.ts';
 import { checkIndex, parseListed, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
 import { RESET_NOTE, resetError } from '../reset-error.ts';
-import type { CallSite, ExecResult, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
+import type { CallSite, ExecResult, FinalVarRules, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
 import {
   callPythonTool,
   disposedBlockResult,
@@ -57,7 +57,7 @@ class CPythonRepl implements Repl {
   readonly #histories = new Map<number, string>();
   readonly #historyAppends: string[] = [];
   readonly #limits: ReplLimits;
-  readonly #finalVar: boolean;
+  readonly #finalVar: FinalVarRules | null;
   readonly #compaction: boolean;
   #install: PythonInstall | null = null;
   #proc: Sandboxed | null = null;
@@ -73,7 +73,7 @@ class CPythonRepl implements Repl {
   constructor(options: CPythonReplOptions) {
     this.#bridge = options.bridge;
     this.#limits = replLimits(options, CPYTHON_DEFAULTS);
-    this.#finalVar = options.finalVar === true;
+    this.#finalVar = options.finalVar ?? null;
     this.#compaction = options.compaction === true;
     this.#python = options.python ?? 'python3';
     this.#tools = pythonTools(options.tools ?? {});
@@ -217,7 +217,14 @@ class CPythonRepl implements Repl {
         flush_chars: FLUSH_CHARS,
         tool_functions: [...this.#tools.functions.keys()],
         tool_values: JSON.stringify(this.#tools.values),
-        final_var: this.#finalVar,
+        final_var: this.#finalVar !== null,
+        ...(this.#finalVar === null
+          ? {}
+          : {
+              final_var_not_found: this.#finalVar.notFound,
+              final_var_no_variables: this.#finalVar.noVariables,
+              final_var_block_start: this.#finalVar.blockStart,
+            }),
         compaction: this.#compaction,
         limits: { RLIMIT_AS: addressSpace },
       };

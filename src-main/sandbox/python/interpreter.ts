@@ -5,12 +5,12 @@
 // per Pyodide version and runtime source) lets later ones skip Python's own start-up
 // (~2.3 s → ~0.3 s here).
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import ivm from 'isolated-vm';
 import { assertCanHostIsolates } from '../isolate-host.ts';
 import { BOOT_SOURCE, GUARD_SOURCE, snapshotPath, takePyodideReads, type PyodideReads } from './pyodide-files.ts';
-import { pruneSnapshots } from './snapshot-cache.ts';
+import { writeSnapshot } from './snapshot-cache.ts';
+import { packSnapshot, type PackedSnapshot } from './snapshot-pages.ts';
+import { interpreterStarts } from './start-gate.ts';
 import { trackInterpreter, trackStart } from './lifecycle.ts';
 import { type PythonBootConfig, SUBMITTED_STREAM } from './isolate-side.ts';
 
@@ -69,7 +69,7 @@ interface Loading {
 }
 
 let loading: Loading | null = null;
-let snapshot: Promise<ivm.ExternalCopy<ArrayBuffer> | null> | null = null;
+let snapshot: Promise<ivm.ExternalCopy<PackedSnapshot> | null> | null = null;
 /** Reads not yet handed to their one consumer (which lets go of the bytes once copied). */
 let unclaimed: Partial<PyodideReads> = {};
 
@@ -118,14 +118,21 @@ function ownBuffer(b: Buffer): ArrayBuffer {
   return (whole ? b.buffer : b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)) as ArrayBuffer;
 }
 
+let saveSnapshot: (path: string, image: Uint8Array) => Promise<void> = writeSnapshot;
+
+/** Who saves a snapshot this process made: inside the OS sandbox the cache is read-only, and the parent saves it. */
+export function setSnapshotSaver(save: (path: string, image: Uint8Array) => Promise<void>): void {
+  saveSnapshot = save;
+}
+
 /**
  * The snapshot, read from disk (beside the compile of the wasm, which it does not need) or
  * made (once per process) and saved for the next one.
  */
-function getSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | null> {
+function getSnapshot(): Promise<ivm.ExternalCopy<PackedSnapshot> | null> {
   return (snapshot ??= (async () => {
     const saved = await claim('snapshot');
-    if (saved) return new ivm.ExternalCopy(ownBuffer(saved), { transferOut: true });
+    if (saved) return packed(saved);
     const a = await loadAssets();
     let image: Uint8Array;
     try {
@@ -134,19 +141,21 @@ function getSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | null> {
       return null; // start interpreters the slow way rather than not at all
     }
     try {
-      const path = snapshotPath(a);
-      await mkdir(dirname(path), { recursive: true });
-      const tmp = `${path}.${process.pid}.tmp`;
-      await writeFile(tmp, image);
-      await rename(tmp, path);
-      await pruneSnapshots(dirname(path));
+      await saveSnapshot(snapshotPath(a), image);
     } catch {
       // a read-only cache only costs the next process the slow start
     }
-    return new ivm.ExternalCopy(image.buffer.slice(image.byteOffset, image.byteOffset + image.byteLength) as ArrayBuffer, {
-      transferOut: true,
-    });
+    return packed(image);
   })());
+}
+
+/** The image without its zero pages, ready to copy into each isolate; null (the slow start) if it is malformed. */
+function packed(image: Uint8Array): ivm.ExternalCopy<PackedSnapshot> | null {
+  try {
+    return new ivm.ExternalCopy(packSnapshot(image));
+  } catch {
+    return null;
+  }
 }
 
 async function makeSnapshot(): Promise<Uint8Array> {
@@ -163,9 +172,9 @@ async function makeSnapshot(): Promise<Uint8Array> {
   }
 }
 
-/** Starts an interpreter with the given wasm memory limit. */
+/** Starts an interpreter with the given wasm memory limit (a few at a time: start-gate.ts). */
 export async function startInterpreter(memoryLimitBytes: number): Promise<Interpreter> {
-  return boot({ memoryLimitBytes, makeSnapshot: false }, getSnapshot());
+  return interpreterStarts.run(() => boot({ memoryLimitBytes, makeSnapshot: false }, getSnapshot()));
 }
 
 /** Compiles the wasm and loads the snapshot now, so the first REPL does not wait for them. */
@@ -177,7 +186,7 @@ export async function preparePython(): Promise<void> {
  * Pyodide's modules are compiled in the new isolate as soon as their sources are read, beside
  * the wasm's compile and the snapshot's read (~45 ms that a CLI run's first block waited for).
  */
-async function boot(config: PythonBootConfig, snapshotImage: Promise<ivm.ExternalCopy<ArrayBuffer> | null>): Promise<Interpreter> {
+async function boot(config: PythonBootConfig, snapshotImage: Promise<ivm.ExternalCopy<PackedSnapshot> | null>): Promise<Interpreter> {
   assertCanHostIsolates('the Python REPL');
   const { sources: sourcesRead, assets: assetsLoaded } = load();
   snapshotImage.catch(() => undefined); // awaited below, after steps that may fail first

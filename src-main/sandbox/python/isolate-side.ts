@@ -62,6 +62,14 @@ type LoadPyodide = (options: Record<string, unknown>) => Promise<Pyodide>;
 
 type Control = (op: string, arg: string, data?: ArrayBuffer) => string | Uint8Array;
 
+/** A snapshot without its zero pages (snapshot-pages.ts `PackedSnapshot`, structurally). */
+interface PackedSnapshotIn {
+  length: number;
+  header: number;
+  runs: Uint32Array;
+  data: ArrayBuffer;
+}
+
 /**
  * Prepares the isolate for Pyodide (run before Pyodide's modules are evaluated: its loader
  * reads the environment when it is evaluated); returns the function that then loads it.
@@ -71,7 +79,7 @@ export function bootPython(
   stdlibBuffer: ArrayBuffer,
   lockFile: string,
   runtimeSource: string,
-  snapshotBuffer: ArrayBuffer | null,
+  packedSnapshot: PackedSnapshotIn | null,
   randomHook: RandomHook,
   flushHook: FlushHook,
   dispatch: HostDispatch,
@@ -82,7 +90,15 @@ export function bootPython(
   const G = globalThis as unknown as Record<string, unknown>;
   const config = JSON.parse(configJson) as PythonBootConfig;
   const stdlib = new Uint8Array(stdlibBuffer);
-  const snapshot = snapshotBuffer ? new Uint8Array(snapshotBuffer) : null;
+  // The image Pyodide reads: its header filled in, the rest left zero (a fresh buffer's pages
+  // cost nothing until written); its memory pages go straight from the packed bytes into the
+  // interpreter's memory (`restorePages`), the zero ones not at all.
+  let packed = packedSnapshot;
+  let snapshot: Uint8Array | null = null;
+  if (packed) {
+    snapshot = new Uint8Array(packed.length);
+    snapshot.set(new Uint8Array(packed.data, 0, packed.header));
+  }
   let memoryLimit = config.memoryLimitBytes;
   let outOfMemory = false;
 
@@ -101,7 +117,7 @@ export function bootPython(
   const viewLength = getter(typedArrayProto, 'byteLength');
   const viewKind = getter(typedArrayProto, Symbol.toStringTag);
   const U8 = Uint8Array;
-  const typedArraySet = callBound((typedArrayProto as { set(source: ArrayLike<number>): void }).set);
+  const typedArraySet = callBound((typedArrayProto as { set(source: ArrayLike<number>, offset?: number): void }).set);
   const INTEGER_VIEWS: Record<string, boolean> = { __proto__: null } as unknown as Record<string, boolean>;
   for (const kind of [
     'Int8Array',
@@ -201,20 +217,67 @@ export function bootPython(
     configurable: false,
   });
 
+  // Pyodide restores a snapshot with `Module.HEAP8.set(image.subarray(header))`; during the
+  // load (before any code of the model's runs) that one call copies the nonzero pages instead.
+  const int8Proto = Int8Array.prototype as unknown as Record<string, unknown>;
+  const restorePages = function (this: Int8Array, source: unknown, offset?: unknown): void {
+    const p = packed;
+    const isImage =
+      p !== null &&
+      snapshot !== null &&
+      typeof viewKind(source) === 'string' &&
+      viewBuffer(source) === viewBuffer(snapshot) &&
+      viewOffset(source) === p.header &&
+      (offset === undefined || offset === 0);
+    if (!isImage) {
+      typedArraySet(this, source as ArrayLike<number>, offset as number);
+      return;
+    }
+    let at = p.header;
+    for (let i = 0; i < p.runs.length; i += 2) {
+      const start = p.runs[i]!;
+      const n = p.runs[i + 1]! - start;
+      typedArraySet(this, new U8(p.data, at, n), start);
+      at += n;
+    }
+    restoredPages = { bytes: at - p.header, of: p.length - p.header };
+  };
+  /** What the restore copied into memory, of the image's memory bytes (the `restored` op). */
+  let restoredPages = { bytes: 0, of: 0 };
+  // The bytes a start needed and no longer does, given back now rather than at a collection
+  // an idle isolate may never have: the packed snapshot and its image (~15 MB), and the
+  // standard library's zip (Pyodide's file system holds its own copy).
+  const transfer = callBound((ArrayBuffer.prototype as unknown as { transfer(n: number): ArrayBuffer }).transfer);
+  const release = (): void => {
+    for (const b of [packed?.data, snapshot ? viewBuffer(snapshot) : undefined, stdlibBuffer]) {
+      if (b) transfer(b, 0);
+    }
+    packed = null;
+    snapshot = null;
+  };
+
   return async (loadPyodide, createModule) => {
-    const py = await loadPyodide({
-      indexURL: '/pyodide/',
-      env: { HOME: '/home/user' },
-      jsglobals: {},
-      stdout: () => undefined,
-      stderr: () => undefined,
-      createPyodideModule: createModule,
-      ...(snapshot ? { _loadSnapshot: snapshot } : {}),
-      ...(config.makeSnapshot ? { _makeSnapshot: true } : {}),
-    });
+    if (snapshot) Object.defineProperty(int8Proto, 'set', { value: restorePages, writable: true, configurable: true });
+    let py: Pyodide;
+    try {
+      py = await loadPyodide({
+        indexURL: '/pyodide/',
+        env: { HOME: '/home/user' },
+        jsglobals: {},
+        stdout: () => undefined,
+        stderr: () => undefined,
+        createPyodideModule: createModule,
+        ...(snapshot ? { _loadSnapshot: snapshot } : {}),
+        ...(config.makeSnapshot ? { _makeSnapshot: true } : {}),
+      });
+    } finally {
+      delete int8Proto['set'];
+    }
+    const fromSnapshot = snapshot !== null;
+    release();
     for (const name of ['read', 'readbuffer', 'load']) delete G[name];
     guard.lockWebAssembly();
-    if (!snapshot) {
+    if (!fromSnapshot) {
       py.FS.writeFile('/lib/python3.14/site-packages/_rlm_runtime.py', runtimeSource);
     }
     const runtime = py.pyimport('_rlm_runtime');
@@ -280,6 +343,8 @@ export function bootPython(
         case 'limit':
           memoryLimit = Number(arg);
           return '';
+        case 'restored':
+          return JSON.stringify(restoredPages);
         default:
           throw new Error(`unknown op ${op}`);
       }

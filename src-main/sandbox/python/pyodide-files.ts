@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import { open, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { guardAllocations } from '../allocation-guard.ts';
+import { replCacheDir } from '../cache-dir.ts';
 import { bootPython } from './isolate-side.ts';
 
 export interface PyodideFiles {
@@ -132,15 +132,6 @@ async function readWhole(path: string): Promise<Buffer> {
   }
 }
 
-/** Where snapshots are kept between processes: RLM_STUDIO_CACHE, else the user's cache folder. */
-function cacheDir(): string {
-  const explicit = process.env.RLM_STUDIO_CACHE;
-  if (explicit) return explicit;
-  const xdg = process.env.XDG_CACHE_HOME;
-  const home = homedir();
-  return join(xdg || (home ? join(home, '.cache') : tmpdir()), 'rlm-studio');
-}
-
 export function snapshotPath(f: Pick<PyodideFiles, 'version' | 'fingerprint'>): string {
-  return join(cacheDir(), `pyodide-${f.version}-${f.fingerprint}.snapshot`);
+  return join(replCacheDir(), `pyodide-${f.version}-${f.fingerprint}.snapshot`);
 }

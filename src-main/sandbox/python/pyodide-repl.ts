@@ -7,7 +7,7 @@ import { dispatchHostCall, errorMessage } from '../host-calls.ts';
 import { checkIndex, listVariablesOf, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
 import { jsonTextOf } from '../json-source.ts';
 import { RESET_NOTE, resetError } from '../reset-error.ts';
-import type { CallSite, ExecResult, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
+import type { CallSite, ExecResult, FinalVarRules, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
 import { watchBlock, type Watchdog } from '../watchdog.ts';
 import type { Interpreter } from './interpreter.ts';
 import { takeInterpreter } from './pool.ts';
@@ -49,7 +49,7 @@ class PythonRepl implements Repl {
   /** `history` under compaction, as the JSON of each `appendHistory` call in turn. */
   readonly #historyAppends: string[] = [];
   readonly #limits: ReplLimits;
-  readonly #finalVar: boolean;
+  readonly #finalVar: FinalVarRules | null;
   readonly #compaction: boolean;
   #interp: Interpreter | null = null;
   #memoryLimitBytes = 0;
@@ -61,7 +61,7 @@ class PythonRepl implements Repl {
   constructor(options: ReplOptions) {
     this.#bridge = options.bridge;
     this.#limits = replLimits(options, PYTHON_DEFAULTS);
-    this.#finalVar = options.finalVar === true;
+    this.#finalVar = options.finalVar ?? null;
     this.#compaction = options.compaction === true;
     this.#tools = pythonTools(options.tools ?? {});
   }
@@ -195,7 +195,14 @@ class PythonRepl implements Repl {
         flush_chars: FLUSH_CHARS,
         tool_functions: [...this.#tools.functions.keys()],
         tool_values: JSON.stringify(this.#tools.values),
-        final_var: this.#finalVar,
+        final_var: this.#finalVar !== null,
+        ...(this.#finalVar === null
+          ? {}
+          : {
+              final_var_not_found: this.#finalVar.notFound,
+              final_var_no_variables: this.#finalVar.noVariables,
+              final_var_block_start: this.#finalVar.blockStart,
+            }),
         compaction: this.#compaction,
       };
       await interp.control.apply(undefined, ['setup', JSON.stringify(config)], { timeout: HOUSEKEEPING_TIMEOUT_MS });

@@ -4,10 +4,14 @@
 // those folders are bound read-only inside. The asking runs the user's own interpreter with
 // the user's own environment (a shim needs it to pick its version), and no model code.
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { replCacheDir } from '../cache-dir.ts';
 
 const MIN_PYTHON: readonly [number, number] = [3, 10];
 const DEFAULT_PYTHON = 'python3';
@@ -20,8 +24,17 @@ export interface PythonInstall {
   version: [number, number, number];
   /** Host paths the interpreter reads: its prefixes, its real executable's folder, its import path. */
   readOnly: string[];
+  /**
+   * sys.path as the interpreter has it after `site` ran (site-packages, .pth entries), in order:
+   * the sandbox starts Python without `site` (-S: ~5 ms, more where a .pth file imports
+   * something) and runtime.py sets this path instead.
+   */
+  importPath: string[];
+  /** runtime.py compiled by this interpreter (a .pyc in the REPLs' cache), or null where it could not be written. */
+  compiledRuntime: string | null;
 }
 
+// argv: runtime.py's path, and where its compiled form goes (the cache folder, a name for its digest).
 const PROBE = `
 import json, os, site, sys
 paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, os.path.dirname(os.path.realpath(sys.executable))]
@@ -32,9 +45,21 @@ except Exception:
 user = site.getusersitepackages() if site.ENABLE_USER_SITE else None
 if user:
     paths.append(user)
-paths += [p for p in sys.path if p]
-print(json.dumps({"executable": sys.executable, "version": list(sys.version_info[:3]), "paths": paths}))
+import_path = [p for p in sys.path if p]
+paths += import_path
+compiled = None
+try:
+    import py_compile
+    target = os.path.join(sys.argv[2], sys.argv[3] + "." + sys.implementation.cache_tag + ".pyc")
+    if not os.path.isfile(target):
+        os.makedirs(sys.argv[2], exist_ok=True)
+        py_compile.compile(sys.argv[1], cfile=target, dfile="/rlm/runtime.py", doraise=True)
+    compiled = target
+except Exception:
+    pass
+print(json.dumps({"executable": sys.executable, "version": list(sys.version_info[:3]), "paths": paths, "import_path": import_path, "compiled": compiled}))
 `;
+const RUNTIME_PATH = fileURLToPath(new URL('./runtime.py', import.meta.url));
 
 const cache = new Map<string, Promise<PythonInstall>>();
 
@@ -53,7 +78,12 @@ async function probe(bin: string): Promise<PythonInstall> {
   let stdout: string;
   try {
     // -E: the import path as the sandbox will see it (it runs Python with -E too).
-    ({ stdout } = await promisify(execFile)(bin, ['-E', '-c', PROBE], { timeout: 30_000, maxBuffer: 1024 * 1024 }));
+    const digest = createHash('sha256')
+      .update(await readFile(RUNTIME_PATH))
+      .digest('hex')
+      .slice(0, 16);
+    const args = ['-E', '-c', PROBE, RUNTIME_PATH, join(replCacheDir(), 'cpython'), `runtime-${digest}`];
+    ({ stdout } = await promisify(execFile)(bin, args, { timeout: 30_000, maxBuffer: 1024 * 1024 }));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
@@ -64,7 +94,7 @@ async function probe(bin: string): Promise<PythonInstall> {
     const said = ((err as { stderr?: string }).stderr ?? '').trim().split('\n').pop() ?? '';
     throw new Error(`${bin} could not be run as Python (${said || (err as Error).message})`, { cause: err });
   }
-  let info: { executable?: unknown; version?: unknown; paths?: unknown };
+  let info: { executable?: unknown; version?: unknown; paths?: unknown; import_path?: unknown; compiled?: unknown };
   try {
     info = JSON.parse(stdout.trim().split('\n').pop() ?? '') as typeof info;
   } catch {
@@ -90,5 +120,9 @@ async function probe(bin: string): Promise<PythonInstall> {
     readOnly.add(real);
     if (real !== p) readOnly.add(p);
   }
-  return { requested: bin, executable: info.executable, version, readOnly: [...readOnly].sort() };
+  const importPath = (Array.isArray(info.import_path) ? info.import_path : []).filter(
+    (p): p is string => typeof p === 'string' && p.startsWith('/'),
+  );
+  const compiledRuntime = typeof info.compiled === 'string' && existsSync(info.compiled) ? info.compiled : null;
+  return { requested: bin, executable: info.executable, version, readOnly: [...readOnly].sort(), importPath, compiledRuntime };
 }

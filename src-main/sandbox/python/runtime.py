@@ -16,6 +16,7 @@ import io
 import json
 import math
 import os
+import re
 import reprlib
 import sys
 import time
@@ -30,7 +31,7 @@ if sys.platform == "emscripten":
     import functools  # noqa: F401
     import itertools  # noqa: F401
     import random  # noqa: F401
-    import re  # noqa: F401
+    import re
     import statistics  # noqa: F401
     import string  # noqa: F401
     import textwrap  # noqa: F401
@@ -221,17 +222,28 @@ def SHOW_VARS():
 def FINAL_VAR(variable_name):
     """Paper-era: answer with a variable's value (recorded as this block's submission)."""
     name = variable_name.strip().strip("\"'") if isinstance(variable_name, str) else None
+    # The reference's REPL makes a block's assignments variables only when the block ends: in a
+    # block, FINAL_VAR sees those of earlier blocks (the reference's semantics, from the pack).
+    seen = _vars_at_start if _block_active and _config.get("final_var_block_start") else _ns
     if name is None:
         value = str(variable_name)
-    elif name in _ns and _is_user_name(name):
+    elif name in seen and _is_user_name(name):
         # Only the model's variables: the reference looked in its locals, where functions are not.
-        value = str(_ns[name])
+        value = str(seen[name])
     else:
-        listed = [k for k in _ns if _is_user_name(k)]
-        return f"Error: Variable '{name}' not found. Available variables: {listed}"
+        listed = [k for k in seen if _is_user_name(k)]
+        if not listed:
+            return _fill_not_found(_config["final_var_no_variables"], name, "")
+        return _fill_not_found(_config["final_var_not_found"], name, str(listed))
     if _block_active:
         _submit(value)
     return value
+
+
+def _fill_not_found(template, name, available):
+    """A pack text with `{name}` and `{available}` filled in, in one pass; other braces stay text."""
+    values = {"name": name, "available": available}
+    return re.sub(r"\{(name|available)\}", lambda m: values[m.group(1)], template)
 
 
 def FINAL(text):
@@ -719,9 +731,24 @@ def _limit_resources(limits):
             resource.setrlimit(kind, (value, value))
 
 
+def _site_without_site(import_path):
+    """Started with -S (no `site`, which costs ms and runs .pth files): the import path `site` made
+    outside, and the names it adds to builtins."""
+    for path in import_path:
+        if path not in sys.path:
+            sys.path.append(path)
+    if "site" not in sys.modules:
+        import _sitebuiltins
+
+        builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
+        builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
+        builtins.help = _sitebuiltins._Helper()
+
+
 def _serve(argv):
     config = json.loads(argv[1])
     _limit_resources(config.get("limits", {}))
+    _site_without_site(config.get("import_path", []))
     # Few, small threads: each reserves its stack against the address-space limit.
     import threading
 

@@ -3,8 +3,8 @@
 // without pruning the folder only grew. After a snapshot is saved, the newest few are kept
 // (several checkouts of different versions may share one cache), and leftovers of writes
 // that never finished are removed once they are old enough not to be in progress.
-import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 /** Snapshots kept, the newest by modification time (the one just saved among them). */
 const SNAPSHOTS_KEPT = 3;
@@ -39,4 +39,18 @@ export async function pruneSnapshots(dir: string, keep = SNAPSHOTS_KEPT, now = D
   for (const s of snapshots.slice(keep)) removed.push(s.name);
   for (const name of removed) await rm(join(dir, name), { force: true }).catch(() => undefined);
   return removed;
+}
+
+/** Saves a snapshot at `path` (written whole under a temporary name, then renamed), then prunes its folder. */
+export async function writeSnapshot(path: string, image: Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, image);
+  await rename(tmp, path);
+  await pruneSnapshots(dirname(path));
+}
+
+/** Whether `name` is a snapshot's file name (what a sandboxed child may ask its parent to save). */
+export function isSnapshotName(name: string): boolean {
+  return SNAPSHOT.test(name) && !name.includes('/');
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importReferencePack, ReferenceImportError } from '../../../src-main/cli/prompt-import/import-reference.ts';
+import { OUR_PACKS } from '../../../src-main/lm/our-prompt-packs.ts';
 import { parsePromptPack } from '../../../src-main/lm/prompt-pack-schema.ts';
 import { runCli } from '../support/cli.ts';
 
@@ -184,6 +185,37 @@ describe('prompts import-reference', () => {
       'Squeezed {count} times; carry on.',
     ]);
     expect([t.directCall, t.directCallQuery]).toEqual(['{context}', '{context}']);
+  });
+
+  it("keeps our FINAL_VAR texts for a library without FINAL_VAR; reads the library's where its REPL has one", async () => {
+    const { pack } = await importReferencePack({ from: fakeLibrary() });
+    expect([pack.texts.finalVarNotFound, pack.texts.finalVarNoVariables]).toEqual([
+      OUR_PACKS.python.texts.finalVarNotFound,
+      OUR_PACKS.python.texts.finalVarNoVariables,
+    ]);
+    expect(pack.description).toMatch(/finalVarNotFound, finalVarNoVariables: RLM Studio's/);
+    const dir = fakeLibrary();
+    writeFileSync(
+      join(dir, 'rlm/environments/local_repl.py'),
+      `
+class LocalREPL:
+    def _final_var(self, variable_name):
+        name = variable_name.strip().strip("\\"'")
+        if name in self.locals:
+            return str(self.locals[name])
+        names = [k for k in self.locals if not k.startswith("_")]
+        if names:
+            return f"No {name} here; try one of {names}."
+        return f"No {name} here, nor anything else."
+`,
+    );
+    const paper = await importReferencePack({ from: dir });
+    expect(paper.checked).toBe(11);
+    expect([paper.pack.texts.finalVarNotFound, paper.pack.texts.finalVarNoVariables]).toEqual([
+      'No {name} here; try one of {available}.',
+      'No {name} here, nor anything else.',
+    ]);
+    expect(paper.pack.description).not.toMatch(/finalVarNotFound/);
   });
 
   it('writes the pack from the command line, and show, diff and --prompts read it', async () => {

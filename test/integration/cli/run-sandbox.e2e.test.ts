@@ -7,9 +7,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunStartEvent, TrajectoryEvent } from '../../../src-shared/events.ts';
+import { osSandboxSupport } from '../../../src-main/sandbox/os-sandbox/bwrap.ts';
 import { runArgs, startCli, startMockProcess, type MockProcess } from '../support/cli.ts';
 
-const LAYERS = ['isolate', 'memory-limit', 'scrubbed-env'];
+// Where bwrap works the sandbox process runs inside it (os-sandbox/node-sandbox.ts).
+const OS = osSandboxSupport().ok;
+const LAYERS = ['isolate', 'memory-limit', ...(OS ? ['rlimits', 'seccomp', 'bwrap'] : []), 'scrubbed-env'];
+const LAYERS_TEXT = `sandbox: isolate + memory limit${OS ? ' + resource limits + seccomp (no new processes) + OS sandbox (bubblewrap)' : ''} + scrubbed environment\n`;
+
+/** The Node that runs the REPLs, not bwrap around it (whose command line names the child too). */
+function isSandboxChild(pid: number): boolean {
+  const argv = read(`/proc/${pid}/cmdline`)?.split('\0') ?? [];
+  return argv.some((a) => a.includes('sandbox-child')) && !argv[0]!.endsWith('bwrap');
+}
 const secret = `sk-canary-${process.pid}-${Date.now()}`;
 let mock: MockProcess;
 let dir: string;
@@ -61,8 +71,7 @@ describe.each(['javascript', 'python'] as const)('run --repl %s', (repl) => {
         // the process ended meanwhile
       }
       for (const child of children) {
-        if (environs.has(child)) continue;
-        if (!read(`/proc/${child}/cmdline`)?.includes('sandbox-child')) continue;
+        if (environs.has(child) || !isSandboxChild(child)) continue;
         const env = read(`/proc/${child}/environ`);
         if (env !== null) environs.set(child, env);
       }
@@ -75,7 +84,7 @@ describe.each(['javascript', 'python'] as const)('run --repl %s', (repl) => {
     const [env] = [...environs.values()];
     expect(env).not.toContain(secret);
     expect(env).toContain('RLM_STUDIO_SCRUBBED_ENV=1');
-    expect(res.stderr).toContain('sandbox: isolate + memory limit + scrubbed environment\n');
+    expect(res.stderr).toContain(LAYERS_TEXT);
     const [logName] = readdirSync(logDir);
     const events = readFileSync(join(logDir, logName!), 'utf8')
       .trimEnd()
@@ -117,7 +126,7 @@ describe.each(['javascript', 'python'] as const)('eval --repl %s', (repl) => {
         // the process ended meanwhile
       }
       for (const child of children) {
-        if (environs.has(child) || !read(`/proc/${child}/cmdline`)?.includes('sandbox-child')) continue;
+        if (environs.has(child) || !isSandboxChild(child)) continue;
         const env = read(`/proc/${child}/environ`);
         if (env !== null) environs.set(child, env);
       }

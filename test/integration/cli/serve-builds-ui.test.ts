@@ -1,6 +1,6 @@
 // On a fresh clone `serve`, `view` and `start` build the UI themselves, as `demo` does: here into
 // a temporary folder (RLM_STUDIO_UI_DIR), missing at first, then stale.
-import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -12,7 +12,8 @@ const STALE_PAGE = '<!doctype html><p>an old build</p>';
 /** Starts the command, waits for the address it prints, fetches the page and stops it. */
 async function pageServedBy(args: string[], uiDir: string): Promise<{ page: string; stderr: string }> {
   const runs = mkdtempSync(join(tmpdir(), 'rlm-serve-ui-runs-'));
-  const cli = startCli([...args, '--port', '0', '--runs-dir', runs], { RLM_STUDIO_UI_DIR: uiDir });
+  // The app's build, whatever the suite's browser tests set for their own.
+  const cli = startCli([...args, '--port', '0', '--runs-dir', runs], { RLM_STUDIO_UI_DIR: uiDir, RLM_STUDIO_TEST_HANDLES: '' });
   try {
     const url = await new Promise<string>((res, rej) => {
       createInterface({ input: cli.child.stdout! }).on('line', (l) => {
@@ -44,6 +45,10 @@ describe('serve and view build the UI when it is missing or stale', () => {
       expect(readFileSync(join(uiDir, 'index.html'), 'utf8')).toBe(page);
     }
     expect(existsSync(`${uiDir}.lock`)).toBe(false);
+    // The tests' console handles are not in the app's build.
+    const scripts = readdirSync(join(uiDir, 'assets')).filter((f) => f.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const f of scripts) expect(readFileSync(join(uiDir, 'assets', f), 'utf8')).not.toContain('__rlmStudio');
   });
 
   it('view rebuilds a UI older than its sources', async () => {

@@ -8,7 +8,7 @@ import type { LiveReplyDelta } from '../../../src-shared/live-reply.ts';
 import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { startMockLlm } from '../../../src-main/mock-llm/server.ts';
-import { liveKey, useLiveReplies } from '../../../src-renderer/store/live-replies.ts';
+import { createLiveRepliesStore, liveKey } from '../../../src-renderer/store/live-replies.ts';
 import { turns } from './harness.ts';
 
 const PIECES = ['alpha ', 'βeta ', 'γάμμα ', '😀 ', '\\n', 'line\n', '```text\nnot code\n```\n', '"quoted" ', 'tab\t', 'ü'];
@@ -40,6 +40,7 @@ describe('live replies: stream, log and view agree', () => {
     });
     try {
       const client = new OpenAiCompatibleClient({ baseUrl: server.url, maxRetries: 0 });
+      const useLiveReplies = createLiveRepliesStore(() => true);
       const store = useLiveReplies.getState();
       let replies = 0;
       let deltas = 0;

@@ -9,6 +9,8 @@ import { EventRecorder, RlmConversation, type RunOutcome } from '../../../src-ma
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { scriptPolicy, type Script } from '../../../src-main/mock-llm/policies/script.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
+import type { PromptPack } from '../../../src-main/lm/prompt-pack.ts';
+import { markerPack } from '../../support/marker-pack.ts';
 
 const servers: MockLlmServer[] = [];
 afterAll(async () => {
@@ -25,19 +27,24 @@ interface Played {
 }
 
 /** Plays one completion whose turn N gets `replies[N - 1]`; a final-answer request gets "fallback". */
-async function play(language: ReplLanguage, replies: string[], finalPatterns = true): Promise<Played> {
+async function play(
+  language: ReplLanguage,
+  replies: string[],
+  finalPatterns = true,
+  more: { prompts?: PromptPack; cpython?: Record<string, never> } = {},
+): Promise<Played> {
   const script: Script = {
     rules: [
       ...replies.map((reply, i) => ({ match: { kind: 'rlm' as const, turn: i + 1 }, reply })),
       { match: { kind: 'final' as const }, reply: 'fallback' },
     ],
   };
-  const server = await startMockLlm({ policy: scriptPolicy(script), latencyMs: 0 });
+  const server = await startMockLlm({ policy: scriptPolicy(script), latencyMs: 0, ...(more.prompts ? { prompts: more.prompts } : {}) });
   servers.push(server);
   const events: TrajectoryEvent[] = [];
   const client = new OpenAiCompatibleClient({ baseUrl: server.url, apiKey: 'test', maxRetries: 0 });
   const session = new RlmConversation(
-    { client, model: 'mock-root', repl: language, finalPatterns, maxIterations: replies.length },
+    { client, model: 'mock-root', repl: language, finalPatterns, maxIterations: replies.length, ...more },
     { sink: new EventRecorder((e) => events.push(e)) },
   );
   try {
@@ -140,4 +147,21 @@ describe('paper-era protocol, Python values', () => {
     const emptyFinal = await play('python', [block('FINAL("")'), 'FINAL(next)']);
     expect(emptyFinal.outcome).toMatchObject({ answer: '""', iterations: 1 });
   });
+});
+
+describe("paper-era FINAL_VAR under a reference pack's semantics", () => {
+  const replies = [block('x = "from-block"\nprint(FINAL_VAR("x"))'), block('print(FINAL_VAR("x"))')];
+  for (const backend of ['Pyodide', 'CPython'] as const) {
+    const more = backend === 'CPython' ? { cpython: {} } : {};
+    it(`${backend}: a variable made in the same block is not found (the pack's text says so); the next turn finds it`, async () => {
+      const r = await play('python', replies, true, { ...more, prompts: markerPack('python') });
+      expect(r.stdout[0]).toMatch(/^«finalVarNotFound»x«finalVarNotFound\.name»\[.*'context'.*\]«finalVarNotFound\.available»\n$/);
+      expect(r.outcome).toMatchObject({ stopReason: 'answered', answer: 'from-block', iterations: 2 });
+    });
+    it(`${backend}: under our pack the same block's variable answers at once`, async () => {
+      const r = await play('python', replies, true, more);
+      expect(r.stdout[0]).toBe('from-block\n');
+      expect(r.outcome).toMatchObject({ stopReason: 'answered', answer: 'from-block', iterations: 1 });
+    });
+  }
 });

@@ -7,44 +7,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ReplLanguage } from '../../../src-shared/events.ts';
 import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.ts';
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
-import {
-  PROMPT_PACK_FORMAT,
-  PROMPT_PACK_VERSION,
-  SLOT_NAMES,
-  SLOT_VARIABLES,
-  type PromptPack,
-  type SlotName,
-} from '../../../src-main/lm/prompt-pack.ts';
-import { parsePromptPack } from '../../../src-main/lm/prompt-pack-schema.ts';
+import type { PromptPack, SlotName } from '../../../src-main/lm/prompt-pack.ts';
 import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
 import { startMockLlm, type MockLlmServer, type RecordedRequest } from '../../../src-main/mock-llm/server.ts';
+import { markerPack } from '../../support/marker-pack.ts';
 
 const servers: MockLlmServer[] = [];
 afterAll(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
-
-/** Every slot: its own marker, then each variable followed by a marker naming it. */
-function markerPack(language: ReplLanguage): PromptPack {
-  const texts = Object.fromEntries(
-    SLOT_NAMES.map((s) => [s, `«${s}»${(SLOT_VARIABLES[s] as readonly string[]).map((v) => `{${v}}«${s}.${v}»`).join('')}`]),
-  );
-  return parsePromptPack(
-    {
-      format: PROMPT_PACK_FORMAT,
-      version: PROMPT_PACK_VERSION,
-      name: `markers-${language}`,
-      language,
-      // One of each: our semantics with the JavaScript REPL, the reference's with Python.
-      semantics: language === 'python' ? 'reference' : 'rlm-studio',
-      numbers: 'grouped',
-      outputCap: 2_000,
-      roles: { finalAnswerRequest: language === 'python' ? 'assistant' : 'user' },
-      texts,
-    },
-    'the marker pack',
-  );
-}
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const PLACEHOLDER = /\{([a-z][a-z_]*)(?:\|[^|{}]*\|[^|{}]*)?\}/g;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkEvent } from '../../../src-shared/codecs/native.ts';
 import { reduceEvents } from '../../../src-shared/trajectory/reducer.ts';
-import { logStats, StatsAccumulator } from '../../../src-shared/trajectory/analytics.ts';
+import { logStats, StatsAccumulator } from '../../../src-shared/trajectory/log-stats.ts';
 import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
 import { checkInvariants, harness, ofType, repl, turns } from './harness.ts';
 

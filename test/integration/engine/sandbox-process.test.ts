@@ -240,7 +240,7 @@ describe.skipIf(!existsSync('/proc/self/status'))('the command line with the Pyt
         `const javascript = await startPythonEarly(['node', 'rlm-studio', 'run', '--repl', 'javascript']);`,
         `const before = sharedSandboxProcess().pid ?? null;`,
         `const python = await startPythonEarly(['node', 'rlm-studio', 'run', '--context', 'c.txt', '--repl', 'python']);`,
-        `const pid = sharedSandboxProcess().pid;`,
+        `const pid = await sharedSandboxProcess().runnerPid();`,
         // Resident memory of the child: a bare Node is ~50 MB; an interpreter started from the
         // snapshot holds its wasm memory, the snapshot and Pyodide's files besides.
         `const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/' + pid + '/status', 'utf8'))[1]) / 1024;`,

@@ -136,7 +136,7 @@ describe('electron ipc: senders', () => {
       await new Promise((r) => setTimeout(r, 100));
       expect(got).toEqual([]);
     }
-    expect((await host.execute(null, { id: 0, command: { type: 'sessions.list' } })) as { sessions: unknown[] }).toMatchObject({
+    expect(await host.execute(null, { type: 'sessions.list' })).toMatchObject({
       sessions: [],
     });
   });

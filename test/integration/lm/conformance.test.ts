@@ -14,7 +14,7 @@ import { EventRecorder, RlmConversation } from '../../../src-main/engine/index.t
 import { OpenAiCompatibleClient } from '../../../src-main/lm/openai-client.ts';
 import { costFromPrice, DEFAULT_PRICES, priceFor } from '../../../src-main/lm/prices.ts';
 import { classify, type MockMessage } from '../../../src-main/mock-llm/policy.ts';
-import { searchSession } from '../../../src-renderer/lib/derive.ts';
+import { searchSession } from '../../../src-renderer/lib/session-search.ts';
 import { FAMILIES, type Answer, type Family } from './conformance/families.ts';
 
 const THINKING = 'I plan the step: look at the context first, then answer.';

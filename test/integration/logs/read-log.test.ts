@@ -6,7 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asSessionId, type TrajectoryEvent } from '../../../src-shared/events.ts';
 import { encodeLine, makeHeader } from '../../../src-shared/codecs/native-lines.ts';
-import { StatsAccumulator } from '../../../src-shared/trajectory/analytics.ts';
+import { StatsAccumulator } from '../../../src-shared/trajectory/log-stats.ts';
 import { readLog, readLogFile } from '../../../src-main/logs/read-log.ts';
 import { scenario } from '../../unit/trajectory/synthetic.ts';
 

@@ -1,4 +1,4 @@
-// The processes that hold contexts are started asking malloc for huge pages
+// The processes that hold contexts are started asking malloc for huge pages and a fixed mmap threshold
 // (src-main/sandbox/huge-pages.ts): a session worker forked by the host and the sandbox process
 // of `run` and `chat`, whoever started their parent, and a tunable of the caller's own is kept.
 // A probe stands in for each child's entry and writes down the tunables it was given.
@@ -51,8 +51,9 @@ function alive(pid: number): boolean {
   }
 }
 
+const SANDBOX_TUNABLES = 'glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=131072';
 const expected = (own: string | null): string | null =>
-  process.platform !== 'linux' ? own : own ? `${own}:glibc.malloc.hugetlb=1` : 'glibc.malloc.hugetlb=1';
+  process.platform !== 'linux' ? own : own ? `${own}:${SANDBOX_TUNABLES}` : SANDBOX_TUNABLES;
 
 describe.each([
   ['a session worker forked by the host', forkedWorker],
@@ -67,6 +68,8 @@ describe.each([
 
   it("keeps a hugetlb setting of the caller's own", async () => {
     process.env['GLIBC_TUNABLES'] = 'glibc.malloc.hugetlb=0';
-    expect(await tunablesOf(start)).toBe('glibc.malloc.hugetlb=0');
+    expect(await tunablesOf(start)).toBe(
+      process.platform === 'linux' ? 'glibc.malloc.hugetlb=0:glibc.malloc.mmap_threshold=131072' : 'glibc.malloc.hugetlb=0',
+    );
   });
 });

@@ -1,11 +1,14 @@
 // The Python REPL's model-facing behaviour: what the reference library's REPL tests check,
 // run against Pyodide in its isolate (and against CPython in the OS sandbox: cpython-repl.test.ts).
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { finalVarRules } from '../../../src-main/engine/prompts.ts';
+import { OUR_PACKS } from '../../../src-main/lm/our-prompt-packs.ts';
 import { parseJsonContext } from '../../../src-main/sandbox/json-source.ts';
 import { coolPython } from '../../../src-main/sandbox/python/pool.ts';
 import type { Repl, ReplOptions } from '../../../src-main/sandbox/types.ts';
 import { fakeBridge, SITE } from './helpers.ts';
 import { pythonBackend } from './python-backend.ts';
+import { markerPack } from '../../support/marker-pack.ts';
 
 const repls: Repl[] = [];
 async function make(options: Partial<ReplOptions> = {}): Promise<Repl> {
@@ -161,7 +164,7 @@ describe('Python REPL: the answer dict', () => {
   it('has FINAL and FINAL_VAR only when paper-era patterns are on', async () => {
     const off = await make();
     expect(await out(off, 'FINAL_VAR("x")')).toBe("!NameError: name 'FINAL_VAR' is not defined");
-    const on = await make({ finalVar: true });
+    const on = await make({ finalVar: finalVarRules(OUR_PACKS.python) });
     await on.execute('result = 42', SITE);
     expect((await on.execute('FINAL_VAR("result")', SITE)).submitted).toBe('42');
     expect((await on.execute('FINAL("done")', SITE)).submitted).toBe('done');
@@ -169,6 +172,27 @@ describe('Python REPL: the answer dict', () => {
     // A function of the REPL is no variable, as in the reference's locals.
     expect(await out(on, 'print(FINAL_VAR("llm_query"))')).toMatch(/^Error: Variable 'llm_query' not found/);
     expect((await on.execute('FINAL_VAR("llm_query")', SITE)).submitted).toBeNull();
+    // Our semantics: a variable the same block made is found.
+    const same = await on.execute('fresh = "now"\nprint(FINAL_VAR("fresh"))', SITE);
+    expect([same.stdout, same.submitted]).toEqual(['now\n', 'now']);
+  });
+
+  it("FINAL_VAR under the reference's semantics: only earlier blocks' variables, the pack's texts", async () => {
+    // As the reference's REPL, whose block makes its variables when it ends.
+    const repl = await make({ finalVar: finalVarRules(markerPack('python')) });
+    const none = await repl.execute('y = 5\nprint(FINAL_VAR("y"))', SITE);
+    expect([none.stdout, none.submitted]).toEqual(['«finalVarNoVariables»y«finalVarNoVariables.name»\n', null]);
+    const later = await repl.execute('print(FINAL_VAR("y"))', SITE);
+    expect([later.stdout, later.submitted]).toEqual(['5\n', '5']);
+    const other = await repl.execute('z = 1\nprint(FINAL_VAR("z"))', SITE);
+    expect([other.stdout, other.submitted]).toEqual([
+      "«finalVarNotFound»z«finalVarNotFound.name»['y']«finalVarNotFound.available»\n",
+      null,
+    ]);
+    // A variable rebound in the block: the value it had when the block began.
+    expect((await repl.execute('y = 6\nFINAL_VAR("y")', SITE)).submitted).toBe('5');
+    // The scan of a reply's text asks after every block has run: the block's variables are there.
+    expect((await repl.execute('FINAL_VAR("z")', { iteration: 1, block: -1 })).submitted).toBe('1');
   });
 });
 

@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { finalVarRules } from '../../../src-main/engine/prompts.ts';
+import { OUR_PACKS } from '../../../src-main/lm/our-prompt-packs.ts';
 import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
 import type { Repl, ReplOptions } from '../../../src-main/sandbox/types.ts';
 import { fakeBridge, SITE, sleep } from './helpers.ts';
+import { markerPack } from '../../support/marker-pack.ts';
+
+const finalVar = finalVarRules(OUR_PACKS.javascript);
 
 const repls: Repl[] = [];
 async function make(options: Partial<ReplOptions> = {}): Promise<Repl> {
@@ -190,20 +195,27 @@ describe('answer', () => {
   });
 
   it('FINAL_VAR returns and submits a variable when enabled', async () => {
-    const repl = await make({ finalVar: true });
+    const repl = await make({ finalVar });
     const r = await repl.execute('const result = 12; print(FINAL_VAR("result"))', SITE);
     expect(r.stdout).toBe('12\n');
     expect(r.submitted).toBe('12');
     const missing = await repl.execute('print(FINAL_VAR("nope"))', SITE);
     expect(missing.submitted).toBeNull();
     expect(missing.stdout).toMatch(/^Error: Variable 'nope' not found\. Available variables: \["result"\]/);
+    // The texts are the pack's: here a marker pack's, with no variables and with some.
+    const marked = await make({ finalVar: finalVarRules(markerPack('javascript')) });
+    expect((await marked.execute('print(FINAL_VAR("nope"))', SITE)).stdout).toBe('«finalVarNoVariables»nope«finalVarNoVariables.name»\n');
+    await marked.execute('var kept = 1', SITE);
+    expect((await marked.execute('print(FINAL_VAR("nope"))', SITE)).stdout).toBe(
+      '«finalVarNotFound»nope«finalVarNotFound.name»["kept"]«finalVarNotFound.available»\n',
+    );
     const plain = await make();
     expect((await plain.execute('typeof FINAL_VAR', SITE)).error).toBeNull();
     expect((await plain.execute('print(typeof FINAL_VAR)', SITE)).stdout).toBe('undefined\n');
   });
 
   it('FINAL submits its argument when enabled: text as is, arrays and plain objects as JSON', async () => {
-    const repl = await make({ finalVar: true });
+    const repl = await make({ finalVar });
     const r = await repl.execute('const n = 6 * 7; print(FINAL(`the answer is ${n}`))', SITE);
     expect(r.stdout).toBe('the answer is 42\n');
     expect(r.submitted).toBe('the answer is 42');
@@ -219,7 +231,7 @@ describe('answer', () => {
   });
 
   it('FINAL and FINAL_VAR come back after a block overwrites them', async () => {
-    const repl = await make({ finalVar: true });
+    const repl = await make({ finalVar });
     await repl.execute('FINAL = 0; FINAL_VAR = 0', SITE);
     expect((await repl.execute('print(typeof FINAL, typeof FINAL_VAR)', SITE)).stdout).toBe('function function\n');
     expect((await repl.execute('FINAL("back")', SITE)).submitted).toBe('back');
@@ -254,8 +266,8 @@ describe('reserved names', () => {
     await expect(createIsolatedRepl({ bridge: fakeBridge(), tools: { context: 1, llm_query: () => 'x' } })).rejects.toThrow(
       /context, llm_query/,
     );
-    await expect(createIsolatedRepl({ bridge: fakeBridge(), finalVar: true, tools: { FINAL_VAR: 1 } })).rejects.toThrow(/FINAL_VAR/);
-    await expect(createIsolatedRepl({ bridge: fakeBridge(), finalVar: true, tools: { FINAL: () => 'x' } })).rejects.toThrow(/FINAL/);
+    await expect(createIsolatedRepl({ bridge: fakeBridge(), finalVar, tools: { FINAL_VAR: 1 } })).rejects.toThrow(/FINAL_VAR/);
+    await expect(createIsolatedRepl({ bridge: fakeBridge(), finalVar, tools: { FINAL: () => 'x' } })).rejects.toThrow(/FINAL/);
   });
 });
 

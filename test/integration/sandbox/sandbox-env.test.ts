@@ -6,7 +6,10 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxProcess } from '../../../src-main/engine/sandbox-process/sandbox-process.ts';
 import { forkLauncher } from '../../../src-main/host/worker-launcher.ts';
+import { osSandboxSupport } from '../../../src-main/sandbox/os-sandbox/bwrap.ts';
+import { OS_SANDBOX_SWITCH } from '../../../src-main/sandbox/os-sandbox/node-sandbox.ts';
 import { environmentIsScrubbed, networkVariables, sandboxEnvironment, SCRUBBED_MARKER } from '../../../src-main/sandbox/sandbox-env.ts';
+import type { ReplLanguage } from '../../../src-shared/events.ts';
 import type { SubcallBridge } from '../../../src-main/sandbox/types.ts';
 import { fakeBridge, SITE } from './helpers.ts';
 
@@ -66,11 +69,19 @@ describe('sandboxEnvironment', () => {
   });
 });
 
-describe.each(['javascript', 'python'] as const)('the sandbox process of a %s REPL', (language) => {
+// With the OS sandbox (where bwrap works) and without it (the switch off).
+const LANGUAGES: ReplLanguage[] = ['javascript', 'python'];
+const MODES = [...(osSandboxSupport().ok ? [true] : []), false].flatMap((os) => LANGUAGES.map((language) => ({ language, os })));
+
+describe.each(MODES)('the sandbox process of a $language REPL (OS sandbox: $os)', ({ language, os }) => {
   let sandbox: SandboxProcess | null = null;
-  afterEach(() => sandbox?.close());
+  afterEach(() => {
+    sandbox?.close();
+    delete process.env[OS_SANDBOX_SWITCH];
+  });
 
   it('has no API key or other variable of its parent in its environment, read while a block runs', async () => {
+    if (!os) process.env[OS_SANDBOX_SWITCH] = 'off';
     sandbox = new SandboxProcess();
     const p = sandbox;
     let seen: Record<string, string> | null = null;
@@ -92,8 +103,10 @@ describe.each(['javascript', 'python'] as const)('the sandbox process of a %s RE
     expect(env['OPENAI_API_KEY']).toBeUndefined();
     expect(env['MY_SERVICE_TOKEN']).toBeUndefined();
     expect(env[SCRUBBED_MARKER]).toBe('1');
-    expect(env['PATH']).toBe(process.env['PATH']);
-    expect(p.layers).toEqual(['isolate', 'memory-limit', 'scrubbed-env']);
+    // Inside the OS sandbox the host's PATH names nothing that is there.
+    expect(env['PATH']).toBe(os ? '/usr/bin:/bin' : process.env['PATH']);
+    expect(p.layers).toEqual(['isolate', 'memory-limit', ...(os ? ['rlimits', 'seccomp', 'bwrap'] : []), 'scrubbed-env']);
+    expect(p.osSandboxUnavailable).toEqual(os ? null : expect.stringMatching(/turned off/));
     repl.dispose();
   });
 });

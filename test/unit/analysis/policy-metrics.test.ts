@@ -8,7 +8,7 @@ import { aggregatePolicy, type SessionRow } from '../../../src-shared/analysis/p
 import { policyMetrics, withoutTexts, type SessionMetrics } from '../../../src-shared/analysis/policy-metrics.ts';
 import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import { reduceEvents } from '../../../src-shared/trajectory/reducer.ts';
-import { logStats } from '../../../src-shared/trajectory/analytics.ts';
+import { logStats } from '../../../src-shared/trajectory/log-stats.ts';
 import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';
 import { policySession } from '../../support/policy-sessions.ts';
 import { scenario } from '../trajectory/synthetic.ts';

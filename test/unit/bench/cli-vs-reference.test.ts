@@ -1,7 +1,7 @@
 // bench/cli-vs-reference.ts compares us with the reference library only on runs that did the
 // same work; checkWork is that check, made on every run from what the mock received.
 import { describe, expect, it } from 'vitest';
-import { checkWork, withoutHugePageMalloc, type Arrival } from '../../../bench/cli-vs-reference.ts';
+import { checkWork, modelSeconds, withoutHugePageMalloc, type Arrival } from '../../../bench/cli-vs-reference.ts';
 
 const needle = { name: '4 MB needle', chars: 4_000_030, expect: '6409933', turns: 3, subCalls: 0 };
 const side = { name: 'reference', model: 'mock-root-py' };
@@ -37,5 +37,16 @@ describe('the reference as its users run it', () => {
       GLIBC_TUNABLES: 'glibc.malloc.arena_max=2',
     });
     expect(withoutHugePageMalloc({ A: '1' })).toEqual({ A: '1' });
+  });
+});
+
+describe('the model time an overhead is measured against', () => {
+  it('counts the calls on the critical path at 300 ms, a batch in waves of the side’s cap', () => {
+    const aggregation = { turns: 3, subCalls: 18, batch: 17 };
+    // 3 turns, the batch of 17 in two waves of at most 16, and the combining call.
+    expect(modelSeconds(aggregation, 16)).toBeCloseTo(1.8);
+    // The batch at once: the floor.
+    expect(modelSeconds(aggregation, 32)).toBeCloseTo(1.5);
+    expect(modelSeconds({ turns: 3, subCalls: 0, batch: 0 }, 16)).toBeCloseTo(0.9);
   });
 });

@@ -1,7 +1,7 @@
 // Which command lines start Python early (cli/python-prefetch.ts): `run` and `chat` asking for
 // the Python REPL, in either spelling of the option, and nothing else.
 import { describe, expect, it } from 'vitest';
-import { wantsPythonRepl } from '../../../src-main/cli/python-prefetch.ts';
+import { wantsCPythonRepl, wantsPythonRepl } from '../../../src-main/cli/python-prefetch.ts';
 
 const argv = (...args: string[]): string[] => ['node', 'rlm-studio', ...args];
 
@@ -18,5 +18,19 @@ describe('wantsPythonRepl', () => {
     expect(wantsPythonRepl(argv('eval', '--repl', 'python'))).toBe(false);
     expect(wantsPythonRepl(argv('rerun', 'log.jsonl', '--repl=python'))).toBe(false);
     expect(wantsPythonRepl(argv())).toBe(false);
+  });
+});
+
+describe('wantsCPythonRepl', () => {
+  it('names the interpreter of a run or chat with --repl cpython', () => {
+    expect(wantsCPythonRepl(argv('run', '--repl', 'cpython', '--context', 'c.txt'))).toBe('');
+    expect(wantsCPythonRepl(argv('chat', '--repl=cpython', '--python', '/opt/py/bin/python3'))).toBe('/opt/py/bin/python3');
+    expect(wantsCPythonRepl(argv('run', '--python=python3.12', '--repl', 'cpython'))).toBe('python3.12');
+  });
+
+  it('is null for any other command line', () => {
+    expect(wantsCPythonRepl(argv('run', '--repl', 'python'))).toBeNull();
+    expect(wantsCPythonRepl(argv('eval', '--repl', 'cpython'))).toBeNull();
+    expect(wantsCPythonRepl(argv('run', '--query', 'cpython'))).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatStatsTable } from '../../../src-main/cli/commands/stats.ts';
-import type { LogStats } from '../../../src-shared/trajectory/analytics.ts';
+import type { LogStats } from '../../../src-shared/trajectory/log-stats.ts';
 
 const stats = (byModel: LogStats['byModel'], costUsd: number | null): LogStats => ({
   sessions: 1,

@@ -10,7 +10,7 @@ import { encodeNative, readNativeText } from '../../../src-shared/codecs/native.
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { detectFormat } from '../../../src-shared/codecs/detect.ts';
 import { blocksOf, reduceEvents, walkRuns } from '../../../src-shared/trajectory/reducer.ts';
-import { logStats, StatsAccumulator, type LogStats } from '../../../src-shared/trajectory/analytics.ts';
+import { logStats, StatsAccumulator, type LogStats } from '../../../src-shared/trajectory/log-stats.ts';
 import type { TrajectoryState } from '../../../src-shared/trajectory/types.ts';
 import { scenario } from '../trajectory/synthetic.ts';
 import { chunks, flipBytes, rng } from './fuzz.ts';
@@ -357,6 +357,19 @@ describe('export to the reference format', () => {
     expect((JSON.parse(js[0] as string) as J)['environment_type']).toBe('javascript');
     const back = readRlmPythonText(js.join(''));
     expect(back.events.filter((e) => e.type === 'run.start').every((e) => e.type === 'run.start' && e.repl === 'javascript')).toBe(true);
+  });
+
+  it('keeps the prompt pack of each run through export → import (rlm_studio.prompts), root and child runs', () => {
+    const pack = { name: 'reference-rlm-0.1.3', hash: '0123456789abcdef' };
+    const original = scenario().events.map((e) => (e.type === 'run.start' ? { ...e, prompts: pack } : e));
+    const lines = exportRlmPython(original, makeHeader(asSessionId('rt'), new Date(Date.UTC(2026, 0, 1)), undefined, 'python'));
+    expect((JSON.parse(lines[0] as string) as J)['rlm_studio']).toEqual({ prompts: pack });
+    const back = readRlmPythonText(lines.join(''));
+    const starts = back.events.filter((e) => e.type === 'run.start');
+    expect(starts.length).toBe(original.filter((e) => e.type === 'run.start').length);
+    expect(starts.map((e) => (e.type === 'run.start' ? [e.depth, e.prompts] : null))).toEqual(starts.map((e) => [e.depth, pack]));
+    // The reference's own logs name no pack.
+    expect(readRlmPythonText(read('a_needle')).events.find((e) => e.type === 'run.start')).not.toHaveProperty('prompts');
   });
 
   it('native → rlm-python → native keeps what both formats carry', () => {

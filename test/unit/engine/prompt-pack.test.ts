@@ -4,7 +4,8 @@ import { describeContext, pyJsonLength } from '../../../src-main/engine/context-
 import { buildMetadataMessage, buildReplOutputMessage, fillSystemPrompt } from '../../../src-main/engine/prompts.ts';
 import { OUR_PACKS } from '../../../src-main/lm/our-prompt-packs.ts';
 import { fill, packHash, PromptPackError, type PromptPack } from '../../../src-main/lm/prompt-pack.ts';
-import { parsePromptPack } from '../../../src-main/lm/prompt-pack-schema.ts';
+import { parsePromptPack, resolvePromptPack } from '../../../src-main/lm/prompt-pack-schema.ts';
+import { BUILT_IN_PROMPT_PACKS } from '../../../src-shared/protocol.ts';
 
 const reference: PromptPack = {
   ...OUR_PACKS.python,
@@ -36,6 +37,12 @@ describe('prompt pack files', () => {
         /^bad\.json is not a prompt pack: version: .*texts\.turn: missing.*texts: Unrecognized key: "extra"/,
       );
     }
+  });
+
+  it('are named as a profile names them: ours by the names the app lists, anything else a file', async () => {
+    expect(Object.values(OUR_PACKS).map((p) => p.name)).toEqual([...BUILT_IN_PROMPT_PACKS]);
+    for (const name of BUILT_IN_PROMPT_PACKS) expect((await resolvePromptPack(name)).name).toBe(name);
+    await expect(resolvePromptPack('/nonexistent/pack.json')).rejects.toThrow(/cannot read the prompt pack \/nonexistent\/pack.json/);
   });
 
   it('hash the content, whatever the key order', () => {

@@ -8,10 +8,10 @@ import {
   chars,
   defaultToolDescription,
   fillSystemPrompt,
-  OUTPUT_CAP_CHARS,
   type SystemPromptOptions,
 } from '../../../src-main/engine/prompts.ts';
 import { MARKERS } from '../../../src-main/lm/prompt-markers.ts';
+import { OUTPUT_CAP_CHARS } from '../../../src-shared/output-cap.ts';
 import { subLmBudgets } from '../../../src-main/engine/sub-lm-budgets.ts';
 import { classify, replLanguage } from '../../../src-main/mock-llm/policy.ts';
 

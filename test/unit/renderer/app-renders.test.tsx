@@ -11,7 +11,7 @@ import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { fixtureEvents } from './helpers.ts';
 
 const renders = vi.hoisted(() => ({ app: 0 }));
-vi.mock('../../../src-renderer/app/shortcuts.ts', () => ({
+vi.mock('../../../src-renderer/shortcuts.ts', () => ({
   useShortcuts: () => {
     renders.app++;
   },

@@ -4,13 +4,13 @@
 import { act, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FigureDistribution } from '../../../src-shared/analysis/policy-aggregate.ts';
-import { histogram, quartiles } from '../../../src-shared/trajectory/analytics.ts';
+import { histogram, quartiles } from '../../../src-shared/trajectory/distributions.ts';
 import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { ChartFrame, drawBars, drawDistribution, drawTokenGrowth } from '../../../src-renderer/charts/Charts.tsx';
 import { drawHistograms, drawSplitBar } from '../../../src-renderer/charts/policy-charts.ts';
 import { sessionSpans, waterfallCaption } from '../../../src-renderer/charts/waterfall-spans.ts';
-import { fmtMs, fmtUsd } from '../../../src-renderer/lib/derive.ts';
+import { fmtMs, fmtUsd } from '../../../src-renderer/lib/format.ts';
 import { fixtureEvents, servicesWith } from './helpers.ts';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -172,7 +172,7 @@ describe('chart width', () => {
       },
     );
     const widths: number[] = [];
-    render(<ChartFrame title="t" testId="c" deps={[]} draw={(_svg, w) => widths.push(w)} />);
+    render(<ChartFrame title="t" testId="c" draw={(_svg, w) => widths.push(w)} />);
     const svg = screen.getByTestId('c').querySelector('svg')!;
     // The test setup gives every element a 1000 px box.
     expect(svg.getAttribute('width')).toBe('1000');

@@ -10,7 +10,7 @@ import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import type { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import type { MemoryCarrier } from '../../support/memory-carrier.ts';
 import { fixtureEvents, ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
 const events = fixtureEvents('c_recursive.jsonl');

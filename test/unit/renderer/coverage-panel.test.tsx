@@ -11,7 +11,6 @@ import { setCoverageWorkerFactory } from '../../../src-renderer/app/coverage-ser
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import type { CoverageIn } from '../../../src-renderer/lib/coverage-messages.ts';
-import { useCoverage } from '../../../src-renderer/store/coverage.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { Controls } from '../../../src-renderer/views/Controls.tsx';
 import { CoveragePanel } from '../../../src-renderer/views/CoverageView.tsx';
@@ -22,7 +21,6 @@ afterEach(() => {
   // Unmounted first: a panel left without its map would start mapping again.
   cleanup();
   vi.unstubAllGlobals();
-  for (const id of useCoverage.getState().bySession.keys()) useCoverage.getState().set(id, null);
 });
 
 describe('the coverage panel', () => {
@@ -31,7 +29,7 @@ describe('the coverage panel', () => {
     const traj = store.getState().sessions.get('s1')?.traj;
     if (!traj) throw new Error('the session is not open');
     const report = computeCoverage(readFileSync(join(FIXTURES, 'contexts/c_recursive.txt'), 'utf8'), traj);
-    act(() => useCoverage.getState().set('s1', { status: 'done', fileName: 'c_recursive.txt', report, largestUnseen: [], ms: 1 }));
+    act(() => store.coverage.getState().set('s1', { status: 'done', fileName: 'c_recursive.txt', report, largestUnseen: [], ms: 1 }));
     render(
       <ServicesProvider services={svc}>
         <CoveragePanel sessionId="s1" />
@@ -142,7 +140,7 @@ describe('the coverage panel on a switch of session', () => {
     await waitFor(() => expect(requests).toContain('HEAD h2'));
     await act(async () => new Promise<void>((r) => setTimeout(r, 20)));
     expect(requests).not.toContain('GET h2');
-    expect(useCoverage.getState().bySession.get('h2')).toBeUndefined();
+    expect(store.coverage.getState().bySession.get('h2')).toBeUndefined();
     expect(screen.getByTestId('coverage-panel').textContent).toContain('Pick the context file this session ran on');
   });
 });

@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { applyEvent, blocksOf, createTrajectoryState, reduceEvents } from '../../../src-shared/trajectory/index.ts';
-import {
-  firstDifferingLine,
-  firstDivergence,
-  fmtMs,
-  RunDerivations,
-  runsMatching,
-  matchSummary,
-  searchSession,
-  treeRows,
-  truncationOf,
-} from '../../../src-renderer/lib/derive.ts';
+import { firstDifferingLine, firstDivergence } from '../../../src-renderer/lib/divergence.ts';
+import { fmtMs } from '../../../src-renderer/lib/format.ts';
+import { RunDerivations } from '../../../src-renderer/lib/run-derivations.ts';
+import { runsMatching, treeRows } from '../../../src-renderer/lib/tree-rows.ts';
+import { matchSummary, searchSession } from '../../../src-renderer/lib/session-search.ts';
+import { truncationOf } from '../../../src-renderer/lib/block-output.ts';
 import type { TrajectoryState } from '../../../src-shared/trajectory/index.ts';
 import { fixtureEvents } from './helpers.ts';
 

@@ -12,7 +12,7 @@ import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import type { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import type { MemoryCarrier } from '../../support/memory-carrier.ts';
 import { fixtureEvents, ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
 const SUMMARY = hostSummary('h1', {

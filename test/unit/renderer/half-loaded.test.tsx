@@ -21,7 +21,7 @@ import { parseBlob } from '../../../src-renderer/workers/parse-core.ts';
 import { policySession } from '../../support/policy-sessions.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { asSessionId } from '../../../src-shared/events.ts';
-import type { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import type { MemoryCarrier } from '../../support/memory-carrier.ts';
 import { ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
 // ~1.5 MB: several `lines` messages of the parse (it posts a few hundred KB at a time).

@@ -6,7 +6,7 @@ import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import type { Carrier } from '../../../src-renderer/transport/carrier.ts';
 import type { ClientMessage, EndpointProfile, ErrorCode, Replies, SessionSummary } from '../../../src-shared/protocol.ts';
-import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import { MemoryCarrier } from '../../support/memory-carrier.ts';
 import type { OutgoingMessage } from '../../../src-shared/protocol-client.ts';
 
 import { REFERENCE_FIXTURES } from '../../support/reference-fixtures.ts';

@@ -5,7 +5,7 @@ import type { ClientMessage, EndpointProfile } from '../../../src-shared/protoco
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
+import { NewRunForm } from '../../../src-renderer/views/new-run/NewRunForm.tsx';
 import { ScriptedHost, type HostCommand } from './helpers.ts';
 
 const DEMO: EndpointProfile = {

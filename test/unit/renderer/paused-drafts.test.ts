@@ -3,7 +3,7 @@
 import { act } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { PauseInfo } from '../../../src-shared/protocol.ts';
-import { draftKey, pendingEdits, usePausedDrafts } from '../../../src-renderer/store/paused-drafts.ts';
+import { createPausedDraftsStore, pendingEdits } from '../../../src-renderer/store/paused-drafts.ts';
 import { connectedServices, ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
 const PAUSE: PauseInfo = {
@@ -33,22 +33,25 @@ function mount(session: string) {
   const carrier = new ControlHost();
   const { svc } = connectedServices(carrier, hostSummary(session, { status: 'paused', readOnly: false, pause: PAUSE }));
   const sent = () => carrier.sent.map((m) => m.command).filter((c) => c.type.startsWith('session.'));
-  return { svc, sent };
+  const drafts = svc.store.drafts;
+  return { svc, sent, drafts, pending: () => pendingEdits(drafts.getState(), session, AT) };
 }
 
 describe('paused drafts', () => {
   it('keeps the edited blocks of one pause and reports only those that differ', () => {
-    usePausedDrafts.getState().edit(draftKey('d1', 'r0', 2, AT.blocks), AT.blocks, 1, 'b(1)');
-    expect(pendingEdits('d1', AT)).toEqual({ '1': 'b(1)' });
-    // Another pause (another reply at the same place) has no draft.
-    expect(pendingEdits('d1', { ...AT, blocks: ['a()', 'c()'] })).toBeNull();
-    usePausedDrafts.getState().edit(draftKey('d1', 'r0', 2, AT.blocks), AT.blocks, 1, 'b()');
-    expect(pendingEdits('d1', AT)).toBeNull();
+    const drafts = createPausedDraftsStore();
+    drafts.getState().edit('d1', AT, 1, 'b(1)');
+    expect(pendingEdits(drafts.getState(), 'd1', AT)).toEqual({ '1': 'b(1)' });
+    // Another pause (another reply at the same place) has no draft, nor has another session.
+    expect(pendingEdits(drafts.getState(), 'd1', { ...AT, blocks: ['a()', 'c()'] })).toBeNull();
+    expect(pendingEdits(drafts.getState(), 'd2', AT)).toBeNull();
+    drafts.getState().edit('d1', AT, 1, 'b()');
+    expect(pendingEdits(drafts.getState(), 'd1', AT)).toBeNull();
   });
 
   it('sends the edited code before Continue and Step', async () => {
-    usePausedDrafts.getState().edit(draftKey('h1', 'r0', 2, AT.blocks), AT.blocks, 0, 'a(42)');
-    const { svc, sent } = mount('h1');
+    const { svc, sent, drafts } = mount('h1');
+    drafts.getState().edit('h1', AT, 0, 'a(42)');
     await act(async () => svc.control('h1', 'continue'));
     expect(sent()).toEqual([
       { type: 'session.edit', sessionId: 'h1', edit: { blocks: { '0': 'a(42)' } } },
@@ -57,10 +60,10 @@ describe('paused drafts', () => {
   });
 
   it('sends the edits once: a later pause on the same reply does not send them again', async () => {
-    usePausedDrafts.getState().edit(draftKey('h3', 'r0', 2, AT.blocks), AT.blocks, 1, 'b(7)');
-    const { svc, sent } = mount('h3');
+    const { svc, sent, drafts, pending } = mount('h3');
+    drafts.getState().edit('h3', AT, 1, 'b(7)');
     await act(async () => svc.control('h3', 'step'));
-    expect(pendingEdits('h3', AT)).toBeNull();
+    expect(pending()).toBeNull();
     await act(async () => svc.store.getState().upsertSummary(hostSummary('h3', { status: 'paused', readOnly: false, pause: PAUSE })));
     await act(async () => svc.control('h3', 'continue'));
     expect(sent()).toEqual([

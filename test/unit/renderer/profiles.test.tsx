@@ -5,13 +5,13 @@
 // second click, with the host's refusal shown. Escape closes.
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { ClientMessage, EndpointProfile } from '../../../src-shared/protocol.ts';
+import { BUILT_IN_PROMPT_PACKS, EndpointProfile, type ClientMessage } from '../../../src-shared/protocol.ts';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
-import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
-import type { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import { NewRunForm } from '../../../src-renderer/views/new-run/NewRunForm.tsx';
+import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/profiles/profile-draft.ts';
+import type { MemoryCarrier } from '../../support/memory-carrier.ts';
 import { ScriptedHost, type HostCommand } from './helpers.ts';
 
 const DEMO: EndpointProfile = {
@@ -155,6 +155,36 @@ describe('validateDraft', () => {
     expect(validateDraft({ ...base, sampling: { ...sampling, maxOutputTokens: '0' } }, [])).toMatchObject({
       errors: { sampling: expect.stringContaining('Max output tokens') },
     });
+  });
+});
+
+describe('a profile’s prompt pack and context window', () => {
+  const base: ProfileDraft = { ...EMPTY_DRAFT, name: 'x', baseUrl: 'http://h:2/v1', model: 'm' };
+  it('keeps a pack (ours by name or a path) and a window, leaves empty ones out, and refuses a bad window in the schema’s words', () => {
+    const plain = { name: 'x', baseUrl: 'http://h:2/v1', model: 'm', subModel: null, apiKeyRef: null, prices: {} };
+    expect(validateDraft({ ...base, prompts: ' rlm-studio-python ', contextWindow: '32768' }, [])).toEqual({
+      profile: { ...plain, prompts: 'rlm-studio-python', contextWindow: 32_768 },
+    });
+    expect(validateDraft({ ...base, prompts: '/packs/reference.json' }, [])).toEqual({
+      profile: { ...plain, prompts: '/packs/reference.json' },
+    });
+    expect(validateDraft({ ...base, prompts: '  ', contextWindow: '' }, [])).toEqual({ profile: plain });
+    for (const bad of ['0', '-5', '1.5', 'lots'])
+      expect(validateDraft({ ...base, contextWindow: bad }, [])).toEqual({
+        errors: { contextWindow: `Context window must be a positive integer (tokens), got "${bad}".` },
+      });
+  });
+
+  it('the shared schema the host saves with takes the two fields and refuses an empty pack or a zero window', () => {
+    const p = { name: 'x', baseUrl: 'http://h:2/v1', model: 'm' };
+    expect(EndpointProfile.parse({ ...p, prompts: 'rlm-studio-javascript', contextWindow: 8192 })).toMatchObject({
+      prompts: 'rlm-studio-javascript',
+      contextWindow: 8192,
+    });
+    expect(EndpointProfile.safeParse({ ...p, prompts: '' }).success).toBe(false);
+    expect(EndpointProfile.safeParse({ ...p, contextWindow: 0 }).success).toBe(false);
+    expect(EndpointProfile.safeParse({ ...p, contextWindow: 1.5 }).success).toBe(false);
+    expect(BUILT_IN_PROMPT_PACKS).toEqual(['rlm-studio-javascript', 'rlm-studio-python']);
   });
 });
 

@@ -12,9 +12,9 @@ import { Services } from '../../../src-renderer/app/services.ts';
 import { runLanguage, sessionLanguage } from '../../../src-renderer/lib/repl-language.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
-import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
-import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
-import type { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import { NewRunForm } from '../../../src-renderer/views/new-run/NewRunForm.tsx';
+import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/profiles/profile-draft.ts';
+import type { MemoryCarrier } from '../../support/memory-carrier.ts';
 import { fixtureEvents, servicesWith, ScriptedHost, type HostCommand, hostSummary } from './helpers.ts';
 
 const DEMO: EndpointProfile = {

@@ -4,7 +4,7 @@
 import { act, fireEvent, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
-import { iterationTotals } from '../../../src-shared/trajectory/analytics.ts';
+import { iterationTotals } from '../../../src-shared/trajectory/totals.ts';
 import { fixtureEvents } from './helpers.ts';
 import { mountApp } from './mount-app.tsx';
 

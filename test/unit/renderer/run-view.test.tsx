@@ -7,7 +7,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { readRlmPythonText } from '../../../src-shared/codecs/rlm-python-import.ts';
 import type { EvalTaskRow } from '../../../src-shared/protocol.ts';
 import { emptyTotals, usageUnknown } from '../../../src-shared/trajectory/index.ts';
-import { blockOutputText, errorLineOf, fmtCost, fmtTokenPair, searchSession, usageNote } from '../../../src-renderer/lib/derive.ts';
+import { blockOutputText, errorLineOf } from '../../../src-renderer/lib/block-output.ts';
+import { fmtCost, fmtTokenPair, usageNote } from '../../../src-renderer/lib/format.ts';
+import { searchSession } from '../../../src-renderer/lib/session-search.ts';
 import { compareWith, mountApp } from './mount-app.tsx';
 import { FIXTURES, fixtureEvents } from './helpers.ts';
 

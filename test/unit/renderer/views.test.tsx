@@ -4,7 +4,7 @@ import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
-import { firstDivergence } from '../../../src-renderer/lib/derive.ts';
+import { firstDivergence } from '../../../src-renderer/lib/divergence.ts';
 import { compareWith, mountApp } from './mount-app.tsx';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { fixtureEvents } from './helpers.ts';
@@ -79,11 +79,15 @@ describe('views', () => {
     expect(screen.getByTestId('welcome-needs').textContent).toMatch(/^Charts shows the open session/);
     fireEvent.click(screen.getByRole('button', { name: 'Keyboard shortcuts' }));
     const help = screen.getByRole('dialog', { name: 'Keyboard shortcuts' });
-    expect(help.textContent).toContain('Alt+1…7');
-    expect(help.textContent).toContain('Run, Charts, Compare, Search, Evaluation, Policy, Runs');
-    // Alt+7 picks the runs browser.
+    expect(help.textContent).toContain('Alt+1…9');
+    expect(help.textContent).toContain('Run, Charts, Compare, Search, Evaluation, Policy, Runs, Findings, Sweep');
+    // Alt+7 picks the runs browser, Alt+8 the findings, Alt+9 the sweeps.
     act(() => void fireEvent.keyDown(window, { key: '7', altKey: true }));
     expect(store.getState().panel).toBe('runs');
+    act(() => void fireEvent.keyDown(window, { key: '8', altKey: true }));
+    expect(store.getState().panel).toBe('findings');
+    act(() => void fireEvent.keyDown(window, { key: '9', altKey: true }));
+    expect(store.getState().panel).toBe('sweep');
     // Closed by the key a dialog is closed with, as well as by its button and by '?'.
     fireEvent.keyDown(window, { key: 'Escape' });
     expect(screen.queryByRole('dialog', { name: 'Keyboard shortcuts' })).toBeNull();

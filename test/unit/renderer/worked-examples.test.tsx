@@ -11,9 +11,9 @@ import { Services } from '../../../src-renderer/app/services.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { examplesOf } from '../../../src-renderer/views/ExamplesField.tsx';
-import { NewRunForm } from '../../../src-renderer/views/NewRunForm.tsx';
-import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/ProfilesPanel.tsx';
-import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import { NewRunForm } from '../../../src-renderer/views/new-run/NewRunForm.tsx';
+import { EMPTY_DRAFT, validateDraft, type ProfileDraft } from '../../../src-renderer/views/profiles/profile-draft.ts';
+import { MemoryCarrier } from '../../support/memory-carrier.ts';
 import { servicesWith, ScriptedHost, type HostCommand } from './helpers.ts';
 
 const EXAMPLES = [

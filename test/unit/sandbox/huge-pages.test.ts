@@ -1,7 +1,7 @@
 // The environment asked of processes that hold contexts: malloc's huge pages on Linux, added
 // to any glibc tunables already set, never overriding a hugetlb setting of the caller's own.
 import { describe, expect, it } from 'vitest';
-import { HUGE_PAGE_TUNABLE, withHugePageMalloc } from '../../../src-main/sandbox/huge-pages.ts';
+import { HUGE_PAGE_TUNABLE, MMAP_THRESHOLD_TUNABLE, withHugePageMalloc, withSandboxMalloc } from '../../../src-main/sandbox/huge-pages.ts';
 
 describe('withHugePageMalloc', () => {
   it('asks for huge pages on Linux, keeping the rest of the environment', () => {
@@ -29,5 +29,18 @@ describe('withHugePageMalloc', () => {
     const env = { PATH: '/bin' };
     expect(withHugePageMalloc(env, 'darwin')).toBe(env);
     expect(withHugePageMalloc(env, 'win32')).toBe(env);
+  });
+});
+
+describe('withSandboxMalloc', () => {
+  it("asks for huge pages and a fixed mmap threshold, each unless the caller's own is set", () => {
+    expect(MMAP_THRESHOLD_TUNABLE).toBe('glibc.malloc.mmap_threshold=131072');
+    expect(withSandboxMalloc({}, 'linux')['GLIBC_TUNABLES']).toBe(`${HUGE_PAGE_TUNABLE}:${MMAP_THRESHOLD_TUNABLE}`);
+    expect(withSandboxMalloc({ GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=0' }, 'linux')['GLIBC_TUNABLES']).toBe(
+      `glibc.malloc.mmap_threshold=0:${HUGE_PAGE_TUNABLE}`,
+    );
+    const own = { GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0:glibc.malloc.mmap_threshold=4096' };
+    expect(withSandboxMalloc(own, 'linux')).toBe(own);
+    expect(withSandboxMalloc({ PATH: '/bin' }, 'darwin')).toEqual({ PATH: '/bin' });
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import type { SessionSummary } from '../../../src-shared/protocol.ts';
 import { ProtocolClient, ProtocolError, type CarrierState, type PushMessage } from '../../../src-shared/protocol-client.ts';
-import { MemoryCarrier } from '../../../src-shared/memory-carrier.ts';
+import { MemoryCarrier } from '../../support/memory-carrier.ts';
 
 const summary = {
   sessionId: 'S',

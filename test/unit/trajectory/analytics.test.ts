@@ -4,19 +4,15 @@ import { reduceEvents } from '../../../src-shared/trajectory/reducer.ts';
 import {
   addTotals,
   emptyTotals,
-  logStats,
-  StatsAccumulator,
   type TrajectoryTotals,
-  criticalPath,
   depthTotals,
-  distributions,
-  histogram,
-  percentile,
-  quartiles,
   runOwnTotals,
   runTotals,
   sessionTotals,
-} from '../../../src-shared/trajectory/analytics.ts';
+} from '../../../src-shared/trajectory/totals.ts';
+import { logStats, StatsAccumulator } from '../../../src-shared/trajectory/log-stats.ts';
+import { criticalPath } from '../../../src-shared/trajectory/critical-path.ts';
+import { distributions, histogram, percentile, quartiles } from '../../../src-shared/trajectory/distributions.ts';
 import { scenario } from './synthetic.ts';
 
 describe('analytics', () => {

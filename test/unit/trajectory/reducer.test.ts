@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { asRunId, type TrajectoryEvent } from '../../../src-shared/events.ts';
 import { applyEvent, blocksOf, createTrajectoryState, reduceEvents, walkRuns } from '../../../src-shared/trajectory/reducer.ts';
-import { logStats, StatsAccumulator } from '../../../src-shared/trajectory/analytics.ts';
+import { logStats, StatsAccumulator } from '../../../src-shared/trajectory/log-stats.ts';
 import { scenario } from './synthetic.ts';
 
 const EXPECTED = {

@@ -1,5 +1,5 @@
 // The <option>s of a profile picker: the built-in demo profile first, then the saved ones.
-import { DEMO_PROFILE_NAME, type EndpointProfile } from '../../src-shared/protocol.ts';
+import { DEMO_PROFILE_NAME, type EndpointProfile } from '../../../src-shared/protocol.ts';
 
 /** `valuePrefix` goes before each name in the option's value (pickers that mix in other choices). */
 export function ProfileOptions({ profiles, valuePrefix = '' }: { profiles: readonly EndpointProfile[]; valuePrefix?: string }) {

@@ -20,7 +20,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src-main/**/*.ts', 'src-shared/**/*.ts', 'src-renderer/**/*.{ts,tsx}', 'test/**/*.{ts,tsx}', 'bench/**/*.ts'],
+    files: ['src-main/**/*.ts', 'src-shared/**/*.ts', 'src-renderer/**/*.{ts,tsx}', 'test/**/*.{ts,tsx}', 'bench/**/*.ts', 'bin/*.ts'],
     languageOptions: { parserOptions: { project: projects, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // A promise nobody awaits loses its rejection; one passed where a callback's result is

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ReplLanguage } from '../src-shared/events.ts';
 import { needleContext } from '../src-main/demo/contexts.ts';
 import { EventRecorder, RlmConversation } from '../src-main/engine/index.ts';
-import { Host } from '../src-main/host/session-manager.ts';
+import { Host } from '../src-main/host/host.ts';
 import { OpenAiCompatibleClient } from '../src-main/lm/openai-client.ts';
 import type { PolicyRequest } from '../src-main/mock-llm/policy.ts';
 import { startMockLlm } from '../src-main/mock-llm/server.ts';

@@ -1,6 +1,6 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from './app/App.tsx';
+import { App } from './App.tsx';
 import { ServicesProvider } from './app/context.tsx';
 import { ViewBoundary } from './views/ViewBoundary.tsx';
 import { Services } from './app/services.ts';

@@ -38,12 +38,12 @@ export interface Usage {
    * (`prompt_tokens_details.cached_tokens`), priced at the cached-input rate. Absent when
    * none were reported. Added in version 1 (optional).
    */
-  cachedInputTokens?: number;
+  cachedInputTokens?: number | undefined;
   /**
    * Of `outputTokens`, the model's thinking (`completion_tokens_details.reasoning_tokens`).
    * Absent when none were reported. Added in version 1 (optional).
    */
-  reasoningTokens?: number;
+  reasoningTokens?: number | undefined;
 }
 
 /**
@@ -62,7 +62,7 @@ export interface ReplyReasoning {
    * Only for 'think': the section was left in the reply text (what the reference reads),
    * instead of split off it. Absent: split off.
    */
-  inText?: boolean;
+  inText?: boolean | undefined;
 }
 
 /** 'context_overflow' (added in version 1): the endpoint refused a request for its length. */

@@ -8,7 +8,7 @@ import { appendLabelRecord, checkLabel, LabelError, readLabels } from '../logs/l
 import { readLogFile } from '../logs/read-log.ts';
 
 export type LabelChange =
-  | { op: 'add'; target: string; label: string; note?: string }
+  | { op: 'add'; target: string; label: string; note?: string | undefined }
   | { op: 'remove'; target: string; label: string }
   | { op: 'note'; target: string; text: string };
 

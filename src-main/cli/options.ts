@@ -1,6 +1,7 @@
 // Option parsing shared by the commands: number parsers that name the option in their
 // error, and the limit options `run` and `eval` both take (scripts rely on these names).
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { withoutUndefined } from '../../src-shared/defined.ts';
 import {
   CHILD_LLM_MODELS,
   type ChildLlmModel,
@@ -178,7 +179,7 @@ export function addLimitOptions(cmd: Command): Command {
 
 /** The engine's names and units for what `addLimitOptions` parsed (seconds become ms). */
 export function sessionSettings(o: LimitOptions): ConversationSettings {
-  return {
+  return withoutUndefined<ConversationSettings>({
     subModel: o.subModel ?? null,
     maxDepth: o.maxDepth,
     maxIterations: o.maxIterations,
@@ -194,5 +195,5 @@ export function sessionSettings(o: LimitOptions): ConversationSettings {
     finalPatterns: o.finalPatterns ?? false,
     ...replSettings(o),
     ...(o.contextWindow !== undefined ? { contextWindow: o.contextWindow } : {}),
-  };
+  });
 }

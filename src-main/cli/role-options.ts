@@ -6,6 +6,7 @@
 // only the `--sub-…` settings apply (the reference's `other_backends` kwargs do not inherit
 // the root's `sampling_args` either).
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { withoutUndefined, type Loose } from '../../src-shared/defined.ts';
 import { blockedPortText, fetchBlockedPort } from '../../src-shared/endpoint-url.ts';
 import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
 import { isEmptySampling, mergeSampling, type Sampling, samplingArgs, samplingProblem } from '../lm/sampling.ts';
@@ -106,10 +107,8 @@ function subSamplingFlags(o: RoleOptions): Sampling {
   return pick({ temperature: o.subTemperature, topP: o.subTopP, seed: o.subSeed, maxOutputTokens: o.subMaxOutputTokens });
 }
 
-function pick(s: Sampling): Sampling {
-  const out: Sampling = {};
-  for (const [k, v] of Object.entries(s) as [keyof Sampling, number | undefined][]) if (v !== undefined) out[k] = v;
-  return out;
+function pick(s: Loose<Sampling>): Sampling {
+  return withoutUndefined<Sampling>(s);
 }
 
 /** The key in `envVar` (default OPENAI_API_KEY); a named variable that is unset is an error naming `flag`. */

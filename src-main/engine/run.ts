@@ -275,7 +275,7 @@ export class RlmRun implements SubcallBridge {
             finalPatterns: this.cfg.finalPatterns ?? false,
             language: this.language,
             budgets: this.budgets,
-            childLlmModel: this.limits.childLlmModel,
+            ...(this.limits.childLlmModel ? { childLlmModel: this.limits.childLlmModel } : {}),
             pack,
           });
     return [

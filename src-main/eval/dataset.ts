@@ -1,6 +1,7 @@
 // Datasets: JSONL, one task per line (id, kind, query, expected, scorer, and the context
 // inline or as a file beside the dataset). Validated line by line; errors name the line.
 import { mkdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { withoutUndefined } from '../../src-shared/defined.ts';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { fileErrorText } from '../../src-shared/file-errors.ts';
@@ -82,7 +83,7 @@ export async function readDataset(path: string, columns?: DatasetColumns): Promi
     // An inline array or object is parsed again from its own text, which the Python REPL then
     // reads (2.0 stays a float, big integers exact), as it reads a context file's.
     const inline = typeof task.context === 'object' && task.context !== null ? memberTextOf(line, 'context') : undefined;
-    tasks.push(inline === undefined ? task : { ...task, context: parseJsonContext(inline) });
+    tasks.push(withoutUndefined<EvalTask>(inline === undefined ? task : { ...task, context: parseJsonContext(inline) }));
   });
   if (tasks.length === 0) throw new DatasetError(`dataset ${path} has no tasks`);
   const dir = dirname(resolve(path));

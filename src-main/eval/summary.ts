@@ -161,7 +161,7 @@ function modelTable(byModel: UsageByModel, usd: (x: number) => string): string[]
     ...(reasoning ? ['reasoning'] : []),
     'cost',
   ];
-  const share = (u: { inputTokens: number; cachedInputTokens?: number }): string =>
+  const share = (u: { inputTokens: number; cachedInputTokens?: number | undefined }): string =>
     `${u.cachedInputTokens ?? 0}${u.inputTokens > 0 ? ` (${Math.round((100 * (u.cachedInputTokens ?? 0)) / u.inputTokens)}%)` : ''}`;
   return [
     `| ${head.join(' | ')} |`,

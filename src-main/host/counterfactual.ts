@@ -5,6 +5,7 @@
 // (`…rlm.counterfactuals.ndjson`, never the log itself); the fork's log records the
 // substitution in the `subcall.end` it makes (`counterfactual`).
 import { randomUUID } from 'node:crypto';
+import type { SessionRecipe } from './session-recipe.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import {
@@ -21,7 +22,6 @@ import type {
   ForkSession,
   HostMessage,
   RunCounterfactual,
-  RunLimitsInput,
   SessionSummary,
 } from '../../src-shared/protocol.ts';
 import { reduceEvents } from '../../src-shared/trajectory/reducer.ts';
@@ -34,17 +34,10 @@ import type { ConnectOptions, HostConnection } from './endpoint.ts';
 import { TERMINAL } from './session-state.ts';
 
 /** What a session was run with, as far as a re-run needs it (the host's recipe; null for a log it did not run). */
-interface RecordedSetup {
-  profile: string;
-  subProfile?: string;
-  model: string;
-  subModel: string | null;
-  limits: RunLimitsInput;
-  repl?: ReplChoice;
-  systemPrompt?: string;
-  tools?: string;
-  finalPatterns?: boolean;
-}
+type RecordedSetup = Pick<
+  SessionRecipe,
+  'profile' | 'subProfile' | 'model' | 'subModel' | 'limits' | 'repl' | 'systemPrompt' | 'tools' | 'finalPatterns'
+>;
 
 export interface SourceSession {
   sessionId: string;
@@ -157,7 +150,7 @@ export class Counterfactuals {
         new OpenAiCompatibleClient({
           baseUrl,
           apiKey: apiKey ?? 'no-key',
-          priceTable: Object.keys(profile.prices).length > 0 ? profile.prices : undefined,
+          ...(Object.keys(profile.prices).length > 0 ? { priceTable: profile.prices } : {}),
           sampling: samplingArgs(profile.sampling ?? {}),
           ...(maxRetries === undefined ? {} : { maxRetries }),
         });

@@ -89,7 +89,7 @@ export class Debugger {
     const reply = front.info.reply;
     if (input.text !== undefined) {
       edit.text = input.text;
-      edit.blocks = undefined;
+      delete edit.blocks;
       reply.text = input.text;
       reply.blocks = findBlocks(input.text);
     }

@@ -53,10 +53,11 @@ export class LiveSessions {
     const src = this.sessions.get(f.sessionId);
     const srcEvents = await eventsOf(src);
     const plan = planFork(src, srcEvents, f);
-    if (f.counterfactual && plan.replay && plan.forkOf) {
-      const sub = await counterfactuals.substitute({ ...f, counterfactual: f.counterfactual }, plan.replay);
+    const counterfactual = f.counterfactual;
+    if (counterfactual && plan.replay && plan.forkOf) {
+      const sub = await counterfactuals.substitute({ ...f, counterfactual }, plan.replay);
       plan.replay = sub.plan;
-      plan.forkOf = { ...plan.forkOf, counterfactual: sub.forkOf };
+      plan.forkOf = { ...plan.forkOf, ...(sub.forkOf ? { counterfactual: sub.forkOf } : {}) };
       plan.title = `Counterfactual fork of ${src.title} at ${f.runId} #${f.iteration}`;
     }
     return this.launch(plan);

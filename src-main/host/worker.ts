@@ -4,9 +4,10 @@
 // the flags the sandboxes need; talks to the host over the fork() IPC channel and exits
 // when the host goes.
 import type { LiveReplyDelta, LiveReplySink } from '../../src-shared/live-reply.ts';
+import { withoutUndefined } from '../../src-shared/defined.ts';
 import { languageOfChoice, type ReplLanguage, type TrajectoryEvent } from '../../src-shared/events.ts';
 import type { PauseInfo } from '../../src-shared/protocol.ts';
-import { EventRecorder, RlmConversation } from '../engine/index.ts';
+import { EventRecorder, RlmConversation, type RlmConfig } from '../engine/index.ts';
 import { OpenAiCompatibleClient } from '../lm/openai-client.ts';
 import { streamFor } from '../lm/prompt-pack.ts';
 import { ReplayClient } from '../lm/replay-client.ts';
@@ -131,7 +132,7 @@ async function start(spec: WorkerSpec): Promise<boolean> {
   const http = new OpenAiCompatibleClient({
     baseUrl: spec.baseUrl,
     apiKey: spec.apiKey ?? 'no-key',
-    priceTable: Object.keys(spec.prices).length > 0 ? spec.prices : undefined,
+    ...(Object.keys(spec.prices).length > 0 ? { priceTable: spec.prices } : {}),
     sampling: samplingArgs(spec.sampling),
     stream,
   });
@@ -139,7 +140,7 @@ async function start(spec: WorkerSpec): Promise<boolean> {
     ? new OpenAiCompatibleClient({
         baseUrl: spec.sub.baseUrl,
         apiKey: spec.sub.apiKey ?? 'no-key',
-        priceTable: Object.keys(spec.sub.prices).length > 0 ? spec.sub.prices : undefined,
+        ...(Object.keys(spec.sub.prices).length > 0 ? { priceTable: spec.sub.prices } : {}),
         sampling: samplingArgs(spec.sub.sampling),
         stream,
       })
@@ -159,7 +160,7 @@ async function start(spec: WorkerSpec): Promise<boolean> {
   recorder.listen(queueEvent);
   const l = spec.limits;
   const conversation = new RlmConversation(
-    {
+    withoutUndefined<RlmConfig>({
       client,
       model: spec.model,
       subModel: spec.subModel,
@@ -186,7 +187,7 @@ async function start(spec: WorkerSpec): Promise<boolean> {
       gates: dbg.gates(),
       ...(subClient ? { subClient } : {}),
       ...(replay && spec.replay?.substitute ? { substitutions: replay } : {}),
-    },
+    }),
     { sink: recorder, persistent: spec.followUps === true, live: liveSink },
   );
   send({ t: 'status', status: 'running', pause: null });

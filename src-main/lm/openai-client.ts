@@ -4,7 +4,11 @@
 // Retry-After) and the per-attempt timeout; this file owns usage, cost and error wording.
 import { subscribe } from 'node:diagnostics_channel';
 import type { OpenAI } from 'openai';
-import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionCreateParamsBase,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import { blockedPortText, fetchBlockedPort } from '../../src-shared/endpoint-url.ts';
 import type { ChatMessage, ReasoningSource, Usage } from '../../src-shared/events.ts';
 import { estimateTextTokens, estimateTokens } from '../../src-shared/tokens.ts';
@@ -259,8 +263,9 @@ export class OpenAiCompatibleClient implements LmClient {
     return { ...(req.signal ? { signal: req.signal } : {}), headers: { [CALL_HEADER]: call } };
   }
 
-  private body(req: CompletionRequest): ChatCompletionCreateParamsBase {
-    const body: ChatCompletionCreateParamsBase = {
+  /** No `stream` field at all: a whole reply is what an endpoint gives by default, and the reference library's requests carry none (prompt-pack parity). */
+  private body(req: CompletionRequest): ChatCompletionCreateParamsNonStreaming {
+    const body: ChatCompletionCreateParamsNonStreaming = {
       ...this.sampling,
       model: req.model,
       messages: req.messages.map(toSdkMessage),
@@ -270,9 +275,7 @@ export class OpenAiCompatibleClient implements LmClient {
 
   private async completeOnce(req: CompletionRequest, call: string): Promise<Reply> {
     const sdk = await this.sdk();
-    // No `stream` field at all (JSON drops the undefined key): a whole reply is what an endpoint
-    // gives by default, and the reference library's requests carry none (prompt-pack parity).
-    const res = await sdk.chat.completions.create({ ...this.body(req), stream: undefined }, this.requestOptions(req, call));
+    const res = await sdk.chat.completions.create(this.body(req), this.requestOptions(req, call));
     const choice = res.choices?.[0];
     if (!choice) throw new LmEndpointError(this.baseUrl, null, `LM endpoint ${this.baseUrl} returned no choices`);
     const text = choice.message?.content ?? '';

@@ -2,6 +2,7 @@
 // names are ours (camelCase, as in profiles and the CLI); the request fields are the OpenAI
 // chat-completions ones the reference library sends (it renames `max_tokens` to
 // `max_completion_tokens`, so do we).
+import type { Loose } from '../../src-shared/defined.ts';
 import type { SamplingArgs } from './openai-client.ts';
 
 export interface Sampling {
@@ -32,7 +33,7 @@ export function samplingProblem(key: keyof Sampling, v: number): string | null {
 }
 
 /** The request fields for these settings; unset settings are left to the endpoint's defaults. */
-export function samplingArgs(s: Sampling): SamplingArgs {
+export function samplingArgs(s: Loose<Sampling>): SamplingArgs {
   const out: SamplingArgs = {};
   if (s.temperature !== undefined) out.temperature = s.temperature;
   if (s.topP !== undefined) out.top_p = s.topP;

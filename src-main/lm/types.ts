@@ -55,6 +55,6 @@ export interface Price {
   inputPerMTok: number;
   outputPerMTok: number;
   /** Input tokens the provider served from its prompt cache; absent: priced as other input. */
-  cachedInputPerMTok?: number;
+  cachedInputPerMTok?: number | undefined;
 }
 export type PriceTable = Record<string, Price>;

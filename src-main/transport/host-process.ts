@@ -5,8 +5,9 @@
 // in, { c, m } out; with `keychain`, keys go to the parent too (../host/keychain-protocol.ts);
 // the parent asks where a session's files are (host-lookups.ts).
 import { z } from 'zod';
+import { withoutUndefined } from '../../src-shared/defined.ts';
 import { shellKeyStore } from '../host/key-store.ts';
-import { Host } from '../host/session-manager.ts';
+import { Host, type HostOptions } from '../host/host.ts';
 import { forkLauncher } from '../host/worker-launcher.ts';
 import type { HostConnection } from '../host/endpoint.ts';
 import { answerLookup, LookupRequest } from './host-lookups.ts';
@@ -50,7 +51,7 @@ const post = (m: unknown): void => {
 const { workerEntry, keychain, ...hostOptions } = parsed.data;
 const keys = keychain ? shellKeyStore(post) : null;
 const host = new Host({
-  ...hostOptions,
+  ...withoutUndefined<HostOptions>(hostOptions),
   label: 'rlm-studio desktop',
   workerLauncher: forkLauncher(workerEntry),
   resolveKey: (ref) => keyEnv.data[ref] ?? null,

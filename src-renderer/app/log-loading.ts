@@ -6,7 +6,7 @@ import type { Elision } from '../lib/elision.ts';
 import { TextInterner } from '../lib/intern-texts.ts';
 import { NativeTextReader, type TextBatch } from '../lib/native-text.ts';
 import type { ParseIn, ParseOut } from '../lib/parse-messages.ts';
-import { holdEditors } from '../monaco/mount-queue.ts';
+import { holdEditors } from '../lib/mount-queue.ts';
 import type { StudioStore } from '../store/studio.ts';
 import { parseBlob, parseUrl } from '../workers/parse-core.ts';
 import type { WorkerFactory } from './text-readback.ts';

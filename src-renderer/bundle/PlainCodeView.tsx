@@ -2,7 +2,7 @@
 // a plain read-only <pre>. Monaco with its worker would add ~5 MB to every shared file, and
 // a bundle never edits code.
 import { useEffect } from 'react';
-import type { CodeViewProps } from '../monaco/CodeView.tsx';
+import type { CodeViewProps } from '../monaco/code-view-props.ts';
 
 export default function PlainCodeView(props: CodeViewProps) {
   const { value, cutAt, onReady } = props;

@@ -4,7 +4,7 @@
 // files).
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from '../app/App.tsx';
+import { App } from '../App.tsx';
 import { ServicesProvider } from '../app/context.tsx';
 import { SharedReaderProvider } from '../app/shared-reader.tsx';
 import { Services } from '../app/services.ts';

@@ -2,8 +2,9 @@
 // `run.start` names it, and so does a native log's header (also sent by `subscribe`); the
 // reference library's logs, and re-executions of them, are always Python. Logs written before Python name none: they
 // are JavaScript, the only REPL there was.
-import { languageOfChoice, type ReplChoice, type ReplLanguage, type RunStartEvent } from '../../src-shared/events.ts';
-import type { SessionEntry } from '../store/studio.ts';
+import type { LogFormat } from '../../src-shared/codecs/detect.ts';
+import { languageOfChoice, type LogHeader, type ReplChoice, type ReplLanguage, type RunStartEvent } from '../../src-shared/events.ts';
+import type { SessionSummary } from '../../src-shared/protocol.ts';
 
 export type { ReplChoice, ReplLanguage };
 export { languageOfChoice };
@@ -24,7 +25,15 @@ export function replChoiceOf(value: string): ReplChoice {
 /** Short tags for dense places (tree rows). */
 export const REPL_TAG: Record<ReplLanguage, string> = { javascript: 'js', python: 'py' };
 
-export function sessionLanguage(entry: Pick<SessionEntry, 'header' | 'format' | 'summary'> | undefined): ReplLanguage {
+/** What a session records of its language: the parts of its store entry `sessionLanguage` reads. */
+export interface LanguageRecord {
+  header: LogHeader | null;
+  /** The format a local file was read as; a host session's is in `summary`. */
+  format: LogFormat | null;
+  summary: Pick<SessionSummary, 'format'> | null;
+}
+
+export function sessionLanguage(entry: LanguageRecord | undefined): ReplLanguage {
   if (!entry) return 'javascript';
   if (entry.header?.repl) return entry.header.repl;
   // A re-execution of a reference-library log ran its Python, whether or not its header says so.

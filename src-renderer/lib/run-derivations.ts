@@ -15,7 +15,7 @@ import {
   type TrajectoryState,
   type TrajectoryTotals,
 } from '../../src-shared/trajectory/index.ts';
-import { labelSource, MIN_SHARED_HEAD, runLabel, SHARED_HEAD_SCAN, withoutHead } from './tree-rows.ts';
+import { labelSource, MIN_SHARED_HEAD, runLabel, SHARED_HEAD_SCAN, withoutHead } from './run-labels.ts';
 
 export type RunStatus = 'running' | 'paused' | 'answered' | 'failed' | 'limit' | 'cancelled';
 

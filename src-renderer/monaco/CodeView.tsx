@@ -1,24 +1,8 @@
 // Code and output in Monaco, loaded lazily so the first view does not wait for it.
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { usePrefs } from '../store/prefs.ts';
-import { enqueueMount } from './mount-queue.ts';
-
-export interface CodeViewProps {
-  value: string;
-  /** Python is coloured by Monaco's Monarch grammar alone (no language worker), read-only or not. */
-  language?: 'javascript' | 'python' | 'plaintext';
-  readOnly?: boolean;
-  onChange?: (v: string) => void;
-  /** Character offset from which the model did not see the text. */
-  cutAt?: number | null;
-  maxLines?: number;
-  minLines?: number;
-  testId?: string;
-  ariaLabel?: string;
-  theme?: 'dark' | 'light';
-  /** Called once the editor exists (the mount queue moves on). */
-  onReady?: () => void;
-}
+import type { CodeViewProps } from './code-view-props.ts';
+import { enqueueMount } from '../lib/mount-queue.ts';
 
 const Impl = lazy(() => import('./CodeViewImpl.tsx'));
 

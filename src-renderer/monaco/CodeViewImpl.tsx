@@ -1,7 +1,7 @@
 import Editor, { type OnMount } from '@monaco-editor/react';
 import { useEffect, useRef, useState } from 'react';
 import { monaco, READ_ONLY_JS } from './setup.ts';
-import type { CodeViewProps } from './CodeView.tsx';
+import type { CodeViewProps } from './code-view-props.ts';
 
 type Ed = Parameters<OnMount>[0];
 

@@ -7,7 +7,7 @@
 // steps that touch editors wait for its end, as real editors do (mount-queue.ts), and the
 // text warm-up is dropped for good (the log's view lays its text out itself; a forced layout
 // of a page building its first view cost 3-4 times more).
-import { anyLoadStarted, editorsFree, editorsHeld } from './mount-queue.ts';
+import { anyLoadStarted, editorsFree, editorsHeld } from '../lib/mount-queue.ts';
 
 /** One piece of the prewarm; each runs in its own task. */
 export interface PrewarmStep {

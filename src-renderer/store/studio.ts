@@ -2,8 +2,8 @@
 // entities in Maps by id, module-level selectors. A session's trajectory is the shared
 // reducer's state, mutated in place by `applyEvent` (copying per event would be quadratic);
 // each commit swaps in a new SessionEntry with a bumped `rev`, so views subscribe to one
-// session's `rev` and recompute what they show from it. See README.md (ADR) for where
-// each kind of UI state lives.
+// session's `rev` and recompute what they show from it. Where each kind of UI state lives:
+// docs/adr/0001-where-ui-state-lives.md.
 import { create } from 'zustand';
 import type { LogHeader, RunId, TrajectoryEvent } from '../../src-shared/events.ts';
 import type {

@@ -19,7 +19,8 @@ import {
   type RunMetrics,
   UNKNOWN_MEASURE_COLOUR,
 } from '../lib/run-derivations.ts';
-import { runLabel, runsMatching, treeRows, type TreeRow } from '../lib/tree-rows.ts';
+import { runLabel } from '../lib/run-labels.ts';
+import { runsMatching, treeRows, type TreeRow } from '../lib/tree-rows.ts';
 import { REPL_LABEL, REPL_TAG, runLanguage, sessionLanguage, type ReplLanguage } from '../lib/repl-language.ts';
 import { usePrefs } from '../store/prefs.ts';
 import { pauseOf, viewDerivations, viewRev, viewTraj } from '../store/studio.ts';

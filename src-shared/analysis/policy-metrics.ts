@@ -433,12 +433,16 @@ export function withoutTexts(e: TrajectoryEvent): TrajectoryEvent {
       return { ...e, appended: [] };
     case 'iteration.end':
       return { ...e, appended: [], finalAnswer: e.finalAnswer === null ? null : '' };
-    case 'model.reply':
-      return { ...e, text: '', transient: undefined };
+    case 'model.reply': {
+      const { transient: _transient, ...kept } = e;
+      return { ...kept, text: '' };
+    }
     case 'block.start':
       return { ...e, code: '' };
-    case 'block.end':
-      return { ...e, stdout: '', stderr: '', variables: [], locals: undefined, submitted: e.submitted === null ? null : '' };
+    case 'block.end': {
+      const { locals: _locals, ...kept } = e;
+      return { ...kept, stdout: '', stderr: '', variables: [], submitted: e.submitted === null ? null : '' };
+    }
     case 'subcall.start':
       return { ...e, prompt: '' };
     case 'subcall.end':

@@ -11,9 +11,9 @@ interface ModelUsage {
   /** Null when no call of this model had a known cost. */
   costUsd: number | null;
   /** Of `inputTokens`, served from the provider's prompt cache; absent when none. */
-  cachedInputTokens?: number;
+  cachedInputTokens?: number | undefined;
   /** Of `outputTokens`, the model's thinking; absent when none. */
-  reasoningTokens?: number;
+  reasoningTokens?: number | undefined;
 }
 
 /** Model names are data: entries are own properties, even a model called `__proto__`. */

@@ -8,7 +8,7 @@ import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import { isEvalDir } from '../../eval/open-dir.ts';
 import type { OtlpLiveExporter } from '../../export/otlp-live.ts';
 import type { HostEndpoint } from '../../host/endpoint.ts';
-import { Host } from '../../host/session-manager.ts';
+import { Host } from '../../host/host.ts';
 import { defaultSettingsDir } from '../../host/profiles.ts';
 import { defaultRunsDir } from '../../logs/paths.ts';
 import { NODE_ENV_VAR } from '../../electron/session-runtime.ts';

@@ -6,6 +6,7 @@
 // it) when started again with the same arguments. Redis keeps unfinished and uncollected jobs
 // (with persistence on, across a restart); the coordinator retries while it is unreachable.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { withoutUndefined } from '../../../src-shared/defined.ts';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,6 +30,7 @@ import {
 } from '../runner.ts';
 import { notRunResult } from '../task-session.ts';
 import { logNameFor, type WorkUnit } from '../units.ts';
+import type { EvalTask } from '../tasks/types.ts';
 import { keys, QUEUE_NAME, sha } from './keys.ts';
 import { connectRedis, sayReachability, type RedisClient } from './redis.ts';
 import { JobData, JobReturn, type WireConfig } from './wire.ts';
@@ -304,7 +306,7 @@ function failedOnWorkers(job: Job): string {
 const isOurs = (job: Job, evalId: string): boolean => typeof job.id === 'string' && job.id.startsWith(`${evalId}-`);
 
 function unitOf(d: JobData): WorkUnit {
-  return { task: d.task, repeat: d.repeat, key: d.key };
+  return { task: withoutUndefined<EvalTask>(d.task), repeat: d.repeat, key: d.key };
 }
 
 /** A finished evaluation's keys: its configuration and the contexts of its tasks (found by name, not by reloading every context). */

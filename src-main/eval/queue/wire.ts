@@ -30,7 +30,8 @@ const Settings = z.object({
   repl: z.enum(['javascript', 'python']).optional(),
   contextWindow: z.number().int().positive().optional(),
   /** Python in each worker's own CPython, inside its OS sandbox (`--repl cpython`). */
-  cpython: z.object({ python: z.string().optional() }).optional(),
+  // Exact: the wire is JSON, which has no undefined; the engine's option has none either.
+  cpython: z.object({ python: z.string().exactOptional() }).optional(),
 });
 
 export const WireConfig = z.object({

@@ -4,11 +4,12 @@
 // A worker that dies mid-session holds a lock that expires; BullMQ then marks the job stalled
 // and another worker runs it again from the start.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { withoutUndefined } from '../../../src-shared/defined.ts';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants as zlibConstants, gzipSync } from 'node:zlib';
 import { Worker, type Job } from 'bullmq';
-import type { RlmConfig, ToolSpec } from '../../engine/index.ts';
+import type { ConversationSettings, RlmConfig, ToolSpec } from '../../engine/index.ts';
 import { loadToolsModule } from '../../engine/tools-module.ts';
 import { OpenAiCompatibleClient } from '../../lm/openai-client.ts';
 import { samplingArgs } from '../../lm/sampling.ts';
@@ -17,6 +18,7 @@ import { parseJsonContext } from '../../sandbox/json-source.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { notRunResult, runTaskSession } from '../task-session.ts';
 import { logNameFor, type WorkUnit } from '../units.ts';
+import type { EvalTask } from '../tasks/types.ts';
 import { SharedEndpointBackoff, type BackoffOptions } from './endpoint-backoff.ts';
 import { keys, QUEUE_NAME } from './keys.ts';
 import { connectRedis, sayReachability, type RedisClient } from './redis.ts';
@@ -117,7 +119,7 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
     }
     return {
       config: {
-        ...w.settings,
+        ...withoutUndefined<ConversationSettings>(w.settings),
         model: w.model,
         client,
         ...(subClient ? { subClient } : {}),
@@ -131,7 +133,7 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
 
   const process_ = async (job: Job): Promise<JobReturnValue> => {
     const data = JobData.parse(job.data);
-    const unit: WorkUnit = { task: data.task, repeat: data.repeat, key: data.key };
+    const unit: WorkUnit = { task: withoutUndefined<EvalTask>(data.task), repeat: data.repeat, key: data.key };
     let p = prepared.get(data.evalId);
     if (!p) {
       p = prepare(data.evalId);

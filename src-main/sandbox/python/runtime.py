@@ -14,14 +14,13 @@
 import builtins
 import io
 import json
+import math
 import os
 import re
 import reprlib
 import sys
 import time
 import types
-
-import math
 
 # Pyodide: imported here so they are in the memory snapshot and the first block that uses them
 # pays nothing. CPython starts a process per session and imports from disk quickly: they would
@@ -32,7 +31,7 @@ if sys.platform == "emscripten":
     import functools  # noqa: F401
     import itertools  # noqa: F401
     import random  # noqa: F401
-    import re  # noqa: F401
+    import re
     import statistics  # noqa: F401
     import string  # noqa: F401
     import textwrap  # noqa: F401
@@ -94,7 +93,8 @@ class _Stream(io.TextIOBase):
         # Sent by size or age, so a block that later hangs or is killed loses little output.
         # Sent by size or age, and at once until a block's first line is out, so a block that
         # later hangs or is killed loses little output.
-        if _Stream.eager or self.pending >= _config["flush_chars"] or time.monotonic() - _Stream.last_send >= FLUSH_SECONDS:
+        due = time.monotonic() - _Stream.last_send >= FLUSH_SECONDS
+        if _Stream.eager or self.pending >= _config["flush_chars"] or due:
             self.send()
         return len(text)
 
@@ -420,7 +420,7 @@ def load_context(index, is_json, data):
     os.makedirs("/tmp/rlm", exist_ok=True)
     with open(path, "w"):
         pass
-    with open(path, "r") as f:
+    with open(path) as f:
         _ns["f"] = f
     os.remove(path)
     if is_json:
@@ -603,7 +603,8 @@ class _PipeHost:
         import threading
 
         self._fd = fd
-        self._reader = open(fd, "rb", buffering=1 << 16, closefd=False)
+        # Open for the process's life: the pipe is read until the host closes it.
+        self._reader = open(fd, "rb", buffering=1 << 16, closefd=False)  # noqa: SIM115
         self._struct = struct
         self._send_lock = threading.Lock()
         self._calls_lock = threading.Lock()

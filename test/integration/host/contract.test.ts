@@ -3,7 +3,7 @@
 // pair), and IPC to a host in a separate process (the desktop shell's arrangement).
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HostMessage } from '../../../src-shared/protocol.ts';
-import type { Host } from '../../../src-main/host/session-manager.ts';
+import type { Host } from '../../../src-main/host/host.ts';
 import { attachIpcMain, createRendererBridge } from '../../../src-main/transport/ipc.ts';
 import { DirectCarrier } from '../../../src-main/transport/node-carriers.ts';
 import { RemoteHost } from '../../../src-main/transport/remote-host.ts';

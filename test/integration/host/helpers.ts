@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
 import type { EndpointProfile, SessionSummary } from '../../../src-shared/protocol.ts';
 import { ProtocolClient, type ProtocolCarrier } from '../../../src-shared/protocol-client.ts';
-import { Host, type HostOptions } from '../../../src-main/host/session-manager.ts';
+import { Host, type HostOptions } from '../../../src-main/host/host.ts';
 import { endpointCarrier, openWebSocketCarrier } from '../../../src-main/transport/node-carriers.ts';
 import type { HostEndpoint } from '../../../src-main/host/endpoint.ts';
 import { writeDataset } from '../../../src-main/cli/dataset-file.ts';

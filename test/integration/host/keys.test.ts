@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeychainFile, type SafeStorageLike } from '../../../src-main/electron/keychain.ts';
 import { answerKeychainRequest, shellKeyStore } from '../../../src-main/host/key-store.ts';
-import { Host } from '../../../src-main/host/session-manager.ts';
+import { Host } from '../../../src-main/host/host.ts';
 import { startMockLlm, type MockLlmServer } from '../../../src-main/mock-llm/server.ts';
 import { connectInProcess, mockProfile, tempDirs } from './helpers.ts';
 

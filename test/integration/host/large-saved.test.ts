@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Host } from '../../../src-main/host/session-manager.ts';
+import type { Host } from '../../../src-main/host/host.ts';
 import { connectInProcess, demoStart, makeHost, tempDirs, type TestClient } from './helpers.ts';
 
 /** A native log of about `bytes`: a real demo session's events repeated, renumbered. */

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { LiveReplyDelta } from '../../../src-shared/live-reply.ts';
-import { Host } from '../../../src-main/host/session-manager.ts';
+import { Host } from '../../../src-main/host/host.ts';
 import { connectInProcess, mockLlmForTests, mockProfile, tempDirs } from './helpers.ts';
 
 let release: () => void = () => undefined;

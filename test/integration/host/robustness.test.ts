@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { SessionSummary } from '../../../src-shared/protocol.ts';
-import type { Host } from '../../../src-main/host/session-manager.ts';
+import type { Host } from '../../../src-main/host/host.ts';
 import type { HostEndpoint } from '../../../src-main/host/endpoint.ts';
 import { startWebServer, type WebServer } from '../../../src-main/transport/ws-server.ts';
 import { connectWs, demoStart, hostForTests, makeHost, wsUrlOf } from './helpers.ts';

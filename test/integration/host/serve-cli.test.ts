@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebServer, type WebServer } from '../../../src-main/transport/ws-server.ts';
-import type { Host } from '../../../src-main/host/session-manager.ts';
+import type { Host } from '../../../src-main/host/host.ts';
 import { cliPath, repoRoot } from '../support/cli.ts';
 import { connectInProcess, connectWs, demoStart, makeHost, tempDirs, wsUrlOf } from './helpers.ts';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoContext } from '../../../src-main/host/demo.ts';
-import type { Host } from '../../../src-main/host/session-manager.ts';
+import type { Host } from '../../../src-main/host/host.ts';
 import { recipePathFor } from '../../../src-main/host/session-recipe.ts';
 import { startWebServer, type WebServer } from '../../../src-main/transport/ws-server.ts';
 import { connectWs, demoStart, makeHost, wsUrlOf } from './helpers.ts';

@@ -2,7 +2,7 @@
 // endpoint with its sampling and sub-calls to the sub-call profile's, with its key, model and
 // sampling. Two real mock-llm servers record what reached each.
 import { describe, expect, it } from 'vitest';
-import { Host } from '../../../src-main/host/session-manager.ts';
+import { Host } from '../../../src-main/host/host.ts';
 import { connectInProcess, mockLlmForTests, mockProfile, tempDirs } from './helpers.ts';
 
 const rootMock = mockLlmForTests({ recordRequests: true });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import type { Host } from '../../../src-main/host/session-manager.ts';
+import type { Host } from '../../../src-main/host/host.ts';
 import { originAllowed, startWebServer, tokenMatches, type WebServer } from '../../../src-main/transport/ws-server.ts';
 import { connectWs, demoStart, makeHost, wsUrlOf } from './helpers.ts';
 

@@ -4,14 +4,14 @@
 // the one hook it calls on each render (`useShortcuts`).
 import { act, render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { App } from '../../../src-renderer/app/App.tsx';
+import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { fixtureEvents } from './helpers.ts';
 
 const renders = vi.hoisted(() => ({ app: 0 }));
-vi.mock('../../../src-renderer/app/shortcuts.ts', () => ({
+vi.mock('../../../src-renderer/shortcuts.ts', () => ({
   useShortcuts: () => {
     renders.app++;
   },

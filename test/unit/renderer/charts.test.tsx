@@ -5,7 +5,7 @@ import { act, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FigureDistribution } from '../../../src-shared/analysis/policy-aggregate.ts';
 import { histogram, quartiles } from '../../../src-shared/trajectory/distributions.ts';
-import { App } from '../../../src-renderer/app/App.tsx';
+import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { ChartFrame, drawBars, drawDistribution, drawTokenGrowth } from '../../../src-renderer/charts/Charts.tsx';
 import { drawHistograms, drawSplitBar } from '../../../src-renderer/charts/policy-charts.ts';

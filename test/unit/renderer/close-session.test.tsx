@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeNative } from '../../../src-shared/codecs/native.ts';
 import { makeHeader } from '../../../src-shared/codecs/native-lines.ts';
 import { asSessionId } from '../../../src-shared/events.ts';
-import { App } from '../../../src-renderer/app/App.tsx';
+import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';

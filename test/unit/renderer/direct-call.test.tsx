@@ -2,7 +2,7 @@
 import { fireEvent, render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
-import { App } from '../../../src-renderer/app/App.tsx';
+import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';
 import { servicesWith } from './helpers.ts';

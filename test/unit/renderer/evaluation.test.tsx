@@ -4,7 +4,7 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { EvalOverview, EvalTaskRow, SessionSummary } from '../../../src-shared/protocol.ts';
-import { App } from '../../../src-renderer/app/App.tsx';
+import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { accuracyBy, compareEvals, sortRows } from '../../../src-renderer/lib/eval.ts';

@@ -18,7 +18,7 @@ const summary = (followUp: SessionSummary['followUp'], status: SessionSummary['s
     createdAt: '2026-01-01T00:00:00.000Z',
     model: 'mock-root',
     eventCount: 10,
-    followUp,
+    ...(followUp === undefined ? {} : { followUp }),
   });
 
 /** Answers `session.followUp` with the session running; anything else is left unanswered. */

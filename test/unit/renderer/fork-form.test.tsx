@@ -7,7 +7,7 @@ import { act, fireEvent, render, screen, waitFor } from '@testing-library/react'
 import { describe, expect, it } from 'vitest';
 import { asSessionId } from '../../../src-shared/events.ts';
 import type { ClientMessage } from '../../../src-shared/protocol.ts';
-import { App } from '../../../src-renderer/app/App.tsx';
+import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';

@@ -9,7 +9,7 @@ import { act, fireEvent, render, screen, waitFor } from '@testing-library/react'
 import { describe, expect, it } from 'vitest';
 import { encodeNative, readNativeText } from '../../../src-shared/codecs/native.ts';
 import { coverageSources } from '../../../src-shared/analysis/coverage.ts';
-import { App } from '../../../src-renderer/app/App.tsx';
+import { App } from '../../../src-renderer/App.tsx';
 import { computeCoverage, setCoverageWorkerFactory } from '../../../src-renderer/app/coverage-services.ts';
 import type { CoverageIn } from '../../../src-renderer/lib/coverage-messages.ts';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';

@@ -2,7 +2,7 @@
 // module steps go on only between the load's tasks, editor steps wait for its end, and the
 // text warm-up is dropped.
 import { describe, expect, it } from 'vitest';
-import { holdEditors } from '../../../src-renderer/monaco/mount-queue.ts';
+import { holdEditors } from '../../../src-renderer/lib/mount-queue.ts';
 import { runPrewarm, type IdleWait, type PrewarmStep } from '../../../src-renderer/monaco/prewarm.ts';
 import { prewarmTextSteps } from '../../../src-renderer/lib/prewarm-text.ts';
 

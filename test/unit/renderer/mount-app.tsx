@@ -2,7 +2,7 @@
 // tests that drive the views as a person would.
 import { act, render } from '@testing-library/react';
 import type { TrajectoryEvent } from '../../../src-shared/events.ts';
-import { App } from '../../../src-renderer/app/App.tsx';
+import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import type { createStudioStore } from '../../../src-renderer/store/studio.ts';
 import { usePrefs } from '../../../src-renderer/store/prefs.ts';

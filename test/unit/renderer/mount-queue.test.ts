@@ -1,6 +1,6 @@
 // Editors are created one at a time, and none while a log loads (holdEditors).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { enqueueMount, holdEditors } from '../../../src-renderer/monaco/mount-queue.ts';
+import { enqueueMount, holdEditors } from '../../../src-renderer/lib/mount-queue.ts';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -6,7 +6,7 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import { describe, expect, it } from 'vitest';
 import { asSessionId, type LogHeader, type RunStartEvent } from '../../../src-shared/events.ts';
 import type { ClientMessage, EndpointProfile, VariableView } from '../../../src-shared/protocol.ts';
-import { App } from '../../../src-renderer/app/App.tsx';
+import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { runLanguage, sessionLanguage } from '../../../src-renderer/lib/repl-language.ts';

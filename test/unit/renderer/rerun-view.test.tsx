@@ -5,7 +5,7 @@ import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { asSessionId, type BlockEndEvent, type BlockRerun, type TrajectoryEvent } from '../../../src-shared/events.ts';
 import { createTrajectoryState, reduceEvents } from '../../../src-shared/trajectory/index.ts';
-import { App } from '../../../src-renderer/app/App.tsx';
+import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { diffLines } from '../../../src-renderer/lib/diff.ts';
 import { comparedText, rerunSummary } from '../../../src-renderer/lib/rerun.ts';

@@ -3,7 +3,7 @@
 import { Blob as NodeBlob } from 'node:buffer';
 import { act, render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { App } from '../../../src-renderer/app/App.tsx';
+import { App } from '../../../src-renderer/App.tsx';
 import { ServicesProvider } from '../../../src-renderer/app/context.tsx';
 import { Services } from '../../../src-renderer/app/services.ts';
 import { createStudioStore } from '../../../src-renderer/store/studio.ts';

@@ -1,9 +1,9 @@
 // Global keyboard shortcuts (ignored while typing in inputs or Monaco).
 import { useEffect } from 'react';
-import { usePrefs } from '../store/prefs.ts';
-import { seek } from '../views/ReplayBar.tsx';
-import type { Panel } from '../store/studio.ts';
-import { useServices } from './context.tsx';
+import { usePrefs } from './store/prefs.ts';
+import { seek } from './views/ReplayBar.tsx';
+import type { Panel } from './store/studio.ts';
+import { useServices } from './app/context.tsx';
 
 function typing(t: EventTarget | null): boolean {
   if (!(t instanceof HTMLElement)) return false;

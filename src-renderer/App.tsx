@@ -1,27 +1,27 @@
 import { useEffect, useLayoutEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { ChartsView } from '../charts/Charts.tsx';
-import { usePrefs } from '../store/prefs.ts';
-import { CompareView } from '../views/CompareView.tsx';
-import { CoveragePanel, CoverageStrips } from '../views/CoverageView.tsx';
-import { EvaluationView } from '../views/EvaluationView.tsx';
-import { FindingsView } from '../views/findings/FindingsView.tsx';
-import { PolicyView } from '../views/PolicyView.tsx';
-import { Controls } from '../views/Controls.tsx';
-import { NewRunForm } from '../views/new-run/NewRunForm.tsx';
-import { ReplayBar } from '../views/ReplayBar.tsx';
-import { RunView } from '../views/run/RunView.tsx';
-import { RunsView } from '../views/RunsView.tsx';
-import { SearchView } from '../views/SearchView.tsx';
-import { SweepView } from '../views/sweep/SweepView.tsx';
-import { TreePanel } from '../views/TreePanel.tsx';
-import { ViewBoundary } from '../views/ViewBoundary.tsx';
-import { OpenFileButton, Welcome } from '../views/Welcome.tsx';
-import { useServices, useStudio } from './context.tsx';
-import { evalFromHash, openEval } from './eval-services.ts';
+import { ChartsView } from './charts/Charts.tsx';
+import { usePrefs } from './store/prefs.ts';
+import { CompareView } from './views/CompareView.tsx';
+import { CoveragePanel, CoverageStrips } from './views/CoverageView.tsx';
+import { EvaluationView } from './views/EvaluationView.tsx';
+import { FindingsView } from './views/findings/FindingsView.tsx';
+import { PolicyView } from './views/PolicyView.tsx';
+import { Controls } from './views/Controls.tsx';
+import { NewRunForm } from './views/new-run/NewRunForm.tsx';
+import { ReplayBar } from './views/ReplayBar.tsx';
+import { RunView } from './views/run/RunView.tsx';
+import { RunsView } from './views/RunsView.tsx';
+import { SearchView } from './views/SearchView.tsx';
+import { SweepView } from './views/sweep/SweepView.tsx';
+import { TreePanel } from './views/TreePanel.tsx';
+import { ViewBoundary } from './views/ViewBoundary.tsx';
+import { OpenFileButton, Welcome } from './views/Welcome.tsx';
+import { useServices, useStudio } from './app/context.tsx';
+import { evalFromHash, openEval } from './app/eval-services.ts';
 import { useShortcuts } from './shortcuts.ts';
-import { useSharedReader } from './shared-reader.tsx';
-import type { Panel } from '../store/studio.ts';
+import { useSharedReader } from './app/shared-reader.tsx';
+import type { Panel } from './store/studio.ts';
 
 const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'run', label: 'Run', key: '1' },

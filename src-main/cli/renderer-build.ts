@@ -43,6 +43,11 @@ function buildFlags(): string {
   return JSON.stringify({ testHandles: process.env['RLM_STUDIO_TEST_HANDLES'] === '1' });
 }
 
+/** Records in a built folder the switches this environment builds with. */
+export function writeBuildFlags(dist: string): void {
+  writeFileSync(join(dist, FLAGS_FILE), buildFlags());
+}
+
 function builtWith(dist: string): string | null {
   try {
     return readFileSync(join(dist, FLAGS_FILE), 'utf8');
@@ -191,7 +196,7 @@ export function ensureRendererBuilt(dist: string = rendererDist): void {
         },
       );
       buildBundleTemplate(join(fresh, BUNDLE_TEMPLATE));
-      writeFileSync(join(fresh, FLAGS_FILE), buildFlags());
+      writeBuildFlags(fresh);
     } catch {
       rmSync(fresh, { recursive: true, force: true });
       throw new Error(`could not build the UI into ${dist}: vite build failed (its errors are above)`);

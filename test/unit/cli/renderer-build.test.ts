@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rendererIsStale, rendererSources } from '../../../src-main/cli/renderer-build.ts';
+import { rendererIsStale, rendererSources, writeBuildFlags } from '../../../src-main/cli/renderer-build.ts';
 
 function at(path: string, seconds: number): void {
   utimesSync(path, seconds, seconds);
@@ -37,6 +37,7 @@ describe('rendererIsStale', () => {
     const index = join(l.dist, 'index.html');
     writeFileSync(index, '<html>');
     writeFileSync(join(l.dist, 'bundle-template.html'), '<html>');
+    writeBuildFlags(l.dist);
     at(index, 2_000);
     expect(rendererIsStale(l.dist, [l.srcDir, l.config])).toBe(false);
     at(l.srcFile, 3_000);
@@ -52,6 +53,7 @@ describe('rendererIsStale', () => {
     const index = join(l.dist, 'index.html');
     writeFileSync(index, '<html>');
     writeFileSync(join(l.dist, 'bundle-template.html'), '<html>');
+    writeBuildFlags(l.dist);
     at(index, 2_000);
     expect(rendererIsStale(l.dist, [l.srcDir, join(l.srcDir, 'absent')])).toBe(false);
   });
@@ -61,10 +63,33 @@ describe('rendererIsStale', () => {
     mkdirSync(l.dist);
     const index = join(l.dist, 'index.html');
     writeFileSync(index, '<html>');
+    writeBuildFlags(l.dist);
     at(index, 2_000);
     expect(rendererIsStale(l.dist, [l.srcDir, l.config])).toBe(true);
     writeFileSync(join(l.dist, 'bundle-template.html'), '<html>');
     expect(rendererIsStale(l.dist, [l.srcDir, l.config])).toBe(false);
+  });
+
+  it('is stale when built with other switches (the tests’ build, with its console handles, against the app’s)', () => {
+    const l = layout();
+    mkdirSync(l.dist);
+    const index = join(l.dist, 'index.html');
+    writeFileSync(index, '<html>');
+    writeFileSync(join(l.dist, 'bundle-template.html'), '<html>');
+    at(index, 2_000);
+    const before = process.env['RLM_STUDIO_TEST_HANDLES'];
+    try {
+      process.env['RLM_STUDIO_TEST_HANDLES'] = '1';
+      writeBuildFlags(l.dist);
+      expect(rendererIsStale(l.dist, [l.srcDir, l.config])).toBe(false);
+      process.env['RLM_STUDIO_TEST_HANDLES'] = '';
+      expect(rendererIsStale(l.dist, [l.srcDir, l.config])).toBe(true);
+      writeBuildFlags(l.dist);
+      expect(rendererIsStale(l.dist, [l.srcDir, l.config])).toBe(false);
+    } finally {
+      if (before === undefined) delete process.env['RLM_STUDIO_TEST_HANDLES'];
+      else process.env['RLM_STUDIO_TEST_HANDLES'] = before;
+    }
   });
 
   it('watches the renderer, the shared code, the Vite configs, the template build and the lock file', () => {

@@ -44,9 +44,21 @@ export async function startPythonEarly(argv: readonly string[]): Promise<'sandbo
     return 'this process';
   }
   const sandbox = (await import('../engine/sandbox-process/sandbox-process.ts')).sharedSandboxProcess();
+  // Started before the command reads its context file: bound now, the child can read it itself.
+  const context = contextFileOf(argv);
+  if (context !== null) sandbox.bindFile(context);
   sandbox.warmPython();
   sandbox.start();
   return 'sandbox process';
+}
+
+/** The `--context FILE` of a command line, or null. */
+export function contextFileOf(argv: readonly string[]): string | null {
+  for (let i = 3; i < argv.length; i++) {
+    if (argv[i] === '--context' && argv[i + 1] !== undefined) return argv[i + 1]!;
+    if (argv[i]!.startsWith('--context=')) return argv[i]!.slice('--context='.length);
+  }
+  return null;
 }
 
 async function prestartCPython(python: string | undefined): Promise<void> {

@@ -286,7 +286,8 @@ export async function runOnce(
   else preparePythonFor(o);
   // With its REPLs in the sandbox process (and a REPL at all), an ASCII text file is only
   // described here: the child reads it, and this process never decodes it.
-  const meta = sandbox && o.maxDepth !== 0 ? describeAsciiTextFile(o.context) : null;
+  // Only when the child can read it: inside the OS sandbox, a file bound before it started.
+  const meta = sandbox?.canShareContextFile(o.context) && o.maxDepth !== 0 ? describeAsciiTextFile(o.context) : null;
   const context = meta ? describedContext(meta) : await loadContextFile(o.context, o.repl);
   sandbox?.shareContextFile(resolve(o.context), context, o.repl === 'python');
   markPhase('run: context ready');

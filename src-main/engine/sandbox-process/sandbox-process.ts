@@ -149,16 +149,29 @@ export class SandboxProcess {
   shareContextFile(path: string, value: SandboxValue, flat = false): void {
     // The child's folder is not this one's (inside the OS sandbox it is /tmp).
     path = resolve(path);
-    if (this.#osSandboxed) {
-      // Bound at start; a file named later cannot be, and its value goes over the channel.
-      if (this.#child) return;
-      this.#boundFiles.push(path);
-    }
+    // Bound at start; a file named later cannot be, and its value goes over the channel.
+    if (!this.canShareContextFile(path)) return;
+    this.bindFile(path);
     const file = this.#nextFile++;
     this.#files.push({ value, file });
     const load: ToSandbox = { t: 'load', file, path, flat };
     if (this.#child) this.#send(load);
     else this.#early.push(load);
+  }
+
+  /**
+   * Whether the child can read `path` itself: always outside the OS sandbox; inside it only a
+   * file bound before the child started (a caller holding only a description of the file must
+   * then read it and send its value instead).
+   */
+  canShareContextFile(path: string): boolean {
+    return !this.#osSandboxed || this.#child === null || this.#boundFiles.includes(resolve(path));
+  }
+
+  /** Makes `path` readable inside the OS sandbox, when the child has not started yet. */
+  bindFile(path: string): void {
+    path = resolve(path);
+    if (this.#osSandboxed && this.#child === null && !this.#boundFiles.includes(path)) this.#boundFiles.push(path);
   }
 
   /** Loads Python in the child ahead of its first REPL (once started). */

@@ -1,7 +1,7 @@
 // Which command lines start Python early (cli/python-prefetch.ts): `run` and `chat` asking for
 // the Python REPL, in either spelling of the option, and nothing else.
 import { describe, expect, it } from 'vitest';
-import { wantsCPythonRepl, wantsPythonRepl } from '../../../src-main/cli/python-prefetch.ts';
+import { contextFileOf, wantsCPythonRepl, wantsPythonRepl } from '../../../src-main/cli/python-prefetch.ts';
 
 const argv = (...args: string[]): string[] => ['node', 'rlm-studio', ...args];
 
@@ -32,5 +32,13 @@ describe('wantsCPythonRepl', () => {
     expect(wantsCPythonRepl(argv('run', '--repl', 'python'))).toBeNull();
     expect(wantsCPythonRepl(argv('eval', '--repl', 'cpython'))).toBeNull();
     expect(wantsCPythonRepl(argv('run', '--query', 'cpython'))).toBeNull();
+  });
+});
+
+describe('contextFileOf', () => {
+  it('names the --context file of a command line, in either spelling', () => {
+    expect(contextFileOf(['node', 'rlm-studio', 'run', '--repl', 'python', '--context', 'a.txt'])).toBe('a.txt');
+    expect(contextFileOf(['node', 'rlm-studio', 'run', '--context=b.txt', '--repl', 'python'])).toBe('b.txt');
+    expect(contextFileOf(['node', 'rlm-studio', 'run', '--repl', 'python'])).toBeNull();
   });
 });

@@ -9,7 +9,7 @@
 // region), so the isolate's own memory limit (allocation-guard.ts) is what bounds memory.
 // RLM_STUDIO_OS_SANDBOX=off runs the sandbox process without it (run.start then says so).
 import type { ChildProcess } from 'node:child_process';
-import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { osSandboxSupport, spawnSandboxed } from './bwrap.ts';
 
@@ -21,7 +21,33 @@ export const OS_SANDBOXED_MARKER = 'RLM_STUDIO_OS_SANDBOXED';
 const PRLIMIT = '/usr/bin/prlimit';
 const MB = 1024 * 1024;
 /** Limits set by prlimit before Node starts, soft = hard (the child cannot raise them). */
-const LIMITS = [`--fsize=${64 * MB}:${64 * MB}`, '--nofile=512:512', '--core=0:0'];
+/** The child's resource limits: prlimit's option, /proc/self/limits' row, the value wanted. */
+const LIMITS: readonly [option: string, row: string, wanted: number][] = [
+  ['--fsize', 'Max file size', 64 * MB],
+  ['--nofile', 'Max open files', 512],
+  ['--core', 'Max core file size', 0],
+];
+
+/**
+ * prlimit's options: each limit at most what this process may have itself (its hard limit: a
+ * shell's `ulimit -f` lower than ours would otherwise make prlimit fail with EPERM).
+ */
+export function limitOptions(procLimits: string): string[] {
+  return LIMITS.map(([option, row, wanted]) => {
+    const line = procLimits.split('\n').find((l) => l.startsWith(row));
+    const hard = line ? /^\S.*?\s{2,}(\S+)\s+(\S+)/.exec(line)?.[2] : undefined;
+    const n = hard === undefined || hard === 'unlimited' ? wanted : Math.min(wanted, Number(hard));
+    return `${option}=${n}:${n}`;
+  });
+}
+
+function ownLimits(): string {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return '';
+  }
+}
 /** What the child needs of the project: its code and its packages (never .git, tests, runs). */
 const PROJECT_PARTS = ['package.json', 'node_modules', 'src-main', 'src-shared', 'dist'];
 /** Variables of the scrubbed environment that mean something inside (paths of the host's home do not). */
@@ -75,7 +101,7 @@ export function spawnNodeSandboxed(o: NodeSandboxSpawn): { child: ChildProcess; 
   });
   const program = [node, ...o.execArgv, o.entry];
   const spawned = spawnSandboxed({
-    argv: hasPrlimit() ? [PRLIMIT, ...LIMITS, '--', ...program] : program,
+    argv: hasPrlimit() ? [PRLIMIT, ...limitOptions(ownLimits()), '--', ...program] : program,
     readOnly,
     env,
     extraFds: 0,

@@ -2,6 +2,7 @@
 // real processes in test/integration/sandbox/cpython-escape.test.ts).
 import { homedir } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { limitOptions } from '../../../src-main/sandbox/os-sandbox/node-sandbox.ts';
 import { bwrapArguments } from '../../../src-main/sandbox/os-sandbox/bwrap.ts';
 import { cpythonProtectionLayers } from '../../../src-main/sandbox/os-sandbox/layers.ts';
 import { seccompFilter } from '../../../src-main/sandbox/os-sandbox/seccomp.ts';
@@ -66,5 +67,27 @@ describe('seccomp filter', () => {
 describe('protection layers', () => {
   it('names the OS sandbox, the filter, the limits and the environment where bwrap works (as here)', () => {
     expect(cpythonProtectionLayers()).toEqual(['memory-limit', 'rlimits', 'seccomp', 'bwrap', 'scrubbed-env']);
+  });
+});
+
+describe('the sandbox process resource limits', () => {
+  const limits = (fileSize: string, openFiles: string): string =>
+    [
+      'Limit                     Soft Limit           Hard Limit           Units     ',
+      `Max file size             ${fileSize}            ${fileSize}            bytes     `,
+      `Max open files            ${openFiles}                 ${openFiles}                 files     `,
+      'Max core file size        0                    unlimited            bytes     ',
+    ].join('\n');
+
+  it('asks for its own limits where this process may have them', () => {
+    expect(limitOptions(limits('unlimited', '1048576'))).toEqual([
+      `--fsize=${64 * 1024 * 1024}:${64 * 1024 * 1024}`,
+      '--nofile=512:512',
+      '--core=0:0',
+    ]);
+  });
+
+  it('stays within a lower hard limit of this process (a shell’s ulimit -f), which prlimit could not raise', () => {
+    expect(limitOptions(limits('16384', '256'))).toEqual(['--fsize=16384:16384', '--nofile=256:256', '--core=0:0']);
   });
 });

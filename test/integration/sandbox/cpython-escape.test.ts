@@ -4,8 +4,6 @@
 // code printed.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +11,7 @@ import { coolCPython } from '../../../src-main/sandbox/python/cpython-process.ts
 import { createCPythonRepl } from '../../../src-main/sandbox/python/cpython-repl.ts';
 import type { Repl } from '../../../src-main/sandbox/types.ts';
 import { fakeBridge, SITE } from './helpers.ts';
+import { LoopbackListeners } from '../../support/loopback-listeners.ts';
 
 const PYTHON = '/usr/bin/python3';
 const marker = join(tmpdir(), `rlm-cpython-escape-${process.pid}`);
@@ -20,27 +19,13 @@ const homeMarker = join(homedir(), `.rlm-cpython-escape-${process.pid}`);
 const secret = `canary-${process.pid}-${Date.now()}`;
 const shadowBefore = existsSync('/etc/shadow') ? statSync('/etc/shadow').mtimeMs : null;
 let repl: Repl;
-let requests = 0;
-let connections = 0;
-let httpPort = 0;
-let tcpPort = 0;
-const http = createHttpServer((_req, res) => {
-  requests++;
-  res.end('reached');
-});
-const tcp = createTcpServer((socket) => {
-  connections++;
-  socket.destroy();
-});
+const listeners = new LoopbackListeners();
 
 beforeAll(async () => {
   // Set before the interpreter starts: it must not reach the sandbox.
   process.env.RLM_ESCAPE_CANARY = secret;
   process.env.OPENAI_API_KEY = secret;
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
-  httpPort = (http.address() as AddressInfo).port;
-  tcpPort = (tcp.address() as AddressInfo).port;
+  await listeners.listen();
   repl = await createCPythonRepl({ bridge: fakeBridge(), python: PYTHON, memoryLimitMb: 128, cpuLimitMs: 5_000 });
   await repl.addContext(0, 'context');
 });
@@ -49,8 +34,7 @@ afterAll(() => {
   coolCPython();
   delete process.env.RLM_ESCAPE_CANARY;
   delete process.env.OPENAI_API_KEY;
-  http.close();
-  tcp.close();
+  listeners.close();
   rmSync(marker, { force: true });
   rmSync(homeMarker, { force: true });
 });
@@ -66,7 +50,7 @@ describe('CPython sandbox boundary', () => {
       [
         'import socket, urllib.request',
         'seen = []',
-        `for port in (${tcpPort}, ${httpPort}):`,
+        `for port in (${listeners.tcpPort}, ${listeners.httpPort}):`,
         '    try:',
         '        s = socket.create_connection(("127.0.0.1", port), timeout=1)',
         '        s.send(b"GET / HTTP/1.0\\r\\n\\r\\n")',
@@ -74,12 +58,12 @@ describe('CPython sandbox boundary', () => {
         '    except OSError as e:',
         '        seen.append(type(e).__name__)',
         'try:',
-        `    urllib.request.urlopen("http://127.0.0.1:${httpPort}/", timeout=1).read()`,
+        `    urllib.request.urlopen("http://127.0.0.1:${listeners.httpPort}/", timeout=1).read()`,
         'except OSError as e:',
         '    seen.append(type(e).__name__)',
         'u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)',
         'try:',
-        `    u.sendto(b"x", ("127.0.0.1", ${tcpPort}))`,
+        `    u.sendto(b"x", ("127.0.0.1", ${listeners.tcpPort}))`,
         'except OSError as e:',
         '    seen.append(type(e).__name__)',
         'print(seen, socket.if_nameindex())',
@@ -88,8 +72,8 @@ describe('CPython sandbox boundary', () => {
     expect(out).not.toContain('connected');
     // The only interface is the sandbox's own loopback.
     expect(out).toMatch(/\[\(1, 'lo'\)\]\n$/);
-    expect(requests).toBe(0);
-    expect(connections).toBe(0);
+    expect(listeners.requests).toBe(0);
+    expect(listeners.connections).toBe(0);
   });
 
   it('sees no home folder, no repository, no /etc beyond the loader; writes nothing on the host', async () => {

@@ -5,8 +5,6 @@
 // API started in the same OS sandbox. The asserts check the host (no connection received, no
 // file written, no secret read, no process started), not only what the code printed.
 import { existsSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +16,7 @@ import { withHugePageMalloc } from '../../../src-main/sandbox/huge-pages.ts';
 import { sandboxEnvironment } from '../../../src-main/sandbox/sandbox-env.ts';
 import type { Repl } from '../../../src-main/sandbox/types.ts';
 import { fakeBridge, SITE } from './helpers.ts';
+import { LoopbackListeners } from '../../support/loopback-listeners.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 const PROBE = join(import.meta.dirname, 'fixtures/os-probe.mjs');
@@ -38,18 +37,7 @@ const HOST_PATHS = [
 ];
 /** Folders whose listing inside holds at most the way to what is bound (the REPLs' cache may sit in the home folder). */
 const LISTED = [homedir(), '/root', '/home', REPO];
-let requests = 0;
-let connections = 0;
-let httpPort = 0;
-let tcpPort = 0;
-const http = createHttpServer((_req, res) => {
-  requests++;
-  res.end('reached');
-});
-const tcp = createTcpServer((socket) => {
-  connections++;
-  socket.destroy();
-});
+const listeners = new LoopbackListeners();
 
 const bwrap = osSandboxSupport().ok;
 
@@ -65,22 +53,18 @@ beforeAll(async () => {
   // Set before any sandbox process starts: none of it may reach one.
   process.env.RLM_ESCAPE_CANARY = secret;
   process.env.OPENAI_API_KEY = secret;
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
-  httpPort = (http.address() as AddressInfo).port;
-  tcpPort = (tcp.address() as AddressInfo).port;
+  await listeners.listen();
 });
 afterAll(() => {
   delete process.env.RLM_ESCAPE_CANARY;
   delete process.env.OPENAI_API_KEY;
-  http.close();
-  tcp.close();
+  listeners.close();
   for (const f of [marker, homeMarker, repoMarker, cacheMarker]) rmSync(f, { force: true });
 });
 
 function hostUntouched(): void {
-  expect(requests).toBe(0);
-  expect(connections).toBe(0);
+  expect(listeners.requests).toBe(0);
+  expect(listeners.connections).toBe(0);
   for (const f of [marker, homeMarker, repoMarker, cacheMarker]) expect(existsSync(f)).toBe(false);
   if (shadowBefore !== null) expect(statSync('/etc/shadow').mtimeMs).toBe(shadowBefore);
 }
@@ -120,8 +104,8 @@ describe.skipIf(!bwrap)('past the isolate: a Node program with every API, in the
       child.once('message', (m) => done(m as ProbeResult));
       child.once('exit', (code) => fail(new Error(`the probe exited (${code})`)));
       child.send({
-        tcpPort,
-        httpPort,
+        tcpPort: listeners.tcpPort,
+        httpPort: listeners.httpPort,
         hostPid: process.pid,
         marker,
         hostPaths: HOST_PATHS,
@@ -141,8 +125,8 @@ describe.skipIf(!bwrap)('past the isolate: a Node program with every API, in the
   it('reaches no loopback listener of the host, by TCP or HTTP', () => {
     expect(got.tcp).toBe('ECONNREFUSED');
     expect(got.http).toBe('ECONNREFUSED');
-    expect(requests).toBe(0);
-    expect(connections).toBe(0);
+    expect(listeners.requests).toBe(0);
+    expect(listeners.connections).toBe(0);
   });
 
   it('sees no home folder, no repository beyond its code, no /etc/passwd or /etc/shadow', () => {
@@ -235,7 +219,7 @@ describe.skipIf(!bwrap).each(LANGUAGES)('the $language REPL in the OS-sandboxed 
       [
         'import socket',
         'seen = []',
-        `for port in (${tcpPort}, ${httpPort}):`,
+        `for port in (${listeners.tcpPort}, ${listeners.httpPort}):`,
         '    try:',
         '        s = socket.create_connection(("127.0.0.1", port), timeout=1)',
         '        seen.append("connected")',
@@ -243,7 +227,7 @@ describe.skipIf(!bwrap).each(LANGUAGES)('the $language REPL in the OS-sandboxed 
         '        seen.append(type(e).__name__)',
         'try:',
         '    import pyodide.http',
-        `    pyodide.http.open_url("http://127.0.0.1:${httpPort}/")`,
+        `    pyodide.http.open_url("http://127.0.0.1:${listeners.httpPort}/")`,
         '    seen.append("fetched")',
         'except Exception as e:',
         '    seen.append(type(e).__name__)',
@@ -251,8 +235,8 @@ describe.skipIf(!bwrap).each(LANGUAGES)('the $language REPL in the OS-sandboxed 
       ].join('\n'),
     );
     expect(out).not.toMatch(/connected|fetched|imported/);
-    expect(requests).toBe(0);
-    expect(connections).toBe(0);
+    expect(listeners.requests).toBe(0);
+    expect(listeners.connections).toBe(0);
   });
 
   it('sees no host file and writes none', async () => {

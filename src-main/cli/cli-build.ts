@@ -12,6 +12,7 @@ import { copyFileSync, existsSync, renameSync, rmSync, statSync, utimesSync, wri
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
+import { builtinImportsAtRuntime } from './builtin-imports.ts';
 import { acquireBuildLock, newestMtime } from './renderer-build.ts';
 import { repoRoot } from './repo-root.ts';
 
@@ -51,6 +52,8 @@ async function buildCli(dist: string = cliDist): Promise<void> {
       },
       platform: 'node',
       external: isExternal,
+      // One line for one line, so the source maps still point at the right lines.
+      plugins: [{ name: 'builtin-imports-at-runtime', renderChunk: (code) => ({ code: builtinImportsAtRuntime(code), map: null }) }],
       logLevel: 'warn',
       write: true,
       // Flat: modules find files beside them (runtime.py, worker.mjs, analysis-thread.mjs) and the repository two levels up.

@@ -13,6 +13,13 @@ import { markPhase } from '../../src-shared/phase-timing.ts';
 startTimingReport(process.env);
 markPhase('command line loaded');
 
+// `run` and `chat` will ask whether the OS sandbox works: its probe runs while they load.
+if (process.argv[2] === 'run' || process.argv[2] === 'chat') {
+  void import('../sandbox/os-sandbox/bwrap.ts').then(
+    (m) => m.probeOsSandboxSoon(),
+    () => undefined,
+  );
+}
 await startPythonEarly(process.argv);
 
 const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };

@@ -43,7 +43,12 @@ export async function startPythonEarly(argv: readonly string[]): Promise<'sandbo
     (await import('../sandbox/python/pyodide-files.ts')).prefetchPyodide();
     return 'this process';
   }
-  const sandbox = (await import('../engine/sandbox-process/sandbox-process.ts')).sharedSandboxProcess();
+  const [{ sharedSandboxProcess }, { probeOsSandboxSoon }] = await Promise.all([
+    import('../engine/sandbox-process/sandbox-process.ts'),
+    import('../sandbox/os-sandbox/bwrap.ts'),
+  ]);
+  await probeOsSandboxSoon();
+  const sandbox = sharedSandboxProcess();
   // Started before the command reads its context file: bound now, the child can read it itself.
   const context = contextFileOf(argv);
   if (context !== null) sandbox.bindFile(context);

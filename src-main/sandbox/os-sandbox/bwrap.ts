@@ -37,38 +37,73 @@ const PROBE_TIMEOUT_MS = 10_000;
 export type OsSandboxSupport = { ok: true; bwrap: string; seccomp: boolean } | { ok: false; reason: string };
 
 let support: OsSandboxSupport | null = null;
+let probing: Promise<void> | null = null;
 
 /** Whether this machine can run a program in the OS sandbox, and if not, why (probed once). */
 export function osSandboxSupport(): OsSandboxSupport {
-  support ??= probe();
-  return support;
+  if (support) return support;
+  const found = locateBwrap();
+  if (typeof found !== 'string') return (support = found);
+  const r = spawnSync(found, PROBE_ARGS, { env: PROBE_ENV, encoding: 'utf8', timeout: PROBE_TIMEOUT_MS });
+  return (support = verdict(found, r.status, r.stderr || r.error?.message || `exit ${r.status ?? r.signal}`));
 }
 
-function probe(): OsSandboxSupport {
+/**
+ * Starts the probe without waiting for it. A whole-process `run` asks for it first thing: its
+ * bwrap then runs beside the command's module loading instead of blocking the thread later
+ * (~15-20 ms before the first model request). `osSandboxSupport` takes its answer when it has
+ * come, and probes for itself otherwise.
+ */
+export function probeOsSandboxSoon(): Promise<void> {
+  if (support) return Promise.resolve();
+  if (probing) return probing;
+  const found = locateBwrap();
+  if (typeof found !== 'string') {
+    support = found;
+    return Promise.resolve();
+  }
+  probing = new Promise<void>((resolve) => {
+    let stderr = '';
+    const child = spawn(found, PROBE_ARGS, { env: PROBE_ENV, stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', (err) => {
+      support ??= verdict(found, null, err.message);
+      resolve();
+    });
+    child.on('close', (code, signal) => {
+      support ??= verdict(found, code, stderr || `exit ${code ?? signal}`);
+      resolve();
+    });
+  });
+  return probing;
+}
+
+const PROBE_ARGS = ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'];
+const PROBE_ENV = { PATH: '/usr/bin:/bin' };
+
+/** bwrap's path, or why there is none to probe. */
+function locateBwrap(): string | OsSandboxSupport {
   if (platform !== 'linux') {
     return { ok: false, reason: `no OS sandbox on ${platform}: it needs bubblewrap, which runs on Linux only` };
   }
   // RLM_STUDIO_BWRAP names bwrap where it is not on PATH (and lets tests take it away).
   const named = process.env.RLM_STUDIO_BWRAP;
   const bwrap = named ? (isExecutable(named) ? named : null) : findOnPath('bwrap');
-  if (!bwrap) {
+  if (bwrap) return bwrap;
+  return {
+    ok: false,
+    reason: named
+      ? `RLM_STUDIO_BWRAP names ${named}, which is not an executable file`
+      : 'bubblewrap (bwrap) is not installed: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)',
+  };
+}
+
+/** What the probe's exit says. */
+function verdict(bwrap: string, status: number | null, said: string): OsSandboxSupport {
+  if (status !== 0) {
     return {
       ok: false,
-      reason: named
-        ? `RLM_STUDIO_BWRAP names ${named}, which is not an executable file`
-        : 'bubblewrap (bwrap) is not installed: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)',
-    };
-  }
-  const r = spawnSync(bwrap, ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'], {
-    env: { PATH: '/usr/bin:/bin' },
-    encoding: 'utf8',
-    timeout: PROBE_TIMEOUT_MS,
-  });
-  if (r.status !== 0) {
-    const said = (r.stderr || r.error?.message || `exit ${r.status ?? r.signal}`).trim();
-    return {
-      ok: false,
-      reason: `bubblewrap cannot create a sandbox here (${said}); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, or an AppArmor policy)`,
+      reason: `bubblewrap cannot create a sandbox here (${said.trim()}); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, or an AppArmor policy)`,
     };
   }
   return { ok: true, bwrap, seccomp: seccompFilter() !== null };

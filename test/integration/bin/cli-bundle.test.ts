@@ -65,6 +65,21 @@ describe('bin/rlm-studio and the bundled command line', () => {
     }
   });
 
+  it('the bundle takes Node built-ins through process.getBuiltinModule, never an ES import (cli/builtin-imports.ts)', () => {
+    // An ES import of node:fs alone would load its streams, fs/promises and readline at start-up.
+    const dir = join(clone, 'dist/cli');
+    let taken = 0;
+    for (const f of readdirSync(dir).filter((f) => f.endsWith('.mjs'))) {
+      const code = readFileSync(join(dir, f), 'utf8');
+      for (const m of code.matchAll(/^import\s+(?:[^'";]*?\s+from\s+)?["']([^"']+)["']/gm)) {
+        const spec = m[1]!;
+        expect(spec.startsWith('node:') || builtinModules.includes(spec), `${f} imports the built-in ${spec}`).toBe(false);
+      }
+      taken += [...code.matchAll(/process\.getBuiltinModule\("node:fs"\)/g)].length;
+    }
+    expect(taken).toBeGreaterThan(0);
+  });
+
   it('`run` loads the sandbox and zod only after its first request or when an option needs them', () => {
     // What Node evaluates before `run` can send its first request: main.mjs, the run command's
     // chunk and their static imports. isolated-vm and the code parser load in the sandbox

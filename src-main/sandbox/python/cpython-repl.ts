@@ -7,7 +7,6 @@
 // process, the command line's included.
 import { appendOutput, BlockRunner, disposedBlockResult, idleHostCallAnswer, submitAnswer } from '../block-runner.ts';
 import { dispatchHostCall, errorMessage } from '../host-calls.ts';
-import { jsonTextOf } from '../json-source.ts';
 import { checkIndex, parseListed, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
 import type { CallSite, ExecResult, FinalVarRules, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
 import type { CpuMeter } from '../watchdog.ts';
@@ -23,6 +22,7 @@ import {
 } from './python-block.ts';
 import { osSandboxSupport } from '../os-sandbox/bwrap.ts';
 import { replenishSpare, type Sandboxed, takeInterpreter } from './cpython-process.ts';
+import { type LoadedContext, type LoadedValue, LoadedValues } from './loaded-values.ts';
 import { findPython, type PythonInstall } from './python-install.ts';
 
 export const CPYTHON_DEFAULTS = {
@@ -41,18 +41,11 @@ const MB = 1024 * 1024;
 /** Address space the interpreter, its libraries (numpy's included) and its threads reserve beyond what the code allocates. */
 const BASE_ADDRESS_SPACE = 320 * MB;
 
-interface LoadedContext {
-  json: boolean;
-  text: string;
-}
-
 class CPythonRepl implements Repl {
   readonly #bridge: SubcallBridge;
   readonly #tools: PythonTools;
   readonly #python: string;
-  readonly #contexts = new Map<number, LoadedContext>();
-  readonly #histories = new Map<number, string>();
-  readonly #historyAppends: string[] = [];
+  readonly #values = new LoadedValues();
   readonly #limits: ReplLimits;
   readonly #finalVar: FinalVarRules | null;
   readonly #compaction: boolean;
@@ -77,35 +70,16 @@ class CPythonRepl implements Repl {
 
   addContext(index: number, value: SandboxValue): Promise<void> {
     checkIndex(index);
-    return this.#queue.run(async () => {
-      const json = typeof value !== 'string';
-      this.#contexts.set(index, { json, text: json ? jsonTextOf(value) : value });
-      const proc = this.#live();
-      // Loaded when the process starts (at the first block), with the address space it needs.
-      if (!proc) return;
-      await this.#loadOrReplace(`context_${index}`, () => this.#loadContext(proc, index));
-    });
+    return this.#queue.run(() => this.#add(this.#values.addContext(index, value)));
   }
 
   addHistory(index: number, messages: SandboxValue): Promise<void> {
     checkIndex(index);
-    return this.#queue.run(async () => {
-      const json = JSON.stringify(messages);
-      this.#histories.set(index, json);
-      const proc = this.#live();
-      if (!proc) return;
-      await this.#loadOrReplace(`history_${index}`, () => proc.op('set', `history_${index}`, Buffer.from(json, 'utf8')));
-    });
+    return this.#queue.run(() => this.#add(this.#values.addHistory(index, messages)));
   }
 
   appendHistory(messages: SandboxValue[]): Promise<void> {
-    return this.#queue.run(async () => {
-      const json = JSON.stringify(messages);
-      this.#historyAppends.push(json);
-      const proc = this.#live();
-      if (!proc) return;
-      await this.#loadOrReplace('history', () => proc.op('history', '', Buffer.from(json, 'utf8')));
-    });
+    return this.#queue.run(() => this.#add(this.#values.appendHistory(messages)));
   }
 
   execute(code: string, site: CallSite): Promise<ExecResult> {
@@ -129,9 +103,7 @@ class CPythonRepl implements Repl {
     this.#disposed = true;
     this.#proc?.kill('was disposed');
     this.#proc = null;
-    this.#contexts.clear();
-    this.#histories.clear();
-    this.#historyAppends.length = 0;
+    this.#values.clear();
   }
 
   // ---- internals ------------------------------------------------------------------------------
@@ -142,12 +114,14 @@ class CPythonRepl implements Repl {
 
   /** The address space the interpreter may use: its own, the limit, and room for every loaded value. */
   #wantedAddressSpace(): number {
-    let bytes = 0;
-    // The bytes sent, the bytes read and the str (or parsed JSON, several times its text) at once.
-    for (const c of this.#contexts.values()) bytes += Buffer.byteLength(c.text, 'utf8') * (c.json ? 8 : 4);
-    for (const h of this.#histories.values()) bytes += h.length * 8;
-    for (const h of this.#historyAppends) bytes += h.length * 8;
-    return BASE_ADDRESS_SPACE + this.#limits.memoryLimitMb * MB + bytes;
+    return BASE_ADDRESS_SPACE + this.#limits.memoryLimitMb * MB + this.#values.roomBytes();
+  }
+
+  /** Loads a value just kept into the running interpreter; with none, it loads when one starts (at the first block), with the address space it needs. */
+  async #add(value: LoadedValue): Promise<void> {
+    const proc = this.#live();
+    if (!proc) return;
+    await this.#loadOrReplace(value.name, () => this.#load(proc, value));
   }
 
   /**
@@ -204,11 +178,7 @@ class CPythonRepl implements Repl {
       };
       // Sent together and answered in order: one round trip, not one per value.
       const loads: Promise<unknown>[] = [started, proc.op('setup', JSON.stringify(config))];
-      for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) loads.push(this.#loadContext(proc, i));
-      for (const i of [...this.#histories.keys()].sort((x, y) => x - y)) {
-        loads.push(proc.op('set', `history_${i}`, Buffer.from(this.#histories.get(i)!, 'utf8')));
-      }
-      for (const json of this.#historyAppends) loads.push(proc.op('history', '', Buffer.from(json, 'utf8')));
+      for (const value of this.#values.all()) loads.push(this.#load(proc, value));
       await Promise.all(loads);
       this.#proc = proc;
       replenishSpare(this.#install);
@@ -219,18 +189,21 @@ class CPythonRepl implements Repl {
     }
   }
 
-  async #loadContext(proc: Sandboxed, index: number): Promise<void> {
-    const ctx = this.#contexts.get(index)!;
+  async #load(proc: Sandboxed, value: LoadedValue): Promise<void> {
+    if (value.kind === 'context') await this.#loadContext(proc, value);
+    else if (value.kind === 'history') await proc.op('set', value.name, Buffer.from(value.json, 'utf8'));
+    else await proc.op('history', '', Buffer.from(value.json, 'utf8'));
+  }
+
+  async #loadContext(proc: Sandboxed, { index, name, json, text }: LoadedContext): Promise<void> {
     try {
-      await proc.op('context', JSON.stringify({ index, json: ctx.json }), Buffer.from(ctx.text, 'utf8'));
+      await proc.op('context', JSON.stringify({ index, json }), Buffer.from(text, 'utf8'));
     } catch (err) {
       const message = errorMessage(err);
       if (message.startsWith('MemoryError')) {
-        throw new Error(`context_${index} does not fit in the CPython REPL's memory limit (${this.#limits.memoryLimitMb} MB)`, {
-          cause: err,
-        });
+        throw new Error(`${name} does not fit in the CPython REPL's memory limit (${this.#limits.memoryLimitMb} MB)`, { cause: err });
       }
-      throw new Error(`Loading context_${index} into the CPython REPL failed: ${message}`, { cause: err });
+      throw new Error(`Loading ${name} into the CPython REPL failed: ${message}`, { cause: err });
     }
   }
 

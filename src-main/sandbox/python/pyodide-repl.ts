@@ -4,10 +4,10 @@ import ivm from 'isolated-vm';
 import { appendOutput, BlockRunner, disposedBlockResult, idleHostCallAnswer, submitAnswer } from '../block-runner.ts';
 import { dispatchHostCall, errorMessage } from '../host-calls.ts';
 import { checkIndex, listVariablesOf, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
-import { jsonTextOf } from '../json-source.ts';
 import type { CallSite, ExecResult, FinalVarRules, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
 import { isolateMeter } from '../watchdog.ts';
 import type { Interpreter } from './interpreter.ts';
+import { type LoadedContext, type LoadedValue, LoadedValues } from './loaded-values.ts';
 import { takeInterpreter } from './pool.ts';
 import {
   callPythonTool,
@@ -32,19 +32,10 @@ const MB = 1024 * 1024;
 /** wasm32 cannot address more. */
 const MAX_WASM_BYTES = 4 * 1024 * MB - 64 * 1024;
 
-/** A context as the interpreter loads it: text, or JSON text that Python parses. */
-interface LoadedContext {
-  json: boolean;
-  text: string;
-}
-
 class PythonRepl implements Repl {
   readonly #bridge: SubcallBridge;
   readonly #tools: PythonTools;
-  readonly #contexts = new Map<number, LoadedContext>();
-  readonly #histories = new Map<number, string>();
-  /** `history` under compaction, as the JSON of each `appendHistory` call in turn. */
-  readonly #historyAppends: string[] = [];
+  readonly #values = new LoadedValues();
   readonly #limits: ReplLimits;
   readonly #finalVar: FinalVarRules | null;
   readonly #compaction: boolean;
@@ -65,39 +56,16 @@ class PythonRepl implements Repl {
 
   addContext(index: number, value: SandboxValue): Promise<void> {
     checkIndex(index);
-    return this.#queue.run(async () => {
-      const json = typeof value !== 'string';
-      // A parsed file's own text when there is one: Python's json keeps what JavaScript's numbers lost.
-      this.#contexts.set(index, { json, text: json ? jsonTextOf(value) : value });
-      const current = this.#live();
-      // A fresh interpreter loads every context, this one included.
-      if (!current) await this.#ensure();
-      else {
-        await this.#growLimit(current);
-        await this.#loadContext(current, index);
-      }
-    });
+    return this.#queue.run(() => this.#add(this.#values.addContext(index, value)));
   }
 
   addHistory(index: number, messages: SandboxValue): Promise<void> {
     checkIndex(index);
-    return this.#queue.run(async () => {
-      const json = JSON.stringify(messages);
-      this.#histories.set(index, json);
-      const current = this.#live();
-      if (!current) await this.#ensure();
-      else await this.#set(current, `history_${index}`, json);
-    });
+    return this.#queue.run(() => this.#add(this.#values.addHistory(index, messages)));
   }
 
   appendHistory(messages: SandboxValue[]): Promise<void> {
-    return this.#queue.run(async () => {
-      const json = JSON.stringify(messages);
-      this.#historyAppends.push(json);
-      const current = this.#live();
-      if (!current) await this.#ensure();
-      else await this.#appendHistory(current, json);
-    });
+    return this.#queue.run(() => this.#add(this.#values.appendHistory(messages)));
   }
 
   execute(code: string, site: CallSite): Promise<ExecResult> {
@@ -117,22 +85,14 @@ class PythonRepl implements Repl {
     this.#disposed = true;
     this.#interp?.dispose();
     this.#interp = null;
-    this.#contexts.clear();
-    this.#histories.clear();
-    this.#historyAppends.length = 0;
+    this.#values.clear();
   }
 
   // ---- internals ------------------------------------------------------------------------------
 
   /** Wasm memory the interpreter may use: the base limit plus room for every loaded value. */
   #wantedLimitBytes(): number {
-    let bytes = 0;
-    // Reading a text context holds the file, the bytes read and the str at once; parsed JSON
-    // takes several times its text in Python objects.
-    for (const c of this.#contexts.values()) bytes += c.text.length * (c.json ? 8 : 4);
-    for (const h of this.#histories.values()) bytes += h.length * 8;
-    for (const h of this.#historyAppends) bytes += h.length * 8;
-    return Math.min(MAX_WASM_BYTES, this.#limits.memoryLimitMb * MB + bytes);
+    return Math.min(MAX_WASM_BYTES, this.#limits.memoryLimitMb * MB + this.#values.roomBytes());
   }
 
   async #growLimit(interp: Interpreter): Promise<void> {
@@ -140,6 +100,13 @@ class PythonRepl implements Repl {
     if (wanted <= this.#memoryLimitBytes) return;
     this.#memoryLimitBytes = wanted;
     await interp.control.apply(undefined, ['limit', String(wanted)], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+  }
+
+  /** Loads a value just kept: into the live interpreter, or with every other into a fresh one. */
+  async #add(value: LoadedValue): Promise<void> {
+    const current = this.#live();
+    if (!current) await this.#ensure();
+    else await this.#load(current, value);
   }
 
   #live(): Interpreter | null {
@@ -179,11 +146,7 @@ class PythonRepl implements Repl {
       const config = pythonRuntimeConfig(this.#limits, this.#tools, this.#finalVar, this.#compaction);
       await interp.control.apply(undefined, ['setup', JSON.stringify(config)], { timeout: HOUSEKEEPING_TIMEOUT_MS });
       this.#interp = interp;
-      for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) await this.#loadContext(interp, i);
-      for (const i of [...this.#histories.keys()].sort((x, y) => x - y)) {
-        await this.#set(interp, `history_${i}`, this.#histories.get(i)!);
-      }
-      for (const json of this.#historyAppends) await this.#appendHistory(interp, json);
+      for (const value of this.#values.all()) await this.#load(interp, value);
       return interp;
     } catch (err) {
       interp.dispose();
@@ -192,10 +155,18 @@ class PythonRepl implements Repl {
     }
   }
 
+  /** Loads one value, with the memory limit first raised to make room for it. */
+  async #load(interp: Interpreter, value: LoadedValue): Promise<void> {
+    await this.#growLimit(interp);
+    if (value.kind === 'context') return this.#loadContext(interp, value);
+    const op: [string, string] =
+      value.kind === 'history' ? ['set', JSON.stringify({ name: value.name, json: value.json })] : ['history', value.json];
+    await interp.control.apply(undefined, op, { timeout: HOUSEKEEPING_TIMEOUT_MS });
+  }
+
   /** Loads `context_{index}` into the namespace as the reference's loader block would. */
-  async #loadContext(interp: Interpreter, index: number): Promise<void> {
-    const ctx = this.#contexts.get(index)!;
-    const name = `context_${index}`;
+  async #loadContext(interp: Interpreter, ctx: LoadedContext): Promise<void> {
+    const { index, name } = ctx;
     // Encoded anew at each load (a reset reloads) and moved, not copied, into the isolate.
     const bytes = Buffer.from(ctx.text, 'utf8');
     const buffer =
@@ -211,16 +182,6 @@ class PythonRepl implements Repl {
       throw new Error(`${name} does not fit in the Python REPL's memory limit (${Math.round(this.#memoryLimitBytes / MB)} MB)`);
     }
     if (result.error !== null) throw new Error(`Loading ${name} into the Python REPL failed: ${result.error}`);
-  }
-
-  async #set(interp: Interpreter, name: string, json: string): Promise<void> {
-    await this.#growLimit(interp);
-    await interp.control.apply(undefined, ['set', JSON.stringify({ name, json })], { timeout: HOUSEKEEPING_TIMEOUT_MS });
-  }
-
-  async #appendHistory(interp: Interpreter, json: string): Promise<void> {
-    await this.#growLimit(interp);
-    await interp.control.apply(undefined, ['history', json], { timeout: HOUSEKEEPING_TIMEOUT_MS });
   }
 
   async #execute(code: string, site: CallSite): Promise<ExecResult> {

@@ -5,24 +5,16 @@
 // code's own threads. Past a limit the process is killed and a fresh one loaded with every
 // context, as the other REPLs replace their isolates. No isolated-vm here: this REPL runs in any
 // process, the command line's included.
-import { appendOutput, BlockRunner, disposedBlockResult, idleHostCallAnswer, submitAnswer } from '../block-runner.ts';
-import { dispatchHostCall, errorMessage } from '../host-calls.ts';
-import { jsonTextOf } from '../json-source.ts';
-import { checkIndex, parseListed, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
-import type { CallSite, ExecResult, FinalVarRules, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
+import { appendOutput, disposedBlockResult, idleHostCallAnswer, submitAnswer } from '../block-runner.ts';
+import { errorMessage } from '../host-calls.ts';
+import { parseListed } from '../repl-support.ts';
+import type { CallSite, ExecResult, Repl, ReplOptions, VariableInfo } from '../types.ts';
 import type { CpuMeter } from '../watchdog.ts';
-import {
-  callPythonTool,
-  finishedBlockResult,
-  parseOutcome,
-  pythonResetTerms,
-  pythonRuntimeConfig,
-  pythonTools,
-  type PythonTools,
-  SIMPLE_TYPES,
-} from './python-block.ts';
+import { finishedBlockResult, parseOutcome, pythonResetTerms, SIMPLE_TYPES } from './python-block.ts';
 import { osSandboxSupport } from '../os-sandbox/bwrap.ts';
 import { replenishSpare, type Sandboxed, takeInterpreter } from './cpython-process.ts';
+import type { LoadedContext, LoadedValue } from './loaded-values.ts';
+import { PythonReplBase } from './python-repl-base.ts';
 import { findPython, type PythonInstall } from './python-install.ts';
 
 export const CPYTHON_DEFAULTS = {
@@ -41,97 +33,42 @@ const MB = 1024 * 1024;
 /** Address space the interpreter, its libraries (numpy's included) and its threads reserve beyond what the code allocates. */
 const BASE_ADDRESS_SPACE = 320 * MB;
 
-interface LoadedContext {
-  json: boolean;
-  text: string;
-}
-
-class CPythonRepl implements Repl {
-  readonly #bridge: SubcallBridge;
-  readonly #tools: PythonTools;
+class CPythonRepl extends PythonReplBase {
   readonly #python: string;
-  readonly #contexts = new Map<number, LoadedContext>();
-  readonly #histories = new Map<number, string>();
-  readonly #historyAppends: string[] = [];
-  readonly #limits: ReplLimits;
-  readonly #finalVar: FinalVarRules | null;
-  readonly #compaction: boolean;
   #install: PythonInstall | null = null;
   #proc: Sandboxed | null = null;
   /** Blocks run by the current process: a process that ran none is replaced without a word. */
   #blocksRun = 0;
   #callsInFlight = 0;
-  readonly #queue = new SerialQueue(() => this.#disposed);
-  readonly #runner: BlockRunner;
-  #disposed = false;
 
   constructor(options: CPythonReplOptions) {
-    this.#bridge = options.bridge;
-    this.#limits = replLimits(options, CPYTHON_DEFAULTS);
-    this.#finalVar = options.finalVar ?? null;
-    this.#compaction = options.compaction === true;
+    super(options, CPYTHON_DEFAULTS);
     this.#python = options.python ?? 'python3';
-    this.#tools = pythonTools(options.tools ?? {});
-    this.#runner = new BlockRunner(this.#limits, () => this.#disposed);
   }
 
-  addContext(index: number, value: SandboxValue): Promise<void> {
-    checkIndex(index);
-    return this.#queue.run(async () => {
-      const json = typeof value !== 'string';
-      this.#contexts.set(index, { json, text: json ? jsonTextOf(value) : value });
-      const proc = this.#live();
-      // Loaded when the process starts (at the first block), with the address space it needs.
-      if (!proc) return;
-      await this.#loadOrReplace(`context_${index}`, () => this.#loadContext(proc, index));
-    });
+  /**
+   * Loads a value just kept into the running interpreter. Without one, values load when it
+   * starts (at the first block), with the address space they need.
+   */
+  protected async added(value: LoadedValue): Promise<void> {
+    const proc = this.#live();
+    if (!proc) return;
+    await this.#loadOrReplace(value.name, () => this.#load(proc, value));
   }
 
-  addHistory(index: number, messages: SandboxValue): Promise<void> {
-    checkIndex(index);
-    return this.#queue.run(async () => {
-      const json = JSON.stringify(messages);
-      this.#histories.set(index, json);
-      const proc = this.#live();
-      if (!proc) return;
-      await this.#loadOrReplace(`history_${index}`, () => proc.op('set', `history_${index}`, Buffer.from(json, 'utf8')));
-    });
+  protected async liveVariables(): Promise<VariableInfo[]> {
+    const proc = this.#live();
+    if (!proc) return [];
+    try {
+      return parseListed(await proc.op('list', ''));
+    } catch {
+      return [];
+    }
   }
 
-  appendHistory(messages: SandboxValue[]): Promise<void> {
-    return this.#queue.run(async () => {
-      const json = JSON.stringify(messages);
-      this.#historyAppends.push(json);
-      const proc = this.#live();
-      if (!proc) return;
-      await this.#loadOrReplace('history', () => proc.op('history', '', Buffer.from(json, 'utf8')));
-    });
-  }
-
-  execute(code: string, site: CallSite): Promise<ExecResult> {
-    return this.#queue.run(() => this.#execute(code, site));
-  }
-
-  listVariables(): Promise<VariableInfo[]> {
-    return this.#queue.run(async () => {
-      const proc = this.#live();
-      if (!proc) return [];
-      try {
-        return parseListed(await proc.op('list', ''));
-      } catch {
-        return [];
-      }
-    });
-  }
-
-  dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
+  protected endInterpreter(): void {
     this.#proc?.kill('was disposed');
     this.#proc = null;
-    this.#contexts.clear();
-    this.#histories.clear();
-    this.#historyAppends.length = 0;
   }
 
   // ---- internals ------------------------------------------------------------------------------
@@ -142,12 +79,7 @@ class CPythonRepl implements Repl {
 
   /** The address space the interpreter may use: its own, the limit, and room for every loaded value. */
   #wantedAddressSpace(): number {
-    let bytes = 0;
-    // The bytes sent, the bytes read and the str (or parsed JSON, several times its text) at once.
-    for (const c of this.#contexts.values()) bytes += Buffer.byteLength(c.text, 'utf8') * (c.json ? 8 : 4);
-    for (const h of this.#histories.values()) bytes += h.length * 8;
-    for (const h of this.#historyAppends) bytes += h.length * 8;
-    return BASE_ADDRESS_SPACE + this.#limits.memoryLimitMb * MB + bytes;
+    return BASE_ADDRESS_SPACE + this.limits.memoryLimitMb * MB + this.values.roomBytes();
   }
 
   /**
@@ -169,46 +101,42 @@ class CPythonRepl implements Repl {
     const proc = this.#proc;
     this.#proc = null;
     proc?.kill('was replaced');
-    if (this.#blocksRun > 0) this.#runner.noteReset({ reason: 'memory_limit', note: `loading ${what} needed a new interpreter` });
+    if (this.#blocksRun > 0) this.runner.noteReset({ reason: 'memory_limit', note: `loading ${what} needed a new interpreter` });
     this.#blocksRun = 0;
   }
 
   async #ensure(): Promise<Sandboxed> {
-    if (this.#disposed) throw new Error('The REPL has been disposed.');
+    if (this.disposed) throw new Error('The REPL has been disposed.');
     const live = this.#live();
     if (live) return live;
     // It ended between blocks (killed from outside, or by a thread of the code's own): the
     // next block is told its variables are gone.
     const ended = this.#proc;
-    if (ended && this.#blocksRun > 0 && !this.#runner.resetPending) {
-      this.#runner.noteReset({ reason: 'crash', note: `the Python interpreter had ended (it ${ended.gone ?? 'was gone'})` });
+    if (ended && this.#blocksRun > 0 && !this.runner.resetPending) {
+      this.runner.noteReset({ reason: 'crash', note: `the Python interpreter had ended (it ${ended.gone ?? 'was gone'})` });
     }
     this.#proc = null;
     this.#blocksRun = 0;
     this.#install ??= await findPython(this.#python);
     const addressSpace = this.#wantedAddressSpace();
     const proc = takeInterpreter(this.#install);
-    const current = () => (this.#proc === proc ? this.#runner.block : null);
+    const current = () => (this.#proc === proc ? this.runner.block : null);
     proc.hooks = {
       call: (id, kind, a, b) => void this.#hostCall(proc, id, kind, a, b),
       output: (stream, text, dropped) => appendOutput(current(), stream, text, dropped),
       stray: (stream, text) => appendOutput(current(), stream, text, 0),
-      submit: (text) => submitAnswer(current(), text, this.#bridge),
+      submit: (text) => submitAnswer(current(), text, this.bridge),
     };
     try {
       // Written at once: the socket holds them until runtime.py reads them.
       const started = proc.ready();
       const config = {
-        ...pythonRuntimeConfig(this.#limits, this.#tools, this.#finalVar, this.#compaction),
+        ...this.runtimeConfig(),
         limits: { RLIMIT_AS: addressSpace },
       };
       // Sent together and answered in order: one round trip, not one per value.
       const loads: Promise<unknown>[] = [started, proc.op('setup', JSON.stringify(config))];
-      for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) loads.push(this.#loadContext(proc, i));
-      for (const i of [...this.#histories.keys()].sort((x, y) => x - y)) {
-        loads.push(proc.op('set', `history_${i}`, Buffer.from(this.#histories.get(i)!, 'utf8')));
-      }
-      for (const json of this.#historyAppends) loads.push(proc.op('history', '', Buffer.from(json, 'utf8')));
+      for (const value of this.values.all()) loads.push(this.#load(proc, value));
       await Promise.all(loads);
       this.#proc = proc;
       replenishSpare(this.#install);
@@ -219,23 +147,26 @@ class CPythonRepl implements Repl {
     }
   }
 
-  async #loadContext(proc: Sandboxed, index: number): Promise<void> {
-    const ctx = this.#contexts.get(index)!;
+  async #load(proc: Sandboxed, value: LoadedValue): Promise<void> {
+    if (value.kind === 'context') await this.#loadContext(proc, value);
+    else if (value.kind === 'history') await proc.op('set', value.name, Buffer.from(value.json, 'utf8'));
+    else await proc.op('history', '', Buffer.from(value.json, 'utf8'));
+  }
+
+  async #loadContext(proc: Sandboxed, { index, name, json, text }: LoadedContext): Promise<void> {
     try {
-      await proc.op('context', JSON.stringify({ index, json: ctx.json }), Buffer.from(ctx.text, 'utf8'));
+      await proc.op('context', JSON.stringify({ index, json }), Buffer.from(text, 'utf8'));
     } catch (err) {
       const message = errorMessage(err);
       if (message.startsWith('MemoryError')) {
-        throw new Error(`context_${index} does not fit in the CPython REPL's memory limit (${this.#limits.memoryLimitMb} MB)`, {
-          cause: err,
-        });
+        throw new Error(`${name} does not fit in the CPython REPL's memory limit (${this.limits.memoryLimitMb} MB)`, { cause: err });
       }
-      throw new Error(`Loading context_${index} into the CPython REPL failed: ${message}`, { cause: err });
+      throw new Error(`Loading ${name} into the CPython REPL failed: ${message}`, { cause: err });
     }
   }
 
   async #hostCall(proc: Sandboxed, id: number, kind: string, a: string, b: string): Promise<void> {
-    const block = this.#proc === proc ? this.#runner.block : null;
+    const block = this.#proc === proc ? this.runner.block : null;
     if (!block || !block.active) {
       proc.reply(id, idleHostCallAnswer(kind, 'RuntimeError'));
       return;
@@ -244,29 +175,29 @@ class CPythonRepl implements Repl {
     if (this.#callsInFlight++ === 0) block.enterBridge();
     let answer: string;
     try {
-      answer = await dispatchHostCall(this.#bridge, (name, payload) => callPythonTool(this.#tools, name, payload), kind, a, b, block.site);
+      answer = await this.hostCall(kind, a, b, block.site);
     } finally {
       if (--this.#callsInFlight === 0) block.leaveBridge();
     }
     proc.reply(id, answer);
   }
 
-  async #execute(code: string, site: CallSite): Promise<ExecResult> {
+  protected async runBlock(code: string, site: CallSite): Promise<ExecResult> {
     const proc = await this.#ensure();
-    return this.#runner.run({
+    return this.runner.run({
       site,
       started: performance.now(),
       meter: processMeter(proc),
       run: async () => {
         this.#callsInFlight = 0;
         this.#blocksRun++;
-        return parseOutcome(await proc.op('run', String(this.#limits.cpuLimitMs), Buffer.from(code, 'utf8')));
+        return parseOutcome(await proc.op('run', String(this.limits.cpuLimitMs), Buffer.from(code, 'utf8')));
       },
       finished: finishedBlockResult,
       disposed: (block, timing) => disposedBlockResult(block, timing, 'RuntimeError', null),
       // The process died or was killed: the CPU limit, if it used that much (RLIMIT_CPU ends it too).
-      failed: (_block, _outcome, _failure, timing) => (timing.cpuMs > this.#limits.cpuLimitMs ? 'cpu_limit' : 'crash'),
-      terms: () => pythonResetTerms(this.#limits, this.#limits.memoryLimitMb),
+      failed: (_block, _outcome, _failure, timing) => (timing.cpuMs > this.limits.cpuLimitMs ? 'cpu_limit' : 'crash'),
+      terms: () => pythonResetTerms(this.limits, this.limits.memoryLimitMb),
       replace: async () => {
         proc.kill('ended');
         if (this.#proc === proc) this.#proc = null;

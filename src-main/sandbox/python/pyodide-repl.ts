@@ -1,24 +1,16 @@
 // The Python REPL: CPython (Pyodide) inside an isolated-vm isolate, behind the same `Repl`
 // interface and limits as the JavaScript one. See README.md for what the boundary guarantees.
 import ivm from 'isolated-vm';
-import { appendOutput, BlockRunner, disposedBlockResult, idleHostCallAnswer, submitAnswer } from '../block-runner.ts';
-import { dispatchHostCall, errorMessage } from '../host-calls.ts';
-import { checkIndex, listVariablesOf, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
-import { jsonTextOf } from '../json-source.ts';
-import type { CallSite, ExecResult, FinalVarRules, Repl, ReplOptions, SandboxValue, SubcallBridge, VariableInfo } from '../types.ts';
+import { appendOutput, disposedBlockResult, idleHostCallAnswer, submitAnswer } from '../block-runner.ts';
+import { errorMessage } from '../host-calls.ts';
+import { listVariablesOf } from '../repl-support.ts';
+import type { CallSite, ExecResult, Repl, ReplOptions, VariableInfo } from '../types.ts';
 import { isolateMeter } from '../watchdog.ts';
 import type { Interpreter } from './interpreter.ts';
+import type { LoadedContext, LoadedValue } from './loaded-values.ts';
 import { takeInterpreter } from './pool.ts';
-import {
-  callPythonTool,
-  finishedBlockResult,
-  parseOutcome,
-  pythonResetTerms,
-  pythonRuntimeConfig,
-  pythonTools,
-  type PythonTools,
-  SIMPLE_TYPES,
-} from './python-block.ts';
+import { finishedBlockResult, parseOutcome, pythonResetTerms, SIMPLE_TYPES } from './python-block.ts';
+import { PythonReplBase } from './python-repl-base.ts';
 
 export const PYTHON_DEFAULTS = {
   memoryLimitMb: 512,
@@ -32,107 +24,37 @@ const MB = 1024 * 1024;
 /** wasm32 cannot address more. */
 const MAX_WASM_BYTES = 4 * 1024 * MB - 64 * 1024;
 
-/** A context as the interpreter loads it: text, or JSON text that Python parses. */
-interface LoadedContext {
-  json: boolean;
-  text: string;
-}
-
-class PythonRepl implements Repl {
-  readonly #bridge: SubcallBridge;
-  readonly #tools: PythonTools;
-  readonly #contexts = new Map<number, LoadedContext>();
-  readonly #histories = new Map<number, string>();
-  /** `history` under compaction, as the JSON of each `appendHistory` call in turn. */
-  readonly #historyAppends: string[] = [];
-  readonly #limits: ReplLimits;
-  readonly #finalVar: FinalVarRules | null;
-  readonly #compaction: boolean;
+class PyodideRepl extends PythonReplBase {
   #interp: Interpreter | null = null;
   #memoryLimitBytes = 0;
-  readonly #queue = new SerialQueue(() => this.#disposed);
-  readonly #runner: BlockRunner;
-  #disposed = false;
 
   constructor(options: ReplOptions) {
-    this.#bridge = options.bridge;
-    this.#limits = replLimits(options, PYTHON_DEFAULTS);
-    this.#finalVar = options.finalVar ?? null;
-    this.#compaction = options.compaction === true;
-    this.#tools = pythonTools(options.tools ?? {});
-    this.#runner = new BlockRunner(this.#limits, () => this.#disposed);
+    super(options, PYTHON_DEFAULTS);
   }
 
-  addContext(index: number, value: SandboxValue): Promise<void> {
-    checkIndex(index);
-    return this.#queue.run(async () => {
-      const json = typeof value !== 'string';
-      // A parsed file's own text when there is one: Python's json keeps what JavaScript's numbers lost.
-      this.#contexts.set(index, { json, text: json ? jsonTextOf(value) : value });
-      const current = this.#live();
-      // A fresh interpreter loads every context, this one included.
-      if (!current) await this.#ensure();
-      else {
-        await this.#growLimit(current);
-        await this.#loadContext(current, index);
-      }
-    });
+  /** Loads a value just kept: into the live interpreter, or with every other into a fresh one. */
+  protected async added(value: LoadedValue): Promise<void> {
+    const current = this.#live();
+    if (!current) await this.#ensure();
+    else await this.#load(current, value);
   }
 
-  addHistory(index: number, messages: SandboxValue): Promise<void> {
-    checkIndex(index);
-    return this.#queue.run(async () => {
-      const json = JSON.stringify(messages);
-      this.#histories.set(index, json);
-      const current = this.#live();
-      if (!current) await this.#ensure();
-      else await this.#set(current, `history_${index}`, json);
-    });
+  protected async liveVariables(): Promise<VariableInfo[]> {
+    const interp = this.#interp;
+    if (!interp || this.disposed || interp.isolate.isDisposed) return [];
+    return listVariablesOf(interp.control, HOUSEKEEPING_TIMEOUT_MS);
   }
 
-  appendHistory(messages: SandboxValue[]): Promise<void> {
-    return this.#queue.run(async () => {
-      const json = JSON.stringify(messages);
-      this.#historyAppends.push(json);
-      const current = this.#live();
-      if (!current) await this.#ensure();
-      else await this.#appendHistory(current, json);
-    });
-  }
-
-  execute(code: string, site: CallSite): Promise<ExecResult> {
-    return this.#queue.run(() => this.#execute(code, site));
-  }
-
-  listVariables(): Promise<VariableInfo[]> {
-    return this.#queue.run(async () => {
-      const interp = this.#interp;
-      if (!interp || this.#disposed || interp.isolate.isDisposed) return [];
-      return listVariablesOf(interp.control, HOUSEKEEPING_TIMEOUT_MS);
-    });
-  }
-
-  dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
+  protected endInterpreter(): void {
     this.#interp?.dispose();
     this.#interp = null;
-    this.#contexts.clear();
-    this.#histories.clear();
-    this.#historyAppends.length = 0;
   }
 
   // ---- internals ------------------------------------------------------------------------------
 
   /** Wasm memory the interpreter may use: the base limit plus room for every loaded value. */
   #wantedLimitBytes(): number {
-    let bytes = 0;
-    // Reading a text context holds the file, the bytes read and the str at once; parsed JSON
-    // takes several times its text in Python objects.
-    for (const c of this.#contexts.values()) bytes += c.text.length * (c.json ? 8 : 4);
-    for (const h of this.#histories.values()) bytes += h.length * 8;
-    for (const h of this.#historyAppends) bytes += h.length * 8;
-    return Math.min(MAX_WASM_BYTES, this.#limits.memoryLimitMb * MB + bytes);
+    return Math.min(MAX_WASM_BYTES, this.limits.memoryLimitMb * MB + this.values.roomBytes());
   }
 
   async #growLimit(interp: Interpreter): Promise<void> {
@@ -148,42 +70,30 @@ class PythonRepl implements Repl {
 
   /** The current interpreter, or a fresh one with every context, history and global loaded. */
   async #ensure(): Promise<Interpreter> {
-    if (this.#disposed) throw new Error('The REPL has been disposed.');
+    if (this.disposed) throw new Error('The REPL has been disposed.');
     if (this.#interp && !this.#interp.isolate.isDisposed) return this.#interp;
     this.#interp = null;
     this.#memoryLimitBytes = this.#wantedLimitBytes();
     const interp = await takeInterpreter(this.#memoryLimitBytes);
     try {
-      const current = () => (this.#interp === interp ? this.#runner.block : null);
+      const current = () => (this.#interp === interp ? this.runner.block : null);
       interp.hooks = {
         flush: (stream, text, dropped) => appendOutput(current(), stream, text, dropped),
-        submit: (text) => submitAnswer(current(), text, this.#bridge),
+        submit: (text) => submitAnswer(current(), text, this.bridge),
         dispatch: async (kind, a, b) => {
           const block = current();
           if (!block || !block.active) return idleHostCallAnswer(kind, 'RuntimeError');
           block.enterBridge();
           try {
-            return await dispatchHostCall(
-              this.#bridge,
-              (name, payload) => callPythonTool(this.#tools, name, payload),
-              kind,
-              a,
-              b,
-              block.site,
-            );
+            return await this.hostCall(kind, a, b, block.site);
           } finally {
             block.leaveBridge();
           }
         },
       };
-      const config = pythonRuntimeConfig(this.#limits, this.#tools, this.#finalVar, this.#compaction);
-      await interp.control.apply(undefined, ['setup', JSON.stringify(config)], { timeout: HOUSEKEEPING_TIMEOUT_MS });
+      await interp.control.apply(undefined, ['setup', JSON.stringify(this.runtimeConfig())], { timeout: HOUSEKEEPING_TIMEOUT_MS });
       this.#interp = interp;
-      for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) await this.#loadContext(interp, i);
-      for (const i of [...this.#histories.keys()].sort((x, y) => x - y)) {
-        await this.#set(interp, `history_${i}`, this.#histories.get(i)!);
-      }
-      for (const json of this.#historyAppends) await this.#appendHistory(interp, json);
+      for (const value of this.values.all()) await this.#load(interp, value);
       return interp;
     } catch (err) {
       interp.dispose();
@@ -192,10 +102,18 @@ class PythonRepl implements Repl {
     }
   }
 
+  /** Loads one value, with the memory limit first raised to make room for it. */
+  async #load(interp: Interpreter, value: LoadedValue): Promise<void> {
+    await this.#growLimit(interp);
+    if (value.kind === 'context') return this.#loadContext(interp, value);
+    const op: [string, string] =
+      value.kind === 'history' ? ['set', JSON.stringify({ name: value.name, json: value.json })] : ['history', value.json];
+    await interp.control.apply(undefined, op, { timeout: HOUSEKEEPING_TIMEOUT_MS });
+  }
+
   /** Loads `context_{index}` into the namespace as the reference's loader block would. */
-  async #loadContext(interp: Interpreter, index: number): Promise<void> {
-    const ctx = this.#contexts.get(index)!;
-    const name = `context_${index}`;
+  async #loadContext(interp: Interpreter, ctx: LoadedContext): Promise<void> {
+    const { index, name } = ctx;
     // Encoded anew at each load (a reset reloads) and moved, not copied, into the isolate.
     const bytes = Buffer.from(ctx.text, 'utf8');
     const buffer =
@@ -213,19 +131,9 @@ class PythonRepl implements Repl {
     if (result.error !== null) throw new Error(`Loading ${name} into the Python REPL failed: ${result.error}`);
   }
 
-  async #set(interp: Interpreter, name: string, json: string): Promise<void> {
-    await this.#growLimit(interp);
-    await interp.control.apply(undefined, ['set', JSON.stringify({ name, json })], { timeout: HOUSEKEEPING_TIMEOUT_MS });
-  }
-
-  async #appendHistory(interp: Interpreter, json: string): Promise<void> {
-    await this.#growLimit(interp);
-    await interp.control.apply(undefined, ['history', json], { timeout: HOUSEKEEPING_TIMEOUT_MS });
-  }
-
-  async #execute(code: string, site: CallSite): Promise<ExecResult> {
+  protected async runBlock(code: string, site: CallSite): Promise<ExecResult> {
     const interp = await this.#ensure();
-    return this.#runner.run({
+    return this.runner.run({
       site,
       // Timed from here: starting an interpreter is not the block's time.
       started: performance.now(),
@@ -243,7 +151,7 @@ class PythonRepl implements Repl {
         if (outcome.submitted !== null) block.submitted = outcome.submitted;
         return 'memory_limit';
       },
-      terms: () => pythonResetTerms(this.#limits, Math.round(this.#memoryLimitBytes / MB)),
+      terms: () => pythonResetTerms(this.limits, Math.round(this.#memoryLimitBytes / MB)),
       replace: async () => {
         interp.dispose();
         if (this.#interp === interp) this.#interp = null;
@@ -264,5 +172,5 @@ class PythonRepl implements Repl {
 
 /** Creates a Python REPL; throws if a tool name is reserved or not a Python identifier. */
 export async function createPythonRepl(options: ReplOptions): Promise<Repl> {
-  return new PythonRepl(options);
+  return new PyodideRepl(options);
 }

@@ -81,4 +81,15 @@ describe('Python REPL limits', () => {
     const dicts = Array.from({ length: 3_000_000 }, () => ({}));
     await expect(repl.addContext(0, dicts)).rejects.toThrow(/context_0 does not fit in the Python REPL's memory limit/);
   });
+
+  // Room is made for a text context's UTF-8 bytes (what the interpreter reads), not its UTF-16
+  // length: counted by length, 16 M CJK characters (48 MB read, a 32 MB str) were refused as
+  // not fitting a 93 MB limit.
+  it('loads a non-ASCII text context with room for its UTF-8 bytes', { timeout: 120_000 }, async () => {
+    const repl = await make({ memoryLimitMb: 32, cpuLimitMs: 10_000 });
+    await repl.addContext(0, '中'.repeat(16_000_000));
+    const r = await repl.execute('print(len(context), context[:2], context.count("中"))', SITE);
+    expect(r.error).toBeNull();
+    expect(r.stdout).toBe('16000000 中中 16000000\n');
+  });
 });

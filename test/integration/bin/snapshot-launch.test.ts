@@ -2,8 +2,7 @@
 // too) in a sandbox process, unless the context file is large (RLM_STUDIO_SNAPSHOT_MAX_CONTEXT,
 // 128 MiB by default, lowered here; their REPLs are in the sandbox process then too, since they
 // hold the API key in their environment);
-// and on V8's baseline WebAssembly tier alone (--liftoff-only), except when a Python REPL runs
-// in their own process (its interpreter is WebAssembly). A tools module, imported by the command's own process, writes down its
+// and with no V8 flag (one would make V8 refuse the code cache Node's built-ins load from). A tools module, imported by the command's own process, writes down its
 // process id, the flags it was started with and the glibc tunables it was given (malloc's huge
 // pages, asked for by the launcher). The commands that never run a REPL in their own process
 // (the log tools, the mock model) start on the snapshot too, and must never load isolated-vm.
@@ -81,21 +80,21 @@ describe('bin/rlm-studio run', () => {
   it('starts on the snapshot with a small context, its REPLs in the sandbox process', async () => {
     expect(await flagsOfRun(500, (p) => ['--context', p])).not.toContain('--no-node-snapshot');
     expect(await flagsOfRun(500, (p) => [`--context=${p}`])).not.toContain('--no-node-snapshot');
-    expect(await flagsOfRun(500, (p) => ['--context', p])).toContain('--liftoff-only');
+    expect(await flagsOfRun(500, (p) => ['--context', p])).toEqual([]);
   });
 
   it('starts on the snapshot with the Python REPL too, its REPL in the sandbox process', async () => {
     for (const repl of [['--repl', 'python'], ['--repl=python'], ['--repl', 'javascript']]) {
       const flags = await flagsOfRun(500, (p) => ['--context', p], repl);
       expect(flags, repl.join(' ')).not.toContain('--no-node-snapshot');
-      expect(flags, repl.join(' ')).toContain('--liftoff-only');
+      expect(flags, repl.join(' ')).toEqual([]);
     }
   }, 120_000);
 
-  it("lets V8 optimise WebAssembly when the Python REPL runs in-process (Pyodide's interpreter is WebAssembly)", async () => {
+  it('gives V8 no flag of its own beside the snapshot switch, with either REPL', async () => {
     expect(await flagsOfRun(2000, (p) => ['--context', p], ['--repl', 'python'])).toEqual(['--no-node-snapshot']);
     expect(await flagsOfRun(2000, (p) => [`--context=${p}`], ['--repl=python'])).toEqual(['--no-node-snapshot']);
-    expect(await flagsOfRun(2000, (p) => ['--context', p])).toContain('--liftoff-only');
+    expect(await flagsOfRun(2000, (p) => ['--context', p])).toEqual(['--no-node-snapshot']);
   }, 120_000);
 
   it('starts without the snapshot with a context at or over the limit', async () => {
@@ -273,7 +272,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('bin/rlm-studio chat', () => {
       const session = await chatTwoTurns(args);
       expect(session.code, session.stderr).toBe(0);
       expect(session.execArgv, args.join(' ')).toContain('--no-node-snapshot');
-      expect(session.execArgv.includes('--liftoff-only'), args.join(' ')).toBe(!args.includes('--repl=python'));
+      expect(session.execArgv, args.join(' ')).toEqual(['--no-node-snapshot']);
       expect(session.answers[1]).toMatch(/^context_0, context_1, history_0 \| /);
       // The command holds the API key in its environment: its REPL is in the sandbox process
       // all the same (engine/conversation.ts keepReplsOutOfProcess).

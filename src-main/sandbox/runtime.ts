@@ -14,6 +14,8 @@ export interface RuntimeConfig {
   toolFunctions: string[];
   /** Paper-era FINAL and FINAL_VAR, by these rules (null: not there). */
   finalVar: { notFound: string; noVariables: string } | null;
+  /** What SHOW_VARS and a sub-call without a prompt return: the prompt pack's (`ReplTexts`). */
+  texts: { showVars: string; showVarsEmpty: string; emptyPrompt: string };
 }
 
 /** What the `run` op returns (as JSON). */
@@ -106,21 +108,20 @@ export function sandboxRuntime(
   ];
   const stringValueOf = callBound(String.prototype.valueOf);
   const stringIndexOf = callBound(String.prototype.indexOf);
-  const startsAt = (text: string, part: string, at: number): boolean => stringSlice(text, at, at + part.length) === part;
-  /** A pack text with `{name}` and `{available}` filled in, in one pass; other braces stay text. */
-  const fillNotFound = (template: string, name: string, available: string): string => {
+  /** A pack text with the placeholders named in `values` filled in, in one pass; other braces stay text. */
+  const fillText = (template: string, values: Dict): string => {
     let out = '';
     let from = 0;
     for (;;) {
       const open = stringIndexOf(template, '{', from);
       if (open < 0) return out + stringSlice(template, from);
       out += stringSlice(template, from, open);
-      if (startsAt(template, '{name}', open)) {
-        out += name;
-        from = open + 6;
-      } else if (startsAt(template, '{available}', open)) {
-        out += available;
-        from = open + 11;
+      const close = stringIndexOf(template, '}', open);
+      const key = close < 0 ? '' : stringSlice(template, open + 1, close);
+      const value = close < 0 ? undefined : getOwnDesc(values, key);
+      if (value !== undefined && 'value' in value) {
+        out += StringCtor(value.value);
+        from = close + 1;
       } else {
         out += '{';
         from = open + 1;
@@ -493,6 +494,8 @@ export function sandboxRuntime(
   }
   function single(fn: string, kind: string) {
     return function (prompt: unknown, model?: unknown): string {
+      // As the Python REPLs: no prompt is no call.
+      if (prompt === undefined || prompt === null || prompt === '') return fillText(config.texts.emptyPrompt, {});
       if (typeof prompt !== 'string') return errorString(fn, 'prompt to be a string', prompt);
       const m = modelArg(fn, model);
       if (typeof m !== 'string') return (m as { error: string }).error;
@@ -530,8 +533,8 @@ export function sandboxRuntime(
       const t = d && 'value' in d ? typeName(d.value) : 'accessor';
       arrayPush(parts, `${jsonStringify(name)}: ${jsonStringify(t)}`);
     }
-    if (parts.length === 0) return 'No variables created yet. Use ```repl``` blocks to create variables.';
-    return `Available variables: {${arrayJoin(parts, ', ')}}`;
+    if (parts.length === 0) return fillText(config.texts.showVarsEmpty, {});
+    return fillText(config.texts.showVars, { variables: `{${arrayJoin(parts, ', ')}}` });
   };
   const finalVar = config.finalVar;
   if (finalVar !== null) {
@@ -548,8 +551,8 @@ export function sandboxRuntime(
         const available: string[] = [];
         for (const n of userNames()) if (n !== 'answer') arrayPush(available, jsonStringify(n));
         return available.length === 0
-          ? fillNotFound(finalVar.noVariables, key, '')
-          : fillNotFound(finalVar.notFound, key, `[${arrayJoin(available, ', ')}]`);
+          ? fillText(finalVar.noVariables, { name: key })
+          : fillText(finalVar.notFound, { name: key, available: `[${arrayJoin(available, ', ')}]` });
       }
       const text = answerText(d.value);
       recordSubmission(text);

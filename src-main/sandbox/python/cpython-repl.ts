@@ -6,6 +6,7 @@
 // context, as the other REPLs replace their isolates. No isolated-vm here: this REPL runs in any
 // process, the command line's included.
 import { appendOutput, BlockRunner, disposedBlockResult, idleHostCallAnswer, submitAnswer } from '../block-runner.ts';
+import { OUR_REPL_TEXTS, type ReplTexts } from '../../../src-shared/repl-texts.ts';
 import { dispatchHostCall, errorMessage } from '../host-calls.ts';
 import { jsonTextOf } from '../json-source.ts';
 import { checkIndex, parseListed, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
@@ -55,6 +56,7 @@ class CPythonRepl implements Repl {
   readonly #historyAppends: string[] = [];
   readonly #limits: ReplLimits;
   readonly #finalVar: FinalVarRules | null;
+  readonly #texts: ReplTexts;
   readonly #compaction: boolean;
   #install: PythonInstall | null = null;
   #proc: Sandboxed | null = null;
@@ -69,6 +71,7 @@ class CPythonRepl implements Repl {
     this.#bridge = options.bridge;
     this.#limits = replLimits(options, CPYTHON_DEFAULTS);
     this.#finalVar = options.finalVar ?? null;
+    this.#texts = options.texts ?? OUR_REPL_TEXTS.python;
     this.#compaction = options.compaction === true;
     this.#python = options.python ?? 'python3';
     this.#tools = pythonTools(options.tools ?? {});
@@ -199,7 +202,7 @@ class CPythonRepl implements Repl {
       // Written at once: the socket holds them until runtime.py reads them.
       const started = proc.ready();
       const config = {
-        ...pythonRuntimeConfig(this.#limits, this.#tools, this.#finalVar, this.#compaction),
+        ...pythonRuntimeConfig(this.#limits, this.#tools, this.#finalVar, this.#compaction, this.#texts),
         limits: { RLIMIT_AS: addressSpace },
       };
       // Sent together and answered in order: one round trip, not one per value.
@@ -244,7 +247,15 @@ class CPythonRepl implements Repl {
     if (this.#callsInFlight++ === 0) block.enterBridge();
     let answer: string;
     try {
-      answer = await dispatchHostCall(this.#bridge, (name, payload) => callPythonTool(this.#tools, name, payload), kind, a, b, block.site);
+      answer = await dispatchHostCall(
+        this.#bridge,
+        (name, payload) => callPythonTool(this.#tools, name, payload),
+        kind,
+        a,
+        b,
+        block.site,
+        this.#texts,
+      );
     } finally {
       if (--this.#callsInFlight === 0) block.leaveBridge();
     }

@@ -2,6 +2,7 @@
 // interface and limits as the JavaScript one. See README.md for what the boundary guarantees.
 import ivm from 'isolated-vm';
 import { appendOutput, BlockRunner, disposedBlockResult, idleHostCallAnswer, submitAnswer } from '../block-runner.ts';
+import { OUR_REPL_TEXTS, type ReplTexts } from '../../../src-shared/repl-texts.ts';
 import { dispatchHostCall, errorMessage } from '../host-calls.ts';
 import { checkIndex, listVariablesOf, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
 import { jsonTextOf } from '../json-source.ts';
@@ -47,6 +48,7 @@ class PythonRepl implements Repl {
   readonly #historyAppends: string[] = [];
   readonly #limits: ReplLimits;
   readonly #finalVar: FinalVarRules | null;
+  readonly #texts: ReplTexts;
   readonly #compaction: boolean;
   #interp: Interpreter | null = null;
   #memoryLimitBytes = 0;
@@ -58,6 +60,7 @@ class PythonRepl implements Repl {
     this.#bridge = options.bridge;
     this.#limits = replLimits(options, PYTHON_DEFAULTS);
     this.#finalVar = options.finalVar ?? null;
+    this.#texts = options.texts ?? OUR_REPL_TEXTS.python;
     this.#compaction = options.compaction === true;
     this.#tools = pythonTools(options.tools ?? {});
     this.#runner = new BlockRunner(this.#limits, () => this.#disposed);
@@ -170,13 +173,14 @@ class PythonRepl implements Repl {
               a,
               b,
               block.site,
+              this.#texts,
             );
           } finally {
             block.leaveBridge();
           }
         },
       };
-      const config = pythonRuntimeConfig(this.#limits, this.#tools, this.#finalVar, this.#compaction);
+      const config = pythonRuntimeConfig(this.#limits, this.#tools, this.#finalVar, this.#compaction, this.#texts);
       await interp.control.apply(undefined, ['setup', JSON.stringify(config)], { timeout: HOUSEKEEPING_TIMEOUT_MS });
       this.#interp = interp;
       for (const i of [...this.#contexts.keys()].sort((x, y) => x - y)) await this.#loadContext(interp, i);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { finalVarRules } from '../../../src-main/engine/prompts.ts';
+import { finalVarRules, replTexts } from '../../../src-main/engine/prompts.ts';
 import { OUR_PACKS } from '../../../src-main/lm/our-prompt-packs.ts';
 import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
 import type { Repl, ReplOptions } from '../../../src-main/sandbox/types.ts';
@@ -145,6 +145,28 @@ describe('REPL semantics', () => {
     await repl.addContext(0, 'ctx');
     const r = await repl.execute('const lines = ["a"]; function helper() {}; print(SHOW_VARS())', SITE);
     expect(r.stdout).toBe('Available variables: {"context_0": "string", "context": "string", "lines": "Array", "helper": "function"}\n');
+  });
+
+  it("SHOW_VARS, a call without a prompt and a failed call return the prompt pack's texts", async () => {
+    const down = (): Promise<never> => Promise.reject(new Error('the line is down'));
+    const bridge = { ...fakeBridge(), llmQuery: down, llmQueryBatched: down };
+    const repl = await make({ bridge, texts: replTexts(markerPack('javascript')) });
+    expect((await repl.execute('print(SHOW_VARS())', SITE)).stdout).toBe('«showVarsEmpty»\n');
+    const r = await repl.execute(
+      'var kept = 1; print(SHOW_VARS()); print(llm_query("")); print(llm_query()); print(rlm_query(null)); print(llm_query("p")); print(llm_query_batched(["p", "q"]).join(" | "))',
+      SITE,
+    );
+    expect(r.stdout.split('\n')).toEqual([
+      '«showVars»{"kept": "number"}«showVars.variables»',
+      '«emptyPrompt»',
+      '«emptyPrompt»',
+      '«emptyPrompt»',
+      '«subcallFailed»the line is down«subcallFailed.error»',
+      '«subcallFailedBatched»the line is down«subcallFailedBatched.error» | «subcallFailedBatched»the line is down«subcallFailedBatched.error»',
+      '',
+    ]);
+    // No prompt, no call: only the two that had one reached the bridge.
+    expect(bridge.calls).toEqual([]);
   });
 });
 

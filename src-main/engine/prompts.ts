@@ -232,6 +232,10 @@ export function replTexts(pack: PromptPack): ReplTexts {
     emptyPrompt: t.emptyPrompt,
     subcallFailed: t.subcallFailed,
     subcallFailedBatched: t.subcallFailedBatched,
+    badPrompt: t.badPrompt,
+    badPrompts: t.badPrompts,
+    badPromptsItem: t.badPromptsItem,
+    badModel: t.badModel,
   };
 }
 

@@ -116,6 +116,11 @@ export const SLOT_VARIABLES = {
   /** What a plain sub-call that failed returns (`error`: why); alone, and as one prompt of a batch. */
   subcallFailed: ['error'],
   subcallFailedBatched: ['error'],
+  /** What a sub-call given arguments of the wrong type returns: the prompt, a batch's prompts, one of them, the model. */
+  badPrompt: ['function', 'type'],
+  badPrompts: ['function', 'type'],
+  badPromptsItem: ['function', 'index', 'type'],
+  badModel: ['function', 'type'],
   /** What a sub-call returns when the run was stopped before or while it was made. */
   subcallStopped: [],
   /** What `rlm_query` returns when its child run could not run, or stopped without an answer. */

@@ -14,8 +14,16 @@ export interface RuntimeConfig {
   toolFunctions: string[];
   /** Paper-era FINAL and FINAL_VAR, by these rules (null: not there). */
   finalVar: { notFound: string; noVariables: string } | null;
-  /** What SHOW_VARS and a sub-call without a prompt return: the prompt pack's (`ReplTexts`). */
-  texts: { showVars: string; showVarsEmpty: string; emptyPrompt: string };
+  /** What SHOW_VARS and a sub-call without a prompt or with arguments of the wrong type return: the prompt pack's (`ReplTexts`). */
+  texts: {
+    showVars: string;
+    showVarsEmpty: string;
+    emptyPrompt: string;
+    badPrompt: string;
+    badPrompts: string;
+    badPromptsItem: string;
+    badModel: string;
+  };
 }
 
 /** What the `run` op returns (as JSON). */
@@ -480,12 +488,13 @@ export function sandboxRuntime(
 
   // ---- scaffold -------------------------------------------------------------------------------
   const scaffold: Dict = ObjectCtor.create(null) as Dict;
-  function errorString(fn: string, what: string, value: unknown): string {
-    return `Error: ${fn}() expects ${what}, got ${typeName(value)}`;
+  /** An argument of the wrong type, in the pack's words (`{function}`, `{type}`, and `{index}` of a batch item). */
+  function errorString(text: string, fn: string, value: unknown, index?: number): string {
+    return fillText(text, { function: fn, type: typeName(value), ...(index === undefined ? {} : { index }) });
   }
   function modelArg(fn: string, model: unknown): string | null | { error: string } {
     if (model === undefined || model === null) return '';
-    if (typeof model !== 'string') return { error: errorString(fn, 'model to be a string', model) };
+    if (typeof model !== 'string') return { error: errorString(config.texts.badModel, fn, model) };
     return model;
   }
   function callHost(kind: string, a: string, b: string): string {
@@ -496,7 +505,7 @@ export function sandboxRuntime(
     return function (prompt: unknown, model?: unknown): string {
       // As the Python REPLs: no prompt is no call.
       if (prompt === undefined || prompt === null || prompt === '') return fillText(config.texts.emptyPrompt, {});
-      if (typeof prompt !== 'string') return errorString(fn, 'prompt to be a string', prompt);
+      if (typeof prompt !== 'string') return errorString(config.texts.badPrompt, fn, prompt);
       const m = modelArg(fn, model);
       if (typeof m !== 'string') return (m as { error: string }).error;
       return callHost(kind, prompt, m);
@@ -504,11 +513,9 @@ export function sandboxRuntime(
   }
   function batched(fn: string, kind: string) {
     return function (prompts: unknown, model?: unknown): string[] | string {
-      if (!isArray(prompts)) return errorString(fn, 'prompts to be an array of strings', prompts);
+      if (!isArray(prompts)) return errorString(config.texts.badPrompts, fn, prompts);
       for (let i = 0; i < prompts.length; i++) {
-        if (typeof prompts[i] !== 'string') {
-          return errorString(fn, `prompts to be an array of strings (item ${i})`, prompts[i]);
-        }
+        if (typeof prompts[i] !== 'string') return errorString(config.texts.badPromptsItem, fn, prompts[i], i);
       }
       const m = modelArg(fn, model);
       if (typeof m !== 'string') return (m as { error: string }).error;

@@ -27,7 +27,8 @@ export class ReferenceImportError extends Error {
 
 /**
  * Slots the reference has no text for: ours. It never restarts a REPL, nor says a reply was cut;
- * a sub-call naming a model it does not know goes to its default client; its texts for a stopped
+ * a sub-call naming a model it does not know goes to its default client, and one given arguments
+ * of the wrong type passes them on (a string as a batch of its characters); its texts for a stopped
  * or failed child run and for a spent budget or time carry its own exception messages and number
  * formats, which our runs do not have.
  */
@@ -42,6 +43,10 @@ const OURS_WHERE_NONE: readonly SlotName[] = [
   'childStoppedPartial',
   'childBudgetExhausted',
   'childTimeExhausted',
+  'badPrompt',
+  'badPrompts',
+  'badPromptsItem',
+  'badModel',
 ];
 /**
  * Read from the library's REPL where it has them, else ours: paper-era FINAL_VAR's texts, and what

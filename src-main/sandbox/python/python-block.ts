@@ -96,6 +96,7 @@ export function pythonRuntimeConfig(
     show_vars: texts.showVars,
     show_vars_empty: texts.showVarsEmpty,
     empty_prompt: texts.emptyPrompt,
+    bad_prompts: texts.badPrompts,
   };
 }
 

@@ -177,7 +177,7 @@ def llm_query(prompt, model=None):
 
 
 def llm_query_batched(prompts, model=None):
-    return _batched("llm_batched", prompts, model)
+    return _batched("llm_query_batched", "llm_batched", prompts, model)
 
 
 def rlm_query(prompt, model=None):
@@ -188,12 +188,12 @@ def rlm_query(prompt, model=None):
 
 
 def rlm_query_batched(prompts, model=None):
-    return _batched("rlm_batched", prompts, model)
+    return _batched("rlm_query_batched", "rlm_batched", prompts, model)
 
 
-def _batched(kind, prompts, model):
+def _batched(function, kind, prompts, model):
     if isinstance(prompts, (str, bytes)) or not hasattr(prompts, "__iter__"):
-        return "Error: prompts must be a list of strings"
+        return _fill(_config["bad_prompts"], {"function": function, "type": type(prompts).__name__})
     items = [_as_prompt(p) for p in prompts]
     if not items:
         return []

@@ -117,7 +117,9 @@ class Grammar {
       case 'name':
         return slot === 'toolLine' ? this.known.toolNames.has(v) : /^\w+$/.test(v);
       case 'type':
-        return slot === 'toolValue' ? /^\w+$/.test(v) : [t.typeString, t.typeArray, t.typeObject].includes(v);
+        return slot === 'toolValue' || slot === 'badPrompts' ? /^\w+$/.test(v) : [t.typeString, t.typeArray, t.typeObject].includes(v);
+      case 'function':
+        return v === 'llm_query_batched';
       case 'metadata':
         return this.is(v, 'metadata');
       case 'query':
@@ -159,7 +161,9 @@ class Grammar {
       text
         .replace(/\n$/, '')
         .split('\n')
-        .every((line) => this.is(line, 'showVars', 'showVarsEmpty', 'emptyPrompt', 'unknownModel', 'subcallFailed', 'subcallFailedBatched'))
+        .every((line) =>
+          this.is(line, 'showVars', 'showVarsEmpty', 'emptyPrompt', 'unknownModel', 'subcallFailed', 'subcallFailedBatched', 'badPrompts'),
+        )
     );
   }
 
@@ -199,6 +203,7 @@ function policy(language: ReplLanguage): { policy: Policy; replies: Set<string> 
         `print(llm_query("q", "${UNKNOWN_MODEL}"))`,
         `print(llm_query("${FAILING}"))`,
         `print(llm_query_batched(["${FAILING}"])[0])`,
+        'print(llm_query_batched("not a list"))',
       ].join(js ? ';\n' : '\n')}\n\`\`\``,
     second: 'No code this turn.',
     third: fence(js ? 'print("y".repeat(3000));' : 'print("y" * 3000)'),
@@ -340,6 +345,7 @@ describe('every message of every request is made of pack texts and slot values',
         'unknownModel',
         'subcallFailed',
         'subcallFailedBatched',
+        'badPrompts',
       ] as const)
         expect([slot, all.includes(`«${slot}»`)]).toEqual([slot, true]);
       expect(all.includes(language === 'python' ? '«blockError»' : '«blockError»')).toBe(true);

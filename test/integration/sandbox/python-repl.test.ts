@@ -145,6 +145,9 @@ describe('Python REPL: namespace', () => {
       '«subcallFailedBatched»the line is down«subcallFailedBatched.error» | «subcallFailedBatched»the line is down«subcallFailedBatched.error»',
       '',
     ]);
+    expect(await out(repl, 'print(llm_query_batched("x"))\nprint(rlm_query_batched(5))')).toBe(
+      '«badPrompts»llm_query_batched«badPrompts.function»str«badPrompts.type»\n«badPrompts»rlm_query_batched«badPrompts.function»int«badPrompts.type»\n',
+    );
   });
 
   it('imports the standard library', async () => {

@@ -165,8 +165,18 @@ describe('REPL semantics', () => {
       '«subcallFailedBatched»the line is down«subcallFailedBatched.error» | «subcallFailedBatched»the line is down«subcallFailedBatched.error»',
       '',
     ]);
-    // No prompt, no call: only the two that had one reached the bridge.
     expect(bridge.calls).toEqual([]);
+    const wrong = await repl.execute(
+      'print(llm_query(5)); print(llm_query_batched("x")); print(rlm_query_batched(["a", 1])); print(llm_query("p", 5))',
+      SITE,
+    );
+    expect(wrong.stdout.split('\n')).toEqual([
+      '«badPrompt»llm_query«badPrompt.function»number«badPrompt.type»',
+      '«badPrompts»llm_query_batched«badPrompts.function»string«badPrompts.type»',
+      '«badPromptsItem»rlm_query_batched«badPromptsItem.function»1«badPromptsItem.index»number«badPromptsItem.type»',
+      '«badModel»llm_query«badModel.function»number«badModel.type»',
+      '',
+    ]);
   });
 });
 
@@ -431,10 +441,10 @@ describe('sub-calls', () => {
     expect(bridge.calls).toEqual([]);
   });
 
-  it('turn a (contract-breaking) bridge rejection into an Error string', async () => {
+  it("turn a (contract-breaking) bridge rejection into the pack's failed-call string", async () => {
     const bridge = { ...fakeBridge(), llmQuery: () => Promise.reject(new Error('network down')) };
     const repl = await make({ bridge });
-    expect((await repl.execute('print(llm_query("x"))', SITE)).stdout).toBe('Error: network down\n');
+    expect((await repl.execute('print(llm_query("x"))', SITE)).stdout).toBe('Error: LM query failed - network down\n');
   });
 });
 

@@ -53,6 +53,10 @@ describe('prompt pack files', () => {
       'childStoppedPartial',
       'childBudgetExhausted',
       'childTimeExhausted',
+      'badPrompt',
+      'badPrompts',
+      'badPromptsItem',
+      'badModel',
     ];
     const older = Object.fromEntries(Object.entries(OUR_PACKS.python.texts).filter(([slot]) => !added.includes(slot)));
     expect(() => parsePromptPack({ ...OUR_PACKS.python, texts: older }, 'old.json')).toThrow(PromptPackError);

@@ -114,6 +114,20 @@ const SCENARIOS: Scenario[] = [
     turns: [{ context: 'a short context', query: 'Answer with a variable.' }],
     reply: (c) => (c.turn === 1 ? fence('x = "from-block"\nprint(FINAL_VAR("x"))') : submit('"after the error"')),
   },
+  {
+    // What the REPL itself returns to the code, printed so that it reaches the model: SHOW_VARS()
+    // (as a block starts, and with a variable an earlier block made) and a sub-call without a
+    // prompt. A sub-call naming an unknown model is left out: the reference makes that call with
+    // its default client, we refuse it (docs/differences.md).
+    name: 'REPL texts',
+    turns: [{ context: 'a short context', query: 'Show the variables.' }],
+    reply: (c) =>
+      c.turn === 1
+        ? fence('x = 1\nprint(SHOW_VARS())\nprint(llm_query(""))\nprint(llm_query(None))')
+        : c.turn === 2
+          ? fence('print(SHOW_VARS())')
+          : submit('"shown"'),
+  },
 ];
 
 // One scenario in the reference library: each completion in turn (persistent when several).

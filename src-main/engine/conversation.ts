@@ -17,7 +17,7 @@ import { cpythonProtectionLayers } from '../sandbox/os-sandbox/layers.ts';
 import { environmentIsScrubbed } from '../sandbox/sandbox-env.ts';
 import { forwardingBridge, RlmRun, type RunOutcome, type ConversationServices } from './run.ts';
 import { UsageLedger } from './usage-ledger.ts';
-import { finalVarRules } from './prompts.ts';
+import { finalVarRules, replTexts } from './prompts.ts';
 
 export interface ReplFactory {
   (options: ReplOptions): Promise<Repl>;
@@ -153,15 +153,15 @@ export class RlmConversation {
 
   private replOptions(tools: Record<string, ToolSpec>, bridge: SubcallBridge, compaction: boolean): ReplOptions {
     const s = { ...RLM_DEFAULTS.sandbox, ...this.config.sandbox };
+    const pack = this.config.prompts ?? defaultPack(this.config.repl ?? 'javascript');
     return {
       bridge,
       tools: toolValues(tools),
       memoryLimitMb: s.memoryLimitMb,
       cpuLimitMs: s.blockCpuMs,
       wallLimitMs: s.blockWallMs,
-      ...(this.config.finalPatterns
-        ? { finalVar: finalVarRules(this.config.prompts ?? defaultPack(this.config.repl ?? 'javascript')) }
-        : {}),
+      ...(this.config.finalPatterns ? { finalVar: finalVarRules(pack) } : {}),
+      texts: replTexts(pack),
       compaction,
     };
   }

@@ -2,6 +2,7 @@
 // decides which slots a message is made of and fills their variables; every word comes from
 // the pack. Without a pack, our own for the REPL's language (lm/our-prompt-packs.ts).
 import type { ChildLlmModel, ContextMeta, ReplLanguage } from '../../src-shared/events.ts';
+import type { ReplTexts } from '../../src-shared/repl-texts.ts';
 import { DEFAULT_CONTEXT_WINDOW } from '../lm/context-windows.ts';
 import { subLmBudgets, type SubLmBudgets } from './sub-lm-budgets.ts';
 import { defaultPack } from '../lm/our-prompt-packs.ts';
@@ -220,6 +221,22 @@ export function directPrompt(contextText: string, query: string | null, pack: Pr
   return query === null || query === ''
     ? fill(pack, 'directCall', { context: contextText })
     : fill(pack, 'directCallQuery', { context: contextText, query });
+}
+
+/** What the REPL itself returns to the code (SHOW_VARS, an empty prompt, a failed call), from the pack. */
+export function replTexts(pack: PromptPack): ReplTexts {
+  const t = pack.texts;
+  return {
+    showVars: t.showVars,
+    showVarsEmpty: t.showVarsEmpty,
+    emptyPrompt: t.emptyPrompt,
+    subcallFailed: t.subcallFailed,
+    subcallFailedBatched: t.subcallFailedBatched,
+    badPrompt: t.badPrompt,
+    badPrompts: t.badPrompts,
+    badPromptsItem: t.badPromptsItem,
+    badModel: t.badModel,
+  };
 }
 
 /**

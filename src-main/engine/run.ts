@@ -757,8 +757,9 @@ export class RlmRun implements SubcallBridge {
     if (model === undefined || model === null || model === '') return { model: kind === 'llm' ? this.llmQueryModel : this.subModel };
     const allowed = new Set([this.cfg.model, this.subModel, this.p.model, ...(this.cfg.extraModels ?? [])]);
     if (allowed.has(model)) return { model };
-    const message = `unknown model "${model}"; this run can use: ${[...allowed].join(', ')}`;
-    return { refused: { message, text: `Error: ${message}` } };
+    const models = [...allowed].join(', ');
+    const message = `unknown model "${model}"; this run can use: ${models}`;
+    return { refused: { message, text: fill(this.pack, 'unknownModel', { model, models }) } };
   }
 
   /** Records the start of a sub-call; returns its id and the function that records its end. */
@@ -826,7 +827,7 @@ export class RlmRun implements SubcallBridge {
     const { end } = this.beginSubcall({ prompt, model, site, kind, leaf: kind === 'rlm', batch, childRunId: null });
     if ('refused' in resolved) return end(resolved.refused.text, resolved.refused.message);
     await this.cfg.gates?.onSubcallStart?.(this.gateRun, site.iteration, site.block, kind, prompt);
-    if (this.abort.signal.aborted) return end('Error: the run was stopped', 'aborted');
+    if (this.abort.signal.aborted) return end(fill(this.pack, 'subcallStopped'), 'aborted');
     try {
       // Under the reference's routing a child's own-model `llm_query` goes where its turns go.
       const ownRouted = kind === 'llm' && !modelArg && this.llmQueryModel !== this.subModel;
@@ -836,8 +837,9 @@ export class RlmRun implements SubcallBridge {
       const { text, reasoning } = replyParts(res, this.cfg.thinkInReply ?? (this.pack.semantics === 'reference' ? 'keep' : 'split'));
       return end(text, null, { usage: res.usage, retries: res.retries, reasoning, finishReason: res.finishReason });
     } catch (err) {
-      const msg = this.abort.signal.aborted ? 'the run was stopped' : errorText(err);
-      return end(`Error: LM query failed - ${msg}`, msg);
+      if (this.abort.signal.aborted) return end(fill(this.pack, 'subcallStopped'), 'the run was stopped');
+      const msg = errorText(err);
+      return end(fill(this.pack, batch === null ? 'subcallFailed' : 'subcallFailedBatched', { error: msg }), msg);
     }
   }
 
@@ -862,12 +864,14 @@ export class RlmRun implements SubcallBridge {
     await this.cfg.gates?.onSubcallStart?.(this.gateRun, site.iteration, site.block, 'rlm', prompt);
     const spent = this.p.ledger.totals.costUsd;
     if (this.p.budgetUsd !== null && spent >= this.p.budgetUsd) {
-      return end(`Error: budget exhausted (spent $${roundUsd(spent)} of $${this.p.budgetUsd})`, 'budget exhausted');
+      // Dollar figures as text: a pack's number grouping is for counts, not cents.
+      const text = fill(this.pack, 'childBudgetExhausted', { spent: String(roundUsd(spent)), budget: String(this.p.budgetUsd) });
+      return end(text, 'budget exhausted');
     }
     if (this.p.deadline !== null && performance.now() >= this.p.deadline) {
-      return end('Error: time exhausted before the child run could start', 'time exhausted');
+      return end(fill(this.pack, 'childTimeExhausted'), 'time exhausted');
     }
-    if (this.abort.signal.aborted) return end('Error: the run was stopped', 'aborted');
+    if (this.abort.signal.aborted) return end(fill(this.pack, 'subcallStopped'), 'aborted');
 
     const tools = this.cfg.subTools ?? this.cfg.tools ?? {};
     let repl: Repl | null = null;
@@ -901,13 +905,13 @@ export class RlmRun implements SubcallBridge {
       });
       const out = await child.run();
       if (out.stopReason === 'answered' || out.stopReason === 'max_iterations') return end(out.answer ?? '', null);
-      const partial = out.answer ? ` Partial answer: ${out.answer}` : '';
+      const stopped = { reason: out.stopReason, message: out.message ?? '' };
       return end(
-        `Error: child RLM stopped (${out.stopReason}): ${out.message ?? ''}.${partial}`,
+        out.answer ? fill(this.pack, 'childStoppedPartial', { ...stopped, answer: out.answer }) : fill(this.pack, 'childStopped', stopped),
         `${out.stopReason}: ${out.message ?? ''}`,
       );
     } catch (err) {
-      return end(`Error: child RLM failed - ${errorText(err)}`, errorText(err));
+      return end(fill(this.pack, 'childFailed', { error: errorText(err) }), errorText(err));
     } finally {
       repl?.dispose();
     }

@@ -5,6 +5,7 @@
 import type { ReplLanguage } from '../../src-shared/events.ts';
 import { PROMPT_PACK_FORMAT, PROMPT_PACK_VERSION, type PackTexts, type PromptPack } from './prompt-pack.ts';
 import { OUTPUT_CAP_CHARS } from '../../src-shared/output-cap.ts';
+import { OUR_REPL_TEXTS } from '../../src-shared/repl-texts.ts';
 
 /** The words and snippets that differ between the two REPLs. */
 interface Dialect {
@@ -72,8 +73,9 @@ const DIALECTS: Record<ReplLanguage, Dialect> = {
 
 const fence = (code: string): string => `\`\`\`repl\n${code}\n\`\`\``;
 
-function texts(d: Dialect): PackTexts {
+function texts(d: Dialect, language: ReplLanguage): PackTexts {
   return {
+    ...OUR_REPL_TEXTS[language],
     system: `You are a Recursive Language Model (RLM). You answer a query about a context that can be far larger than your own window. The context is not in this conversation: it is held in a persistent ${d.name} REPL, and you work on it by writing code. You will be prompted turn by turn until you submit an answer.
 
 Your role
@@ -159,6 +161,13 @@ How to work
       "Error: Variable '{name}' not found. Available variables: {available}. Assign it in a repl block, then name it in FINAL_VAR.",
     finalVarNoVariables:
       "Error: Variable '{name}' not found: no variables exist yet. Assign it in a repl block, then name it in FINAL_VAR.",
+    unknownModel: 'Error: unknown model "{model}"; this run can use: {models}',
+    subcallStopped: 'Error: the run was stopped',
+    childFailed: 'Error: child RLM failed - {error}',
+    childStopped: 'Error: child RLM stopped ({reason}): {message}.',
+    childStoppedPartial: 'Error: child RLM stopped ({reason}): {message}. Partial answer: {answer}',
+    childBudgetExhausted: 'Error: budget exhausted (spent ${spent} of ${budget})',
+    childTimeExhausted: 'Error: time exhausted before the child run could start',
     finalAnswerRequest:
       'Give your final answer now: you have used all your turns. Answer the query with what you have found so far, in plain text, without code.',
     compactionRequest:
@@ -181,7 +190,7 @@ function ourPack(language: ReplLanguage): PromptPack {
     numbers: 'grouped',
     outputCap: OUTPUT_CAP_CHARS,
     roles: { finalAnswerRequest: 'user' },
-    texts: texts(DIALECTS[language]),
+    texts: texts(DIALECTS[language], language),
   };
 }
 

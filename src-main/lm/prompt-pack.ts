@@ -103,6 +103,33 @@ export const SLOT_VARIABLES = {
    */
   finalVarNotFound: ['name', 'available'],
   finalVarNoVariables: ['name'],
+  /**
+   * What `SHOW_VARS()` returns: `variables` maps each name to its type name in the REPL's own
+   * notation (Python `{'a': 'int'}`, JavaScript `{"a": "number"}`); `showVarsEmpty` when there are none.
+   */
+  showVars: ['variables'],
+  showVarsEmpty: [],
+  /** What `llm_query`/`rlm_query` return for an empty prompt (no call is made). */
+  emptyPrompt: [],
+  /** What a sub-call naming a model the run may not use returns: `models`, those it may (joined by ', '). */
+  unknownModel: ['model', 'models'],
+  /** What a plain sub-call that failed returns (`error`: why); alone, and as one prompt of a batch. */
+  subcallFailed: ['error'],
+  subcallFailedBatched: ['error'],
+  /** What a sub-call given arguments of the wrong type returns: the prompt, a batch's prompts, one of them, the model. */
+  badPrompt: ['function', 'type'],
+  badPrompts: ['function', 'type'],
+  badPromptsItem: ['function', 'index', 'type'],
+  badModel: ['function', 'type'],
+  /** What a sub-call returns when the run was stopped before or while it was made. */
+  subcallStopped: [],
+  /** What `rlm_query` returns when its child run could not run, or stopped without an answer. */
+  childFailed: ['error'],
+  childStopped: ['reason', 'message'],
+  childStoppedPartial: ['reason', 'message', 'answer'],
+  /** ... when the budget (`spent` and `budget`, in dollars) or the time was used up before the child could start. */
+  childBudgetExhausted: ['spent', 'budget'],
+  childTimeExhausted: [],
   /** The request at the iteration limit (its role: `roles.finalAnswerRequest`). */
   finalAnswerRequest: [],
   /** The summary request, and the note after the summary. */

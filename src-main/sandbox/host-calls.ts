@@ -1,5 +1,6 @@
 // What both REPLs do when the code calls out: sub-calls go to the bridge, tools to the REPL's
 // own tool caller, and every answer is a string the code can use (batches as JSON lists).
+import { fillReplText, type ReplTexts } from '../../src-shared/repl-texts.ts';
 import type { CallSite, SubcallBridge } from './types.ts';
 
 /** Calls a tool from its JSON-encoded arguments; answers `{ok}` or `{err: {name, message}}` as JSON. */
@@ -12,6 +13,7 @@ export async function dispatchHostCall(
   a: string,
   b: string,
   site: CallSite,
+  texts: ReplTexts,
 ): Promise<string> {
   const model = b === '' ? undefined : b;
   try {
@@ -26,7 +28,8 @@ export async function dispatchHostCall(
         const results =
           kind === 'llm_batched' ? await bridge.llmQueryBatched(prompts, model, site) : await bridge.rlmQueryBatched(prompts, model, site);
         const list = Array.isArray(results) ? results : [];
-        return JSON.stringify(prompts.map((_, i) => (i < list.length ? String(list[i]) : 'Error: no result for this prompt')));
+        const missing = fillReplText(texts.subcallFailedBatched, { error: 'no result for this prompt' });
+        return JSON.stringify(prompts.map((_, i) => (i < list.length ? String(list[i]) : missing)));
       }
       case 'tool':
         return await callTool(a, b);
@@ -35,8 +38,9 @@ export async function dispatchHostCall(
     }
   } catch (err) {
     // The bridge promises never to reject; if it does, the code still gets a string.
-    const message = `Error: ${errorMessage(err)}`;
-    return kind.endsWith('batched') ? JSON.stringify((JSON.parse(a) as string[]).map(() => message)) : message;
+    const batched = kind.endsWith('batched');
+    const message = fillReplText(batched ? texts.subcallFailedBatched : texts.subcallFailed, { error: errorMessage(err) });
+    return batched ? JSON.stringify((JSON.parse(a) as string[]).map(() => message)) : message;
   }
 }
 

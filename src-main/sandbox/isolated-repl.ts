@@ -6,6 +6,7 @@ import { guardAllocations } from './allocation-guard.ts';
 import { sandboxRuntime } from './runtime.ts';
 import type { BlockOutcome, RuntimeConfig } from './runtime.ts';
 import { appendOutput, BlockRunner, disposedBlockResult, idleHostCallAnswer, submitAnswer } from './block-runner.ts';
+import { OUR_REPL_TEXTS, type ReplTexts } from '../../src-shared/repl-texts.ts';
 import { dispatchHostCall, errorMessage, toolError } from './host-calls.ts';
 import {
   checkIndex,
@@ -84,6 +85,7 @@ class IsolatedRepl implements Repl {
   readonly #historyAppends: string[] = [];
   readonly #limits: ReplLimits;
   readonly #finalVar: FinalVarRules | null;
+  readonly #texts: ReplTexts;
   #session: Session | null = null;
   readonly #queue = new SerialQueue(() => this.#disposed);
   readonly #runner: BlockRunner;
@@ -94,6 +96,7 @@ class IsolatedRepl implements Repl {
     this.#bridge = options.bridge;
     this.#limits = replLimits(options, SANDBOX_LIMIT_DEFAULTS);
     this.#finalVar = options.finalVar ?? null;
+    this.#texts = options.texts ?? OUR_REPL_TEXTS.javascript;
     this.#runner = new BlockRunner(this.#limits, () => this.#disposed);
     const reserved = new Set<string>(RESERVED_NAMES);
     if (this.#finalVar !== null) for (const name of FINAL_FUNCTIONS) reserved.add(name);
@@ -245,6 +248,7 @@ class IsolatedRepl implements Repl {
             String(a),
             String(b),
             block.site,
+            this.#texts,
           );
         } finally {
           block.leaveBridge();
@@ -256,6 +260,7 @@ class IsolatedRepl implements Repl {
         flushMs: FLUSH_MS,
         toolFunctions: [...this.#toolFunctions.keys()],
         finalVar: this.#finalVar,
+        texts: this.#texts,
       };
       const control = (await context.evalClosure(
         `(${GUARD_SOURCE})(globalThis, false); return (${RUNTIME_SOURCE})($0, $1, $2, $3);`,

@@ -14,6 +14,16 @@ export interface RuntimeConfig {
   toolFunctions: string[];
   /** Paper-era FINAL and FINAL_VAR, by these rules (null: not there). */
   finalVar: { notFound: string; noVariables: string } | null;
+  /** What SHOW_VARS and a sub-call without a prompt or with arguments of the wrong type return: the prompt pack's (`ReplTexts`). */
+  texts: {
+    showVars: string;
+    showVarsEmpty: string;
+    emptyPrompt: string;
+    badPrompt: string;
+    badPrompts: string;
+    badPromptsItem: string;
+    badModel: string;
+  };
 }
 
 /** What the `run` op returns (as JSON). */
@@ -106,21 +116,20 @@ export function sandboxRuntime(
   ];
   const stringValueOf = callBound(String.prototype.valueOf);
   const stringIndexOf = callBound(String.prototype.indexOf);
-  const startsAt = (text: string, part: string, at: number): boolean => stringSlice(text, at, at + part.length) === part;
-  /** A pack text with `{name}` and `{available}` filled in, in one pass; other braces stay text. */
-  const fillNotFound = (template: string, name: string, available: string): string => {
+  /** A pack text with the placeholders named in `values` filled in, in one pass; other braces stay text. */
+  const fillText = (template: string, values: Dict): string => {
     let out = '';
     let from = 0;
     for (;;) {
       const open = stringIndexOf(template, '{', from);
       if (open < 0) return out + stringSlice(template, from);
       out += stringSlice(template, from, open);
-      if (startsAt(template, '{name}', open)) {
-        out += name;
-        from = open + 6;
-      } else if (startsAt(template, '{available}', open)) {
-        out += available;
-        from = open + 11;
+      const close = stringIndexOf(template, '}', open);
+      const key = close < 0 ? '' : stringSlice(template, open + 1, close);
+      const value = close < 0 ? undefined : getOwnDesc(values, key);
+      if (value !== undefined && 'value' in value) {
+        out += StringCtor(value.value);
+        from = close + 1;
       } else {
         out += '{';
         from = open + 1;
@@ -479,12 +488,13 @@ export function sandboxRuntime(
 
   // ---- scaffold -------------------------------------------------------------------------------
   const scaffold: Dict = ObjectCtor.create(null) as Dict;
-  function errorString(fn: string, what: string, value: unknown): string {
-    return `Error: ${fn}() expects ${what}, got ${typeName(value)}`;
+  /** An argument of the wrong type, in the pack's words (`{function}`, `{type}`, and `{index}` of a batch item). */
+  function errorString(text: string, fn: string, value: unknown, index?: number): string {
+    return fillText(text, { function: fn, type: typeName(value), ...(index === undefined ? {} : { index }) });
   }
   function modelArg(fn: string, model: unknown): string | null | { error: string } {
     if (model === undefined || model === null) return '';
-    if (typeof model !== 'string') return { error: errorString(fn, 'model to be a string', model) };
+    if (typeof model !== 'string') return { error: errorString(config.texts.badModel, fn, model) };
     return model;
   }
   function callHost(kind: string, a: string, b: string): string {
@@ -493,7 +503,9 @@ export function sandboxRuntime(
   }
   function single(fn: string, kind: string) {
     return function (prompt: unknown, model?: unknown): string {
-      if (typeof prompt !== 'string') return errorString(fn, 'prompt to be a string', prompt);
+      // As the Python REPLs: no prompt is no call.
+      if (prompt === undefined || prompt === null || prompt === '') return fillText(config.texts.emptyPrompt, {});
+      if (typeof prompt !== 'string') return errorString(config.texts.badPrompt, fn, prompt);
       const m = modelArg(fn, model);
       if (typeof m !== 'string') return (m as { error: string }).error;
       return callHost(kind, prompt, m);
@@ -501,11 +513,9 @@ export function sandboxRuntime(
   }
   function batched(fn: string, kind: string) {
     return function (prompts: unknown, model?: unknown): string[] | string {
-      if (!isArray(prompts)) return errorString(fn, 'prompts to be an array of strings', prompts);
+      if (!isArray(prompts)) return errorString(config.texts.badPrompts, fn, prompts);
       for (let i = 0; i < prompts.length; i++) {
-        if (typeof prompts[i] !== 'string') {
-          return errorString(fn, `prompts to be an array of strings (item ${i})`, prompts[i]);
-        }
+        if (typeof prompts[i] !== 'string') return errorString(config.texts.badPromptsItem, fn, prompts[i], i);
       }
       const m = modelArg(fn, model);
       if (typeof m !== 'string') return (m as { error: string }).error;
@@ -530,8 +540,8 @@ export function sandboxRuntime(
       const t = d && 'value' in d ? typeName(d.value) : 'accessor';
       arrayPush(parts, `${jsonStringify(name)}: ${jsonStringify(t)}`);
     }
-    if (parts.length === 0) return 'No variables created yet. Use ```repl``` blocks to create variables.';
-    return `Available variables: {${arrayJoin(parts, ', ')}}`;
+    if (parts.length === 0) return fillText(config.texts.showVarsEmpty, {});
+    return fillText(config.texts.showVars, { variables: `{${arrayJoin(parts, ', ')}}` });
   };
   const finalVar = config.finalVar;
   if (finalVar !== null) {
@@ -548,8 +558,8 @@ export function sandboxRuntime(
         const available: string[] = [];
         for (const n of userNames()) if (n !== 'answer') arrayPush(available, jsonStringify(n));
         return available.length === 0
-          ? fillNotFound(finalVar.noVariables, key, '')
-          : fillNotFound(finalVar.notFound, key, `[${arrayJoin(available, ', ')}]`);
+          ? fillText(finalVar.noVariables, { name: key })
+          : fillText(finalVar.notFound, { name: key, available: `[${arrayJoin(available, ', ')}]` });
       }
       const text = answerText(d.value);
       recordSubmission(text);

@@ -1,5 +1,6 @@
 // The REPL the model's code runs in, behind one interface (isolated-vm JavaScript today).
 import type { BlockError, ReplResetReason } from '../../src-shared/events.ts';
+import type { ReplTexts } from '../../src-shared/repl-texts.ts';
 
 /** A JSON-like value that can be copied into the sandbox. */
 export type SandboxValue = string | number | boolean | null | SandboxValue[] | { [key: string]: SandboxValue };
@@ -57,6 +58,8 @@ export interface ReplOptions {
   outputCapChars?: number;
   /** Paper-era models: also expose FINAL(value) and FINAL_VAR(name) in the REPL, by these rules. */
   finalVar?: FinalVarRules;
+  /** What the REPL itself returns to the code (SHOW_VARS, an empty prompt, a failed call): the run's prompt pack's; ours without one. */
+  texts?: ReplTexts;
   /**
    * A run with compaction: `history` is an empty list from the start, made before the contexts
    * are loaded, as the reference's REPL makes it (Python; it shows in the order variables are listed).

@@ -25,10 +25,42 @@ export class ReferenceImportError extends Error {
   override name = 'ReferenceImportError';
 }
 
-/** Slots the reference has no text for (it never restarts a REPL, nor says a reply was cut): ours. */
-const OURS_WHERE_NONE: readonly SlotName[] = ['replReset', 'replLost', 'replyCut'];
-/** Slots of paper-era FINAL_VAR: the library's where its REPL has FINAL_VAR, else ours. */
-const OURS_WHEN_MISSING: readonly SlotName[] = ['finalVarNotFound', 'finalVarNoVariables'];
+/**
+ * Slots the reference has no text for: ours. It never restarts a REPL, nor says a reply was cut;
+ * a sub-call naming a model it does not know goes to its default client, and one given arguments
+ * of the wrong type passes them on (a string as a batch of its characters); its texts for a stopped
+ * or failed child run and for a spent budget or time carry its own exception messages and number
+ * formats, which our runs do not have.
+ */
+const OURS_WHERE_NONE: readonly SlotName[] = [
+  'replReset',
+  'replLost',
+  'replyCut',
+  'unknownModel',
+  'subcallStopped',
+  'childFailed',
+  'childStopped',
+  'childStoppedPartial',
+  'childBudgetExhausted',
+  'childTimeExhausted',
+  'badPrompt',
+  'badPrompts',
+  'badPromptsItem',
+  'badModel',
+];
+/**
+ * Read from the library's REPL where it has them, else ours: paper-era FINAL_VAR's texts, and what
+ * SHOW_VARS() and a sub-call with an empty prompt or that failed return to the code.
+ */
+const OURS_WHEN_MISSING: readonly SlotName[] = [
+  'finalVarNotFound',
+  'finalVarNoVariables',
+  'showVars',
+  'showVarsEmpty',
+  'emptyPrompt',
+  'subcallFailed',
+  'subcallFailedBatched',
+];
 
 const ProbeOutput = z.object({
   texts: z.record(z.string(), z.string()),
@@ -157,6 +189,10 @@ function rendered(pack: PromptPack, cap: number): Record<string, string> {
     compactionNote2: compactionNote(2, pack),
     // As the Python REPL fills it: the listing is str() of a list of names.
     finalVarNotFound: fill(pack, 'finalVarNotFound', { name: 'y', available: "['context_0', 'x']" }),
+    // As the Python REPL fills them: SHOW_VARS's listing is str() of a dict of type names.
+    showVars: fill(pack, 'showVars', { variables: "{'context_0': 'str', 'n': 'int'}" }),
+    subcallFailed: fill(pack, 'subcallFailed', { error: 'upstream down' }),
+    subcallFailedBatched: fill(pack, 'subcallFailedBatched', { error: 'upstream down' }),
   };
 }
 

@@ -258,6 +258,63 @@ if final_var is not None:
     texts["finalVarNoVariables"] = template(not_found([], M("name")), [(M("name"), "name")], "FINAL_VAR without variables")
     final_var_sample = not_found(["context_0", "x"], "y")
 
+# What the library's REPL itself returns to the code: SHOW_VARS(), and what llm_query returns for
+# an empty prompt and for a call that failed, alone and in a batch (through the library's own LM
+# handler, given a client that fails with a marker). Each only where the library has it.
+try:
+    local_repl = importlib.import_module("rlm.environments.local_repl").LocalREPL
+except ImportError:
+    local_repl = None
+repl_samples = {}
+show_vars = getattr(local_repl, "_show_vars", None)
+if show_vars is not None:
+    texts["showVarsEmpty"] = show_vars(NS(locals={}))
+    shown = show_vars(NS(locals={M("v"): 1}))
+    texts["showVars"] = template(shown, [(str({M("v"): type(1).__name__}), "variables")], "SHOW_VARS")
+    repl_samples["showVars"] = show_vars(NS(locals={"context_0": "x", "n": 3}))
+
+
+class FailingClient:
+    model_name = "probe-model"
+
+    def __init__(self, why):
+        self.why = why
+
+    def completion(self, *a, **k):
+        raise RuntimeError(self.why)
+
+    async def acompletion(self, *a, **k):
+        raise RuntimeError(self.why)
+
+    def get_last_usage(self):
+        return None
+
+
+def with_failing_handler(why, call):
+    handler = importlib.import_module("rlm.core.lm_handler").LMHandler(FailingClient(why))
+    address = handler.start()
+    try:
+        return call(NS(lm_handler_address=address, depth=1, _pending_llm_calls=[]))
+    finally:
+        handler.stop()
+
+
+llm_query = getattr(local_repl, "_llm_query", None)
+llm_query_batched = getattr(local_repl, "_llm_query_batched", None)
+if llm_query is not None and llm_query_batched is not None:
+    def failed(why):
+        return with_failing_handler(why, lambda repl: (llm_query(repl, "p"), llm_query_batched(repl, ["p"]), llm_query(repl, "")))
+
+    one, batch, empty = failed(M("error"))
+    if not isinstance(batch, list) or len(batch) != 1:
+        raise ProbeError("a failed batch: not one reply per prompt")
+    texts["subcallFailed"] = template(one, [(M("error"), "error")], "a failed llm_query")
+    texts["subcallFailedBatched"] = template(batch[0], [(M("error"), "error")], "a failed batch item")
+    texts["emptyPrompt"] = empty
+    one, batch, _ = failed("upstream down")
+    repl_samples["subcallFailed"] = one
+    repl_samples["subcallFailedBatched"] = batch[0]
+
 # Samples built with real values, for the importer to check its pack against.
 samples = {
     "systemPlain": system(P.RLM_SYSTEM_PROMPT),
@@ -273,6 +330,7 @@ samples = {
 }
 if final_var_sample is not None:
     samples["finalVarNotFound"] = final_var_sample
+samples.update(repl_samples)
 
 version = None
 try:

@@ -9,6 +9,7 @@ import type { BlockTiming } from '../block-runner.ts';
 import type { BlockState } from '../block-state.ts';
 import type { ResetTerms } from '../reset-error.ts';
 import type { ReplResetReason } from '../../../src-shared/events.ts';
+import type { ReplTexts } from '../../../src-shared/repl-texts.ts';
 import type { ExecResult, FinalVarRules, HostFunction, LocalValue, SandboxValue } from '../types.ts';
 import type { PythonBlockOutcome } from './isolate-side.ts';
 import { placeArguments, toolParameterNames } from './tool-arguments.ts';
@@ -71,7 +72,13 @@ export function parseOutcome(raw: unknown): ParsedPythonOutcome {
 }
 
 /** runtime.py's `setup` config, the same for both Python REPLs (the CPython REPL adds its rlimits). */
-export function pythonRuntimeConfig(limits: ReplLimits, tools: PythonTools, finalVar: FinalVarRules | null, compaction: boolean) {
+export function pythonRuntimeConfig(
+  limits: ReplLimits,
+  tools: PythonTools,
+  finalVar: FinalVarRules | null,
+  compaction: boolean,
+  texts: ReplTexts,
+) {
   return {
     output_cap: limits.outputCapChars,
     flush_chars: FLUSH_CHARS,
@@ -86,6 +93,10 @@ export function pythonRuntimeConfig(limits: ReplLimits, tools: PythonTools, fina
           final_var_block_start: finalVar.blockStart,
         }),
     compaction,
+    show_vars: texts.showVars,
+    show_vars_empty: texts.showVarsEmpty,
+    empty_prompt: texts.emptyPrompt,
+    bad_prompts: texts.badPrompts,
   };
 }
 

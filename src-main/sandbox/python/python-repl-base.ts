@@ -4,6 +4,7 @@
 // sent to the bridge or the tools. Each REPL supplies its interpreter: how a value just added
 // loads, how a block runs, how its variables are listed, how it ends. No isolated-vm here: the
 // CPython REPL runs in processes that must not load it.
+import { OUR_REPL_TEXTS, type ReplTexts } from '../../../src-shared/repl-texts.ts';
 import { BlockRunner } from '../block-runner.ts';
 import { dispatchHostCall } from '../host-calls.ts';
 import { checkIndex, replLimits, type ReplLimits, SerialQueue } from '../repl-support.ts';
@@ -19,6 +20,7 @@ export abstract class PythonReplBase implements Repl {
   protected readonly runner: BlockRunner;
   readonly #tools: PythonTools;
   readonly #finalVar: FinalVarRules | null;
+  readonly #texts: ReplTexts;
   readonly #compaction: boolean;
   readonly #queue = new SerialQueue(() => this.#disposed);
   #disposed = false;
@@ -28,6 +30,7 @@ export abstract class PythonReplBase implements Repl {
     this.bridge = options.bridge;
     this.limits = replLimits(options, defaults);
     this.#finalVar = options.finalVar ?? null;
+    this.#texts = options.texts ?? OUR_REPL_TEXTS.python;
     this.#compaction = options.compaction === true;
     this.#tools = pythonTools(options.tools ?? {});
     this.runner = new BlockRunner(this.limits, () => this.#disposed);
@@ -68,12 +71,12 @@ export abstract class PythonReplBase implements Repl {
 
   /** runtime.py's `setup` config. */
   protected runtimeConfig(): ReturnType<typeof pythonRuntimeConfig> {
-    return pythonRuntimeConfig(this.limits, this.#tools, this.#finalVar, this.#compaction);
+    return pythonRuntimeConfig(this.limits, this.#tools, this.#finalVar, this.#compaction, this.#texts);
   }
 
   /** Answers a host call of the block at `site`: a sub-call through the bridge, or a tool call. */
   protected hostCall(kind: string, a: string, b: string, site: CallSite): Promise<string> {
-    return dispatchHostCall(this.bridge, (name, payload) => callPythonTool(this.#tools, name, payload), kind, a, b, site);
+    return dispatchHostCall(this.bridge, (name, payload) => callPythonTool(this.#tools, name, payload), kind, a, b, site, this.#texts);
   }
 
   /** A value just kept in `values`: loaded into the interpreter now, or by the next one to start. */

@@ -167,35 +167,33 @@ def _model_arg(model):
     return "" if model is None else str(model)
 
 
-# As the reference, a missing prompt is an error string and no call: a model is never asked "None".
-EMPTY_PROMPT = "Error: the prompt is empty (None or \"\"); nothing was sent"
-
-
+# As the reference, a missing prompt is an error string (the prompt pack's) and no call: a model is
+# never asked "None".
 def llm_query(prompt, model=None):
     if prompt is None or prompt == "":
-        return EMPTY_PROMPT
+        return _fill(_config["empty_prompt"], {})
     _send_output()
     return str(_host.call("llm", _as_prompt(prompt), _model_arg(model)))
 
 
 def llm_query_batched(prompts, model=None):
-    return _batched("llm_batched", prompts, model)
+    return _batched("llm_query_batched", "llm_batched", prompts, model)
 
 
 def rlm_query(prompt, model=None):
     if prompt is None or prompt == "":
-        return EMPTY_PROMPT
+        return _fill(_config["empty_prompt"], {})
     _send_output()
     return str(_host.call("rlm", _as_prompt(prompt), _model_arg(model)))
 
 
 def rlm_query_batched(prompts, model=None):
-    return _batched("rlm_batched", prompts, model)
+    return _batched("rlm_query_batched", "rlm_batched", prompts, model)
 
 
-def _batched(kind, prompts, model):
+def _batched(function, kind, prompts, model):
     if isinstance(prompts, (str, bytes)) or not hasattr(prompts, "__iter__"):
-        return "Error: prompts must be a list of strings"
+        return _fill(_config["bad_prompts"], {"function": function, "type": type(prompts).__name__})
     items = [_as_prompt(p) for p in prompts]
     if not items:
         return []
@@ -215,8 +213,8 @@ def _as_prompt(prompt):
 def SHOW_VARS():
     available = {k: type(v).__name__ for k, v in _vars_at_start.items()}
     if not available:
-        return "No variables created yet. Use ```repl``` blocks to create variables."
-    return f"Available variables: {available}"
+        return _fill(_config["show_vars_empty"], {})
+    return _fill(_config["show_vars"], {"variables": str(available)})
 
 
 def FINAL_VAR(variable_name):
@@ -233,17 +231,17 @@ def FINAL_VAR(variable_name):
     else:
         listed = [k for k in seen if _is_user_name(k)]
         if not listed:
-            return _fill_not_found(_config["final_var_no_variables"], name, "")
-        return _fill_not_found(_config["final_var_not_found"], name, str(listed))
+            return _fill(_config["final_var_no_variables"], {"name": name})
+        return _fill(_config["final_var_not_found"], {"name": name, "available": str(listed)})
     if _block_active:
         _submit(value)
     return value
 
 
-def _fill_not_found(template, name, available):
-    """A pack text with `{name}` and `{available}` filled in, in one pass; other braces stay text."""
-    values = {"name": name, "available": available}
-    return re.sub(r"\{(name|available)\}", lambda m: values[m.group(1)], template)
+def _fill(template, values):
+    """A prompt pack's text with the placeholders named in `values` filled in, in one pass; other
+    braces stay text."""
+    return re.sub(r"\{([a-z][a-z_]*)\}", lambda m: values.get(m.group(1), m.group(0)), template)
 
 
 def FINAL(text):

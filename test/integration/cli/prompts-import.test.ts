@@ -126,6 +126,49 @@ class RLM:
     def _fallback_answer(self, message):
         return get_client(self.backend, self.backend_kwargs).completion(message)
 `,
+  'rlm/environments/local_repl.py': `
+from rlm.core.lm_handler import ask
+
+class LocalREPL:
+    def _show_vars(self):
+        seen = {k: type(v).__name__ for k, v in self.locals.items() if not k.startswith("_")}
+        return f"In scope: {seen}" if seen else "Nothing defined so far."
+
+    def _llm_query(self, prompt, model=None):
+        ok, text = ask(self.lm_handler_address, [prompt])[0]
+        return text if ok else f"Oops: {text}"
+
+    def _llm_query_batched(self, prompts, model=None):
+        return [text if ok else f"Oops in a batch: {text}" for ok, text in ask(self.lm_handler_address, prompts)]
+`,
+  'rlm/core/lm_handler.py': `
+_running = {}
+
+class LMHandler:
+    def __init__(self, client):
+        self.client = client
+
+    def start(self):
+        self.address = ("in-process", len(_running))
+        _running[self.address] = self
+        return self.address
+
+    def stop(self):
+        _running.pop(self.address, None)
+
+def ask(address, prompts):
+    client = _running[address].client
+    replies = []
+    for p in prompts:
+        if not p:
+            replies.append((False, "no prompt given"))
+            continue
+        try:
+            replies.append((True, client.completion(p)))
+        except Exception as e:
+            replies.append((False, str(e)))
+    return replies
+`,
   'rlm/clients_stub.py': `
 def get_client(backend, kwargs):
     raise RuntimeError("no client in this fixture")
@@ -150,7 +193,7 @@ function fakeLibrary(): string {
 describe('prompts import-reference', () => {
   it('learns every text of the library as a template, checked against what its builders build', async () => {
     const { pack, checked } = await importReferencePack({ from: fakeLibrary() });
-    expect(checked).toBe(10);
+    expect(checked).toBe(13);
     expect(pack).toMatchObject({
       name: 'reference-rlm-9.8.7',
       language: 'python',
@@ -185,6 +228,20 @@ describe('prompts import-reference', () => {
       'Squeezed {count} times; carry on.',
     ]);
     expect([t.directCall, t.directCallQuery]).toEqual(['{context}', '{context}']);
+    // What the library's REPL returns to the code: SHOW_VARS(), a call without a prompt, a failed call.
+    expect([t.showVars, t.showVarsEmpty]).toEqual(['In scope: {variables}', 'Nothing defined so far.']);
+    expect([t.emptyPrompt, t.subcallFailed, t.subcallFailedBatched]).toEqual([
+      'Oops: no prompt given',
+      'Oops: {error}',
+      'Oops in a batch: {error}',
+    ]);
+    // The library has no text for these: ours, and the description says so.
+    for (const slot of ['unknownModel', 'subcallStopped', 'childFailed', 'childStopped', 'childBudgetExhausted'] as const)
+      expect([slot, t[slot]]).toEqual([slot, OUR_PACKS.python.texts[slot]]);
+    expect(pack.description).toMatch(
+      /unknownModel, subcallStopped, childFailed, childStopped, childStoppedPartial, childBudgetExhausted, childTimeExhausted/,
+    );
+    expect(pack.description).not.toMatch(/showVars|emptyPrompt|subcallFailed/);
   });
 
   it("keeps our FINAL_VAR texts for a library without FINAL_VAR; reads the library's where its REPL has one", async () => {
@@ -211,6 +268,13 @@ class LocalREPL:
     );
     const paper = await importReferencePack({ from: dir });
     expect(paper.checked).toBe(11);
+    // This REPL has no SHOW_VARS nor sub-calls of its own: ours.
+    expect([paper.pack.texts.showVars, paper.pack.texts.emptyPrompt, paper.pack.texts.subcallFailed]).toEqual([
+      OUR_PACKS.python.texts.showVars,
+      OUR_PACKS.python.texts.emptyPrompt,
+      OUR_PACKS.python.texts.subcallFailed,
+    ]);
+    expect(paper.pack.description).toMatch(/showVars, showVarsEmpty, emptyPrompt, subcallFailed, subcallFailedBatched: RLM Studio's/);
     expect([paper.pack.texts.finalVarNotFound, paper.pack.texts.finalVarNoVariables]).toEqual([
       'No {name} here; try one of {available}.',
       'No {name} here, nor anything else.',
@@ -223,7 +287,7 @@ class LocalREPL:
     const out = join(dir, 'pack.json');
     const res = await runCli(['prompts', 'import-reference', '-o', out, '--from', dir]);
     expect(res.code).toBe(0);
-    expect(res.stderr).toMatch(/wrote .*pack\.json: reference-rlm-9\.8\.7 \(hash [0-9a-f]{16}\).*10 samples rebuilt exactly/);
+    expect(res.stderr).toMatch(/wrote .*pack\.json: reference-rlm-9\.8\.7 \(hash [0-9a-f]{16}\).*13 samples rebuilt exactly/);
     const pack = parsePromptPack(JSON.parse(readFileSync(out, 'utf8')), out);
     expect(pack.texts.turn).toBe('Step {turn} of {max_iterations}.');
     const again = await runCli(['prompts', 'import-reference', '-o', out, '--from', dir]);

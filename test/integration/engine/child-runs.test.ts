@@ -3,6 +3,8 @@
 // of a batch, and children printing at the same time.
 import { describe, expect, it } from 'vitest';
 import { classify, type Policy } from '../../../src-main/mock-llm/policy.ts';
+import { OUR_PACKS } from '../../../src-main/lm/our-prompt-packs.ts';
+import { SLOT_VARIABLES } from '../../../src-main/lm/prompt-pack.ts';
 import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
 import { checkInvariants, harness, ofType, repl } from './harness.ts';
 
@@ -167,5 +169,37 @@ describe('child runs', () => {
       expect(block.stdout).toBe(`start ${name}\nmiddle ${name}\nend ${name}\n`);
     }
     checkInvariants(h.events);
+  });
+
+  it("the strings a child's failure gives its parent are the prompt pack's", async () => {
+    // Our pack with only these slots as markers, so the mock still reads the requests by our texts.
+    const slots = ['childStopped', 'childStoppedPartial', 'childFailed', 'childBudgetExhausted'] as const;
+    const texts = { ...OUR_PACKS.javascript.texts };
+    for (const slot of slots) texts[slot] = `«${slot}»${SLOT_VARIABLES[slot].map((v) => `{${v}}«${v}»`).join('')}`;
+    const prompts = { ...OUR_PACKS.javascript, name: 'child-markers', texts };
+    const stopped = await harness(
+      tree('answer.content = rlm_query("bad"); answer.ready = true;', () => repl('null.boom();')),
+      { maxDepth: 2, maxErrors: 2, prompts },
+    );
+    expect((await stopped.complete('c')).answer).toMatch(
+      /^«childStoppedPartial»max_errors«reason»2 consecutive iterations with errors [^«]*«message»[^«]+«answer»$/s,
+    );
+    let made = 0;
+    const failed = await harness(
+      tree('answer.content = rlm_query("p"); answer.ready = true;', () => repl('answer.content = "never"; answer.ready = true;')),
+      { maxDepth: 2, prompts },
+      {
+        replFactory: async (options) => {
+          if (made++ > 0) throw new Error('no room for a child isolate');
+          return createIsolatedRepl(options);
+        },
+      },
+    );
+    expect((await failed.complete('c')).answer).toBe('«childFailed»no room for a child isolate«error»');
+    const spent = await harness(
+      tree('answer.content = rlm_query("p"); answer.ready = true;', () => repl('answer.content = "child"; answer.ready = true;')),
+      { maxDepth: 2, maxBudgetUsd: 1e-9, prompts },
+    );
+    expect((await spent.complete('c')).answer).toMatch(/^«childBudgetExhausted»[\d.e-]+«spent»1e-9«budget»$/);
   });
 });

@@ -37,6 +37,9 @@ const NUMBERS = new Set([
   'cut',
 ]);
 const noMarkers = (v: string): boolean => !/[«»]/.test(v);
+/** A sub-call prompt the mock fails (HTTP 500), and a model no run here may use. */
+const FAILING = 'fail please';
+const UNKNOWN_MODEL = 'no-such-model';
 
 interface Known {
   queries: Set<string>;
@@ -114,7 +117,9 @@ class Grammar {
       case 'name':
         return slot === 'toolLine' ? this.known.toolNames.has(v) : /^\w+$/.test(v);
       case 'type':
-        return slot === 'toolValue' ? /^\w+$/.test(v) : [t.typeString, t.typeArray, t.typeObject].includes(v);
+        return slot === 'toolValue' || slot === 'badPrompts' ? /^\w+$/.test(v) : [t.typeString, t.typeArray, t.typeObject].includes(v);
+      case 'function':
+        return v === 'llm_query_batched';
       case 'metadata':
         return this.is(v, 'metadata');
       case 'query':
@@ -132,8 +137,13 @@ class Grammar {
       case 'text': {
         // Under reference semantics an error ends stderr, as the reference's REPL writes it.
         const err = v.indexOf('\n«blockError»');
-        return err < 0 ? noMarkers(v) : noMarkers(v.slice(0, err)) && this.is(v.slice(err + 1), 'blockError');
+        return err < 0 ? this.printed(v) : this.printed(v.slice(0, err)) && this.is(v.slice(err + 1), 'blockError');
       }
+      case 'model':
+        return v === UNKNOWN_MODEL;
+      case 'variables':
+      case 'models':
+      case 'error':
       case 'message':
       case 'reason':
         return noMarkers(v);
@@ -142,6 +152,19 @@ class Grammar {
       default:
         return false;
     }
+  }
+
+  /** What a block printed: the code's own text, or lines the REPL returned to it (SHOW_VARS(), a sub-call that failed or was refused). */
+  printed(text: string): boolean {
+    return (
+      noMarkers(text) ||
+      text
+        .replace(/\n$/, '')
+        .split('\n')
+        .every((line) =>
+          this.is(line, 'showVars', 'showVarsEmpty', 'emptyPrompt', 'unknownModel', 'subcallFailed', 'subcallFailedBatched', 'badPrompts'),
+        )
+    );
   }
 
   turnPrompt(text: string): boolean {
@@ -171,14 +194,27 @@ function policy(language: ReplLanguage): { policy: Policy; replies: Set<string> 
         js
           ? 'const x = llm_query("first question");\nconst ys = llm_query_batched(["a", "b"]);\nconst c = rlm_query("child task");\nconst n = limit + lookup("k").length;\nprint(x, ys.length, c, n);'
           : 'x = llm_query("first question")\nys = llm_query_batched(["a", "b"])\nc = rlm_query("child task")\nn = limit + len(lookup("k"))\nprint(x, len(ys), c, n)',
-      ) + `\n\`\`\`repl\n${js ? 'undefinedThing();' : 'undefined_thing()'}\n\`\`\``,
+      ) +
+      `\n\`\`\`repl\n${js ? 'undefinedThing();' : 'undefined_thing()'}\n\`\`\`` +
+      // What the REPL itself returns to the code, printed so that it reaches the model.
+      `\n\`\`\`repl\n${[
+        'print(SHOW_VARS())',
+        'print(llm_query(""))',
+        `print(llm_query("q", "${UNKNOWN_MODEL}"))`,
+        `print(llm_query("${FAILING}"))`,
+        `print(llm_query_batched(["${FAILING}"])[0])`,
+        'print(llm_query_batched("not a list"))',
+      ].join(js ? ';\n' : '\n')}\n\`\`\``,
     second: 'No code this turn.',
     third: fence(js ? 'print("y".repeat(3000));' : 'print("y" * 3000)'),
     submit: fence(js ? 'answer.content = "done";\nanswer.ready = true;' : 'answer["content"] = "done"\nanswer["ready"] = True'),
   };
   const p: Policy = (req) => {
     const c = classify(req);
-    if (c.kind === 'sub') return replies.sub;
+    if (c.kind === 'sub') {
+      if (req.messages.at(-1)?.content === FAILING) throw new Error('this sub-call fails');
+      return replies.sub;
+    }
     if (c.kind === 'final') return replies.final;
     if (c.kind === 'compaction') return replies.summary;
     if (c.query === null) return replies.child;
@@ -231,7 +267,7 @@ function explain(req: RecordedRequest, g: Grammar, replies: Set<string>, pack: P
   const msgs = req.messages.map((m) => ({ role: m.role, content: m.content ?? '' }));
   const t = pack.texts;
   const unexplained: string[] = [];
-  const subPrompts = new Set(['first question', 'a', 'b']);
+  const subPrompts = new Set(['first question', 'a', 'b', FAILING]);
   let kind: Kind;
   if (msgs[0]?.role !== 'system') {
     const only = msgs[0]!.content;
@@ -304,6 +340,12 @@ describe('every message of every request is made of pack texts and slot values',
         'compactionNote',
         'directCall',
         'directCallQuery',
+        'showVars',
+        'emptyPrompt',
+        'unknownModel',
+        'subcallFailed',
+        'subcallFailedBatched',
+        'badPrompts',
       ] as const)
         expect([slot, all.includes(`«${slot}»`)]).toEqual([slot, true]);
       expect(all.includes(language === 'python' ? '«blockError»' : '«blockError»')).toBe(true);

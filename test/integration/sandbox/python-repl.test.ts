@@ -1,7 +1,7 @@
 // The Python REPL's model-facing behaviour: what the reference library's REPL tests check,
 // run against Pyodide in its isolate (and against CPython in the OS sandbox: cpython-repl.test.ts).
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { finalVarRules } from '../../../src-main/engine/prompts.ts';
+import { finalVarRules, replTexts } from '../../../src-main/engine/prompts.ts';
 import { OUR_PACKS } from '../../../src-main/lm/our-prompt-packs.ts';
 import { parseJsonContext } from '../../../src-main/sandbox/json-source.ts';
 import { coolPython } from '../../../src-main/sandbox/python/pool.ts';
@@ -121,10 +121,33 @@ describe('Python REPL: namespace', () => {
     const repl = await make({ tools: { EXCHANGE_NOTE: 'EUR->USD' } });
     await repl.addContext(0, { orders: [] });
     expect(await out(repl, 'orders = 1\nprint(SHOW_VARS())')).toBe(
-      "Available variables: {'EXCHANGE_NOTE': 'str', 'json': 'module', 'f': 'TextIOWrapper', 'context_0': 'dict', 'context': 'dict'}\n",
+      "Variables so far: {'EXCHANGE_NOTE': 'str', 'json': 'module', 'f': 'TextIOWrapper', 'context_0': 'dict', 'context': 'dict'}\n",
     );
     const fresh = await make();
-    expect(await out(fresh, 'print(SHOW_VARS())')).toBe('No variables created yet. Use ```repl``` blocks to create variables.\n');
+    expect(await out(fresh, 'print(SHOW_VARS())')).toBe('No variables yet: create some in a ```repl``` block.\n');
+  });
+
+  it("SHOW_VARS, a call without a prompt and a failed call return the prompt pack's texts", async () => {
+    const down = (): Promise<never> => Promise.reject(new Error('the line is down'));
+    const repl = await make({ bridge: { ...fakeBridge(), llmQuery: down, llmQueryBatched: down }, texts: replTexts(markerPack('python')) });
+    expect(await out(repl, 'print(SHOW_VARS())')).toBe('«showVarsEmpty»\n');
+    await repl.execute('kept = 1', SITE);
+    const printed = await out(
+      repl,
+      'print(SHOW_VARS())\nprint(llm_query(""))\nprint(llm_query(None))\nprint(rlm_query(""))\nprint(llm_query("p"))\nprint(" | ".join(llm_query_batched(["p", "q"])))',
+    );
+    expect(printed.split('\n')).toEqual([
+      "«showVars»{'kept': 'int'}«showVars.variables»",
+      '«emptyPrompt»',
+      '«emptyPrompt»',
+      '«emptyPrompt»',
+      '«subcallFailed»the line is down«subcallFailed.error»',
+      '«subcallFailedBatched»the line is down«subcallFailedBatched.error» | «subcallFailedBatched»the line is down«subcallFailedBatched.error»',
+      '',
+    ]);
+    expect(await out(repl, 'print(llm_query_batched("x"))\nprint(rlm_query_batched(5))')).toBe(
+      '«badPrompts»llm_query_batched«badPrompts.function»str«badPrompts.type»\n«badPrompts»rlm_query_batched«badPrompts.function»int«badPrompts.type»\n',
+    );
   });
 
   it('imports the standard library', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { finalVarRules } from '../../../src-main/engine/prompts.ts';
+import { finalVarRules, replTexts } from '../../../src-main/engine/prompts.ts';
 import { OUR_PACKS } from '../../../src-main/lm/our-prompt-packs.ts';
 import { createIsolatedRepl } from '../../../src-main/sandbox/isolated-repl.ts';
 import type { Repl, ReplOptions } from '../../../src-main/sandbox/types.ts';
@@ -141,10 +141,42 @@ describe('REPL semantics', () => {
 
   it('SHOW_VARS lists user variables with types, without answer and scaffold functions', async () => {
     const repl = await make();
-    expect((await repl.execute('print(SHOW_VARS())', SITE)).stdout).toMatch(/^No variables created yet/);
+    expect((await repl.execute('print(SHOW_VARS())', SITE)).stdout).toMatch(/^No variables yet: create some/);
     await repl.addContext(0, 'ctx');
     const r = await repl.execute('const lines = ["a"]; function helper() {}; print(SHOW_VARS())', SITE);
-    expect(r.stdout).toBe('Available variables: {"context_0": "string", "context": "string", "lines": "Array", "helper": "function"}\n');
+    expect(r.stdout).toBe('Variables so far: {"context_0": "string", "context": "string", "lines": "Array", "helper": "function"}\n');
+  });
+
+  it("SHOW_VARS, a call without a prompt and a failed call return the prompt pack's texts", async () => {
+    const down = (): Promise<never> => Promise.reject(new Error('the line is down'));
+    const bridge = { ...fakeBridge(), llmQuery: down, llmQueryBatched: down };
+    const repl = await make({ bridge, texts: replTexts(markerPack('javascript')) });
+    expect((await repl.execute('print(SHOW_VARS())', SITE)).stdout).toBe('«showVarsEmpty»\n');
+    const r = await repl.execute(
+      'var kept = 1; print(SHOW_VARS()); print(llm_query("")); print(llm_query()); print(rlm_query(null)); print(llm_query("p")); print(llm_query_batched(["p", "q"]).join(" | "))',
+      SITE,
+    );
+    expect(r.stdout.split('\n')).toEqual([
+      '«showVars»{"kept": "number"}«showVars.variables»',
+      '«emptyPrompt»',
+      '«emptyPrompt»',
+      '«emptyPrompt»',
+      '«subcallFailed»the line is down«subcallFailed.error»',
+      '«subcallFailedBatched»the line is down«subcallFailedBatched.error» | «subcallFailedBatched»the line is down«subcallFailedBatched.error»',
+      '',
+    ]);
+    expect(bridge.calls).toEqual([]);
+    const wrong = await repl.execute(
+      'print(llm_query(5)); print(llm_query_batched("x")); print(rlm_query_batched(["a", 1])); print(llm_query("p", 5))',
+      SITE,
+    );
+    expect(wrong.stdout.split('\n')).toEqual([
+      '«badPrompt»llm_query«badPrompt.function»number«badPrompt.type»',
+      '«badPrompts»llm_query_batched«badPrompts.function»string«badPrompts.type»',
+      '«badPromptsItem»rlm_query_batched«badPromptsItem.function»1«badPromptsItem.index»number«badPromptsItem.type»',
+      '«badModel»llm_query«badModel.function»number«badModel.type»',
+      '',
+    ]);
   });
 });
 
@@ -409,10 +441,10 @@ describe('sub-calls', () => {
     expect(bridge.calls).toEqual([]);
   });
 
-  it('turn a (contract-breaking) bridge rejection into an Error string', async () => {
+  it("turn a (contract-breaking) bridge rejection into the pack's failed-call string", async () => {
     const bridge = { ...fakeBridge(), llmQuery: () => Promise.reject(new Error('network down')) };
     const repl = await make({ bridge });
-    expect((await repl.execute('print(llm_query("x"))', SITE)).stdout).toBe('Error: network down\n');
+    expect((await repl.execute('print(llm_query("x"))', SITE)).stdout).toBe('Error: LM query failed - network down\n');
   });
 });
 

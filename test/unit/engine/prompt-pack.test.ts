@@ -39,6 +39,34 @@ describe('prompt pack files', () => {
     }
   });
 
+  it('refuse a pack written before the REPL texts were slots, naming every slot it lacks', () => {
+    const added = [
+      'showVars',
+      'showVarsEmpty',
+      'emptyPrompt',
+      'unknownModel',
+      'subcallFailed',
+      'subcallFailedBatched',
+      'subcallStopped',
+      'childFailed',
+      'childStopped',
+      'childStoppedPartial',
+      'childBudgetExhausted',
+      'childTimeExhausted',
+      'badPrompt',
+      'badPrompts',
+      'badPromptsItem',
+      'badModel',
+    ];
+    const older = Object.fromEntries(Object.entries(OUR_PACKS.python.texts).filter(([slot]) => !added.includes(slot)));
+    expect(() => parsePromptPack({ ...OUR_PACKS.python, texts: older }, 'old.json')).toThrow(PromptPackError);
+    try {
+      parsePromptPack({ ...OUR_PACKS.python, texts: older }, 'old.json');
+    } catch (err) {
+      for (const slot of added) expect((err as Error).message).toContain(`texts.${slot}: missing`);
+    }
+  });
+
   it('are named as a profile names them: ours by the names the app lists, anything else a file', async () => {
     expect(Object.values(OUR_PACKS).map((p) => p.name)).toEqual([...BUILT_IN_PROMPT_PACKS]);
     for (const name of BUILT_IN_PROMPT_PACKS) expect((await resolvePromptPack(name)).name).toBe(name);

@@ -56,10 +56,13 @@ rlm_system_node_ok() {
 
 rlm_ensure_node() {
   local dir
-  dir="$(rlm_node_dir)" || return 1
+  # Not $(rlm_node_dir): a subshell is a fork on every command's start.
+  rlm_platform || return 1
+  dir="$RLM_RUNTIME/node_modules/node/node_modules/node-$RLM_PLATFORM"
   if [ -x "$dir/bin/node" ]; then
     export PATH="$dir/bin:$PATH"
     export npm_config_nodedir="$dir"
+    RLM_NODE_BIN="$dir/bin/node"
     return 0
   fi
   if rlm_system_node_ok && [ -z "${RLM_FORCE_RUNTIME:-}" ]; then
@@ -84,7 +87,8 @@ rlm_ensure_deps() {
   # Fast path without spawning anything (every launch pays this): the stamp is newer than both
   # the lock file and the node binary, so neither changed since it was written (git and npm
   # give the files they write a fresh mtime).
-  node_bin="$(command -v node)" || node_bin=""
+  node_bin="${RLM_NODE_BIN:-}"
+  [ -n "$node_bin" ] || node_bin="$(command -v node)" || node_bin=""
   if [ -n "$node_bin" ] && [ "$stamp" -nt "$root/package-lock.json" ] && [ "$stamp" -nt "$node_bin" ] && rlm_native_bindings_present "$root" >/dev/null; then
     return 0
   fi

@@ -4,6 +4,10 @@
 // here rather than in src-main/lm/our-prompt-packs.ts (which takes it from here) so that a REPL
 // made without a pack (re-execution, the sandbox's own tests) says what our pack says: the
 // sandbox may not read src-main/lm.
+// `showVars`, `showVarsEmpty` and `subcallFailed` keep the reference library's wording, the only
+// texts of our packs that do: its logs re-execute (`rerun`) to their recorded output only when
+// what the REPL prints is the same, and rerun and counterfactuals tell a recorded failed call by
+// that prefix (test/integration/rerun fails with other words).
 import type { ReplLanguage } from './events.ts';
 
 export interface ReplTexts {
@@ -30,8 +34,8 @@ export interface ReplTexts {
 
 export const OUR_REPL_TEXTS: Readonly<Record<ReplLanguage, ReplTexts>> = {
   javascript: {
-    showVars: 'Variables so far: {variables}',
-    showVarsEmpty: 'No variables yet: create some in a ```repl``` block.',
+    showVars: 'Available variables: {variables}',
+    showVarsEmpty: 'No variables created yet. Use ```repl``` blocks to create variables.',
     emptyPrompt: 'Error: the prompt is empty (undefined, null or ""); nothing was sent',
     subcallFailed: 'Error: LM query failed - {error}',
     subcallFailedBatched: 'Error: LM query failed - {error}',
@@ -41,8 +45,8 @@ export const OUR_REPL_TEXTS: Readonly<Record<ReplLanguage, ReplTexts>> = {
     badModel: 'Error: {function}() expects model to be a string, got {type}',
   },
   python: {
-    showVars: 'Variables so far: {variables}',
-    showVarsEmpty: 'No variables yet: create some in a ```repl``` block.',
+    showVars: 'Available variables: {variables}',
+    showVarsEmpty: 'No variables created yet. Use ```repl``` blocks to create variables.',
     emptyPrompt: 'Error: the prompt is empty (None or ""); nothing was sent',
     subcallFailed: 'Error: LM query failed - {error}',
     subcallFailedBatched: 'Error: LM query failed - {error}',

@@ -121,10 +121,10 @@ describe('Python REPL: namespace', () => {
     const repl = await make({ tools: { EXCHANGE_NOTE: 'EUR->USD' } });
     await repl.addContext(0, { orders: [] });
     expect(await out(repl, 'orders = 1\nprint(SHOW_VARS())')).toBe(
-      "Variables so far: {'EXCHANGE_NOTE': 'str', 'json': 'module', 'f': 'TextIOWrapper', 'context_0': 'dict', 'context': 'dict'}\n",
+      "Available variables: {'EXCHANGE_NOTE': 'str', 'json': 'module', 'f': 'TextIOWrapper', 'context_0': 'dict', 'context': 'dict'}\n",
     );
     const fresh = await make();
-    expect(await out(fresh, 'print(SHOW_VARS())')).toBe('No variables yet: create some in a ```repl``` block.\n');
+    expect(await out(fresh, 'print(SHOW_VARS())')).toBe('No variables created yet. Use ```repl``` blocks to create variables.\n');
   });
 
   it("SHOW_VARS, a call without a prompt and a failed call return the prompt pack's texts", async () => {

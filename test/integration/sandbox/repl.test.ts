@@ -141,10 +141,10 @@ describe('REPL semantics', () => {
 
   it('SHOW_VARS lists user variables with types, without answer and scaffold functions', async () => {
     const repl = await make();
-    expect((await repl.execute('print(SHOW_VARS())', SITE)).stdout).toMatch(/^No variables yet: create some/);
+    expect((await repl.execute('print(SHOW_VARS())', SITE)).stdout).toMatch(/^No variables created yet/);
     await repl.addContext(0, 'ctx');
     const r = await repl.execute('const lines = ["a"]; function helper() {}; print(SHOW_VARS())', SITE);
-    expect(r.stdout).toBe('Variables so far: {"context_0": "string", "context": "string", "lines": "Array", "helper": "function"}\n');
+    expect(r.stdout).toBe('Available variables: {"context_0": "string", "context": "string", "lines": "Array", "helper": "function"}\n');
   });
 
   it("SHOW_VARS, a call without a prompt and a failed call return the prompt pack's texts", async () => {

@@ -4,10 +4,10 @@
 // here rather than in src-main/lm/our-prompt-packs.ts (which takes it from here) so that a REPL
 // made without a pack (re-execution, the sandbox's own tests) says what our pack says: the
 // sandbox may not read src-main/lm.
-// `showVars`, `showVarsEmpty` and `subcallFailed` keep the reference library's wording, the only
-// texts of our packs that do: its logs re-execute (`rerun`) to their recorded output only when
-// what the REPL prints is the same, and rerun and counterfactuals tell a recorded failed call by
-// that prefix (test/integration/rerun fails with other words).
+// `showVars`, `showVarsEmpty` and `subcallFailed`/`subcallFailedBatched` keep the reference
+// library's wording, the only texts of our packs that do: its logs re-execute (`rerun`) to their
+// recorded output only when what the REPL prints is the same, and rerun and counterfactuals tell
+// a recorded failed call by that prefix (test/integration/rerun fails with other words).
 import type { ReplLanguage } from './events.ts';
 
 export interface ReplTexts {

@@ -69,7 +69,7 @@ function sdkChunk(bundle: string): string {
  * bundle: its sources with the compile cache.
  */
 async function variants(cacheDir: string, before: string | null): Promise<Variant[]> {
-  const flags = ['--no-node-snapshot', '--liftoff-only'];
+  const flags = ['--no-node-snapshot'];
   const cached = (name: string): NodeJS.ProcessEnv => ({ NODE_COMPILE_CACHE: join(cacheDir, name) });
   const bundle = await ensureCliBuilt();
   const fetchProbe = join(cacheDir, 'fetch-probe.mjs');

@@ -53,7 +53,7 @@ function coverageFromSources(dir: string, argv: string[]): { ms: number; cpuMs: 
   const t0 = performance.now();
   const r = spawnSync(
     '/usr/bin/time',
-    ['-f', '%U %S', process.execPath, '--no-node-snapshot', '--liftoff-only', join(dir, 'src-main/cli/main.ts'), 'coverage', ...argv],
+    ['-f', '%U %S', process.execPath, '--no-node-snapshot', join(dir, 'src-main/cli/main.ts'), 'coverage', ...argv],
     {
       encoding: 'utf8',
       maxBuffer: 1 << 30,

@@ -7,8 +7,8 @@ import { builtinModules } from 'node:module';
 
 const BUILTINS = new Set(builtinModules);
 
-/** `node:fs`, `fs`, `fs/promises`… but not `node:sqlite`-style names without their scheme. */
-function isBuiltin(spec: string): boolean {
+/** `node:fs`, `fs`, `fs/promises`… (the bundle leaves these outside, cli-build.ts). */
+export function isBuiltin(spec: string): boolean {
   return spec.startsWith('node:') || BUILTINS.has(spec);
 }
 

@@ -9,10 +9,9 @@
 // bin/rlm-studio builds it when it is missing or older than the sources (`isCliStale`);
 // `node src-main/cli/cli-build.ts` builds it by hand.
 import { copyFileSync, existsSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
-import { builtinImportsAtRuntime } from './builtin-imports.ts';
+import { builtinImportsAtRuntime, isBuiltin } from './builtin-imports.ts';
 import { acquireBuildLock, newestMtime } from './renderer-build.ts';
 import { repoRoot } from './repo-root.ts';
 
@@ -26,7 +25,7 @@ const SOURCES = ['src-main', 'src-shared', 'package-lock.json'].map((p) => join(
 const EXTERNAL = ['isolated-vm', 'pyodide', 'rolldown', 'vite', 'electron'];
 
 function isExternal(id: string): boolean {
-  if (id.startsWith('node:') || builtinModules.includes(id)) return true;
+  if (isBuiltin(id)) return true;
   return EXTERNAL.some((e) => id === e || id.startsWith(`${e}/`));
 }
 

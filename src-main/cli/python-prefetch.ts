@@ -43,12 +43,7 @@ export async function startPythonEarly(argv: readonly string[]): Promise<'sandbo
     (await import('../sandbox/python/pyodide-files.ts')).prefetchPyodide();
     return 'this process';
   }
-  const [{ sharedSandboxProcess }, { probeOsSandboxSoon }] = await Promise.all([
-    import('../engine/sandbox-process/sandbox-process.ts'),
-    import('../sandbox/os-sandbox/bwrap.ts'),
-  ]);
-  await probeOsSandboxSoon();
-  const sandbox = sharedSandboxProcess();
+  const sandbox = await (await import('../engine/sandbox-process/sandbox-process.ts')).sharedSandboxProcessProbed();
   // Started before the command reads its context file: bound now, the child can read it itself.
   const context = contextFileOf(argv);
   if (context !== null) sandbox.bindFile(context);

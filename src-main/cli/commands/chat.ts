@@ -6,8 +6,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { RunOutcome } from '../../engine/index.ts';
-import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-process.ts';
-import { probeOsSandboxSoon } from '../../sandbox/os-sandbox/bwrap.ts';
+import { sharedSandboxProcessProbed } from '../../engine/sandbox-process/sandbox-process.ts';
 import { keepReplsOutOfProcess, replsOutOfProcess } from '../../engine/conversation.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { textFor } from '../terminal-text.ts';
@@ -86,9 +85,7 @@ export async function chat(o: ChatCliOptions): Promise<void> {
   // sandbox process, started once the first model call is out (for Python, at once); it reads
   // each context file itself rather than have it copied through the channel.
   // CPython runs in its own OS-sandboxed process, from this one.
-  // The probe main.ts started: answered by now, or soon (the sandbox process asks it at once).
-  await probeOsSandboxSoon();
-  const sandbox = replsOutOfProcess() && o.repl !== 'cpython' ? sharedSandboxProcess() : null;
+  const sandbox = replsOutOfProcess() && o.repl !== 'cpython' ? await sharedSandboxProcessProbed() : null;
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
   const load = async (path: string): Promise<{ value: SandboxValue; path: string }> => {

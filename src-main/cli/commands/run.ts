@@ -27,8 +27,7 @@ import { ContextFileError, describeAsciiTextFile, readContextFile } from '../../
 import { describedContext } from '../../engine/context-meta.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { loadPromptsOption } from '../prompts-option.ts';
-import { sharedSandboxProcess } from '../../engine/sandbox-process/sandbox-process.ts';
-import { probeOsSandboxSoon } from '../../sandbox/os-sandbox/bwrap.ts';
+import { sharedSandboxProcessProbed } from '../../engine/sandbox-process/sandbox-process.ts';
 import { keepReplsOutOfProcess, replsOutOfProcess } from '../../engine/conversation.ts';
 import { folderProblem, NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
@@ -282,9 +281,7 @@ export async function runOnce(
   // started once the first model call is out (for Python, at once, by the command line: see
   // cli/python-prefetch.ts); it reads the context file itself. CPython runs in its own
   // OS-sandboxed process, from this one.
-  // The probe main.ts started: answered by now, or soon (the sandbox process asks it at once).
-  await probeOsSandboxSoon();
-  const sandbox = replsOutOfProcess() && o.repl !== 'cpython' ? sharedSandboxProcess() : null;
+  const sandbox = replsOutOfProcess() && o.repl !== 'cpython' ? await sharedSandboxProcessProbed() : null;
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
   // With its REPLs in the sandbox process (and a REPL at all), an ASCII text file is only

@@ -26,6 +26,7 @@ import type {
 import { withSandboxMalloc } from '../../sandbox/huge-pages.ts';
 import { sandboxEnvironment } from '../../sandbox/sandbox-env.ts';
 import { replCacheDir } from '../../sandbox/cache-dir.ts';
+import { probeOsSandboxSoon } from '../../sandbox/os-sandbox/bwrap.ts';
 import { nodeSandboxLayers, nodeSandboxUnavailable, spawnNodeSandboxed } from '../../sandbox/os-sandbox/node-sandbox.ts';
 import { ISOLATE_LAYERS } from '../../sandbox/layers.ts';
 import { jsonSourceOf } from '../../sandbox/json-source.ts';
@@ -389,4 +390,14 @@ let shared: SandboxProcess | null = null;
 export function sharedSandboxProcess(): SandboxProcess {
   shared ??= new SandboxProcess();
   return shared;
+}
+
+/**
+ * The same, once the OS sandbox's probe has answered: made before, its constructor would wait
+ * for bwrap with spawnSync. `run` and `chat` start the probe at launch (cli/main.ts), so it has
+ * usually answered by now.
+ */
+export async function sharedSandboxProcessProbed(): Promise<SandboxProcess> {
+  await probeOsSandboxSoon();
+  return sharedSandboxProcess();
 }

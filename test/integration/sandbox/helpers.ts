@@ -1,5 +1,5 @@
 // Test doubles for the sandbox: a SubcallBridge that answers after a delay and records calls.
-import type { CallSite, SubcallBridge } from '../../../src-main/sandbox/types.ts';
+import type { CallSite, Repl, SubcallBridge } from '../../../src-main/sandbox/types.ts';
 
 export interface RecordedCall {
   kind: 'llm' | 'llm_batched' | 'rlm' | 'rlm_batched';
@@ -46,3 +46,9 @@ export function fakeBridge(delayMs = 0): SubcallBridge & { calls: RecordedCall[]
 }
 
 export const SITE: CallSite = { iteration: 1, block: 1 };
+
+/** What a block printed (stdout, then stderr), and its error as `!Name: message` after it. */
+export async function printedBy(repl: Repl, code: string): Promise<string> {
+  const r = await repl.execute(code, SITE);
+  return r.error ? `${r.stdout}${r.stderr}!${r.error.name}: ${r.error.message}` : `${r.stdout}${r.stderr}`;
+}

@@ -6,7 +6,7 @@ import { OUR_PACKS } from '../../../src-main/lm/our-prompt-packs.ts';
 import { parseJsonContext } from '../../../src-main/sandbox/json-source.ts';
 import { coolPython } from '../../../src-main/sandbox/python/pool.ts';
 import type { Repl, ReplOptions } from '../../../src-main/sandbox/types.ts';
-import { fakeBridge, SITE } from './helpers.ts';
+import { fakeBridge, printedBy, SITE } from './helpers.ts';
 import { pythonBackend } from './python-backend.ts';
 import { markerPack } from '../../support/marker-pack.ts';
 
@@ -21,23 +21,18 @@ afterEach(() => {
 });
 afterAll(() => coolPython());
 
-async function out(repl: Repl, code: string): Promise<string> {
-  const r = await repl.execute(code, SITE);
-  return r.error ? `${r.stdout}${r.stderr}!${r.error.name}: ${r.error.message}` : `${r.stdout}${r.stderr}`;
-}
-
 describe('Python REPL: namespace', () => {
   it('keeps variables, functions, classes and imports across blocks', async () => {
     const repl = await make();
     await repl.addContext(0, 'ctx');
     expect(
-      await out(
+      await printedBy(
         repl,
         'import collections\nx = 2\ndef double(n):\n    return n * factor\nclass Box:\n    def __init__(self, v):\n        self.v = v',
       ),
     ).toBe('');
     // A function sees a name defined after it (unlike the reference's per-block snapshot).
-    expect(await out(repl, 'factor = 10\nprint(double(x), Box(3).v, collections.Counter("aab")["a"])')).toBe('20 3 2\n');
+    expect(await printedBy(repl, 'factor = 10\nprint(double(x), Box(3).v, collections.Counter("aab")["a"])')).toBe('20 3 2\n');
   });
 
   it('loses the assignments of a block that raises, as the reference does', async () => {
@@ -45,17 +40,17 @@ describe('Python REPL: namespace', () => {
     await repl.addContext(0, 'ctx');
     const r = await repl.execute('items = [1]\nkept = 1\nitems.append(2)\nraise ValueError("bad value")', SITE);
     expect(r.error).toEqual({ name: 'ValueError', message: 'bad value' });
-    expect(await out(repl, 'print("kept" in dir())')).toBe('False\n');
+    expect(await printedBy(repl, 'print("kept" in dir())')).toBe('False\n');
   });
 
   it('reports errors as the type and message Python gives', async () => {
     const repl = await make();
     await repl.addContext(0, { currency: 'EUR' });
-    expect(await out(repl, "print(context['order'])")).toBe("!KeyError: 'order'");
-    expect(await out(repl, 'import json\njson.loads(context)')).toBe(
+    expect(await printedBy(repl, "print(context['order'])")).toBe("!KeyError: 'order'");
+    expect(await printedBy(repl, 'import json\njson.loads(context)')).toBe(
       '!TypeError: the JSON object must be str, bytes or bytearray, not dict',
     );
-    expect(await out(repl, 'print((1,')).toMatch(/^!SyntaxError: '\(' was never closed \(<string>, line 1\)$/);
+    expect(await printedBy(repl, 'print((1,')).toMatch(/^!SyntaxError: '\(' was never closed \(<string>, line 1\)$/);
   });
 
   it('captures stdout and stderr separately', async () => {
@@ -107,7 +102,7 @@ describe('Python REPL: namespace', () => {
     const r = await repl.execute('scores = {"a": float("nan"), "b": [float("inf"), -float("inf")], "n": 2**60}\nkept = 1', SITE);
     expect(r.error).toBeNull();
     expect(r.locals).toMatchObject({ scores: { a: 'nan', b: ['inf', '-inf'], n: '1152921504606846976' }, kept: 1 });
-    expect(await out(repl, 'print(scores["a"], kept)')).toBe('nan 1\n');
+    expect(await printedBy(repl, 'print(scores["a"], kept)')).toBe('nan 1\n');
   });
 
   it('lists simple variables in order, answer and contexts included, _names and modules not', async () => {
@@ -120,19 +115,19 @@ describe('Python REPL: namespace', () => {
   it('SHOW_VARS lists the variables as the block started, as the reference prints them', async () => {
     const repl = await make({ tools: { EXCHANGE_NOTE: 'EUR->USD' } });
     await repl.addContext(0, { orders: [] });
-    expect(await out(repl, 'orders = 1\nprint(SHOW_VARS())')).toBe(
+    expect(await printedBy(repl, 'orders = 1\nprint(SHOW_VARS())')).toBe(
       "Available variables: {'EXCHANGE_NOTE': 'str', 'json': 'module', 'f': 'TextIOWrapper', 'context_0': 'dict', 'context': 'dict'}\n",
     );
     const fresh = await make();
-    expect(await out(fresh, 'print(SHOW_VARS())')).toBe('No variables created yet. Use ```repl``` blocks to create variables.\n');
+    expect(await printedBy(fresh, 'print(SHOW_VARS())')).toBe('No variables created yet. Use ```repl``` blocks to create variables.\n');
   });
 
   it("SHOW_VARS, a call without a prompt and a failed call return the prompt pack's texts", async () => {
     const down = (): Promise<never> => Promise.reject(new Error('the line is down'));
     const repl = await make({ bridge: { ...fakeBridge(), llmQuery: down, llmQueryBatched: down }, texts: replTexts(markerPack('python')) });
-    expect(await out(repl, 'print(SHOW_VARS())')).toBe('«showVarsEmpty»\n');
+    expect(await printedBy(repl, 'print(SHOW_VARS())')).toBe('«showVarsEmpty»\n');
     await repl.execute('kept = 1', SITE);
-    const printed = await out(
+    const printed = await printedBy(
       repl,
       'print(SHOW_VARS())\nprint(llm_query(""))\nprint(llm_query(None))\nprint(rlm_query(""))\nprint(llm_query("p"))\nprint(" | ".join(llm_query_batched(["p", "q"])))',
     );
@@ -145,7 +140,7 @@ describe('Python REPL: namespace', () => {
       '«subcallFailedBatched»the line is down«subcallFailedBatched.error» | «subcallFailedBatched»the line is down«subcallFailedBatched.error»',
       '',
     ]);
-    expect(await out(repl, 'print(llm_query_batched("x"))\nprint(rlm_query_batched(5))')).toBe(
+    expect(await printedBy(repl, 'print(llm_query_batched("x"))\nprint(rlm_query_batched(5))')).toBe(
       '«badPrompts»llm_query_batched«badPrompts.function»str«badPrompts.type»\n«badPrompts»rlm_query_batched«badPrompts.function»int«badPrompts.type»\n',
     );
   });
@@ -156,7 +151,7 @@ describe('Python REPL: namespace', () => {
       'import re, json, math, itertools, functools, collections, statistics, csv, io, hashlib, datetime, difflib, textwrap, heapq, decimal, fractions, urllib.parse, html, string, random',
       'print(hashlib.sha256(b"x").hexdigest()[:8], math.isqrt(17), urllib.parse.quote("a b"), statistics.median([3, 1, 2]))',
     ].join('\n');
-    expect(await out(repl, code)).toBe('2d711642 4 a%20b 2\n');
+    expect(await printedBy(repl, code)).toBe('2d711642 4 a%20b 2\n');
   });
 });
 
@@ -180,20 +175,20 @@ describe('Python REPL: the answer dict', () => {
     const r = await repl.execute('answer["content"] = "before"\nanswer["ready"] = True\nraise RuntimeError("after")', SITE);
     expect(r.submitted).toBe('before');
     expect(r.error?.name).toBe('RuntimeError');
-    expect(await out(repl, 'answer = 5\nprint(type(answer).__name__)')).toBe('int\n');
-    expect(await out(repl, 'print(answer)')).toBe("{'content': '', 'ready': False}\n");
+    expect(await printedBy(repl, 'answer = 5\nprint(type(answer).__name__)')).toBe('int\n');
+    expect(await printedBy(repl, 'print(answer)')).toBe("{'content': '', 'ready': False}\n");
   });
 
   it('has FINAL and FINAL_VAR only when paper-era patterns are on', async () => {
     const off = await make();
-    expect(await out(off, 'FINAL_VAR("x")')).toBe("!NameError: name 'FINAL_VAR' is not defined");
+    expect(await printedBy(off, 'FINAL_VAR("x")')).toBe("!NameError: name 'FINAL_VAR' is not defined");
     const on = await make({ finalVar: finalVarRules(OUR_PACKS.python) });
     await on.execute('result = 42', SITE);
     expect((await on.execute('FINAL_VAR("result")', SITE)).submitted).toBe('42');
     expect((await on.execute('FINAL("done")', SITE)).submitted).toBe('done');
-    expect(await out(on, 'print(FINAL_VAR("missing"))')).toMatch(/^Error: Variable 'missing' not found/);
+    expect(await printedBy(on, 'print(FINAL_VAR("missing"))')).toMatch(/^Error: Variable 'missing' not found/);
     // A function of the REPL is no variable, as in the reference's locals.
-    expect(await out(on, 'print(FINAL_VAR("llm_query"))')).toMatch(/^Error: Variable 'llm_query' not found/);
+    expect(await printedBy(on, 'print(FINAL_VAR("llm_query"))')).toMatch(/^Error: Variable 'llm_query' not found/);
     expect((await on.execute('FINAL_VAR("llm_query")', SITE)).submitted).toBeNull();
     // Our semantics: a variable the same block made is found.
     const same = await on.execute('fresh = "now"\nprint(FINAL_VAR("fresh"))', SITE);
@@ -225,7 +220,7 @@ describe('Python REPL: contexts and histories', () => {
     await repl.addContext(0, 'line one\r\nline two');
     await repl.addContext(1, ['a', 'b']);
     await repl.addContext(2, { k: [1, { n: null }] });
-    expect(await out(repl, 'print(repr(context), context is context_0, context_1, context_2)')).toBe(
+    expect(await printedBy(repl, 'print(repr(context), context is context_0, context_1, context_2)')).toBe(
       "'line one\\nline two' True ['a', 'b'] {'k': [1, {'n': None}]}\n",
     );
   });
@@ -239,7 +234,7 @@ describe('Python REPL: contexts and histories', () => {
     await repl.addContext(0, value);
     // The same object made by hand has JavaScript's numbers only.
     await repl.addContext(1, { x: 2, list: [1, 2] });
-    expect(await out(repl, 'print(repr(context["x"]), context["big"], context["huge"], context["list"], context_1)')).toBe(
+    expect(await printedBy(repl, 'print(repr(context["x"]), context["big"], context["huge"], context["list"], context_1)')).toBe(
       "2.0 12345678901234567890 inf [1.0, 2, -0.0] {'x': 2, 'list': [1, 2]}\n",
     );
   });
@@ -257,21 +252,21 @@ describe('Python REPL: contexts and histories', () => {
     await repl.addContext(0, 'c');
     await repl.addHistory(0, [{ role: 'user', content: 'first' }]);
     await repl.addHistory(1, [{ role: 'user', content: 'second' }]);
-    expect(await out(repl, 'print(history[0]["content"], history_1[0]["content"])')).toBe('first second\n');
+    expect(await printedBy(repl, 'print(history[0]["content"], history_1[0]["content"])')).toBe('first second\n');
     await repl.appendHistory([{ role: 'assistant', content: 'summary' }]);
-    expect(await out(repl, 'history = None\nprint(1)')).toBe('1\n');
-    expect(await out(repl, 'print(history[0]["content"])')).toBe('summary\n');
+    expect(await printedBy(repl, 'history = None\nprint(1)')).toBe('1\n');
+    expect(await printedBy(repl, 'print(history[0]["content"])')).toBe('summary\n');
     // Later messages extend the same list, the code's own changes to it included (as the reference).
     await repl.execute('history.append("mine")\nkept = history', SITE);
     await repl.appendHistory([{ role: 'user', content: 'next' }]);
-    expect(await out(repl, 'print(len(history), history[1], history[2]["content"], kept is history)')).toBe('3 mine next True\n');
+    expect(await printedBy(repl, 'print(len(history), history[1], history[2]["content"], kept is history)')).toBe('3 mine next True\n');
   });
 
   it('restores the scaffold after a block overwrites it', async () => {
     const repl = await make();
     await repl.addContext(0, 'real');
     await repl.execute('context = "fake"\nllm_query = None', SITE);
-    expect(await out(repl, 'print(context, llm_query("q"))')).toBe('real llm:q\n');
+    expect(await printedBy(repl, 'print(context, llm_query("q"))')).toBe('real llm:q\n');
   });
 });
 
@@ -297,8 +292,8 @@ describe('Python REPL: sub-calls and tools', () => {
     const bridge = fakeBridge();
     bridge.llmQueryBatched = async (prompts) => prompts.map((p) => (p === 'bad' ? 'Error: the model refused' : `ok:${p}`));
     const repl = await make({ bridge });
-    expect(await out(repl, 'print(llm_query_batched(["a", "bad", "c"]))')).toBe("['ok:a', 'Error: the model refused', 'ok:c']\n");
-    expect(await out(repl, 'print(llm_query_batched([]))')).toBe('[]\n');
+    expect(await printedBy(repl, 'print(llm_query_batched(["a", "bad", "c"]))')).toBe("['ok:a', 'Error: the model refused', 'ok:c']\n");
+    expect(await printedBy(repl, 'print(llm_query_batched([]))')).toBe('[]\n');
   });
 
   it('calls custom tools with positional and keyword arguments and raises their errors', async () => {
@@ -308,15 +303,17 @@ describe('Python REPL: sub-calls and tools', () => {
     };
     const repl = await make({ tools: { convert_currency: convert, RATE_NOTE: 'fixed' } });
     // JSON numbers: an integral result arrives as int.
-    expect(await out(repl, 'print(convert_currency(100), convert_currency(10, to="USD"), RATE_NOTE)')).toBe('108 10.8 fixed\n');
-    expect(await out(repl, 'convert_currency(1, to="GBP")')).toBe('!ValueError: unsupported currency GBP');
-    expect(await out(repl, 'convert_currency(1, rate=2)')).toBe("!TypeError: convert_currency() got an unexpected keyword argument 'rate'");
+    expect(await printedBy(repl, 'print(convert_currency(100), convert_currency(10, to="USD"), RATE_NOTE)')).toBe('108 10.8 fixed\n');
+    expect(await printedBy(repl, 'convert_currency(1, to="GBP")')).toBe('!ValueError: unsupported currency GBP');
+    expect(await printedBy(repl, 'convert_currency(1, rate=2)')).toBe(
+      "!TypeError: convert_currency() got an unexpected keyword argument 'rate'",
+    );
   });
 
   it('gives a tool nan and the infinities as JavaScript numbers; the call failed as invalid JSON', async () => {
     const seen: unknown[] = [];
     const repl = await make({ tools: { keep: (...args: unknown[]) => void seen.push(args) } });
-    expect(await out(repl, 'keep(float("nan"), [float("inf"), {"low": -float("inf"), "ok": 1.5}], "NaN")')).toBe('');
+    expect(await printedBy(repl, 'keep(float("nan"), [float("inf"), {"low": -float("inf"), "ok": 1.5}], "NaN")')).toBe('');
     expect(seen).toEqual([[Number.NaN, [Infinity, { low: -Infinity, ok: 1.5 }], 'NaN']]);
   });
 
@@ -341,15 +338,17 @@ describe('Python REPL: side by side with the reference', () => {
   it('a list context, and names and in-place changes that persist across blocks', async () => {
     const repl = await make();
     await repl.addContext(0, ['alpha', 'beta', 'gamma']);
-    expect(await out(repl, 'print(type(context).__name__, len(context), context[1], context is context_0)')).toBe('list 3 beta True\n');
-    expect(await out(repl, 'total = sum(len(c) for c in context)\ncounts = {}\ndef bump(k):\n    counts[k] = counts.get(k, 0) + 1')).toBe(
-      '',
+    expect(await printedBy(repl, 'print(type(context).__name__, len(context), context[1], context is context_0)')).toBe(
+      'list 3 beta True\n',
     );
-    expect(await out(repl, 'bump("a")\nbump("a")\ncontext.append("delta")')).toBe('');
-    expect(await out(repl, 'print(total, counts, len(context_0))')).toBe("14 {'a': 2} 4\n");
+    expect(
+      await printedBy(repl, 'total = sum(len(c) for c in context)\ncounts = {}\ndef bump(k):\n    counts[k] = counts.get(k, 0) + 1'),
+    ).toBe('');
+    expect(await printedBy(repl, 'bump("a")\nbump("a")\ncontext.append("delta")')).toBe('');
+    expect(await printedBy(repl, 'print(total, counts, len(context_0))')).toBe("14 {'a': 2} 4\n");
     // Items that are not strings arrive as the reference's json.load gives them.
     await repl.addContext(1, [1, 'a', null, { x: 1.5, y: [true, false] }, []]);
-    expect(await out(repl, 'print(context_1, [type(v).__name__ for v in context_1])')).toBe(
+    expect(await printedBy(repl, 'print(context_1, [type(v).__name__ for v in context_1])')).toBe(
       "[1, 'a', None, {'x': 1.5, 'y': [True, False]}, []] ['int', 'str', 'NoneType', 'dict', 'list']\n",
     );
   });
@@ -362,8 +361,10 @@ describe('Python REPL: side by side with the reference', () => {
       stderr: '',
       error: { name: 'ZeroDivisionError', message: 'division by zero' },
     });
-    expect(await out(repl, 'def h(d):\n    return d["missing"]\nh({})')).toBe("!KeyError: 'missing'");
-    expect(await out(repl, 'def deep(n):\n    return deep(n + 1)\ndeep(0)')).toBe('!RecursionError: maximum recursion depth exceeded');
+    expect(await printedBy(repl, 'def h(d):\n    return d["missing"]\nh({})')).toBe("!KeyError: 'missing'");
+    expect(await printedBy(repl, 'def deep(n):\n    return deep(n + 1)\ndeep(0)')).toBe(
+      '!RecursionError: maximum recursion depth exceeded',
+    );
   });
 
   it("a traceback the code prints itself names the block as <string> and each function's frame", async () => {
@@ -377,8 +378,8 @@ describe('Python REPL: side by side with the reference', () => {
 
   it('an indented body, once the first line is stripped as the reference strips it, fails on line 2', async () => {
     const repl = await make();
-    expect(await out(repl, 'x = 1\n    print(x)')).toBe('!IndentationError: unexpected indent (<string>, line 2)');
-    expect(await out(repl, '    x = 1')).toBe('!IndentationError: unexpected indent (<string>, line 1)');
+    expect(await printedBy(repl, 'x = 1\n    print(x)')).toBe('!IndentationError: unexpected indent (<string>, line 2)');
+    expect(await printedBy(repl, '    x = 1')).toBe('!IndentationError: unexpected indent (<string>, line 1)');
   });
 
   it('submits str() of content that is not a string, for any truthy ready', async () => {
@@ -391,7 +392,7 @@ describe('Python REPL: side by side with the reference', () => {
 
   it('sys.exit() is an error of its block, where it escaped the reference and ended the run', async () => {
     const repl = await make();
-    expect(await out(repl, 'import sys\nkept = 1\nsys.exit(3)')).toBe('!SystemExit: 3');
-    expect(await out(repl, 'print("still here", "kept" in dir())')).toBe('still here False\n');
+    expect(await printedBy(repl, 'import sys\nkept = 1\nsys.exit(3)')).toBe('!SystemExit: 3');
+    expect(await printedBy(repl, 'print("still here", "kept" in dir())')).toBe('still here False\n');
   });
 });

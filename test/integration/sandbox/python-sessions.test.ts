@@ -8,7 +8,7 @@ import { startInterpreter } from '../../../src-main/sandbox/python/interpreter.t
 import { coolPython } from '../../../src-main/sandbox/python/pool.ts';
 import { createPythonRepl } from '../../../src-main/sandbox/python/pyodide-repl.ts';
 import type { Repl, ReplOptions } from '../../../src-main/sandbox/types.ts';
-import { fakeBridge, SITE } from './helpers.ts';
+import { fakeBridge, printedBy, SITE } from './helpers.ts';
 
 const repls: Repl[] = [];
 async function make(options: Partial<ReplOptions> = {}): Promise<Repl> {
@@ -20,11 +20,6 @@ afterEach(() => {
   for (const repl of repls.splice(0)) repl.dispose();
 });
 afterAll(() => coolPython());
-
-async function out(repl: Repl, code: string): Promise<string> {
-  const r = await repl.execute(code, SITE);
-  return r.error ? `${r.stdout}${r.stderr}!${r.error.name}: ${r.error.message}` : `${r.stdout}${r.stderr}`;
-}
 
 /** Python that prints whether the interpreter's whole wasm memory holds `hex`'s bytes four times over. */
 const SCAN = (hex: string): string =>
@@ -42,27 +37,27 @@ describe('Python sessions sharing a process', () => {
     const [a, b, c] = await Promise.all([make(), make(), make()]);
     await Promise.all([a, b, c].map((r, i) => r.addContext(0, `context of ${i}`)));
     // Random bytes made inside A, repeated so a scan cannot miss them; A prints them as hex.
-    const secret = (await out(a, 'import os\nsecret = os.urandom(16)\nblob = secret * 4096\nprint(secret.hex())')).trim();
+    const secret = (await printedBy(a, 'import os\nsecret = os.urandom(16)\nblob = secret * 4096\nprint(secret.hex())')).trim();
     expect(secret).toMatch(/^[0-9a-f]{32}$/);
-    await out(b, 'mine = "b"');
+    await printedBy(b, 'mine = "b"');
     // The scan finds what is there (A's own memory) and not what is another's (B's, C's).
-    expect(await out(a, SCAN(secret))).toBe('True\n');
-    expect(await out(b, SCAN(secret))).toBe('False\n');
-    expect(await out(c, SCAN(secret))).toBe('False\n');
-    expect(await out(b, 'print("secret" in globals(), "blob" in globals(), mine, context)')).toBe('False False b context of 1\n');
-    expect(await out(a, 'print("mine" in globals(), context)')).toBe('False context of 0\n');
+    expect(await printedBy(a, SCAN(secret))).toBe('True\n');
+    expect(await printedBy(b, SCAN(secret))).toBe('False\n');
+    expect(await printedBy(c, SCAN(secret))).toBe('False\n');
+    expect(await printedBy(b, 'print("secret" in globals(), "blob" in globals(), mine, context)')).toBe('False False b context of 1\n');
+    expect(await printedBy(a, 'print("mine" in globals(), context)')).toBe('False context of 0\n');
   });
 
   it("keep their state when another's interpreter is replaced or disposed", async () => {
     const [a, b, c] = await Promise.all([make({ memoryLimitMb: 128 }), make(), make()]);
-    await out(b, 'kept = [1, 2, 3]');
-    await out(c, 'also = "c"');
+    await printedBy(b, 'kept = [1, 2, 3]');
+    await printedBy(c, 'also = "c"');
     const bomb = await a.execute('x = 1\nbig = bytearray(1024 ** 3)', SITE);
     expect(bomb.error?.name).toBe('MemoryError');
     expect(bomb.replReset).toBe('memory_limit');
     await c.dispose();
-    expect(await out(b, 'kept.append(4)\nprint(kept)')).toBe('[1, 2, 3, 4]\n');
-    expect(await out(a, 'print("x" in globals())')).toBe('False\n');
+    expect(await printedBy(b, 'kept.append(4)\nprint(kept)')).toBe('[1, 2, 3, 4]\n');
+    expect(await printedBy(a, 'print("x" in globals())')).toBe('False\n');
   });
 
   it('restore only the nonzero pages of the snapshot into a fresh memory', async () => {

@@ -13,6 +13,7 @@ import { blockedPortText, fetchBlockedPort } from '../../src-shared/endpoint-url
 import type { ChatMessage, ReasoningSource, Usage } from '../../src-shared/events.ts';
 import { estimateTextTokens, estimateTokens } from '../../src-shared/tokens.ts';
 import { markPhase } from '../../src-shared/phase-timing.ts';
+import { httpParserSdkLoaded } from './http-parser-tiering.ts';
 import { costFromPrice, DEFAULT_PRICES, priceFor } from './prices.ts';
 import { lengthRefusal, type LengthRefusal } from './length-refusal.ts';
 import type { CompletionRequest, CompletionResult, LmClient, PriceTable } from './types.ts';
@@ -75,6 +76,7 @@ const sdkReady: Promise<Sdk> = new Promise<Sdk>((resolve, reject) => {
   setImmediate(() => {
     import('openai').then((m) => {
       markPhase('openai SDK loaded');
+      httpParserSdkLoaded();
       resolve((sdkModule = m));
     }, reject);
   });

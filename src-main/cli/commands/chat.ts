@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { RunOutcome } from '../../engine/index.ts';
 import { sharedSandboxProcessProbed } from '../../engine/sandbox-process/sandbox-process.ts';
+import { keepHttpParserOnBaseline } from '../../lm/http-parser-tiering.ts';
 import { keepReplsOutOfProcess, replsOutOfProcess } from '../../engine/conversation.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { textFor } from '../terminal-text.ts';
@@ -88,6 +89,8 @@ export async function chat(o: ChatCliOptions): Promise<void> {
   const sandbox = replsOutOfProcess() && o.repl !== 'cpython' ? await sharedSandboxProcessProbed() : null;
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
+  // No WebAssembly here but fetch's parser: http-parser-tiering.ts.
+  if (sandbox || o.repl === 'cpython') keepHttpParserOnBaseline();
   const load = async (path: string): Promise<{ value: SandboxValue; path: string }> => {
     const value = await loadContextFile(path, o.repl);
     sandbox?.shareContextFile(resolve(path), value, o.repl === 'python');

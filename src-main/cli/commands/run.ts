@@ -28,6 +28,7 @@ import { describedContext } from '../../engine/context-meta.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { loadPromptsOption } from '../prompts-option.ts';
 import { sharedSandboxProcessProbed } from '../../engine/sandbox-process/sandbox-process.ts';
+import { keepHttpParserOnBaseline } from '../../lm/http-parser-tiering.ts';
 import { keepReplsOutOfProcess, replsOutOfProcess } from '../../engine/conversation.ts';
 import { folderProblem, NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
@@ -284,6 +285,8 @@ export async function runOnce(
   const sandbox = replsOutOfProcess() && o.repl !== 'cpython' ? await sharedSandboxProcessProbed() : null;
   if (sandbox && o.repl === 'python') sandbox.warmPython();
   else preparePythonFor(o);
+  // No WebAssembly here but fetch's parser: http-parser-tiering.ts.
+  if (sandbox || o.repl === 'cpython') keepHttpParserOnBaseline();
   // With its REPLs in the sandbox process (and a REPL at all), an ASCII text file is only
   // described here: the child reads it, and this process never decodes it.
   // Only when the child can read it: inside the OS sandbox, a file bound before it started.

@@ -67,6 +67,11 @@ describe('run, start to exit', () => {
     expect(at('request 1 to the endpoint')).toBeLessThan(at('sandbox process spawned'));
     expect(at('sandbox op 0 (addContextFile) sent')).toBeLessThan(at('block.start (iteration 1, block 0)'));
     expect(at('request 1 to the endpoint')).toBeLessThan(at('model.reply (iteration 1)'));
+    // Fetch's HTTP parser is held on baseline code (lm/http-parser-tiering.ts): set once the SDK
+    // has loaded (a flag set earlier would spoil the built-ins' code cache) and before the first
+    // request instantiates the parser.
+    expect(at('openai SDK loaded')).toBeLessThan(at('http parser kept on baseline'));
+    expect(at('http parser kept on baseline')).toBeLessThan(at('request 1 to the endpoint'));
     expect(at('model.reply (iteration 1)')).toBeLessThan(at('block.start (iteration 1, block 0)'));
     expect(at('run.end')).toBeLessThan(at('run: summary ready'));
     expect(m.at(-1)).toBe('exit');

@@ -177,7 +177,9 @@ export class OpenAiCompatibleClient implements LmClient {
         if (this.attempts.has(call)) this.attempts.set(call, this.attempts.get(call)! + 1);
       }
       markPhase(`request ${call ?? '?'} to the endpoint`);
-      const res = await (inner ?? fetch)(input, { ...init, headers });
+      const pending = (inner ?? fetch)(input, { ...init, headers });
+      if (this.streamMode !== 'off' && sdkModule !== null) warmStreamReading(sdkModule);
+      const res = await pending;
       markPhase(`request ${call ?? '?'} answered (headers)`);
       if (!res.ok && call !== null && this.attempts.has(call)) {
         this.errorBodies.set(
@@ -381,6 +383,42 @@ export class OpenAiCompatibleClient implements LmClient {
     const message = err instanceof Error ? err.message : String(err);
     return new LmEndpointError(at, null, `LM endpoint ${at} failed: ${message}`, { cause: err });
   }
+}
+
+// The first streamed reply is read by SDK code that has not run yet in this process (V8
+// compiles each function on its first call): ~10 ms of CPU between the reply's arrival and its
+// use. While the first request waits for its answer, a reply made up here goes through the same
+// code: the SDK's request building, its SSE reader and stream, fetch's Response. Nothing leaves
+// the process (its own client, whose fetch answers from memory), and nothing is recorded.
+let streamReadingWarmed = false;
+const WARM_MODEL = 'warm-up';
+const WARM_SSE = `data: ${JSON.stringify({
+  id: 'warm-up',
+  object: 'chat.completion.chunk',
+  created: 0,
+  model: WARM_MODEL,
+  choices: [{ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+})}\n\ndata: [DONE]\n\n`;
+
+function warmStreamReading(sdk: Sdk): void {
+  if (streamReadingWarmed) return;
+  streamReadingWarmed = true;
+  const client = new sdk.OpenAI({
+    baseURL: 'http://warm-up.invalid/v1',
+    apiKey: 'warm-up',
+    organization: null,
+    project: null,
+    maxRetries: 0,
+    // Not in a log of OPENAI_LOG's: no request of the user's.
+    logLevel: 'off',
+    fetch: () => Promise.resolve(new Response(WARM_SSE, { status: 200, headers: { 'content-type': 'text/event-stream' } })),
+  });
+  void (async () => {
+    const stream = await client.chat.completions.create({ model: WARM_MODEL, messages: [{ role: 'user', content: 'ok' }], stream: true });
+    for await (const chunk of stream) reasoningField(chunk.choices[0]?.delta);
+    markPhase('stream reading warmed');
+  })().catch(() => undefined);
 }
 
 /** An endpoint error after the SDK's retries says how many requests were made. */

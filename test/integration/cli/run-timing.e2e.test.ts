@@ -72,6 +72,9 @@ describe('run, start to exit', () => {
     // request instantiates the parser.
     expect(at('openai SDK loaded')).toBeLessThan(at('http parser kept on baseline'));
     expect(at('http parser kept on baseline')).toBeLessThan(at('request 1 to the endpoint'));
+    // While the first request waits, a made-up reply runs through the SDK's stream reading
+    // (openai-client.ts), and went through it whole.
+    expect(at('request 1 to the endpoint')).toBeLessThan(at('stream reading warmed'));
     expect(at('model.reply (iteration 1)')).toBeLessThan(at('block.start (iteration 1, block 0)'));
     expect(at('run.end')).toBeLessThan(at('run: summary ready'));
     expect(m.at(-1)).toBe('exit');

@@ -2,7 +2,7 @@
 // LM Studio, OpenRouter, our mock-llm), through the official `openai` SDK. The SDK owns
 // retries (429, 408, 409, 5xx, timeouts, connection errors; exponential backoff, honouring
 // Retry-After) and the per-attempt timeout; this file owns usage, cost and error wording.
-import { subscribe } from 'node:diagnostics_channel';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { OpenAI } from 'openai';
 import type {
   ChatCompletionCreateParamsBase,
@@ -177,9 +177,8 @@ export class OpenAiCompatibleClient implements LmClient {
         if (this.attempts.has(call)) this.attempts.set(call, this.attempts.get(call)! + 1);
       }
       markPhase(`request ${call ?? '?'} to the endpoint`);
-      const pending = (inner ?? fetch)(input, { ...init, headers });
-      if (this.streamMode !== 'off' && sdkModule !== null) warmStreamReading(sdkModule);
-      const res = await pending;
+      if (this.streamMode !== 'off' && sdkModule !== null) warmStreamReadingOnceSent(sdkModule);
+      const res = await (inner ?? fetch)(input, { ...init, headers });
       markPhase(`request ${call ?? '?'} answered (headers)`);
       if (!res.ok && call !== null && this.attempts.has(call)) {
         this.errorBodies.set(
@@ -389,7 +388,9 @@ export class OpenAiCompatibleClient implements LmClient {
 // compiles each function on its first call): ~10 ms of CPU between the reply's arrival and its
 // use. While the first request waits for its answer, a reply made up here goes through the same
 // code: the SDK's request building, its SSE reader and stream, fetch's Response. Nothing leaves
-// the process (its own client, whose fetch answers from memory), and nothing is recorded.
+// the process (its own client, whose fetch answers from memory), and nothing is recorded. It
+// starts once the request's body is written (undici says so), after what that moment starts
+// (the engine's sandbox process), so that it takes no CPU from the request itself.
 let streamReadingWarmed = false;
 const WARM_MODEL = 'warm-up';
 const WARM_SSE = `data: ${JSON.stringify({
@@ -401,9 +402,17 @@ const WARM_SSE = `data: ${JSON.stringify({
   usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
 })}\n\ndata: [DONE]\n\n`;
 
-function warmStreamReading(sdk: Sdk): void {
+function warmStreamReadingOnceSent(sdk: Sdk): void {
   if (streamReadingWarmed) return;
   streamReadingWarmed = true;
+  const sent = (): void => {
+    unsubscribe('undici:request:bodySent', sent);
+    setImmediate(() => warmStreamReading(sdk));
+  };
+  subscribe('undici:request:bodySent', sent);
+}
+
+function warmStreamReading(sdk: Sdk): void {
   const client = new sdk.OpenAI({
     baseURL: 'http://warm-up.invalid/v1',
     apiKey: 'warm-up',

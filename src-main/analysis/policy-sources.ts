@@ -57,30 +57,9 @@ export interface PolicySource {
   problems: string[];
 }
 
-function emptyStats(): LogStats {
-  return {
-    sessions: 0,
-    runs: 0,
-    maxDepth: 0,
-    iterations: 0,
-    codeBlocks: 0,
-    llmCalls: 0,
-    rlmCalls: 0,
-    errors: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    cachedInputTokens: 0,
-    reasoningTokens: 0,
-    costUsd: 0,
-    wallMs: 0,
-    retries: 0,
-    cutReplies: 0,
-    byModel: {},
-  };
-}
-
 function sumStats(all: readonly LogStats[]): LogStats {
-  const t = emptyStats();
+  // An accumulator that saw nothing: every counter 0, cost 0 (no call, so not unknown).
+  const t = new StatsAccumulator().result();
   for (const s of all) {
     t.sessions += s.sessions;
     t.runs += s.runs;

@@ -2,7 +2,7 @@
 // LM Studio, OpenRouter, our mock-llm), through the official `openai` SDK. The SDK owns
 // retries (429, 408, 409, 5xx, timeouts, connection errors; exponential backoff, honouring
 // Retry-After) and the per-attempt timeout; this file owns usage, cost and error wording.
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { subscribe } from 'node:diagnostics_channel';
 import type { OpenAI } from 'openai';
 import type {
   ChatCompletionCreateParamsBase,
@@ -405,11 +405,8 @@ const WARM_SSE = `data: ${JSON.stringify({
 function warmStreamReadingOnceSent(sdk: Sdk): void {
   if (streamReadingWarmed) return;
   streamReadingWarmed = true;
-  const sent = (): void => {
-    unsubscribe('undici:request:bodySent', sent);
-    setImmediate(() => warmStreamReading(sdk));
-  };
-  subscribe('undici:request:bodySent', sent);
+  // After the call's own hint (added before this one, so called first).
+  whenSent(() => setImmediate(() => warmStreamReading(sdk)));
 }
 
 function warmStreamReading(sdk: Sdk): void {

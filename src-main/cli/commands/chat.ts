@@ -6,9 +6,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { RunOutcome } from '../../engine/index.ts';
-import { sharedSandboxProcessProbed } from '../../engine/sandbox-process/sandbox-process.ts';
-import { keepHttpParserOnBaseline } from '../../lm/http-parser-tiering.ts';
-import { keepReplsOutOfProcess, replsOutOfProcess } from '../../engine/conversation.ts';
+import { keepReplsOutOfProcess } from '../../engine/conversation.ts';
 import type { SandboxValue } from '../../sandbox/types.ts';
 import { textFor } from '../terminal-text.ts';
 import { liveProgressWriter } from '../progress.ts';
@@ -17,7 +15,7 @@ import {
   addConversationOptions,
   loadContextFile,
   openCliSession,
-  preparePythonFor,
+  replSandboxFor,
   type RunCliOptions,
   type RunSummary,
   summaryOf,
@@ -82,15 +80,9 @@ export interface ChatTurnSummary extends RunSummary {
 /** Answers the questions read from `input` in one persistent session; resolves when input ends. */
 export async function chat(o: ChatCliOptions): Promise<void> {
   await checkReplChoice(o);
-  // On Node's startup snapshot (bin/rlm-studio starts `chat` so, as `run`) the REPL lives in a
-  // sandbox process, started once the first model call is out (for Python, at once); it reads
-  // each context file itself rather than have it copied through the channel.
-  // CPython runs in its own OS-sandboxed process, from this one.
-  const sandbox = replsOutOfProcess() && o.repl !== 'cpython' ? await sharedSandboxProcessProbed() : null;
-  if (sandbox && o.repl === 'python') sandbox.warmPython();
-  else preparePythonFor(o);
-  // No WebAssembly here but fetch's parser: http-parser-tiering.ts.
-  if (sandbox || o.repl === 'cpython') keepHttpParserOnBaseline();
+  // As run's (replSandboxFor); the sandbox process reads each context file itself rather than
+  // have it copied through the channel.
+  const sandbox = await replSandboxFor(o);
   const load = async (path: string): Promise<{ value: SandboxValue; path: string }> => {
     const value = await loadContextFile(path, o.repl);
     sandbox?.shareContextFile(resolve(path), value, o.repl === 'python');

@@ -27,7 +27,7 @@ import { ContextFileError, describeAsciiTextFile, readContextFile } from '../../
 import { describedContext } from '../../engine/context-meta.ts';
 import { loadToolsModule, ToolsModuleError } from '../../engine/tools-module.ts';
 import { loadPromptsOption } from '../prompts-option.ts';
-import { sharedSandboxProcessProbed } from '../../engine/sandbox-process/sandbox-process.ts';
+import { sharedSandboxProcessProbed, type SandboxProcess } from '../../engine/sandbox-process/sandbox-process.ts';
 import { keepHttpParserOnBaseline } from '../../lm/http-parser-tiering.ts';
 import { keepReplsOutOfProcess, replsOutOfProcess } from '../../engine/conversation.ts';
 import { folderProblem, NativeLogFile, nativeLogName } from '../../logs/native-file-sink.ts';
@@ -261,12 +261,21 @@ export function summaryOf(outcome: RunOutcome, logFile: string | null, retries =
 }
 
 /**
- * For a Python REPL in this process: Pyodide's files and the snapshot are read (off the main
- * thread) while the context and the SDK load; the interpreter itself starts once the first
- * model call is out, as the JavaScript REPL does.
+ * Where the REPLs of `run` and `chat` live: in the sandbox process, returned (this process holds
+ * the API key in its environment, and on Node's startup snapshot, as bin/rlm-studio starts these
+ * commands, it may not run isolates at all), started once the first model call is out (for
+ * Python, at once, by the command line: cli/python-prefetch.ts); or, for CPython, in its own
+ * OS-sandboxed process (null). A Python REPL in this process has Pyodide's files and snapshot
+ * read (off the main thread) while the context and the SDK load, its interpreter started once
+ * the first call is out, as the JavaScript REPL's. With no REPL here, the only WebAssembly left
+ * is fetch's parser, held on baseline code (lm/http-parser-tiering.ts).
  */
-export function preparePythonFor(o: Pick<RunCliOptions, 'repl'>): void {
-  if (o.repl === 'python') void import('../../sandbox/python/interpreter.ts').then((python) => python.preparePython());
+export async function replSandboxFor(o: Pick<RunCliOptions, 'repl'>): Promise<SandboxProcess | null> {
+  const sandbox = replsOutOfProcess() && o.repl !== 'cpython' ? await sharedSandboxProcessProbed() : null;
+  if (sandbox && o.repl === 'python') sandbox.warmPython();
+  else if (o.repl === 'python') void import('../../sandbox/python/interpreter.ts').then((python) => python.preparePython());
+  if (sandbox || o.repl === 'cpython') keepHttpParserOnBaseline();
+  return sandbox;
 }
 
 export async function runOnce(
@@ -277,16 +286,8 @@ export async function runOnce(
 ): Promise<RunSummary> {
   markPhase('run: options read');
   await checkReplChoice(o);
-  // The REPLs live in a sandbox process (this one holds the API key in its environment, and on
-  // Node's startup snapshot, as bin/rlm-studio starts `run`, it may not run isolates at all),
-  // started once the first model call is out (for Python, at once, by the command line: see
-  // cli/python-prefetch.ts); it reads the context file itself. CPython runs in its own
-  // OS-sandboxed process, from this one.
-  const sandbox = replsOutOfProcess() && o.repl !== 'cpython' ? await sharedSandboxProcessProbed() : null;
-  if (sandbox && o.repl === 'python') sandbox.warmPython();
-  else preparePythonFor(o);
-  // No WebAssembly here but fetch's parser: http-parser-tiering.ts.
-  if (sandbox || o.repl === 'cpython') keepHttpParserOnBaseline();
+  // The sandbox process, if the REPL lives there, reads the context file itself.
+  const sandbox = await replSandboxFor(o);
   // With its REPLs in the sandbox process (and a REPL at all), an ASCII text file is only
   // described here: the child reads it, and this process never decodes it.
   // Only when the child can read it: inside the OS sandbox, a file bound before it started.
